@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+import { cac } from 'cac'
+import { loadSettings } from '../config/load-config.ts'
+import { migrateUp, migrationStatus } from '../store/migrations.ts'
+import { openDatabase } from '../store/open-database.ts'
+import { loadEnvFile } from './load-env-file.ts'
+import { reportError } from './report-error.ts'
+
+const cli = cac('prherald-migrate')
+
+function withDatabase<T>(run: (db: ReturnType<typeof openDatabase>) => T): T {
+  loadEnvFile()
+  const settings = loadSettings(process.env)
+  const db = openDatabase(settings.databasePath)
+  try {
+    return run(db)
+  } finally {
+    db.close()
+  }
+}
+
+cli.command('up', 'Apply pending database migrations (the server also does this at start-up)').action(() => {
+  withDatabase((db) => {
+    const applied = migrateUp(db)
+    if (applied.length === 0) console.log('database is up to date')
+    for (const m of applied) console.log(`applied  ${m.version}_${m.name}`)
+  })
+})
+
+cli.command('status', 'List each migration as applied or pending').action(() => {
+  withDatabase((db) => {
+    for (const s of migrationStatus(db)) {
+      console.log(`${s.appliedAt ? 'applied' : 'pending'}  ${s.version}_${s.name}${s.appliedAt ? `  ${s.appliedAt.toISOString()}` : ''}`)
+    }
+  })
+})
+
+cli.help((sections) => {
+  sections.push({
+    title: 'Environment',
+    body: '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)\n  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',
+  })
+})
+
+try {
+  cli.parse(process.argv, { run: false })
+  if (!cli.matchedCommand && !cli.options.help) {
+    cli.outputHelp()
+    process.exitCode = 1
+  } else {
+    await cli.runMatchedCommand()
+  }
+} catch (error) {
+  reportError(error)
+  process.exitCode = 1
+}

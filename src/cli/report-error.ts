@@ -1,0 +1,11 @@
+import { isPrheraldError } from '../errors.ts'
+
+/** Prints a startup or CLI failure for a person: what is wrong, then what to do. Never a stack for known errors. */
+export function reportError(error: unknown, write: (text: string) => void = (t) => process.stderr.write(t)): void {
+  if (isPrheraldError(error)) {
+    write(`prherald: ${error.message}\n`)
+    if (error.fix) write(`  fix: ${error.fix}\n`)
+    return
+  }
+  write(`prherald: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+}

@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { parseDocument } from 'yaml'
+import { validate } from 'superstruct'
+import { PrheraldError } from '../errors.ts'
+import { configSchema, type ConfigDocument } from './schema.ts'
+import { DEFAULTS, type Secrets, type Settings } from './settings.ts'
+import { databasePathFromUrl, parseListen } from './parse-values.ts'
+import { describeFailure, mappingProblems, type ConfigProblem } from './config-problems.ts'
+
+export type Env = Record<string, string | undefined>
+
+export function configFilePath(env: Env, cwd = process.cwd()): string {
+  return resolve(cwd, env.PRHERALD_CONFIG_FILE || 'config.yaml')
+}
+
+function invalid(file: string, problems: ConfigProblem[]): PrheraldError {
+  const lines = problems.map((p) => `  - ${p.key}: ${p.message}`)
+  return new PrheraldError('config_invalid', `invalid configuration in ${file}:\n${lines.join('\n')}`, {
+    fix: 'edit the keys listed above; the commented example config.yaml shows every key',
+  })
+}
+
+/** Reads, parses and validates the config file: no environment, no defaults. */
+export function readConfigDocument(file: string): ConfigDocument {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (cause) {
+    throw new PrheraldError('config_missing', `configuration file ${file} cannot be read`, {
+      cause,
+      fix: 'copy the example config.yaml from the prherald repository there, or point PRHERALD_CONFIG_FILE at your file',
+    })
+  }
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true })
+  if (doc.errors.length > 0) {
+    throw invalid(file, doc.errors.map((e) => ({
+      key: `line ${e.linePos?.[0].line ?? '?'}`,
+      message: `${e.message.split('\n')[0]}; fix the YAML syntax there`,
+    })))
+  }
+  const [error, value] = validate(doc.toJS({ maxAliasCount: 100 }) ?? {}, configSchema)
+  if (error !== undefined || value === undefined) {
+    throw invalid(file, dedupe((error?.failures() ?? []).map(describeFailure)))
+  }
+  const problems = mappingProblems(value.mappings)
+  if (problems.length > 0) throw invalid(file, problems)
+  return value as ConfigDocument
+}
+
+function dedupe(problems: ConfigProblem[]): ConfigProblem[] {
+  const seen = new Set<string>()
+  return problems.filter((p) => !seen.has(p.key) && seen.add(p.key))
+}
+
+/** Config file plus environment overrides and defaults. Secrets are read separately by `readSecrets`. */
+export function loadSettings(env: Env, cwd = process.cwd()): Settings {
+  const configFile = configFilePath(env, cwd)
+  const doc = readConfigDocument(configFile)
+  const envProblem = (key: string, message: string) =>
+    new PrheraldError('config_invalid', `${key}=${env[key]} is invalid: ${message}`, { fix: `correct or unset ${key}` })
+
+  const listenText = env.PRHERALD_LISTEN || doc.server?.listen || DEFAULTS.listen
+  const listen = parseListen(listenText)
+  if (!listen) {
+    if (env.PRHERALD_LISTEN) throw envProblem('PRHERALD_LISTEN', 'use host:port or :port, e.g. :8080 or 127.0.0.1:8080')
+    throw invalid(configFile, [{ key: 'server.listen', message: `"${listenText}" is not an address; use host:port or :port, e.g. :8080` }])
+  }
+  const databaseUrl = env.PRHERALD_DATABASE_URL || doc.database?.url || DEFAULTS.databaseUrl
+  const databasePath = databasePathFromUrl(databaseUrl, cwd)
+  if (!databasePath) {
+    const message = 'use a SQLite file URL such as file:./data/prherald.db'
+    if (env.PRHERALD_DATABASE_URL) throw envProblem('PRHERALD_DATABASE_URL', message)
+    throw invalid(configFile, [{ key: 'database.url', message: `"${databaseUrl}" is not supported; ${message}` }])
+  }
+  return {
+    configFile,
+    lockFile: join(dirname(configFile), 'config.lock'),
+    gitProvider: doc.git_provider,
+    listen,
+    logFormat: doc.server?.log_format ?? DEFAULTS.logFormat,
+    logLevel: doc.server?.log_level ?? DEFAULTS.logLevel,
+    shutdownTimeoutSeconds: doc.server?.shutdown_timeout_seconds ?? DEFAULTS.shutdownTimeoutSeconds,
+    databaseUrl,
+    databasePath,
+    messageTtlDays: doc.cleanup?.message_ttl_days ?? DEFAULTS.messageTtlDays,
+    reactions: { ...DEFAULTS.reactions, ...stripUndefined(doc.slack?.reactions ?? {}) },
+    mappings: doc.mappings,
+    publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
+    api: {
+      slack: withTrailingSlash(env.SLACK_API_URL || DEFAULTS.api.slack),
+      github: (env.GITHUB_API_URL || DEFAULTS.api.github).replace(/\/+$/, ''),
+      bitbucket: (env.BITBUCKET_API_URL || DEFAULTS.api.bitbucket).replace(/\/+$/, ''),
+    },
+  }
+}
+
+function withTrailingSlash(url: string): string {
+  return url.endsWith('/') ? url : `${url}/`
+}
+
+function stripUndefined<T extends object>(value: T): { [K in keyof T]-?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never
+}
+
+export const SECRET_VARIABLES = {
+  github: { secret: 'GITHUB_WEBHOOK_SECRET', token: 'GITHUB_TOKEN' },
+  bitbucket: { secret: 'BITBUCKET_WEBHOOK_SECRET', token: 'BITBUCKET_TOKEN' },
+} as const
+
+/** Reads the secrets the configured provider needs; throws `env_missing` naming every missing variable. */
+export function readSecrets(env: Env, provider: Settings['gitProvider']): Secrets {
+  const names = SECRET_VARIABLES[provider]
+  const missing: string[] = []
+  const slackBotToken = env.SLACK_BOT_TOKEN ?? ''
+  const webhookSecret = env[names.secret] ?? ''
+  if (slackBotToken.trim() === '') missing.push('SLACK_BOT_TOKEN (the bot token of your Slack app, xoxb-…)')
+  if (webhookSecret.trim() === '') missing.push(`${names.secret} (the secret you set on the ${provider} webhook)`)
+  if (missing.length > 0) {
+    throw new PrheraldError('env_missing', `missing environment variables:\n${missing.map((m) => `  - ${m}`).join('\n')}`, {
+      fix: 'set them in the environment or in a .env file in the working directory',
+    })
+  }
+  return {
+    slackBotToken,
+    webhookSecret,
+    gitToken: env[names.token] || undefined,
+    // Read verbatim (no trimming): Bitbucket compares it byte for byte, and docs/bitbucket.md says so.
+    bitbucketAuthEmail: provider === 'bitbucket' ? env.BITBUCKET_AUTH_EMAIL || undefined : undefined,
+  }
+}

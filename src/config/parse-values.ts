@@ -1,0 +1,22 @@
+import { isAbsolute, resolve } from 'node:path'
+import type { ListenAddress } from './settings.ts'
+
+/** `:8080`, `8080`, `127.0.0.1:0`, `[::1]:8080`, or undefined when the value is not an address. */
+export function parseListen(value: string): ListenAddress | undefined {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*))?:?(\d{1,5})$/.exec(value.trim())
+  if (!match) return undefined
+  const port = Number(match[3])
+  if (port > 65535) return undefined
+  const host = match[1] ?? (match[2] === '' ? undefined : match[2])
+  return { host, port }
+}
+
+/** `file:./data/x.db`, `file:///abs/x.db` or a plain path, resolved against `cwd`. */
+export function databasePathFromUrl(url: string, cwd: string): string | undefined {
+  let path = url
+  if (url.startsWith('file://')) path = decodeURIComponent(new URL(url).pathname)
+  else if (url.startsWith('file:')) path = url.slice('file:'.length)
+  else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return undefined
+  if (path === '') return undefined
+  return isAbsolute(path) ? path : resolve(cwd, path)
+}

@@ -1,0 +1,78 @@
+import {
+  array, enums, integer, object, optional, record, refine, string, type Infer, type Struct,
+} from 'superstruct'
+
+/**
+ * The shape of config.yaml. `object` (not `type`) so that unknown keys are errors: a typo such as
+ * `chanel:` must not silently route nowhere. Refiners return the fix as their message, so the loader
+ * can print it beside the key.
+ */
+
+export const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/
+const MENTION = /^(<@[UW][A-Z0-9]+>|<!subteam\^S[A-Z0-9]+(\|[^>]*)?>|<!here>|<!channel>)$/
+
+const channelId = refine(string(), 'channel_id', (value) => {
+  if (CHANNEL_ID.test(value)) return true
+  if (value.startsWith('#')) {
+    return `"${value}" is a channel name; use the channel ID instead (in Slack: open the channel, click its name, copy the ID at the bottom, e.g. C0123456789)`
+  }
+  return `"${value}" is not a Slack channel ID; it starts with C, G or D followed by capitals and digits (e.g. C0123456789)`
+})
+
+const mention = refine(string(), 'mention', (value) =>
+  MENTION.test(value) ||
+  `"${value}" is not a Slack mention token; use <@U0123ABCD> for a user, <!subteam^S0123ABCD> for a user group, <!here> or <!channel>`)
+
+const mentions = array(mention)
+
+const pathRule = object({ channel: channelId, mentions: optional(mentions) })
+
+const pathPrefix = refine(string(), 'path_prefix', (value) =>
+  (value.length > 0 && !value.startsWith('/')) ||
+  `"${value}" is not a directory prefix; write it relative to the repository root without a leading slash, e.g. services/billing/`)
+
+export const mappingEntry = object({
+  channel: optional(channelId),
+  mentions: optional(mentions),
+  paths: optional(record(pathPrefix, pathRule)),
+})
+
+const positiveInteger = (fix: string): Struct<number, null> =>
+  refine(integer(), 'positive', (value) => value > 0 || `${value} is not allowed; ${fix}`)
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const
+export const LOG_FORMATS = ['json', 'pretty'] as const
+export const PROVIDERS = ['github', 'bitbucket'] as const
+
+const reactionName = refine(string(), 'reaction_name', (value) =>
+  /^[a-z0-9_+-]+$/.test(value) || `"${value}" is not a Slack emoji name; write it without colons, e.g. white_check_mark`)
+
+export const configSchema = object({
+  git_provider: enums(PROVIDERS),
+  server: optional(object({
+    listen: optional(string()),
+    log_format: optional(enums(LOG_FORMATS)),
+    log_level: optional(enums(LOG_LEVELS)),
+    shutdown_timeout_seconds: optional(positiveInteger('use a whole number of seconds greater than 0, e.g. 25')),
+  })),
+  database: optional(object({ url: optional(string()) })),
+  cleanup: optional(object({
+    message_ttl_days: optional(positiveInteger('use a whole number of days greater than 0, e.g. 30')),
+  })),
+  slack: optional(object({
+    reactions: optional(object({
+      approved: optional(reactionName),
+      commented: optional(reactionName),
+      changes_requested: optional(reactionName),
+      merged: optional(reactionName),
+      closed: optional(reactionName),
+      draft: optional(reactionName),
+      bot: optional(reactionName),
+    })),
+  })),
+  mappings: record(string(), record(string(), mappingEntry)),
+})
+
+export type ConfigDocument = Infer<typeof configSchema>
+export type MappingEntry = Infer<typeof mappingEntry>
+export type Mappings = ConfigDocument['mappings']

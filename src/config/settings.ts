@@ -1,0 +1,71 @@
+import type { LOG_FORMATS, LOG_LEVELS, Mappings } from './schema.ts'
+import type { Provider } from '../decode/pull-request-event.ts'
+
+export type LogFormat = (typeof LOG_FORMATS)[number]
+export type LogLevel = (typeof LOG_LEVELS)[number]
+export type ReactionKey = 'approved' | 'commented' | 'changes_requested' | 'merged' | 'closed' | 'draft' | 'bot'
+
+export interface ListenAddress {
+  /** undefined listens on every interface, as `:8080` does. */
+  host: string | undefined
+  port: number
+}
+
+/** Everything non-secret, after defaults and environment overrides. */
+export interface Settings {
+  configFile: string
+  lockFile: string
+  gitProvider: Provider
+  listen: ListenAddress
+  logFormat: LogFormat
+  logLevel: LogLevel
+  shutdownTimeoutSeconds: number
+  databaseUrl: string
+  databasePath: string
+  messageTtlDays: number
+  reactions: Record<ReactionKey, string>
+  mappings: Mappings
+  publicUrl: string | undefined
+  api: { slack: string; github: string; bitbucket: string }
+}
+
+/** Only ever read from the environment; never logged. */
+export interface Secrets {
+  slackBotToken: string
+  webhookSecret: string
+  /** GITHUB_TOKEN or BITBUCKET_TOKEN, whichever belongs to the configured provider. */
+  gitToken: string | undefined
+  bitbucketAuthEmail: string | undefined
+}
+
+export const DEFAULTS = {
+  listen: ':8080',
+  logFormat: 'pretty',
+  logLevel: 'info',
+  shutdownTimeoutSeconds: 25,
+  databaseUrl: 'file:./data/prherald.db',
+  messageTtlDays: 30,
+  reactions: {
+    approved: 'white_check_mark',
+    commented: 'speech_balloon',
+    changes_requested: 'exclamation',
+    merged: 'twisted_rightwards_arrows',
+    closed: 'x',
+    draft: 'construction',
+    bot: 'robot_face',
+  },
+  api: {
+    slack: 'https://slack.com/api/',
+    github: 'https://api.github.com',
+    bitbucket: 'https://api.bitbucket.org/2.0',
+  },
+} as const satisfies {
+  listen: string
+  logFormat: LogFormat
+  logLevel: LogLevel
+  shutdownTimeoutSeconds: number
+  databaseUrl: string
+  messageTtlDays: number
+  reactions: Record<ReactionKey, string>
+  api: Settings['api']
+}

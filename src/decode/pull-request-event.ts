@@ -1,0 +1,77 @@
+/** The provider-neutral shape every accepted delivery is decoded into. Decoders are pure. */
+
+export type Provider = 'github' | 'bitbucket'
+
+export type EventKind =
+  | 'opened' // a new pull request (may be a draft)
+  | 'reopened'
+  | 'ready_for_review'
+  | 'converted_to_draft'
+  | 'updated' // Bitbucket pullrequest:updated: draft flag and title compared with the stored state
+  | 'edited' // title or description edited (GitHub)
+  | 'approved'
+  | 'changes_requested'
+  | 'commented' // a review with state commented, a review comment, or a conversation comment
+  | 'approval_removed' // Bitbucket pullrequest:unapproved
+  | 'changes_request_removed' // Bitbucket pullrequest:changes_request_removed
+  | 'review_dismissed' // GitHub pull_request_review dismissed
+  | 'merged'
+  | 'closed' // closed without merging, or declined on Bitbucket
+
+export interface PullRequestFacts {
+  title: string
+  url: string
+  author: string
+  draft: boolean
+  state: 'open' | 'closed' | 'merged'
+  /** ISO-8601 creation time of the pull request. */
+  createdAt: string
+}
+
+export interface Actor {
+  login: string
+  isBot: boolean
+}
+
+export interface PullRequestEvent {
+  provider: Provider
+  deliveryId: string
+  owner: string
+  repo: string
+  number: number
+  kind: EventKind
+  pr: PullRequestFacts
+  actor: Actor
+}
+
+export type IgnoreReason =
+  | 'ping'
+  | 'unsupported_event'
+  | 'unsupported_action'
+  | 'not_a_pull_request'
+  | 'invalid_payload'
+  | 'no_mapping'
+  | 'duplicate_delivery'
+  | 'draft'
+  | 'no_stored_message'
+
+export interface Ignored {
+  ignored: true
+  reason: IgnoreReason
+  /** Whatever the decoder could still tell, for the ignore log line. */
+  event?: string
+  owner?: string
+  repo?: string
+  number?: number
+}
+
+export type Decoded = PullRequestEvent | Ignored
+
+export function isIgnored(decoded: Decoded): decoded is Ignored {
+  return 'ignored' in decoded
+}
+
+/** Key of a pull request's mailbox and of its stored messages. */
+export function pullRequestKey(e: Pick<PullRequestEvent, 'provider' | 'owner' | 'repo' | 'number'>): string {
+  return `${e.provider}:${e.owner}/${e.repo}#${e.number}`
+}

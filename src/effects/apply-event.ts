@@ -1,0 +1,136 @@
+import { decide, type StoredLifecycle } from '../../machines/decide.ts'
+import type { Intent } from '../../machines/pull-request.machine.ts'
+import type { ReactionKey } from '../config/settings.ts'
+import type { Mappings } from '../config/schema.ts'
+import type { PullRequestEvent } from '../decode/pull-request-event.ts'
+import { isPrheraldError } from '../errors.ts'
+import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
+import { errorFields, type Logger } from '../log/logger.ts'
+import { resolveRoute } from '../routing/resolve-route.ts'
+import { renderMessage } from '../slack/render-message.ts'
+import type { SlackClient } from '../slack/slack-client.ts'
+import type { StoredMessage, Store } from '../store/store.ts'
+import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
+import { retryTransient, type RetryPolicy } from './retry-transient.ts'
+
+export interface LifecycleDeps {
+  store: Store
+  slack: SlackClient
+  logger: Logger
+  mappings: Mappings
+  reactions: Record<ReactionKey, string>
+  retry: RetryPolicy
+  /** Aborted at shutdown: retry loops stop and the delivery stays pending. */
+  signal: AbortSignal
+  chooseTargets?: ChooseTargets
+}
+
+type Message = Pick<StoredMessage, 'channel' | 'ts' | 'mentions'>
+
+/**
+ * The mailbox worker: runs one delivery through the lifecycle machine and carries out its intents
+ * against Slack, persisting the message ts right after each post. Runs inside the PR's mailbox, so it
+ * never races another delivery of the same pull request.
+ */
+export function createLifecycle(deps: LifecycleDeps) {
+  const chooseTargets = deps.chooseTargets ?? repositoryChannel
+
+  return async function applyEvent(event: PullRequestEvent): Promise<void> {
+    const ref = { provider: event.provider, repository: `${event.owner}/${event.repo}`, prNumber: event.number }
+    const facts = { repository: ref.repository, pr: event.number, delivery_id: event.deliveryId }
+    const rows = await deps.store.findMessages(ref)
+    // Replay after a crash that fell between the Slack calls and marking the delivery applied.
+    if (rows.some((r) => r.lastDeliveryId === event.deliveryId)) {
+      await deps.store.markApplied(event.provider, event.deliveryId)
+      return
+    }
+    const stored = rows[0] ? (JSON.parse(rows[0].lifecycle) as StoredLifecycle) : undefined
+    const { next, intents } = decide(stored, event)
+    const ignore = intents.find((i): i is Extract<Intent, { type: 'ignore' }> => i.type === 'ignore')
+    if (ignore) {
+      logIgnored(deps.logger, ignore.reason, ignoredFacts(event))
+      await deps.store.markApplied(event.provider, event.deliveryId)
+      return
+    }
+    const route = resolveRoute(deps.mappings, event.owner, event.repo)
+    if (!route) {
+      logIgnored(deps.logger, 'no_mapping', ignoredFacts(event))
+      await deps.store.markApplied(event.provider, event.deliveryId)
+      return
+    }
+
+    const save = (m: Message) => deps.store.saveMessage({
+      ...ref, channel: m.channel, ts: m.ts, mentions: m.mentions, state: next.state,
+      lifecycle: JSON.stringify(next), lastDeliveryId: event.deliveryId,
+    })
+    const slackCall = <T>(what: string, channel: string, run: () => Promise<T>) =>
+      retryTransient(run, {
+        policy: deps.retry,
+        signal: deps.signal,
+        onRetry: (attempt, delayMs, error) =>
+          deps.logger.warn('slack call failed, retrying', { ...facts, call: what, channel, attempt, delay_ms: delayMs, ...errorFields(error) }),
+      })
+    const render = (m: Message) => renderMessage({ lifecycle: next, mentions: m.mentions })
+    const post = async (channel: string, mentions: string[]): Promise<Message> => {
+      const ts = await slackCall('chat.postMessage', channel, () => deps.slack.postMessage(channel, render({ channel, ts: '', mentions })))
+      const message = { channel, ts, mentions }
+      await save(message)
+      return message
+    }
+
+    const messages: Message[] = []
+    const fresh = new Set<string>()
+    for (const row of rows) messages.push(row)
+    if (intents.some((i) => i.type === 'post')) {
+      for (const target of await chooseTargets(event, route)) {
+        if (messages.some((m) => m.channel === target.channel)) continue
+        const posted = await guard(target.channel, () => post(target.channel, target.mentions))
+        if (posted) {
+          messages.push(posted)
+          fresh.add(posted.channel)
+        }
+      }
+    }
+
+    for (const [index, message] of messages.entries()) {
+      await guard(message.channel, async () => {
+        if (intents.some((i) => i.type === 'update') && !fresh.has(message.channel)) {
+          try {
+            await slackCall('chat.update', message.channel, () => deps.slack.updateMessage(message.channel, message.ts, render(message)))
+          } catch (error) {
+            if (!isPrheraldError(error, 'slack_message_not_found')) throw error
+            // Someone deleted the message: announce the pull request again rather than go silent.
+            deps.logger.warn('slack message was deleted, posting a new one', { ...facts, channel: message.channel })
+            messages[index] = await post(message.channel, message.mentions)
+          }
+        }
+        const current = messages[index] ?? message
+        for (const intent of intents) {
+          if (intent.type !== 'addReaction' && intent.type !== 'removeReaction') continue
+          const name = deps.reactions[intent.reaction]
+          const call = intent.type === 'addReaction' ? deps.slack.addReaction : deps.slack.removeReaction
+          await slackCall(intent.type === 'addReaction' ? 'reactions.add' : 'reactions.remove', current.channel, () => call(current.channel, current.ts, name))
+        }
+        await save(current)
+      })
+    }
+    await deps.store.markApplied(event.provider, event.deliveryId)
+
+    /** Permanent Slack errors are logged once with the fix and skip this channel; other errors propagate. */
+    async function guard<T>(channel: string, run: () => Promise<T>): Promise<T | undefined> {
+      try {
+        return await run()
+      } catch (error) {
+        if (isPrheraldError(error, 'slack_permanent') || isPrheraldError(error, 'slack_message_not_found')) {
+          deps.logger.error('slack rejected the change; dropping it for this channel', {
+            ...facts, channel, slack_error: error.message, fix: error.fix,
+          })
+          return undefined
+        }
+        throw error
+      }
+    }
+  }
+}
+
+export type ApplyEvent = ReturnType<typeof createLifecycle>

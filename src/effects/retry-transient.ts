@@ -1,0 +1,40 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { isPrheraldError } from '../errors.ts'
+
+export interface RetryPolicy {
+  baseMs: number
+  maxMs: number
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { baseMs: 1000, maxMs: 60_000 }
+
+/** Thrown when shutdown interrupts a retry loop; the delivery stays pending for the next start. */
+export class ShutdownInterrupt extends Error {
+  override readonly name = 'ShutdownInterrupt'
+}
+
+/**
+ * Retries `run` while it fails with `slack_transient`, with capped exponential backoff, until it succeeds
+ * or `signal` aborts. A delivery is acknowledged already, so giving up would lose it; shutdown does not
+ * lose it because the intake row stays pending.
+ */
+export async function retryTransient<T>(
+  run: () => Promise<T>,
+  options: { policy: RetryPolicy; signal: AbortSignal; onRetry: (attempt: number, delayMs: number, error: unknown) => void },
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    if (options.signal.aborted) throw new ShutdownInterrupt('shutting down')
+    try {
+      return await run()
+    } catch (error) {
+      if (!isPrheraldError(error, 'slack_transient')) throw error
+      const delay = Math.min(options.policy.maxMs, options.policy.baseMs * 2 ** (attempt - 1))
+      options.onRetry(attempt, delay, error)
+      try {
+        await sleep(delay, undefined, { signal: options.signal })
+      } catch {
+        throw new ShutdownInterrupt('shutting down')
+      }
+    }
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The one error type of prherald. `code` is what callers branch on (never the message text);
+ * `http/` is the only place that maps codes to HTTP statuses.
+ */
+export type ErrorCode =
+  | 'config_invalid'
+  | 'config_missing'
+  | 'env_missing'
+  | 'database'
+  | 'migration'
+  | 'body_too_large'
+  | 'bad_signature'
+  | 'bad_json'
+  | 'slack_transient'
+  | 'slack_permanent'
+  | 'slack_message_not_found'
+  | 'git_host'
+  | 'lock'
+
+export class PrheraldError extends Error {
+  override readonly name = 'PrheraldError'
+  readonly code: ErrorCode
+  /** What the operator should do about it, when there is something to do. */
+  readonly fix: string | undefined
+
+  constructor(code: ErrorCode, message: string, options: { fix?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.code = code
+    this.fix = options.fix
+  }
+}
+
+export function isPrheraldError(error: unknown, code?: ErrorCode): error is PrheraldError {
+  return error instanceof PrheraldError && (code === undefined || error.code === code)
+}

@@ -1,0 +1,27 @@
+import { isPrheraldError, type ErrorCode } from '../errors.ts'
+
+const STATUS: Partial<Record<ErrorCode, number>> = {
+  body_too_large: 413,
+  bad_signature: 401,
+  bad_json: 400,
+}
+
+export function json(status: number, body: unknown, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  })
+}
+
+/** The only place an error becomes an HTTP status. Unknown errors are 500 without detail. */
+export function errorResponse(error: unknown): Response {
+  if (isPrheraldError(error)) {
+    const status = STATUS[error.code]
+    if (status !== undefined) {
+      // A body over the limit is not read to its end; closing the connection spares both sides.
+      const headers: Record<string, string> | undefined = status === 413 ? { connection: 'close' } : undefined
+      return json(status, { error: error.code, message: error.message }, headers)
+    }
+  }
+  return json(500, { error: 'internal', message: 'internal error; see the server log' })
+}

@@ -1,0 +1,41 @@
+import type { H3Event } from 'h3'
+import type { Provider } from '../decode/pull-request-event.ts'
+import { DELIVERY_HEADERS, decodeDelivery, deliveryIdOf } from '../decode/decode-delivery.ts'
+import { PrheraldError } from '../errors.ts'
+import type { Intake } from '../intake/intake.ts'
+import { verifySignature } from '../intake/verify-signature.ts'
+import { readRawBody } from './read-raw-body.ts'
+import { errorResponse, json } from './respond.ts'
+
+export interface WebhookRouteDeps {
+  provider: Provider
+  secrets: readonly string[]
+  accept: Intake
+  bodyLimit?: number
+}
+
+/** `POST /webhook/<provider>`: raw bytes → HMAC → JSON.parse → decode → intake, then 200. */
+export function createWebhookHandler(deps: WebhookRouteDeps) {
+  const headerNames = DELIVERY_HEADERS[deps.provider]
+  return async (event: H3Event): Promise<Response> => {
+    try {
+      const body = await readRawBody(event, deps.bodyLimit)
+      const headers = event.req.headers
+      if (!verifySignature(deps.secrets, body, headers.get(headerNames.signature))) {
+        throw new PrheraldError('bad_signature', `missing or invalid ${headerNames.signature} signature`)
+      }
+      let payload: unknown
+      try {
+        payload = JSON.parse(body.toString('utf8'))
+      } catch (cause) {
+        throw new PrheraldError('bad_json', 'the signed body is not valid JSON', { cause })
+      }
+      const eventName = headers.get(headerNames.event)?.trim() ?? ''
+      const deliveryId = deliveryIdOf(deps.provider, headers, body)
+      const result = await deps.accept(decodeDelivery(deps.provider, eventName, deliveryId, payload), deliveryId)
+      return json(200, result)
+    } catch (error) {
+      return errorResponse(error)
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import { isIgnored, pullRequestKey, type Decoded, type IgnoreReason, type Provider, type PullRequestEvent } from '../decode/pull-request-event.ts'
+import type { Mappings } from '../config/schema.ts'
+import type { Logger } from '../log/logger.ts'
+import { resolveRoute } from '../routing/resolve-route.ts'
+import type { Store } from '../store/store.ts'
+import { ignoredFacts, logIgnored } from './log-ignored.ts'
+
+export type IntakeResult = { status: 'accepted' } | { status: 'ignored'; reason: IgnoreReason }
+
+/** The hand-off to the lifecycle: called once per newly recorded delivery, after it is durable. */
+export type HandOff = (event: PullRequestEvent) => void
+
+export interface IntakeDeps {
+  provider: Provider
+  mappings: Mappings
+  store: Store
+  logger: Logger
+  handOff: HandOff
+}
+
+/**
+ * Decides what happens to a verified, decoded delivery: ignore it (with the log line), or record it
+ * durably and hand it to the lifecycle. The caller answers 200 only after this resolves, so an
+ * acknowledged delivery is always in the store.
+ */
+export function createIntake(deps: IntakeDeps) {
+  const ignore = (reason: IgnoreReason): IntakeResult => ({ status: 'ignored', reason })
+
+  return async function accept(decoded: Decoded, deliveryId: string): Promise<IntakeResult> {
+    if (isIgnored(decoded)) {
+      logIgnored(deps.logger, decoded.reason, { ...decoded, provider: deps.provider, deliveryId })
+      return ignore(decoded.reason)
+    }
+    if (!resolveRoute(deps.mappings, decoded.owner, decoded.repo)) {
+      logIgnored(deps.logger, 'no_mapping', ignoredFacts(decoded))
+      return ignore('no_mapping')
+    }
+    const recorded = await deps.store.recordDelivery({
+      provider: decoded.provider,
+      deliveryId: decoded.deliveryId,
+      prKey: pullRequestKey(decoded),
+      event: JSON.stringify(decoded),
+    })
+    if (!recorded) {
+      logIgnored(deps.logger, 'duplicate_delivery', ignoredFacts(decoded))
+      return ignore('duplicate_delivery')
+    }
+    deps.handOff(decoded)
+    return { status: 'accepted' }
+  }
+}
+
+export type Intake = ReturnType<typeof createIntake>

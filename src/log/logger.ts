@@ -1,0 +1,69 @@
+import { createConsola, type ConsolaReporter, type LogObject } from 'consola'
+import type { LogFormat, LogLevel } from '../config/settings.ts'
+
+export type LogFields = Record<string, string | number | boolean | null | undefined | readonly string[]>
+
+export interface Logger {
+  trace(msg: string, fields?: LogFields): void
+  debug(msg: string, fields?: LogFields): void
+  info(msg: string, fields?: LogFields): void
+  warn(msg: string, fields?: LogFields): void
+  error(msg: string, fields?: LogFields): void
+}
+
+export interface LoggerOptions {
+  format: LogFormat
+  level: LogLevel
+  /** Where lines go; stdout by default. Tests pass a collector. */
+  write?: (line: string) => void
+  /**
+   * Secret values that must never be printed. Call sites only log named fields and never payloads,
+   * so this is the second line of defence: any exact occurrence is replaced before the line is written.
+   */
+  redact?: readonly string[]
+}
+
+const CONSOLA_LEVEL: Record<LogLevel, number> = { error: 0, warn: 1, info: 3, debug: 4, trace: 5 }
+const LEVEL_NAME: Record<string, LogLevel> = { fatal: 'error', error: 'error', warn: 'warn', log: 'info', info: 'info', success: 'info', debug: 'debug', trace: 'trace' }
+
+function render(format: LogFormat, logObj: LogObject): string {
+  const [msg, fields] = logObj.args as [string, LogFields | undefined]
+  const level = LEVEL_NAME[logObj.type] ?? 'info'
+  if (format === 'json') {
+    return JSON.stringify({ time: logObj.date.toISOString(), level, msg, ...fields })
+  }
+  const pairs = Object.entries(fields ?? {})
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${typeof v === 'string' && !/\s/.test(v) ? v : JSON.stringify(v)}`)
+  return [logObj.date.toISOString(), level.toUpperCase().padEnd(5), msg, ...pairs].join(' ')
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`))
+  const secrets = (options.redact ?? []).filter((s) => s.length >= 4)
+  const reporter: ConsolaReporter = {
+    log(logObj) {
+      let line = render(options.format, logObj)
+      for (const secret of secrets) line = line.replaceAll(secret, '[redacted]')
+      write(line)
+    },
+  }
+  // throttle: 0, because consola folds repeated identical lines, and every ignored delivery must be logged.
+  const consola = createConsola({ level: CONSOLA_LEVEL[options.level], reporters: [reporter], throttle: 0 })
+  return {
+    trace: (msg, fields) => consola.trace(msg, fields),
+    debug: (msg, fields) => consola.debug(msg, fields),
+    info: (msg, fields) => consola.info(msg, fields),
+    warn: (msg, fields) => consola.warn(msg, fields),
+    error: (msg, fields) => consola.error(msg, fields),
+  }
+}
+
+/** Describes an error for a log line without its stack or any payload it might carry. */
+export function errorFields(error: unknown): LogFields {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code
+    return { error: error.message, error_code: typeof code === 'string' ? code : undefined }
+  }
+  return { error: String(error) }
+}

@@ -1,0 +1,33 @@
+import { H3 } from 'h3'
+import type { Provider } from './decode/pull-request-event.ts'
+import type { Intake } from './intake/intake.ts'
+import type { Logger } from './log/logger.ts'
+import { errorFields } from './log/logger.ts'
+import { createWebhookHandler } from './http/webhook-route.ts'
+import { errorResponse, json } from './http/respond.ts'
+
+export interface AppDeps {
+  provider: Provider
+  webhookSecrets: readonly string[]
+  accept: Intake
+  logger: Logger
+  bodyLimit?: number
+}
+
+/** The HTTP surface. Building it has no side effects; only the configured provider's route exists. */
+export function createApp(deps: AppDeps): H3 {
+  const app = new H3({
+    onError(error) {
+      deps.logger.error('unhandled request error', errorFields(error))
+      return errorResponse(error)
+    },
+  })
+  app.get('/healthz', () => json(200, { status: 'ok' }))
+  app.post(`/webhook/${deps.provider}`, createWebhookHandler({
+    provider: deps.provider,
+    secrets: deps.webhookSecrets,
+    accept: deps.accept,
+    bodyLimit: deps.bodyLimit,
+  }))
+  return app
+}

@@ -1,0 +1,67 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { PrheraldError } from '../errors.ts'
+import { packageRoot } from '../package-root.ts'
+import type { SqliteDatabase } from './open-database.ts'
+
+export interface Migration {
+  version: string
+  name: string
+  sql: string
+}
+
+export interface MigrationState {
+  version: string
+  name: string
+  appliedAt: Date | undefined
+}
+
+const FILE = /^(\d{4})_([a-z0-9_]+)\.sql$/
+
+export function readMigrations(dir = join(packageRoot(), 'migrations')): Migration[] {
+  return readdirSync(dir)
+    .filter((f) => FILE.test(f))
+    .sort()
+    .map((f) => {
+      const [, version = '', name = ''] = FILE.exec(f) ?? []
+      return { version, name, sql: readFileSync(join(dir, f), 'utf8') }
+    })
+}
+
+function ensureTable(db: SqliteDatabase): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version TEXT PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`)
+}
+
+export function migrationStatus(db: SqliteDatabase, migrations = readMigrations()): MigrationState[] {
+  ensureTable(db)
+  const applied = new Map(
+    db.prepare('SELECT version, applied_at FROM schema_migrations').all()
+      .map((r) => { const row = r as { version: string; applied_at: number }; return [row.version, row.applied_at] }),
+  )
+  return migrations.map((m) => {
+    const at = applied.get(m.version)
+    return { version: m.version, name: m.name, appliedAt: at === undefined ? undefined : new Date(at) }
+  })
+}
+
+/** Applies pending migrations in order, each in its own transaction; returns the ones applied. */
+export function migrateUp(db: SqliteDatabase, migrations = readMigrations(), now = Date.now): Migration[] {
+  const pending = new Set(migrationStatus(db, migrations).filter((s) => !s.appliedAt).map((s) => s.version))
+  const applied: Migration[] = []
+  for (const m of migrations.filter((x) => pending.has(x.version))) {
+    try {
+      db.transaction(() => {
+        db.exec(m.sql)
+        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, now())
+      })()
+    } catch (cause) {
+      throw new PrheraldError('migration', `migration ${m.version}_${m.name} failed: ${(cause as Error).message}`, {
+        cause,
+        fix: 'the database was left at the previous migration; restore it from a backup or fix the file, then run prherald-migrate up',
+      })
+    }
+    applied.push(m)
+  }
+  return applied
+}

@@ -1,0 +1,88 @@
+import type { Provider } from '../decode/pull-request-event.ts'
+import type { SqliteDatabase } from './open-database.ts'
+import type { IncomingDelivery, MessageRecord, PendingDelivery, PullRequestRef, Store, StoredMessage } from './store.ts'
+
+interface MessageRow {
+  provider: Provider
+  repository: string
+  pr_number: number
+  channel: string
+  ts: string
+  mentions: string
+  state: string
+  lifecycle: string
+  last_delivery_id: string | null
+  created_at: number
+  touched_at: number
+}
+
+interface DeliveryRow {
+  seq: number
+  provider: Provider
+  delivery_id: string
+  pr_key: string
+  event: string
+  received_at: number
+}
+
+/** The SQLite backend. Statements are prepared once; better-sqlite3 is synchronous, so each call is one step. */
+export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.now): Store {
+  const findMessages = db.prepare<[string, string, number], MessageRow>(
+    'SELECT * FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ? ORDER BY created_at, channel')
+  const saveMessage = db.prepare(`
+    INSERT INTO slack_messages (provider, repository, pr_number, channel, ts, mentions, state, lifecycle, last_delivery_id, created_at, touched_at)
+    VALUES (@provider, @repository, @prNumber, @channel, @ts, @mentions, @state, @lifecycle, @lastDeliveryId, @now, @now)
+    ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
+      ts = excluded.ts, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
+      last_delivery_id = excluded.last_delivery_id, touched_at = excluded.touched_at`)
+  const deleteOldMessages = db.prepare('DELETE FROM slack_messages WHERE touched_at < ?')
+  const countMessages = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM slack_messages')
+  const recordDelivery = db.prepare(`
+    INSERT INTO deliveries (provider, delivery_id, pr_key, event, received_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (provider, delivery_id) DO NOTHING`)
+  const pending = db.prepare<[], DeliveryRow>(
+    'SELECT seq, provider, delivery_id, pr_key, event, received_at FROM deliveries WHERE applied_at IS NULL ORDER BY seq')
+  const markApplied = db.prepare('UPDATE deliveries SET applied_at = ?, event = NULL WHERE provider = ? AND delivery_id = ?')
+  const countPending = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL')
+  const deleteApplied = db.prepare('DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < ?')
+
+  const toMessage = (r: MessageRow): StoredMessage => ({
+    provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, ts: r.ts, mentions: JSON.parse(r.mentions) as string[],
+    state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id, createdAt: r.created_at, touchedAt: r.touched_at,
+  })
+
+  return {
+    async findMessages(pr: PullRequestRef) {
+      return findMessages.all(pr.provider, pr.repository, pr.prNumber).map(toMessage)
+    },
+    async saveMessage(m: MessageRecord) {
+      saveMessage.run({ ...m, mentions: JSON.stringify(m.mentions), now: now() })
+    },
+    async deleteMessagesUntouchedSince(cutoff) {
+      return deleteOldMessages.run(cutoff).changes
+    },
+    async countMessages() {
+      return countMessages.get()?.n ?? 0
+    },
+    async recordDelivery(d: IncomingDelivery) {
+      return recordDelivery.run(d.provider, d.deliveryId, d.prKey, d.event, now()).changes === 1
+    },
+    async pendingDeliveries(): Promise<PendingDelivery[]> {
+      return pending.all().map((r) => ({
+        seq: r.seq, provider: r.provider, deliveryId: r.delivery_id, prKey: r.pr_key, event: r.event, receivedAt: r.received_at,
+      }))
+    },
+    async markApplied(provider, deliveryId) {
+      markApplied.run(now(), provider, deliveryId)
+    },
+    async countPendingDeliveries() {
+      return countPending.get()?.n ?? 0
+    },
+    async deleteAppliedDeliveriesBefore(cutoff) {
+      return deleteApplied.run(cutoff).changes
+    },
+    async close() {
+      if (db.open) db.close()
+    },
+  }
+}

@@ -1,0 +1,57 @@
+import type { Provider } from '../decode/pull-request-event.ts'
+
+/**
+ * What prherald keeps. Callers see only this interface; `sqlite-store.ts` is today's backend, and a
+ * PostgreSQL one for several replicas can implement the same methods (hence every method is async).
+ */
+
+export interface PullRequestRef {
+  provider: Provider
+  repository: string // owner/repo
+  prNumber: number
+}
+
+export interface MessageRecord extends PullRequestRef {
+  channel: string
+  ts: string
+  mentions: string[]
+  state: string
+  lifecycle: string // JSON
+  lastDeliveryId: string | null
+}
+
+export interface StoredMessage extends MessageRecord {
+  createdAt: number
+  touchedAt: number
+}
+
+export interface IncomingDelivery {
+  provider: Provider
+  deliveryId: string
+  prKey: string
+  event: string // decoded event JSON, never the raw payload
+}
+
+export interface PendingDelivery extends IncomingDelivery {
+  seq: number
+  receivedAt: number
+}
+
+export interface Store {
+  findMessages(pr: PullRequestRef): Promise<StoredMessage[]>
+  /** Inserts or replaces the row of one channel; bumps `touched_at`. */
+  saveMessage(message: MessageRecord): Promise<void>
+  /** Cleanup: rows untouched since `cutoff` (unix ms). Never touches Slack. */
+  deleteMessagesUntouchedSince(cutoff: number): Promise<number>
+  countMessages(): Promise<number>
+
+  /** Writes the delivery durably; false when this provider already sent this delivery id. */
+  recordDelivery(delivery: IncomingDelivery): Promise<boolean>
+  pendingDeliveries(): Promise<PendingDelivery[]>
+  markApplied(provider: Provider, deliveryId: string): Promise<void>
+  countPendingDeliveries(): Promise<number>
+  /** Forgets applied delivery ids older than `cutoff` (they only serve duplicate detection). */
+  deleteAppliedDeliveriesBefore(cutoff: number): Promise<number>
+
+  close(): Promise<void>
+}

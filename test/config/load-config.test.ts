@@ -1,0 +1,116 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { loadSettings, readSecrets } from '../../src/config/load-config.ts'
+import { PrheraldError } from '../../src/errors.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+
+let dir: ReturnType<typeof makeTempDir>
+beforeEach(() => { dir = makeTempDir() })
+afterEach(() => dir.remove())
+
+function load(yaml: string, env: Record<string, string> = {}) {
+  writeFileSync(join(dir.path, 'config.yaml'), yaml)
+  return loadSettings({ PRHERALD_CONFIG_FILE: join(dir.path, 'config.yaml'), ...env }, dir.path)
+}
+
+function failure(yaml: string, env: Record<string, string> = {}): PrheraldError {
+  try {
+    load(yaml, env)
+  } catch (error) {
+    expect(error).toBeInstanceOf(PrheraldError)
+    return error as PrheraldError
+  }
+  throw new Error('expected the configuration to be refused')
+}
+
+const MAPPINGS = 'mappings:\n  acme:\n    api:\n      channel: C0123ABC\n'
+
+describe('configuration', () => {
+  it('applies defaults to a minimal file', () => {
+    const s = load(`git_provider: github\n${MAPPINGS}`)
+    expect(s.gitProvider).toBe('github')
+    expect(s.listen).toEqual({ host: undefined, port: 8080 })
+    expect(s.shutdownTimeoutSeconds).toBe(25)
+    expect(s.messageTtlDays).toBe(30)
+    expect(s.databasePath).toBe(join(dir.path, 'data/prherald.db'))
+    expect(s.lockFile).toBe(join(dir.path, 'config.lock'))
+    expect(s.reactions.approved).toBe('white_check_mark')
+    expect(s.api.slack).toBe('https://slack.com/api/')
+  })
+
+  it('lets PRHERALD_LISTEN, PRHERALD_DATABASE_URL and the *_API_URL variables override', () => {
+    const s = load(`git_provider: bitbucket\nserver:\n  listen: ":9000"\n${MAPPINGS}`, {
+      PRHERALD_LISTEN: '127.0.0.1:0', PRHERALD_DATABASE_URL: 'file:/tmp/x.db', SLACK_API_URL: 'http://127.0.0.1:1/api', BITBUCKET_API_URL: 'http://127.0.0.1:2/2.0/',
+    })
+    expect(s.listen).toEqual({ host: '127.0.0.1', port: 0 })
+    expect(s.databasePath).toBe('/tmp/x.db')
+    expect(s.api.slack).toBe('http://127.0.0.1:1/api/')
+    expect(s.api.bitbucket).toBe('http://127.0.0.1:2/2.0')
+  })
+
+  it('names the file and the fix when the file is missing', () => {
+    const error = (() => { try { loadSettings({ PRHERALD_CONFIG_FILE: join(dir.path, 'nope.yaml') }, dir.path) } catch (e) { return e as PrheraldError } })()
+    expect(error?.code).toBe('config_missing')
+    expect(error?.message).toContain(join(dir.path, 'nope.yaml'))
+    expect(error?.fix).toContain('PRHERALD_CONFIG_FILE')
+  })
+
+  const cases: Array<[string, string, RegExp]> = [
+    ['missing git_provider', MAPPINGS, /git_provider: is required; set it to github or bitbucket/],
+    ['unknown provider', `git_provider: gitlab\n${MAPPINGS}`, /git_provider: "gitlab" is not allowed; use one of/],
+    ['channel given as #name', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: "#general"\n', /mappings\.acme\.api\.channel: "#general" is a channel name; use the channel ID/],
+    ['malformed channel id', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: general\n', /mappings\.acme\.api\.channel: "general" is not a Slack channel ID/],
+    ['bad mention', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      mentions: ["@alice"]\n', /mappings\.acme\.api\.mentions\.0: "@alice" is not a Slack mention token/],
+    ['unknown key', `git_provider: github\nserver:\n  lsten: ":80"\n${MAPPINGS}`, /server\.lsten: unknown key; remove it or fix its spelling \(allowed here: listen/],
+    ['unknown key in a mapping', 'git_provider: github\nmappings:\n  acme:\n    api:\n      chanel: C0123ABC\n', /mappings\.acme\.api\.chanel: unknown key/],
+    ['entry without channel and no "*"', 'git_provider: github\nmappings:\n  acme:\n    api:\n      mentions: []\n', /mappings\.acme\.api\.channel: is required: set a channel here or in mappings\.acme\."\*"/],
+    ['"*" without channel', 'git_provider: github\nmappings:\n  acme:\n    "*":\n      mentions: []\n', /mappings\.acme\.\*\.channel: is required/],
+    ['bad log level', `git_provider: github\nserver:\n  log_level: verbose\n${MAPPINGS}`, /server\.log_level: "verbose" is not allowed; use one of/],
+    ['bad log format', `git_provider: github\nserver:\n  log_format: xml\n${MAPPINGS}`, /server\.log_format: "xml" is not allowed/],
+    ['zero ttl', `git_provider: github\ncleanup:\n  message_ttl_days: 0\n${MAPPINGS}`, /cleanup\.message_ttl_days: 0 is not allowed; use a whole number of days/],
+    ['fractional ttl', `git_provider: github\ncleanup:\n  message_ttl_days: 1.5\n${MAPPINGS}`, /cleanup\.message_ttl_days: expected integer/],
+    ['bad shutdown timeout', `git_provider: github\nserver:\n  shutdown_timeout_seconds: -1\n${MAPPINGS}`, /server\.shutdown_timeout_seconds: -1 is not allowed/],
+    ['bad listen', `git_provider: github\nserver:\n  listen: "localhost"\n${MAPPINGS}`, /server\.listen: "localhost" is not an address/],
+    ['bad path rule', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      paths:\n        /abs/:\n          channel: C0456DEF\n', /mappings\.acme\.api\.paths\.\/abs\/: "\/abs\/" is not a directory prefix/],
+    ['path rule without channel', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      paths:\n        web/:\n          mentions: []\n', /mappings\.acme\.api\.paths\.web\/\.channel: is required/],
+    ['missing mappings', 'git_provider: github\n', /mappings: is required/],
+    ['YAML syntax error', 'git_provider: github\nmappings: [\n', /line \d+: .*fix the YAML syntax there/],
+    ['database URL of another kind', `git_provider: github\ndatabase:\n  url: postgres://db/prherald\n${MAPPINGS}`, /database\.url: "postgres:\/\/db\/prherald" is not supported; use a SQLite file URL/],
+    ['bad reaction name', `git_provider: github\nslack:\n  reactions:\n    approved: ":tada:"\n${MAPPINGS}`, /slack\.reactions\.approved: ":tada:" is not a Slack emoji name/],
+  ]
+
+  it.each(cases)('refuses %s, naming the file and the key', (_name, yaml, pattern) => {
+    const error = failure(yaml)
+    expect(error.code).toBe('config_invalid')
+    expect(error.message).toContain(join(dir.path, 'config.yaml'))
+    expect(error.message).toMatch(pattern)
+  })
+
+  it('names a bad PRHERALD_LISTEN variable', () => {
+    const error = failure(`git_provider: github\n${MAPPINGS}`, { PRHERALD_LISTEN: 'nowhere' })
+    expect(error.message).toContain('PRHERALD_LISTEN=nowhere')
+  })
+
+  it('inherits from "*" and accepts mentions: [] as mention nobody', () => {
+    const s = load('git_provider: github\nmappings:\n  acme:\n    "*":\n      channel: C0123ABC\n      mentions: ["<!here>"]\n    api: {}\n    web:\n      mentions: []\n')
+    expect(s.mappings.acme?.api).toEqual({})
+    expect(s.mappings.acme?.web?.mentions).toEqual([])
+  })
+})
+
+describe('secrets', () => {
+  it('requires SLACK_BOT_TOKEN and the provider secret, naming both', () => {
+    let error: PrheraldError | undefined
+    try { readSecrets({}, 'bitbucket') } catch (e) { error = e as PrheraldError }
+    expect(error?.code).toBe('env_missing')
+    expect(error?.message).toContain('SLACK_BOT_TOKEN')
+    expect(error?.message).toContain('BITBUCKET_WEBHOOK_SECRET')
+    expect(error?.message).not.toContain('GITHUB_WEBHOOK_SECRET')
+  })
+
+  it('reads the provider token and, for Bitbucket, the auth email verbatim', () => {
+    const s = readSecrets({ SLACK_BOT_TOKEN: 'xoxb-1', BITBUCKET_WEBHOOK_SECRET: 's', BITBUCKET_TOKEN: 't', BITBUCKET_AUTH_EMAIL: ' a@b.c ' }, 'bitbucket')
+    expect(s).toEqual({ slackBotToken: 'xoxb-1', webhookSecret: 's', gitToken: 't', bitbucketAuthEmail: ' a@b.c ' })
+  })
+})

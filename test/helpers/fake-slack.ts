@@ -1,0 +1,123 @@
+import type { ServerResponse } from 'node:http'
+import { sendJson, startHttpFake, type RecordedRequest } from './http-fake.ts'
+
+export interface SlackMessageState {
+  channel: string
+  ts: string
+  text: string
+  blocks: unknown[]
+  reactions: Set<string>
+  updates: number
+}
+
+/** What the fake answers for one call instead of success: an HTTP status, a Slack error, a delay, or a reset. */
+export type SlackFault =
+  | { status: number; headers?: Record<string, string> }
+  | { error: string }
+  | { delayMs: number }
+  | { reset: true }
+
+export interface FakeSlack {
+  url: string
+  /** API calls in arrival order (method name, e.g. `chat.postMessage`, and parsed body). */
+  calls: Array<{ method: string; body: Record<string, unknown>; headers: RecordedRequest['headers'] }>
+  messages: Map<string, SlackMessageState>
+  /** Faults consumed one per matching call, in order. */
+  faults: Array<{ method: string; channel?: string; fault: SlackFault }>
+  /** Slack errors answered for every call to a channel (e.g. channel_not_found). */
+  channelErrors: Map<string, string>
+  /** Delay added to every successful answer. */
+  latencyMs: number
+  /** Scopes reported in the x-oauth-scopes header of auth.test. */
+  scopes: string[]
+  /** conversations.info answers; a channel missing here is channel_not_found. */
+  channels: Map<string, { is_archived?: boolean; is_member?: boolean; name?: string }>
+  messagesIn(channel: string): SlackMessageState[]
+  count(method: string): number
+  close(): Promise<void>
+}
+
+function parseBlocks(value: unknown): unknown[] {
+  if (typeof value === 'string') return JSON.parse(value) as unknown[]
+  return Array.isArray(value) ? value : []
+}
+
+export async function startFakeSlack(): Promise<FakeSlack> {
+  let nextTs = 1_700_000_000
+  const state = {
+    calls: [] as FakeSlack['calls'],
+    messages: new Map<string, SlackMessageState>(),
+    faults: [] as FakeSlack['faults'],
+    channelErrors: new Map<string, string>(),
+    latencyMs: 0,
+    scopes: ['chat:write', 'reactions:write', 'channels:read', 'groups:read'],
+    channels: new Map<string, { is_archived?: boolean; is_member?: boolean; name?: string }>(),
+  }
+
+  const answer = async (method: string, body: Record<string, unknown>, res: ServerResponse) => {
+    const channel = typeof body.channel === 'string' ? body.channel : undefined
+    const faultIndex = state.faults.findIndex((f) => f.method === method && (f.channel === undefined || f.channel === channel))
+    if (faultIndex >= 0) {
+      const [{ fault }] = state.faults.splice(faultIndex, 1) as [{ fault: SlackFault }]
+      if ('reset' in fault) return void res.socket?.destroy()
+      if ('status' in fault) return void res.writeHead(fault.status, fault.headers ?? {}).end('')
+      if ('error' in fault) return sendJson(res, 200, { ok: false, error: fault.error })
+      await new Promise((r) => setTimeout(r, fault.delayMs))
+    }
+    if (state.latencyMs > 0) await new Promise((r) => setTimeout(r, state.latencyMs))
+    const channelError = channel ? state.channelErrors.get(channel) : undefined
+    if (channelError) return sendJson(res, 200, { ok: false, error: channelError })
+
+    switch (method) {
+      case 'chat.postMessage': {
+        const ts = `${nextTs++}.000100`
+        state.messages.set(ts, { channel: channel ?? '', ts, text: String(body.text ?? ''), blocks: parseBlocks(body.blocks), reactions: new Set(), updates: 0 })
+        return sendJson(res, 200, { ok: true, channel, ts })
+      }
+      case 'chat.update': {
+        const message = state.messages.get(String(body.ts))
+        if (!message || message.channel !== channel) return sendJson(res, 200, { ok: false, error: 'message_not_found' })
+        message.text = String(body.text ?? '')
+        message.blocks = parseBlocks(body.blocks)
+        message.updates++
+        return sendJson(res, 200, { ok: true, channel, ts: message.ts })
+      }
+      case 'reactions.add':
+      case 'reactions.remove': {
+        const message = state.messages.get(String(body.timestamp))
+        if (!message || message.channel !== channel) return sendJson(res, 200, { ok: false, error: 'message_not_found' })
+        const name = String(body.name)
+        if (method === 'reactions.add') {
+          if (message.reactions.has(name)) return sendJson(res, 200, { ok: false, error: 'already_reacted' })
+          message.reactions.add(name)
+        } else {
+          if (!message.reactions.delete(name)) return sendJson(res, 200, { ok: false, error: 'no_reaction' })
+        }
+        return sendJson(res, 200, { ok: true })
+      }
+      case 'auth.test':
+        return sendJson(res, 200, { ok: true, team: 'Acme', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT' },
+          { 'x-oauth-scopes': state.scopes.join(',') })
+      case 'conversations.info': {
+        const info = channel ? state.channels.get(channel) : undefined
+        if (!info) return sendJson(res, 200, { ok: false, error: 'channel_not_found' })
+        return sendJson(res, 200, { ok: true, channel: { id: channel, name: info.name ?? 'general', is_archived: info.is_archived ?? false, is_member: info.is_member ?? true } })
+      }
+      default:
+        return sendJson(res, 200, { ok: false, error: 'unknown_method' })
+    }
+  }
+
+  const fake = await startHttpFake(async (req, res) => {
+    const method = req.path.replace(/^\/(api\/)?/, '')
+    state.calls.push({ method, body: req.body, headers: req.headers })
+    await answer(method, req.body, res)
+  })
+
+  return Object.assign(state, {
+    url: `${fake.url}/api/`,
+    messagesIn: (channel: string) => [...state.messages.values()].filter((m) => m.channel === channel),
+    count: (method: string) => state.calls.filter((c) => c.method === method).length,
+    close: fake.close,
+  })
+}

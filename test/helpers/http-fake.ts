@@ -1,0 +1,61 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface RecordedRequest {
+  method: string
+  path: string
+  query: URLSearchParams
+  headers: IncomingMessage['headers']
+  body: Record<string, unknown>
+}
+
+export type FakeHandler = (req: RecordedRequest, res: ServerResponse) => void | Promise<void>
+
+export interface HttpFake {
+  url: string
+  requests: RecordedRequest[]
+  close(): Promise<void>
+}
+
+function parseBody(raw: string, contentType: string | undefined): Record<string, unknown> {
+  if (raw === '') return {}
+  if (contentType?.includes('application/json')) return JSON.parse(raw) as Record<string, unknown>
+  return Object.fromEntries(new URLSearchParams(raw))
+}
+
+/** A recording HTTP server on 127.0.0.1 and a free port; the base of the fake Slack, GitHub and Bitbucket. */
+export async function startHttpFake(handle: FakeHandler): Promise<HttpFake> {
+  const requests: RecordedRequest[] = []
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const url = new URL(req.url ?? '/', 'http://fake')
+    const recorded: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body: parseBody(Buffer.concat(chunks).toString('utf8'), req.headers['content-type']),
+    }
+    requests.push(recorded)
+    try {
+      await handle(recorded, res)
+    } catch (error) {
+      res.writeHead(500).end(String(error))
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    }),
+  }
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body))
+}

@@ -1,0 +1,35 @@
+import { randomUUID } from 'node:crypto'
+import { signBody } from '../../src/intake/verify-signature.ts'
+import type { Provider } from '../../src/decode/pull-request-event.ts'
+
+export const TEST_SECRET = 'test-webhook-secret-0f9d2c'
+export const TEST_SLACK_TOKEN = 'xoxb-test-token-7a1e5b'
+
+export interface DeliveryOptions {
+  /** X-GitHub-Event or X-Event-Key. */
+  event: string
+  payload: unknown
+  deliveryId?: string
+  secret?: string
+  /** Override or remove (undefined) any header. */
+  headers?: Record<string, string | undefined>
+  attempt?: number
+}
+
+/** Headers and body of a delivery exactly as GitHub or Bitbucket Cloud sign and send it. */
+export function signedDelivery(provider: Provider, options: DeliveryOptions): { body: string; headers: Record<string, string> } {
+  const body = typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload)
+  const signature = signBody(options.secret ?? TEST_SECRET, body)
+  const id = options.deliveryId ?? randomUUID()
+  const base: Record<string, string | undefined> = provider === 'github'
+    ? { 'x-github-event': options.event, 'x-github-delivery': id, 'x-hub-signature-256': signature, 'user-agent': 'GitHub-Hookshot/test' }
+    : { 'x-event-key': options.event, 'x-request-uuid': id, 'x-hub-signature': signature, 'x-attempt-number': String(options.attempt ?? 1), 'user-agent': 'Bitbucket-Webhooks/2.0' }
+  const merged = { 'content-type': 'application/json', ...base, ...options.headers }
+  const headers = Object.fromEntries(Object.entries(merged).filter((e): e is [string, string] => e[1] !== undefined))
+  return { body, headers }
+}
+
+export async function deliver(baseUrl: string, provider: Provider, options: DeliveryOptions): Promise<Response> {
+  const { body, headers } = signedDelivery(provider, options)
+  return fetch(`${baseUrl}/webhook/${provider}`, { method: 'POST', headers, body })
+}

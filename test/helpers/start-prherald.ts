@@ -1,0 +1,74 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { stringify } from 'yaml'
+import { loadSettings, readSecrets, type Env } from '../../src/config/load-config.ts'
+import type { Provider } from '../../src/decode/pull-request-event.ts'
+import { createLogger } from '../../src/log/logger.ts'
+import { startService, type RunningService, type ServiceOptions } from '../../src/service.ts'
+import { TEST_SECRET, TEST_SLACK_TOKEN } from './signed-delivery.ts'
+
+export interface TestConfig {
+  git_provider: Provider
+  mappings: Record<string, Record<string, unknown>>
+  [key: string]: unknown
+}
+
+export function writeConfig(dir: string, config: TestConfig): string {
+  const file = join(dir, 'config.yaml')
+  writeFileSync(file, stringify(config))
+  return file
+}
+
+export function testEnv(dir: string, provider: Provider, extra: Env = {}): Env {
+  return {
+    PRHERALD_CONFIG_FILE: join(dir, 'config.yaml'),
+    PRHERALD_DATABASE_URL: `file:${join(dir, 'prherald.db')}`,
+    PRHERALD_LISTEN: '127.0.0.1:0',
+    SLACK_BOT_TOKEN: TEST_SLACK_TOKEN,
+    [provider === 'github' ? 'GITHUB_WEBHOOK_SECRET' : 'BITBUCKET_WEBHOOK_SECRET']: TEST_SECRET,
+    ...extra,
+  }
+}
+
+export interface TestService extends RunningService {
+  logs: string[]
+  /** Parsed JSON log lines. */
+  entries(): Array<Record<string, unknown>>
+}
+
+/** Starts the real service in-process on 127.0.0.1:0, with JSON logs collected in memory. */
+export async function startPrherald(
+  dir: string,
+  env: Env,
+  overrides: Partial<Omit<ServiceOptions, 'settings' | 'secrets' | 'logger'>> = {},
+): Promise<TestService> {
+  const settings = loadSettings(env, dir)
+  const secrets = readSecrets(env, settings.gitProvider)
+  const logs: string[] = []
+  const logger = createLogger({
+    format: 'json', level: 'debug', write: (line) => logs.push(line),
+    redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? ''],
+  })
+  const service = await startService({
+    settings: { ...settings, logFormat: 'json' },
+    secrets,
+    logger,
+    slackRetry: { retries: 2, minTimeout: 10, maxTimeout: 50, factor: 2 },
+    slackTimeoutMs: 2000,
+    retry: { baseMs: 20, maxMs: 200 },
+    ...overrides,
+  })
+  return Object.assign(service, {
+    logs,
+    entries: () => logs.map((l) => JSON.parse(l) as Record<string, unknown>),
+  })
+}
+
+/** Resolves when `check` holds, polling; fails with `what` after `timeoutMs` (a hang guard, not a timing assertion). */
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
