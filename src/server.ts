@@ -18,6 +18,8 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): H3 {
   const app = new H3({
     onError(error) {
+      // h3's own HTTP errors (404 for an unknown route, 405) keep their status.
+      if (error.status < 500) return
       deps.logger.error('unhandled request error', errorFields(error))
       return errorResponse(error)
     },

@@ -33,6 +33,8 @@ export interface RunningService {
   server: Server
   port: number
   url: string
+  /** Resolves true once every mailbox is empty (all accepted deliveries applied), false after `timeoutMs`. */
+  settle(timeoutMs: number): Promise<boolean>
   /** Graceful stop: close the listener, finish requests and mailboxes within the window, close the database. */
   stop(): Promise<{ drained: boolean }>
 }
@@ -100,7 +102,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     return { drained }
   })())
 
-  return { server, port: address.port, url: `http://${address.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${address.port}`, stop }
+  return { server, port: address.port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), url: `http://${address.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${address.port}`, stop }
 }
 
 /** Stops accepting, lets in-flight requests finish, and cuts what is still open at the deadline. */

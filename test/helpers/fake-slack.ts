@@ -32,6 +32,8 @@ export interface FakeSlack {
   scopes: string[]
   /** conversations.info answers; a channel missing here is channel_not_found. */
   channels: Map<string, { is_archived?: boolean; is_member?: boolean; name?: string }>
+  /** Called for every API call (the demo prints them). */
+  onCall: ((method: string, body: Record<string, unknown>) => void) | undefined
   messagesIn(channel: string): SlackMessageState[]
   count(method: string): number
   close(): Promise<void>
@@ -42,7 +44,7 @@ function parseBlocks(value: unknown): unknown[] {
   return Array.isArray(value) ? value : []
 }
 
-export async function startFakeSlack(): Promise<FakeSlack> {
+export async function startFakeSlack(options: { anyChannel?: boolean } = {}): Promise<FakeSlack> {
   let nextTs = 1_700_000_000
   const state = {
     calls: [] as FakeSlack['calls'],
@@ -52,13 +54,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     latencyMs: 0,
     scopes: ['chat:write', 'reactions:write', 'channels:read', 'groups:read'],
     channels: new Map<string, { is_archived?: boolean; is_member?: boolean; name?: string }>(),
+    onCall: undefined as FakeSlack['onCall'],
   }
 
   const answer = async (method: string, body: Record<string, unknown>, res: ServerResponse) => {
     const channel = typeof body.channel === 'string' ? body.channel : undefined
     const faultIndex = state.faults.findIndex((f) => f.method === method && (f.channel === undefined || f.channel === channel))
     if (faultIndex >= 0) {
-      const [{ fault }] = state.faults.splice(faultIndex, 1) as [{ fault: SlackFault }]
+      const fault = state.faults.splice(faultIndex, 1)[0]!.fault
       if ('reset' in fault) return void res.socket?.destroy()
       if ('status' in fault) return void res.writeHead(fault.status, fault.headers ?? {}).end('')
       if ('error' in fault) return sendJson(res, 200, { ok: false, error: fault.error })
@@ -99,7 +102,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         return sendJson(res, 200, { ok: true, team: 'Acme', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT' },
           { 'x-oauth-scopes': state.scopes.join(',') })
       case 'conversations.info': {
-        const info = channel ? state.channels.get(channel) : undefined
+        const info = channel ? (state.channels.get(channel) ?? (options.anyChannel ? {} : undefined)) : undefined
         if (!info) return sendJson(res, 200, { ok: false, error: 'channel_not_found' })
         return sendJson(res, 200, { ok: true, channel: { id: channel, name: info.name ?? 'general', is_archived: info.is_archived ?? false, is_member: info.is_member ?? true } })
       }
@@ -111,6 +114,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const fake = await startHttpFake(async (req, res) => {
     const method = req.path.replace(/^\/(api\/)?/, '')
     state.calls.push({ method, body: req.body, headers: req.headers })
+    state.onCall?.(method, req.body)
     await answer(method, req.body, res)
   })
 

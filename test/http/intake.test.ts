@@ -42,7 +42,7 @@ describe('HTTP intake', () => {
   it('rejects an unsigned delivery with 401', async () => {
     const res = await deliver(service.url, 'github', { event: 'ping', payload: githubExample('ping'), headers: { 'x-hub-signature-256': undefined } })
     expect(res.status).toBe(401)
-    expect((await res.json()).error).toBe('bad_signature')
+    expect(((await res.json()) as { error: string }).error).toBe('bad_signature')
   })
 
   it('rejects a delivery signed with another secret with 401', async () => {
@@ -93,7 +93,7 @@ describe('HTTP intake', () => {
   it('answers 400 to a signed body that is not JSON', async () => {
     const res = await deliver(service.url, 'github', { event: 'pull_request', payload: '{"action": "opened",' })
     expect(res.status).toBe(400)
-    expect((await res.json()).error).toBe('bad_json')
+    expect(((await res.json()) as { error: string }).error).toBe('bad_json')
   })
 
   it('answers a ping with 200 and logs the ignore line with its reason', async () => {

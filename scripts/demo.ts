@@ -1,0 +1,36 @@
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { startFakeSlack } from '../test/helpers/fake-slack.ts'
+import { packageRoot } from '../src/package-root.ts'
+
+/**
+ * `npm run demo`: the real server with the example config.yaml, a throw-away database, and a fake Slack on
+ * 127.0.0.1 that prints each call. For trying prherald without a Slack workspace; never for production.
+ */
+const DEMO_SECRET = 'demo-webhook-secret'
+const root = packageRoot()
+const slack = await startFakeSlack({ anyChannel: true })
+slack.onCall = (method, body) => {
+  const fields = ['channel', 'ts', 'timestamp', 'name', 'text'].filter((k) => body[k] !== undefined).map((k) => `${k}=${JSON.stringify(body[k])}`)
+  console.log(`[fake slack] ${method} ${fields.join(' ')}`)
+}
+
+const env = {
+  ...process.env,
+  PRHERALD_CONFIG_FILE: process.env.PRHERALD_CONFIG_FILE ?? join(root, 'config.yaml'),
+  PRHERALD_DATABASE_URL: process.env.PRHERALD_DATABASE_URL ?? `file:${join(root, 'data/demo.db')}`,
+  SLACK_API_URL: slack.url,
+  SLACK_BOT_TOKEN: 'xoxb-demo-token',
+  GITHUB_WEBHOOK_SECRET: DEMO_SECRET,
+  BITBUCKET_WEBHOOK_SECRET: DEMO_SECRET,
+}
+console.log(`[demo] fake Slack at ${slack.url}; webhook secret "${DEMO_SECRET}"`)
+console.log('[demo] in another terminal: npm run demo:deliver   (sends signed pull-request deliveries to :8080)')
+const server = spawn(process.execPath, [join(root, 'dist/src/cli/server.js')], { env, stdio: 'inherit' })
+const forward = (signal: NodeJS.Signals) => server.kill(signal)
+process.on('SIGINT', forward)
+process.on('SIGTERM', forward)
+server.on('exit', async (code) => {
+  await slack.close()
+  process.exit(code ?? 0)
+})

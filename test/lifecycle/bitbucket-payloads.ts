@@ -1,0 +1,46 @@
+/**
+ * Bitbucket Cloud pull-request event payloads, shaped as Atlassian documents them (Event payloads:
+ * Pull request), with only the fields a scenario varies passed in.
+ */
+export interface BitbucketFacts {
+  id: number
+  title?: string
+  draft?: boolean
+  state?: 'OPEN' | 'MERGED' | 'DECLINED'
+  actor?: string
+  actorType?: 'user' | 'app_user'
+}
+
+function user(nickname: string, type: 'user' | 'app_user' = 'user') {
+  return {
+    display_name: nickname.replace(/^./, (c) => c.toUpperCase()),
+    nickname,
+    account_id: `557058:${nickname}`,
+    uuid: `{${nickname}-0000-4000-8000-000000000000}`,
+    type,
+    links: { html: { href: `https://bitbucket.org/${nickname}/` } },
+  }
+}
+
+export function bitbucketPayload(eventKey: string, facts: BitbucketFacts): Record<string, unknown> {
+  const actor = user(facts.actor ?? 'alice', facts.actorType)
+  const payload: Record<string, unknown> = {
+    actor,
+    repository: {
+      type: 'repository', full_name: 'acme/api', name: 'api', uuid: '{repo-uuid}',
+      workspace: { slug: 'acme', type: 'workspace' },
+      links: { html: { href: 'https://bitbucket.org/acme/api' } },
+    },
+    pullrequest: {
+      type: 'pullrequest', id: facts.id, title: facts.title ?? 'Add rate limiting', description: 'Adds a limiter.',
+      state: facts.state ?? 'OPEN', draft: facts.draft ?? false, author: user('bob'),
+      source: { branch: { name: 'feature/limits' } }, destination: { branch: { name: 'main' } },
+      created_on: '2026-11-20T09:30:00.000000+00:00', updated_on: '2026-11-21T10:00:00.000000+00:00',
+      links: { html: { href: `https://bitbucket.org/acme/api/pull-requests/${facts.id}` } },
+    },
+  }
+  if (eventKey.endsWith(':approved') || eventKey.endsWith(':unapproved')) payload.approval = { date: '2026-11-21T10:00:00+00:00', user: actor }
+  if (eventKey.includes(':changes_request_')) payload.changes_request = { date: '2026-11-21T10:00:00+00:00', user: actor }
+  if (eventKey.endsWith(':comment_created')) payload.comment = { id: 1, content: { raw: 'Looks good' }, user: actor, created_on: '2026-11-21T10:00:00+00:00' }
+  return payload
+}

@@ -1,0 +1,132 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { deliver } from '../helpers/signed-delivery.ts'
+import { spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
+import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+import { pullRequest, review } from './github-payloads.ts'
+
+const CHANNEL = 'C0000000001'
+const OTHER = 'C0000000002'
+let dir: ReturnType<typeof makeTempDir>
+let slack: FakeSlack
+let service: TestService | undefined
+let spawned: SpawnedServer | undefined
+
+beforeEach(async () => {
+  dir = makeTempDir()
+  slack = await startFakeSlack()
+  writeConfig(dir.path, {
+    git_provider: 'github',
+    server: { log_format: 'json' },
+    mappings: { Codertocat: { '*': { channel: CHANNEL } }, Other: { '*': { channel: OTHER } } },
+  })
+})
+afterEach(async () => {
+  await service?.stop()
+  service = undefined
+  if (spawned && spawned.child.exitCode === null && spawned.child.signalCode === null) {
+    spawned.child.kill('SIGKILL')
+    await spawned.exited
+  }
+  spawned = undefined
+  await slack.close()
+  dir.remove()
+})
+
+const env = () => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url })
+
+async function send(event: string, payload: unknown): Promise<void> {
+  const res = await deliver(service!.url, 'github', { event, payload })
+  expect(res.status).toBe(200)
+  expect(await service!.settle(10_000)).toBe(true)
+}
+
+describe('durability', () => {
+  it('after a restart on the same database, later events update the stored message', async () => {
+    service = await startPrherald(dir.path, env())
+    await send('pull_request', pullRequest('opened', 41))
+    await service.stop()
+    service = await startPrherald(dir.path, env())
+    await send('pull_request', pullRequest('closed', 41, { merged: true }))
+    expect(slack.count('chat.postMessage')).toBe(1)
+    expect(slack.count('chat.update')).toBe(1)
+    expect(slack.messagesIn(CHANNEL)[0]?.reactions.has('twisted_rightwards_arrows')).toBe(true)
+  })
+
+  it('with the database lost, an already announced PR gets a fresh message', async () => {
+    service = await startPrherald(dir.path, env())
+    await send('pull_request', pullRequest('opened', 42))
+    await service.stop()
+    for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir.path, `prherald.db${suffix}`), { force: true })
+    service = await startPrherald(dir.path, env())
+    await send('pull_request_review', review('approved', 42, 'carol'))
+    expect(slack.count('chat.postMessage')).toBe(2)
+  })
+
+  it('retries Slack 429 (honouring Retry-After) and 503, and the message still appears once', async () => {
+    slack.faults.push(
+      { method: 'chat.postMessage', fault: { status: 429, headers: { 'retry-after': '1' } } },
+      { method: 'chat.postMessage', fault: { status: 503 } },
+      { method: 'reactions.add', fault: { status: 503 } },
+    )
+    service = await startPrherald(dir.path, env())
+    await send('pull_request_review', review('approved', 43, 'carol'))
+    expect(slack.messagesIn(CHANNEL)).toHaveLength(1)
+    expect(slack.count('chat.postMessage')).toBe(3)
+    expect(slack.messagesIn(CHANNEL)[0]?.reactions.has('white_check_mark')).toBe(true)
+  })
+
+  it('keeps retrying a Slack outage in the mailbox until it ends, then posts once', async () => {
+    for (let i = 0; i < 8; i++) slack.faults.push({ method: 'chat.postMessage', fault: { status: 500 } })
+    service = await startPrherald(dir.path, env())
+    await send('pull_request', pullRequest('opened', 44))
+    expect(slack.messagesIn(CHANNEL)).toHaveLength(1)
+    expect(service.entries().some((e) => e.msg === 'slack call failed, retrying')).toBe(true)
+  })
+
+  it('channel_not_found is logged with the fix and does not hold up other pull requests', async () => {
+    slack.channelErrors.set(OTHER, 'channel_not_found')
+    service = await startPrherald(dir.path, env())
+    const other = pullRequest('opened', 45) as { repository: { owner: { login: string } } }
+    other.repository.owner.login = 'Other'
+    await deliver(service.url, 'github', { event: 'pull_request', payload: other })
+    await send('pull_request', pullRequest('opened', 46))
+    expect(slack.messagesIn(CHANNEL)).toHaveLength(1)
+    const failure = service.entries().find((e) => e.slack_error === 'Slack: channel_not_found')
+    expect(failure).toMatchObject({ channel: OTHER, repository: 'Other/Hello-World', pr: 45, fix: expect.stringContaining('channel ID') })
+  })
+
+  it('a deleted Slack message is re-posted on the next update', async () => {
+    service = await startPrherald(dir.path, env())
+    await send('pull_request', pullRequest('opened', 47))
+    slack.messages.clear()
+    await send('pull_request_review', review('approved', 47, 'carol'))
+    expect(slack.messagesIn(CHANNEL)).toHaveLength(1)
+    expect(slack.messagesIn(CHANNEL)[0]?.reactions.has('white_check_mark')).toBe(true)
+  })
+
+  it('SIGKILL after acknowledging deliveries: a restart applies every acknowledged one, once', async () => {
+    // Slack is down (503) while the deliveries arrive, so every acknowledged one is still pending at the kill.
+    for (let i = 0; i < 1000; i++) slack.faults.push({ method: 'chat.postMessage', fault: { status: 503 } })
+    spawned = await spawnServer(env())
+    const numbers = [51, 52, 53, 54, 55]
+    const responses = await Promise.all(numbers.flatMap((n) => [
+      deliver(spawned!.url, 'github', { event: 'pull_request', payload: pullRequest('opened', n) }),
+      deliver(spawned!.url, 'github', { event: 'pull_request_review', payload: review('approved', n, 'carol') }),
+    ]))
+    expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200))
+    spawned.child.kill('SIGKILL')
+    expect(await spawned.exited).toEqual({ code: null, signal: 'SIGKILL' })
+    expect(slack.messages.size).toBe(0)
+
+    slack.faults.length = 0
+    spawned = await spawnServer(env())
+    await waitFor('every PR announced and approved', () =>
+      numbers.every((n) => [...slack.messages.values()].some((m) => m.text.includes(`#${n}:`) && m.reactions.has('white_check_mark'))), 20_000)
+    expect(slack.messages.size).toBe(numbers.length)
+    expect(spawned.entries()).toContainEqual(expect.objectContaining({ msg: 'replaying pending deliveries', count: 10 }))
+  })
+})

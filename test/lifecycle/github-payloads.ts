@@ -1,0 +1,57 @@
+import { githubExample } from '../helpers/github-examples.ts'
+
+/**
+ * Real GitHub example payloads (@octokit/webhooks-examples) with only the fields a scenario needs changed:
+ * the pull request number, draft and merged flags, review state and author. Every delivery in the
+ * lifecycle tests is one of these, signed as GitHub signs it.
+ */
+// Deep, loosely typed JSON on purpose: the builders poke at nested example fields the decoders then check.
+type Json = Record<string, any>
+
+export function pullRequest(action: string, number: number, facts: { draft?: boolean; merged?: boolean; title?: string } = {}): Json {
+  const payload = githubExample('pull_request', 'opened') as Json
+  payload.action = action
+  payload.number = number
+  const pr = payload.pull_request
+  pr.number = number
+  pr.html_url = `https://github.com/Codertocat/Hello-World/pull/${number}`
+  pr.draft = facts.draft ?? false
+  pr.merged = facts.merged ?? false
+  pr.state = action === 'closed' ? 'closed' : 'open'
+  if (facts.title !== undefined) pr.title = facts.title
+  if (action === 'edited') payload.changes = { title: { from: 'an older title' } }
+  return payload
+}
+
+export function review(state: 'approved' | 'changes_requested' | 'commented' | 'dismissed', number: number, reviewer: string, options: { bot?: boolean } = {}): Json {
+  const payload = githubExample('pull_request_review', 'submitted') as Json
+  payload.action = state === 'dismissed' ? 'dismissed' : 'submitted'
+  payload.review.state = state
+  payload.review.user.login = reviewer
+  payload.review.user.type = options.bot ? 'Bot' : 'User'
+  payload.sender.login = reviewer
+  payload.pull_request.number = number
+  payload.pull_request.draft = false
+  payload.pull_request.html_url = `https://github.com/Codertocat/Hello-World/pull/${number}`
+  return payload
+}
+
+export function conversationComment(number: number, author: string): Json {
+  const payload = githubExample('issue_comment', 'created') as Json
+  payload.issue.number = number
+  payload.issue.pull_request ??= { url: `https://api.github.com/repos/Codertocat/Hello-World/pulls/${number}` }
+  payload.issue.pull_request.html_url = `https://github.com/Codertocat/Hello-World/pull/${number}`
+  payload.issue.state = 'open'
+  payload.comment.user.login = author
+  payload.sender.login = author
+  return payload
+}
+
+export function reviewComment(number: number, author: string): Json {
+  const payload = githubExample('pull_request_review_comment', 'created') as Json
+  payload.pull_request.number = number
+  payload.pull_request.draft = false
+  payload.comment.user.login = author
+  payload.sender.login = author
+  return payload
+}

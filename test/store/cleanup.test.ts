@@ -1,0 +1,75 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { join } from 'node:path'
+import { runCleanup } from '../../src/store/cleanup-job.ts'
+import { migrateUp } from '../../src/store/migrations.ts'
+import { openDatabase } from '../../src/store/open-database.ts'
+import { createSqliteStore } from '../../src/store/sqlite-store.ts'
+import type { Store } from '../../src/store/store.ts'
+import { createLogger } from '../../src/log/logger.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+
+const DAY = 24 * 60 * 60 * 1000
+let dir: ReturnType<typeof makeTempDir>
+let clock: number
+let store: Store
+
+beforeEach(() => {
+  dir = makeTempDir()
+  const db = openDatabase(join(dir.path, 'prherald.db'))
+  migrateUp(db)
+  clock = Date.UTC(2026, 0, 31)
+  store = createSqliteStore(db, () => clock)
+})
+afterEach(async () => {
+  await store.close()
+  dir.remove()
+})
+
+const message = (prNumber: number) => ({
+  provider: 'github' as const, repository: 'acme/api', prNumber, channel: 'C0123ABC', ts: `${prNumber}.0001`,
+  mentions: [], state: 'open', lifecycle: '{}', lastDeliveryId: null,
+})
+
+describe('cleanup', () => {
+  it('deletes only rows untouched for longer than message_ttl_days', async () => {
+    clock -= 40 * DAY
+    await store.saveMessage(message(1)) // untouched for 40 days
+    clock += 9 * DAY
+    await store.saveMessage(message(2)) // 31 days
+    clock += 2 * DAY
+    await store.saveMessage(message(3)) // 29 days
+    clock += 29 * DAY
+    await store.saveMessage(message(4)) // just now
+    clock -= 0
+    const logs: string[] = []
+    const logger = createLogger({ format: 'json', level: 'info', write: (l) => logs.push(l) })
+    const result = await runCleanup({ store, logger, ttlDays: 30, now: () => clock })
+    expect(result.messages).toBe(2)
+    expect(await store.countMessages()).toBe(2)
+    expect(await store.findMessages({ provider: 'github', repository: 'acme/api', prNumber: 3 })).toHaveLength(1)
+    expect(await store.findMessages({ provider: 'github', repository: 'acme/api', prNumber: 1 })).toHaveLength(0)
+    expect(JSON.parse(logs[0] ?? '{}')).toMatchObject({ msg: 'cleanup finished', deleted_messages: 2 })
+  })
+
+  it('a touch keeps an old row alive', async () => {
+    clock -= 40 * DAY
+    await store.saveMessage(message(1))
+    clock += 39 * DAY
+    await store.saveMessage({ ...message(1), state: 'merged' })
+    clock += 1 * DAY
+    const logger = createLogger({ format: 'json', level: 'error', write: () => {} })
+    expect((await runCleanup({ store, logger, ttlDays: 30, now: () => clock })).messages).toBe(0)
+  })
+
+  it('forgets applied delivery ids after the same age but never pending ones', async () => {
+    clock -= 40 * DAY
+    await store.recordDelivery({ provider: 'github', deliveryId: 'old-applied', prKey: 'k', event: '{}' })
+    await store.recordDelivery({ provider: 'github', deliveryId: 'old-pending', prKey: 'k', event: '{}' })
+    await store.markApplied('github', 'old-applied')
+    clock += 40 * DAY
+    const logger = createLogger({ format: 'json', level: 'error', write: () => {} })
+    expect((await runCleanup({ store, logger, ttlDays: 30, now: () => clock })).deliveries).toBe(1)
+    expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['old-pending'])
+    expect(await store.recordDelivery({ provider: 'github', deliveryId: 'old-applied', prKey: 'k', event: '{}' })).toBe(true)
+  })
+})

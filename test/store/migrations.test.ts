@@ -1,0 +1,65 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { migrateUp, migrationStatus, readMigrations } from '../../src/store/migrations.ts'
+import { openDatabase } from '../../src/store/open-database.ts'
+import { PrheraldError } from '../../src/errors.ts'
+import { runCli } from '../helpers/spawn-prherald.ts'
+import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+
+let dir: ReturnType<typeof makeTempDir>
+beforeEach(() => { dir = makeTempDir() })
+afterEach(() => dir.remove())
+
+describe('migrations', () => {
+  it('creates the data directory, applies every migration once, in order, and records them', () => {
+    const path = join(dir.path, 'nested/data/prherald.db')
+    const db = openDatabase(path)
+    expect(existsSync(join(dir.path, 'nested/data'))).toBe(true)
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
+    const all = readMigrations()
+    expect(all.map((m) => m.version)).toEqual([...all.map((m) => m.version)].sort())
+    expect(migrateUp(db).map((m) => m.version)).toEqual(all.map((m) => m.version))
+    expect(migrateUp(db)).toEqual([])
+    expect(migrationStatus(db).every((s) => s.appliedAt instanceof Date)).toBe(true)
+    const columns = db.prepare("SELECT name FROM pragma_table_info('slack_messages')").all().map((r) => (r as { name: string }).name)
+    expect(columns).toEqual(expect.arrayContaining(['provider', 'repository', 'pr_number', 'channel', 'ts', 'state', 'created_at', 'touched_at']))
+    db.close()
+  })
+
+  it('rolls back a failing migration and leaves it pending', () => {
+    const migrationsDir = join(dir.path, 'migrations')
+    mkdirSync(migrationsDir)
+    writeFileSync(join(migrationsDir, '0001_good.sql'), 'CREATE TABLE a (x INTEGER);')
+    writeFileSync(join(migrationsDir, '0002_bad.sql'), 'CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);')
+    const db = openDatabase(join(dir.path, 'db.sqlite'))
+    const migrations = readMigrations(migrationsDir)
+    expect(() => migrateUp(db, migrations)).toThrow(PrheraldError)
+    const status = migrationStatus(db, migrations)
+    expect(status.map((s) => [s.version, Boolean(s.appliedAt)])).toEqual([['0001', true], ['0002', false]])
+    expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'b'").get()).toEqual({ n: 0 })
+    db.close()
+  })
+
+  it('prherald-migrate status lists pending, up applies, status then lists applied', () => {
+    writeConfig(dir.path, { git_provider: 'github', mappings: {} })
+    const env = testEnv(dir.path, 'github')
+    const before = runCli('migrate', ['status'], env)
+    expect(before.status).toBe(0)
+    expect(before.stdout).toMatch(/^pending {2}0001_initial$/m)
+    const up = runCli('migrate', ['up'], env)
+    expect(up.status).toBe(0)
+    expect(up.stdout).toContain('applied  0001_initial')
+    expect(runCli('migrate', ['up'], env).stdout).toContain('database is up to date')
+    expect(runCli('migrate', ['status'], env).stdout).toMatch(/^applied {2}0001_initial {2}\d{4}-\d\d-\d\dT/m)
+  })
+
+  it('prherald-migrate fails with the config error and a non-zero exit when the config is bad', () => {
+    writeFileSync(join(dir.path, 'config.yaml'), 'git_provider: svn\nmappings: {}\n')
+    const result = runCli('migrate', ['status'], testEnv(dir.path, 'github'))
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain('git_provider')
+    expect(result.stderr).toContain(join(dir.path, 'config.yaml'))
+  })
+})
