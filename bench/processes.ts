@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { packageRoot } from '../src/package-root.ts'
+
+export interface Child {
+  child: ChildProcess
+  url: string
+  stop(): Promise<void>
+}
+
+/** Spawns a node script and waits for its JSON `listening` line (prherald logs `port`, baselines `url`). */
+export function spawnListening(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
+  const child = spawn(process.execPath, [join(packageRoot(), script), ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] })
+  return new Promise((resolve, reject) => {
+    let buffer = ''
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString()
+      for (const line of buffer.split('\n')) {
+        try {
+          const entry = JSON.parse(line) as { msg?: string; url?: string; port?: number }
+          if (entry.msg !== 'listening') continue
+          const url = entry.url ?? `http://127.0.0.1:${entry.port}`
+          child.stdout?.removeAllListeners('data')
+          child.stdout?.resume()
+          resolve({
+            child, url,
+            stop: () => new Promise((done) => { child.once('exit', () => done()); child.kill('SIGTERM') }),
+          })
+        } catch { /* partial line */ }
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
+  })
+}
+
+/** Resident set size of a process in MiB, read from /proc. */
+export function rssMiB(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return match ? Number(match[1]) / 1024 : Number.NaN
+}
