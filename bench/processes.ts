@@ -11,7 +11,8 @@ export interface Child {
 
 /** Spawns a node script and waits for its JSON `listening` line (prherald logs `port`, baselines `url`). */
 export function spawnListening(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
-  const child = spawn(process.execPath, [join(packageRoot(), script), ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] })
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+  const child = spawn(process.execPath, [...nodeArgs, join(packageRoot(), script), ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] })
   return new Promise((resolve, reject) => {
     let buffer = ''
     child.stdout?.on('data', (chunk: Buffer) => {

@@ -44,7 +44,7 @@ function signed(event: string, payload: unknown, deliveryId = randomUUID()): Del
 const dir = makeTempDir('prherald-bench-')
 const slack = await startFakeSlack()
 slack.latencyMs = 30
-writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json', log_level: 'warn' }, mappings: { Codertocat: { '*': { channel: 'C0000000001' } } } })
+writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json', log_level: 'info' }, mappings: { Codertocat: { '*': { channel: 'C0000000001' } } } })
 const env = { ...process.env, ...testEnv(dir.path, 'github', { SLACK_API_URL: slack.url }), GITHUB_WEBHOOK_SECRET: SECRET }
 
 // Same bodies for every server; a fresh delivery id per request so prherald never short-cuts a duplicate.
@@ -54,11 +54,13 @@ const next = (i: number): Delivery => {
   return { body: base.body, headers: { ...base.headers, 'x-github-delivery': randomUUID() } }
 }
 
-const servers: Array<[string, () => Promise<Child>]> = [
+const only = process.env.BENCH_ONLY
+const allServers: Array<[string, () => Promise<Child>]> = [
   ['prherald', () => spawnListening('dist/src/cli/server.js', [], env)],
   ['bare node:http', () => spawnListening('dist/bench/serve-baseline.js', ['bare', SECRET], process.env)],
   ['@octokit/webhooks', () => spawnListening('dist/bench/serve-baseline.js', ['octokit', SECRET], process.env)],
 ]
+const servers = allServers.filter(([name]) => !only || name === only)
 
 const results = new Map<string, LoadResult[]>()
 console.log(`throughput: ${TOTAL} signed deliveries of ~${Math.round(bodies[0]!.body.length / 1024)} KB, ${CONCURRENCY} keep-alive connections, fake Slack answering after ${slack.latencyMs} ms`)
@@ -81,12 +83,13 @@ const rows = [...results.entries()].map(([name, rs]) => ({
 }))
 console.log('\n| server | deliveries/s | p50 ack ms | p99 ack ms |\n|---|---:|---:|---:|')
 for (const r of rows) console.log(`| ${r.name} | ${r.perSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`)
-const ours = results.get('prherald')!
-for (const other of ['bare node:http', '@octokit/webhooks']) {
+const ours = results.get('prherald') ?? []
+for (const other of only ? [] : ['bare node:http', '@octokit/webhooks']) {
   const ratios = ours.map((r, i) => (r.perSecond / results.get(other)![i]!.perSecond).toFixed(2))
   console.log(`prherald / ${other}: ${ratios.join(', ')} (round by round)`)
 }
 
+if (only) process.exit(0)
 // Correctness burst: 500 PRs x 6 deliveries in random order, one of them a retried delivery id.
 console.log(`\ncorrectness burst: ${BURST_PRS} PRs x 6 deliveries, random order`)
 slack.calls.length = 0

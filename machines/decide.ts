@@ -1,6 +1,11 @@
 import { initialTransition, transition } from 'xstate'
 import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
-import { initialContext, pullRequestMachine, toMachineEvent, type Intent, type PullRequestContext } from './pull-request.machine.ts'
+import {
+  initialContext, pullRequestMachine, toMachineEvent, type IgnoreIntentReason, type Intent, type PullRequestContext,
+} from './pull-request.machine.ts'
+
+/** transition() types returned params loosely; the machine's `ignore` action declares exactly this. */
+type IgnoreParams = { reason: IgnoreIntentReason }
 
 export type LifecycleState = 'unannounced' | 'open' | 'draft' | 'merged' | 'closed'
 
@@ -12,7 +17,9 @@ export interface StoredLifecycle {
 
 /**
  * One delivery through the machine: restores the stored snapshot (or starts a fresh one: no message
- * is stored), runs XState's pure transition, and returns the next snapshot with the intents to carry out.
+ * is stored), runs XState's pure transition, and returns the next snapshot with the intents to carry out,
+ * in order: at most one post or update (the message is rendered from `next`, so one suffices), then the
+ * reactions added, then those removed, or a single ignore.
  */
 export function decide(stored: StoredLifecycle | undefined, event: PullRequestEvent): { next: StoredLifecycle; intents: Intent[] } {
   const snapshot = stored
@@ -20,11 +27,12 @@ export function decide(stored: StoredLifecycle | undefined, event: PullRequestEv
     : initialTransition(pullRequestMachine, initialContext(event))[0]
   const [next, actions] = transition(pullRequestMachine, snapshot, toMachineEvent(event))
 
+  const ignore = actions.find((a) => a.type === 'ignore')
+  if (ignore) return { next: stored ?? { state: 'unannounced', context: snapshot.context }, intents: [{ type: 'ignore', reason: (ignore.params as IgnoreParams).reason }] }
+
   const intents: Intent[] = []
-  for (const action of actions) {
-    if (action.type === 'post' || action.type === 'update') intents.push({ type: action.type })
-    if (action.type === 'ignore') intents.push({ type: 'ignore', reason: (action.params as { reason: 'draft' | 'no_stored_message' }).reason })
-  }
+  if (actions.some((a) => a.type === 'post')) intents.push({ type: 'post' })
+  else if (actions.some((a) => a.type === 'update')) intents.push({ type: 'update' })
   const before = snapshot.context.reactions
   const after = next.context.reactions
   for (const reaction of after) if (!before.includes(reaction)) intents.push({ type: 'addReaction', reaction })

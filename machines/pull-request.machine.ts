@@ -1,12 +1,13 @@
 import { assign, setup } from 'xstate'
 import type { ReactionKey } from '../src/config/settings.ts'
 import type { EventKind, Provider, PullRequestEvent } from '../src/decode/pull-request-event.ts'
-import { forgetReview, recordReview, REVIEW_REACTION, type ReviewFacts } from './review-facts.ts'
+import { forgetReview, recordReview, type ReviewFacts } from './review-facts.ts'
 
 /**
  * The lifecycle of one pull request's Slack message. It decides and never does I/O: transitions return
- * named intents (post, update, ignore) and change the set of reactions; the mailbox worker carries out
- * both. No invoke, no after: the snapshot is stored in SQLite and restored for each delivery.
+ * named intents (post, update, ignore) and change the set of reactions the message should carry; decide()
+ * turns that set's change into addReaction / removeReaction. No invoke, no after, no clock: the snapshot is
+ * stored in SQLite and restored for each delivery, and the same snapshot + event always gives the same result.
  */
 
 export type { ReactionKey }
@@ -20,7 +21,7 @@ export interface PullRequestContext extends ReviewFacts {
   url: string
   author: string
   createdAt: string
-  /** Reactions the message carries; decide() diffs them between snapshots into add / remove intents. */
+  /** Reactions the message carries now. Kept as state so that an intent never adds one twice or removes one that is absent. */
   reactions: ReactionKey[]
 }
 
@@ -33,10 +34,14 @@ export type Intent =
   | { type: 'removeReaction'; reaction: ReactionKey }
   | { type: 'ignore'; reason: IgnoreIntentReason }
 
-export type MachineEvent = { type: EventKind; event: PullRequestEvent }
+export interface MachineEvent {
+  type: EventKind
+  event: PullRequestEvent
+}
 
 export const toMachineEvent = (event: PullRequestEvent): MachineEvent => ({ type: event.kind, event })
 
+/** The context of a pull request that has no message yet; the transition that posts refreshes it anyway. */
 export function initialContext(event: PullRequestEvent): PullRequestContext {
   return {
     provider: event.provider, owner: event.owner, repo: event.repo, number: event.number,
@@ -45,8 +50,38 @@ export function initialContext(event: PullRequestEvent): PullRequestContext {
   }
 }
 
-const withReaction = (reactions: ReactionKey[], reaction: ReactionKey) =>
-  reactions.includes(reaction) ? reactions : [...reactions, reaction]
+const withReaction = (reactions: ReactionKey[], reaction: ReactionKey) => (reactions.includes(reaction) ? reactions : [...reactions, reaction])
+const withoutReaction = (reactions: ReactionKey[], reaction: ReactionKey) => reactions.filter((r) => r !== reaction)
+const REVIEW_KINDS: ReadonlySet<EventKind> = new Set(['approved', 'changes_requested', 'commented'])
+
+/**
+ * Reactions after a review was recorded or taken back. Approved and changes-requested mirror the reviewer
+ * lists (so the reaction goes only when the last such review goes); commented and bot only ever accumulate.
+ */
+function reviewReactions(context: PullRequestContext, event: PullRequestEvent): ReactionKey[] {
+  let reactions = context.reactions
+  reactions = context.approvedBy.length > 0 ? withReaction(reactions, 'approved') : withoutReaction(reactions, 'approved')
+  reactions = context.changesRequestedBy.length > 0
+    ? withReaction(reactions, 'changes_requested')
+    : withoutReaction(reactions, 'changes_requested')
+  if (event.kind === 'commented') reactions = withReaction(reactions, 'commented')
+  if (event.actor.isBot && REVIEW_KINDS.has(event.kind)) reactions = withReaction(reactions, 'bot')
+  return reactions
+}
+
+const ignoreDraft = { type: 'ignore', params: { reason: 'draft' } } as const
+const ignoreNoMessage = { type: 'ignore', params: { reason: 'no_stored_message' } } as const
+/** Without a message: an ended PR is not announced (it would read as new), a draft waits, a ready PR is posted. */
+const announce = [
+  { guard: 'prEnded', actions: ignoreNoMessage },
+  { guard: 'prIsDraft', actions: ignoreDraft },
+  { target: 'open', actions: ['refresh', 'post'] },
+] as const
+/** A review does not wait for a draft: the PR is posted, as a draft if it is one (see `open` below). */
+const announceReview = [
+  { guard: 'prEnded', actions: ignoreNoMessage },
+  { target: 'open', actions: ['refresh', 'recordReview', 'syncReviewReactions', 'post'] },
+] as const
 
 export const pullRequestMachine = setup({
   types: {
@@ -63,119 +98,81 @@ export const pullRequestMachine = setup({
     refresh: assign(({ event }) => ({ title: event.event.pr.title, url: event.event.pr.url, author: event.event.pr.author })),
     recordReview: assign(({ context, event }) => recordReview(context, event.event)),
     forgetReview: assign(({ context, event }) => forgetReview(context, event.event)),
-    // Reactions are state: the machine keeps the set the message should carry, and decide() turns the
-    // difference between two snapshots into reactions.add / reactions.remove calls.
+    syncReviewReactions: assign(({ context, event }) => ({ reactions: reviewReactions(context, event.event) })),
     react: assign(({ context }, params: { reaction: ReactionKey }) => ({ reactions: withReaction(context.reactions, params.reaction) })),
-    unreact: assign(({ context }, params: { reaction: ReactionKey }) => ({ reactions: context.reactions.filter((r) => r !== params.reaction) })),
-    reactToReview: assign(({ context, event }) => {
-      const review = REVIEW_REACTION[event.type]
-      let reactions = review ? withReaction(context.reactions, review) : context.reactions
-      if (event.event.actor.isBot) reactions = withReaction(reactions, 'bot')
-      return { reactions }
-    }),
-    unreactIfNoneRemain: assign(({ context }) => ({
-      reactions: context.reactions.filter((r) =>
-        !(r === 'approved' && context.approvedBy.length === 0) && !(r === 'changes_requested' && context.changesRequestedBy.length === 0)),
-    })),
+    unreact: assign(({ context }, params: { reaction: ReactionKey }) => ({ reactions: withoutReaction(context.reactions, params.reaction) })),
   },
   guards: {
-    isDraft: ({ event }) => event.event.pr.draft,
+    prIsDraft: ({ event }) => event.event.pr.draft,
+    prIsReady: ({ event }) => !event.event.pr.draft,
+    prEnded: ({ event }) => event.event.pr.state !== 'open',
+    titleChanged: ({ context, event }) => event.event.pr.title !== context.title,
   },
 }).createMachine({
   id: 'pullRequest',
   initial: 'unannounced',
   context: ({ input }) => input,
-  // Events every announced state handles alike; `unannounced` overrides each of them.
+  // What every state with a message does; `unannounced` overrides all of it, the other states a few events.
   on: {
-    approved: { actions: ['refresh', 'recordReview', 'update', 'reactToReview'] },
-    changes_requested: { actions: ['refresh', 'recordReview', 'update', 'reactToReview'] },
-    commented: { actions: ['refresh', 'recordReview', 'update', 'reactToReview'] },
-    approval_removed: { actions: ['refresh', 'forgetReview', 'update', 'unreactIfNoneRemain'] },
-    changes_request_removed: { actions: ['refresh', 'forgetReview', 'update', 'unreactIfNoneRemain'] },
-    review_dismissed: { actions: ['refresh', 'forgetReview', 'update', 'unreactIfNoneRemain'] },
+    opened: { actions: ['refresh', 'update'] },
+    reopened: { actions: ['refresh', 'update'] },
+    ready_for_review: { actions: ['refresh', 'update'] },
+    converted_to_draft: { actions: ['refresh', 'update'] },
+    // Bitbucket sends `updated` for every push too: only a visible change (title here, draft flag in
+    // open/draft below) touches the message.
+    updated: { guard: 'titleChanged', actions: ['refresh', 'update'] },
     edited: { actions: ['refresh', 'update'] },
-    merged: { target: '.merged', actions: ['refresh', 'update', { type: 'react', params: { reaction: 'merged' } }] },
-    closed: { target: '.closed', actions: ['refresh', 'update', { type: 'react', params: { reaction: 'closed' } }] },
+    approved: { actions: ['refresh', 'recordReview', 'syncReviewReactions', 'update'] },
+    changes_requested: { actions: ['refresh', 'recordReview', 'syncReviewReactions', 'update'] },
+    commented: { actions: ['refresh', 'recordReview', 'syncReviewReactions', 'update'] },
+    approval_removed: { actions: ['refresh', 'forgetReview', 'syncReviewReactions', 'update'] },
+    changes_request_removed: { actions: ['refresh', 'forgetReview', 'syncReviewReactions', 'update'] },
+    review_dismissed: { actions: ['refresh', 'forgetReview', 'syncReviewReactions', 'update'] },
+    merged: { target: '.merged', actions: ['refresh', 'update'] },
+    closed: { target: '.closed', actions: ['refresh', 'update'] },
   },
   states: {
     unannounced: {
       on: {
-        opened: [
-          { guard: 'isDraft', actions: { type: 'ignore', params: { reason: 'draft' } } },
-          { target: 'open', actions: ['refresh', 'post'] },
-        ],
-        reopened: [
-          { guard: 'isDraft', actions: { type: 'ignore', params: { reason: 'draft' } } },
-          { target: 'open', actions: ['refresh', 'post'] },
-        ],
-        ready_for_review: [
-          { guard: 'isDraft', actions: { type: 'ignore', params: { reason: 'draft' } } },
-          { target: 'open', actions: ['refresh', 'post'] },
-        ],
-        // Bitbucket has no ready-for-review event: an update of a non-draft PR without a message announces it.
-        updated: [
-          { guard: 'isDraft', actions: { type: 'ignore', params: { reason: 'draft' } } },
-          { target: 'open', actions: ['refresh', 'post'] },
-        ],
-        converted_to_draft: { actions: { type: 'ignore', params: { reason: 'draft' } } },
-        approved: [
-          { guard: 'isDraft', target: 'draft', actions: ['refresh', 'recordReview', 'post', 'reactToReview', { type: 'react', params: { reaction: 'draft' } }] },
-          { target: 'open', actions: ['refresh', 'recordReview', 'post', 'reactToReview'] },
-        ],
-        changes_requested: [
-          { guard: 'isDraft', target: 'draft', actions: ['refresh', 'recordReview', 'post', 'reactToReview', { type: 'react', params: { reaction: 'draft' } }] },
-          { target: 'open', actions: ['refresh', 'recordReview', 'post', 'reactToReview'] },
-        ],
-        commented: [
-          { guard: 'isDraft', target: 'draft', actions: ['refresh', 'recordReview', 'post', 'reactToReview', { type: 'react', params: { reaction: 'draft' } }] },
-          { target: 'open', actions: ['refresh', 'recordReview', 'post', 'reactToReview'] },
-        ],
-        approval_removed: { actions: { type: 'ignore', params: { reason: 'no_stored_message' } } },
-        changes_request_removed: { actions: { type: 'ignore', params: { reason: 'no_stored_message' } } },
-        review_dismissed: { actions: { type: 'ignore', params: { reason: 'no_stored_message' } } },
-        edited: { actions: { type: 'ignore', params: { reason: 'no_stored_message' } } },
-        merged: { actions: { type: 'ignore', params: { reason: 'no_stored_message' } } },
-        closed: { actions: { type: 'ignore', params: { reason: 'no_stored_message' } } },
+        opened: announce,
+        reopened: announce,
+        ready_for_review: announce,
+        // Bitbucket has no ready-for-review event: an update of a ready PR without a message announces it.
+        updated: announce,
+        converted_to_draft: { actions: ignoreDraft },
+        approved: announceReview,
+        changes_requested: announceReview,
+        commented: announceReview,
+        approval_removed: { actions: ignoreNoMessage },
+        changes_request_removed: { actions: ignoreNoMessage },
+        review_dismissed: { actions: ignoreNoMessage },
+        edited: { actions: ignoreNoMessage },
+        merged: { actions: ignoreNoMessage },
+        closed: { actions: ignoreNoMessage },
       },
     },
+    // Open and draft follow the draft flag of every event (it is the freshest fact), whichever event carries it.
+    // The `update` here repeats the event's own one except for a Bitbucket `updated` that changed only the flag;
+    // decide() keeps one.
     open: {
-      on: {
-        opened: [
-          { guard: 'isDraft', target: 'draft', actions: ['refresh', 'update', { type: 'react', params: { reaction: 'draft' } }] },
-          { actions: ['refresh', 'update'] },
-        ],
-        reopened: { actions: ['refresh', 'update'] },
-        ready_for_review: { actions: ['refresh', 'update'] },
-        converted_to_draft: { target: 'draft', actions: ['refresh', 'update', { type: 'react', params: { reaction: 'draft' } }] },
-        updated: [
-          { guard: 'isDraft', target: 'draft', actions: ['refresh', 'update', { type: 'react', params: { reaction: 'draft' } }] },
-          { actions: ['refresh', 'update'] },
-        ],
-      },
+      entry: { type: 'unreact', params: { reaction: 'draft' } },
+      always: { guard: 'prIsDraft', target: 'draft', actions: 'update' },
     },
     draft: {
-      on: {
-        opened: [
-          { guard: 'isDraft', actions: ['refresh', 'update'] },
-          { target: 'open', actions: ['refresh', 'update', { type: 'unreact', params: { reaction: 'draft' } }] },
-        ],
-        reopened: [
-          { guard: 'isDraft', actions: ['refresh', 'update'] },
-          { target: 'open', actions: ['refresh', 'update', { type: 'unreact', params: { reaction: 'draft' } }] },
-        ],
-        ready_for_review: { target: 'open', actions: ['refresh', 'update', { type: 'unreact', params: { reaction: 'draft' } }] },
-        converted_to_draft: { actions: ['refresh', 'update'] },
-        updated: [
-          { guard: 'isDraft', actions: ['refresh', 'update'] },
-          { target: 'open', actions: ['refresh', 'update', { type: 'unreact', params: { reaction: 'draft' } }] },
-        ],
-      },
+      entry: { type: 'react', params: { reaction: 'draft' } },
+      always: { guard: 'prIsReady', target: 'open', actions: 'update' },
     },
-    merged: {},
+    // Terminal: a merge cannot be undone on either host, so a late `closed` or `reopened` only refreshes.
+    merged: {
+      entry: { type: 'react', params: { reaction: 'merged' } },
+      on: { closed: { actions: ['refresh', 'update'] } },
+    },
     closed: {
+      entry: { type: 'react', params: { reaction: 'closed' } },
+      exit: { type: 'unreact', params: { reaction: 'closed' } },
       on: {
-        reopened: { target: 'open', actions: ['refresh', 'update', { type: 'unreact', params: { reaction: 'closed' } }] },
-        opened: { target: 'open', actions: ['refresh', 'update', { type: 'unreact', params: { reaction: 'closed' } }] },
+        reopened: { target: 'open', actions: ['refresh', 'update'] },
+        opened: { target: 'open', actions: ['refresh', 'update'] },
       },
     },
   },

@@ -1,18 +1,18 @@
 import type { Actor, Decoded, EventKind, Ignored, IgnoreReason } from './pull-request-event.ts'
 import { at, bool, int, obj, str } from './read-fields.ts'
 
-/** Bitbucket Cloud event keys (`X-Event-Key`) prherald acts on. */
-const EVENT_KEYS: Record<string, EventKind | undefined> = {
-  'pullrequest:created': 'opened',
-  'pullrequest:updated': 'updated',
-  'pullrequest:approved': 'approved',
-  'pullrequest:unapproved': 'approval_removed',
-  'pullrequest:changes_request_created': 'changes_requested',
-  'pullrequest:changes_request_removed': 'changes_request_removed',
-  'pullrequest:fulfilled': 'merged',
-  'pullrequest:rejected': 'closed',
-  'pullrequest:comment_created': 'commented',
-}
+/** Bitbucket Cloud event keys (`X-Event-Key`) prherald acts on. A Map, so `constructor` is not a key. */
+const EVENT_KEYS = new Map<string, EventKind>([
+  ['pullrequest:created', 'opened'],
+  ['pullrequest:updated', 'updated'],
+  ['pullrequest:approved', 'approved'],
+  ['pullrequest:unapproved', 'approval_removed'],
+  ['pullrequest:changes_request_created', 'changes_requested'],
+  ['pullrequest:changes_request_removed', 'changes_request_removed'],
+  ['pullrequest:fulfilled', 'merged'],
+  ['pullrequest:rejected', 'closed'],
+  ['pullrequest:comment_created', 'commented'],
+])
 
 /** The object that names who acted, per event key; `actor` otherwise. */
 function actingUser(kind: EventKind, payload: unknown): unknown {
@@ -33,23 +33,27 @@ function actingUser(kind: EventKind, payload: unknown): unknown {
 function actorOf(user: unknown): Actor | undefined {
   const login = str(user, 'nickname') ?? str(user, 'display_name') ?? str(user, 'account_id')
   if (!login) return undefined
-  // Bitbucket marks Pipelines, Forge apps and access tokens' bot users as `app_user`.
+  // Only `app_user` is a bot: it is what Bitbucket calls the accounts behind Connect/Forge apps and repository,
+  // project or workspace access tokens. `team` is a workspace owning a repository, never someone who reviews
+  // or comments, so counting it as a bot (or anything but `user` as one) would only mislabel odd payloads.
   return { login, isBot: str(user, 'type') === 'app_user' }
 }
 
 /** Decodes a Bitbucket Cloud delivery into a PullRequestEvent or an Ignored. Never throws. */
 export function decodeBitbucket(eventKey: string, deliveryId: string, payload: unknown): Decoded {
   const root = obj(payload)
+  // `full_name` is "workspace/repo-slug". `repository.name` is not a fallback for the slug: it is the display
+  // name ("My Service"), which would never match the routing config, so without full_name the repo is unknown.
   const fullName = str(root, 'repository', 'full_name') ?? ''
   const slash = fullName.indexOf('/')
   const owner = slash > 0 ? fullName.slice(0, slash) : str(root, 'repository', 'workspace', 'slug')
-  const repo = slash > 0 ? fullName.slice(slash + 1) : str(root, 'repository', 'name')
+  const repo = slash > 0 && slash < fullName.length - 1 ? fullName.slice(slash + 1) : undefined
   const pr = at(root, 'pullrequest')
   const number = int(pr, 'id')
   const ignored = (reason: IgnoreReason): Ignored => ({ ignored: true, reason, event: eventKey || undefined, owner, repo, number })
 
-  const kind = EVENT_KEYS[eventKey]
-  if (!kind) return ignored(eventKey.startsWith('pullrequest:') ? 'unsupported_action' : 'unsupported_event')
+  const kind = EVENT_KEYS.get(eventKey)
+  if (!kind) return ignored(String(eventKey).startsWith('pullrequest:') ? 'unsupported_action' : 'unsupported_event')
   const title = str(pr, 'title')
   const url = str(pr, 'links', 'html', 'href')
   const author = str(pr, 'author', 'nickname') ?? str(pr, 'author', 'display_name')

@@ -1,20 +1,53 @@
 import type { Actor, Decoded, EventKind, Ignored, IgnoreReason, PullRequestFacts } from './pull-request-event.ts'
 import { at, bool, int, obj, str, type JsonObject } from './read-fields.ts'
 
-/** The GitHub events and actions prherald acts on; everything else is ignored with a reason. */
-const PULL_REQUEST_ACTIONS: Record<string, EventKind | undefined> = {
-  opened: 'opened',
-  reopened: 'reopened',
-  ready_for_review: 'ready_for_review',
-  converted_to_draft: 'converted_to_draft',
-  edited: 'edited',
-  closed: 'closed',
-}
+/** Either the kind of change a delivery announces, or why it is not one prherald acts on. */
+type Verdict = { kind: EventKind } | { reason: IgnoreReason }
 
-const REVIEW_STATES: Record<string, EventKind | undefined> = {
-  approved: 'approved',
-  changes_requested: 'changes_requested',
-  commented: 'commented',
+// Maps, not object literals: a lookup by a payload string must not find `constructor` or `__proto__`.
+const PULL_REQUEST_ACTIONS = new Map<string, EventKind>([
+  ['opened', 'opened'],
+  ['reopened', 'reopened'],
+  ['ready_for_review', 'ready_for_review'],
+  ['converted_to_draft', 'converted_to_draft'],
+])
+
+const REVIEW_STATES = new Map<string, EventKind>([
+  ['approved', 'approved'],
+  ['changes_requested', 'changes_requested'],
+  ['commented', 'commented'],
+])
+
+/** The events whose payloads always carry `action`; its absence means the payload is not what it claims. */
+const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_review', 'pull_request_review_comment', 'issue_comment'])
+
+function verdictOf(event: string, payload: JsonObject): Verdict {
+  if (event === 'ping') return { reason: 'ping' }
+  if (!PULL_REQUEST_EVENTS.has(event)) return { reason: 'unsupported_event' }
+  const action = str(payload, 'action')
+  if (action === undefined) return { reason: 'invalid_payload' }
+  const unsupported: Verdict = { reason: 'unsupported_action' }
+  switch (event) {
+    case 'pull_request': {
+      if (action === 'closed') return { kind: bool(payload, 'pull_request', 'merged') === true ? 'merged' : 'closed' }
+      // Only a title change shows in the message; body and base-branch edits are not news.
+      if (action === 'edited') return obj(at(payload, 'changes', 'title')) ? { kind: 'edited' } : unsupported
+      const kind = PULL_REQUEST_ACTIONS.get(action)
+      return kind ? { kind } : unsupported
+    }
+    case 'pull_request_review': {
+      if (action === 'dismissed') return { kind: 'review_dismissed' }
+      // Webhooks send the state lower-case, the REST API upper-case; accept both.
+      const kind = action === 'submitted' ? REVIEW_STATES.get((str(payload, 'review', 'state') ?? '').toLowerCase()) : undefined
+      return kind ? { kind } : unsupported
+    }
+    case 'pull_request_review_comment':
+      return action === 'created' ? { kind: 'commented' } : unsupported
+    default: // issue_comment: issues and pull requests share one comment thread and one event.
+      if (action !== 'created') return unsupported
+      if (!obj(at(payload, 'issue'))) return { reason: 'invalid_payload' }
+      return obj(at(payload, 'issue', 'pull_request')) ? { kind: 'commented' } : { reason: 'not_a_pull_request' }
+  }
 }
 
 function actorOf(user: unknown): Actor | undefined {
@@ -23,13 +56,25 @@ function actorOf(user: unknown): Actor | undefined {
   return { login, isBot: str(user, 'type') === 'Bot' || login.endsWith('[bot]') }
 }
 
-/** Facts from a `pull_request` object, or from an `issue` that is a pull request (issue_comment). */
-function factsOf(pr: JsonObject, url: string | undefined): PullRequestFacts | undefined {
+/**
+ * The person the event is about. For a dismissal that is the reviewer whose verdict is withdrawn (the
+ * machine forgets *their* approval), not the sender who dismissed it.
+ */
+function actingUser(event: string, payload: JsonObject): unknown {
+  if (event === 'pull_request_review') return at(payload, 'review', 'user')
+  if (event === 'pull_request_review_comment' || event === 'issue_comment') return at(payload, 'comment', 'user')
+  return at(payload, 'sender')
+}
+
+/** Facts from a `pull_request`, or from the `issue` of an issue_comment on a pull request. */
+function factsOf(pr: JsonObject | undefined, isIssue: boolean): PullRequestFacts | undefined {
   const title = str(pr, 'title')
+  // issue_comment names the pull request's own page in issue.pull_request; the issue's page is the fallback.
+  const url = (isIssue ? str(pr, 'pull_request', 'html_url') : undefined) ?? str(pr, 'html_url')
   const author = str(pr, 'user', 'login')
   const createdAt = str(pr, 'created_at')
   if (title === undefined || !url || !author || !createdAt) return undefined
-  const merged = bool(pr, 'merged') === true
+  const merged = isIssue ? typeof at(pr, 'pull_request', 'merged_at') === 'string' : bool(pr, 'merged') === true
   return {
     title, url, author, createdAt,
     draft: bool(pr, 'draft') === true,
@@ -37,52 +82,21 @@ function factsOf(pr: JsonObject, url: string | undefined): PullRequestFacts | un
   }
 }
 
-function kindOf(event: string, payload: JsonObject): EventKind | IgnoreReason {
-  const action = str(payload, 'action')
-  switch (event) {
-    case 'ping':
-      return 'ping'
-    case 'pull_request': {
-      const kind = action === undefined ? undefined : PULL_REQUEST_ACTIONS[action]
-      if (kind === 'closed') return bool(payload, 'pull_request', 'merged') === true ? 'merged' : 'closed'
-      // Only a title change shows in the message; body and base edits are not news.
-      if (kind === 'edited') return at(payload, 'changes', 'title') === undefined ? 'unsupported_action' : 'edited'
-      return kind ?? 'unsupported_action'
-    }
-    case 'pull_request_review':
-      if (action === 'dismissed') return 'review_dismissed'
-      if (action !== 'submitted') return 'unsupported_action'
-      return REVIEW_STATES[(str(payload, 'review', 'state') ?? '').toLowerCase()] ?? 'unsupported_action'
-    case 'pull_request_review_comment':
-      return action === 'created' ? 'commented' : 'unsupported_action'
-    case 'issue_comment':
-      if (action !== 'created') return 'unsupported_action'
-      return at(payload, 'issue', 'pull_request') === undefined ? 'not_a_pull_request' : 'commented'
-    default:
-      return 'unsupported_event'
-  }
-}
-
-const KINDS = new Set<string>(['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'edited', 'approved',
-  'changes_requested', 'commented', 'review_dismissed', 'merged', 'closed'])
-
 /** Decodes a GitHub delivery (`X-GitHub-Event`) into a PullRequestEvent or an Ignored. Never throws. */
 export function decodeGithub(eventName: string, deliveryId: string, payload: unknown): Decoded {
   const root = obj(payload)
+  const isIssue = eventName === 'issue_comment'
+  const pr = obj(at(root, isIssue ? 'issue' : 'pull_request'))
   const owner = str(root, 'repository', 'owner', 'login')
   const repo = str(root, 'repository', 'name')
-  const pr = obj(at(root, 'pull_request')) ?? obj(at(root, 'issue'))
   const number = int(pr, 'number')
   const ignored = (reason: IgnoreReason): Ignored => ({ ignored: true, reason, event: eventName || undefined, owner, repo, number })
   if (!root) return ignored(eventName === 'ping' ? 'ping' : 'invalid_payload')
 
-  const kind = kindOf(eventName, root)
-  if (!KINDS.has(kind)) return ignored(kind as IgnoreReason)
-  const url = eventName === 'issue_comment' ? (str(pr, 'pull_request', 'html_url') ?? str(pr, 'html_url')) : str(pr, 'html_url')
-  const facts = pr && factsOf(pr, url)
-  const actingUser = eventName === 'pull_request_review' ? at(root, 'review', 'user')
-    : eventName === 'pull_request' ? at(root, 'sender') : at(root, 'comment', 'user')
-  const actor = actorOf(actingUser) ?? actorOf(at(root, 'sender'))
+  const verdict = verdictOf(eventName, root)
+  if ('reason' in verdict) return ignored(verdict.reason)
+  const facts = factsOf(pr, isIssue)
+  const actor = actorOf(actingUser(eventName, root)) ?? actorOf(at(root, 'sender'))
   if (!owner || !repo || !number || !facts || !actor) return ignored('invalid_payload')
-  return { provider: 'github', deliveryId, owner, repo, number, kind: kind as EventKind, pr: facts, actor }
+  return { provider: 'github', deliveryId, owner, repo, number, kind: verdict.kind, pr: facts, actor }
 }

@@ -46,6 +46,38 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
   const countPending = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL')
   const deleteApplied = db.prepare('DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < ?')
 
+  // Group commit: every write waits for the end of the current turn of the event loop, and all writes
+  // queued by then share one transaction, so one fsync, instead of paying one each. Each write runs in its
+  // own savepoint (a nested better-sqlite3 transaction), so one failing write does not undo the others,
+  // and every caller hears back only after the commit.
+  let queue: Array<{ run: () => unknown; resolve: (value: never) => void; reject: (e: unknown) => void }> = []
+  const commitQueue = db.transaction((items: typeof queue) =>
+    items.map((item) => {
+      try {
+        return { ok: true as const, value: db.transaction(item.run)() }
+      } catch (error) {
+        return { ok: false as const, error }
+      }
+    }))
+  const flush = () => {
+    const items = queue
+    queue = []
+    try {
+      const outcomes = commitQueue(items)
+      items.forEach((item, i) => {
+        const outcome = outcomes[i]!
+        if (outcome.ok) item.resolve(outcome.value as never)
+        else item.reject(outcome.error)
+      })
+    } catch (error) {
+      for (const item of items) item.reject(error)
+    }
+  }
+  const write = <T>(run: () => T): Promise<T> => new Promise<T>((resolve, reject) => {
+    if (queue.length === 0) setImmediate(flush)
+    queue.push({ run, resolve: resolve as (value: never) => void, reject })
+  })
+
   const toMessage = (r: MessageRow): StoredMessage => ({
     provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, ts: r.ts, mentions: JSON.parse(r.mentions) as string[],
     state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id, createdAt: r.created_at, touchedAt: r.touched_at,
@@ -56,16 +88,16 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
       return findMessages.all(pr.provider, pr.repository, pr.prNumber).map(toMessage)
     },
     async saveMessage(m: MessageRecord) {
-      saveMessage.run({ ...m, mentions: JSON.stringify(m.mentions), now: now() })
+      await write(() => saveMessage.run({ ...m, mentions: JSON.stringify(m.mentions), now: now() }))
     },
-    async deleteMessagesUntouchedSince(cutoff) {
-      return deleteOldMessages.run(cutoff).changes
+    deleteMessagesUntouchedSince(cutoff) {
+      return write(() => deleteOldMessages.run(cutoff).changes)
     },
     async countMessages() {
       return countMessages.get()?.n ?? 0
     },
-    async recordDelivery(d: IncomingDelivery) {
-      return recordDelivery.run(d.provider, d.deliveryId, d.prKey, d.event, now()).changes === 1
+    recordDelivery(d: IncomingDelivery) {
+      return write(() => recordDelivery.run(d.provider, d.deliveryId, d.prKey, d.event, now()).changes === 1)
     },
     async pendingDeliveries(): Promise<PendingDelivery[]> {
       return pending.all().map((r) => ({
@@ -73,15 +105,16 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
       }))
     },
     async markApplied(provider, deliveryId) {
-      markApplied.run(now(), provider, deliveryId)
+      await write(() => markApplied.run(now(), provider, deliveryId))
     },
     async countPendingDeliveries() {
       return countPending.get()?.n ?? 0
     },
-    async deleteAppliedDeliveriesBefore(cutoff) {
-      return deleteApplied.run(cutoff).changes
+    deleteAppliedDeliveriesBefore(cutoff) {
+      return write(() => deleteApplied.run(cutoff).changes)
     },
     async close() {
+      if (queue.length > 0) flush()
       if (db.open) db.close()
     },
   }

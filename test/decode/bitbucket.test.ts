@@ -1,0 +1,224 @@
+import { describe, it, expect } from 'vitest'
+import fc from 'fast-check'
+import { decodeBitbucket } from '../../src/decode/bitbucket.ts'
+import { isIgnored, type Decoded, type EventKind, type IgnoreReason, type PullRequestEvent } from '../../src/decode/pull-request-event.ts'
+import { bitbucketFixture } from '../helpers/bitbucket-fixtures.ts'
+
+type Json = Record<string, unknown>
+
+const decode = (eventKey: string, payload: unknown): Decoded => decodeBitbucket(eventKey, 'req-uuid-1', payload)
+const fixture = bitbucketFixture
+
+function expectEvent(decoded: Decoded): PullRequestEvent {
+  if (isIgnored(decoded)) throw new Error(`expected a pull request event, got ignored: ${decoded.reason}`)
+  return decoded
+}
+
+/** Sets a dotted path in a payload. The parent must exist, so a test never edits a field the fixture lacks by accident. */
+function put(root: Json, path: string, value: unknown): Json {
+  const keys = path.split('.')
+  const last = keys.pop()!
+  const parent = keys.reduce<unknown>((node, key) => (node as Json | undefined)?.[key], root)
+  if (typeof parent !== 'object' || parent === null) throw new Error(`test bug: no parent for ${path}`)
+  ;(parent as Json)[last] = value
+  return root
+}
+
+function drop(root: Json, path: string): Json {
+  const keys = path.split('.')
+  const last = keys.pop()!
+  const parent = keys.reduce<unknown>((node, key) => (node as Json | undefined)?.[key], root)
+  if (typeof parent !== 'object' || parent === null || !(last in parent)) throw new Error(`test bug: nothing at ${path}`)
+  delete (parent as Json)[last]
+  return root
+}
+
+/** In a real delivery the top-level actor is the reviewer too; a different one shows which object is read. */
+const withOtherActor = (payload: Json): Json => put(payload, 'actor', { display_name: 'Someone Else', nickname: 'someone-else', type: 'user', account_id: '557058:other' })
+
+describe('decodeBitbucket: pull request events', () => {
+  it('decodes pullrequest:created into every field, owner and repo from full_name', () => {
+    expect(decode('pullrequest:created', fixture('created'))).toEqual({
+      provider: 'bitbucket', deliveryId: 'req-uuid-1', owner: 'acme', repo: 'payments-api', number: 42, kind: 'opened',
+      pr: {
+        title: 'Retry idempotent card captures', url: 'https://bitbucket.org/acme/payments-api/pull-requests/42',
+        author: 'dana', draft: false, state: 'open', createdAt: '2025-03-04T09:12:31.118236+00:00',
+      },
+      actor: { login: 'dana', isBot: false },
+    })
+  })
+
+  const rows: Array<[string, EventKind, PullRequestEvent['pr']['state'], string]> = [
+    ['updated', 'updated', 'open', 'dana'],
+    ['approved', 'approved', 'open', 'rcosta'],
+    ['unapproved', 'approval_removed', 'open', 'rcosta'],
+    ['changes_request_created', 'changes_requested', 'open', 'rcosta'],
+    ['changes_request_removed', 'changes_request_removed', 'open', 'rcosta'],
+    ['fulfilled', 'merged', 'merged', 'dana'],
+    ['rejected', 'closed', 'closed', 'dana'],
+    ['comment_created', 'commented', 'open', 'rcosta'],
+  ]
+  it.each(rows)('maps pullrequest:%s to %s (state %s, acted by %s)', (name, kind, state, login) => {
+    const event = expectEvent(decode(`pullrequest:${name}`, fixture(name)))
+    expect(event).toMatchObject({ kind, owner: 'acme', repo: 'payments-api', number: 42, actor: { login, isBot: false } })
+    expect(event.pr.state).toBe(state)
+  })
+
+  it('reads the new title and draft flag from pullrequest:updated', () => {
+    const event = expectEvent(decode('pullrequest:updated', put(fixture('updated'), 'pullrequest.draft', true)))
+    expect(event.pr).toMatchObject({ title: 'Retry idempotent card captures (max 2)', draft: true })
+  })
+
+  it.each([
+    ['approved', 'approval.user'],
+    ['unapproved', 'approval.user'],
+    ['changes_request_created', 'changes_request.user'],
+    ['changes_request_removed', 'changes_request.user'],
+    ['comment_created', 'comment.user'],
+  ])('takes the actor of pullrequest:%s from %s, not from actor', (name) => {
+    expect(expectEvent(decode(`pullrequest:${name}`, withOtherActor(fixture(name)))).actor.login).toBe('rcosta')
+  })
+
+  it.each([
+    ['approved', 'approval.user'],
+    ['changes_request_created', 'changes_request.user'],
+    ['comment_created', 'comment.user'],
+  ])('falls back to actor when pullrequest:%s lacks %s', (name, path) => {
+    expect(expectEvent(decode(`pullrequest:${name}`, drop(withOtherActor(fixture(name)), path))).actor.login).toBe('someone-else')
+  })
+
+  it('takes the actor of events without their own user object from actor', () => {
+    expect(expectEvent(decode('pullrequest:fulfilled', withOtherActor(fixture('fulfilled')))).actor.login).toBe('someone-else')
+  })
+
+  it('treats a SUPERSEDED pull request as closed', () => {
+    expect(expectEvent(decode('pullrequest:rejected', put(fixture('rejected'), 'pullrequest.state', 'SUPERSEDED'))).pr.state).toBe('closed')
+  })
+})
+
+describe('decodeBitbucket: users', () => {
+  it('names the author by display_name when nickname is missing', () => {
+    expect(expectEvent(decode('pullrequest:created', drop(fixture('created'), 'pullrequest.author.nickname'))).pr.author).toBe('Dana Whitfield')
+  })
+
+  it('names the actor by nickname, then display_name, then account_id', () => {
+    const payload = drop(fixture('approved'), 'approval.user.nickname')
+    expect(expectEvent(decode('pullrequest:approved', payload)).actor.login).toBe('Rui Costa')
+    drop(payload, 'approval.user.display_name')
+    expect(expectEvent(decode('pullrequest:approved', payload)).actor.login).toBe('5b90d99f96cb052b5f65ab5d')
+  })
+
+  it.each([
+    ['app_user', true],
+    ['user', false],
+    ['team', false],
+  ])('counts a %s as a bot: %s', (type, isBot) => {
+    const payload = put(fixture('comment_created'), 'comment.user.type', type)
+    expect(expectEvent(decode('pullrequest:comment_created', payload)).actor).toEqual({ login: 'rcosta', isBot })
+  })
+})
+
+describe('decodeBitbucket: ignored events', () => {
+  it.each(['comment_updated', 'comment_deleted', 'comment_resolved', 'comment_reopened', 'push', 'constructor'])(
+    'ignores pullrequest:%s as unsupported_action, naming the pull request',
+    (action) => {
+      expect(decode(`pullrequest:${action}`, fixture('updated'))).toEqual({
+        ignored: true, reason: 'unsupported_action', event: `pullrequest:${action}`, owner: 'acme', repo: 'payments-api', number: 42,
+      })
+    },
+  )
+
+  it('ignores repo:push as unsupported_event, naming the repository', () => {
+    expect(decode('repo:push', fixture('repo-push'))).toEqual({ ignored: true, reason: 'unsupported_event', event: 'repo:push', owner: 'acme', repo: 'payments-api' })
+  })
+
+  it.each(['diagnostics:ping', 'issue:created', 'constructor', '__proto__', 'PULLREQUEST:CREATED', ''])('ignores event key %j as unsupported_event', (key) => {
+    expect(decode(key, fixture('created'))).toMatchObject({ ignored: true, reason: 'unsupported_event' })
+  })
+})
+
+describe('decodeBitbucket: malformed payloads never throw', () => {
+  it.each([null, undefined, [], {}, 'pullrequest', 42, false])('ignores %j as invalid_payload', (payload) => {
+    expect(decode('pullrequest:created', payload)).toEqual({ ignored: true, reason: 'invalid_payload', event: 'pullrequest:created' })
+  })
+
+  it('does not take repository.name (a display name) for the slug, but still names the workspace', () => {
+    const payload = drop(fixture('created'), 'repository.full_name')
+    expect(decode('pullrequest:created', payload)).toEqual({ ignored: true, reason: 'invalid_payload', event: 'pullrequest:created', owner: 'acme', number: 42 })
+  })
+
+  const wrongTypes: Array<[string, unknown]> = [
+    ['pullrequest', [{ id: 42 }]],
+    ['pullrequest.id', '42'],
+    ['pullrequest.id', -1],
+    ['pullrequest.title', null],
+    ['pullrequest.links.html', 'https://bitbucket.org/acme/payments-api/pull-requests/42'],
+    ['pullrequest.author', 'dana'],
+    ['pullrequest.created_on', 1741079551],
+    ['repository', 'acme/payments-api'],
+    ['repository.full_name', 'acme/'],
+    ['repository.full_name', '/payments-api'],
+    ['actor', []],
+  ]
+  it.each(wrongTypes)('ignores pullrequest:created with %s set to %j as invalid_payload', (path, value) => {
+    expect(decode('pullrequest:created', put(fixture('created'), path, value))).toMatchObject({ ignored: true, reason: 'invalid_payload' })
+  })
+
+  // Which top-level fields each fixture cannot do without; deleting any other must change nothing.
+  const names = ['created', 'updated', 'approved', 'unapproved', 'changes_request_created', 'changes_request_removed', 'fulfilled', 'rejected', 'comment_created']
+  it.each(names)('pullrequest:%s: deleting each top-level field in turn ignores or changes nothing', (name) => {
+    const required = ['repository', 'pullrequest', ...(['created', 'updated', 'fulfilled', 'rejected'].includes(name) ? ['actor'] : [])]
+    const whole = decode(`pullrequest:${name}`, fixture(name))
+    expectEvent(whole)
+    for (const key of required) expect(fixture(name)).toHaveProperty(key)
+    for (const key of Object.keys(fixture(name))) {
+      const decoded = decode(`pullrequest:${name}`, drop(fixture(name), key))
+      if (required.includes(key)) expect(decoded, key).toMatchObject({ ignored: true, reason: 'invalid_payload' satisfies IgnoreReason })
+      else expect(decoded, key).toEqual(whole)
+    }
+  })
+
+  it('ignores pullrequest:created with any field it reads deleted', () => {
+    const paths = ['pullrequest.id', 'pullrequest.title', 'pullrequest.links.html.href', 'pullrequest.author', 'pullrequest.created_on', 'actor']
+    for (const path of paths) {
+      expect(decode('pullrequest:created', drop(fixture('created'), path)), path).toMatchObject({ ignored: true, reason: 'invalid_payload' })
+    }
+  })
+
+  it('never throws on arbitrary values, nor on fixtures with one value replaced by an arbitrary one', () => {
+    const eventKey = fc.constantFrom(...names.map((n) => `pullrequest:${n}`), 'repo:push')
+    fc.assert(fc.property(eventKey, fc.anything(), (key, payload) => wellFormed(decode(key, payload))))
+    fc.assert(fc.property(fc.constantFrom(...names), fc.nat(), fc.anything(), (name, n, value) => {
+      const payload = fixture(name)
+      replaceNth(payload, n, value)
+      return wellFormed(decode(`pullrequest:${name}`, payload))
+    }), { numRuns: 500 })
+  })
+})
+
+const KINDS = ['opened', 'updated', 'approved', 'approval_removed', 'changes_requested', 'changes_request_removed', 'commented', 'merged', 'closed']
+const REASONS = ['unsupported_event', 'unsupported_action', 'invalid_payload']
+
+/** Either a known ignore reason, or an event whose every field has the type and range the rest of prherald assumes. */
+function wellFormed(d: Decoded): boolean {
+  if (isIgnored(d)) return REASONS.includes(d.reason)
+  const text = [d.owner, d.repo, d.pr.url, d.pr.author, d.pr.createdAt, d.actor.login]
+  return d.provider === 'bitbucket' && KINDS.includes(d.kind) && Number.isSafeInteger(d.number) && d.number > 0
+    && text.every((t) => typeof t === 'string' && t !== '') && typeof d.pr.title === 'string'
+    && typeof d.pr.draft === 'boolean' && typeof d.actor.isBot === 'boolean' && ['open', 'closed', 'merged'].includes(d.pr.state)
+}
+
+/** Replaces the nth value (depth-first, wrapping) anywhere in a JSON tree, so every nesting level gets hit. */
+function replaceNth(root: Json, n: number, value: unknown): void {
+  const slots: Array<[Json, string]> = []
+  const walk = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return
+    for (const [key, child] of Object.entries(node)) {
+      slots.push([node as Json, key])
+      walk(child)
+    }
+  }
+  walk(root)
+  const slot = slots[n % slots.length]
+  if (slot) slot[0][slot[1]] = value
+}

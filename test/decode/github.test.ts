@@ -1,0 +1,351 @@
+import { describe, it, expect } from 'vitest'
+import fc from 'fast-check'
+import { createRequire } from 'node:module'
+import { decodeGithub } from '../../src/decode/github.ts'
+import { isIgnored, type Decoded, type IgnoreReason, type PullRequestEvent } from '../../src/decode/pull-request-event.ts'
+import { githubExample } from '../helpers/github-examples.ts'
+
+type Json = Record<string, unknown>
+
+interface ExampleGroup { name: string; examples: Json[] }
+// Read directly only to enumerate what the package holds; payloads under test come through githubExample.
+const groups = createRequire(import.meta.url)('@octokit/webhooks-examples/api.github.com/index.json') as ExampleGroup[]
+const actionsOf = (event: string): string[] => [...new Set(groups.find((g) => g.name === event)?.examples.map((p) => String(p.action)))]
+
+const decode = (event: string, payload: unknown): Decoded => decodeGithub(event, 'delivery-1', payload)
+const example = githubExample
+
+function expectEvent(decoded: Decoded): PullRequestEvent {
+  if (isIgnored(decoded)) throw new Error(`expected a pull request event, got ignored: ${decoded.reason}`)
+  return decoded
+}
+
+function expectIgnored(decoded: Decoded, reason: IgnoreReason): void {
+  expect(decoded).toMatchObject({ ignored: true, reason })
+}
+
+/** Sets a dotted path in a payload. The parent must exist, so a test never edits a field the example lacks by accident. */
+function put(root: Json, path: string, value: unknown): Json {
+  const keys = path.split('.')
+  const last = keys.pop()!
+  const parent = keys.reduce<unknown>((node, key) => (node as Json | undefined)?.[key], root)
+  if (typeof parent !== 'object' || parent === null) throw new Error(`test bug: no parent for ${path}`)
+  ;(parent as Json)[last] = value
+  return root
+}
+
+function drop(root: Json, path: string): Json {
+  const keys = path.split('.')
+  const last = keys.pop()!
+  const parent = keys.reduce<unknown>((node, key) => (node as Json | undefined)?.[key], root)
+  if (typeof parent !== 'object' || parent === null || !(last in parent)) throw new Error(`test bug: nothing at ${path}`)
+  delete (parent as Json)[last]
+  return root
+}
+
+/**
+ * Every example payload uses "Codertocat" for the repository owner, the author, the sender, the reviewer and
+ * the commenter. Giving each role its own login is the only way to show which one the decoder read.
+ */
+function withDistinctUsers(payload: Json): Json {
+  put(payload, `${'issue' in payload ? 'issue' : 'pull_request'}.user.login`, 'pr-author')
+  put(payload, 'sender.login', 'the-sender')
+  if ('review' in payload) put(payload, 'review.user.login', 'the-reviewer')
+  if ('comment' in payload) put(payload, 'comment.user.login', 'the-commenter')
+  return payload
+}
+
+/** The examples have no issue_comment on a pull request; GitHub marks one by adding `issue.pull_request`. */
+function commentOnPullRequest(action = 'created'): Json {
+  return put(example('issue_comment', action), 'issue.pull_request', {
+    url: 'https://api.github.com/repos/Codertocat/Hello-World/pulls/1',
+    html_url: 'https://github.com/Codertocat/Hello-World/pull/1',
+    diff_url: 'https://github.com/Codertocat/Hello-World/pull/1.diff',
+    patch_url: 'https://github.com/Codertocat/Hello-World/pull/1.patch',
+    merged_at: null,
+  })
+}
+
+describe('decodeGithub: pull_request', () => {
+  it('decodes an opened pull request from the real example into every field', () => {
+    expect(decode('pull_request', withDistinctUsers(example('pull_request', 'opened')))).toEqual({
+      provider: 'github', deliveryId: 'delivery-1', owner: 'Codertocat', repo: 'Hello-World', number: 2, kind: 'opened',
+      pr: {
+        title: 'Update the README with new information.', url: 'https://github.com/Codertocat/Hello-World/pull/2',
+        author: 'pr-author', draft: false, state: 'open', createdAt: '2019-05-15T15:20:33Z',
+      },
+      actor: { login: 'the-sender', isBot: false },
+    })
+  })
+
+  it.each([
+    ['reopened', 'reopened', false],
+    ['ready_for_review', 'ready_for_review', false],
+    ['converted_to_draft', 'converted_to_draft', true],
+  ] as const)('maps action %s to %s with the draft flag of the real example', (action, kind, draft) => {
+    const event = expectEvent(decode('pull_request', example('pull_request', action)))
+    expect(event.kind).toBe(kind)
+    expect(event.pr.draft).toBe(draft)
+    expect(event.pr.state).toBe('open')
+  })
+
+  it('maps closed without merging to closed (the only closed examples are unmerged)', () => {
+    const event = expectEvent(decode('pull_request', example('pull_request', 'closed')))
+    expect(event.kind).toBe('closed')
+    expect(event.pr.state).toBe('closed')
+  })
+
+  it('maps closed with merged: true to merged (no merged example exists: the closed one with merged set)', () => {
+    const payload = put(example('pull_request', 'closed'), 'pull_request.merged', true)
+    put(payload, 'pull_request.merged_at', '2019-05-15T15:21:00Z')
+    const event = expectEvent(decode('pull_request', payload))
+    expect(event.kind).toBe('merged')
+    expect(event.pr.state).toBe('merged')
+  })
+
+  // There is no `edited` example; the opened one with its action and `changes` swapped stands in.
+  it('maps edited to edited only when the title changed', () => {
+    const titled = put(example('pull_request', 'opened'), 'action', 'edited')
+    put(titled, 'changes', { title: { from: 'Update the README' } })
+    expect(expectEvent(decode('pull_request', titled)).kind).toBe('edited')
+
+    const bodyOnly = put(example('pull_request', 'opened'), 'action', 'edited')
+    put(bodyOnly, 'changes', { body: { from: 'old description' } })
+    expect(decode('pull_request', bodyOnly)).toEqual({ ignored: true, reason: 'unsupported_action', event: 'pull_request', owner: 'Codertocat', repo: 'Hello-World', number: 2 })
+  })
+
+  const handled = new Set(['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'closed', 'edited'])
+  it.each(actionsOf('pull_request').filter((a) => !handled.has(a)))('ignores the real %s example as unsupported_action, naming the pull request', (action) => {
+    expect(decode('pull_request', example('pull_request', action))).toEqual({
+      ignored: true, reason: 'unsupported_action', event: 'pull_request', owner: 'Codertocat', repo: 'Hello-World', number: 2,
+    })
+  })
+})
+
+describe('decodeGithub: reviews and comments', () => {
+  it('maps the real submitted review (state commented) to commented, acted by the reviewer', () => {
+    const event = expectEvent(decode('pull_request_review', withDistinctUsers(example('pull_request_review', 'submitted'))))
+    expect(event.kind).toBe('commented')
+    expect(event.actor).toEqual({ login: 'the-reviewer', isBot: false })
+    expect(event.pr.author).toBe('pr-author')
+  })
+
+  // The examples hold only `commented` submissions; the same payload with review.state changed stands in.
+  it.each([
+    ['approved', 'approved'], ['APPROVED', 'approved'],
+    ['changes_requested', 'changes_requested'], ['CHANGES_REQUESTED', 'changes_requested'],
+    ['COMMENTED', 'commented'],
+  ] as const)('maps a submitted review with state %s to %s', (state, kind) => {
+    const payload = put(example('pull_request_review', 'submitted'), 'review.state', state)
+    expect(expectEvent(decode('pull_request_review', payload)).kind).toBe(kind)
+  })
+
+  it.each(['pending', 'dismissed', 'constructor', ''])('ignores a submitted review with state %j', (state) => {
+    const payload = put(example('pull_request_review', 'submitted'), 'review.state', state)
+    expectIgnored(decode('pull_request_review', payload), 'unsupported_action')
+  })
+
+  it('maps the real dismissed review to review_dismissed, naming the reviewer whose verdict goes', () => {
+    const payload = withDistinctUsers(example('pull_request_review', 'dismissed'))
+    const event = expectEvent(decode('pull_request_review', payload))
+    expect(event.kind).toBe('review_dismissed')
+    expect(event.actor.login).toBe('the-reviewer')
+    // This example's html_url points at another repository (hellomouse/GNS#902); the url is taken as sent.
+    expect(event.pr.url).toBe('https://github.com/hellomouse/GNS/pull/902')
+  })
+
+  it('ignores review actions other than submitted and dismissed (edited: the submitted example re-labelled)', () => {
+    const payload = put(example('pull_request_review', 'submitted'), 'action', 'edited')
+    expectIgnored(decode('pull_request_review', payload), 'unsupported_action')
+  })
+
+  it('maps the real created review comment to commented, acted by the commenter', () => {
+    const event = expectEvent(decode('pull_request_review_comment', withDistinctUsers(example('pull_request_review_comment', 'created'))))
+    expect(event).toMatchObject({ kind: 'commented', number: 2, actor: { login: 'the-commenter', isBot: false } })
+    // The review-comment examples carry no `draft` on their pull request: absent means not a draft.
+    expect(event.pr.draft).toBe(false)
+  })
+
+  it.each(['edited', 'deleted'])('ignores the real %s review comment as unsupported_action', (action) => {
+    expectIgnored(decode('pull_request_review_comment', example('pull_request_review_comment', action)), 'unsupported_action')
+  })
+})
+
+describe('decodeGithub: issue_comment', () => {
+  it('ignores the real created comment on an issue as not_a_pull_request, naming the issue', () => {
+    expect(decode('issue_comment', example('issue_comment', 'created'))).toEqual({
+      ignored: true, reason: 'not_a_pull_request', event: 'issue_comment', owner: 'Codertocat', repo: 'Hello-World', number: 1,
+    })
+  })
+
+  it('decodes a comment on a pull request from the issue, acted by the commenter', () => {
+    expect(decode('issue_comment', withDistinctUsers(commentOnPullRequest()))).toEqual({
+      provider: 'github', deliveryId: 'delivery-1', owner: 'Codertocat', repo: 'Hello-World', number: 1, kind: 'commented',
+      pr: {
+        title: 'Spelling error in the README file', url: 'https://github.com/Codertocat/Hello-World/pull/1',
+        author: 'pr-author', draft: false, state: 'open', createdAt: '2019-05-15T15:20:18Z',
+      },
+      actor: { login: 'the-commenter', isBot: false },
+    })
+  })
+
+  it('reads draft, closed and merged from the issue and falls back to the issue url', () => {
+    const payload = commentOnPullRequest()
+    put(payload, 'issue.draft', true)
+    put(payload, 'issue.state', 'closed')
+    drop(payload, 'issue.pull_request.html_url')
+    const closed = expectEvent(decode('issue_comment', payload))
+    expect(closed.pr).toMatchObject({ draft: true, state: 'closed', url: 'https://github.com/Codertocat/Hello-World/issues/1' })
+    put(payload, 'issue.pull_request.merged_at', '2019-05-15T15:21:00Z')
+    expect(expectEvent(decode('issue_comment', payload)).pr.state).toBe('merged')
+  })
+
+  it.each(['edited', 'deleted'])('ignores a %s comment on a pull request as unsupported_action', (action) => {
+    expectIgnored(decode('issue_comment', commentOnPullRequest(action)), 'unsupported_action')
+  })
+})
+
+describe('decodeGithub: actors', () => {
+  it.each([
+    ['type Bot', { login: 'renovate', type: 'Bot' }, true],
+    ['a [bot] login', { login: 'dependabot[bot]', type: 'User' }, true],
+    ['a person', { login: 'octocat', type: 'User' }, false],
+  ])('marks %s', (_label, user, isBot) => {
+    const payload = put(example('pull_request', 'opened'), 'sender.login', user.login)
+    put(payload, 'sender.type', user.type)
+    expect(expectEvent(decode('pull_request', payload)).actor).toEqual({ login: user.login, isBot })
+  })
+
+  it('flags a bot reviewer by review.user, not by the sender', () => {
+    const payload = withDistinctUsers(example('pull_request_review', 'submitted'))
+    put(payload, 'review.user.type', 'Bot')
+    expect(expectEvent(decode('pull_request_review', payload)).actor).toEqual({ login: 'the-reviewer', isBot: true })
+  })
+
+  it('falls back to the sender when the review names no user', () => {
+    const payload = withDistinctUsers(example('pull_request_review', 'submitted'))
+    put(payload, 'review.user', null)
+    expect(expectEvent(decode('pull_request_review', payload)).actor.login).toBe('the-sender')
+  })
+})
+
+describe('decodeGithub: ignored events', () => {
+  it('ignores every real ping example as ping', () => {
+    const pings = groups.find((g) => g.name === 'ping')?.examples ?? []
+    expect(pings.length).toBeGreaterThan(0)
+    for (const ping of pings) expectIgnored(decode('ping', structuredClone(ping)), 'ping')
+  })
+
+  it('ignores ping even when its body is not an object', () => {
+    expect(decode('ping', null)).toEqual({ ignored: true, reason: 'ping', event: 'ping' })
+  })
+
+  const events = groups.map((g) => g.name).filter((n) => !['ping', 'pull_request', 'pull_request_review', 'pull_request_review_comment', 'issue_comment'].includes(n))
+  it.each(events)('ignores the real %s example as unsupported_event', (event) => {
+    expect(decode(event, example(event))).toMatchObject({ ignored: true, reason: 'unsupported_event', event })
+  })
+
+  it.each(['', 'constructor', '__proto__', 'PULL_REQUEST'])('ignores event name %j as unsupported_event', (event) => {
+    expectIgnored(decode(event, example('pull_request', 'opened')), 'unsupported_event')
+  })
+
+  it('ignores an action named after an Object.prototype member', () => {
+    const payload = put(example('pull_request', 'opened'), 'action', 'constructor')
+    expectIgnored(decode('pull_request', payload), 'unsupported_action')
+  })
+})
+
+describe('decodeGithub: malformed payloads never throw', () => {
+  it.each([null, undefined, [], {}, 'pull_request', 42, true])('ignores %j as invalid_payload', (payload) => {
+    expect(decode('pull_request', payload)).toEqual({ ignored: true, reason: 'invalid_payload', event: 'pull_request' })
+  })
+
+  const wrongTypes: Array<[string, unknown]> = [
+    ['action', 1],
+    ['pull_request', [{ number: 2 }]],
+    ['pull_request.number', '2'],
+    ['pull_request.number', 0],
+    ['pull_request.number', 2.5],
+    ['pull_request.title', 7],
+    ['pull_request.html_url', null],
+    ['pull_request.user', 'Codertocat'],
+    ['pull_request.created_at', 1557933633],
+    ['repository', 'Codertocat/Hello-World'],
+    ['repository.owner.login', ''],
+    ['repository.name', {}],
+    ['sender', 5],
+  ]
+  it.each(wrongTypes)('ignores an opened payload with %s set to %j as invalid_payload', (path, value) => {
+    const payload = put(example('pull_request', 'opened'), path, value)
+    expectIgnored(decode('pull_request', payload), 'invalid_payload')
+  })
+
+  // Which top-level fields each real example cannot do without; deleting any other must change nothing.
+  const cases: Array<[string, () => Json, Record<string, IgnoreReason>]> = [
+    ['pull_request', () => example('pull_request', 'opened', (p) => 'organization' in p), { action: 'invalid_payload', pull_request: 'invalid_payload', repository: 'invalid_payload', sender: 'invalid_payload' }],
+    ['pull_request', () => example('pull_request', 'closed'), { action: 'invalid_payload', pull_request: 'invalid_payload', repository: 'invalid_payload', sender: 'invalid_payload' }],
+    ['pull_request_review', () => example('pull_request_review', 'submitted', (p) => 'installation' in p), { action: 'invalid_payload', pull_request: 'invalid_payload', repository: 'invalid_payload', review: 'unsupported_action' }],
+    ['pull_request_review', () => example('pull_request_review', 'dismissed'), { action: 'invalid_payload', pull_request: 'invalid_payload', repository: 'invalid_payload' }],
+    ['pull_request_review_comment', () => example('pull_request_review_comment', 'created', (p) => 'organization' in p), { action: 'invalid_payload', pull_request: 'invalid_payload', repository: 'invalid_payload' }],
+    ['issue_comment', () => commentOnPullRequest(), { action: 'invalid_payload', issue: 'invalid_payload', repository: 'invalid_payload' }],
+  ]
+  it.each(cases)('%s: deleting each top-level field in turn ignores or changes nothing', (event, load, required) => {
+    const whole = decode(event, load())
+    expectEvent(whole)
+    for (const key of Object.keys(required)) expect(load()).toHaveProperty(key)
+    for (const key of Object.keys(load())) {
+      const payload = load()
+      delete payload[key]
+      const reason = required[key]
+      if (reason) expect(decode(event, payload), key).toMatchObject({ ignored: true, reason })
+      else expect(decode(event, payload), key).toEqual(whole)
+    }
+  })
+
+  it('ignores the opened example with any field it reads deleted', () => {
+    const paths = ['pull_request.number', 'pull_request.title', 'pull_request.html_url', 'pull_request.user', 'pull_request.user.login',
+      'pull_request.created_at', 'repository.owner', 'repository.owner.login', 'repository.name', 'sender.login']
+    for (const path of paths) {
+      const payload = drop(example('pull_request', 'opened'), path)
+      expect(decode('pull_request', payload), path).toMatchObject({ ignored: true, reason: 'invalid_payload' })
+    }
+  })
+
+  it('never throws on arbitrary values, nor on real examples with one value replaced by an arbitrary one', () => {
+    const eventName = fc.constantFrom('pull_request', 'pull_request_review', 'pull_request_review_comment', 'issue_comment', 'ping', 'push')
+    fc.assert(fc.property(eventName, fc.anything(), (event, payload) => wellFormed(decode(event, payload))))
+    const real = [example('pull_request', 'opened'), example('pull_request_review', 'submitted'), commentOnPullRequest()]
+    fc.assert(fc.property(eventName, fc.constantFrom(...real), fc.nat(), fc.anything(), (event, base, n, value) => {
+      const payload = structuredClone(base)
+      replaceNth(payload, n, value)
+      return wellFormed(decode(event, payload))
+    }), { numRuns: 500 })
+  })
+})
+
+const KINDS = ['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'edited', 'approved', 'changes_requested', 'commented', 'review_dismissed', 'merged', 'closed']
+const REASONS = ['ping', 'unsupported_event', 'unsupported_action', 'not_a_pull_request', 'invalid_payload']
+
+/** Either a known ignore reason, or an event whose every field has the type and range the rest of prherald assumes. */
+function wellFormed(d: Decoded): boolean {
+  if (isIgnored(d)) return REASONS.includes(d.reason)
+  const text = [d.owner, d.repo, d.pr.url, d.pr.author, d.pr.createdAt, d.actor.login]
+  return d.provider === 'github' && KINDS.includes(d.kind) && Number.isSafeInteger(d.number) && d.number > 0
+    && text.every((t) => typeof t === 'string' && t !== '') && typeof d.pr.title === 'string'
+    && typeof d.pr.draft === 'boolean' && typeof d.actor.isBot === 'boolean' && ['open', 'closed', 'merged'].includes(d.pr.state)
+}
+
+/** Replaces the nth value (depth-first, wrapping) anywhere in a JSON tree, so every nesting level gets hit. */
+function replaceNth(root: Json, n: number, value: unknown): void {
+  const slots: Array<[Json, string]> = []
+  const walk = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return
+    for (const [key, child] of Object.entries(node)) {
+      slots.push([node as Json, key])
+      walk(child)
+    }
+  }
+  walk(root)
+  const slot = slots[n % slots.length]
+  if (slot) slot[0][slot[1]] = value
+}

@@ -1,0 +1,330 @@
+import fc from 'fast-check'
+import { initialTransition, transition } from 'xstate'
+import { describe, expect, it } from 'vitest'
+import { decide, type StoredLifecycle } from '../../machines/decide.ts'
+import { initialContext, pullRequestMachine, toMachineEvent, type Intent, type ReactionKey } from '../../machines/pull-request.machine.ts'
+import type { EventKind, PullRequestEvent, PullRequestFacts } from '../../src/decode/pull-request-event.ts'
+
+interface Facts { draft?: boolean; state?: PullRequestFacts['state']; title?: string; actor?: string; bot?: boolean }
+
+let delivery = 0
+/** A decoded event for PR acme/api#7; only what a row of the lifecycle table varies is a parameter. */
+function prEvent(kind: EventKind, facts: Facts = {}): PullRequestEvent {
+  delivery += 1
+  return {
+    provider: 'github', deliveryId: `delivery-${delivery}`, owner: 'acme', repo: 'api', number: 7, kind,
+    pr: {
+      title: facts.title ?? 'Add limits', url: 'https://github.com/acme/api/pull/7', author: 'bob',
+      draft: facts.draft ?? false, state: facts.state ?? 'open', createdAt: '2026-11-20T09:30:00Z',
+    },
+    actor: { login: facts.actor ?? 'carol', isBot: facts.bot ?? false },
+  }
+}
+
+/** Feeds events through decide() as the worker does: the stored snapshot goes through JSON, ignores are not stored. */
+function run(...events: PullRequestEvent[]): { stored: StoredLifecycle | undefined; intents: Intent[] } {
+  let stored: StoredLifecycle | undefined
+  let intents: Intent[] = []
+  for (const e of events) {
+    const result = decide(stored, e)
+    intents = result.intents
+    if (!intents.some((i) => i.type === 'ignore')) stored = JSON.parse(JSON.stringify(result.next)) as StoredLifecycle
+  }
+  return { stored, intents }
+}
+
+const opened = () => prEvent('opened')
+const asDraft = () => [opened(), prEvent('converted_to_draft', { draft: true })]
+const add = (reaction: ReactionKey): Intent => ({ type: 'addReaction', reaction })
+const remove = (reaction: ReactionKey): Intent => ({ type: 'removeReaction', reaction })
+const update: Intent = { type: 'update' }
+const post: Intent = { type: 'post' }
+
+describe('opened / reopened / ready_for_review of a ready PR', () => {
+  it.each(['opened', 'reopened', 'ready_for_review'] as const)('%s without a message posts and moves to open', (kind) => {
+    const { stored, intents } = run(prEvent(kind))
+    expect(intents).toEqual([post])
+    expect(stored?.state).toBe('open')
+    expect(stored?.context).toMatchObject({ provider: 'github', owner: 'acme', repo: 'api', number: 7, title: 'Add limits', reactions: [] })
+  })
+
+  it.each(['opened', 'reopened', 'ready_for_review'] as const)('%s of an open message updates it', (kind) => {
+    const { stored, intents } = run(opened(), prEvent(kind, { title: 'Renamed' }))
+    expect(intents).toEqual([update])
+    expect(stored?.state).toBe('open')
+    expect(stored?.context.title).toBe('Renamed')
+  })
+
+  it.each(['opened', 'ready_for_review'] as const)('%s of a draft message moves it to open and removes the draft reaction', (kind) => {
+    const { stored, intents } = run(...asDraft(), prEvent(kind))
+    expect(intents).toEqual([update, remove('draft')])
+    expect(stored?.state).toBe('open')
+  })
+
+  it('reopened of a closed message moves it to open and removes the closed reaction', () => {
+    const { stored, intents } = run(opened(), prEvent('closed', { state: 'closed' }), prEvent('reopened'))
+    expect(intents).toEqual([update, remove('closed')])
+    expect(stored?.state).toBe('open')
+  })
+
+  it('reopened of a closed draft goes back to draft', () => {
+    const { stored, intents } = run(opened(), prEvent('closed', { state: 'closed' }), prEvent('reopened', { draft: true }))
+    expect(intents).toEqual([update, add('draft'), remove('closed')])
+    expect(stored?.state).toBe('draft')
+  })
+
+  it('reopened of a merged message only updates: a merge is final', () => {
+    const { stored, intents } = run(opened(), prEvent('merged', { state: 'merged' }), prEvent('reopened'))
+    expect(intents).toEqual([update])
+    expect(stored?.state).toBe('merged')
+  })
+
+  it('an event of an ended PR without a message is not announced', () => {
+    expect(run(prEvent('reopened', { state: 'closed' })).intents).toEqual([{ type: 'ignore', reason: 'no_stored_message' }])
+  })
+})
+
+describe('drafts', () => {
+  it.each(['opened', 'converted_to_draft', 'updated', 'reopened'] as const)('%s of a draft without a message is ignored (draft)', (kind) => {
+    const { stored, intents } = run(prEvent(kind, { draft: true }))
+    expect(intents).toEqual([{ type: 'ignore', reason: 'draft' }])
+    expect(stored).toBeUndefined()
+  })
+
+  it('opened as draft with a message moves to draft', () => {
+    const { stored, intents } = run(opened(), prEvent('opened', { draft: true }))
+    expect(intents).toEqual([update, add('draft')])
+    expect(stored?.state).toBe('draft')
+  })
+
+  it('converted_to_draft moves an open message to draft; again only updates', () => {
+    const first = run(...asDraft())
+    expect(first.intents).toEqual([update, add('draft')])
+    expect(first.stored?.state).toBe('draft')
+    expect(run(...asDraft(), prEvent('converted_to_draft', { draft: true })).intents).toEqual([update])
+  })
+
+  it('any event follows the draft flag it carries, e.g. a review of a PR that became a draft', () => {
+    const { stored, intents } = run(opened(), prEvent('commented', { draft: true }))
+    expect(intents).toEqual([update, add('commented'), add('draft')])
+    expect(stored?.state).toBe('draft')
+  })
+})
+
+describe('Bitbucket updated', () => {
+  it('without a message: a ready PR is posted, a draft ignored', () => {
+    expect(run(prEvent('updated')).intents).toEqual([post])
+    expect(run(prEvent('updated')).stored?.state).toBe('open')
+    expect(run(prEvent('updated', { draft: true })).intents).toEqual([{ type: 'ignore', reason: 'draft' }])
+  })
+
+  it('a draft flag that differs from the state moves the message', () => {
+    const toDraft = run(opened(), prEvent('updated', { draft: true }))
+    expect(toDraft.intents).toEqual([update, add('draft')])
+    expect(toDraft.stored?.state).toBe('draft')
+    const toOpen = run(opened(), prEvent('updated', { draft: true }), prEvent('updated'))
+    expect(toOpen.intents).toEqual([update, remove('draft')])
+    expect(toOpen.stored?.state).toBe('open')
+  })
+
+  it('a title change updates; an update with nothing visible changed does nothing', () => {
+    const renamed = run(opened(), prEvent('updated', { title: 'New' }))
+    expect(renamed.intents).toEqual([update])
+    expect(renamed.stored?.context.title).toBe('New')
+    const same = run(opened(), prEvent('updated'))
+    expect(same.intents).toEqual([])
+    expect(same.stored?.state).toBe('open')
+  })
+})
+
+describe('reviews', () => {
+  it.each(['approved', 'changes_requested', 'commented'] as const)('%s without a message posts, then reacts', (kind) => {
+    const { stored, intents } = run(prEvent(kind))
+    expect(intents).toEqual([post, add(kind)])
+    expect(stored?.state).toBe('open')
+  })
+
+  it('a review of a draft without a message posts it as a draft', () => {
+    const { stored, intents } = run(prEvent('approved', { draft: true }))
+    expect(intents).toEqual([post, add('approved'), add('draft')])
+    expect(stored?.state).toBe('draft')
+  })
+
+  it('a review of an ended PR without a message is ignored', () => {
+    expect(run(prEvent('commented', { state: 'merged' })).intents).toEqual([{ type: 'ignore', reason: 'no_stored_message' }])
+  })
+
+  it.each(['approved', 'changes_requested', 'commented'] as const)('%s with a message reacts once and updates', (kind) => {
+    expect(run(opened(), prEvent(kind)).intents).toEqual([update, add(kind)])
+    expect(run(opened(), prEvent(kind), prEvent(kind, { actor: 'dave' })).intents).toEqual([update])
+  })
+
+  it("records verdicts; a reviewer's latest one wins, and the reactions follow", () => {
+    const { stored, intents } = run(opened(), prEvent('approved', { actor: 'carol' }), prEvent('changes_requested', { actor: 'carol' }))
+    expect(intents).toEqual([update, add('changes_requested'), remove('approved')])
+    expect(stored?.context).toMatchObject({ approvedBy: [], changesRequestedBy: ['carol'] })
+  })
+
+  it('comments count', () => {
+    expect(run(opened(), prEvent('commented'), prEvent('commented', { actor: 'dave' })).stored?.context.commentCount).toBe(2)
+  })
+
+  it.each(['approved', 'changes_requested', 'commented'] as const)('a bot %s adds the bot reaction once and is recorded', (kind) => {
+    const bot = { actor: 'ci[bot]', bot: true }
+    expect(run(opened(), prEvent(kind, bot)).intents).toEqual([update, add(kind), add('bot')])
+    const twice = run(opened(), prEvent(kind, bot), prEvent('commented', bot))
+    expect(twice.intents).not.toContainEqual(add('bot'))
+    expect(twice.stored?.context.botReviewers).toEqual(['ci[bot]'])
+  })
+
+  it.each([['merged', 'merged'], ['closed', 'closed']] as const)('a review after %s still counts; the state stays', (kind, state) => {
+    const { stored, intents } = run(opened(), prEvent(kind, { state }), prEvent('approved', { state }))
+    expect(intents).toEqual([update, add('approved')])
+    expect(stored?.state).toBe(state)
+    expect(stored?.context.approvedBy).toEqual(['carol'])
+  })
+})
+
+describe('reviews taken back', () => {
+  it.each(['review_dismissed', 'approval_removed', 'changes_request_removed'] as const)('%s without a message is ignored', (kind) => {
+    expect(run(prEvent(kind)).intents).toEqual([{ type: 'ignore', reason: 'no_stored_message' }])
+  })
+
+  it.each(['review_dismissed', 'approval_removed'] as const)('%s keeps the reaction while another approval remains', (kind) => {
+    const two = [opened(), prEvent('approved', { actor: 'carol' }), prEvent('approved', { actor: 'dave' })]
+    const one = run(...two, prEvent(kind, { actor: 'carol' }))
+    expect(one.intents).toEqual([update])
+    expect(one.stored?.context.approvedBy).toEqual(['dave'])
+    expect(run(...two, prEvent(kind, { actor: 'carol' }), prEvent(kind, { actor: 'dave' })).intents).toEqual([update, remove('approved')])
+  })
+
+  it('changes_request_removed takes back only a change request', () => {
+    const base = [opened(), prEvent('approved', { actor: 'carol' }), prEvent('changes_requested', { actor: 'dave' })]
+    const { stored, intents } = run(...base, prEvent('changes_request_removed', { actor: 'dave' }))
+    expect(intents).toEqual([update, remove('changes_requested')])
+    expect(stored?.context).toMatchObject({ approvedBy: ['carol'], changesRequestedBy: [] })
+  })
+
+  it('a GitHub dismissal removes its author from both lists', () => {
+    const base = [opened(), prEvent('changes_requested', { actor: 'carol' })]
+    const { stored, intents } = run(...base, prEvent('review_dismissed', { actor: 'carol' }))
+    expect(intents).toEqual([update, remove('changes_requested')])
+    expect(stored?.context).toMatchObject({ approvedBy: [], changesRequestedBy: [] })
+  })
+
+  it('taking back a review that was never recorded changes no reaction, even by a bot', () => {
+    expect(run(opened(), prEvent('approval_removed', { actor: 'nobody' })).intents).toEqual([update])
+    const bot = run(opened(), prEvent('review_dismissed', { actor: 'ci[bot]', bot: true }))
+    expect(bot.intents).toEqual([update])
+    expect(bot.stored?.context.botReviewers).toEqual([])
+  })
+})
+
+describe('edited, merged, closed', () => {
+  it.each(['edited', 'merged', 'closed'] as const)('%s without a message is ignored', (kind) => {
+    expect(run(prEvent(kind)).intents).toEqual([{ type: 'ignore', reason: 'no_stored_message' }])
+  })
+
+  it('edited updates the title', () => {
+    const { stored, intents } = run(opened(), prEvent('edited', { title: 'Renamed' }))
+    expect(intents).toEqual([update])
+    expect(stored?.context.title).toBe('Renamed')
+  })
+
+  it.each([['merged', 'merged'], ['closed', 'closed']] as const)('%s ends the PR with its reaction', (kind, state) => {
+    const { stored, intents } = run(opened(), prEvent(kind, { state, title: 'Final' }))
+    expect(intents).toEqual([update, add(kind)])
+    expect(stored?.state).toBe(state)
+    expect(stored?.context.title).toBe('Final')
+  })
+
+  it('a closed after merged keeps the merge; a merge after closed replaces the closed reaction', () => {
+    const late = run(opened(), prEvent('merged', { state: 'merged' }), prEvent('closed', { state: 'merged' }))
+    expect(late.intents).toEqual([update])
+    expect(late.stored?.state).toBe('merged')
+    const merged = run(opened(), prEvent('closed', { state: 'closed' }), prEvent('merged', { state: 'merged' }))
+    expect(merged.intents).toEqual([update, add('merged'), remove('closed')])
+  })
+})
+
+describe('decide() and the machine', () => {
+  it('gives the same result from a stored snapshot and from its JSON round-trip', () => {
+    const { stored } = run(opened(), prEvent('approved', { actor: 'ci[bot]', bot: true }), prEvent('converted_to_draft', { draft: true }))
+    if (!stored) throw new Error('expected a stored lifecycle')
+    const next = prEvent('ready_for_review')
+    const direct = decide(stored, next)
+    expect(decide(JSON.parse(JSON.stringify(stored)) as StoredLifecycle, next)).toEqual(direct)
+    expect(JSON.parse(JSON.stringify(direct.next))).toEqual(direct.next)
+  })
+
+  it('never mutates the stored lifecycle it is given', () => {
+    const stored: StoredLifecycle = { state: 'open', context: initialContext(opened()) }
+    const copy = structuredClone(stored)
+    decide(stored, prEvent('approved', { title: 'Renamed', bot: true }))
+    expect(stored).toEqual(copy)
+  })
+
+  it('an ignore leaves next as the unannounced snapshot the worker will not store', () => {
+    const result = decide(undefined, prEvent('edited'))
+    expect(result.intents).toEqual([{ type: 'ignore', reason: 'no_stored_message' }])
+    expect(result.next).toEqual({ state: 'unannounced', context: initialContext(prEvent('edited')) })
+  })
+
+  it('transition() returns intents as named actions, without running them, and no assign', () => {
+    const [start] = initialTransition(pullRequestMachine, initialContext(opened()))
+    const [next, actions] = transition(pullRequestMachine, start, toMachineEvent(prEvent('approved', { draft: true })))
+    expect(actions.map((a) => a.type)).toEqual(['post', 'update'])
+    expect(next.value).toBe('draft')
+    expect(next.context.reactions).toEqual(['approved', 'draft'])
+  })
+
+  it('has the five readable states a diagram walks', () => {
+    expect(Object.keys(pullRequestMachine.root.states)).toEqual(['unannounced', 'open', 'draft', 'merged', 'closed'])
+  })
+})
+
+const KINDS: EventKind[] = [
+  'opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'updated', 'edited', 'approved', 'changes_requested',
+  'commented', 'approval_removed', 'changes_request_removed', 'review_dismissed', 'merged', 'closed',
+]
+const anyEvent = fc.record({
+  kind: fc.constantFrom(...KINDS),
+  draft: fc.boolean(),
+  state: fc.constantFrom('open', 'closed', 'merged') as fc.Arbitrary<PullRequestFacts['state']>,
+  title: fc.constantFrom('A', 'B'),
+  actor: fc.constantFrom('carol', 'dave', 'ci[bot]'),
+}).map(({ kind, actor, ...facts }) => prEvent(kind, { ...facts, actor, bot: actor.endsWith('[bot]') }))
+
+describe('any sequence of deliveries', () => {
+  it('posts only without a message, and its reaction intents keep Slack equal to the stored reactions', () => {
+    fc.assert(fc.property(fc.array(anyEvent, { maxLength: 30 }), (events) => {
+      let stored: StoredLifecycle | undefined
+      const onSlack = new Set<ReactionKey>()
+      for (const e of events) {
+        const { next, intents } = decide(stored, e)
+        expect(decide(stored, e)).toEqual({ next, intents })
+        if (intents.some((i) => i.type === 'ignore')) {
+          expect(intents).toHaveLength(1)
+          continue
+        }
+        const renders = intents.filter((i) => i.type === 'post' || i.type === 'update').length
+        expect(renders).toBeLessThanOrEqual(1)
+        if (next.state !== stored?.state) expect(renders).toBe(1)
+        if (intents.some((i) => i.type === 'post')) expect(stored).toBeUndefined()
+        for (const intent of intents) {
+          if (intent.type === 'addReaction') {
+            expect(onSlack.has(intent.reaction)).toBe(false)
+            onSlack.add(intent.reaction)
+          }
+          if (intent.type === 'removeReaction') expect(onSlack.delete(intent.reaction)).toBe(true)
+        }
+        expect([...onSlack].sort()).toEqual([...next.context.reactions].sort())
+        expect(next.state === 'draft').toBe(next.state !== 'merged' && next.state !== 'closed' && next.context.reactions.includes('draft'))
+        expect(next.context.reactions.includes('closed')).toBe(next.state === 'closed')
+        expect(next.context.reactions.includes('approved')).toBe(next.context.approvedBy.length > 0)
+        expect(next.context.reactions.includes('changes_requested')).toBe(next.context.changesRequestedBy.length > 0)
+        stored = JSON.parse(JSON.stringify(next)) as StoredLifecycle
+      }
+    }))
+  })
+})

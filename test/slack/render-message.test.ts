@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest'
+import type { LifecycleState, StoredLifecycle } from '../../machines/decide.ts'
+import type { PullRequestContext } from '../../machines/pull-request.machine.ts'
+import { escapeText, renderMessage, statusLine } from '../../src/slack/render-message.ts'
+
+/** 2026-11-20T09:30:00Z */
+const CREATED_UNIX = 1795167000
+
+function lifecycle(state: LifecycleState, context: Partial<PullRequestContext> = {}): StoredLifecycle {
+  return {
+    state,
+    context: {
+      provider: 'github', owner: 'acme', repo: 'api', number: 12, title: 'Add limits', url: 'https://github.com/acme/api/pull/12',
+      author: 'bob', createdAt: '2026-11-20T09:30:00Z', approvedBy: [], changesRequestedBy: [], commentCount: 0, botReviewers: [],
+      reactions: [], ...context,
+    },
+  }
+}
+
+const texts = (m: ReturnType<typeof renderMessage>) =>
+  m.blocks.map((b) => (b.type === 'section' ? b.text.text : b.elements.map((e) => e.text).join('')))
+
+describe('renderMessage', () => {
+  it('renders an open PR: mentions and link, context line with a Slack date, status', () => {
+    const message = renderMessage({ lifecycle: lifecycle('open'), mentions: ['<@U1>', '<!subteam^S2>'] })
+    expect(message.blocks).toEqual([
+      { type: 'section', text: { type: 'mrkdwn', text: '<@U1> <!subteam^S2> <https://github.com/acme/api/pull/12|PR #12: Add limits>' } },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `acme/api · bob · opened <!date^${CREATED_UNIX}^{date_short}|2026-11-20>` }] },
+      { type: 'section', text: { type: 'mrkdwn', text: 'Open' } },
+    ])
+    expect(message.text).toBe('PR #12: Add limits (acme/api) — Open')
+  })
+
+  it('the date token is computed from createdAt', () => {
+    const other = renderMessage({ lifecycle: lifecycle('open', { createdAt: '2025-01-02T23:59:59+02:00' }), mentions: [] })
+    expect(texts(other)[1]).toContain('<!date^1735855199^{date_short}|2025-01-02>')
+  })
+
+  it('renders a draft', () => {
+    const message = renderMessage({ lifecycle: lifecycle('draft'), mentions: [] })
+    expect(texts(message)).toEqual([
+      '<https://github.com/acme/api/pull/12|PR #12: Add limits>',
+      expect.stringContaining('acme/api · bob'),
+      'Draft',
+    ])
+    expect(message.text).toBe('PR #12: Add limits (acme/api) — Draft')
+  })
+
+  it.each([['merged', '[Merged]', 'Merged'], ['closed', '[Closed]', 'Closed']] as const)('renders %s: prefix, struck title, status', (state, label, status) => {
+    const message = renderMessage({ lifecycle: lifecycle(state, { approvedBy: ['carol'] }), mentions: ['<@U1>'] })
+    expect(texts(message)[0]).toBe(`<@U1> ${label} <https://github.com/acme/api/pull/12|PR #12: ~Add limits~>`)
+    expect(texts(message)[2]).toBe(`${status} · Approved by carol`)
+    expect(message.text).toBe(`PR #12: Add limits (acme/api) — ${status} · Approved by carol`)
+  })
+
+  it('strikes a title with surrounding spaces tightly, since Slack ignores `~ x ~`', () => {
+    const message = renderMessage({ lifecycle: lifecycle('merged', { title: '  Add limits ' }), mentions: [] })
+    expect(texts(message)[0]).toContain('|PR #12: ~Add limits~>')
+  })
+
+  it('escapes &, < and > in every user-provided text, but not the mentions', () => {
+    const message = renderMessage({
+      lifecycle: lifecycle('open', {
+        title: 'Use <T> & fix a>b', author: 'a<b', owner: 'ac&me', approvedBy: ['x>y'], url: 'https://h/?a=1&b=2',
+      }),
+      mentions: ['<@U1>'],
+    })
+    const [headline, context, status] = texts(message)
+    expect(headline).toBe('<@U1> <https://h/?a=1&amp;b=2|PR #12: Use &lt;T&gt; &amp; fix a&gt;b>')
+    expect(context).toMatch(/^ac&amp;me\/api · a&lt;b · opened /)
+    expect(status).toBe('Approved by x&gt;y')
+    expect(message.text).toBe('PR #12: Use &lt;T&gt; &amp; fix a&gt;b (ac&amp;me/api) — Approved by x&gt;y')
+  })
+
+  it('is pure: the same input gives the same output', () => {
+    const input = { lifecycle: lifecycle('open', { commentCount: 3 }), mentions: ['<@U1>'] }
+    expect(renderMessage(input)).toEqual(renderMessage(structuredClone(input)))
+  })
+})
+
+describe('statusLine', () => {
+  it.each([
+    ['Open', lifecycle('open')],
+    ['Draft', lifecycle('draft')],
+    ['Merged', lifecycle('merged')],
+    ['Closed', lifecycle('closed')],
+    ['Approved by a, b', lifecycle('open', { approvedBy: ['a', 'b'] })],
+    ['Changes requested by c', lifecycle('open', { changesRequestedBy: ['c'] })],
+    ['Approved by a · Changes requested by c · 2 comments', lifecycle('open', { approvedBy: ['a'], changesRequestedBy: ['c'], commentCount: 2 })],
+    ['1 comment', lifecycle('open', { commentCount: 1 })],
+    ['Draft · 4 comments', lifecycle('draft', { commentCount: 4 })],
+  ])('%s', (expected, input) => {
+    expect(statusLine(input)).toBe(expected)
+  })
+})
+
+describe('escapeText', () => {
+  it('escapes the ampersand first so entities are not double-escaped', () => {
+    expect(escapeText('a & <b> &amp;')).toBe('a &amp; &lt;b&gt; &amp;amp;')
+  })
+})
