@@ -14,7 +14,10 @@ export type ErrorCode =
   | 'slack_transient'
   | 'slack_permanent'
   | 'slack_message_not_found'
-  | 'git_host'
+  | 'git_host' // unreachable, 5xx, rate limited: worth retrying later
+  | 'git_host_auth' // 401: the token or its auth scheme is wrong
+  | 'git_host_scope' // 403: the token lacks a scope or permission
+  | 'git_host_not_found' // 404: no such repository or pull request, or the token cannot see it
   | 'lock'
 
 export class PrheraldError extends Error {

@@ -1,0 +1,65 @@
+import { gitHostError } from './git-host-error.ts'
+
+export interface BitbucketClientOptions {
+  /** BITBUCKET_API_URL, e.g. https://api.bitbucket.org/2.0 */
+  baseUrl: string
+  token: string
+  /** BITBUCKET_AUTH_EMAIL: when set, HTTP Basic `<email>:<token>` (scoped API tokens); otherwise Bearer (access tokens). */
+  authEmail?: string | undefined
+  timeoutMs?: number
+}
+
+/** One page of a Bitbucket Cloud 2.0 collection. */
+export interface BitbucketPage<T> {
+  values?: T[]
+  next?: string
+}
+
+export interface BitbucketClient {
+  /** GET a path under the base URL (or an absolute `next` link), parsed as JSON. */
+  get<T>(path: string): Promise<T>
+  /** Every value of a paginated collection, following `next` up to `maxItems`. */
+  paginate<T>(path: string, maxItems?: number): Promise<T[]>
+}
+
+/**
+ * Bitbucket Cloud has no maintained Node client worth a dependency for two GET calls, so this is `fetch`
+ * with the auth scheme the token kind needs, a timeout, and errors that name the fix.
+ */
+export function createBitbucketClient(options: BitbucketClientOptions): BitbucketClient {
+  const base = options.baseUrl.replace(/\/+$/, '')
+  const basicAuth = options.authEmail !== undefined && options.authEmail !== ''
+  // The email is used verbatim: Bitbucket compares it byte for byte, so stray quotes or spaces fail with 401.
+  const authorization = basicAuth
+    ? `Basic ${Buffer.from(`${options.authEmail}:${options.token}`).toString('base64')}`
+    : `Bearer ${options.token}`
+  const timeoutMs = options.timeoutMs ?? 10_000
+
+  async function get<T>(path: string): Promise<T> {
+    const url = /^https?:\/\//.test(path) ? path : `${base}${path.startsWith('/') ? '' : '/'}${path}`
+    const what = `GET ${new URL(url).pathname}`
+    let response: Response
+    try {
+      response = await fetch(url, { headers: { authorization, accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })
+    } catch (cause) {
+      throw gitHostError({ provider: 'bitbucket', what, status: undefined, basicAuth, cause })
+    }
+    if (!response.ok) {
+      await response.body?.cancel()
+      throw gitHostError({ provider: 'bitbucket', what, status: response.status, basicAuth })
+    }
+    return (await response.json()) as T
+  }
+
+  async function paginate<T>(path: string, maxItems = Number.POSITIVE_INFINITY): Promise<T[]> {
+    const items: T[] = []
+    for (let next: string | undefined = path; next !== undefined && items.length < maxItems;) {
+      const page: BitbucketPage<T> = await get<BitbucketPage<T>>(next)
+      items.push(...(page.values ?? []))
+      next = page.next
+    }
+    return items.slice(0, maxItems)
+  }
+
+  return { get, paginate }
+}

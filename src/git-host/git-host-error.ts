@@ -1,0 +1,66 @@
+import type { Provider } from '../decode/pull-request-event.ts'
+import { PrheraldError } from '../errors.ts'
+
+/** What a failed git-host API call looked like; enough to tell the operator what to change. */
+export interface FailedCall {
+  provider: Provider
+  /** e.g. `GET /repos/acme/api/hooks`; never carries a token. */
+  what: string
+  status: number | undefined
+  /** Bitbucket only: whether BITBUCKET_AUTH_EMAIL selected HTTP Basic. */
+  basicAuth?: boolean
+  /** GitHub answers 403 (or 429) with x-ratelimit-remaining: 0 when the token's hourly budget is spent. */
+  rateLimited?: boolean
+  cause?: unknown
+}
+
+export const BITBUCKET_SCOPES = {
+  accessToken: 'repository, pullrequest, webhook',
+  apiToken: 'read:repository:bitbucket, read:pullrequest:bitbucket, read:webhook:bitbucket',
+} as const
+
+function authFix(call: FailedCall): string {
+  if (call.provider === 'github') {
+    return 'GITHUB_TOKEN is not valid or has expired; create a new token and set GITHUB_TOKEN'
+  }
+  // The spec's rule: a 401 from Bitbucket is a scheme/token mismatch, not a missing scope.
+  return call.basicAuth
+    ? 'Bitbucket refused HTTP Basic auth: with BITBUCKET_AUTH_EMAIL set, BITBUCKET_TOKEN must be a scoped API token of that Atlassian account ' +
+      '(a repository or workspace access token must be used without BITBUCKET_AUTH_EMAIL; unset it). Check the email for stray quotes or spaces.'
+    : 'Bitbucket refused the Bearer token: BITBUCKET_TOKEN must be a repository or workspace access token ' +
+      '(a scoped API token needs BITBUCKET_AUTH_EMAIL set to its account email, which switches to HTTP Basic)'
+}
+
+function scopeFix(call: FailedCall): string {
+  if (call.provider === 'github') {
+    return 'GITHUB_TOKEN lacks access to this repository: a fine-grained token needs "Webhooks" and "Pull requests" read ' +
+      '(read and write on Webhooks for create-webhook); a classic token needs the repo and admin:repo_hook scopes'
+  }
+  return call.basicAuth
+    ? `the API token lacks scopes; create one with ${BITBUCKET_SCOPES.apiToken}`
+    : `the access token lacks scopes; create one with ${BITBUCKET_SCOPES.accessToken}`
+}
+
+/** Turns a failed call into a PrheraldError whose code callers branch on and whose fix the operator reads. */
+export function gitHostError(call: FailedCall): PrheraldError {
+  const host = call.provider === 'github' ? 'GitHub' : 'Bitbucket'
+  const options = { cause: call.cause }
+  if (call.rateLimited) {
+    return new PrheraldError('git_host', `${host} API rate limit reached on ${call.what}`, { ...options, fix: 'wait for the limit to reset (x-ratelimit-reset), then retry' })
+  }
+  switch (call.status) {
+    case 401:
+      return new PrheraldError('git_host_auth', `${host} answered 401 to ${call.what}`, { ...options, fix: authFix(call) })
+    case 403:
+      return new PrheraldError('git_host_scope', `${host} answered 403 to ${call.what}`, { ...options, fix: scopeFix(call) })
+    case 404:
+      return new PrheraldError('git_host_not_found', `${host} answered 404 to ${call.what}`, {
+        ...options,
+        fix: 'check the owner and repository names; a private repository the token cannot see also answers 404',
+      })
+    case undefined:
+      return new PrheraldError('git_host', `${host} API unreachable on ${call.what}`, { ...options, fix: 'check the network path and the *_API_URL setting' })
+    default:
+      return new PrheraldError('git_host', `${host} answered ${call.status} to ${call.what}`, { ...options, fix: 'retry later; if it persists, check the host status page' })
+  }
+}

@@ -1,0 +1,48 @@
+import { Octokit } from '@octokit/rest'
+import { gitHostError } from './git-host-error.ts'
+
+export interface GithubClientOptions {
+  /** GITHUB_API_URL: api.github.com, a GitHub Enterprise Server `/api/v3`, or a fake in tests. */
+  baseUrl: string
+  token: string
+  timeoutMs?: number
+}
+
+export type GithubClient = Octokit
+
+/** Octokit with the base URL, the token as Bearer, and a per-request timeout (Octokit has none by default). */
+export function createGithubClient(options: GithubClientOptions): GithubClient {
+  const timeoutMs = options.timeoutMs ?? 10_000
+  const timedFetch: typeof fetch = (input, init) => {
+    const timeout = AbortSignal.timeout(timeoutMs)
+    return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout })
+  }
+  return new Octokit({
+    baseUrl: options.baseUrl,
+    auth: options.token,
+    userAgent: 'prherald',
+    request: { fetch: timedFetch },
+    // Octokit logs warnings such as deprecations through console; ours go through the structured logger or nowhere.
+    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+  })
+}
+
+interface RequestErrorLike {
+  status?: unknown
+  response?: { headers?: Record<string, string | number | undefined> }
+}
+
+/** Runs one GitHub API call and turns Octokit's RequestError into a PrheraldError with the fix. */
+export async function githubCall<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    const failure = error as RequestErrorLike
+    const status = typeof failure.status === 'number' && failure.status > 0 ? failure.status : undefined
+    const remaining = failure.response?.headers?.['x-ratelimit-remaining']
+    throw gitHostError({
+      provider: 'github', what, status, cause: error,
+      rateLimited: (status === 403 || status === 429) && String(remaining) === '0',
+    })
+  }
+}

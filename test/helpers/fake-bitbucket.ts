@@ -1,0 +1,83 @@
+import { sendJson, startHttpFake, type RecordedRequest } from './http-fake.ts'
+
+/** A repository webhook as Bitbucket Cloud 2.0 returns it (the fields prherald reads). */
+export interface BitbucketHook {
+  uuid: string
+  url: string
+  description: string
+  active: boolean
+  events: string[]
+}
+
+export interface FakeBitbucket {
+  /** The API base, like https://api.bitbucket.org/2.0 */
+  url: string
+  requests: RecordedRequest[]
+  /**
+   * What Authorization must be: Bearer with an access token, or Basic with an API token and its email.
+   * Anything else answers 401, as Bitbucket does for a scheme/token mismatch.
+   */
+  auth: { bearer: string } | { basic: { email: string; token: string } } | undefined
+  /** Paths (regex) answered 403, as Bitbucket does when the token lacks a scope. */
+  forbidden: RegExp[]
+  /** Hooks by `workspace/repo`. A repository missing here answers 404. */
+  hooks: Map<string, BitbucketHook[]>
+  /** Repository slugs by workspace, listed by /repositories/{workspace} (paginated by `next`). */
+  repos: Map<string, string[]>
+  /** Changed paths by `workspace/repo#id`, listed by /pullrequests/{id}/diffstat (paginated by `next`). */
+  diffstat: Map<string, Array<{ status: 'added' | 'removed' | 'modified' | 'renamed'; old?: string; new?: string }>>
+  /** Page size of every collection. */
+  pagelen: number
+  close(): Promise<void>
+}
+
+export async function startFakeBitbucket(): Promise<FakeBitbucket> {
+  const state = {
+    auth: undefined as FakeBitbucket['auth'],
+    forbidden: [] as RegExp[],
+    hooks: new Map<string, BitbucketHook[]>(),
+    repos: new Map<string, string[]>(),
+    diffstat: new Map<string, FakeBitbucket['diffstat'] extends Map<string, infer V> ? V : never>(),
+    pagelen: 10,
+  }
+  let root = ''
+  const fake = await startHttpFake((req, res) => {
+    const path = req.path.replace(/^\/2\.0/, '')
+    if (state.auth) {
+      const expected = 'bearer' in state.auth
+        ? `Bearer ${state.auth.bearer}`
+        : `Basic ${Buffer.from(`${state.auth.basic.email}:${state.auth.basic.token}`).toString('base64')}`
+      if (req.headers.authorization !== expected) return sendJson(res, 401, { type: 'error', error: { message: 'Unauthorized' } })
+    }
+    if (state.forbidden.some((r) => r.test(path))) return sendJson(res, 403, { type: 'error', error: { message: 'Forbidden' } })
+    const paged = <T>(items: T[]) => {
+      const pageNo = Number(req.query.get('page') ?? 1)
+      const values = items.slice((pageNo - 1) * state.pagelen, pageNo * state.pagelen)
+      const next = pageNo * state.pagelen < items.length ? `${root}${path}?page=${pageNo + 1}` : undefined
+      return sendJson(res, 200, { pagelen: state.pagelen, page: pageNo, size: items.length, values, ...(next ? { next } : {}) })
+    }
+    let m: RegExpMatchArray | null
+    if ((m = path.match(/^\/repositories\/([^/]+)\/([^/]+)\/hooks$/)) && req.method === 'GET') {
+      const hooks = state.hooks.get(`${m[1]}/${m[2]}`)
+      return hooks ? paged(hooks) : sendJson(res, 404, { type: 'error', error: { message: 'Repository not found' } })
+    }
+    if ((m = path.match(/^\/repositories\/([^/]+)$/)) && req.method === 'GET') {
+      const slugs = state.repos.get(m[1]!)
+      return slugs
+        ? paged(slugs.map((slug) => ({ slug, name: slug, full_name: `${m![1]}/${slug}`, type: 'repository' })))
+        : sendJson(res, 404, { type: 'error', error: { message: 'Workspace not found' } })
+    }
+    if ((m = path.match(/^\/repositories\/([^/]+)\/([^/]+)\/pullrequests\/(\d+)\/diffstat$/)) && req.method === 'GET') {
+      const entries = state.diffstat.get(`${m[1]}/${m[2]}#${m[3]}`)
+      if (!entries) return sendJson(res, 404, { type: 'error', error: { message: 'Pull request not found' } })
+      return paged(entries.map((e) => ({
+        type: 'diffstat', status: e.status, lines_added: 1, lines_removed: 0,
+        old: e.old ? { path: e.old, type: 'commit_file' } : null,
+        new: e.new ? { path: e.new, type: 'commit_file' } : null,
+      })))
+    }
+    return sendJson(res, 404, { type: 'error', error: { message: 'Not found' } })
+  })
+  root = `${fake.url}/2.0`
+  return Object.assign(state, { url: root, requests: fake.requests, close: fake.close })
+}

@@ -1,0 +1,95 @@
+import { sendJson, startHttpFake, type RecordedRequest } from './http-fake.ts'
+
+/** A repository webhook as the GitHub REST API returns it (the fields prherald reads). */
+export interface GithubHook {
+  id: number
+  name: 'web'
+  active: boolean
+  events: string[]
+  config: { url: string; content_type: string; insecure_ssl: string; secret?: string }
+}
+
+export interface FakeGithub {
+  url: string
+  requests: RecordedRequest[]
+  /** When set, a request whose Authorization is not `Bearer <token>` (or `token <token>`) gets 401. */
+  token: string | undefined
+  /** Hooks by `owner/repo`. A repository missing here answers 404 on its hooks. */
+  hooks: Map<string, GithubHook[]>
+  /** Repository names by owner, listed by /orgs/{org}/repos (paginated). */
+  repos: Map<string, string[]>
+  /** Changed file names by `owner/repo#number`, listed by /pulls/{n}/files (paginated, per_page honoured). */
+  pullFiles: Map<string, string[]>
+  /** Forced answers: the first rule whose method and path match wins (consumed when `times` runs out). */
+  failures: Array<{ method?: string; path: RegExp; status: number; times?: number; headers?: Record<string, string> }>
+  close(): Promise<void>
+}
+
+function page<T>(items: T[], query: URLSearchParams, base: string, path: string): { values: T[]; link: string | undefined } {
+  const perPage = Math.min(100, Number(query.get('per_page') ?? 30))
+  const pageNo = Number(query.get('page') ?? 1)
+  const values = items.slice((pageNo - 1) * perPage, pageNo * perPage)
+  const hasNext = pageNo * perPage < items.length
+  return { values, link: hasNext ? `<${base}${path}?per_page=${perPage}&page=${pageNo + 1}>; rel="next"` : undefined }
+}
+
+/** A fake GitHub REST API on 127.0.0.1: repository hooks, an owner's repositories, a pull request's files. */
+export async function startFakeGithub(): Promise<FakeGithub> {
+  let nextHookId = 1
+  const state = {
+    token: undefined as string | undefined,
+    hooks: new Map<string, GithubHook[]>(),
+    repos: new Map<string, string[]>(),
+    pullFiles: new Map<string, string[]>(),
+    failures: [] as FakeGithub['failures'],
+  }
+  let base = ''
+  const fake = await startHttpFake((req, res) => {
+    const failure = state.failures.find((f) => (!f.method || f.method === req.method) && f.path.test(req.path))
+    if (failure) {
+      if (failure.times !== undefined && --failure.times <= 0) state.failures.splice(state.failures.indexOf(failure), 1)
+      return sendJson(res, failure.status, { message: `forced ${failure.status}` }, failure.headers)
+    }
+    const auth = req.headers.authorization ?? ''
+    if (state.token !== undefined && auth !== `Bearer ${state.token}` && auth !== `token ${state.token}`) {
+      return sendJson(res, 401, { message: 'Bad credentials' })
+    }
+    const paged = <T>(items: T[]) => {
+      const { values, link } = page(items, req.query, base, req.path)
+      return sendJson(res, 200, values, link ? { link } : {})
+    }
+    let m: RegExpMatchArray | null
+    if ((m = req.path.match(/^\/repos\/([^/]+)\/([^/]+)\/hooks$/))) {
+      const key = `${m[1]}/${m[2]}`
+      const hooks = state.hooks.get(key)
+      if (!hooks) return sendJson(res, 404, { message: 'Not Found' })
+      if (req.method === 'GET') return paged(hooks)
+      if (req.method === 'POST') {
+        const body = req.body as { name?: 'web'; active?: boolean; events?: string[]; config?: GithubHook['config'] }
+        const hook: GithubHook = { id: nextHookId++, name: 'web', active: body.active ?? true, events: body.events ?? ['push'], config: body.config! }
+        hooks.push(hook)
+        return sendJson(res, 201, hook)
+      }
+    }
+    if ((m = req.path.match(/^\/repos\/([^/]+)\/([^/]+)\/hooks\/(\d+)$/)) && req.method === 'PATCH') {
+      const hook = state.hooks.get(`${m[1]}/${m[2]}`)?.find((h) => h.id === Number(m![3]))
+      if (!hook) return sendJson(res, 404, { message: 'Not Found' })
+      const body = req.body as Partial<GithubHook>
+      Object.assign(hook, { active: body.active ?? hook.active, events: body.events ?? hook.events, config: { ...hook.config, ...body.config } })
+      return sendJson(res, 200, hook)
+    }
+    if ((m = req.path.match(/^\/(?:orgs|users)\/([^/]+)\/repos$/)) && req.method === 'GET') {
+      const names = state.repos.get(m[1]!)
+      if (!names) return sendJson(res, 404, { message: 'Not Found' })
+      return paged(names.map((name, i) => ({ id: i + 1, name, full_name: `${m![1]}/${name}`, owner: { login: m![1] }, archived: false })))
+    }
+    if ((m = req.path.match(/^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/files$/)) && req.method === 'GET') {
+      const files = state.pullFiles.get(`${m[1]}/${m[2]}#${m[3]}`)
+      if (!files) return sendJson(res, 404, { message: 'Not Found' })
+      return paged(files.map((filename) => ({ filename, status: 'modified', additions: 1, deletions: 0, changes: 1 })))
+    }
+    return sendJson(res, 404, { message: 'Not Found' })
+  })
+  base = fake.url
+  return Object.assign(state, { url: fake.url, requests: fake.requests, close: fake.close })
+}
