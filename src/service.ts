@@ -5,6 +5,7 @@ import type { RetryOptions } from '@slack/web-api'
 import type { Secrets, Settings } from './config/settings.ts'
 import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-event.ts'
 import { createLifecycle } from './effects/apply-event.ts'
+import { configureTargets } from './effects/configure-targets.ts'
 import type { ChooseTargets } from './effects/message-targets.ts'
 import { DEFAULT_RETRY, ShutdownInterrupt, type RetryPolicy } from './effects/retry-transient.ts'
 import { createIntake } from './intake/intake.ts'
@@ -56,7 +57,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   })
   const applyEvent = createLifecycle({
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions,
-    retry: options.retry ?? DEFAULT_RETRY, signal: shutdown.signal, chooseTargets: options.chooseTargets,
+    retry: options.retry ?? DEFAULT_RETRY, signal: shutdown.signal,
+    chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger),
   })
   const mailboxes = createMailboxes((key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })
