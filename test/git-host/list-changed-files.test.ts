@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { isPrheraldError } from '../../src/errors.ts'
+import { createBitbucketClient } from '../../src/git-host/bitbucket-client.ts'
+import { createGithubClient } from '../../src/git-host/github-client.ts'
+import { bitbucketChangedFiles, githubChangedFiles, MAX_CHANGED_FILES } from '../../src/git-host/list-changed-files.ts'
+import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucket.ts'
+import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
+import { sendJson, startHttpFake, type HttpFake } from '../helpers/http-fake.ts'
+
+const pr = { owner: 'acme', repo: 'api', number: 7 }
+const names = (n: number) => Array.from({ length: n }, (_, i) => `src/f${i}.ts`)
+
+describe('GitHub changed files', () => {
+  let github: FakeGithub | undefined
+  let raw: HttpFake | undefined
+  afterEach(async () => {
+    await github?.close()
+    await raw?.close()
+    github = raw = undefined
+  })
+
+  it('reads every page at 100 files a page', async () => {
+    github = await startFakeGithub()
+    github.pullFiles.set('acme/api#7', names(250))
+    const files = await githubChangedFiles(createGithubClient({ baseUrl: github.url, token: 't' }))(pr)
+    expect(files.map((f) => f.path)).toEqual(names(250))
+    expect(github.requests.map((r) => r.query.get('per_page'))).toEqual(['100', '100', '100'])
+  })
+
+  it(`stops asking after ${MAX_CHANGED_FILES} files`, async () => {
+    github = await startFakeGithub()
+    github.pullFiles.set('acme/api#7', names(MAX_CHANGED_FILES + 250))
+    const files = await githubChangedFiles(createGithubClient({ baseUrl: github.url, token: 't' }))(pr)
+    expect(files).toHaveLength(MAX_CHANGED_FILES)
+    expect(github.requests).toHaveLength(MAX_CHANGED_FILES / 100)
+  })
+
+  it('keeps previous_filename of a rename', async () => {
+    raw = await startHttpFake((_req, res) => sendJson(res, 200, [
+      { filename: 'web/page.tsx', previous_filename: 'services/billing/page.tsx', status: 'renamed' },
+      { filename: 'README.md', status: 'modified' },
+    ]))
+    const files = await githubChangedFiles(createGithubClient({ baseUrl: raw.url, token: 't' }))(pr)
+    expect(files).toEqual([
+      { path: 'web/page.tsx', previousPath: 'services/billing/page.tsx' },
+      { path: 'README.md', previousPath: undefined },
+    ])
+  })
+
+  it('turns a failure into a PrheraldError with a code and a fix', async () => {
+    github = await startFakeGithub()
+    github.failures.push({ path: /\/files$/, status: 403 })
+    const error = await githubChangedFiles(createGithubClient({ baseUrl: github.url, token: 't' }))(pr).catch((e: unknown) => e)
+    expect(isPrheraldError(error, 'git_host_scope')).toBe(true)
+    expect((error as { fix?: string }).fix).toMatch(/Pull requests/)
+  })
+})
+
+describe('Bitbucket changed files', () => {
+  let bitbucket: FakeBitbucket | undefined
+  afterEach(async () => {
+    await bitbucket?.close()
+    bitbucket = undefined
+  })
+
+  it('follows next and maps added, removed, modified and renamed entries', async () => {
+    bitbucket = await startFakeBitbucket()
+    bitbucket.pagelen = 2
+    bitbucket.diffstat.set('acme/api#7', [
+      { status: 'added', new: 'a/new.ts' },
+      { status: 'removed', old: 'b/gone.ts' },
+      { status: 'modified', old: 'c/same.ts', new: 'c/same.ts' },
+      { status: 'renamed', old: 'd/old.ts', new: 'e/new.ts' },
+      { status: 'modified', old: 'f.ts', new: 'f.ts' },
+    ])
+    const files = await bitbucketChangedFiles(createBitbucketClient({ baseUrl: bitbucket.url, token: 't' }))(pr)
+    expect(files).toEqual([
+      { path: 'a/new.ts', previousPath: undefined },
+      { path: 'b/gone.ts', previousPath: undefined },
+      { path: 'c/same.ts', previousPath: undefined },
+      { path: 'e/new.ts', previousPath: 'd/old.ts' },
+      { path: 'f.ts', previousPath: undefined },
+    ])
+    expect(bitbucket.requests).toHaveLength(3)
+    expect(bitbucket.requests[0]!.path).toBe('/2.0/repositories/acme/api/pullrequests/7/diffstat')
+  })
+
+  it(`stops following next after ${MAX_CHANGED_FILES} entries`, async () => {
+    bitbucket = await startFakeBitbucket()
+    bitbucket.pagelen = 500
+    bitbucket.diffstat.set('acme/api#7', names(MAX_CHANGED_FILES + 700).map((n) => ({ status: 'modified' as const, old: n, new: n })))
+    const files = await bitbucketChangedFiles(createBitbucketClient({ baseUrl: bitbucket.url, token: 't' }))(pr)
+    expect(files).toHaveLength(MAX_CHANGED_FILES)
+    expect(bitbucket.requests).toHaveLength(MAX_CHANGED_FILES / 500)
+  })
+})
