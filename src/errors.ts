@@ -18,7 +18,9 @@ export type ErrorCode =
   | 'git_host_auth' // 401: the token or its auth scheme is wrong
   | 'git_host_scope' // 403: the token lacks a scope or permission
   | 'git_host_not_found' // 404: no such repository or pull request, or the token cannot see it
-  | 'lock'
+  | 'lock' // config.lock cannot be read or written
+  | 'usage' // a command-line argument is malformed
+  | 'validation_failed' // a start-up check of a mapping entry answered FAIL
 
 export class PrheraldError extends Error {
   override readonly name = 'PrheraldError'

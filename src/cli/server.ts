@@ -1,12 +1,17 @@
 #!/usr/bin/env node
+import { cac } from 'cac'
+import { validateAtStartup } from '../checks/validate-at-startup.ts'
 import { loadSettings, readSecrets } from '../config/load-config.ts'
 import { createLogger } from '../log/logger.ts'
 import { startService } from '../service.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { reportError } from './report-error.ts'
 
-/** prherald-server: configuration first (exit 1 on any problem), then the service, then signal handling. */
-async function main(): Promise<void> {
+/**
+ * prherald-server: configuration first (exit 1 on any problem), then validation of new or changed mapping
+ * entries (exit 1 on any FAIL), then the service, then signal handling.
+ */
+async function main(force: boolean): Promise<void> {
   loadEnvFile()
   const settings = loadSettings(process.env)
   const secrets = readSecrets(process.env, settings.gitProvider)
@@ -15,6 +20,8 @@ async function main(): Promise<void> {
     level: settings.logLevel,
     redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? ''],
   })
+  // Here rather than in startService, so that a FAIL stops the process before the database or the listener opens.
+  await validateAtStartup({ settings, secrets, logger, force })
   const service = await startService({ settings, secrets, logger })
   const onSignal = (signal: NodeJS.Signals) => {
     logger.info('signal received', { signal })
@@ -27,7 +34,30 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal)
 }
 
-main().catch((error: unknown) => {
+const cli = cac('prherald-server')
+cli.option('--force', 'Validate every mapping entry at start-up, ignoring config.lock')
+cli.help((sections) => {
+  sections.push({
+    title: 'Environment',
+    body: [
+      '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml); config.lock is written beside it',
+      '  SLACK_BOT_TOKEN        Slack bot token (required)',
+      '  GITHUB_WEBHOOK_SECRET  or BITBUCKET_WEBHOOK_SECRET, for the configured git_provider (required)',
+      '  GITHUB_TOKEN           or BITBUCKET_TOKEN (optional): path routing and the webhook check',
+    ].join('\n'),
+  })
+})
+
+let parsed: ReturnType<typeof cli.parse> | undefined
+try {
+  parsed = cli.parse(process.argv, { run: false })
+} catch (error) {
   reportError(error)
   process.exit(1)
-})
+}
+if (!parsed.options.help) {
+  main(parsed.options.force === true).catch((error: unknown) => {
+    reportError(error)
+    process.exit(1)
+  })
+}

@@ -1,0 +1,38 @@
+import { SECRET_VARIABLES, type Env } from '../config/load-config.ts'
+import type { Secrets, Settings } from '../config/settings.ts'
+import type { Provider } from '../decode/pull-request-event.ts'
+import { createWebhookApi } from '../git-host/webhooks.ts'
+import type { CheckContext } from './validate-entries.ts'
+
+/** The secrets the checks use. Unlike the server, the checks run without a webhook secret. */
+export interface CheckCredentials {
+  slackToken: string | undefined
+  gitToken: string | undefined
+  bitbucketAuthEmail: string | undefined
+}
+
+export function credentialsFromEnv(env: Env, provider: Provider): CheckCredentials {
+  return {
+    slackToken: env.SLACK_BOT_TOKEN?.trim() || undefined,
+    gitToken: env[SECRET_VARIABLES[provider].token] || undefined,
+    // Verbatim, as readSecrets reads it: Bitbucket compares the email byte for byte.
+    bitbucketAuthEmail: provider === 'bitbucket' ? env.BITBUCKET_AUTH_EMAIL || undefined : undefined,
+  }
+}
+
+export function credentialsFromSecrets(secrets: Secrets): CheckCredentials {
+  return { slackToken: secrets.slackBotToken, gitToken: secrets.gitToken, bitbucketAuthEmail: secrets.bitbucketAuthEmail }
+}
+
+/** The checks' clients, all pointed at settings.api.* so that tests (and GitHub Enterprise) can redirect them. */
+export function createCheckContext(settings: Settings, credentials: CheckCredentials): CheckContext {
+  const provider = settings.gitProvider
+  return {
+    provider,
+    mappings: settings.mappings,
+    slack: credentials.slackToken ? { token: credentials.slackToken, apiUrl: settings.api.slack } : undefined,
+    git: credentials.gitToken
+      ? createWebhookApi({ provider, apiUrl: settings.api[provider], token: credentials.gitToken, bitbucketAuthEmail: credentials.bitbucketAuthEmail })
+      : undefined,
+  }
+}

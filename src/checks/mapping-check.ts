@@ -1,0 +1,43 @@
+import { CHANNEL_ID, type Mappings } from '../config/schema.ts'
+import { resolveRoute, type Route } from '../routing/resolve-route.ts'
+import type { CheckResult } from './check-result.ts'
+
+/** Every channel an entry can post to: its own (or inherited) channel first, then its path rules' channels. */
+export function routeChannels(route: Route): string[] {
+  return [...new Set([route.channel, ...route.paths.map((p) => p.channel)])]
+}
+
+/**
+ * mapping: the repository resolves to a channel (after the owner's `"*"` inheritance) and every channel ID
+ * it can post to is well formed. Pure: the config loader already enforces most of this, but `validate` and
+ * `doctor` also take repositories named on the command line, which may match no entry at all.
+ */
+export function mappingCheck(mappings: Mappings, owner: string, repo: string): { result: CheckResult; route: Route | undefined } {
+  const target = `${owner}/${repo}`
+  const route = resolveRoute(mappings, owner, repo)
+  if (!route) {
+    return {
+      route,
+      result: {
+        name: 'mapping', target, status: 'FAIL',
+        reason: `no mapping entry for ${target} and no "*" entry for ${owner}`,
+        fix: `add mappings.${owner}.${repo}.channel (or mappings.${owner}."*".channel) to the config file`,
+      },
+    }
+  }
+  const bad = routeChannels(route).filter((c) => !CHANNEL_ID.test(c))
+  if (bad.length > 0) {
+    return {
+      route,
+      result: {
+        name: 'mapping', target, status: 'FAIL',
+        reason: `malformed channel ID ${bad.join(', ')}`,
+        fix: 'use the channel ID (C…, G… or D…), not its #name: in Slack, open the channel, click its name, copy the ID at the bottom',
+      },
+    }
+  }
+  const origin = route.source === 'wildcard' && repo !== '*' ? ` (from ${owner}/*)` : ''
+  const paths = route.paths.length === 0 ? '' : `, ${route.paths.length} path rule${route.paths.length === 1 ? '' : 's'}`
+  const mentions = `${route.mentions.length} mention${route.mentions.length === 1 ? '' : 's'}`
+  return { route, result: { name: 'mapping', target, status: 'OK', reason: `channel ${route.channel}${origin}, ${mentions}${paths}` } }
+}

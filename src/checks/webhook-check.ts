@@ -1,0 +1,64 @@
+import type { Provider } from '../decode/pull-request-event.ts'
+import { isPrheraldError } from '../errors.ts'
+import { REQUIRED_EVENTS, type WebhookApi, type WebhookInfo } from '../git-host/webhooks.ts'
+import type { CheckResult } from './check-result.ts'
+
+export const TOKEN_VARIABLE: Record<Provider, string> = { github: 'GITHUB_TOKEN', bitbucket: 'BITBUCKET_TOKEN' }
+
+export function setupFix(provider: Provider, target: string): string {
+  return provider === 'github'
+    ? `run prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL, GITHUB_TOKEN and GITHUB_WEBHOOK_SECRET)`
+    : `add the webhook in the repository's settings; prherald-config create-webhook ${target} prints the exact steps`
+}
+
+/** Events a hook lacks; GitHub's `*` (send me everything) covers them all. */
+function missingEvents(provider: Provider, hook: WebhookInfo): string[] {
+  if (provider === 'github' && hook.events.includes('*')) return []
+  return REQUIRED_EVENTS[provider].filter((e) => !hook.events.includes(e))
+}
+
+/** Pure: judges a repository's hooks. Needs an active hook ending in /webhook/<provider> with every required event. */
+export function judgeHooks(provider: Provider, target: string, hooks: readonly WebhookInfo[]): CheckResult {
+  const suffix = `/webhook/${provider}`
+  const ours = hooks.filter((h) => h.url.replace(/[?#].*$/, '').replace(/\/+$/, '').endsWith(suffix))
+  const active = ours.filter((h) => h.active)
+  const base = { name: 'webhook', target } as const
+  if (active.length === 0) {
+    if (ours.length > 0) {
+      return { ...base, status: 'FAIL', reason: `webhook ${ours[0]!.url} is inactive`, fix: `activate it in the repository's webhook settings, or ${setupFix(provider, target)}` }
+    }
+    return {
+      ...base, status: 'FAIL',
+      reason: `no webhook whose URL ends in ${suffix} (${hooks.length} other webhook${hooks.length === 1 ? '' : 's'})`,
+      fix: setupFix(provider, target),
+    }
+  }
+  const best = active.map((h) => ({ hook: h, missing: missingEvents(provider, h) })).sort((a, b) => a.missing.length - b.missing.length)[0]!
+  if (best.missing.length > 0) {
+    return {
+      ...base, status: 'FAIL',
+      reason: `webhook ${best.hook.url} does not send ${best.missing.join(', ')}`,
+      fix: provider === 'github'
+        ? `tick those events on the webhook, or run prherald-config create-webhook ${target} to update it`
+        : `edit the webhook and tick those triggers (prherald-config create-webhook ${target} lists them all)`,
+    }
+  }
+  return { ...base, status: 'OK', reason: `webhook ${best.hook.url} is active with all ${REQUIRED_EVENTS[provider].length} events` }
+}
+
+/** webhook: SKIP without a token; otherwise list the repository's hooks and judge them. */
+export async function webhookCheck(provider: Provider, api: WebhookApi | undefined, owner: string, repo: string): Promise<CheckResult> {
+  const target = `${owner}/${repo}`
+  if (!api) return { name: 'webhook', target, status: 'SKIP', reason: `${TOKEN_VARIABLE[provider]} is not set; webhook not checked` }
+  try {
+    return judgeHooks(provider, target, await api.listHooks(owner, repo))
+  } catch (error) {
+    return gitHostFailure('webhook', target, error)
+  }
+}
+
+/** A failed git-host call as a FAIL line: the error names the call and status, its fix says what to change. */
+export function gitHostFailure(name: string, target: string, error: unknown): CheckResult {
+  if (isPrheraldError(error)) return { name, target, status: 'FAIL', reason: error.message, fix: error.fix }
+  return { name, target, status: 'FAIL', reason: `unexpected error: ${error instanceof Error ? error.message : String(error)}` }
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+import { cac } from 'cac'
+import { loadSettings } from '../config/load-config.ts'
+import { listRoutes } from '../routing/resolve-route.ts'
+import { createWebhook } from './create-webhook.ts'
+import { formatRoutes } from './format-routes.ts'
+import { loadEnvFile } from './load-env-file.ts'
+import { parseRepository } from './parse-repository.ts'
+import { reportError } from './report-error.ts'
+import { validateCommand } from './validate-command.ts'
+
+const cli = cac('prherald-config')
+const print = (line: string) => console.log(line)
+
+function settings() {
+  loadEnvFile()
+  return loadSettings(process.env)
+}
+
+cli.command('list', 'Show the mapping entries, with values inherited from "*" filled in').action(() => {
+  const routes = listRoutes(settings().mappings)
+  if (routes.length === 0) return print('no mapping entries: every delivery is ignored')
+  for (const line of formatRoutes(routes)) print(line)
+})
+
+cli.command('validate [repository]', 'Check mapping entries against Slack and the git host; write config.lock on success')
+  .option('--force', 'Check every entry, even those config.lock records as validated and unchanged')
+  .example('prherald-config validate')
+  .example('prherald-config validate acme/api')
+  .action(async (repository: string | undefined, options: { force?: boolean }) => {
+    const target = repository === undefined ? undefined : parseRepository(repository)
+    const ok = await validateCommand(settings(), process.env, { target, force: options.force === true }, print)
+    if (!ok) process.exitCode = 1
+  })
+
+cli.command('create-webhook <repository>', 'GitHub: create or update the repository webhook. Bitbucket: print the steps')
+  .example('PRHERALD_PUBLIC_URL=https://prherald.example.com prherald-config create-webhook acme/api')
+  .action(async (repository: string) => {
+    const { owner, repo } = parseRepository(repository)
+    await createWebhook(settings(), process.env, owner, repo, print)
+  })
+
+cli.help((sections) => {
+  sections.push({
+    title: 'Environment',
+    body: [
+      '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml); config.lock is written beside it',
+      '  SLACK_BOT_TOKEN        Slack bot token, for validate',
+      '  GITHUB_TOKEN           or BITBUCKET_TOKEN: webhook checks (SKIP without it) and create-webhook',
+      '  BITBUCKET_AUTH_EMAIL   set: HTTP Basic <email>:<token> (API token); unset: Bearer (access token)',
+      '  GITHUB_WEBHOOK_SECRET  the secret create-webhook puts on the GitHub webhook',
+      '  PRHERALD_PUBLIC_URL    public base URL for create-webhook, e.g. https://prherald.example.com',
+    ].join('\n'),
+  })
+})
+
+try {
+  cli.parse(process.argv, { run: false })
+  if (!cli.matchedCommand && !cli.options.help) {
+    cli.outputHelp()
+    process.exitCode = 1
+  } else {
+    await cli.runMatchedCommand()
+  }
+} catch (error) {
+  // cac's own errors (a missing argument, an unknown option) are usage errors, not crashes.
+  if (error instanceof Error && error.name === 'CACError') console.error(`prherald-config: ${error.message}; see prherald-config --help`)
+  else reportError(error)
+  process.exitCode = 1
+}

@@ -1,0 +1,38 @@
+import type { Env } from '../config/load-config.ts'
+import type { Settings } from '../config/settings.ts'
+import { PrheraldError } from '../errors.ts'
+import { createGithubClient } from '../git-host/github-client.ts'
+import { REQUIRED_EVENTS, upsertGithubWebhook } from '../git-host/webhooks.ts'
+import { bitbucketWebhookSteps } from './bitbucket-webhook-steps.ts'
+
+function required(env: Env, name: string, what: string): string {
+  const value = env[name]
+  if (value === undefined || value.trim() === '') {
+    throw new PrheraldError('env_missing', `${name} is not set: ${what}`, { fix: `set ${name} in the environment or in .env, then run the command again` })
+  }
+  return value
+}
+
+/**
+ * `prherald-config create-webhook <owner>/<repo>`: on GitHub, creates the webhook (or updates the one with
+ * the same URL); on Bitbucket, prints the manual steps. Prints lines through `print`, never a secret.
+ */
+export async function createWebhook(settings: Settings, env: Env, owner: string, repo: string, print: (line: string) => void): Promise<void> {
+  if (!settings.publicUrl) required(env, 'PRHERALD_PUBLIC_URL', 'it is the public base URL the git host delivers to, e.g. https://prherald.example.com')
+  const url = `${settings.publicUrl}/webhook/${settings.gitProvider}`
+  if (settings.gitProvider === 'bitbucket') {
+    for (const line of bitbucketWebhookSteps(owner, repo, url, (env.BITBUCKET_WEBHOOK_SECRET ?? '').trim() !== '')) print(line)
+    return
+  }
+  const token = required(env, 'GITHUB_TOKEN', 'creating a webhook needs a token with admin rights on the repository hooks ("Webhooks: read and write")')
+  const secret = required(env, 'GITHUB_WEBHOOK_SECRET', 'the webhook signs each delivery with it, and prherald verifies with the same value')
+  const octokit = createGithubClient({ baseUrl: settings.api.github, token })
+  const { action, id } = await upsertGithubWebhook(octokit, { owner, repo, url, secret })
+  print(`${action} webhook ${id} on ${owner}/${repo}`)
+  print(`  url:          ${url}`)
+  print('  content type: json')
+  print('  secret:       GITHUB_WEBHOOK_SECRET (set)')
+  print(`  events:       ${REQUIRED_EVENTS.github.join(', ')}`)
+  print('  active:       yes')
+  print(`check it with: prherald-config validate ${owner}/${repo}`)
+}

@@ -1,0 +1,10 @@
+import { PrheraldError } from '../errors.ts'
+
+/** `<owner>/<repo>` from the command line (Bitbucket: `<workspace>/<slug>`); `owner/*` names a catch-all entry. */
+export function parseRepository(arg: string): { owner: string; repo: string } {
+  const match = /^([^/\s]+)\/([^/\s]+)$/.exec(arg.trim())
+  if (!match) {
+    throw new PrheraldError('usage', `"${arg}" is not a repository`, { fix: 'write it as <owner>/<repo>, e.g. acme/api (Bitbucket: <workspace>/<repository slug>)' })
+  }
+  return { owner: match[1]!, repo: match[2]! }
+}

@@ -1,0 +1,65 @@
+import type { Env } from '../config/load-config.ts'
+import type { Settings } from '../config/settings.ts'
+import { countByStatus, formatChecks, type CheckResult } from '../checks/check-result.ts'
+import { createCheckContext, credentialsFromEnv } from '../checks/check-context.ts'
+import { validateConfig } from '../checks/validate-config.ts'
+import { validateEntries } from '../checks/validate-entries.ts'
+import { readConfigLock, writeConfigLock } from '../lock/config-lock.ts'
+import { entryHash, entryKey } from '../lock/entry-hash.ts'
+import { listRoutes } from '../routing/resolve-route.ts'
+
+export interface ValidateOptions {
+  target: { owner: string; repo: string } | undefined
+  force: boolean
+}
+
+function summary(results: readonly CheckResult[]): string {
+  const c = countByStatus(results)
+  return `${c.OK} OK, ${c.SKIP} SKIP, ${c.FAIL} FAIL`
+}
+
+/**
+ * `prherald-config validate [owner/repo] [--force]`. Without a repository: the entries that are new or
+ * changed since config.lock (every entry with --force), as the server does at start-up. With one: that
+ * repository, always checked live. Writes config.lock when nothing FAILs. Returns whether it passed.
+ */
+export async function validateCommand(settings: Settings, env: Env, options: ValidateOptions, print: (line: string) => void): Promise<boolean> {
+  const credentials = credentialsFromEnv(env, settings.gitProvider)
+  const ctx = createCheckContext(settings, credentials)
+  const gitTokenSet = credentials.gitToken !== undefined
+  const { lock, problem } = readConfigLock(settings.lockFile)
+  if (problem) print(`note: ${problem}`)
+
+  if (options.target) {
+    const { owner, repo } = options.target
+    const report = await validateEntries(ctx, [options.target])
+    const results = [...(report.auth ? [report.auth] : []), ...report.entries.flatMap((e) => e.results)]
+    for (const line of formatChecks(results)) print(line)
+    const ok = countByStatus(results).FAIL === 0
+    // Only a configured entry has a lock record; a repository reached through "*" is part of the owner's entry.
+    const route = listRoutes(settings.mappings).find((r) => entryKey(r).toLowerCase() === `${owner}/${repo}`.toLowerCase())
+    if (ok && route) {
+      const configured = new Set(listRoutes(settings.mappings).map(entryKey))
+      for (const key of Object.keys(lock.entries)) if (!configured.has(key)) delete lock.entries[key]
+      lock.entries[entryKey(route)] = { hash: entryHash(settings.gitProvider, route, gitTokenSet), validated_at: new Date().toISOString() }
+      writeConfigLock(settings.lockFile, lock)
+    }
+    print(`${owner}/${repo}: ${summary(results)}; ${ok && route ? `config.lock updated (${settings.lockFile})` : ok ? 'not a mapping entry of its own, config.lock unchanged' : 'config.lock not updated'}`)
+    return ok
+  }
+
+  const outcome = await validateConfig(ctx, lock, { gitTokenSet, force: options.force })
+  const results = [...(outcome.report.auth ? [outcome.report.auth] : []), ...outcome.report.entries.flatMap((e) => e.results)]
+  const unchanged: CheckResult[] = outcome.plan.current.map(({ route, locked }) => ({
+    name: 'lock', target: entryKey(route), status: 'OK', reason: `unchanged since validated at ${locked.validated_at}; not re-checked (--force re-checks)`,
+  }))
+  for (const line of formatChecks([...results, ...unchanged])) print(line)
+  const total = outcome.plan.stale.length + outcome.plan.current.length
+  if (!outcome.ok) {
+    print(`${outcome.plan.stale.length} of ${total} entries checked: ${summary(results)}; config.lock not updated`)
+    return false
+  }
+  if (outcome.lockChanged) writeConfigLock(settings.lockFile, outcome.nextLock)
+  print(`${outcome.plan.stale.length} of ${total} entries checked: ${summary(results)}; config.lock ${outcome.lockChanged ? 'written' : 'unchanged'} (${settings.lockFile})`)
+  return true
+}
