@@ -1,0 +1,96 @@
+import { loadSettings, SECRET_VARIABLES, type Env } from '../config/load-config.ts'
+import type { Settings } from '../config/settings.ts'
+import { isPrheraldError } from '../errors.ts'
+import type { ConfigLock } from '../lock/config-lock.ts'
+import { listRoutes } from '../routing/resolve-route.ts'
+import type { DatabaseReport } from '../store/inspect-database.ts'
+import type { CheckResult } from './check-result.ts'
+import { TOKEN_VARIABLE } from './webhook-check.ts'
+import { planValidation } from './validate-config.ts'
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+const isSet = (env: Env, name: string) => (env[name] ?? '').trim() !== ''
+
+/** [config]: the file parses, the secrets are present (set/missing, never their values), and the derived settings. */
+export function configSection(env: Env, load: () => Settings = () => loadSettings(env)): { results: CheckResult[]; settings: Settings | undefined } {
+  let settings: Settings
+  try {
+    settings = load()
+  } catch (error) {
+    const reason = isPrheraldError(error) ? error.message.replaceAll('\n', ' ') : String(error)
+    return { settings: undefined, results: [{ name: 'file', target: 'config', status: 'FAIL', reason, fix: isPrheraldError(error) ? error.fix : undefined }] }
+  }
+  const provider = settings.gitProvider
+  const secret = (name: string, what: string): CheckResult => isSet(env, name)
+    ? { name: 'secret', target: name, status: 'OK', reason: 'set' }
+    : { name: 'secret', target: name, status: 'FAIL', reason: 'missing', fix: `set ${name} (${what}) in the environment or in .env` }
+  const token = TOKEN_VARIABLE[provider]
+  const results: CheckResult[] = [
+    { name: 'file', target: settings.configFile, status: 'OK', reason: `parses: git_provider ${provider}, ${plural(listRoutes(settings.mappings).length, 'mapping entry', 'mapping entries')}` },
+    secret('SLACK_BOT_TOKEN', 'the Bot User OAuth Token of your Slack app, xoxb-…'),
+    secret(SECRET_VARIABLES[provider].secret, `the secret set on the ${provider} webhook`),
+    isSet(env, token)
+      ? { name: 'token', target: token, status: 'OK', reason: 'set' }
+      : { name: 'token', target: token, status: 'SKIP', reason: 'missing (optional: path routing and the webhook check need it)' },
+  ]
+  if (provider === 'bitbucket') {
+    results.push({
+      name: 'auth', target: 'BITBUCKET_AUTH_EMAIL', status: 'OK',
+      reason: isSet(env, 'BITBUCKET_AUTH_EMAIL') ? 'set: HTTP Basic with a scoped API token' : 'unset: Bearer with an access token',
+    })
+  }
+  results.push(
+    { name: 'ttl', target: 'cleanup.message_ttl_days', status: 'OK', reason: `${settings.messageTtlDays} days` },
+    { name: 'database', target: settings.databaseUrl, status: 'OK', reason: settings.databasePath },
+    settings.publicUrl
+      ? { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'OK', reason: settings.publicUrl }
+      : { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'SKIP', reason: 'not set (only create-webhook needs it)' },
+  )
+  return { settings, results }
+}
+
+/** [database], pure: judges what inspectDatabase read; `report` undefined means there is no file yet. */
+export function databaseSection(path: string, report: DatabaseReport | undefined): CheckResult[] {
+  if (!report) {
+    return [{ name: 'file', target: path, status: 'SKIP', reason: 'not created yet; the server creates it at start-up (or run prherald-migrate up)' }]
+  }
+  const { applied, pending, unknown } = report.migrations
+  const migrations: CheckResult = unknown.length > 0
+    ? { name: 'migrations', target: path, status: 'FAIL', reason: `applied migrations unknown to this version: ${unknown.join(', ')}`, fix: 'the database belongs to a newer prherald; run that version, or restore a backup' }
+    : pending.length > 0
+      ? { name: 'migrations', target: path, status: 'SKIP', reason: `${applied.length} applied, ${pending.length} pending (${pending.join(', ')}); the server applies them at start-up, or run prherald-migrate up` }
+      : { name: 'migrations', target: path, status: 'OK', reason: `all ${applied.length} applied` }
+  const rows = (n: number | undefined, text: (n: number) => string) => (n === undefined ? 'table not created yet' : text(n))
+  return [
+    { name: 'file', target: path, status: 'OK', reason: 'opens' },
+    migrations,
+    { name: 'slack_messages', target: path, status: 'OK', reason: rows(report.messages, (n) => plural(n, 'row')) },
+    { name: 'intake', target: path, status: 'OK', reason: rows(report.waiting, (n) => `${plural(n, 'delivery', 'deliveries')} waiting${n > 0 ? '; replayed at the next start' : ''}`) },
+  ]
+}
+
+/** [mappings], pure: entry count, whether path rules can work, and which entries the next start will validate. */
+export function mappingsSection(settings: Settings, gitTokenSet: boolean, lock: ConfigLock): CheckResult[] {
+  const routes = listRoutes(settings.mappings)
+  const target = settings.configFile
+  const owners = new Set(routes.map((r) => r.owner)).size
+  const withPaths = routes.filter((r) => r.paths.length > 0).length
+  const token = TOKEN_VARIABLE[settings.gitProvider]
+  const plan = planValidation({ provider: settings.gitProvider, mappings: settings.mappings }, lock, gitTokenSet, false)
+  const results: CheckResult[] = [
+    routes.length === 0
+      ? { name: 'entries', target, status: 'SKIP', reason: 'no mapping entries: every delivery is ignored' }
+      : { name: 'entries', target, status: 'OK', reason: `${plural(routes.length, 'entry', 'entries')} for ${plural(owners, 'owner')}` },
+    withPaths === 0
+      ? { name: 'path routing', target: token, status: 'OK', reason: 'no path rules' }
+      : gitTokenSet
+        ? { name: 'path routing', target: token, status: 'OK', reason: `${withPaths} with path rules; ${token} is set` }
+        : { name: 'path routing', target: token, status: 'SKIP', reason: `${withPaths} with path rules, but ${token} is not set: path rules are inert` },
+  ]
+  const lockTarget = settings.lockFile
+  if (routes.length === 0) return results
+  if (plan.stale.length === 0) results.push({ name: 'config.lock', target: lockTarget, status: 'OK', reason: `current for all ${routes.length} entries` })
+  else if (plan.current.length === 0) results.push({ name: 'config.lock', target: lockTarget, status: 'SKIP', reason: 'no entry validated yet: the next server start validates every entry' })
+  else results.push({ name: 'config.lock', target: lockTarget, status: 'SKIP', reason: `${plan.stale.length} of ${routes.length} entries new or changed: the next server start validates them` })
+  return results
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+import { cac } from 'cac'
+import { countByStatus, formatChecks, type CheckResult } from '../checks/check-result.ts'
+import { createCheckContext, credentialsFromEnv } from '../checks/check-context.ts'
+import { configSection, databaseSection, mappingsSection } from '../checks/preflight.ts'
+import { validateEntries } from '../checks/validate-entries.ts'
+import { isPrheraldError } from '../errors.ts'
+import { readConfigLock } from '../lock/config-lock.ts'
+import { inspectDatabase } from '../store/inspect-database.ts'
+import { loadEnvFile } from './load-env-file.ts'
+import { parseRepository } from './parse-repository.ts'
+import { reportError } from './report-error.ts'
+
+const print = (line: string) => console.log(line)
+
+function section(title: string, results: CheckResult[]): CheckResult[] {
+  print(`[${title}]`)
+  for (const line of formatChecks(results)) print(`  ${line}`)
+  return results
+}
+
+/**
+ * prherald-doctor [owner/repo]: a preflight that changes nothing. It reads the config and the database (which
+ * it never creates or migrates) and, with a repository, asks Slack and the git host what validate asks.
+ */
+async function doctor(repository: string | undefined): Promise<boolean> {
+  const target = repository === undefined ? undefined : parseRepository(repository)
+  loadEnvFile()
+  const env = process.env
+  const all: CheckResult[] = []
+  const config = configSection(env)
+  all.push(...section('config', config.results))
+  const settings = config.settings
+  if (!settings) {
+    all.push(...section('database', [{ name: 'file', target: 'database', status: 'SKIP', reason: 'not checked: the config did not load' }]))
+    all.push(...section('mappings', [{ name: 'entries', target: 'config', status: 'SKIP', reason: 'not checked: the config did not load' }]))
+  } else {
+    let database: CheckResult[]
+    try {
+      database = databaseSection(settings.databasePath, inspectDatabase(settings.databasePath))
+    } catch (error) {
+      if (!isPrheraldError(error)) throw error
+      database = [{ name: 'file', target: settings.databasePath, status: 'FAIL', reason: error.message, fix: error.fix }]
+    }
+    all.push(...section('database', database))
+    const credentials = credentialsFromEnv(env, settings.gitProvider)
+    all.push(...section('mappings', mappingsSection(settings, credentials.gitToken !== undefined, readConfigLock(settings.lockFile).lock)))
+    if (target) {
+      const report = await validateEntries(createCheckContext(settings, credentials), [target])
+      all.push(...section(`${target.owner}/${target.repo}`, [...(report.auth ? [report.auth] : []), ...report.entries.flatMap((e) => e.results)]))
+    }
+  }
+  if (target && !settings) {
+    all.push(...section(`${target.owner}/${target.repo}`, [{ name: 'checks', target: `${target.owner}/${target.repo}`, status: 'FAIL', reason: 'not run: the config did not load', fix: 'fix the [config] problems first' }]))
+  }
+  const c = countByStatus(all)
+  print(`${c.OK} OK, ${c.SKIP} SKIP, ${c.FAIL} FAIL`)
+  return c.FAIL === 0
+}
+
+const cli = cac('prherald-doctor')
+cli.command('[repository]', 'Preflight of config, database and mappings; with <owner>/<repo>, also the Slack and webhook checks for it')
+  .example('prherald-doctor')
+  .example('prherald-doctor acme/api')
+  .action(async (repository: string | undefined) => {
+    if (!(await doctor(repository))) process.exitCode = 1
+  })
+cli.help((sections) => {
+  sections.push({
+    title: 'Environment',
+    body: [
+      '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)',
+      '  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',
+      '  SLACK_BOT_TOKEN, GITHUB_WEBHOOK_SECRET / BITBUCKET_WEBHOOK_SECRET, GITHUB_TOKEN / BITBUCKET_TOKEN',
+      '                         reported as set or missing, never printed',
+      'Exit status 1 when any line is FAIL.',
+    ].join('\n'),
+  })
+})
+
+try {
+  cli.parse(process.argv, { run: false })
+  if (!cli.options.help) await cli.runMatchedCommand()
+} catch (error) {
+  if (error instanceof Error && error.name === 'CACError') console.error(`prherald-doctor: ${error.message}; see prherald-doctor --help`)
+  else reportError(error)
+  process.exitCode = 1
+}

@@ -1,0 +1,55 @@
+import { existsSync } from 'node:fs'
+import Database from 'better-sqlite3'
+import { PrheraldError } from '../errors.ts'
+import { readMigrations } from './migrations.ts'
+
+export interface DatabaseReport {
+  migrations: { applied: string[]; pending: string[]; unknown: string[] }
+  /** undefined until the migration creating the table is applied. */
+  messages: number | undefined
+  /** Deliveries acknowledged but not yet applied: replayed at the next start. */
+  waiting: number | undefined
+}
+
+/**
+ * Reads the database without changing it, for prherald-doctor: opened read-only, never created, never
+ * migrated. undefined when the file does not exist yet (the server creates it).
+ */
+export function inspectDatabase(path: string): DatabaseReport | undefined {
+  if (!existsSync(path)) return undefined
+  let db: Database.Database
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true })
+  } catch (cause) {
+    throw new PrheraldError('database', `cannot open the database at ${path}: ${(cause as Error).message}`, {
+      cause, fix: 'check that the file is readable by this user and is a SQLite database',
+    })
+  }
+  try {
+    const tables = new Set(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => (r as { name: string }).name))
+    const known = readMigrations().map((m) => `${m.version}_${m.name}`)
+    const appliedVersions = tables.has('schema_migrations')
+      ? db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all().map((r) => {
+        const row = r as { version: string; name: string }
+        return `${row.version}_${row.name}`
+      })
+      : []
+    const count = (table: string, where = '') =>
+      tables.has(table) ? (db.prepare(`SELECT count(*) AS n FROM ${table} ${where}`).get() as { n: number }).n : undefined
+    return {
+      migrations: {
+        applied: appliedVersions.filter((v) => known.includes(v)),
+        pending: known.filter((v) => !appliedVersions.includes(v)),
+        unknown: appliedVersions.filter((v) => !known.includes(v)),
+      },
+      messages: count('slack_messages'),
+      waiting: count('deliveries', 'WHERE applied_at IS NULL'),
+    }
+  } catch (cause) {
+    throw new PrheraldError('database', `cannot read the database at ${path}: ${(cause as Error).message}`, {
+      cause, fix: 'check that the file is a prherald database; restore it from a backup if it is damaged',
+    })
+  } finally {
+    db.close()
+  }
+}

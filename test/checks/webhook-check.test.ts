@@ -1,0 +1,140 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { webhookCheck } from '../../src/checks/webhook-check.ts'
+import { validateEntries } from '../../src/checks/validate-entries.ts'
+import { BITBUCKET_SCOPES } from '../../src/git-host/git-host-error.ts'
+import { createWebhookApi, REQUIRED_EVENTS } from '../../src/git-host/webhooks.ts'
+import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucket.ts'
+import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
+
+const TOKEN = 'ghp-test-token-3c9e'
+let github: FakeGithub | undefined
+let bitbucket: FakeBitbucket | undefined
+afterEach(async () => {
+  await github?.close()
+  await bitbucket?.close()
+  github = bitbucket = undefined
+})
+
+const githubHook = (id: number, url: string, events: string[] = [...REQUIRED_EVENTS.github], active = true) =>
+  ({ id, name: 'web' as const, active, events, config: { url, content_type: 'json', insecure_ssl: '0' } })
+const githubApi = () => createWebhookApi({ provider: 'github', apiUrl: github!.url, token: TOKEN })
+
+describe('webhook on GitHub', () => {
+  it('SKIPs without GITHUB_TOKEN, calling nothing', async () => {
+    expect(await webhookCheck('github', undefined, 'acme', 'api')).toEqual({
+      name: 'webhook', target: 'acme/api', status: 'SKIP', reason: 'GITHUB_TOKEN is not set; webhook not checked',
+    })
+  })
+
+  it('FAILs with the token and no hook ending in /webhook/github, pointing at create-webhook', async () => {
+    github = await startFakeGithub()
+    github.token = TOKEN
+    github.hooks.set('acme/api', [githubHook(1, 'https://ci.example.com/hook')])
+    const result = await webhookCheck('github', githubApi(), 'acme', 'api')
+    expect(result).toMatchObject({ status: 'FAIL', reason: 'no webhook whose URL ends in /webhook/github (1 other webhook)' })
+    expect(result.fix).toContain('prherald-config create-webhook acme/api')
+    expect(github.requests[0]).toMatchObject({ method: 'GET', path: '/repos/acme/api/hooks' })
+    expect(github.requests[0]!.headers.authorization).toMatch(new RegExp(`^(Bearer|token) ${TOKEN}$`))
+  })
+
+  it('FAILs for an inactive hook and for a hook missing events, naming them', async () => {
+    github = await startFakeGithub()
+    github.hooks.set('acme/api', [githubHook(1, 'https://pr.example.com/webhook/github', [...REQUIRED_EVENTS.github], false)])
+    expect((await webhookCheck('github', githubApi(), 'acme', 'api')).reason).toBe('webhook https://pr.example.com/webhook/github is inactive')
+    github.hooks.set('acme/api', [githubHook(2, 'https://pr.example.com/webhook/github', ['pull_request', 'pull_request_review'])])
+    const result = await webhookCheck('github', githubApi(), 'acme', 'api')
+    expect(result).toMatchObject({ status: 'FAIL', reason: 'webhook https://pr.example.com/webhook/github does not send pull_request_review_comment, issue_comment' })
+  })
+
+  it('is OK for an active hook with every event, found on a later page', async () => {
+    github = await startFakeGithub()
+    const others = Array.from({ length: 120 }, (_, i) => githubHook(i + 1, `https://other.example.com/${i}`))
+    github.hooks.set('acme/api', [...others, githubHook(500, 'https://pr.example.com/webhook/github/')])
+    const result = await webhookCheck('github', githubApi(), 'acme', 'api')
+    expect(result).toMatchObject({ status: 'OK', reason: 'webhook https://pr.example.com/webhook/github/ is active with all 4 events' })
+    expect(github.requests.length).toBe(2)
+  })
+
+  it('surfaces the fix of a 401 and a 404', async () => {
+    github = await startFakeGithub()
+    github.token = 'another-token'
+    const unauthorized = await webhookCheck('github', githubApi(), 'acme', 'api')
+    expect(unauthorized).toMatchObject({ status: 'FAIL', reason: 'GitHub answered 401 to GET /repos/acme/api/hooks' })
+    expect(unauthorized.fix).toContain('GITHUB_TOKEN is not valid')
+    github.token = undefined
+    const missing = await webhookCheck('github', githubApi(), 'acme', 'gone')
+    expect(missing.fix).toContain('check the owner and repository names')
+  })
+
+  it('checks every repository an owner\'s "*" entry covers: organisation, else user, skipping repositories with their own entry', async () => {
+    github = await startFakeGithub()
+    github.repos.set('acme', ['api', 'web', 'docs'])
+    github.hooks.set('acme/web', [githubHook(1, 'https://pr.example.com/webhook/github')])
+    github.hooks.set('acme/docs', [])
+    github.failures.push({ path: /^\/orgs\/acme\/repos$/, status: 404 })
+    const mappings = { acme: { '*': { channel: 'C0000000001' }, API: { channel: 'C0000000002' } } }
+    const report = await validateEntries({ provider: 'github', mappings, slack: undefined, git: githubApi() }, [{ owner: 'acme', repo: '*' }])
+    const webhooks = report.entries[0]!.results.filter((r) => r.name === 'webhook').map((r) => [r.target, r.status])
+    expect(webhooks).toEqual([['acme/web', 'OK'], ['acme/docs', 'FAIL']])
+    expect(github.requests.map((r) => r.path)).toEqual(['/orgs/acme/repos', '/users/acme/repos', '/repos/acme/web/hooks', '/repos/acme/docs/hooks'])
+  })
+
+  it('SKIPs an owner\'s "*" entry without the token', async () => {
+    const report = await validateEntries({ provider: 'github', mappings: { acme: { '*': { channel: 'C0000000001' } } }, slack: undefined, git: undefined }, [{ owner: 'acme', repo: '*' }])
+    expect(report.entries[0]!.results.find((r) => r.name === 'webhook')).toMatchObject({
+      target: 'acme/*', status: 'SKIP', reason: "GITHUB_TOKEN is not set; acme's repositories not listed, webhooks not checked",
+    })
+  })
+})
+
+describe('webhook on Bitbucket', () => {
+  const bbHook = (events: readonly string[]) => ({ uuid: '{1}', url: 'https://pr.example.com/webhook/bitbucket', description: 'prherald', active: true, events: [...events] })
+  const api = (authEmail?: string) => createWebhookApi({ provider: 'bitbucket', apiUrl: bitbucket!.url, token: 'bb-token', bitbucketAuthEmail: authEmail })
+
+  it('is OK with every pullrequest trigger, sending Bearer without BITBUCKET_AUTH_EMAIL and Basic with it', async () => {
+    bitbucket = await startFakeBitbucket()
+    bitbucket.hooks.set('ws/repo', [bbHook(REQUIRED_EVENTS.bitbucket)])
+    bitbucket.auth = { bearer: 'bb-token' }
+    expect((await webhookCheck('bitbucket', api(), 'ws', 'repo')).status).toBe('OK')
+    bitbucket.auth = { basic: { email: 'ops@example.com', token: 'bb-token' } }
+    expect((await webhookCheck('bitbucket', api('ops@example.com'), 'ws', 'repo')).status).toBe('OK')
+    expect(bitbucket.requests.map((r) => [r.path, r.headers.authorization])).toEqual([
+      ['/2.0/repositories/ws/repo/hooks', 'Bearer bb-token'],
+      ['/2.0/repositories/ws/repo/hooks', `Basic ${Buffer.from('ops@example.com:bb-token').toString('base64')}`],
+    ])
+  })
+
+  it('FAILs naming the missing triggers', async () => {
+    bitbucket = await startFakeBitbucket()
+    bitbucket.hooks.set('ws/repo', [bbHook(REQUIRED_EVENTS.bitbucket.filter((e) => !e.endsWith('unapproved') && !e.endsWith('rejected')))])
+    expect((await webhookCheck('bitbucket', api(), 'ws', 'repo')).reason)
+      .toBe('webhook https://pr.example.com/webhook/bitbucket does not send pullrequest:unapproved, pullrequest:rejected')
+  })
+
+  it('reports a 401 as a scheme/token mismatch and a 403 as missing scopes, naming them', async () => {
+    bitbucket = await startFakeBitbucket()
+    bitbucket.hooks.set('ws/repo', [])
+    bitbucket.auth = { bearer: 'bb-token' }
+    const basicMismatch = await webhookCheck('bitbucket', api('ops@example.com'), 'ws', 'repo')
+    expect(basicMismatch).toMatchObject({ status: 'FAIL', reason: 'Bitbucket answered 401 to GET /2.0/repositories/ws/repo/hooks' })
+    expect(basicMismatch.fix).toContain('access token must be used without BITBUCKET_AUTH_EMAIL')
+    bitbucket.auth = { basic: { email: 'ops@example.com', token: 'bb-token' } }
+    expect((await webhookCheck('bitbucket', api(), 'ws', 'repo')).fix).toContain('a scoped API token needs BITBUCKET_AUTH_EMAIL')
+
+    bitbucket.auth = undefined
+    bitbucket.forbidden = [/\/hooks$/]
+    const forbidden = await webhookCheck('bitbucket', api(), 'ws', 'repo')
+    expect(forbidden).toMatchObject({ status: 'FAIL', reason: 'Bitbucket answered 403 to GET /2.0/repositories/ws/repo/hooks' })
+    expect(forbidden.fix).toContain(BITBUCKET_SCOPES.accessToken)
+    expect((await webhookCheck('bitbucket', api('ops@example.com'), 'ws', 'repo')).fix).toContain(BITBUCKET_SCOPES.apiToken)
+  })
+
+  it('lists a workspace\'s repositories across pages for its "*" entry', async () => {
+    bitbucket = await startFakeBitbucket()
+    bitbucket.pagelen = 2
+    bitbucket.repos.set('ws', ['a', 'b', 'c'])
+    for (const slug of ['a', 'b', 'c']) bitbucket.hooks.set(`ws/${slug}`, [bbHook(REQUIRED_EVENTS.bitbucket)])
+    const report = await validateEntries({ provider: 'bitbucket', mappings: { ws: { '*': { channel: 'C0000000001' } } }, slack: undefined, git: api() }, [{ owner: 'ws', repo: '*' }])
+    expect(report.entries[0]!.results.filter((r) => r.name === 'webhook').map((r) => `${r.target} ${r.status}`)).toEqual(['ws/a OK', 'ws/b OK', 'ws/c OK'])
+  })
+})
