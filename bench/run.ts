@@ -42,7 +42,7 @@ function signed(event: string, payload: unknown, deliveryId = randomUUID()): Del
 }
 
 const dir = makeTempDir('prherald-bench-')
-const slack = await startFakeSlack()
+const slack = await startFakeSlack({ anyChannel: true })
 slack.latencyMs = 30
 writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json', log_level: 'info' }, mappings: { Codertocat: { '*': { channel: 'C0000000001' } } } })
 const env = { ...process.env, ...testEnv(dir.path, 'github', { SLACK_API_URL: slack.url }), GITHUB_WEBHOOK_SECRET: SECRET }

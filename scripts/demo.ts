@@ -23,6 +23,10 @@ const env = {
   SLACK_BOT_TOKEN: 'xoxb-demo-token',
   GITHUB_WEBHOOK_SECRET: DEMO_SECRET,
   BITBUCKET_WEBHOOK_SECRET: DEMO_SECRET,
+  // The demo's repositories (acme/*) are made up: a real token would send start-up validation to the real
+  // git host, where their webhook check can only FAIL.
+  GITHUB_TOKEN: '',
+  BITBUCKET_TOKEN: '',
 }
 console.log(`[demo] fake Slack at ${slack.url}; webhook secret "${DEMO_SECRET}"`)
 console.log('[demo] in another terminal: npm run demo:deliver   (sends signed pull-request deliveries to :8080)')

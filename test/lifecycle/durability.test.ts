@@ -17,7 +17,7 @@ let spawned: SpawnedServer | undefined
 
 beforeEach(async () => {
   dir = makeTempDir()
-  slack = await startFakeSlack()
+  slack = await startFakeSlack({ anyChannel: true }) // the spawned server checks the mapped channels at start-up
   writeConfig(dir.path, {
     git_provider: 'github',
     server: { log_format: 'json' },
