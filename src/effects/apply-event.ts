@@ -1,5 +1,5 @@
 import { decide, type StoredLifecycle } from '../../machines/decide.ts'
-import type { Intent } from '../../machines/pull-request.machine.ts'
+import { initialContext, type Intent } from '../../machines/pull-request.machine.ts'
 import type { ReactionKey } from '../config/settings.ts'
 import type { Mappings } from '../config/schema.ts'
 import type { PullRequestEvent } from '../decode/pull-request-event.ts'
@@ -71,14 +71,24 @@ export function createLifecycle(deps: LifecycleDeps) {
           deps.logger.warn('slack call failed, retrying', { ...facts, call: what, channel, attempt, delay_ms: delayMs, ...errorFields(error) }),
       })
     const render = (m: Message) => renderMessage({ lifecycle: next, mentions: m.mentions })
+    // The row as it was before this delivery (or a fresh, unannounced one): what a post saves beside its ts.
+    const before = (channel: string) => {
+      const row = rows.find((r) => r.channel === channel)
+      if (row) return { state: row.state, lifecycle: row.lifecycle, lastDeliveryId: row.lastDeliveryId }
+      const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(event) }
+      return { state: unannounced.state, lifecycle: JSON.stringify(unannounced), lastDeliveryId: null }
+    }
     const post = async (channel: string, mentions: string[]): Promise<Message> => {
       const ts = await slackCall('chat.postMessage', channel, () => deps.slack.postMessage(channel, render({ channel, ts: '', mentions })))
-      const message = { channel, ts, mentions }
-      await save(message)
-      return message
+      // The ts is stored at once, so that nothing posts a second message; the lifecycle and last delivery
+      // stay as they were, so that a replay after a crash here runs this delivery again (updating the
+      // message it finds instead of posting) and adds the reactions this run did not get to.
+      await deps.store.saveMessage({ ...ref, channel, ts, mentions, ...before(channel) })
+      return { channel, ts, mentions }
     }
 
     const messages: Message[] = []
+    /** Channels whose message was posted by this delivery: a new message carries no reactions yet. */
     const fresh = new Set<string>()
     for (const row of rows) messages.push(row)
     if (intents.some((i) => i.type === 'post')) {
@@ -92,24 +102,32 @@ export function createLifecycle(deps: LifecycleDeps) {
       }
     }
 
+    // A stored message meets a `post` intent only when an earlier run of this delivery posted it and was cut off.
+    const rerender = intents.some((i) => i.type === 'update' || i.type === 'post')
+    const reactionChanges = (channel: string): Array<{ add: boolean; reaction: ReactionKey }> => fresh.has(channel)
+      ? next.context.reactions.map((reaction) => ({ add: true, reaction }))
+      : intents.flatMap((i) => (i.type === 'addReaction' || i.type === 'removeReaction' ? [{ add: i.type === 'addReaction', reaction: i.reaction }] : []))
+
     for (const [index, message] of messages.entries()) {
       await guard(message.channel, async () => {
-        if (intents.some((i) => i.type === 'update') && !fresh.has(message.channel)) {
+        let current = message
+        if (rerender && !fresh.has(message.channel)) {
           try {
             await slackCall('chat.update', message.channel, () => deps.slack.updateMessage(message.channel, message.ts, render(message)))
           } catch (error) {
             if (!isPrheraldError(error, 'slack_message_not_found')) throw error
             // Someone deleted the message: announce the pull request again rather than go silent.
             deps.logger.warn('slack message was deleted, posting a new one', { ...facts, channel: message.channel })
-            messages[index] = await post(message.channel, message.mentions)
+            current = messages[index] = await post(message.channel, message.mentions)
+            fresh.add(current.channel)
           }
         }
-        const current = messages[index] ?? message
-        for (const intent of intents) {
-          if (intent.type !== 'addReaction' && intent.type !== 'removeReaction') continue
-          const name = deps.reactions[intent.reaction]
-          const call = intent.type === 'addReaction' ? deps.slack.addReaction : deps.slack.removeReaction
-          await slackCall(intent.type === 'addReaction' ? 'reactions.add' : 'reactions.remove', current.channel, () => call(current.channel, current.ts, name))
+        for (const { add, reaction } of reactionChanges(current.channel)) {
+          const name = deps.reactions[reaction]
+          const call = add ? deps.slack.addReaction : deps.slack.removeReaction
+          // A reaction Slack refuses for good (say, an emoji name it does not know) is logged and skipped: the
+          // message itself is right, and the row must still record this delivery, or the next one would start from before it.
+          await guard(current.channel, () => slackCall(add ? 'reactions.add' : 'reactions.remove', current.channel, () => call(current.channel, current.ts, name)))
         }
         await save(current)
       })
