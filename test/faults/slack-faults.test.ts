@@ -1,0 +1,270 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import Database from 'better-sqlite3'
+import { join } from 'node:path'
+import { startFakeSlack, type FakeSlack, type SlackFault } from '../helpers/fake-slack.ts'
+import { deliver } from '../helpers/signed-delivery.ts'
+import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { expectOneCorrectMessage, isComplete, messagesOf, prDeliveries, statusOf, writeCalls } from './pr-messages.ts'
+
+/**
+ * Slack misbehaving on one channel (FAULTY, where the `Other` organisation's pull requests go) while another
+ * (HEALTHY, `Codertocat`) works. Every pull request gets opened, approved and commented; each must end with
+ * one message showing exactly that, and the healthy channel must not wait for the faulty one. "Held" faults
+ * are queued in their thousands and lifted by the test, so "the faulty channel was still failing when the
+ * healthy one finished" is a fact, not a race.
+ */
+const HEALTHY = 'C0000000001'
+const FAULTY = 'C0000000002'
+const HEALTHY_PRS = [201, 202, 203]
+const FAULTY_PRS = [301, 302, 303]
+const HELD = 10_000
+
+let dir: ReturnType<typeof makeTempDir>
+let slack: FakeSlack
+let service: TestService | undefined
+
+beforeEach(async () => {
+  dir = makeTempDir()
+  slack = await startFakeSlack({ anyChannel: true })
+  writeConfig(dir.path, {
+    git_provider: 'github',
+    server: { shutdown_timeout_seconds: 2 },
+    mappings: { Codertocat: { '*': { channel: HEALTHY } }, Other: { '*': { channel: FAULTY } } },
+  })
+})
+afterEach(async () => {
+  slack.faults.length = 0
+  await service?.stop()
+  service = undefined
+  await slack.close()
+  dir.remove()
+})
+
+const env = () => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url })
+
+/** Delivers each PR's events in order (a PR's events one after another, PRs side by side); all must be 200. */
+async function deliverPrs(owner: string, numbers: number[], pick: (event: string) => boolean = () => true): Promise<void> {
+  await Promise.all(numbers.map(async (n) => {
+    for (const d of prDeliveries(owner, n).filter((d) => pick(d.event))) {
+      const res = await deliver(service!.url, 'github', d)
+      expect(res.status, `${d.deliveryId}`).toBe(200)
+    }
+  }))
+}
+
+function holdFaulty(method: string, fault: (i: number) => SlackFault): void {
+  for (let i = 0; i < HELD; i++) slack.faults.push({ method, channel: FAULTY, fault: fault(i) })
+}
+
+function liftFaulty(method?: string): void {
+  const keep = slack.faults.filter((f) => f.channel !== FAULTY || (method !== undefined && f.method !== method))
+  slack.faults.splice(0, slack.faults.length, ...keep)
+}
+
+const faultyHeld = (method: string) => slack.faults.filter((f) => f.channel === FAULTY && f.method === method).length
+
+function pendingDeliveries(): number {
+  const db = new Database(join(dir.path, 'prherald.db'), { readonly: true })
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL').get() as { n: number }).n
+  } finally {
+    db.close()
+  }
+}
+
+const logged = (msg: string) => service!.entries().filter((e) => e.msg === msg)
+
+describe('Slack answering 5xx or resetting the connection on one channel', () => {
+  const cases: Array<[string, (i: number) => SlackFault]> = [
+    ['500 and 503', (i) => ({ status: i % 2 === 0 ? 500 : 503 })],
+    ['connection resets', () => ({ reset: true })],
+  ]
+
+  it.each(cases)('%s: the other channel is not held up, and every PR ends with one correct message', async (_name, fault) => {
+    holdFaulty('chat.postMessage', fault)
+    // Finite faults on the later calls too: consumed once the posts go through.
+    for (let i = 0; i < 3; i++) {
+      slack.faults.push({ method: 'chat.update', channel: FAULTY, fault: fault(i) })
+      slack.faults.push({ method: 'reactions.add', channel: FAULTY, fault: fault(i + 1) })
+    }
+    service = await startPrherald(dir.path, env())
+    await deliverPrs('Codertocat', HEALTHY_PRS)
+    await deliverPrs('Other', FAULTY_PRS)
+
+    await waitFor('the healthy channel to be complete', () => HEALTHY_PRS.every((n) => isComplete(slack, 'Codertocat', n)), 15_000)
+    for (const n of HEALTHY_PRS) expectOneCorrectMessage(slack, 'Codertocat', n, HEALTHY)
+    // ... while the faulty channel was still failing: nothing posted there, and its posts still being refused.
+    expect(slack.messagesIn(FAULTY)).toHaveLength(0)
+    expect(faultyHeld('chat.postMessage')).toBeGreaterThan(0)
+    expect(writeCalls(slack).filter((c) => c.body.channel === FAULTY).length).toBeGreaterThan(FAULTY_PRS.length)
+    await waitFor('a retried faulty post to be logged', () =>
+      logged('slack call failed, retrying').some((e) => e.channel === FAULTY && e.call === 'chat.postMessage'))
+
+    liftFaulty('chat.postMessage')
+    expect(await service.settle(20_000)).toBe(true)
+    for (const n of FAULTY_PRS) expectOneCorrectMessage(slack, 'Other', n, FAULTY)
+    for (const n of HEALTHY_PRS) expectOneCorrectMessage(slack, 'Codertocat', n, HEALTHY)
+    expect(slack.faults).toHaveLength(0) // every finite fault on update and reactions was met and survived
+    expect(logged('delivery failed; it stays pending and is retried at the next start')).toHaveLength(0)
+  })
+})
+
+describe('Slack answering slowly, past the client timeout', () => {
+  const overrides = { slackTimeoutMs: 250 }
+  const slow: SlackFault = { delayMs: 1000 }
+
+  it('on chat.update and reactions.add: retried, not held up, and still one correct message per PR', async () => {
+    service = await startPrherald(dir.path, env(), overrides)
+    await deliverPrs('Codertocat', HEALTHY_PRS, (e) => e === 'pull_request')
+    await deliverPrs('Other', FAULTY_PRS, (e) => e === 'pull_request')
+    expect(await service.settle(10_000)).toBe(true)
+
+    holdFaulty('chat.update', () => slow)
+    holdFaulty('reactions.add', () => slow)
+    await deliverPrs('Codertocat', HEALTHY_PRS, (e) => e === 'pull_request_review')
+    await deliverPrs('Other', FAULTY_PRS, (e) => e === 'pull_request_review')
+    await waitFor('the healthy approvals', () => HEALTHY_PRS.every((n) => messagesOf(slack, 'Codertocat', n)[0]?.reactions.has('white_check_mark')), 15_000)
+    expect(faultyHeld('chat.update')).toBeGreaterThan(0)
+    await waitFor('a timed-out call to be logged', () =>
+      logged('slack client').some((e) => String(e.detail).includes('aborted due to timeout')))
+
+    liftFaulty()
+    expect(await service.settle(20_000)).toBe(true)
+    // The fake still answers the calls the client gave up on, late; wait until every update it received has landed,
+    // so that none of those (identical) late updates can land after the next delivery's.
+    const faultyUpdates = () => slack.calls.filter((c) => c.method === 'chat.update' && c.body.channel === FAULTY).length
+    await waitFor('late updates to land', () => slack.messagesIn(FAULTY).reduce((sum, m) => sum + m.updates, 0) === faultyUpdates())
+
+    await deliverPrs('Codertocat', HEALTHY_PRS, (e) => e === 'issue_comment')
+    await deliverPrs('Other', FAULTY_PRS, (e) => e === 'issue_comment')
+    expect(await service.settle(10_000)).toBe(true)
+    for (const n of HEALTHY_PRS) expectOneCorrectMessage(slack, 'Codertocat', n, HEALTHY)
+    for (const n of FAULTY_PRS) expectOneCorrectMessage(slack, 'Other', n, FAULTY)
+  })
+
+  it('on chat.postMessage: Slack may post twice (it has no idempotency key); prherald tracks and updates exactly one', async () => {
+    // The fake, like Slack, carries out a call whose answer the client stopped waiting for.
+    slack.faults.push({ method: 'chat.postMessage', channel: FAULTY, fault: slow })
+    service = await startPrherald(dir.path, env(), overrides)
+    const [opened, approved] = prDeliveries('Other', 301)
+    expect((await deliver(service.url, 'github', opened!)).status).toBe(200)
+    expect(await service.settle(10_000)).toBe(true)
+    await waitFor('the late post to land', () => messagesOf(slack, 'Other', 301).length === 2)
+    expect((await deliver(service.url, 'github', approved!)).status).toBe(200)
+    expect(await service.settle(10_000)).toBe(true)
+
+    const messages = messagesOf(slack, 'Other', 301)
+    expect(messages).toHaveLength(2)
+    const tracked = messages.filter((m) => m.updates > 0)
+    const orphan = messages.filter((m) => m.updates === 0)
+    expect(tracked).toHaveLength(1)
+    expect(statusOf(tracked[0]!)).toBe('Approved by carol')
+    expect([...tracked[0]!.reactions]).toEqual(['white_check_mark'])
+    expect(statusOf(orphan[0]!)).toBe('Open')
+    expect(orphan[0]!.reactions.size).toBe(0)
+  })
+})
+
+describe('Slack rate limiting (429)', () => {
+  it('honours Retry-After, survives 429 without it and `ratelimited`, and every PR ends with one correct message', async () => {
+    slack.faults.push(
+      { method: 'chat.postMessage', channel: FAULTY, fault: { status: 429, headers: { 'retry-after': '1' } } },
+      { method: 'chat.update', channel: FAULTY, fault: { status: 429, headers: { 'retry-after': '1' } } },
+      { method: 'reactions.add', channel: FAULTY, fault: { status: 429 } },
+      { method: 'chat.update', channel: FAULTY, fault: { error: 'ratelimited' } },
+    )
+    service = await startPrherald(dir.path, env())
+    await Promise.all([deliverPrs('Codertocat', HEALTHY_PRS), deliverPrs('Other', FAULTY_PRS)])
+    expect(await service.settle(30_000)).toBe(true)
+
+    expect(slack.faults).toHaveLength(0)
+    for (const n of HEALTHY_PRS) expectOneCorrectMessage(slack, 'Codertocat', n, HEALTHY)
+    for (const n of FAULTY_PRS) expectOneCorrectMessage(slack, 'Other', n, FAULTY)
+    // The Web API client paused for the Retry-After (it pauses every call: Slack's limits are per workspace).
+    expect(logged('slack client').some((e) => String(e.detail).includes('Will retry in 1 seconds'))).toBe(true)
+    expect(logged('slack call failed, retrying').some((e) => e.error === 'Slack: ratelimited')).toBe(true)
+  })
+})
+
+describe('permanent Slack errors', () => {
+  it('channel_not_found: one clear log line per delivery, no retries, nothing left pending, other PRs unaffected', async () => {
+    service = await startPrherald(dir.path, env())
+    await deliverPrs('Codertocat', HEALTHY_PRS, (e) => e === 'pull_request')
+    await deliverPrs('Other', FAULTY_PRS, (e) => e === 'pull_request')
+    expect(await service.settle(10_000)).toBe(true)
+
+    slack.channelErrors.set(FAULTY, 'channel_not_found') // e.g. the channel was deleted
+    const before = writeCalls(slack).length
+    await deliverPrs('Codertocat', HEALTHY_PRS, (e) => e !== 'pull_request')
+    await deliverPrs('Other', FAULTY_PRS, (e) => e !== 'pull_request')
+    expect(await service.settle(10_000)).toBe(true)
+
+    for (const n of HEALTHY_PRS) expectOneCorrectMessage(slack, 'Codertocat', n, HEALTHY)
+    for (const n of FAULTY_PRS) {
+      const [message, ...more] = messagesOf(slack, 'Other', n)
+      expect(more).toHaveLength(0)
+      expect(statusOf(message!)).toBe('Open')
+      expect(message!.reactions.size).toBe(0)
+    }
+    const rejected = logged('slack rejected the change; dropping it for this channel')
+    expect(rejected).toHaveLength(FAULTY_PRS.length * 2)
+    for (const line of rejected) {
+      expect(line).toMatchObject({ level: 'error', channel: FAULTY, repository: 'Other/Hello-World', slack_error: 'Slack: channel_not_found' })
+      expect(String(line.fix)).toContain('check the channel ID in config.yaml')
+      expect(FAULTY_PRS).toContain(line.pr)
+    }
+    // One chat.update per delivery to the missing channel, and nothing else: no retry storm.
+    const faultyCalls = writeCalls(slack).slice(before).filter((c) => c.body.channel === FAULTY)
+    expect(faultyCalls.map((c) => c.method)).toEqual(Array(FAULTY_PRS.length * 2).fill('chat.update'))
+    await service.stop()
+    service = undefined
+    expect(pendingDeliveries()).toBe(0)
+
+    // The channel comes back: the next delivery updates the same message; the PR was not forgotten.
+    slack.channelErrors.clear()
+    service = await startPrherald(dir.path, env())
+    for (const n of FAULTY_PRS) {
+      const merged = pullRequest('closed', n, { merged: true })
+      merged.repository.owner.login = 'Other'
+      expect((await deliver(service.url, 'github', { event: 'pull_request', payload: merged })).status).toBe(200)
+    }
+    expect(await service.settle(10_000)).toBe(true)
+    for (const n of FAULTY_PRS) {
+      const messages = messagesOf(slack, 'Other', n)
+      expect(messages).toHaveLength(1)
+      expect(statusOf(messages[0]!)).toBe('Merged')
+      expect([...messages[0]!.reactions]).toEqual(['twisted_rightwards_arrows'])
+    }
+    expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && c.body.channel === FAULTY)).toHaveLength(FAULTY_PRS.length)
+  })
+
+  it('not_in_channel on the first post loses the delivery, not the PR; a refused reaction loses only the reaction', async () => {
+    slack.faults.push({ method: 'chat.postMessage', channel: FAULTY, fault: { error: 'not_in_channel' } })
+    service = await startPrherald(dir.path, env())
+    const [opened, approved, commented] = prDeliveries('Other', 301)
+    expect((await deliver(service.url, 'github', opened!)).status).toBe(200)
+    expect(await service.settle(10_000)).toBe(true)
+    expect(messagesOf(slack, 'Other', 301)).toHaveLength(0)
+    expect(logged('slack rejected the change; dropping it for this channel')).toContainEqual(expect.objectContaining({
+      pr: 301, channel: FAULTY, slack_error: 'Slack: not_in_channel', fix: expect.stringContaining('invite the bot'),
+    }))
+
+    // The bot is invited; the approval posts the PR. Slack refuses the reaction (an emoji it does not know).
+    slack.faults.push({ method: 'reactions.add', channel: FAULTY, fault: { error: 'invalid_name' } })
+    expect((await deliver(service.url, 'github', approved!)).status).toBe(200)
+    expect(await service.settle(10_000)).toBe(true)
+    expect(logged('slack rejected the change; dropping it for this channel')).toContainEqual(expect.objectContaining({
+      pr: 301, slack_error: 'Slack: invalid_name',
+    }))
+
+    // The approval itself was recorded: the next delivery still shows it.
+    expect((await deliver(service.url, 'github', commented!)).status).toBe(200)
+    expect(await service.settle(10_000)).toBe(true)
+    const messages = messagesOf(slack, 'Other', 301)
+    expect(messages).toHaveLength(1)
+    expect(statusOf(messages[0]!)).toBe('Approved by carol · 1 comment')
+    expect([...messages[0]!.reactions]).toEqual(['speech_balloon'])
+  })
+})
