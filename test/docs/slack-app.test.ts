@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { REQUIRED_SLACK_SCOPES } from '../../src/checks/slack-auth-check.ts'
+import { packageRoot } from '../../src/package-root.ts'
+
+/** The manifest in docs/slack-app.md is the one people paste: it must parse and carry exactly the scopes prherald uses. */
+const doc = readFileSync(join(packageRoot(), 'docs/slack-app.md'), 'utf8')
+
+describe('the Slack app manifest in docs/slack-app.md', () => {
+  const block = /```json\n([\s\S]*?)```/.exec(doc)?.[1]
+  const manifest = JSON.parse(block ?? 'null') as { oauth_config?: { scopes?: { bot?: string[] } }; features?: { bot_user?: unknown } }
+
+  it('is valid JSON with a bot user', () => {
+    expect(manifest?.features?.bot_user).toBeDefined()
+  })
+
+  it('asks for the scopes the checks require, plus channel lookups, and nothing else', () => {
+    const scopes = manifest?.oauth_config?.scopes?.bot ?? []
+    expect(scopes).toEqual(expect.arrayContaining([...REQUIRED_SLACK_SCOPES]))
+    expect([...scopes].sort()).toEqual(['channels:read', 'chat:write', 'groups:read', 'reactions:write'])
+  })
+})
