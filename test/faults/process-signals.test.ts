@@ -1,0 +1,185 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import Database from 'better-sqlite3'
+import { join } from 'node:path'
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { deliver } from '../helpers/signed-delivery.ts'
+import { spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
+import { testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+import { messagesOf, prDeliveries, statusOf, writeCalls } from './pr-messages.ts'
+
+/**
+ * prherald-server as a real process, stopped in the middle of a burst: SIGTERM (graceful, within the
+ * shutdown window) and SIGKILL (nothing graceful). Slack is slowed so that work is in flight at the signal;
+ * the signal falls after a fixed number of acknowledged deliveries, never after a sleep. The fake Slack is
+ * started with anyChannel so that start-up validation (auth.test, conversations.info) succeeds; only
+ * message-writing calls are counted.
+ */
+const CHANNEL = 'C0000000001'
+const PRS = Array.from({ length: 20 }, (_, i) => 401 + i)
+const WINDOW_SECONDS = 2
+
+let dir: ReturnType<typeof makeTempDir>
+let slack: FakeSlack
+let server: SpawnedServer | undefined
+
+beforeEach(async () => {
+  dir = makeTempDir()
+  slack = await startFakeSlack({ anyChannel: true })
+  writeConfig(dir.path, {
+    git_provider: 'github',
+    server: { log_format: 'json', shutdown_timeout_seconds: WINDOW_SECONDS },
+    mappings: { Codertocat: { '*': { channel: CHANNEL } } },
+  })
+})
+afterEach(async () => {
+  if (server && server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGKILL')
+    await server.exited
+  }
+  server = undefined
+  await slack.close()
+  dir.remove()
+})
+
+const env = () => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url })
+
+function readDatabase(readonly: boolean): { pending: number; rows: Array<{ pr_number: number; ts: string }> } {
+  const db = new Database(join(dir.path, 'prherald.db'), { readonly })
+  try {
+    const pending = (db.prepare('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL').get() as { n: number }).n
+    const rows = db.prepare('SELECT pr_number, ts FROM slack_messages').all() as Array<{ pr_number: number; ts: string }>
+    return { pending, rows }
+  } finally {
+    db.close()
+  }
+}
+
+type Kind = 'opened' | 'approved' | 'commented'
+
+/**
+ * Sends the burst (PR by PR, each PR's three deliveries in order), `parallel` at a time, and calls `signal`
+ * once `stopAfter` deliveries are acknowledged. Deliveries sent after that may be refused; any answered
+ * 200 "accepted" counts as acknowledged.
+ */
+async function burst(stopAfter: number, signal: () => void, parallel = 3): Promise<Map<number, Set<Kind>>> {
+  const queue = PRS.flatMap((n) => prDeliveries('Codertocat', n).map((d, i) => ({ n, kind: (['opened', 'approved', 'commented'] as const)[i]!, d })))
+  const acked = new Map<number, Set<Kind>>()
+  let count = 0
+  let signalled = false
+  const worker = async () => {
+    for (let item = queue.shift(); item; item = queue.shift()) {
+      const res = await deliver(server!.url, 'github', item.d).catch(() => undefined)
+      if (res?.status !== 200) continue
+      const body = (await res.json().catch(() => ({}))) as { status?: string }
+      if (body.status !== 'accepted') continue
+      acked.set(item.n, (acked.get(item.n) ?? new Set()).add(item.kind))
+      if (++count >= stopAfter && !signalled) {
+        signalled = true
+        signal()
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: parallel }, worker))
+  return acked
+}
+
+/** Resolves the exit, or fails after `ms` (a hang guard: the assertion is on the exit code, not the time). */
+async function exitWithin(ms: number) {
+  let timer: NodeJS.Timeout | undefined
+  const guard = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no exit within ${ms} ms`)), ms) })
+  try {
+    return await Promise.race([server!.exited, guard])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Restarts on the same database and waits until every pending delivery has been applied. */
+async function restartAndApply(): Promise<Array<Record<string, unknown>>> {
+  slack.latencyMs = 0
+  server = await spawnServer(env())
+  await waitFor('every pending delivery to be applied', () => readDatabase(true).pending === 0, 30_000)
+  server.child.kill('SIGTERM')
+  expect(await exitWithin(WINDOW_SECONDS * 1000 + 10_000)).toEqual({ code: 0, signal: null })
+  const entries = server.entries()
+  server = undefined
+  return entries
+}
+
+/**
+ * The tracked message of every acknowledged PR shows at least what was acknowledged, and its reactions
+ * agree with its status line (an approval shown with no reaction, say, is a half-applied delivery).
+ */
+function expectAcknowledgedApplied(acked: Map<number, Set<Kind>>, tracked: Map<number, string>): void {
+  for (const [n, kinds] of acked) {
+    const ts = tracked.get(n)
+    expect(ts, `PR #${n} has a stored message`).toBeDefined()
+    const message = slack.messages.get(ts!)
+    expect(message, `PR #${n}'s stored message exists in Slack`).toBeDefined()
+    const status = statusOf(message!)
+    if (kinds.has('approved')) expect(status, `PR #${n}`).toContain('Approved by carol')
+    if (kinds.has('commented')) expect(status, `PR #${n}`).toContain('1 comment')
+    expect(message!.reactions.has('white_check_mark'), `PR #${n} ✅ vs "${status}"`).toBe(status.includes('Approved by carol'))
+    expect(message!.reactions.has('speech_balloon'), `PR #${n} 💬 vs "${status}"`).toBe(status.includes('comment'))
+  }
+}
+
+const trackedMessages = () => new Map(readDatabase(true).rows.map((r) => [r.pr_number, r.ts]))
+
+describe('signals in the middle of a burst', () => {
+  it('SIGTERM: exits 0 within the window; after a restart every acknowledged delivery is applied, no PR twice', async () => {
+    slack.latencyMs = 300 // more work than the window can finish: some deliveries are left for the restart
+    server = await spawnServer(env())
+    const acked = await burst(30, () => server!.child.kill('SIGTERM'))
+    expect([...acked.values()].reduce((sum, k) => sum + k.size, 0)).toBeGreaterThanOrEqual(30)
+    expect(await exitWithin(WINDOW_SECONDS * 1000 + 5_000)).toEqual({ code: 0, signal: null })
+    const stopped = server!.entries().find((e) => e.msg === 'stopped')
+    expect(stopped).toBeDefined()
+    const leftPending = readDatabase(false).pending
+    console.log(`SIGTERM: ${[...acked.values()].reduce((s, k) => s + k.size, 0)} acknowledged, drained=${String(stopped!.drained)}, ${leftPending} left pending for the restart`)
+    if (stopped!.drained === true) expect(leftPending).toBe(0)
+
+    const restart = await restartAndApply()
+    const replayed = restart.find((e) => e.msg === 'replaying pending deliveries')
+    expect(replayed?.count ?? 0).toBe(leftPending)
+    for (const n of PRS) expect(messagesOf(slack, 'Codertocat', n).length, `messages of PR #${n}`).toBeLessThanOrEqual(1)
+    expectAcknowledgedApplied(acked, trackedMessages())
+    expect(readDatabase(true).pending).toBe(0)
+  })
+
+  it('SIGKILL: after a restart every acknowledged delivery is applied; duplicates only where a post was in flight', async () => {
+    slack.latencyMs = 300
+    server = await spawnServer(env())
+    const acked = await burst(30, () => server!.child.kill('SIGKILL'))
+    expect(await exitWithin(10_000)).toEqual({ code: null, signal: 'SIGKILL' })
+    server = undefined
+
+    // The fake, like Slack, still carries out what it received before the kill; let it finish, so that no
+    // late update lands after the restart's.
+    await waitFor('calls received before the kill to land', () =>
+      slack.messages.size === slack.count('chat.postMessage')
+      && [...slack.messages.values()].reduce((sum, m) => sum + m.updates, 0) === slack.count('chat.update'))
+    const atKill = readDatabase(false)
+    expect(atKill.pending).toBeGreaterThan(0) // the kill did fall in the middle of the work
+    const stored = new Set(atKill.rows.map((r) => r.ts))
+    // Posts Slack carried out whose ts never reached the database: the crash fell between the two.
+    const orphans = [...slack.messages.values()].filter((m) => !stored.has(m.ts))
+    const postsAtKill = slack.count('chat.postMessage')
+    const writesAtKill = writeCalls(slack).length
+
+    const restart = await restartAndApply()
+    expect(restart).toContainEqual(expect.objectContaining({ msg: 'replaying pending deliveries', count: atKill.pending }))
+    const duplicated = PRS.filter((n) => messagesOf(slack, 'Codertocat', n).length > 1)
+    console.log(`SIGKILL: ${[...acked.values()].reduce((s, k) => s + k.size, 0)} acknowledged, ${atKill.pending} pending at the kill, `
+      + `${postsAtKill} posts and ${writesAtKill} Slack writes before it, ${orphans.length} posts without a stored ts, `
+      + `${duplicated.length} PRs with two messages`)
+    expect(duplicated.length).toBeLessThanOrEqual(orphans.length)
+    // Exactly those PRs, and only ever two messages: the orphan, never touched again, and the tracked one.
+    expect(duplicated.sort()).toEqual([...new Set(orphans.map((m) => Number(/^PR #(\d+):/.exec(m.text)![1])))].sort())
+    for (const n of PRS) expect(messagesOf(slack, 'Codertocat', n).length).toBeLessThanOrEqual(2)
+    for (const orphan of orphans) expect(orphan.updates).toBe(0)
+    expectAcknowledgedApplied(acked, trackedMessages())
+    expect(readDatabase(true).pending).toBe(0)
+  })
+})
