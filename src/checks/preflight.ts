@@ -84,8 +84,8 @@ export function mappingsSection(settings: Settings, gitTokenSet: boolean, lock: 
     withPaths === 0
       ? { name: 'path routing', target: token, status: 'OK', reason: 'no path rules' }
       : gitTokenSet
-        ? { name: 'path routing', target: token, status: 'OK', reason: `${withPaths} with path rules; ${token} is set` }
-        : { name: 'path routing', target: token, status: 'SKIP', reason: `${withPaths} with path rules, but ${token} is not set: path rules are inert` },
+        ? { name: 'path routing', target: token, status: 'OK', reason: `${plural(withPaths, 'entry', 'entries')} with path rules; ${token} is set` }
+        : { name: 'path routing', target: token, status: 'SKIP', reason: `${plural(withPaths, 'entry', 'entries')} with path rules, but ${token} is not set: path rules are inert` },
   ]
   const lockTarget = settings.lockFile
   if (routes.length === 0) return results

@@ -59,12 +59,9 @@ async function doctor(repository: string | undefined): Promise<boolean> {
 }
 
 const cli = cac('prherald-doctor')
-cli.command('[repository]', 'Preflight of config, database and mappings; with <owner>/<repo>, also the Slack and webhook checks for it')
-  .example('prherald-doctor')
-  .example('prherald-doctor acme/api')
-  .action(async (repository: string | undefined) => {
-    if (!(await doctor(repository))) process.exitCode = 1
-  })
+cli.usage('[<owner>/<repo>]\n\nPreflight of config, database and mappings; with <owner>/<repo>, also the Slack and webhook checks for it')
+cli.example('prherald-doctor')
+cli.example('prherald-doctor acme/api')
 cli.help((sections) => {
   sections.push({
     title: 'Environment',
@@ -79,8 +76,8 @@ cli.help((sections) => {
 })
 
 try {
-  cli.parse(process.argv, { run: false })
-  if (!cli.options.help) await cli.runMatchedCommand()
+  const { args, options } = cli.parse(process.argv, { run: false })
+  if (!options.help && !(await doctor(args[0] === undefined ? undefined : String(args[0])))) process.exitCode = 1
 } catch (error) {
   if (error instanceof Error && error.name === 'CACError') console.error(`prherald-doctor: ${error.message}; see prherald-doctor --help`)
   else reportError(error)

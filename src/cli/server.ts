@@ -3,13 +3,13 @@ import { cac } from 'cac'
 import { validateAtStartup } from '../checks/validate-at-startup.ts'
 import { loadSettings, readSecrets } from '../config/load-config.ts'
 import { createLogger } from '../log/logger.ts'
-import { startService } from '../service.ts'
+import { startService, type RunningService } from '../service.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { reportError } from './report-error.ts'
 
 /**
- * prherald-server: configuration first (exit 1 on any problem), then validation of new or changed mapping
- * entries (exit 1 on any FAIL), then the service, then signal handling.
+ * prherald-server: configuration first (exit 1 on any problem), signal handlers, validation of new or changed
+ * mapping entries (exit 1 on any FAIL), then the service.
  */
 async function main(force: boolean): Promise<void> {
   loadEnvFile()
@@ -20,21 +20,31 @@ async function main(force: boolean): Promise<void> {
     level: settings.logLevel,
     redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? ''],
   })
-  // Here rather than in startService, so that a FAIL stops the process before the database or the listener opens.
-  await validateAtStartup({ settings, secrets, logger, force })
-  const service = await startService({ settings, secrets, logger })
+  // Handlers first: a signal that arrives while validating or starting must not kill the process mid-step.
+  let service: RunningService | undefined
+  let pendingSignal = false
+  const stop = (running: RunningService) => running.stop().then(() => process.exit(0), (error: unknown) => {
+    reportError(error)
+    process.exit(1)
+  })
   const onSignal = (signal: NodeJS.Signals) => {
     logger.info('signal received', { signal })
-    service.stop().then(() => process.exit(0), (error: unknown) => {
-      reportError(error)
-      process.exit(1)
-    })
+    if (service) void stop(service)
+    else pendingSignal = true
   }
   process.once('SIGTERM', onSignal)
   process.once('SIGINT', onSignal)
+
+  // Here rather than in startService, so that a FAIL stops the process before the database or the listener opens.
+  await validateAtStartup({ settings, secrets, logger, force })
+  // Nothing is open yet, so a signal received during validation needs no drain.
+  if (pendingSignal) process.exit(0)
+  service = await startService({ settings, secrets, logger })
+  if (pendingSignal) void stop(service)
 }
 
 const cli = cac('prherald-server')
+cli.usage('[--force]')
 cli.option('--force', 'Validate every mapping entry at start-up, ignoring config.lock')
 cli.help((sections) => {
   sections.push({

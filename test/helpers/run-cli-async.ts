@@ -32,3 +32,22 @@ export function runCliAsync(name: 'server' | 'migrate' | 'config' | 'doctor', ar
     })
   })
 }
+
+export interface RunningCli {
+  child: ReturnType<typeof spawn>
+  /** stdout and stderr so far, interleaved by arrival. */
+  output(): string
+  exited: Promise<number | null>
+}
+
+/** Starts a built CLI and leaves it running (the server with arguments, which spawnServer does not take). */
+export function spawnCli(name: 'server' | 'migrate' | 'config' | 'doctor', args: string[], env: Env, cwd = ROOT): RunningCli {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/src/cli', `${name}.js`), ...args], {
+    cwd, env: { PATH: process.env.PATH, ...env } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })
+  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
+  return { child, output: () => output, exited }
+}

@@ -1,0 +1,135 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Env } from '../../src/config/load-config.ts'
+import { REQUIRED_EVENTS } from '../../src/git-host/webhooks.ts'
+import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { spawnCli, type RunningCli } from '../helpers/run-cli-async.ts'
+import { spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
+import { testEnv, waitFor, writeConfig, type TestConfig } from '../helpers/start-prherald.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+
+const TOKEN = 'ghp-startup-token-77aa'
+let dir: ReturnType<typeof makeTempDir>
+let slack: FakeSlack
+let github: FakeGithub
+let servers: Array<SpawnedServer | RunningCli> = []
+
+const hook = (url: string) => ({ id: 1, name: 'web' as const, active: true, events: [...REQUIRED_EVENTS.github], config: { url, content_type: 'json', insecure_ssl: '0' } })
+const config = (apiChannel: string): TestConfig => ({
+  git_provider: 'github',
+  server: { log_format: 'json' },
+  mappings: { acme: { '*': { channel: 'C0000000001' }, api: { channel: apiChannel } } },
+})
+
+beforeEach(async () => {
+  dir = makeTempDir()
+  slack = await startFakeSlack({ anyChannel: true })
+  github = await startFakeGithub()
+  github.token = TOKEN
+  github.repos.set('acme', ['api', 'web'])
+  for (const repo of ['api', 'web']) github.hooks.set(`acme/${repo}`, [hook('https://prherald.example.com/webhook/github')])
+  writeConfig(dir.path, config('C0000000002'))
+})
+afterEach(async () => {
+  for (const s of servers) {
+    if (s.child.exitCode === null && s.child.signalCode === null) {
+      s.child.kill('SIGKILL')
+      await s.exited
+    }
+  }
+  servers = []
+  await slack.close()
+  await github.close()
+  dir.remove()
+})
+
+const env = (extra: Env = {}) => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, GITHUB_API_URL: github.url, GITHUB_TOKEN: TOKEN, ...extra })
+const lockFile = () => join(dir.path, 'config.lock')
+const outbound = () => slack.calls.length + github.requests.length
+
+async function boot(extra: Env = {}): Promise<SpawnedServer> {
+  const server = await spawnServer(env(extra), dir.path)
+  servers.push(server)
+  return server
+}
+
+async function stop(server: SpawnedServer): Promise<void> {
+  server.child.kill('SIGTERM')
+  expect(await server.exited).toEqual({ code: 0, signal: null })
+}
+
+function clearLogs() {
+  slack.calls.length = 0
+  github.requests.length = 0
+}
+
+describe('start-up validation and config.lock', () => {
+  it('the first boot validates every entry and writes config.lock (0600); a boot with a current lock calls nothing', async () => {
+    await stop(await boot())
+    expect(slack.calls.map((c) => c.method).sort()).toEqual(['auth.test', 'conversations.info', 'conversations.info'])
+    expect(github.requests.map((r) => r.path)).toEqual(expect.arrayContaining(['/orgs/acme/repos', '/repos/acme/web/hooks', '/repos/acme/api/hooks']))
+    expect(statSync(lockFile()).mode & 0o777).toBe(0o600)
+    const lock = JSON.parse(readFileSync(lockFile(), 'utf8')) as { entries: Record<string, { hash: string; validated_at: string }> }
+    expect(Object.keys(lock.entries).sort()).toEqual(['acme/*', 'acme/api'])
+    expect(lock.entries['acme/api']!.hash).toMatch(/^[0-9a-f]{64}$/)
+
+    clearLogs()
+    const second = await boot()
+    expect(outbound()).toBe(0)
+    expect(second.entries()).toContainEqual(expect.objectContaining({ msg: 'configuration validated', validated: 0, unchanged: 2 }))
+    await stop(second)
+    expect(outbound()).toBe(0)
+  })
+
+  it('a channel change re-validates that entry only; --force re-validates every entry', async () => {
+    await stop(await boot())
+    writeConfig(dir.path, config('C0000000003'))
+    clearLogs()
+    await stop(await boot())
+    expect(slack.calls.filter((c) => c.method === 'conversations.info').map((c) => c.body.channel)).toEqual(['C0000000003'])
+    expect(github.requests.map((r) => r.path)).toEqual(['/repos/acme/api/hooks'])
+
+    clearLogs()
+    await stop(await boot())
+    expect(outbound()).toBe(0)
+
+    const forced = spawnCli('server', ['--force'], env(), dir.path)
+    servers.push(forced)
+    await waitFor('the forced boot to listen', () => forced.output().includes('"msg":"listening"'))
+    expect(slack.calls.filter((c) => c.method === 'conversations.info').map((c) => c.body.channel).sort()).toEqual(['C0000000001', 'C0000000003'])
+    expect(github.requests.map((r) => r.path)).toContain('/repos/acme/web/hooks')
+  })
+
+  it('setting the git-host token re-validates entries whose webhook check was skipped', async () => {
+    await stop(await boot({ GITHUB_TOKEN: '' }))
+    expect(github.requests).toHaveLength(0)
+    await stop(await boot())
+    expect(github.requests.map((r) => r.path)).toContain('/repos/acme/api/hooks')
+  })
+
+  it('refuses to start on a FAIL: exits 1 before the database or the listener, naming the repository and the fix', async () => {
+    github.hooks.set('acme/api', [])
+    const error = await boot().then(() => undefined, (e: Error) => e)
+    expect(error?.message).toContain('exited with 1 before listening')
+    expect(error?.message).toContain('acme/api webhook: no webhook whose URL ends in /webhook/github')
+    expect(error?.message).toContain('fix: run prherald-config create-webhook acme/api')
+    expect(error?.message).not.toContain('"msg":"listening"')
+    expect(error?.message).not.toContain(TOKEN)
+    expect(existsSync(join(dir.path, 'prherald.db'))).toBe(false)
+    expect(existsSync(lockFile())).toBe(false)
+  })
+
+  it('refuses to start when a mapped channel is archived, and SKIP (no token) does not stop it', async () => {
+    slack.channels.set('C0000000002', { name: 'old-api', is_archived: true })
+    const error = await boot({ GITHUB_TOKEN: '' }).then(() => undefined, (e: Error) => e)
+    expect(error?.message).toContain('acme/api slack-channel: C0000000002 (#old-api) is archived')
+    expect(error?.message).toContain('fix: unarchive the channel')
+
+    slack.channels.delete('C0000000002')
+    const server = await boot({ GITHUB_TOKEN: '' })
+    const health = await fetch(`${server.url}/healthz`)
+    expect(health.status).toBe(200)
+  })
+})
