@@ -1,0 +1,86 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { runCliAsync } from '../helpers/run-cli-async.ts'
+import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+
+let dir: ReturnType<typeof makeTempDir>
+let slack: FakeSlack
+beforeEach(async () => {
+  dir = makeTempDir()
+  slack = await startFakeSlack({ anyChannel: true })
+  writeConfig(dir.path, {
+    git_provider: 'github',
+    mappings: {
+      acme: {
+        '*': { channel: 'C0123456789', mentions: ['<!here>'] },
+        api: { channel: 'C0234567890', mentions: ['<@U0123ABCD>', '<!subteam^S0123ABCD>'] },
+        web: {},
+        monorepo: { mentions: [], paths: { 'services/billing/': { channel: 'C0456789012', mentions: ['<@U0456DEFG>'] }, 'web/': { channel: 'C0567890123' } } },
+      },
+    },
+  })
+})
+afterEach(async () => {
+  await slack.close()
+  dir.remove()
+})
+
+const config = (args: string[]) => runCliAsync('config', args, testEnv(dir.path, 'github', { SLACK_API_URL: slack.url }), dir.path)
+
+describe('prherald-config list', () => {
+  it('prints one row per entry with inherited channel and mentions resolved', async () => {
+    const result = await config(['list'])
+    expect(result.status).toBe(0)
+    expect(result.stdout.split('\n').filter(Boolean)).toEqual([
+      'OWNER  REPO      CHANNEL      MENTIONS                           PATHS',
+      'acme   *         C0123456789  <!here>                            -',
+      'acme   api       C0234567890  <@U0123ABCD> <!subteam^S0123ABCD>  -',
+      'acme   web       C0123456789  <!here>                            -',
+      'acme   monorepo  C0123456789  -                                  services/billing/→C0456789012 <@U0456DEFG>; web/→C0567890123',
+    ])
+    expect(slack.calls).toHaveLength(0)
+  })
+})
+
+describe('prherald-config validate', () => {
+  it('writes config.lock (0600), then re-checks only changed entries, everything with --force, one entry when named', async () => {
+    const first = await config(['validate'])
+    expect(first.status).toBe(0)
+    expect(first.stdout).toMatch(/^4 of 4 entries checked: \d+ OK, 4 SKIP, 0 FAIL; config\.lock written/m)
+    const lockFile = join(dir.path, 'config.lock')
+    expect(statSync(lockFile).mode & 0o777).toBe(0o600)
+    expect(Object.keys((JSON.parse(readFileSync(lockFile, 'utf8')) as { entries: object }).entries)).toEqual(['acme/*', 'acme/api', 'acme/web', 'acme/monorepo'])
+
+    slack.calls.length = 0
+    const second = await config(['validate'])
+    expect(second.status).toBe(0)
+    expect(second.stdout).toMatch(/^OK {4}lock +acme\/api +unchanged since validated at \S+; not re-checked \(--force re-checks\)$/m)
+    expect(second.stdout).toContain('0 of 4 entries checked')
+    expect(slack.calls).toHaveLength(0)
+
+    const forced = await config(['validate', '--force'])
+    expect(forced.stdout).toContain('4 of 4 entries checked')
+    expect(slack.count('conversations.info')).toBe(4) // once per distinct channel
+
+    slack.calls.length = 0
+    const one = await config(['validate', 'acme/web'])
+    expect(one.status).toBe(0)
+    expect(one.stdout).toMatch(/^OK {4}slack-channel +acme\/web +C0123456789/m)
+    expect(one.stdout).toContain('acme/web: 3 OK, 1 SKIP, 0 FAIL; config.lock updated')
+    expect(slack.calls.map((c) => c.method)).toEqual(['auth.test', 'conversations.info'])
+  })
+
+  it('validates a repository that only the owner\'s "*" covers without adding it to config.lock, and FAILs one nothing covers', async () => {
+    const covered = await config(['validate', 'acme/other'])
+    expect(covered.status).toBe(0)
+    expect(covered.stdout).toMatch(/^OK {4}mapping +acme\/other +channel C0123456789 \(from acme\/\*\), 1 mention$/m)
+    expect(covered.stdout).toContain('not a mapping entry of its own, config.lock unchanged')
+
+    const unmapped = await config(['validate', 'globex/api'])
+    expect(unmapped.status).toBe(1)
+    expect(unmapped.stdout).toMatch(/^FAIL {2}mapping +globex\/api +no mapping entry for globex\/api/m)
+  })
+})
