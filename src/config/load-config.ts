@@ -39,13 +39,35 @@ export function readConfigDocument(file: string): ConfigDocument {
       message: `${e.message.split('\n')[0]}; fix the YAML syntax there`,
     })))
   }
-  const [error, value] = validate(doc.toJS({ maxAliasCount: 100 }) ?? {}, configSchema)
+  const data: unknown = doc.toJS({ maxAliasCount: 100 }) ?? {}
+  const odd = firstNonPlain(data)
+  if (odd !== undefined) {
+    throw invalid(file, [{ key: odd || '(top level)', message: 'is a YAML !!set, !!binary, timestamp or similar value; write a plain map, list, string or number' }])
+  }
+  const [error, value] = validate(data, configSchema)
   if (error !== undefined || value === undefined) {
     throw invalid(file, dedupe((error?.failures() ?? []).map(describeFailure)))
   }
   const problems = mappingProblems(value.mappings)
   if (problems.length > 0) throw invalid(file, problems)
   return value as ConfigDocument
+}
+
+/**
+ * The dotted path of the first value that is not plain data (a Set, Date, Uint8Array or Map from a YAML tag),
+ * or undefined. The schema checks maps as objects, so a `!!set` would otherwise pass as an empty map.
+ */
+function firstNonPlain(value: unknown, path = '', seen = new Set<unknown>()): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  if (seen.has(value)) return undefined // an alias back to a parent; the schema reports what is wrong with it
+  seen.add(value)
+  const proto = Object.getPrototypeOf(value)
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return path
+  for (const [key, child] of Object.entries(value)) {
+    const found = firstNonPlain(child, path ? `${path}.${key}` : key, seen)
+    if (found !== undefined) return found
+  }
+  return undefined
 }
 
 function dedupe(problems: ConfigProblem[]): ConfigProblem[] {

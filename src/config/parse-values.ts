@@ -14,8 +14,14 @@ export function parseListen(value: string): ListenAddress | undefined {
 /** `file:./data/x.db`, `file:///abs/x.db` or a plain path, resolved against `cwd`. */
 export function databasePathFromUrl(url: string, cwd: string): string | undefined {
   let path = url
-  if (url.startsWith('file://')) path = decodeURIComponent(new URL(url).pathname)
-  else if (url.startsWith('file:')) path = url.slice('file:'.length)
+  if (url.startsWith('file://')) {
+    // `file://%` or `file://[` is not a URL at all: a problem to report, not an exception to escape.
+    try {
+      path = decodeURIComponent(new URL(url).pathname)
+    } catch {
+      return undefined
+    }
+  } else if (url.startsWith('file:')) path = url.slice('file:'.length)
   else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return undefined
   if (path === '') return undefined
   return isAbsolute(path) ? path : resolve(cwd, path)

@@ -37,8 +37,8 @@ export const mappingEntry = object({
   paths: optional(record(pathPrefix, pathRule)),
 })
 
-const positiveInteger = (fix: string): Struct<number, null> =>
-  refine(integer(), 'positive', (value) => value > 0 || `${value} is not allowed; ${fix}`)
+const positiveInteger = (fix: string, max = Number.MAX_SAFE_INTEGER): Struct<number, null> =>
+  refine(integer(), 'positive', (value) => (value > 0 && value <= max) || `${value} is not allowed; ${fix}`)
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const
 export const LOG_FORMATS = ['json', 'pretty'] as const
@@ -53,11 +53,12 @@ export const configSchema = object({
     listen: optional(string()),
     log_format: optional(enums(LOG_FORMATS)),
     log_level: optional(enums(LOG_LEVELS)),
-    shutdown_timeout_seconds: optional(positiveInteger('use a whole number of seconds greater than 0, e.g. 25')),
+    // At most an hour: Node's timers cannot wait longer than about 24.8 days and would fire at once instead.
+    shutdown_timeout_seconds: optional(positiveInteger('use a whole number of seconds from 1 to 3600, e.g. 25', 3600)),
   })),
   database: optional(object({ url: optional(string()) })),
   cleanup: optional(object({
-    message_ttl_days: optional(positiveInteger('use a whole number of days greater than 0, e.g. 30')),
+    message_ttl_days: optional(positiveInteger('use a whole number of days from 1 to 36500, e.g. 30', 36_500)),
   })),
   slack: optional(object({
     reactions: optional(object({
