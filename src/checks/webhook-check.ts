@@ -29,7 +29,7 @@ export function judgeHooks(provider: Provider, target: string, hooks: readonly W
     }
     return {
       ...base, status: 'FAIL',
-      reason: `no webhook whose URL ends in ${suffix} (${hooks.length} other webhook${hooks.length === 1 ? '' : 's'})`,
+      reason: `no webhook whose URL ends in ${suffix} (${hooks.length === 0 ? 'the repository has none' : `${hooks.length} other webhook${hooks.length === 1 ? '' : 's'}`})`,
       fix: setupFix(provider, target),
     }
   }
