@@ -16,8 +16,8 @@ type CliName = Parameters<typeof runCli>[0]
 const CLIS: Array<{ name: CliName; doc: string }> = [
   { name: 'server', doc: 'docs/operations.md' },
   { name: 'migrate', doc: 'docs/operations.md' },
-  // { name: 'config', doc: 'docs/operators.md' },
-  // { name: 'doctor', doc: 'docs/operators.md' },
+  { name: 'config', doc: 'docs/operators.md' },
+  { name: 'doctor', doc: 'docs/operators.md' },
 ]
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')
