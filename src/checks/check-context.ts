@@ -13,7 +13,8 @@ export interface CheckCredentials {
 
 export function credentialsFromEnv(env: Env, provider: Provider): CheckCredentials {
   return {
-    slackToken: env.SLACK_BOT_TOKEN?.trim() || undefined,
+    // Used as the server uses it (untrimmed); only a blank value counts as unset.
+    slackToken: env.SLACK_BOT_TOKEN?.trim() ? env.SLACK_BOT_TOKEN : undefined,
     gitToken: env[SECRET_VARIABLES[provider].token] || undefined,
     // Verbatim, as readSecrets reads it: Bitbucket compares the email byte for byte.
     bitbucketAuthEmail: provider === 'bitbucket' ? env.BITBUCKET_AUTH_EMAIL || undefined : undefined,
