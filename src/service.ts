@@ -5,6 +5,7 @@ import type { RetryOptions } from '@slack/web-api'
 import type { Secrets, Settings } from './config/settings.ts'
 import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-event.ts'
 import { createLifecycle } from './effects/apply-event.ts'
+import { createCallLimit } from './effects/call-limit.ts'
 import { configureTargets } from './effects/configure-targets.ts'
 import type { ChooseTargets } from './effects/message-targets.ts'
 import { DEFAULT_RETRY, ShutdownInterrupt, type RetryPolicy } from './effects/retry-transient.ts'
@@ -17,6 +18,9 @@ import { startCleanupJob } from './store/cleanup-job.ts'
 import { migrateUp } from './store/migrations.ts'
 import { openDatabase } from './store/open-database.ts'
 import { createSqliteStore } from './store/sqlite-store.ts'
+
+/** Outbound calls (Slack, git host) in flight at once across all pull requests. */
+const PARALLEL_CALLS = 8
 
 export interface ServiceOptions {
   settings: Settings
@@ -59,6 +63,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions,
     retry: options.retry ?? DEFAULT_RETRY, signal: shutdown.signal,
     chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger),
+    limit: createCallLimit(PARALLEL_CALLS, shutdown.signal),
   })
   const mailboxes = createMailboxes((key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })

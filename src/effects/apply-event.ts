@@ -10,6 +10,7 @@ import { resolveRoute } from '../routing/resolve-route.ts'
 import { renderMessage } from '../slack/render-message.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { StoredMessage, Store } from '../store/store.ts'
+import type { CallLimit } from './call-limit.ts'
 import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 import { retryTransient, type RetryPolicy } from './retry-transient.ts'
 
@@ -23,6 +24,8 @@ export interface LifecycleDeps {
   /** Aborted at shutdown: retry loops stop and the delivery stays pending. */
   signal: AbortSignal
   chooseTargets?: ChooseTargets
+  /** Shared by every mailbox: at most so many outbound calls at once. */
+  limit: CallLimit
 }
 
 type Message = Pick<StoredMessage, 'channel' | 'ts' | 'mentions'>
@@ -38,9 +41,12 @@ export function createLifecycle(deps: LifecycleDeps) {
   return async function applyEvent(event: PullRequestEvent): Promise<void> {
     const ref = { provider: event.provider, repository: `${event.owner}/${event.repo}`, prNumber: event.number }
     const facts = { repository: ref.repository, pr: event.number, delivery_id: event.deliveryId }
-    const rows = await deps.store.findMessages(ref)
-    // Replay after a crash that fell between the Slack calls and marking the delivery applied.
-    if (rows.some((r) => r.lastDeliveryId === event.deliveryId)) {
+    const allRows = await deps.store.findMessages(ref)
+    // A replay after a crash skips the channels whose row already reflects this delivery; the others (say, the
+    // second channel of a path-routed PR) still need it. Every row carries the PR's one lifecycle, because
+    // each delivery saves every row, so any row that does not reflect this delivery holds the state before it.
+    const rows = allRows.filter((r) => r.lastDeliveryId !== event.deliveryId)
+    if (allRows.length > 0 && rows.length === 0) {
       await deps.store.markApplied(event.provider, event.deliveryId)
       return
     }
@@ -64,7 +70,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       lifecycle: JSON.stringify(next), lastDeliveryId: event.deliveryId,
     })
     const slackCall = <T>(what: string, channel: string, run: () => Promise<T>) =>
-      retryTransient(run, {
+      retryTransient(() => deps.limit(run), {
         policy: deps.retry,
         signal: deps.signal,
         onRetry: (attempt, delayMs, error) =>
@@ -92,8 +98,8 @@ export function createLifecycle(deps: LifecycleDeps) {
     const fresh = new Set<string>()
     for (const row of rows) messages.push(row)
     if (intents.some((i) => i.type === 'post')) {
-      for (const target of await chooseTargets(event, route)) {
-        if (messages.some((m) => m.channel === target.channel)) continue
+      for (const target of await deps.limit(() => chooseTargets(event, route))) {
+        if (allRows.some((m) => m.channel === target.channel)) continue
         const posted = await guard(target.channel, () => post(target.channel, target.mentions))
         if (posted) {
           messages.push(posted)
@@ -108,9 +114,9 @@ export function createLifecycle(deps: LifecycleDeps) {
       ? next.context.reactions.map((reaction) => ({ add: true, reaction }))
       : intents.flatMap((i) => (i.type === 'addReaction' || i.type === 'removeReaction' ? [{ add: i.type === 'addReaction', reaction: i.reaction }] : []))
 
-    for (const [index, message] of messages.entries()) {
+    for (const message of messages) {
+      let current = message
       await guard(message.channel, async () => {
-        let current = message
         if (rerender && !fresh.has(message.channel)) {
           try {
             await slackCall('chat.update', message.channel, () => deps.slack.updateMessage(message.channel, message.ts, render(message)))
@@ -118,7 +124,7 @@ export function createLifecycle(deps: LifecycleDeps) {
             if (!isPrheraldError(error, 'slack_message_not_found')) throw error
             // Someone deleted the message: announce the pull request again rather than go silent.
             deps.logger.warn('slack message was deleted, posting a new one', { ...facts, channel: message.channel })
-            current = messages[index] = await post(message.channel, message.mentions)
+            current = await post(message.channel, message.mentions)
             fresh.add(current.channel)
           }
         }
@@ -129,8 +135,10 @@ export function createLifecycle(deps: LifecycleDeps) {
           // message itself is right, and the row must still record this delivery, or the next one would start from before it.
           await guard(current.channel, () => slackCall(add ? 'reactions.add' : 'reactions.remove', current.channel, () => call(current.channel, current.ts, name)))
         }
-        await save(current)
       })
+      // Saved even when Slack refused this channel's change for good: the lifecycle belongs to the pull request,
+      // and a row left behind would later hand an old state to the machine.
+      await save(current)
     }
     await deps.store.markApplied(event.provider, event.deliveryId)
 

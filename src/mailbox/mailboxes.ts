@@ -16,13 +16,8 @@ export interface Mailboxes {
   clear(): void
 }
 
-/**
- * `parallel` caps how many pull requests are worked on at once across all mailboxes: Slack rate-limits
- * per workspace anyway, and a burst of deliveries should go to acknowledging them, not to Slack calls.
- */
-export function createMailboxes(onTaskError: (key: string, error: unknown) => void, parallel = 8): Mailboxes {
+export function createMailboxes(onTaskError: (key: string, error: unknown) => void): Mailboxes {
   const queues = new Map<string, PQueue>()
-  const workers = new PQueue({ concurrency: parallel })
   let idleWaiters: Array<() => void> = []
 
   const release = (key: string, queue: PQueue) => {
@@ -44,13 +39,13 @@ export function createMailboxes(onTaskError: (key: string, error: unknown) => vo
         queues.set(key, queue)
       }
       const q = queue
-      void q.add(() => workers.add(async () => {
+      void q.add(async () => {
         try {
           await task()
         } catch (error) {
           onTaskError(key, error)
         }
-      })).finally(() => release(key, q))
+      }).finally(() => release(key, q))
     },
     active: () => queues.size,
     drain(timeoutMs) {
@@ -69,7 +64,6 @@ export function createMailboxes(onTaskError: (key: string, error: unknown) => vo
     },
     clear() {
       for (const queue of queues.values()) queue.clear()
-      workers.clear()
     },
   }
 }
