@@ -54,6 +54,13 @@ cli.help((sections) => {
       '  SLACK_BOT_TOKEN        Slack bot token (required)',
       '  GITHUB_WEBHOOK_SECRET  or BITBUCKET_WEBHOOK_SECRET, for the configured git_provider (required)',
       '  GITHUB_TOKEN           or BITBUCKET_TOKEN (optional): path routing and the webhook check',
+      '  BITBUCKET_AUTH_EMAIL   (optional) HTTP Basic email:token for a Bitbucket API token; unset for access tokens',
+      '  PRHERALD_LISTEN        listen address, overrides server.listen (default :8080)',
+      '  PRHERALD_DATABASE_URL  SQLite file URL, overrides database.url (default file:./data/prherald.db)',
+      '  PRHERALD_PUBLIC_URL    public base URL, reported by prherald-doctor and used by create-webhook',
+      '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
+      '  GITHUB_API_URL         GitHub API base (default https://api.github.com; GHES: https://HOST/api/v3)',
+      '  BITBUCKET_API_URL      Bitbucket API base (default https://api.bitbucket.org/2.0)',
     ].join('\n'),
   })
 })
