@@ -6,7 +6,7 @@ import { createWebhook } from './create-webhook.ts'
 import { formatRoutes } from './format-routes.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from './parse-repository.ts'
-import { reportError } from './report-error.ts'
+import { runCommands } from './run-commands.ts'
 import { validateCommand } from './validate-command.ts'
 
 const cli = cac('prherald-config')
@@ -54,17 +54,4 @@ cli.help((sections) => {
   })
 })
 
-try {
-  cli.parse(process.argv, { run: false })
-  if (!cli.matchedCommand && !cli.options.help) {
-    cli.outputHelp()
-    process.exitCode = 1
-  } else {
-    await cli.runMatchedCommand()
-  }
-} catch (error) {
-  // cac's own errors (a missing argument, an unknown option) are usage errors, not crashes.
-  if (error instanceof Error && error.name === 'CACError') console.error(`prherald-config: ${error.message}; see prherald-config --help`)
-  else reportError(error)
-  process.exitCode = 1
-}
+await runCommands(cli)

@@ -4,7 +4,7 @@ import { loadSettings } from '../config/load-config.ts'
 import { migrateUp, migrationStatus } from '../store/migrations.ts'
 import { openDatabase } from '../store/open-database.ts'
 import { loadEnvFile } from './load-env-file.ts'
-import { reportError } from './report-error.ts'
+import { runCommands } from './run-commands.ts'
 
 const cli = cac('prherald-migrate')
 
@@ -42,15 +42,4 @@ cli.help((sections) => {
   })
 })
 
-try {
-  cli.parse(process.argv, { run: false })
-  if (!cli.matchedCommand && !cli.options.help) {
-    cli.outputHelp()
-    process.exitCode = 1
-  } else {
-    await cli.runMatchedCommand()
-  }
-} catch (error) {
-  reportError(error)
-  process.exitCode = 1
-}
+await runCommands(cli)

@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest'
 import fc from 'fast-check'
 import { decodeBitbucket } from '../../src/decode/bitbucket.ts'
 import { isIgnored, type Decoded, type EventKind, type IgnoreReason, type PullRequestEvent } from '../../src/decode/pull-request-event.ts'
+import { replaceNth, wellFormedFor } from './decoded-shape.ts'
 import { bitbucketFixture } from '../helpers/bitbucket-fixtures.ts'
 
 type Json = Record<string, unknown>
@@ -196,29 +197,4 @@ describe('decodeBitbucket: malformed payloads never throw', () => {
   })
 })
 
-const KINDS = ['opened', 'updated', 'approved', 'approval_removed', 'changes_requested', 'changes_request_removed', 'commented', 'merged', 'closed']
-const REASONS = ['unsupported_event', 'unsupported_action', 'invalid_payload']
-
-/** Either a known ignore reason, or an event whose every field has the type and range the rest of prherald assumes. */
-function wellFormed(d: Decoded): boolean {
-  if (isIgnored(d)) return REASONS.includes(d.reason)
-  const text = [d.owner, d.repo, d.pr.url, d.pr.author, d.pr.createdAt, d.actor.login]
-  return d.provider === 'bitbucket' && KINDS.includes(d.kind) && Number.isSafeInteger(d.number) && d.number > 0
-    && text.every((t) => typeof t === 'string' && t !== '') && typeof d.pr.title === 'string'
-    && typeof d.pr.draft === 'boolean' && typeof d.actor.isBot === 'boolean' && ['open', 'closed', 'merged'].includes(d.pr.state)
-}
-
-/** Replaces the nth value (depth-first, wrapping) anywhere in a JSON tree, so every nesting level gets hit. */
-function replaceNth(root: Json, n: number, value: unknown): void {
-  const slots: Array<[Json, string]> = []
-  const walk = (node: unknown): void => {
-    if (typeof node !== 'object' || node === null) return
-    for (const [key, child] of Object.entries(node)) {
-      slots.push([node as Json, key])
-      walk(child)
-    }
-  }
-  walk(root)
-  const slot = slots[n % slots.length]
-  if (slot) slot[0][slot[1]] = value
-}
+const wellFormed = wellFormedFor('bitbucket', ['opened', 'updated', 'approved', 'approval_removed', 'changes_requested', 'changes_request_removed', 'commented', 'merged', 'closed'], ['unsupported_event', 'unsupported_action', 'invalid_payload'])

@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { createRequire } from 'node:module'
 import { decodeGithub } from '../../src/decode/github.ts'
 import { isIgnored, type Decoded, type IgnoreReason, type PullRequestEvent } from '../../src/decode/pull-request-event.ts'
+import { replaceNth, wellFormedFor } from './decoded-shape.ts'
 import { githubExample } from '../helpers/github-examples.ts'
 
 type Json = Record<string, unknown>
@@ -323,29 +324,4 @@ describe('decodeGithub: malformed payloads never throw', () => {
   })
 })
 
-const KINDS = ['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'edited', 'approved', 'changes_requested', 'commented', 'review_dismissed', 'merged', 'closed']
-const REASONS = ['ping', 'unsupported_event', 'unsupported_action', 'not_a_pull_request', 'invalid_payload']
-
-/** Either a known ignore reason, or an event whose every field has the type and range the rest of prherald assumes. */
-function wellFormed(d: Decoded): boolean {
-  if (isIgnored(d)) return REASONS.includes(d.reason)
-  const text = [d.owner, d.repo, d.pr.url, d.pr.author, d.pr.createdAt, d.actor.login]
-  return d.provider === 'github' && KINDS.includes(d.kind) && Number.isSafeInteger(d.number) && d.number > 0
-    && text.every((t) => typeof t === 'string' && t !== '') && typeof d.pr.title === 'string'
-    && typeof d.pr.draft === 'boolean' && typeof d.actor.isBot === 'boolean' && ['open', 'closed', 'merged'].includes(d.pr.state)
-}
-
-/** Replaces the nth value (depth-first, wrapping) anywhere in a JSON tree, so every nesting level gets hit. */
-function replaceNth(root: Json, n: number, value: unknown): void {
-  const slots: Array<[Json, string]> = []
-  const walk = (node: unknown): void => {
-    if (typeof node !== 'object' || node === null) return
-    for (const [key, child] of Object.entries(node)) {
-      slots.push([node as Json, key])
-      walk(child)
-    }
-  }
-  walk(root)
-  const slot = slots[n % slots.length]
-  if (slot) slot[0][slot[1]] = value
-}
+const wellFormed = wellFormedFor('github', ['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'edited', 'approved', 'changes_requested', 'commented', 'review_dismissed', 'merged', 'closed'], ['ping', 'unsupported_event', 'unsupported_action', 'not_a_pull_request', 'invalid_payload'])

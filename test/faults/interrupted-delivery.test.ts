@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import Database from 'better-sqlite3'
-import { join } from 'node:path'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
+import { pendingDeliveries } from '../helpers/pending-deliveries.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { conversationComment, pullRequest, review } from '../lifecycle/github-payloads.ts'
 import { messagesOf, statusOf } from './pr-messages.ts'
@@ -35,15 +34,6 @@ afterEach(async () => {
 
 const env = () => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url })
 
-function pendingDeliveries(): number {
-  const db = new Database(join(dir.path, 'prherald.db'), { readonly: true })
-  try {
-    return (db.prepare('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL').get() as { n: number }).n
-  } finally {
-    db.close()
-  }
-}
-
 describe('a delivery interrupted between its Slack calls', () => {
   it('shutdown after the post but before the reaction: the restart adds the reaction, without a second post', async () => {
     for (let i = 0; i < 10_000; i++) slack.faults.push({ method: 'reactions.add', fault: { status: 503 } })
@@ -54,7 +44,7 @@ describe('a delivery interrupted between its Slack calls', () => {
     await waitFor('the post and a failing reaction', () => slack.count('chat.postMessage') === 1 && slack.count('reactions.add') >= 2)
     expect(await service.stop()).toEqual({ drained: false })
     service = undefined
-    expect(pendingDeliveries()).toBe(1)
+    expect(pendingDeliveries(dir.path)).toBe(1)
 
     slack.faults.length = 0
     service = await startPrherald(dir.path, env())
@@ -65,7 +55,7 @@ describe('a delivery interrupted between its Slack calls', () => {
     expect([...messages[0]!.reactions]).toEqual(['white_check_mark'])
     await service.stop()
     service = undefined
-    expect(pendingDeliveries()).toBe(0)
+    expect(pendingDeliveries(dir.path)).toBe(0)
   })
 
   it('a deleted message is re-posted with every reaction the pull request has, not only the new one', async () => {

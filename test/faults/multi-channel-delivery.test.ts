@@ -29,8 +29,8 @@ beforeEach(async () => {
 
 /** Messages are posted in the order the rules are written, so `first` is the channel whose row is oldest. */
 function configure(first: string): void {
-  const rules = { [BILLING]: ['services/billing/', { channel: BILLING }], [AUTH]: ['services/auth/', { channel: AUTH }] } as const
-  const paths = Object.fromEntries([rules[first]!, ...Object.values(rules).filter(([, rule]) => rule.channel !== first)])
+  const rules: Array<[string, { channel: string }]> = [['services/billing/', { channel: BILLING }], ['services/auth/', { channel: AUTH }]]
+  const paths = Object.fromEntries(rules.sort(([, a], [, b]) => Number(b.channel === first) - Number(a.channel === first)))
   writeConfig(dir.path, {
     git_provider: 'github',
     server: { shutdown_timeout_seconds: 1 },

@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import Database from 'better-sqlite3'
-import { join } from 'node:path'
 import { startFakeSlack, type FakeSlack, type SlackFault } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
+import { pendingDeliveries } from '../helpers/pending-deliveries.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { pullRequest } from '../lifecycle/github-payloads.ts'
 import { expectOneCorrectMessage, isComplete, messagesOf, prDeliveries, statusOf, writeCalls } from './pr-messages.ts'
@@ -64,15 +63,6 @@ function liftFaulty(method?: string): void {
 }
 
 const faultyHeld = (method: string) => slack.faults.filter((f) => f.channel === FAULTY && f.method === method).length
-
-function pendingDeliveries(): number {
-  const db = new Database(join(dir.path, 'prherald.db'), { readonly: true })
-  try {
-    return (db.prepare('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL').get() as { n: number }).n
-  } finally {
-    db.close()
-  }
-}
 
 const logged = (msg: string) => service!.entries().filter((e) => e.msg === msg)
 
@@ -220,7 +210,7 @@ describe('permanent Slack errors', () => {
     expect(faultyCalls.map((c) => c.method)).toEqual(Array(FAULTY_PRS.length * 2).fill('chat.update'))
     await service.stop()
     service = undefined
-    expect(pendingDeliveries()).toBe(0)
+    expect(pendingDeliveries(dir.path)).toBe(0)
 
     // The channel comes back: the next delivery updates the same message; the PR was not forgotten. The
     // lifecycle moved on while Slack refused the channel, so the text shows the review and the comment too;
