@@ -35,17 +35,19 @@ function post(agent: Agent, url: URL, delivery: Delivery): Promise<number> {
 
 /**
  * Sends `total` deliveries over `concurrency` keep-alive connections and measures the time from sending
- * a request to its acknowledgement. Bounded in count; every target is on 127.0.0.1.
+ * a request to its acknowledgement. Bounded in count and in time (no new request after `maxSeconds`);
+ * every target is on 127.0.0.1.
  */
-export async function runLoad(url: string, next: (i: number) => Delivery, options: { total: number; concurrency: number }): Promise<LoadResult> {
+export async function runLoad(url: string, next: (i: number) => Delivery, options: { total: number; concurrency: number; maxSeconds?: number }): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency })
   const target = new URL(url)
   const latencies: number[] = []
   let issued = 0
   let failed = 0
   const started = process.hrtime.bigint()
+  const deadline = started + BigInt(Math.round((options.maxSeconds ?? 60) * 1e9))
   const worker = async () => {
-    while (issued < options.total) {
+    while (issued < options.total && process.hrtime.bigint() < deadline) {
       const delivery = next(issued++)
       const t0 = process.hrtime.bigint()
       try {

@@ -9,10 +9,19 @@ export interface Child {
   stop(): Promise<void>
 }
 
+const running = new Set<ChildProcess>()
+
+/** Kills every child still running (the bench's time limit). */
+export function killChildren(): void {
+  for (const child of running) child.kill('SIGKILL')
+}
+
 /** Spawns a node script and waits for its JSON `listening` line (prherald logs `port`, baselines `url`). */
 export function spawnListening(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
   const child = spawn(process.execPath, [...nodeArgs, join(packageRoot(), script), ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] })
+  running.add(child)
+  child.once('exit', () => running.delete(child))
   return new Promise((resolve, reject) => {
     let buffer = ''
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -34,6 +43,15 @@ export function spawnListening(script: string, args: string[], env: NodeJS.Proce
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
   })
 }
+
+/** CPU time (user + system, every thread) a process has used so far, in milliseconds, read from /proc. */
+export function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN
+  // Fields after the command name (which may contain spaces), so utime and stime are the 12th and 13th.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1000
+}
+const CLOCK_TICKS = 100
 
 /** Resident set size of a process in MiB, read from /proc. */
 export function rssMiB(pid: number | undefined): number {

@@ -1,36 +1,38 @@
 import { randomUUID } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { signBody } from '../src/intake/verify-signature.ts'
 import { startFakeSlack } from '../test/helpers/fake-slack.ts'
-import { githubExample } from '../test/helpers/github-examples.ts'
 import { makeTempDir } from '../test/helpers/temp-dir.ts'
 import { testEnv, writeConfig } from '../test/helpers/start-prherald.ts'
+import { openedPayload, runCorrectnessBurst } from './correctness-burst.ts'
 import { runLoad, type Delivery, type LoadResult } from './load.ts'
-import { rssMiB, spawnListening, type Child } from './processes.ts'
+import { cpuMs, killChildren, spawnListening, type Child } from './processes.ts'
 
 /**
  * `npm run bench`: acknowledgement throughput of prherald against a bare node:http server and
  * @octokit/webhooks' middleware (A B C A B C, same machine, same signed payloads), then a correctness
- * burst. Everything runs on 127.0.0.1 and is bounded in count.
+ * burst. Everything runs on 127.0.0.1 and is bounded in count and time; docs/performance.md explains
+ * the output and the knobs.
  */
 const SECRET = 'bench-secret'
 const TOTAL = Number(process.env.BENCH_DELIVERIES ?? 4000)
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 const BURST_PRS = Number(process.env.BENCH_BURST_PRS ?? 500)
 const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 30)
+const ONLY = process.env.BENCH_ONLY // one server's name: prherald, bare or octokit; skips the burst
+const started = Date.now()
+// The whole run must stay well under 3 minutes; anything stuck past this is reported, not waited for.
+const hardStop = setTimeout(() => {
+  console.error('bench: over its time limit, giving up')
+  killChildren()
+  process.exit(2)
+}, Number(process.env.BENCH_TIMEOUT_SECONDS ?? 170) * 1000)
+hardStop.unref()
 
-type Payload = Record<string, unknown> & { pull_request: { number: number; draft: boolean }; number: number }
-
-function opened(number: number): Payload {
-  const p = githubExample('pull_request', 'opened') as Payload
-  p.number = number
-  p.pull_request.number = number
-  p.pull_request.draft = false
-  return p
-}
-
-function signed(event: string, payload: unknown, deliveryId = randomUUID()): Delivery {
+function signed(event: string, payload: unknown, deliveryId: string = randomUUID()): Delivery {
   const body = Buffer.from(JSON.stringify(payload))
   return {
     body,
@@ -44,102 +46,78 @@ function signed(event: string, payload: unknown, deliveryId = randomUUID()): Del
 const dir = makeTempDir('prherald-bench-')
 const slack = await startFakeSlack({ anyChannel: true })
 slack.latencyMs = 30
-writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json', log_level: 'info' }, mappings: { Codertocat: { '*': { channel: 'C0000000001' } } } })
-const env = { ...process.env, ...testEnv(dir.path, 'github', { SLACK_API_URL: slack.url }), GITHUB_WEBHOOK_SECRET: SECRET }
+const mappings = { Codertocat: { '*': { channel: 'C0000000001' } } }
+// Throughput rounds measure acknowledgements only: at the end of a round prherald gets 2 s to drain its
+// mailboxes, and what is left stays pending in that round's own database, which no later round opens.
+writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json', log_level: 'info', shutdown_timeout_seconds: 2 }, mappings })
+mkdirSync(join(dir.path, 'burst'))
+writeConfig(join(dir.path, 'burst'), { git_provider: 'github', server: { log_format: 'json', log_level: 'info' }, mappings })
+const prheraldEnv = (config: string, database: string) => ({
+  ...process.env, ...testEnv(dir.path, 'github', { SLACK_API_URL: slack.url }), GITHUB_WEBHOOK_SECRET: SECRET,
+  PRHERALD_CONFIG_FILE: join(config, 'config.yaml'), PRHERALD_DATABASE_URL: `file:${join(dir.path, database)}`,
+})
 
-// Same bodies for every server; a fresh delivery id per request so prherald never short-cuts a duplicate.
-const bodies = Array.from({ length: 200 }, (_, i) => signed('pull_request', opened(10_000 + i)))
+// The same 200 bodies for every server; a fresh delivery id per request so prherald never short-cuts a duplicate.
+const bodies = Array.from({ length: 200 }, (_, i) => signed('pull_request', openedPayload(10_000 + i)))
 const next = (i: number): Delivery => {
   const base = bodies[i % bodies.length]!
   return { body: base.body, headers: { ...base.headers, 'x-github-delivery': randomUUID() } }
 }
 
-const only = process.env.BENCH_ONLY
-const allServers: Array<[string, () => Promise<Child>]> = [
-  ['prherald', () => spawnListening('dist/src/cli/server.js', [], env)],
-  ['bare node:http', () => spawnListening('dist/bench/serve-baseline.js', ['bare', SECRET], process.env)],
-  ['@octokit/webhooks', () => spawnListening('dist/bench/serve-baseline.js', ['octokit', SECRET], process.env)],
+const servers: Array<[name: string, start: (round: number) => Promise<Child>]> = [
+  ['prherald', (round) => spawnListening('dist/src/cli/server.js', [], prheraldEnv(dir.path, `round-${round}.db`))],
+  ['bare', () => spawnListening('dist/bench/serve-baseline.js', ['bare', SECRET], process.env)],
+  ['octokit', () => spawnListening('dist/bench/serve-baseline.js', ['octokit', SECRET], process.env)],
 ]
-const servers = allServers.filter(([name]) => !only || name === only)
+const label: Record<string, string> = { prherald: 'prherald', bare: 'bare node:http', octokit: '@octokit/webhooks' }
 
-const results = new Map<string, LoadResult[]>()
-console.log(`throughput: ${TOTAL} signed deliveries of ~${Math.round(bodies[0]!.body.length / 1024)} KB, ${CONCURRENCY} keep-alive connections, fake Slack answering after ${slack.latencyMs} ms`)
-for (let round = 1; round <= 2; round++) {
-  for (const [name, start] of servers) {
-    const server = await start()
-    await runLoad(`${server.url}/webhook/github`, next, { total: 200, concurrency: CONCURRENCY }) // warm-up
-    const result = await runLoad(`${server.url}/webhook/github`, next, { total: TOTAL, concurrency: CONCURRENCY })
+type Measured = LoadResult & { cpuUsPerDelivery: number }
+const results = new Map<string, Measured[]>()
+console.log(`throughput: ${TOTAL} signed deliveries of ~${Math.round(bodies[0]!.body.length / 1024)} KB per run after ${WARMUP} to warm up, `
+  + `${CONCURRENCY} keep-alive connections on 127.0.0.1, fake Slack answering after ${slack.latencyMs} ms; servers in turn, ${ROUNDS} rounds`)
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const [name, start] of servers.filter(([n]) => !ONLY || n === ONLY)) {
+    const server = await start(round)
+    const url = `${server.url}/webhook/github`
+    await runLoad(url, next, { total: WARMUP, concurrency: CONCURRENCY, maxSeconds: 10 })
+    const cpuBefore = cpuMs(server.child.pid)
+    const result = await runLoad(url, next, { total: TOTAL, concurrency: CONCURRENCY, maxSeconds: 20 })
+    const cpuUsPerDelivery = ((cpuMs(server.child.pid) - cpuBefore) * 1000) / (result.completed + result.failed)
     await server.stop()
-    results.set(name, [...(results.get(name) ?? []), result])
-    console.log(`  round ${round} ${name.padEnd(18)} ${result.perSecond.toFixed(0).padStart(6)}/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${result.failed ? `  FAILED ${result.failed}` : ''}`)
+    results.set(name, [...(results.get(name) ?? []), { ...result, cpuUsPerDelivery }])
+    console.log(`  round ${round} ${label[name]!.padEnd(18)} ${result.perSecond.toFixed(0).padStart(6)}/s  p50 ${result.p50.toFixed(2).padStart(6)} ms`
+      + `  p99 ${result.p99.toFixed(2).padStart(6)} ms  server CPU ${cpuUsPerDelivery.toFixed(0).padStart(4)} µs/delivery`
+      + `${result.failed || result.completed < TOTAL ? `  ONLY ${result.completed}/${TOTAL} ACKNOWLEDGED` : ''}`)
   }
 }
 
-const rows = [...results.entries()].map(([name, rs]) => ({
-  name,
-  perSecond: rs.reduce((a, r) => a + r.perSecond, 0) / rs.length,
-  p50: rs.reduce((a, r) => a + r.p50, 0) / rs.length,
-  p99: rs.reduce((a, r) => a + r.p99, 0) / rs.length,
-}))
-console.log('\n| server | deliveries/s | p50 ack ms | p99 ack ms |\n|---|---:|---:|---:|')
-for (const r of rows) console.log(`| ${r.name} | ${r.perSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`)
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+console.log('\n| server | deliveries/s | p50 ack ms | p99 ack ms | server CPU µs/delivery |\n|---|---:|---:|---:|---:|')
+for (const [name, rs] of results) {
+  console.log(`| ${label[name]} | ${mean(rs.map((r) => r.perSecond)).toFixed(0)} | ${mean(rs.map((r) => r.p50)).toFixed(2)} `
+    + `| ${mean(rs.map((r) => r.p99)).toFixed(2)} | ${mean(rs.map((r) => r.cpuUsPerDelivery)).toFixed(0)} |`)
+}
 const ours = results.get('prherald') ?? []
-for (const other of only ? [] : ['bare node:http', '@octokit/webhooks']) {
-  const ratios = ours.map((r, i) => (r.perSecond / results.get(other)![i]!.perSecond).toFixed(2))
-  console.log(`prherald / ${other}: ${ratios.join(', ')} (round by round)`)
+for (const other of ONLY ? [] : ['bare', 'octokit']) {
+  const theirs = results.get(other)!
+  const ratios = ours.map((r, i) => r.perSecond / theirs[i]!.perSecond)
+  const cpu = ours.map((r, i) => theirs[i]!.cpuUsPerDelivery / r.cpuUsPerDelivery)
+  console.log(`prherald / ${label[other]}: throughput ${ratios.map((x) => x.toFixed(2)).join(', ')} (round by round, mean ${mean(ratios).toFixed(2)}); `
+    + `CPU per delivery ${other} / prherald ${cpu.map((x) => x.toFixed(2)).join(', ')}`)
 }
 
-if (only) process.exit(0)
-// Correctness burst: 500 PRs x 6 deliveries in random order, one of them a retried delivery id.
-console.log(`\ncorrectness burst: ${BURST_PRS} PRs x 6 deliveries, random order`)
-slack.calls.length = 0
-slack.messages.clear()
-const burstEnv = { ...env, PRHERALD_DATABASE_URL: `file:${join(dir.path, 'burst.db')}` }
-const server = await spawnListening('dist/src/cli/server.js', [], burstEnv)
-const before = rssMiB(server.child.pid)
-const burst: Delivery[] = []
-for (let n = 1; n <= BURST_PRS; n++) {
-  const first = signed('pull_request', opened(n))
-  const review = (state: string, user: string) => {
-    const p = githubExample('pull_request_review', 'submitted') as Payload & { review: { state: string; user: { login: string } } }
-    p.pull_request.number = n
-    p.review.state = state
-    p.review.user.login = user
-    return signed('pull_request_review', p)
-  }
-  const comment = githubExample('issue_comment', 'created') as { issue: { number: number; pull_request?: unknown } }
-  comment.issue.number = n
-  comment.issue.pull_request = { html_url: `https://github.com/Codertocat/Hello-World/pull/${n}` }
-  burst.push(first, { ...first }, review('approved', 'carol'), review('commented', 'dave'), review('changes_requested', 'erin'), signed('issue_comment', comment))
+if (!ONLY) {
+  console.log(`\ncorrectness burst: ${BURST_PRS} PRs x 6 deliveries (opened, its retry with the same delivery id, 3 reviews, 1 comment), random order`)
+  const server = await spawnListening('dist/src/cli/server.js', [], prheraldEnv(join(dir.path, 'burst'), 'burst.db'))
+  const report = await runCorrectnessBurst({
+    server, slack, databasePath: join(dir.path, 'burst.db'), sign: signed, prs: BURST_PRS, concurrency: CONCURRENCY,
+    idleTimeoutSeconds: 90, settleSeconds: SETTLE_SECONDS,
+  })
+  for (const line of report.lines) console.log(line)
+  await server.stop()
+  process.exitCode = report.ok ? 0 : 1
 }
-for (let i = burst.length - 1; i > 0; i--) {
-  const j = Math.floor(Math.random() * (i + 1))
-  ;[burst[i], burst[j]] = [burst[j]!, burst[i]!]
-}
-let peak = before
-const sampler = setInterval(() => { peak = Math.max(peak, rssMiB(server.child.pid)) }, 100)
-const t0 = Date.now()
-const burstResult = await runLoad(`${server.url}/webhook/github`, (i) => burst[i]!, { total: burst.length, concurrency: CONCURRENCY })
-let lastCalls = -1
-while (slack.calls.length !== lastCalls || slack.messages.size < BURST_PRS) {
-  lastCalls = slack.calls.length
-  await sleep(500)
-  if (Date.now() - t0 > 120_000) break
-}
-const idleAfter = (Date.now() - t0 - 500) / 1000
-clearInterval(sampler)
-const perPr = new Map<number, number>()
-for (const m of slack.messages.values()) {
-  const n = Number(/#(\d+):/.exec(m.text)?.[1])
-  perPr.set(n, (perPr.get(n) ?? 0) + 1)
-}
-const exactlyOne = [...perPr.values()].filter((c) => c === 1).length
-console.log(`  acknowledged ${burstResult.completed}/${burst.length} (${burstResult.perSecond.toFixed(0)}/s), failed ${burstResult.failed}`)
-console.log(`  Slack calls ${slack.calls.length} (postMessage ${slack.count('chat.postMessage')}, update ${slack.count('chat.update')}, reactions.add ${slack.count('reactions.add')})`)
-console.log(`  PRs with exactly one message: ${exactlyOne}/${BURST_PRS}; with more: ${[...perPr.values()].filter((c) => c > 1).length}`)
-console.log(`  Slack idle ${idleAfter.toFixed(1)} s after the burst began`)
-await sleep(SETTLE_SECONDS * 1000)
-console.log(`  resident memory: before ${before.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB, ${SETTLE_SECONDS} s after ${rssMiB(server.child.pid).toFixed(0)} MiB`)
-await server.stop()
 await slack.close()
 dir.remove()
+console.log(`\nbench finished in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+clearTimeout(hardStop)
