@@ -1,4 +1,4 @@
-import type { H3Event } from 'h3'
+import type { H3Event, HTTPResponse } from 'h3'
 import type { Provider } from '../decode/pull-request-event.ts'
 import { DELIVERY_HEADERS, decodeDelivery, deliveryIdOf } from '../decode/decode-delivery.ts'
 import { PrheraldError } from '../errors.ts'
@@ -17,7 +17,7 @@ export interface WebhookRouteDeps {
 /** `POST /webhook/<provider>`: raw bytes → HMAC → JSON.parse → decode → intake, then 200. */
 export function createWebhookHandler(deps: WebhookRouteDeps) {
   const headerNames = DELIVERY_HEADERS[deps.provider]
-  return async (event: H3Event): Promise<Response> => {
+  return async (event: H3Event): Promise<HTTPResponse> => {
     try {
       const body = await readRawBody(event, deps.bodyLimit)
       const headers = event.req.headers

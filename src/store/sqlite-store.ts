@@ -47,23 +47,34 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
   const deleteApplied = db.prepare('DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < ?')
 
   // Group commit: every write waits for the end of the current turn of the event loop, and all writes
-  // queued by then share one transaction, so one fsync, instead of paying one each. Each write runs in its
-  // own savepoint (a nested better-sqlite3 transaction), so one failing write does not undo the others,
-  // and every caller hears back only after the commit.
+  // queued by then share one transaction, so one fsync, instead of paying one each. Every caller hears back
+  // only after the commit. One failing write must not undo the others: the batch first runs as one plain
+  // transaction (the usual case, nothing fails); if anything in it throws, that transaction is rolled back
+  // and the batch runs again with each write in its own savepoint (a nested better-sqlite3 transaction),
+  // which isolates the failure at the price of two more statements per write.
+  type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
   let queue: Array<{ run: () => unknown; resolve: (value: never) => void; reject: (e: unknown) => void }> = []
-  const commitQueue = db.transaction((items: typeof queue) =>
-    items.map((item) => {
+  const commitAll = db.transaction((items: typeof queue) => items.map((item): Outcome => ({ ok: true, value: item.run() })))
+  const commitEach = db.transaction((items: typeof queue) =>
+    items.map((item): Outcome => {
       try {
-        return { ok: true as const, value: db.transaction(item.run)() }
+        return { ok: true, value: db.transaction(item.run)() }
       } catch (error) {
-        return { ok: false as const, error }
+        return { ok: false, error }
       }
     }))
+  const commit = (items: typeof queue): Outcome[] => {
+    try {
+      return commitAll(items)
+    } catch {
+      return commitEach(items)
+    }
+  }
   const flush = () => {
     const items = queue
     queue = []
     try {
-      const outcomes = commitQueue(items)
+      const outcomes = commit(items)
       items.forEach((item, i) => {
         const outcome = outcomes[i]!
         if (outcome.ok) item.resolve(outcome.value as never)
