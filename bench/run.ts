@@ -22,7 +22,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 const BURST_PRS = Number(process.env.BENCH_BURST_PRS ?? 500)
 const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 30)
-const ONLY = process.env.BENCH_ONLY // one server's name: prherald, bare or octokit; skips the burst
+const ONLY = process.env.BENCH_ONLY // one server's name: prherald, bare, octokit or intake-only; skips the burst
 const started = Date.now()
 // The whole run must stay well under 3 minutes; anything stuck past this is reported, not waited for.
 const hardStop = setTimeout(() => {
@@ -68,8 +68,10 @@ const servers: Array<[name: string, start: (round: number) => Promise<Child>]> =
   ['prherald', (round) => spawnListening('dist/src/cli/server.js', [], prheraldEnv(dir.path, `round-${round}.db`))],
   ['bare', () => spawnListening('dist/bench/serve-baseline.js', ['bare', SECRET], process.env)],
   ['octokit', () => spawnListening('dist/bench/serve-baseline.js', ['octokit', SECRET], process.env)],
+  // Not one of the three the issue compares: prherald's acknowledgement path with no mailbox behind it.
+  ['intake-only', (round) => spawnListening('dist/bench/serve-intake.js', [SECRET, join(dir.path, `intake-${round}`)], process.env)],
 ]
-const label: Record<string, string> = { prherald: 'prherald', bare: 'bare node:http', octokit: '@octokit/webhooks' }
+const label: Record<string, string> = { prherald: 'prherald', bare: 'bare node:http', octokit: '@octokit/webhooks', 'intake-only': 'prherald ack only' }
 
 type Measured = LoadResult & { cpuUsPerDelivery: number }
 const results = new Map<string, Measured[]>()
@@ -97,13 +99,18 @@ for (const [name, rs] of results) {
   console.log(`| ${label[name]} | ${mean(rs.map((r) => r.perSecond)).toFixed(0)} | ${mean(rs.map((r) => r.p50)).toFixed(2)} `
     + `| ${mean(rs.map((r) => r.p99)).toFixed(2)} | ${mean(rs.map((r) => r.cpuUsPerDelivery)).toFixed(0)} |`)
 }
-const ours = results.get('prherald') ?? []
-for (const other of ONLY ? [] : ['bare', 'octokit']) {
+const compare = (mineName: string, other: string) => {
+  const mine = results.get(mineName) ?? []
   const theirs = results.get(other)!
-  const ratios = ours.map((r, i) => r.perSecond / theirs[i]!.perSecond)
-  const cpu = ours.map((r, i) => theirs[i]!.cpuUsPerDelivery / r.cpuUsPerDelivery)
-  console.log(`prherald / ${label[other]}: throughput ${ratios.map((x) => x.toFixed(2)).join(', ')} (round by round, mean ${mean(ratios).toFixed(2)}); `
-    + `CPU per delivery ${other} / prherald ${cpu.map((x) => x.toFixed(2)).join(', ')}`)
+  const ratios = mine.map((r, i) => r.perSecond / theirs[i]!.perSecond)
+  const cpu = mine.map((r, i) => theirs[i]!.cpuUsPerDelivery / r.cpuUsPerDelivery)
+  console.log(`${label[mineName]} / ${label[other]}: throughput ${ratios.map((x) => x.toFixed(2)).join(', ')} (round by round, mean ${mean(ratios).toFixed(2)}); `
+    + `CPU per delivery ${label[other]} / ${label[mineName]} ${cpu.map((x) => x.toFixed(2)).join(', ')}`)
+}
+if (!ONLY) {
+  compare('prherald', 'bare')
+  compare('prherald', 'octokit')
+  compare('intake-only', 'bare')
 }
 
 if (!ONLY) {
