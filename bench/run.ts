@@ -53,7 +53,8 @@ writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json', lo
 mkdirSync(join(dir.path, 'burst'))
 writeConfig(join(dir.path, 'burst'), { git_provider: 'github', server: { log_format: 'json', log_level: 'info' }, mappings })
 const prheraldEnv = (config: string, database: string) => ({
-  ...process.env, ...testEnv(dir.path, 'github', { SLACK_API_URL: slack.url }), GITHUB_WEBHOOK_SECRET: SECRET,
+  // Blank git-host tokens: one in the operator's shell would send start-up validation to the real GitHub.
+  ...process.env, ...testEnv(dir.path, 'github', { SLACK_API_URL: slack.url }), GITHUB_WEBHOOK_SECRET: SECRET, GITHUB_TOKEN: '', BITBUCKET_TOKEN: '',
   PRHERALD_CONFIG_FILE: join(config, 'config.yaml'), PRHERALD_DATABASE_URL: `file:${join(dir.path, database)}`,
 })
 

@@ -29,6 +29,7 @@ export function createApp(deps: AppDeps): H3 {
     provider: deps.provider,
     secrets: deps.webhookSecrets,
     accept: deps.accept,
+    logger: deps.logger,
     bodyLimit: deps.bodyLimit,
   }))
   return app

@@ -1,9 +1,10 @@
 import type { H3Event, HTTPResponse } from 'h3'
 import type { Provider } from '../decode/pull-request-event.ts'
 import { DELIVERY_HEADERS, decodeDelivery, deliveryIdOf } from '../decode/decode-delivery.ts'
-import { PrheraldError } from '../errors.ts'
+import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Intake } from '../intake/intake.ts'
 import { verifySignature } from '../intake/verify-signature.ts'
+import type { Logger } from '../log/logger.ts'
 import { readRawBody } from './read-raw-body.ts'
 import { errorResponse, json } from './respond.ts'
 
@@ -11,6 +12,7 @@ export interface WebhookRouteDeps {
   provider: Provider
   secrets: readonly string[]
   accept: Intake
+  logger: Logger
   bodyLimit?: number
 }
 
@@ -35,7 +37,17 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
       const result = await deps.accept(decodeDelivery(deps.provider, eventName, deliveryId, payload), deliveryId)
       return json(200, result)
     } catch (error) {
-      return errorResponse(error)
+      const response = errorResponse(error)
+      // One line per refused delivery, so a secret mismatch shows in our logs, not only in the git host's
+      // delivery log. Headers only: never the signature value or the body.
+      if (isPrheraldError(error) && (response.status ?? 500) < 500) {
+        const headers = event.req.headers
+        deps.logger.warn('rejected webhook delivery', {
+          reason: error.code, status: response.status, provider: deps.provider,
+          event: headers.get(headerNames.event) ?? undefined, delivery_id: headers.get(headerNames.delivery) ?? undefined,
+        })
+      }
+      return response
     }
   }
 }

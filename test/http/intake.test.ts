@@ -45,9 +45,14 @@ describe('HTTP intake', () => {
     expect(((await res.json()) as { error: string }).error).toBe('bad_signature')
   })
 
-  it('rejects a delivery signed with another secret with 401', async () => {
-    const res = await deliver(service.url, 'github', { event: 'ping', payload: githubExample('ping'), secret: 'not-the-secret' })
+  it('rejects a delivery signed with another secret with 401, and logs the refusal without the signature', async () => {
+    const res = await deliver(service.url, 'github', { event: 'ping', payload: githubExample('ping'), secret: 'not-the-secret', deliveryId: 'wrong-secret-1' })
     expect(res.status).toBe(401)
+    const lines = service.entries().filter((e) => e.msg === 'rejected webhook delivery')
+    expect(lines).toEqual([expect.objectContaining({
+      level: 'warn', reason: 'bad_signature', status: 401, provider: 'github', event: 'ping', delivery_id: 'wrong-secret-1',
+    })])
+    expect(JSON.stringify(lines)).not.toContain('sha256=')
   })
 
   it('rejects a tampered body with 401 and calls no one', async () => {
