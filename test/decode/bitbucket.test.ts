@@ -2,7 +2,8 @@ import { describe, it, expect } from 'vitest'
 import fc from 'fast-check'
 import { decodeBitbucket } from '../../src/decode/bitbucket.ts'
 import { isIgnored, type Decoded, type EventKind, type IgnoreReason, type PullRequestEvent } from '../../src/decode/pull-request-event.ts'
-import { replaceNth, wellFormedFor } from './decoded-shape.ts'
+import { wellFormedFor } from './decoded-shape.ts'
+import { drop, put, replaceNth } from './payload-edits.ts'
 import { bitbucketFixture } from '../helpers/bitbucket-fixtures.ts'
 
 type Json = Record<string, unknown>
@@ -13,25 +14,6 @@ const fixture = bitbucketFixture
 function expectEvent(decoded: Decoded): PullRequestEvent {
   if (isIgnored(decoded)) throw new Error(`expected a pull request event, got ignored: ${decoded.reason}`)
   return decoded
-}
-
-/** Sets a dotted path in a payload. The parent must exist, so a test never edits a field the fixture lacks by accident. */
-function put(root: Json, path: string, value: unknown): Json {
-  const keys = path.split('.')
-  const last = keys.pop()!
-  const parent = keys.reduce<unknown>((node, key) => (node as Json | undefined)?.[key], root)
-  if (typeof parent !== 'object' || parent === null) throw new Error(`test bug: no parent for ${path}`)
-  ;(parent as Json)[last] = value
-  return root
-}
-
-function drop(root: Json, path: string): Json {
-  const keys = path.split('.')
-  const last = keys.pop()!
-  const parent = keys.reduce<unknown>((node, key) => (node as Json | undefined)?.[key], root)
-  if (typeof parent !== 'object' || parent === null || !(last in parent)) throw new Error(`test bug: nothing at ${path}`)
-  delete (parent as Json)[last]
-  return root
 }
 
 /** In a real delivery the top-level actor is the reviewer too; a different one shows which object is read. */

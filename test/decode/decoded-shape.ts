@@ -1,7 +1,5 @@
 import { isIgnored, type Decoded, type EventKind, type IgnoreReason, type Provider } from '../../src/decode/pull-request-event.ts'
 
-type Json = Record<string, any>
-
 /**
  * A property for decoder fuzzing: the result is either one of `reasons`, or an event of `provider` whose every
  * field has the type and range the rest of prherald assumes.
@@ -14,19 +12,4 @@ export function wellFormedFor(provider: Provider, kinds: readonly EventKind[], r
       && text.every((t) => typeof t === 'string' && t !== '') && typeof d.pr.title === 'string'
       && typeof d.pr.draft === 'boolean' && typeof d.actor.isBot === 'boolean' && ['open', 'closed', 'merged'].includes(d.pr.state)
   }
-}
-
-/** Replaces the nth value (depth-first, wrapping) anywhere in a JSON tree, so every nesting level gets hit. */
-export function replaceNth(root: Json, n: number, value: unknown): void {
-  const slots: Array<[Json, string]> = []
-  const walk = (node: unknown): void => {
-    if (typeof node !== 'object' || node === null) return
-    for (const [key, child] of Object.entries(node)) {
-      slots.push([node as Json, key])
-      walk(child)
-    }
-  }
-  walk(root)
-  const slot = slots[n % slots.length]
-  if (slot) slot[0][slot[1]] = value
 }

@@ -3,7 +3,8 @@ import fc from 'fast-check'
 import { createRequire } from 'node:module'
 import { decodeGithub } from '../../src/decode/github.ts'
 import { isIgnored, type Decoded, type IgnoreReason, type PullRequestEvent } from '../../src/decode/pull-request-event.ts'
-import { replaceNth, wellFormedFor } from './decoded-shape.ts'
+import { wellFormedFor } from './decoded-shape.ts'
+import { drop, put, replaceNth } from './payload-edits.ts'
 import { githubExample } from '../helpers/github-examples.ts'
 
 type Json = Record<string, unknown>
@@ -23,25 +24,6 @@ function expectEvent(decoded: Decoded): PullRequestEvent {
 
 function expectIgnored(decoded: Decoded, reason: IgnoreReason): void {
   expect(decoded).toMatchObject({ ignored: true, reason })
-}
-
-/** Sets a dotted path in a payload. The parent must exist, so a test never edits a field the example lacks by accident. */
-function put(root: Json, path: string, value: unknown): Json {
-  const keys = path.split('.')
-  const last = keys.pop()!
-  const parent = keys.reduce<unknown>((node, key) => (node as Json | undefined)?.[key], root)
-  if (typeof parent !== 'object' || parent === null) throw new Error(`test bug: no parent for ${path}`)
-  ;(parent as Json)[last] = value
-  return root
-}
-
-function drop(root: Json, path: string): Json {
-  const keys = path.split('.')
-  const last = keys.pop()!
-  const parent = keys.reduce<unknown>((node, key) => (node as Json | undefined)?.[key], root)
-  if (typeof parent !== 'object' || parent === null || !(last in parent)) throw new Error(`test bug: nothing at ${path}`)
-  delete (parent as Json)[last]
-  return root
 }
 
 /**
