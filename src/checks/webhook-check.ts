@@ -46,14 +46,35 @@ export function judgeHooks(provider: Provider, target: string, hooks: readonly W
   return { ...base, status: 'OK', reason: `webhook ${best.hook.url} is active with all ${REQUIRED_EVENTS[provider].length} events` }
 }
 
-/** webhook: SKIP without a token; otherwise list the repository's hooks and judge them. */
+const OWNER_KIND: Record<Provider, string> = { github: 'organisation', bitbucket: 'workspace' }
+const OWNER_HOOK_ACCESS: Record<Provider, string> = {
+  github: 'GITHUB_TOKEN must be able to read organisation webhooks (fine-grained: Organization permissions → Webhooks: read; classic: admin:org_hook)',
+  bitbucket: 'BITBUCKET_TOKEN must be able to read workspace webhooks (a workspace access token with the webhook scope, or an API token of a workspace admin)',
+}
+
+/**
+ * webhook: SKIP without a token; otherwise judge the repository's hooks, and when none will do, the hooks of
+ * its organisation or workspace, which deliver for every repository in it.
+ */
 export async function webhookCheck(provider: Provider, api: WebhookApi | undefined, owner: string, repo: string): Promise<CheckResult> {
   const target = `${owner}/${repo}`
   if (!api) return { name: 'webhook', target, status: 'SKIP', reason: `${TOKEN_VARIABLE[provider]} is not set; webhook not checked` }
+  let verdict: CheckResult
   try {
-    return judgeHooks(provider, target, await api.listHooks(owner, repo))
+    verdict = judgeHooks(provider, target, await api.listHooks(owner, repo))
   } catch (error) {
     return gitHostFailure('webhook', target, error)
+  }
+  if (verdict.status === 'OK') return verdict
+  try {
+    const ownerVerdict = judgeHooks(provider, target, await api.listOwnerHooks(owner))
+    return ownerVerdict.status === 'OK' ? { ...ownerVerdict, reason: `${OWNER_KIND[provider]} ${ownerVerdict.reason}` } : verdict
+  } catch (error) {
+    // A personal account has no organisation hooks (404); any other failure leaves the repository's verdict.
+    if (isPrheraldError(error, 'git_host_scope') || isPrheraldError(error, 'git_host_auth')) {
+      return { ...verdict, fix: `${verdict.fix}; if the webhook is set on the ${OWNER_KIND[provider]} instead, ${OWNER_HOOK_ACCESS[provider]}` }
+    }
+    return verdict
   }
 }
 

@@ -31,6 +31,8 @@ export interface GitHostAccess {
 
 export interface WebhookApi {
   listHooks(owner: string, repo: string): Promise<WebhookInfo[]>
+  /** Hooks of the GitHub organisation or Bitbucket workspace: they deliver for every repository in it. */
+  listOwnerHooks(owner: string): Promise<WebhookInfo[]>
   /** Names of the owner's (organisation, user or workspace) repositories, archived ones left out. */
   listOwnerRepos(owner: string): Promise<string[]>
 }
@@ -38,8 +40,19 @@ export interface WebhookApi {
 const enc = encodeURIComponent
 
 export function createWebhookApi(access: GitHostAccess): WebhookApi {
-  if (access.provider === 'github') return githubWebhookApi(createGithubClient({ baseUrl: access.apiUrl, token: access.token }))
-  return bitbucketWebhookApi(createBitbucketClient({ baseUrl: access.apiUrl, token: access.token, authEmail: access.bitbucketAuthEmail }))
+  const api = access.provider === 'github'
+    ? githubWebhookApi(createGithubClient({ baseUrl: access.apiUrl, token: access.token }))
+    : bitbucketWebhookApi(createBitbucketClient({ baseUrl: access.apiUrl, token: access.token, authEmail: access.bitbucketAuthEmail }))
+  // An owner's "*" entry can cover hundreds of repositories without a hook of their own: list the owner's hooks once per run.
+  const ownerHooks = new Map<string, Promise<WebhookInfo[]>>()
+  return {
+    ...api,
+    listOwnerHooks(owner) {
+      let hooks = ownerHooks.get(owner)
+      if (!hooks) ownerHooks.set(owner, hooks = api.listOwnerHooks(owner))
+      return hooks
+    },
+  }
 }
 
 function githubWebhookApi(octokit: GithubClient): WebhookApi {
@@ -47,6 +60,10 @@ function githubWebhookApi(octokit: GithubClient): WebhookApi {
     async listHooks(owner, repo) {
       const hooks = await githubCall(`GET /repos/${owner}/${repo}/hooks`, () =>
         octokit.paginate(octokit.rest.repos.listWebhooks, { owner, repo, per_page: 100 }))
+      return hooks.map((h) => ({ id: String(h.id), url: h.config.url ?? '', active: h.active, events: h.events }))
+    },
+    async listOwnerHooks(org) {
+      const hooks = await githubCall(`GET /orgs/${org}/hooks`, () => octokit.paginate(octokit.rest.orgs.listWebhooks, { org, per_page: 100 }))
       return hooks.map((h) => ({ id: String(h.id), url: h.config.url ?? '', active: h.active, events: h.events }))
     },
     async listOwnerRepos(owner) {
@@ -64,12 +81,23 @@ function githubWebhookApi(octokit: GithubClient): WebhookApi {
   }
 }
 
+interface BitbucketHookBody {
+  uuid?: string
+  url?: string
+  active?: boolean
+  events?: string[]
+}
+
+const bitbucketHook = (h: BitbucketHookBody): WebhookInfo => ({ id: h.uuid ?? '', url: h.url ?? '', active: h.active ?? false, events: h.events ?? [] })
+
 function bitbucketWebhookApi(client: BitbucketClient): WebhookApi {
   return {
     async listHooks(workspace, repo) {
-      const hooks = await client.paginate<{ uuid?: string; url?: string; active?: boolean; events?: string[] }>(
-        `/repositories/${enc(workspace)}/${enc(repo)}/hooks`)
-      return hooks.map((h) => ({ id: h.uuid ?? '', url: h.url ?? '', active: h.active ?? false, events: h.events ?? [] }))
+      const hooks = await client.paginate<BitbucketHookBody>(`/repositories/${enc(workspace)}/${enc(repo)}/hooks`)
+      return hooks.map(bitbucketHook)
+    },
+    async listOwnerHooks(workspace) {
+      return (await client.paginate<BitbucketHookBody>(`/workspaces/${enc(workspace)}/hooks`)).map(bitbucketHook)
     },
     async listOwnerRepos(workspace) {
       const repos = await client.paginate<{ slug: string }>(`/repositories/${enc(workspace)}?pagelen=100`)

@@ -55,6 +55,35 @@ describe('webhook on GitHub', () => {
     expect(github.requests.length).toBe(2)
   })
 
+  it('falls back to the organisation\'s webhooks, which deliver for every repository in it', async () => {
+    github = await startFakeGithub()
+    github.hooks.set('acme/api', [githubHook(1, 'https://ci.example.com/hook')])
+    github.orgHooks.set('acme', [githubHook(7, 'https://pr.example.com/webhook/github')])
+    expect(await webhookCheck('github', githubApi(), 'acme', 'api')).toMatchObject({
+      status: 'OK', target: 'acme/api', reason: 'organisation webhook https://pr.example.com/webhook/github is active with all 4 events',
+    })
+    expect(github.requests.map((r) => r.path)).toEqual(['/repos/acme/api/hooks', '/orgs/acme/hooks'])
+
+    // An organisation hook missing events does not stand in: the repository's own verdict is reported.
+    github.orgHooks.set('acme', [githubHook(7, 'https://pr.example.com/webhook/github', ['pull_request'])])
+    expect(await webhookCheck('github', githubApi(), 'acme', 'api')).toMatchObject({ status: 'FAIL', reason: 'no webhook whose URL ends in /webhook/github (1 other webhook)' })
+  })
+
+  it('keeps the repository\'s FAIL for a personal account (no organisation) and says which permission reads organisation hooks', async () => {
+    github = await startFakeGithub()
+    github.hooks.set('octocat/api', [])
+    const personal = await webhookCheck('github', githubApi(), 'octocat', 'api')
+    expect(personal).toMatchObject({ status: 'FAIL', reason: 'no webhook whose URL ends in /webhook/github (the repository has none)' })
+    expect(personal.fix).not.toContain('organisation')
+
+    github.hooks.set('acme/api', [])
+    github.failures.push({ path: /^\/orgs\/acme\/hooks$/, status: 403 })
+    const forbidden = await webhookCheck('github', githubApi(), 'acme', 'api')
+    expect(forbidden.status).toBe('FAIL')
+    expect(forbidden.fix).toContain('prherald-config create-webhook acme/api')
+    expect(forbidden.fix).toContain('admin:org_hook')
+  })
+
   it('surfaces the fix of a 401 and a 404', async () => {
     github = await startFakeGithub()
     github.token = 'another-token'
@@ -68,15 +97,19 @@ describe('webhook on GitHub', () => {
 
   it('checks every repository an owner\'s "*" entry covers: organisation, else user, skipping repositories with their own entry', async () => {
     github = await startFakeGithub()
-    github.repos.set('acme', ['api', 'web', 'docs'])
+    github.repos.set('acme', ['api', 'web', 'docs', 'site'])
     github.hooks.set('acme/web', [githubHook(1, 'https://pr.example.com/webhook/github')])
     github.hooks.set('acme/docs', [])
+    github.hooks.set('acme/site', [])
     github.failures.push({ path: /^\/orgs\/acme\/repos$/, status: 404 })
     const mappings = { acme: { '*': { channel: 'C0000000001' }, API: { channel: 'C0000000002' } } }
     const report = await validateEntries({ provider: 'github', mappings, slack: undefined, git: githubApi() }, [{ owner: 'acme', repo: '*' }])
     const webhooks = report.entries[0]!.results.filter((r) => r.name === 'webhook').map((r) => [r.target, r.status])
-    expect(webhooks).toEqual([['acme/web', 'OK'], ['acme/docs', 'FAIL']])
-    expect(github.requests.map((r) => r.path)).toEqual(['/orgs/acme/repos', '/users/acme/repos', '/repos/acme/web/hooks', '/repos/acme/docs/hooks'])
+    expect(webhooks).toEqual([['acme/web', 'OK'], ['acme/docs', 'FAIL'], ['acme/site', 'FAIL']])
+    // The owner's hooks are listed once for the run, not once per repository without a hook.
+    expect(github.requests.map((r) => r.path).sort()).toEqual([
+      '/orgs/acme/hooks', '/orgs/acme/repos', '/repos/acme/docs/hooks', '/repos/acme/site/hooks', '/repos/acme/web/hooks', '/users/acme/repos',
+    ])
   })
 
   it('SKIPs an owner\'s "*" entry without the token', async () => {
@@ -102,6 +135,16 @@ describe('webhook on Bitbucket', () => {
       ['/2.0/repositories/ws/repo/hooks', 'Bearer bb-token'],
       ['/2.0/repositories/ws/repo/hooks', `Basic ${Buffer.from('ops@example.com:bb-token').toString('base64')}`],
     ])
+  })
+
+  it('falls back to the workspace\'s webhooks', async () => {
+    bitbucket = await startFakeBitbucket()
+    bitbucket.hooks.set('ws/repo', [])
+    bitbucket.workspaceHooks.set('ws', [bbHook(REQUIRED_EVENTS.bitbucket)])
+    expect(await webhookCheck('bitbucket', api(), 'ws', 'repo')).toMatchObject({
+      status: 'OK', reason: 'workspace webhook https://pr.example.com/webhook/bitbucket is active with all 9 events',
+    })
+    expect(bitbucket.requests.map((r) => r.path)).toEqual(['/2.0/repositories/ws/repo/hooks', '/2.0/workspaces/ws/hooks'])
   })
 
   it('FAILs naming the missing triggers', async () => {

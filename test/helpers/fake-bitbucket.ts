@@ -22,6 +22,8 @@ export interface FakeBitbucket {
   forbidden: RegExp[]
   /** Hooks by `workspace/repo`. A repository missing here answers 404. */
   hooks: Map<string, BitbucketHook[]>
+  /** Workspace hooks by workspace, listed by /workspaces/{workspace}/hooks. A workspace missing here answers 404. */
+  workspaceHooks: Map<string, BitbucketHook[]>
   /** Repository slugs by workspace, listed by /repositories/{workspace} (paginated by `next`). */
   repos: Map<string, string[]>
   /** Changed paths by `workspace/repo#id`, listed by /pullrequests/{id}/diffstat (paginated by `next`). */
@@ -36,6 +38,7 @@ export async function startFakeBitbucket(): Promise<FakeBitbucket> {
     auth: undefined as FakeBitbucket['auth'],
     forbidden: [] as RegExp[],
     hooks: new Map<string, BitbucketHook[]>(),
+    workspaceHooks: new Map<string, BitbucketHook[]>(),
     repos: new Map<string, string[]>(),
     diffstat: new Map<string, FakeBitbucket['diffstat'] extends Map<string, infer V> ? V : never>(),
     pagelen: 10,
@@ -60,6 +63,10 @@ export async function startFakeBitbucket(): Promise<FakeBitbucket> {
     if ((m = path.match(/^\/repositories\/([^/]+)\/([^/]+)\/hooks$/)) && req.method === 'GET') {
       const hooks = state.hooks.get(`${m[1]}/${m[2]}`)
       return hooks ? paged(hooks) : sendJson(res, 404, { type: 'error', error: { message: 'Repository not found' } })
+    }
+    if ((m = path.match(/^\/workspaces\/([^/]+)\/hooks$/)) && req.method === 'GET') {
+      const hooks = state.workspaceHooks.get(m[1]!)
+      return hooks ? paged(hooks) : sendJson(res, 404, { type: 'error', error: { message: 'Workspace not found' } })
     }
     if ((m = path.match(/^\/repositories\/([^/]+)$/)) && req.method === 'GET') {
       const slugs = state.repos.get(m[1]!)

@@ -16,6 +16,8 @@ export interface FakeGithub {
   token: string | undefined
   /** Hooks by `owner/repo`. A repository missing here answers 404 on its hooks. */
   hooks: Map<string, GithubHook[]>
+  /** Organisation hooks by org, listed by /orgs/{org}/hooks. An org missing here answers 404 (a user account). */
+  orgHooks: Map<string, GithubHook[]>
   /** Repository names by owner, listed by /orgs/{org}/repos (paginated). */
   repos: Map<string, string[]>
   /** Changed file names by `owner/repo#number`, listed by /pulls/{n}/files (paginated, per_page honoured). */
@@ -33,12 +35,13 @@ function page<T>(items: T[], query: URLSearchParams, base: string, path: string)
   return { values, link: hasNext ? `<${base}${path}?per_page=${perPage}&page=${pageNo + 1}>; rel="next"` : undefined }
 }
 
-/** A fake GitHub REST API on 127.0.0.1: repository hooks, an owner's repositories, a pull request's files. */
+/** A fake GitHub REST API on 127.0.0.1: repository and organisation hooks, an owner's repositories, a pull request's files. */
 export async function startFakeGithub(): Promise<FakeGithub> {
   let nextHookId = 1
   const state = {
     token: undefined as string | undefined,
     hooks: new Map<string, GithubHook[]>(),
+    orgHooks: new Map<string, GithubHook[]>(),
     repos: new Map<string, string[]>(),
     pullFiles: new Map<string, string[]>(),
     failures: [] as FakeGithub['failures'],
@@ -77,6 +80,10 @@ export async function startFakeGithub(): Promise<FakeGithub> {
       const body = req.body as Partial<GithubHook>
       Object.assign(hook, { active: body.active ?? hook.active, events: body.events ?? hook.events, config: { ...hook.config, ...body.config } })
       return sendJson(res, 200, hook)
+    }
+    if ((m = req.path.match(/^\/orgs\/([^/]+)\/hooks$/)) && req.method === 'GET') {
+      const hooks = state.orgHooks.get(m[1]!)
+      return hooks ? paged(hooks) : sendJson(res, 404, { message: 'Not Found' })
     }
     if ((m = req.path.match(/^\/(?:orgs|users)\/([^/]+)\/repos$/)) && req.method === 'GET') {
       const names = state.repos.get(m[1]!)
