@@ -6,7 +6,7 @@ import { REQUIRED_EVENTS } from '../../src/git-host/webhooks.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { spawnCli, type RunningCli } from '../helpers/run-cli-async.ts'
-import { spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
+import { type SpawnedServer, killServer, spawnServer } from '../helpers/spawn-prherald.ts'
 import { testEnv, waitFor, writeConfig, type TestConfig } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 
@@ -33,12 +33,7 @@ beforeEach(async () => {
   writeConfig(dir.path, config('C0000000002'))
 })
 afterEach(async () => {
-  for (const s of servers) {
-    if (s.child.exitCode === null && s.child.signalCode === null) {
-      s.child.kill('SIGKILL')
-      await s.exited
-    }
-  }
+  for (const s of servers) await killServer(s)
   servers = []
   await slack.close()
   await github.close()

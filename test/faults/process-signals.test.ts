@@ -3,7 +3,7 @@ import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
+import { type SpawnedServer, killServer, spawnServer } from '../helpers/spawn-prherald.ts'
 import { testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { messagesOf, prDeliveries, statusOf, writeCalls } from './pr-messages.ts'
@@ -33,10 +33,7 @@ beforeEach(async () => {
   })
 })
 afterEach(async () => {
-  if (server && server.child.exitCode === null && server.child.signalCode === null) {
-    server.child.kill('SIGKILL')
-    await server.exited
-  }
+  await killServer(server)
   server = undefined
   await slack.close()
   dir.remove()

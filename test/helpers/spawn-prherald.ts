@@ -55,3 +55,10 @@ export async function spawnServer(env: Env, cwd = ROOT): Promise<SpawnedServer> 
     entries: () => lines.flatMap((l) => { try { return [JSON.parse(l) as Record<string, unknown>] } catch { return [] } }),
   }
 }
+
+/** Test cleanup: SIGKILLs a spawned server (or CLI) that is still running and waits until it is gone. */
+export async function killServer(server: { child: ChildProcess; exited: Promise<unknown> } | undefined): Promise<void> {
+  if (!server || server.child.exitCode !== null || server.child.signalCode !== null) return
+  server.child.kill('SIGKILL')
+  await server.exited
+}

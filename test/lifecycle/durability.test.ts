@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
+import { type SpawnedServer, killServer, spawnServer } from '../helpers/spawn-prherald.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { pullRequest, review } from './github-payloads.ts'
@@ -27,10 +27,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await service?.stop()
   service = undefined
-  if (spawned && spawned.child.exitCode === null && spawned.child.signalCode === null) {
-    spawned.child.kill('SIGKILL')
-    await spawned.exited
-  }
+  await killServer(spawned)
   spawned = undefined
   await slack.close()
   dir.remove()
