@@ -1,4 +1,4 @@
-import { SECRET_VARIABLES, type Env } from '../config/load-config.ts'
+import { readGitHostAccess, type Env } from '../config/load-config.ts'
 import type { Secrets, Settings } from '../config/settings.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 import { createWebhookApi } from '../git-host/webhooks.ts'
@@ -15,9 +15,7 @@ export function credentialsFromEnv(env: Env, provider: Provider): CheckCredentia
   return {
     // Used as the server uses it (untrimmed); only a blank value counts as unset.
     slackToken: env.SLACK_BOT_TOKEN?.trim() ? env.SLACK_BOT_TOKEN : undefined,
-    gitToken: env[SECRET_VARIABLES[provider].token] || undefined,
-    // Verbatim, as readSecrets reads it: Bitbucket compares the email byte for byte.
-    bitbucketAuthEmail: provider === 'bitbucket' ? env.BITBUCKET_AUTH_EMAIL || undefined : undefined,
+    ...readGitHostAccess(env, provider),
   }
 }
 

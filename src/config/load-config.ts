@@ -143,10 +143,13 @@ export function readSecrets(env: Env, provider: Settings['gitProvider']): Secret
       fix: 'set them in the environment or in a .env file in the working directory',
     })
   }
+  return { slackBotToken, webhookSecret, ...readGitHostAccess(env, provider) }
+}
+
+/** The optional git-host credentials: the provider's token and, for Bitbucket, the Basic-auth email. */
+export function readGitHostAccess(env: Env, provider: Settings['gitProvider']): Pick<Secrets, 'gitToken' | 'bitbucketAuthEmail'> {
   return {
-    slackBotToken,
-    webhookSecret,
-    gitToken: env[names.token] || undefined,
+    gitToken: env[SECRET_VARIABLES[provider].token] || undefined,
     // Read verbatim (no trimming): Bitbucket compares it byte for byte, and docs/bitbucket.md says so.
     bitbucketAuthEmail: provider === 'bitbucket' ? env.BITBUCKET_AUTH_EMAIL || undefined : undefined,
   }
