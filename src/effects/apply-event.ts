@@ -77,6 +77,15 @@ export function createLifecycle(deps: LifecycleDeps) {
           deps.logger.warn('slack call failed, retrying', { ...facts, call: what, channel, attempt, delay_ms: delayMs, ...errorFields(error) }),
       })
     const render = (m: Message) => renderMessage({ lifecycle: next, mentions: m.mentions })
+    // Many deliveries change nothing a reader sees (a repeated `opened`, an `edited` description, a review
+    // comment's edit), and chat.update is rate-limited per channel, so an update whose text and blocks
+    // would stay the same is not sent. Reactions are decided separately and still apply.
+    const unchanged = (m: Message) => {
+      const row = rows.find((r) => r.channel === m.channel)
+      if (!row) return false
+      const shown = renderMessage({ lifecycle: JSON.parse(row.lifecycle) as StoredLifecycle, mentions: row.mentions })
+      return JSON.stringify(shown) === JSON.stringify(render(m))
+    }
     // The row as it was before this delivery (or a fresh, unannounced one): what a post saves beside its ts.
     const before = (channel: string) => {
       const row = rows.find((r) => r.channel === channel)
@@ -117,7 +126,7 @@ export function createLifecycle(deps: LifecycleDeps) {
     for (const message of messages) {
       let current = message
       await guard(message.channel, async () => {
-        if (rerender && !fresh.has(message.channel)) {
+        if (rerender && !fresh.has(message.channel) && !unchanged(message)) {
           try {
             await slackCall('chat.update', message.channel, () => deps.slack.updateMessage(message.channel, message.ts, render(message)))
           } catch (error) {

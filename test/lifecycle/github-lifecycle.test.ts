@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { pendingDeliveries } from '../helpers/pending-deliveries.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
@@ -97,11 +98,21 @@ describe('GitHub lifecycle: message exists', () => {
     await send('pull_request', pullRequest('opened', 20, { title: 'Original title' }))
   })
 
-  it('reopened and ready_for_review update the one message', async () => {
-    await send('pull_request', pullRequest('reopened', 20))
-    await send('pull_request', pullRequest('ready_for_review', 20))
+  it('reopened and ready_for_review update the one message when what it shows changes', async () => {
+    await send('pull_request', pullRequest('reopened', 20, { title: 'Reopened title' }))
+    await send('pull_request', pullRequest('ready_for_review', 20, { title: 'Ready title' }))
     expect(only().updates).toBe(2)
+    expect(only().text).toContain('Ready title')
     expect(slack.count('chat.postMessage')).toBe(1)
+  })
+
+  it('a delivery that changes nothing the message shows makes no Slack call, and is still applied', async () => {
+    const callsBefore = slack.calls.length
+    await send('pull_request', pullRequest('opened', 20, { title: 'Original title' }))
+    await send('pull_request', pullRequest('ready_for_review', 20, { title: 'Original title' }))
+    expect(slack.calls.length).toBe(callsBefore)
+    expect(only().updates).toBe(0)
+    expect(pendingDeliveries(dir.path)).toBe(0)
   })
 
   it('converted_to_draft marks the message as a draft and reacts; ready_for_review takes it back', async () => {
