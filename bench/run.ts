@@ -22,7 +22,9 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
 const BURST_PRS = Number(process.env.BENCH_BURST_PRS ?? 500)
 const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 30)
-const ONLY = process.env.BENCH_ONLY // one server's name: prherald, bare, octokit or intake-only; skips the burst
+// One server's name (prherald, bare, octokit, intake-only or h3-only) runs that server alone and skips the
+// burst; `burst` runs the correctness burst alone.
+const ONLY = process.env.BENCH_ONLY
 const started = Date.now()
 // The whole run must stay well under 3 minutes; anything stuck past this is reported, not waited for.
 const hardStop = setTimeout(() => {
@@ -70,15 +72,17 @@ const servers: Array<[name: string, start: (round: number) => Promise<Child>]> =
   ['bare', () => spawnListening('dist/bench/serve-baseline.js', ['bare', SECRET], process.env)],
   ['octokit', () => spawnListening('dist/bench/serve-baseline.js', ['octokit', SECRET], process.env)],
   // Not one of the three the issue compares: prherald's acknowledgement path with no mailbox behind it.
-  ['intake-only', (round) => spawnListening('dist/bench/serve-intake.js', [SECRET, join(dir.path, `intake-${round}`)], process.env)],
+  ['intake-only', (round) => spawnListening('dist/bench/serve-intake.js', [SECRET, join(dir.path, `intake-${round}`), 'store'], process.env)],
+  // Nor this one: the same h3 app, signature check and decoding, with nothing written.
+  ['h3-only', () => spawnListening('dist/bench/serve-intake.js', [SECRET, '', 'none'], process.env)],
 ]
-const label: Record<string, string> = { prherald: 'prherald', bare: 'bare node:http', octokit: '@octokit/webhooks', 'intake-only': 'prherald ack only' }
+const label: Record<string, string> = { prherald: 'prherald', bare: 'bare node:http', octokit: '@octokit/webhooks', 'intake-only': 'prherald ack only', 'h3-only': 'prherald, no store' }
 
 type Measured = LoadResult & { cpuUsPerDelivery: number }
 const results = new Map<string, Measured[]>()
-console.log(`throughput: ${TOTAL} signed deliveries of ~${Math.round(bodies[0]!.body.length / 1024)} KB per run after ${WARMUP} to warm up, `
+if (ONLY !== 'burst') console.log(`throughput: ${TOTAL} signed deliveries of ~${Math.round(bodies[0]!.body.length / 1024)} KB per run after ${WARMUP} to warm up, `
   + `${CONCURRENCY} keep-alive connections on 127.0.0.1, fake Slack answering after ${slack.latencyMs} ms; servers in turn, ${ROUNDS} rounds`)
-for (let round = 1; round <= ROUNDS; round++) {
+for (let round = 1; round <= (ONLY === 'burst' ? 0 : ROUNDS); round++) {
   for (const [name, start] of servers.filter(([n]) => !ONLY || n === ONLY)) {
     const server = await start(round)
     const url = `${server.url}/webhook/github`
@@ -95,7 +99,7 @@ for (let round = 1; round <= ROUNDS; round++) {
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-console.log('\n| server | deliveries/s | p50 ack ms | p99 ack ms | server CPU µs/delivery |\n|---|---:|---:|---:|---:|')
+if (results.size > 0) console.log('\n| server | deliveries/s | p50 ack ms | p99 ack ms | server CPU µs/delivery |\n|---|---:|---:|---:|---:|')
 for (const [name, rs] of results) {
   console.log(`| ${label[name]} | ${mean(rs.map((r) => r.perSecond)).toFixed(0)} | ${mean(rs.map((r) => r.p50)).toFixed(2)} `
     + `| ${mean(rs.map((r) => r.p99)).toFixed(2)} | ${mean(rs.map((r) => r.cpuUsPerDelivery)).toFixed(0)} |`)
@@ -112,9 +116,10 @@ if (!ONLY) {
   compare('prherald', 'bare')
   compare('prherald', 'octokit')
   compare('intake-only', 'bare')
+  compare('h3-only', 'bare')
 }
 
-if (!ONLY) {
+if (!ONLY || ONLY === 'burst') {
   console.log(`\ncorrectness burst: ${BURST_PRS} PRs x 6 deliveries (opened, its retry with the same delivery id, 3 reviews, 1 comment), random order`)
   const server = await spawnListening('dist/src/cli/server.js', [], prheraldEnv(join(dir.path, 'burst'), 'burst.db'))
   const report = await runCorrectnessBurst({
