@@ -77,9 +77,9 @@ export function createLifecycle(deps: LifecycleDeps) {
           deps.logger.warn('slack call failed, retrying', { ...facts, call: what, channel, attempt, delay_ms: delayMs, ...errorFields(error) }),
       })
     const render = (m: Message) => renderMessage({ lifecycle: next, mentions: m.mentions })
-    // Many deliveries change nothing a reader sees (a repeated `opened`, an `edited` description, a review
-    // comment's edit), and chat.update is rate-limited per channel, so an update whose text and blocks
-    // would stay the same is not sent. Reactions are decided separately and still apply.
+    // Many deliveries change nothing a reader sees (a repeated `opened`, `ready_for_review` on a PR that is
+    // already ready, an `edited` description), and chat.update is rate-limited per channel, so an update
+    // whose text and blocks would stay the same is not sent. Reactions are decided separately and still apply.
     const unchanged = (m: Message) => {
       const row = rows.find((r) => r.channel === m.channel)
       if (!row) return false
