@@ -18,6 +18,8 @@ export interface MessageRecord extends PullRequestRef {
   state: string
   lifecycle: string // JSON
   lastDeliveryId: string | null
+  /** The emoji names the message carries. */
+  reactions: string[]
 }
 
 /**
@@ -30,7 +32,9 @@ export const NO_MESSAGE = { channel: '', ts: '' } as const
 
 export const hasMessage = (row: Pick<MessageRecord, 'ts'>): boolean => row.ts !== NO_MESSAGE.ts
 
-export interface StoredMessage extends MessageRecord {
+export interface StoredMessage extends Omit<MessageRecord, 'reactions'> {
+  /** null for a row written before messages recorded their emoji. */
+  reactions: string[] | null
   createdAt: number
   touchedAt: number
 }
