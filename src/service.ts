@@ -76,7 +76,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
 
   const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays })
-  const accept = createIntake({ provider: settings.gitProvider, mappings: settings.mappings, store, logger, handOff })
+  const accept = createIntake({ provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff })
   const app = createApp({ provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger })
   const server = createServer(toNodeHandler(app))
 

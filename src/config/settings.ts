@@ -1,4 +1,4 @@
-import type { LOG_FORMATS, LOG_LEVELS, Mappings } from './schema.ts'
+import type { DEPENDENCY_BOT_LAYOUTS, LOG_FORMATS, LOG_LEVELS, Mappings } from './schema.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 
 export type LogFormat = (typeof LOG_FORMATS)[number]
@@ -11,6 +11,18 @@ export interface ReactionSettings {
   names: Record<ReactionKey, string>
   /** Added to every message when set (off by default). */
   newPr: string | undefined
+}
+
+export type DependencyBotLayout = (typeof DEPENDENCY_BOT_LAYOUTS)[number]
+
+/** `reviews`: how bot activity shows in the channel. Global, applied by the intake. */
+export interface ReviewSettings {
+  /** Bots' reviews and comments change nothing and are not recorded (reason bot_review). */
+  ignoreBotReviews: boolean
+  /** How pull requests opened by a dependency bot are announced. */
+  dependencyBots: DependencyBotLayout
+  /** `reviews.dependency_bot_logins` as written; the effective list adds the host's built-ins (dependency-bump.ts). */
+  dependencyBotLogins: string[]
 }
 
 export interface ListenAddress {
@@ -32,6 +44,7 @@ export interface Settings {
   databasePath: string
   messageTtlDays: number
   reactions: ReactionSettings
+  reviews: ReviewSettings
   mappings: Mappings
   publicUrl: string | undefined
   api: { slack: string; github: string; bitbucket: string }
@@ -53,6 +66,7 @@ export const DEFAULTS = {
   shutdownTimeoutSeconds: 25,
   databaseUrl: 'file:./data/prherald.db',
   messageTtlDays: 30,
+  reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
   reactions: {
     approved: 'white_check_mark',
     commented: 'speech_balloon',
@@ -74,6 +88,7 @@ export const DEFAULTS = {
   shutdownTimeoutSeconds: number
   databaseUrl: string
   messageTtlDays: number
+  reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>
   reactions: Record<ReactionKey, string>
   api: Settings['api']
 }
