@@ -4,6 +4,10 @@ import type { Mappings } from './schema.ts'
 export interface ConfigProblem {
   /** Dotted key path in the file, e.g. `mappings.acme.api.channel`. */
   key: string
+  /** The key as a path, when the key's line is to be looked up in the file. */
+  path?: string[]
+  /** The line in the file, where it is known. */
+  line?: number | undefined
   /** What is wrong and what to write instead. */
   message: string
 }
@@ -44,20 +48,21 @@ export function mappingProblems(mappings: Mappings): ConfigProblem[] {
   const problems: ConfigProblem[] = []
   for (const [owner, repos] of Object.entries(mappings)) {
     if (owner === '*') {
-      problems.push({ key: 'mappings.*', message: 'a wildcard owner is not supported; list each owner (organisation or workspace) and use "*" for its repositories' })
+      problems.push({ key: 'mappings.*', path: ['mappings', '*'], message: 'a wildcard owner is not supported; list each owner (organisation or workspace) and use "*" for its repositories' })
       continue
     }
     const star = repos['*']
     if (star && !star.channel) {
-      problems.push({ key: `mappings.${owner}.*.channel`, message: `is required: the "*" entry is the channel for ${owner}'s unlisted repositories` })
+      problems.push({ key: `mappings.${owner}.*.channel`, path: ['mappings', owner, '*'], message: `is required: the "*" entry is the channel for ${owner}'s unlisted repositories` })
     }
     if (star?.paths) {
-      problems.push({ key: `mappings.${owner}.*.paths`, message: 'path rules belong to a repository entry; move them under mappings.<owner>.<repo>.paths' })
+      problems.push({ key: `mappings.${owner}.*.paths`, path: ['mappings', owner, '*', 'paths'], message: 'path rules belong to a repository entry; move them under mappings.<owner>.<repo>.paths' })
     }
     for (const [repo, entry] of Object.entries(repos)) {
       if (repo === '*' || entry.channel || star?.channel) continue
       problems.push({
         key: `mappings.${owner}.${repo}.channel`,
+        path: ['mappings', owner, repo],
         message: `is required: set a channel here or in mappings.${owner}."*"`,
       })
     }
