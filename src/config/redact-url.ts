@@ -30,3 +30,13 @@ function hideUserInfo(url: string): string {
   const at = rest.lastIndexOf('@')
   return at < 0 ? url : `${scheme}***${match[2]!.slice(at)}`
 }
+
+const EMBEDDED_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi
+
+/**
+ * Free text that may quote a URL (fetch's "Request cannot be constructed from a URL that includes
+ * credentials: http://user:pw@…"), with the user-info of every URL in it hidden.
+ */
+export function redactUrlsIn(text: string): string {
+  return text.replace(EMBEDDED_USER_INFO, '$1***@').replace(SECRET_PARAMETER, '$1***')
+}
