@@ -85,7 +85,7 @@ function convert(node: unknown, walk: Walk, depth: number): unknown {
   else if (isScalar(node)) {
     value = node.value
     if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) {
-      problem(walk, node, 'is not a plain string, number or boolean; write it as one')
+      problem(walk, node, `is ${value instanceof Date ? 'a timestamp' : 'not a plain string, number or boolean'} (YAML 1.1 reads some dates and words so); quote it`)
     }
   } else problem(walk, node, 'is not a plain map, list, string or number')
   if (anchor) walk.done.set(node, { value, size: walk.values - before + 1 })
@@ -171,6 +171,8 @@ function keyOf(node: unknown, walk: Walk): string | undefined {
   }
   problem(walk, node, isMap(node) || isSeq(node) || isAlias(node)
     ? 'has a map or list as a key (YAML "? [a, b]" or "{a: 1}: …"); keys are plain names such as an owner, a repository or a path'
-    : 'has a key that is not a plain name (a tagged or timestamp value); write the key as plain text')
+    : isScalar(node) && typeof node.value === 'symbol'
+      ? 'has a YAML merge key (<<), which prherald does not read; write the keys out (an anchor and alias can still share a list such as mentions)'
+      : 'has a key that is not a plain name (a tagged or timestamp value); write the key as plain text')
   return undefined
 }

@@ -150,3 +150,15 @@ describe('lines in schema errors', () => {
       .toContain('line 5, mappings.acme.api.channel: "general" is not a Slack channel ID')
   })
 })
+
+describe('YAML 1.1 documents', () => {
+  it('a merge key (<<) is refused with its line, not merged silently', () => {
+    expect(refusal('%YAML 1.1\n---\ngit_provider: github\nbase: &b {channel: C0000000001}\nmappings:\n  acme:\n    api:\n      <<: *b\n').message)
+      .toMatch(/line 8, mappings\.acme\.api: has a YAML merge key \(<<\)/)
+  })
+
+  it('an implicit timestamp is refused with the advice to quote it', () => {
+    expect(refusal('%YAML 1.1\n---\ngit_provider: github\nmappings:\n  acme:\n    api: {channel: 2001-12-14}\n').message)
+      .toMatch(/line 6, mappings\.acme\.api\.channel: is a timestamp .*; quote it/)
+  })
+})
