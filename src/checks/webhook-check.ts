@@ -1,4 +1,4 @@
-import { redactUrl } from '../config/redact-url.ts'
+import { redactUrl, redactUrlsIn } from '../config/redact-url.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import { REQUIRED_EVENTS, type WebhookApi, type WebhookInfo } from '../git-host/webhooks.ts'
@@ -82,5 +82,5 @@ export async function webhookCheck(provider: Provider, api: WebhookApi | undefin
 /** A failed git-host call as a FAIL line: the error names the call and status, its fix says what to change. */
 export function gitHostFailure(name: string, target: string, error: unknown): CheckResult {
   if (isPrheraldError(error)) return { name, target, status: 'FAIL', reason: error.message, fix: error.fix }
-  return { name, target, status: 'FAIL', reason: `unexpected error: ${error instanceof Error ? error.message : String(error)}` }
+  return { name, target, status: 'FAIL', reason: `unexpected error: ${redactUrlsIn(error instanceof Error ? error.message : String(error))}` }
 }

@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import type { Env } from '../../src/config/load-config.ts'
 import { loadSettings } from '../../src/config/load-config.ts'
 import { redactUrl, redactUrlsIn } from '../../src/config/redact-url.ts'
+import { gitHostFailure } from '../../src/checks/webhook-check.ts'
+import { reportError } from '../../src/cli/report-error.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync, type CliResult } from '../helpers/run-cli-async.ts'
@@ -51,6 +53,23 @@ describe('redactUrl', () => {
   it('redactUrlsIn hides the user-info of URLs quoted in free text', () => {
     expect(redactUrlsIn('Request cannot be constructed from a URL that includes credentials: http://bot:S3cret@127.0.0.1:1/api/auth.test'))
       .toBe('Request cannot be constructed from a URL that includes credentials: http://***@127.0.0.1:1/api/auth.test')
+  })
+})
+
+describe('unexpected errors that quote a URL', () => {
+  const quoting = () => new TypeError(`Request cannot be constructed from a URL that includes credentials: https://bot:${PASSWORD}@ghe.example.com/api/v3/hooks`)
+
+  it('a start-up or CLI failure prints it redacted', () => {
+    let written = ''
+    reportError(quoting(), (text) => { written += text })
+    expect(written).toContain('https://***@ghe.example.com/api/v3/hooks')
+    expect(written).not.toContain(PASSWORD)
+  })
+
+  it('a check line for a failed git-host call prints it redacted', () => {
+    const result = gitHostFailure('webhook', 'acme/api', quoting())
+    expect(result.reason).toContain('https://***@ghe.example.com/api/v3/hooks')
+    expect(result.reason).not.toContain(PASSWORD)
   })
 })
 
