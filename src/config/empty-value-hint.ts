@@ -6,7 +6,8 @@
 export function emptyValueHint(path: ReadonlyArray<string | number>, lineText: string | undefined): string | undefined {
   if (lineText === undefined || !lineText.includes('#')) return undefined
   const last = path[path.length - 1]
-  const isChannel = last === 'channel'
+  // channel, one of channels (an ID, or { id: … }), or the channels list itself
+  const isChannel = last === 'channel' || last === 'channels' || path[path.length - 2] === 'channels' || (last === 'id' && path[path.length - 3] === 'channels')
   const isMention = last === 'mentions' || path[path.length - 2] === 'mentions'
   if (!isChannel && !isMention) return undefined
   const written = lineText.trim().length > 60 ? `${lineText.trim().slice(0, 57)}...` : lineText.trim()

@@ -28,6 +28,8 @@ describe('a value read as a comment', () => {
   it.each([
     ['a repository channel', `${HEAD}    api:\n      channel: #pull-requests\n`, 'line 5, mappings.acme.api.channel'],
     ['the "*" channel', `${HEAD}    "*":\n      channel: #general\n`, 'line 5, mappings.acme.*.channel'],
+    ['one of several channels', `${HEAD}    api:\n      channels:\n        - C0123ABC\n        - #releases\n`, 'line 7, mappings.acme.api.channels.1'],
+    ['the id of a channel with its own mentions', `${HEAD}    api:\n      channels:\n        - id: #releases\n          mentions: ["<!here>"]\n`, 'line 6, mappings.acme.api.channels.0.id'],
     ['a path rule channel', `${HEAD}    api:\n      channel: C0123ABC\n      paths:\n        web/:\n          channel: #web-team\n`, 'line 8, mappings.acme.api.paths.web/.channel'],
   ])('%s: names the line, says it was a comment, says to quote it and to use the channel ID', (_name, yaml, where) => {
     const text = message(yaml)
