@@ -128,15 +128,17 @@ const bump = {
   }),
 }
 const expected = {
-  github: { bot: 'dependabot[bot]', url: 'https://github.com/Codertocat/Hello-World/pull/9', title: 'Bump express from 4.18.2 to 4.19.0', config: {} },
-  bitbucket: { bot: 'renovate-bot', url: 'https://bitbucket.org/acme/api/pull-requests/9', title: 'Update dependency vitest to v2.1.5', config: { reviews: { dependency_bot_logins: ['renovate-bot'] } } },
+  github: { bot: 'dependabot[bot]', url: 'https://github.com/Codertocat/Hello-World/pull/9', title: 'Bump express from 4.18.2 to 4.19.0', logins: [] },
+  bitbucket: { bot: 'renovate-bot', url: 'https://bitbucket.org/acme/api/pull-requests/9', title: 'Update dependency vitest to v2.1.5', logins: ['renovate-bot'] },
 } as const
+const withLogins = (provider: Provider, reviews: Record<string, unknown> = {}) =>
+  ({ reviews: { dependency_bot_logins: [...expected[provider].logins], ...reviews } })
 
 describe.each(['github', 'bitbucket'] as const)('%s: reviews.dependency_bots', (provider) => {
   const want = expected[provider]
 
   it('compact (the default): a routine bump is one line without mentions, and still follows the lifecycle', async () => {
-    await start(provider, want.config)
+    await start(provider, withLogins(provider))
     const steps = bump[provider]()
     await send(provider, [steps.open])
     expect(slack.messagesIn(TEAM)[0]!.blocks).toHaveLength(1)
@@ -150,7 +152,7 @@ describe.each(['github', 'bitbucket'] as const)('%s: reviews.dependency_bots', (
   })
 
   it('compact: a security update is flagged and keeps the channel\'s mentions', async () => {
-    await start(provider, want.config)
+    await start(provider, withLogins(provider))
     const steps = provider === 'github'
       ? bump.github({ body: fixture('dependabot-security-ghsa') })
       : bump.bitbucket({ title: 'Update dependency vite to v5.4.6 [SECURITY]', description: fixture('renovate-security') })
@@ -160,7 +162,7 @@ describe.each(['github', 'bitbucket'] as const)('%s: reviews.dependency_bots', (
   })
 
   it('standard: the same pull request gets the full message', async () => {
-    await start(provider, { reviews: { ...want.config.reviews, dependency_bots: 'standard' } })
+    await start(provider, withLogins(provider, { dependency_bots: 'standard' }))
     await send(provider, [bump[provider]().open])
     expect(slack.messagesIn(TEAM)[0]!.blocks).toHaveLength(3)
     expect(headline()).toBe(`${ALICE} <${want.url}|PR #9: ${want.title}>`)
