@@ -95,6 +95,8 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     if (env.PRHERALD_DATABASE_URL) throw envProblem('PRHERALD_DATABASE_URL', message)
     throw invalid(configFile, [{ key: 'database.url', message: `"${databaseUrl}" is not supported; ${message}` }])
   }
+  const pacingText = env.PRHERALD_SLACK_PACING || doc.slack?.pacing || DEFAULTS.slackPacing
+  if (pacingText !== 'published' && pacingText !== 'off') throw envProblem('PRHERALD_SLACK_PACING', 'use published or off')
   return {
     configFile,
     lockFile: join(dirname(configFile), 'config.lock'),
@@ -107,6 +109,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     databasePath,
     messageTtlDays: doc.cleanup?.message_ttl_days ?? DEFAULTS.messageTtlDays,
     reactions: { ...DEFAULTS.reactions, ...stripUndefined(doc.slack?.reactions ?? {}) },
+    slackPacing: pacingText,
     mappings: doc.mappings,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: {

@@ -43,6 +43,7 @@ const positiveInteger = (fix: string, max = Number.MAX_SAFE_INTEGER): Struct<num
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const
 export const LOG_FORMATS = ['json', 'pretty'] as const
 export const PROVIDERS = ['github', 'bitbucket'] as const
+export const SLACK_PACINGS = ['published', 'off'] as const
 
 const reactionName = refine(string(), 'reaction_name', (value) =>
   /^[a-z0-9_+-]+$/.test(value) || `"${value}" is not a Slack emoji name; write it without colons, e.g. white_check_mark`)
@@ -61,6 +62,7 @@ export const configSchema = object({
     message_ttl_days: optional(positiveInteger('use a whole number of days from 1 to 36500, e.g. 30', 36_500)),
   })),
   slack: optional(object({
+    pacing: optional(enums(SLACK_PACINGS)),
     reactions: optional(object({
       approved: optional(reactionName),
       commented: optional(reactionName),

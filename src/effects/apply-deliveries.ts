@@ -6,6 +6,7 @@ import type { PullRequestEvent } from '../decode/pull-request-event.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
 import type { MessageRecord } from '../store/store.ts'
+import type { CallLimit } from './call-limit.ts'
 import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
@@ -13,6 +14,8 @@ import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
 export interface LifecycleDeps extends PlanRunnerDeps {
   mappings: Mappings
   chooseTargets?: ChooseTargets
+  /** Git-host calls (path routing's changed files): at most so many at once. Slack calls go through the pacer. */
+  limit: CallLimit
 }
 
 /**
