@@ -40,6 +40,7 @@ describe('prherald-config list', () => {
       'acme   api       C0234567890  <@U0123ABCD> <!subteam^S0123ABCD>  -',
       'acme   web       C0123456789  <!here>                            -',
       'acme   monorepo  C0123456789  -                                  services/billing/→C0456789012 <@U0456DEFG>; web/→C0567890123',
+      'slack.pacing: off (only 429 Retry-After is honoured)', // the tests' environment sets PRHERALD_SLACK_PACING=off
     ])
     expect(slack.calls).toHaveLength(0)
   })
