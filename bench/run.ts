@@ -135,7 +135,7 @@ if (!ONLY || ONLY === 'burst') {
   const server = await spawnListening('dist/src/cli/server.js', [], prheraldEnv(join(dir.path, 'burst'), 'burst.db'))
   const report = await runCorrectnessBurst({
     server, slack, databasePath: join(dir.path, 'burst.db'), sign: signed, prs: BURST_PRS, concurrency: CONCURRENCY,
-    idleTimeoutSeconds: 90, settleSeconds: SETTLE_SECONDS,
+    idleTimeoutSeconds: Number(process.env.BENCH_IDLE_TIMEOUT_SECONDS ?? 90), settleSeconds: SETTLE_SECONDS,
   })
   for (const line of report.lines) console.log(line)
   await server.stop()
