@@ -17,11 +17,11 @@ function settings() {
   return loadSettings(process.env)
 }
 
-cli.command('list', 'Show the mapping entries, with values inherited from "*" filled in, and the Slack pacing').action(() => {
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, and the Slack pacing').action(() => {
   const loaded = settings()
   const routes = listRoutes(loaded.mappings)
   if (routes.length === 0) print('no mapping entries: every delivery is ignored')
-  else for (const line of formatRoutes(routes)) print(line)
+  else for (const line of formatRoutes(routes, loaded.reactions)) print(line)
   print('')
   print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
 })

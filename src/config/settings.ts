@@ -7,6 +7,14 @@ export type LogLevel = (typeof LOG_LEVELS)[number]
 export type SlackPacingSetting = (typeof SLACK_PACINGS)[number]
 export type ReactionKey = 'approved' | 'commented' | 'changes_requested' | 'merged' | 'closed' | 'draft' | 'bot'
 
+/** The reactions a message carries, after inheritance: the emoji for each machine key, and whether to react at all. */
+export interface ReactionSettings {
+  enabled: boolean
+  names: Record<ReactionKey, string>
+  /** Added to every message when set (off by default). */
+  newPr: string | undefined
+}
+
 export interface ListenAddress {
   /** undefined listens on every interface, as `:8080` does. */
   host: string | undefined
@@ -25,7 +33,7 @@ export interface Settings {
   databaseUrl: string
   databasePath: string
   messageTtlDays: number
-  reactions: Record<ReactionKey, string>
+  reactions: ReactionSettings
   slackPacing: SlackPacingSetting
   mappings: Mappings
   publicUrl: string | undefined
