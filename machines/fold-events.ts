@@ -32,8 +32,7 @@ export interface Folded {
 /**
  * Runs a pull request's queued deliveries through the machine in arrival order, before any Slack call, so
  * that the effects carry out only the end result: one render of the final state and the net change of
- * reactions (added then removed is nothing). A first announcement therefore already shows the latest state,
- * and a pull request that ended before it was announced is not announced at all.
+ * reactions (added then removed is nothing). A first announcement therefore already shows the latest state.
  */
 export function foldEvents(stored: StoredLifecycle | undefined, events: readonly PullRequestEvent[]): Folded {
   let current = stored
@@ -54,12 +53,6 @@ export function foldEvents(stored: StoredLifecycle | undefined, events: readonly
     steps.push({ event, before: current, after: next })
     current = next
     changed = true
-  }
-  // Announced and ended within the batch (opened, then merged before any of it reached Slack): post nothing,
-  // exactly as a `merged` or `closed` alone is ignored for a pull request that has no message.
-  if (announcedBy && current && (current.state === 'merged' || current.state === 'closed')) {
-    const ignored = steps.map((step) => (step.ignored ? step : { ...step, after: stored, ignored: 'no_stored_message' as const }))
-    return { next: stored, changed: false, announcedBy: undefined, steps: ignored }
   }
   return { next: current, changed, announcedBy, steps }
 }
