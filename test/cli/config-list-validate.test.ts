@@ -64,6 +64,7 @@ describe('prherald-config list', () => {
       'acme   *     C0123456789              -                                     -      new_pr=new merged=rocket',
       'acme   api   C0234567890 C0345678901  C0234567890: <!here>; C0345678901: -  -      new_pr=new approved=thumbsup merged=rocket',
       'acme   docs  C0123456789              -                                     -      off',
+      'slack.pacing: off (only 429 Retry-After is honoured)',
     ])
   })
 })
