@@ -1,8 +1,11 @@
 import { loadSettings, SECRET_VARIABLES, type Env } from '../config/load-config.ts'
+import { redactUrl } from '../config/redact-url.ts'
 import type { Settings } from '../config/settings.ts'
 import { isPrheraldError } from '../errors.ts'
 import type { ConfigLock } from '../lock/config-lock.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
+import type { Provider } from '../decode/pull-request-event.ts'
+import { providerMismatch } from '../store/database-provider.ts'
 import type { DatabaseReport } from '../store/inspect-database.ts'
 import type { CheckResult } from './check-result.ts'
 import { TOKEN_VARIABLE } from './webhook-check.ts'
@@ -41,9 +44,9 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
   }
   results.push(
     { name: 'ttl', target: 'cleanup.message_ttl_days', status: 'OK', reason: `${settings.messageTtlDays} days` },
-    { name: 'database', target: settings.databaseUrl, status: 'OK', reason: settings.databasePath },
+    { name: 'database', target: redactUrl(settings.databaseUrl), status: 'OK', reason: settings.databasePath },
     settings.publicUrl
-      ? { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'OK', reason: settings.publicUrl }
+      ? { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'OK', reason: redactUrl(settings.publicUrl) }
       : { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'SKIP', reason: 'not set (only create-webhook needs it)' },
   )
   return { settings, results }
@@ -54,7 +57,7 @@ const messageRows = (n: number, withoutMessage: number) =>
   `${plural(n, 'row')}${withoutMessage > 0 ? ` (${withoutMessage} without a Slack message: ended before they were announced)` : ''}`
 
 /** [database], pure: judges what inspectDatabase read; `report` undefined means there is no file yet. */
-export function databaseSection(path: string, report: DatabaseReport | undefined): CheckResult[] {
+export function databaseSection(path: string, report: DatabaseReport | undefined, configured?: Provider): CheckResult[] {
   if (!report) {
     return [{ name: 'file', target: path, status: 'SKIP', reason: 'not created yet; the server creates it at start-up (or run prherald-migrate up)' }]
   }
@@ -65,9 +68,17 @@ export function databaseSection(path: string, report: DatabaseReport | undefined
       ? { name: 'migrations', target: path, status: 'SKIP', reason: `${applied.length} applied, ${pending.length} pending (${pending.join(', ')}); the server applies them at start-up, or run prherald-migrate up` }
       : { name: 'migrations', target: path, status: 'OK', reason: `all ${applied.length} applied` }
   const rows = (n: number | undefined, text: (n: number) => string) => (n === undefined ? 'table not created yet' : text(n))
+  const provider: CheckResult[] = configured === undefined ? [] : [
+    report.provider === undefined
+      ? { name: 'provider', target: path, status: 'OK', reason: `unused yet; the server records git_provider ${configured}` }
+      : report.provider === configured
+        ? { name: 'provider', target: path, status: 'OK', reason: `serves ${configured}` }
+        : { name: 'provider', target: path, status: 'FAIL', reason: `serves ${report.provider}, but git_provider is ${configured}: the server refuses to start`, fix: providerMismatch(path, report.provider, configured).fix },
+  ]
   return [
     { name: 'file', target: path, status: 'OK', reason: 'opens' },
     migrations,
+    ...provider,
     { name: 'slack_messages', target: path, status: 'OK', reason: rows(report.messages, (n) => messageRows(n, report.withoutMessage ?? 0)) },
     { name: 'intake', target: path, status: 'OK', reason: rows(report.waiting, (n) => `${plural(n, 'delivery', 'deliveries')} waiting${n > 0 ? '; replayed at the next start' : ''}`) },
   ]
