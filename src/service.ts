@@ -42,7 +42,8 @@ export interface ServiceOptions {
   /** Retries across calls, in the mailbox. */
   retry?: RetryPolicy
   chooseTargets?: ChooseTargets
-import { getEventListeners } from 'node:events'
+  /** The Slack pacer's clock; the bench runs it faster, with a fake Slack on the same scale. */
+  pacerClock?: PacerClock
   /** node:http timeouts against slow clients; tests shorten them. */
   httpTimeouts?: Partial<HttpTimeouts>
   /** How long a write waits for another program's lock on the database before the delivery gets a 503. */
