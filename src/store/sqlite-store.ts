@@ -1,6 +1,6 @@
 import type { Provider } from '../decode/pull-request-event.ts'
 import type { SqliteDatabase } from './open-database.ts'
-import type { IncomingDelivery, MessageRecord, PendingDelivery, PullRequestRef, Store, StoredMessage } from './store.ts'
+import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PullRequestRef, Store, StoredMessage } from './store.ts'
 
 interface MessageRow {
   provider: Provider
@@ -115,8 +115,12 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
         seq: r.seq, provider: r.provider, deliveryId: r.delivery_id, prKey: r.pr_key, event: r.event, receivedAt: r.received_at,
       }))
     },
-    async markApplied(provider, deliveryId) {
-      await write(() => markApplied.run(now(), provider, deliveryId))
+    async commitOutcome(outcome: DeliveryOutcome) {
+      await write(() => {
+        const at = now()
+        for (const m of outcome.messages) saveMessage.run({ ...m, mentions: JSON.stringify(m.mentions), now: at })
+        for (const id of outcome.deliveryIds) markApplied.run(at, outcome.provider, id)
+      })
     },
     async countPendingDeliveries() {
       return countPending.get()?.n ?? 0
