@@ -9,6 +9,7 @@ import type { MessageRecord } from '../store/store.ts'
 import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
+import { planSmokeCleanup } from './smoke-cleanup.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
   mappings: Mappings
@@ -32,7 +33,8 @@ export function createLifecycle(deps: LifecycleDeps) {
     const ref = { provider: first.provider, repository: `${first.owner}/${first.repo}`, prNumber: first.number }
     const deliveryIds = events.map((e) => e.deliveryId)
     const facts = { repository: ref.repository, pr: first.number, delivery_id: last.deliveryId, deliveries: events.length }
-    const commit = (messages: MessageRecord[]) => deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages })
+    const commit = (messages: MessageRecord[], forget: Array<typeof ref & { channel: string }> = []) =>
+      deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, forget })
 
     const allRows = await deps.store.findMessages(ref)
     // Rows, deliveries marked applied and the deliveries they reflect are committed together, so a pending
@@ -57,26 +59,29 @@ export function createLifecycle(deps: LifecycleDeps) {
     const announceIn = folded.announcedBy
       ? (await deps.limit(() => chooseTargets(folded.announcedBy!, route))).filter((t) => !taken.has(t.channel))
       : []
-    const plans = planChanges({
+    const plans = planSmokeCleanup(events, planChanges({
       messages: rows.map((r) => ({ channel: r.channel, mentions: r.mentions, ts: r.ts, shown: JSON.parse(r.lifecycle) as StoredLifecycle })),
       announceIn,
       next,
       reactions: deps.reactions,
-    })
+    }))
     const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(first) }
     const beforePost = { state: unannounced.state, lifecycle: JSON.stringify(unannounced), lastDeliveryId: rows[0]?.lastDeliveryId ?? null }
     const context = { ref, facts, next, beforePost }
 
     const placed = []
+    const deleted = []
     for (const plan of plans) {
       const message = await runPlan(plan, context)
       if (message) placed.push(message)
+      // A message the plan deleted takes its row with it.
+      else if (plan.changes.some((c) => c.type === 'delete')) deleted.push({ ...ref, channel: plan.channel })
     }
     // Saved even when Slack refused a channel's change for good: the lifecycle belongs to the pull request,
     // and a row left behind would later hand an old state to the machine.
     await commit(placed.map((m) => ({
       ...ref, ...m, state: next.state, lifecycle: JSON.stringify(next), lastDeliveryId: last.deliveryId,
-    })))
+    })), deleted)
   }
 }
 
