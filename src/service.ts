@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http'
+import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { RetryOptions } from '@slack/web-api'
@@ -32,6 +32,11 @@ export interface ServiceOptions {
   /** Retries across calls, in the mailbox. */
   retry?: RetryPolicy
   chooseTargets?: ChooseTargets
+  /**
+   * Starts a listener over the app's Node handler and resolves once it listens. Default: node:http on
+   * settings.listen. `npm run dev` passes listhen's (docs/decisions.md says why production does not).
+   */
+  listen?: (handler: RequestListener) => Promise<Server>
 }
 
 export interface RunningService {
@@ -78,9 +83,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays })
   const accept = createIntake({ provider: settings.gitProvider, mappings: settings.mappings, store, logger, handOff })
   const app = createApp({ provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger })
-  const server = createServer(toNodeHandler(app))
+  const handler = toNodeHandler(app)
+  const server = options.listen ? await options.listen(handler) : createServer(handler)
 
-  await new Promise<void>((resolve, reject) => {
+  if (!options.listen) await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(settings.listen.port, settings.listen.host, () => {
       server.off('error', reject)
