@@ -4,6 +4,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { cac } from 'cac'
+import { loadEnvFile } from '../src/cli/load-env-file.ts'
 import { packageRoot } from '../src/package-root.ts'
 import { startFakeSlack } from '../test/helpers/fake-slack.ts'
 import { createSupervisor } from './dev-supervisor.ts'
@@ -18,12 +19,15 @@ import { transpileToDist } from './dev-transpile.ts'
 const cli = cac('npm run dev --')
 cli.option('--tunnel', 'Also open a public URL (a Cloudflare quick tunnel through untun, as listhen --tunnel does)')
 cli.option('--port <port>', 'Local port (default: PORT, else 8080, else any free port)')
+cli.option('--slack', 'Post to the real Slack with SLACK_BOT_TOKEN (environment or .env) instead of the stand-in')
 cli.option('--watch <path>', 'What to watch (repeatable; default: src, machines, scripts and the config file)')
 cli.help()
 const { options } = cli.parse()
 if (options.help) process.exit(0)
 
 const root = packageRoot()
+// Like every prherald command: .env in the working directory (PRHERALD_CONFIG_FILE, the secrets), the environment first.
+loadEnvFile()
 const log = (line: string) => console.log(`[dev] ${line}`)
 const DEV_SECRET = 'demo-webhook-secret'
 
@@ -39,13 +43,21 @@ async function freePort(preferred: number): Promise<number> {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'prherald-dev-'))
-const slack = await startFakeSlack({ anyChannel: true })
-slack.onCall = (method, body) => {
-  const fields = ['channel', 'ts', 'timestamp', 'name', 'text'].filter((k) => body[k] !== undefined).map((k) => `${k}=${JSON.stringify(body[k])}`)
-  console.log(`[stand-in slack] ${method} ${fields.join(' ')}`)
+const slackToken = process.env.SLACK_BOT_TOKEN?.trim()
+if (options.slack && !slackToken) {
+  console.error('[dev] --slack needs SLACK_BOT_TOKEN (in the environment or .env)')
+  process.exit(2)
+}
+const slack = options.slack ? undefined : await startFakeSlack({ anyChannel: true })
+if (slack) {
+  slack.onCall = (method, body) => {
+    const fields = ['channel', 'ts', 'timestamp', 'name', 'text'].filter((k) => body[k] !== undefined).map((k) => `${k}=${JSON.stringify(body[k])}`)
+    console.log(`[stand-in slack] ${method} ${fields.join(' ')}`)
+  }
 }
 const port = await freePort(Number(options.port ?? process.env.PORT ?? 8080))
-const configFile = resolve(process.env.PRHERALD_CONFIG_FILE ?? join(root, 'config.yaml'))
+const exampleConfig = join(root, 'config.yaml')
+const configFile = resolve(process.env.PRHERALD_CONFIG_FILE ?? exampleConfig)
 
 let publicUrl: string | undefined
 let closeTunnel: (() => Promise<void>) | undefined
@@ -69,18 +81,16 @@ const supervisor = createSupervisor({
     PRHERALD_CONFIG_FILE: configFile,
     PRHERALD_DATABASE_URL: `file:${join(dataDir, 'dev.db')}`,
     PRHERALD_DEV_PORT: String(port),
-    SLACK_API_URL: slack.url,
-    SLACK_BOT_TOKEN: 'xoxb-stand-in-token',
+    ...(slack ? { SLACK_API_URL: slack.url, SLACK_BOT_TOKEN: 'xoxb-stand-in-token' } : {}),
     GITHUB_WEBHOOK_SECRET: secret,
     BITBUCKET_WEBHOOK_SECRET: secret,
-    // The example repositories are made up: a real token would send path routing to the real git host.
-    GITHUB_TOKEN: '',
-    BITBUCKET_TOKEN: '',
+    // The example's repositories are made up: a real token would send path routing to the real git host.
+    ...(configFile === exampleConfig ? { GITHUB_TOKEN: '', BITBUCKET_TOKEN: '' } : {}),
     ...(publicUrl ? { PRHERALD_PUBLIC_URL: publicUrl } : {}),
   },
 })
 
-log(`config ${configFile}; throw-away database in ${dataDir}; stand-in Slack at ${slack.url}`)
+log(`config ${configFile}; throw-away database in ${dataDir}; ${slack ? `stand-in Slack at ${slack.url}` : 'the real Slack (SLACK_BOT_TOKEN)'}`)
 log(`webhook secret ${secret === DEV_SECRET ? `"${DEV_SECRET}" (set GITHUB_WEBHOOK_SECRET to use your own)` : 'from the environment'}`)
 if (publicUrl) log(`public URL ${publicUrl} (webhook: ${publicUrl}/webhook/<github|bitbucket>)`)
 else if (options.tunnel) log('the tunnel did not start; serving locally only')
@@ -118,7 +128,7 @@ const exit = async () => {
   clearTimeout(timer)
   await supervisor.stop()
   await closeTunnel?.().catch(() => {})
-  await slack.close()
+  await slack?.close()
   rmSync(dataDir, { recursive: true, force: true })
   process.exit(0)
 }

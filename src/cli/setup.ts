@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { resolve } from 'node:path'
+import { isAbsolute, relative, resolve } from 'node:path'
 import { cac } from 'cac'
 import { consola } from 'consola'
 import { loadSettings, SECRET_VARIABLES, type Env } from '../config/load-config.ts'
@@ -21,7 +21,7 @@ interface Options {
   publicUrl?: unknown
   gitToken?: unknown
   createWebhook?: boolean
-  dir?: unknown
+  config?: unknown
   yes?: boolean
   force?: boolean
   help?: boolean
@@ -39,7 +39,12 @@ const prompts: Asker = {
   confirm: (question, { initial }) => consola.prompt(question, { type: 'confirm', initial, cancel: 'reject' }),
 }
 
-/** What every later prherald command in `dir` will see: the environment plus what the wizard wrote. */
+function relativeOrAbsolute(path: string): string {
+  const rel = relative(process.cwd(), path)
+  return rel.startsWith('..') || isAbsolute(rel) ? path : rel
+}
+
+/** What every later prherald command in this directory will see: the environment plus what the wizard wrote. */
 function writtenEnv(answers: SetupAnswers, configFile: string): Env {
   const names = SECRET_VARIABLES[answers.provider]
   return {
@@ -58,7 +63,10 @@ async function main(options: Options): Promise<boolean> {
     throw new PrheraldError('usage', 'no terminal to ask the questions on', { fix: 'run it in a terminal, or pass --yes with the answers as flags (prherald-setup --help)' })
   }
   const ask = interactive ? prompts : unattended
-  const dir = resolve(text(options.dir) ?? '.')
+  const configFile = resolve(text(options.config) ?? 'config.yaml')
+  const envFile = resolve('.env')
+  // .env stays in the working directory, where every prherald command reads it; it names any other config file.
+  const configForEnv = configFile === resolve('config.yaml') ? undefined : relativeOrAbsolute(configFile)
   const flags: SetupFlags = {
     provider: text(options.provider), slackToken: text(options.slackToken), channel: text(options.channel),
     repository: text(options.repository), mentions: text(options.mentions), publicUrl: text(options.publicUrl), gitToken: text(options.gitToken),
@@ -66,17 +74,15 @@ async function main(options: Options): Promise<boolean> {
   const slackApiUrl = (process.env.SLACK_API_URL || 'https://slack.com/api/').replace(/\/?$/, '/')
   const answers = await askSetup({ flags, env: process.env, ask, interactive, slackApiUrl, print })
 
-  const configFile = resolve(dir, 'config.yaml')
-  const envFile = resolve(dir, '.env')
   await writeSetupFiles(
-    [{ path: configFile, text: renderConfig(answers), mode: 0o644 }, { path: envFile, text: renderEnvFile(answers), mode: 0o600 }],
+    [{ path: configFile, text: renderConfig(answers), mode: 0o644 }, { path: envFile, text: renderEnvFile(answers, configForEnv), mode: 0o600 }],
     (path) => (options.force === true ? Promise.resolve(true) : ask.confirm(`${path} exists. Overwrite it?`, { flag: '--force', initial: false })),
   )
   print(`wrote ${configFile}`)
   print(`wrote ${envFile} (mode 0600: the Slack token and the webhook secret)`)
 
   const env = writtenEnv(answers, configFile)
-  const settings = loadSettings(env, dir)
+  const settings = loadSettings(env)
   await setupWebhook({
     answers, settings, env, envFile, ask, print,
     create: options.createWebhook ?? (interactive ? undefined : false),
@@ -88,7 +94,7 @@ async function main(options: Options): Promise<boolean> {
   const ok = await validateCommand(settings, env, { target: undefined, force: true }, print)
   print('')
   print(ok
-    ? `Done. Start prherald in ${dir} with prherald-server, then prove the path with prherald-smoke.`
+    ? 'Done. Start prherald here with prherald-server, then prove the path with prherald-smoke.'
     : 'The files are written; fix the FAIL lines above, then run prherald-config validate.')
   return ok
 }
@@ -103,7 +109,7 @@ cli.option('--mentions <list>', 'Who is pinged on the first announcement: member
 cli.option('--public-url <url>', 'Public base URL the git host delivers to (default: PRHERALD_PUBLIC_URL)')
 cli.option('--git-token <token>', 'GITHUB_TOKEN or BITBUCKET_TOKEN, optional (default: the variable)')
 cli.option('--create-webhook', 'GitHub: create the webhook (needs --public-url and --git-token); asked unless --yes')
-cli.option('--dir <directory>', 'Where to write config.yaml and .env (default: the working directory)')
+cli.option('--config <file>', 'Where to write the config (default: ./config.yaml); .env always goes in the working directory')
 cli.option('--yes', 'Ask nothing: answers come from the flags, and a missing one is an error')
 cli.option('--force', 'Overwrite an existing config.yaml or .env without asking')
 cli.example('prherald-setup')

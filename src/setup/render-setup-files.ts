@@ -21,7 +21,7 @@ export function renderConfig(answers: SetupAnswers): string {
   const entry: Record<string, unknown> = { channel: answers.channel, mentions: answers.mentions }
   const doc = {
     git_provider: answers.provider,
-    server: { listen: ':8080', log_format: 'json', log_level: 'info' },
+    server: { listen: ':8080', log_format: 'pretty', log_level: 'info' },
     database: { url: 'file:./data/prherald.db' },
     mappings: { [answers.owner]: { [answers.repo]: entry } },
   }
@@ -38,11 +38,15 @@ function envLine(name: string, value: string): string {
   return /^[\w.:/@+-]*$/.test(value) ? `${name}=${value}` : `${name}=${JSON.stringify(value)}`
 }
 
-/** .env: the secrets and the public URL, read by every prherald command started in this directory. */
-export function renderEnvFile(answers: SetupAnswers): string {
+/**
+ * .env: the secrets and the public URL, read by every prherald command started in this directory, and the
+ * config file's path when it is not ./config.yaml.
+ */
+export function renderEnvFile(answers: SetupAnswers, configFile?: string): string {
   const names = SECRET_VARIABLES[answers.provider]
   const lines = [
     '# prherald secrets, written by prherald-setup. Readable by its owner only; never commit it.',
+    ...(configFile ? [envLine('PRHERALD_CONFIG_FILE', configFile)] : []),
     envLine('SLACK_BOT_TOKEN', answers.slackToken),
     envLine(names.secret, answers.webhookSecret),
   ]

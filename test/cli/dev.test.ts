@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, utimesSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { packageRoot } from '../../src/package-root.ts'
 import { githubExample } from '../helpers/github-examples.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { waitFor } from '../helpers/start-prherald.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
 
 /**
  * `npm run dev`'s script (dist/scripts/dev.js; the npm script only builds first): the service on listhen with
@@ -14,6 +15,8 @@ import { waitFor } from '../helpers/start-prherald.ts'
  */
 const ROOT = packageRoot()
 let dev: { child: ChildProcess; output: () => string; exited: Promise<unknown> } | undefined
+// The working directory is empty, so that a developer's own .env cannot change what the test runs.
+const cwd = makeTempDir()
 
 afterEach(async () => {
   if (dev && dev.child.exitCode === null && dev.child.signalCode === null) {
@@ -22,10 +25,11 @@ afterEach(async () => {
   }
   dev = undefined
 })
+afterAll(() => cwd.remove())
 
 function startDev() {
   const child = spawn(process.execPath, [join(ROOT, 'dist/scripts/dev.js'), '--port', '0'], {
-    cwd: ROOT, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: cwd.path, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })

@@ -37,7 +37,7 @@ afterEach(async () => {
 
 const env = () => ({ SLACK_API_URL: slack.url, GITHUB_API_URL: github.url, SLACK_BOT_TOKEN: SLACK_TOKEN })
 const setup = (args: string[], extraEnv: Record<string, string> = {}) =>
-  runCliAsync('setup', ['--dir', dir.path, ...args], { ...env(), ...extraEnv }, dir.path)
+  runCliAsync('setup', args, { ...env(), ...extraEnv }, dir.path)
 const githubFlags = ['--yes', '--provider', 'github', '--channel', '#deploys', '--repository', 'acme/api', '--mentions', 'U0123ABCD, here']
 const file = (name: string) => join(dir.path, name)
 const readEnv = () => parseEnv(readFileSync(file('.env'), 'utf8'))
@@ -116,6 +116,19 @@ describe('prherald-setup --yes (GitHub)', () => {
     // The closing checks find the missing webhook.
     expect(result.stdout).toMatch(/^FAIL\s+webhook\s+acme\/api\s/m)
     expect(result.status).toBe(1)
+  })
+})
+
+describe('prherald-setup --config', () => {
+  it('writes the config where asked and names it in .env, so that every command in this directory finds it', async () => {
+    const result = await setup([...githubFlags, '--config', 'my-config.yaml'])
+    expect(result.status).toBe(0)
+    expect(existsSync(file('config.yaml'))).toBe(false)
+    expect(readFileSync(file('my-config.yaml'), 'utf8')).toContain('channel: C0DEPLOYS1')
+    expect(readEnv().PRHERALD_CONFIG_FILE).toBe('my-config.yaml')
+    expect(result.stdout).toMatch(/config\.lock written \(.*config\.lock\)/)
+    const list = await runCliAsync('config', ['list'], { PATH: process.env.PATH ?? '' }, dir.path)
+    expect(list.stdout).toMatch(/^acme\s+api\s+C0DEPLOYS1\s/m)
   })
 })
 
