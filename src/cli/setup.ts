@@ -33,7 +33,8 @@ const text = (value: unknown) => (value === undefined || value === true ? undefi
 
 /** consola's prompts; Ctrl+C rejects, which ends the wizard before anything is written. */
 const prompts: Asker = {
-  text: (question, { initial, placeholder }) => consola.prompt(question, { type: 'text', initial, placeholder, cancel: 'reject' }),
+  // An empty answer comes back undefined; it means the question's default.
+  text: async (question, { initial, placeholder }) => (await consola.prompt(question, { type: 'text', initial, placeholder, cancel: 'reject' })) ?? initial ?? '',
   select: async (question, { choices, initial }) =>
     String(await consola.prompt(question, { type: 'select', options: choices.map((c) => ({ value: c.value, label: c.label })), initial, cancel: 'reject' })),
   confirm: (question, { initial }) => consola.prompt(question, { type: 'confirm', initial, cancel: 'reject' }),

@@ -28,7 +28,7 @@ export function renderConfig(answers: SetupAnswers): string {
   const secret = SECRET_VARIABLES[answers.provider].secret
   return [
     '# prherald configuration, written by prherald-setup. Every key is described in docs/configuration.md.',
-    `# The secrets (SLACK_BOT_TOKEN, ${secret}) are in .env beside this file, never here.`,
+    `# The secrets (SLACK_BOT_TOKEN, ${secret}) are in .env in the directory prherald runs from, never here.`,
     stringify(doc),
   ].join('\n')
 }
