@@ -3,7 +3,8 @@ import { cac } from 'cac'
 import { loadSettings, SECRET_VARIABLES } from '../config/load-config.ts'
 import type { Settings } from '../config/settings.ts'
 import { PrheraldError } from '../errors.ts'
-import { listRoutes, resolveRoute } from '../routing/resolve-route.ts'
+import { applyReactionTier } from '../routing/reactions.ts'
+import { listRoutes, resolveRoute, type Route } from '../routing/resolve-route.ts'
 import { runSmoke } from '../smoke/run-smoke.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from './parse-repository.ts'
@@ -17,17 +18,34 @@ interface Options {
   help?: boolean
 }
 
-/** The repository to test: the one named, or the first mapping entry (a `"*"` entry with a made-up name). */
-function chooseRepository(settings: Settings, named: string | undefined): { owner: string; repo: string; channel: string } {
+/**
+ * The repository to test, the one named or the first mapping entry (a `"*"` entry with a made-up name), its
+ * route, and the channel to watch: the first the repository posts in (the service deletes the message in each).
+ */
+function chooseRepository(settings: Settings, named: string | undefined): { owner: string; repo: string; channel: string; route: Route } {
+  const pick = (owner: string, repo: string, route: Route) => {
+    const channel = route.targets[0]?.channel
+    if (!channel) throw new PrheraldError('config_invalid', `${owner}/${repo} posts in no channel`, { fix: 'give its mapping entry a channel' })
+    return { owner, repo, channel, route }
+  }
   if (named !== undefined) {
     const { owner, repo } = parseRepository(named)
     const route = resolveRoute(settings.mappings, owner, repo)
     if (!route) throw new PrheraldError('usage', `${owner}/${repo} has no mapping entry in ${settings.configFile}`, { fix: 'name a mapped repository (prherald-config list shows them)' })
-    return { owner, repo, channel: route.channel }
+    return pick(owner, repo, route)
   }
   const first = listRoutes(settings.mappings)[0]
   if (!first) throw new PrheraldError('config_invalid', `${settings.configFile} has no mapping entries`, { fix: 'add one (prherald-setup writes one), then run prherald-smoke again' })
-  return { owner: first.owner, repo: first.repo === '*' ? 'prherald-smoke' : first.repo, channel: first.channel }
+  return pick(first.owner, first.repo === '*' ? 'prherald-smoke' : first.repo, first)
+}
+
+/** The emoji --reactions waits for: the repository's, after the mapping tiers over the global ones. */
+function expectedReactions(settings: Settings, route: Route): { approved: string; merged: string } {
+  const reactions = applyReactionTier(settings.reactions, route.reactions)
+  if (!reactions.enabled) {
+    throw new PrheraldError('usage', `reactions are off for ${route.owner}/${route.repo} (slack.reactions.enabled: false)`, { fix: 'run prherald-smoke without --reactions' })
+  }
+  return { approved: reactions.names.approved, merged: reactions.names.merged }
 }
 
 function required(name: string, what: string): string {
@@ -43,13 +61,13 @@ async function main(options: Options): Promise<boolean> {
   if (!url) throw new PrheraldError('env_missing', 'no URL to test', { fix: 'pass --url https://… or set PRHERALD_PUBLIC_URL to the public base URL of the service' })
   const seconds = options.timeout === undefined ? 30 : Number(options.timeout)
   if (!Number.isFinite(seconds) || seconds <= 0) throw new PrheraldError('usage', `--timeout ${String(options.timeout)} is not a number of seconds`, { fix: 'e.g. --timeout 60' })
-  const target = chooseRepository(settings, options.repository === undefined ? undefined : String(options.repository))
+  const { route, ...target } = chooseRepository(settings, options.repository === undefined ? undefined : String(options.repository))
   const provider = settings.gitProvider
   return runSmoke({
     url, provider, ...target,
     webhookSecret: required(SECRET_VARIABLES[provider].secret, 'the smoke test signs its deliveries with it'),
     slack: { token: required('SLACK_BOT_TOKEN', 'the smoke test reads the channel with it'), apiUrl: settings.api.slack },
-    reactions: options.reactions === true ? { approved: settings.reactions.approved, merged: settings.reactions.merged } : undefined,
+    reactions: options.reactions === true ? expectedReactions(settings, route) : undefined,
     timeoutMs: seconds * 1000,
     intervalMs: 500,
     print: (line) => console.log(line),

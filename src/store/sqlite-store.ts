@@ -12,6 +12,7 @@ interface MessageRow {
   state: string
   lifecycle: string
   last_delivery_id: string | null
+  reactions: string | null
   created_at: number
   touched_at: number
 }
@@ -30,11 +31,11 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
   const findMessages = db.prepare<[string, string, number], MessageRow>(
     'SELECT * FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ? ORDER BY created_at, channel')
   const saveMessage = db.prepare(`
-    INSERT INTO slack_messages (provider, repository, pr_number, channel, ts, mentions, state, lifecycle, last_delivery_id, created_at, touched_at)
-    VALUES (@provider, @repository, @prNumber, @channel, @ts, @mentions, @state, @lifecycle, @lastDeliveryId, @now, @now)
+    INSERT INTO slack_messages (provider, repository, pr_number, channel, ts, mentions, state, lifecycle, last_delivery_id, reactions, created_at, touched_at)
+    VALUES (@provider, @repository, @prNumber, @channel, @ts, @mentions, @state, @lifecycle, @lastDeliveryId, @reactions, @now, @now)
     ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
       ts = excluded.ts, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
-      last_delivery_id = excluded.last_delivery_id, touched_at = excluded.touched_at`)
+      last_delivery_id = excluded.last_delivery_id, reactions = excluded.reactions, touched_at = excluded.touched_at`)
   const forgetMessage = db.prepare('DELETE FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
   const deleteOldMessages = db.prepare('DELETE FROM slack_messages WHERE touched_at < ?')
   const countMessages = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM slack_messages')
@@ -92,15 +93,17 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
 
   const toMessage = (r: MessageRow): StoredMessage => ({
     provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, ts: r.ts, mentions: JSON.parse(r.mentions) as string[],
-    state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id, createdAt: r.created_at, touchedAt: r.touched_at,
+    state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id,
+    reactions: r.reactions === null ? null : JSON.parse(r.reactions) as string[], createdAt: r.created_at, touchedAt: r.touched_at,
   })
+  const messageParams = (m: MessageRecord, at: number) => ({ ...m, mentions: JSON.stringify(m.mentions), reactions: JSON.stringify(m.reactions), now: at })
 
   return {
     async findMessages(pr: PullRequestRef) {
       return findMessages.all(pr.provider, pr.repository, pr.prNumber).map(toMessage)
     },
     async saveMessage(m: MessageRecord) {
-      await write(() => saveMessage.run({ ...m, mentions: JSON.stringify(m.mentions), now: now() }))
+      await write(() => saveMessage.run(messageParams(m, now())))
     },
     deleteMessagesUntouchedSince(cutoff) {
       return write(() => deleteOldMessages.run(cutoff).changes)
@@ -119,7 +122,7 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     async commitOutcome(outcome: DeliveryOutcome) {
       await write(() => {
         const at = now()
-        for (const m of outcome.messages) saveMessage.run({ ...m, mentions: JSON.stringify(m.mentions), now: at })
+        for (const m of outcome.messages) saveMessage.run(messageParams(m, at))
         for (const f of outcome.forget ?? []) forgetMessage.run(f.provider, f.repository, f.prNumber, f.channel)
         for (const id of outcome.deliveryIds) markApplied.run(at, outcome.provider, id)
       })

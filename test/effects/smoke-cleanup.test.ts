@@ -20,8 +20,8 @@ function decoded(provider: SmokeRun['provider'], step: SmokeStep): PullRequestEv
 }
 
 const plans: MessagePlan[] = [
-  { channel: 'C1', mentions: [], ts: '1.1', changes: [{ type: 'update', message: { text: 't', blocks: [] } }, { type: 'addReaction', name: 'x' }] },
-  { channel: 'C2', mentions: [], ts: undefined, changes: [{ type: 'post', message: { text: 't', blocks: [] } }] },
+  { channel: 'C1', mentions: [], ts: '1.1', reactions: [], changes: [{ type: 'update', message: { text: 't', blocks: [] } }, { type: 'addReaction', name: 'x' }] },
+  { channel: 'C2', mentions: [], ts: undefined, reactions: [], changes: [{ type: 'post', message: { text: 't', blocks: [] } }] },
 ]
 
 describe('smoke-test deliveries decode', () => {
@@ -44,7 +44,7 @@ describe('smoke-test deliveries decode', () => {
 describe('planSmokeCleanup', () => {
   it("a smoke test's closed deletes every posted message and announces nothing", () => {
     expect(planSmokeCleanup([decoded('github', 'closed')], plans)).toEqual([
-      { channel: 'C1', mentions: [], ts: '1.1', changes: [{ type: 'delete' }] },
+      { channel: 'C1', mentions: [], ts: '1.1', reactions: [], changes: [{ type: 'delete' }] },
     ])
   })
 
