@@ -27,7 +27,7 @@ const AUTHOR = 'prherald-smoke'
 const REVIEWER = 'prherald-smoke-reviewer'
 
 /** A GitHub payload with the fields prherald's decoder reads (src/decode/github.ts), nothing more. */
-function githubPayload(run: SmokeRun, step: SmokeStep): { event: string; payload: unknown } {
+function githubPayload(run: SmokeRun, step: SmokeStep, updatedAt: string): { event: string; payload: unknown } {
   const ended = step === 'merged' || step === 'closed'
   const pullRequest = {
     number: SMOKE_PR_NUMBER,
@@ -35,6 +35,7 @@ function githubPayload(run: SmokeRun, step: SmokeStep): { event: string; payload
     html_url: `https://github.com/${run.owner}/${run.repo}/pull/${SMOKE_PR_NUMBER}`,
     user: { login: AUTHOR, type: 'User' },
     created_at: run.createdAt,
+    updated_at: updatedAt,
     draft: false,
     state: ended ? 'closed' : 'open',
     merged: step === 'merged',
@@ -59,7 +60,7 @@ const BITBUCKET_KEYS: Record<SmokeStep, string> = {
 const BITBUCKET_STATES: Record<SmokeStep, string> = { opened: 'OPEN', approved: 'OPEN', merged: 'MERGED', closed: 'DECLINED' }
 
 /** A Bitbucket Cloud payload with the fields prherald's decoder reads (src/decode/bitbucket.ts). */
-function bitbucketPayload(run: SmokeRun, step: SmokeStep): { event: string; payload: unknown } {
+function bitbucketPayload(run: SmokeRun, step: SmokeStep, updatedAt: string): { event: string; payload: unknown } {
   const author = { nickname: AUTHOR, display_name: AUTHOR, type: 'user' }
   const reviewer = { nickname: REVIEWER, display_name: REVIEWER, type: 'user' }
   return {
@@ -72,6 +73,7 @@ function bitbucketPayload(run: SmokeRun, step: SmokeStep): { event: string; payl
         links: { html: { href: `https://bitbucket.org/${run.owner}/${run.repo}/pull-requests/${SMOKE_PR_NUMBER}` } },
         author,
         created_on: run.createdAt,
+        updated_on: updatedAt,
         state: BITBUCKET_STATES[step],
         draft: false,
       },
@@ -83,7 +85,9 @@ function bitbucketPayload(run: SmokeRun, step: SmokeStep): { event: string; payl
 
 /** One signed delivery, headers as the git host sends them, with a fresh delivery id. */
 export function smokeDelivery(run: SmokeRun, step: SmokeStep, secret: string): SmokeDelivery {
-  const { event, payload } = run.provider === 'github' ? githubPayload(run, step) : bitbucketPayload(run, step)
+  // The host's "last changed" time: each step is sent after the one before, so the times only grow.
+  const updatedAt = new Date().toISOString()
+  const { event, payload } = run.provider === 'github' ? githubPayload(run, step, updatedAt) : bitbucketPayload(run, step, updatedAt)
   const body = JSON.stringify(payload)
   const names = DELIVERY_HEADERS[run.provider]
   const headers: Record<string, string> = {
