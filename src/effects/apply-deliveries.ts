@@ -11,7 +11,7 @@ import { hasMessage, NO_MESSAGE, type MessageRecord } from '../store/store.ts'
 import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
-import { planSmokeCleanup } from './smoke-cleanup.ts'
+import { isSmokeTestDone, planSmokeCleanup } from './smoke-cleanup.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
   mappings: Mappings
@@ -58,6 +58,8 @@ export function createLifecycle(deps: LifecycleDeps) {
     const next = folded.next
     if (!folded.changed && next?.state === 'ended') {
       // Ended before it was announced: the state is kept in a row without a message, and Slack hears nothing.
+      // A smoke test that ends unannounced (its post failed) keeps nothing: it must leave no row behind.
+      if (isSmokeTestDone(events)) return commit([])
       return commit([{ ...ref, ...NO_MESSAGE, mentions: [], reactions: [], state: next.state, lifecycle: JSON.stringify(next), lastDeliveryId: last.deliveryId }])
     }
     if (!folded.changed || !next) return commit([])
