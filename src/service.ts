@@ -1,5 +1,5 @@
 import { getEventListeners } from 'node:events'
-import type { Server } from 'node:http'
+import type { RequestListener, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { RetryOptions } from '@slack/web-api'
@@ -50,6 +50,11 @@ export interface ServiceOptions {
   databaseLockWaitMs?: number
   /** How often the database path is compared with the opened file. */
   databaseCheckMs?: number
+  /**
+   * Starts a listener over the app's Node handler and resolves once it listens. Default: node:http on
+   * settings.listen. `npm run dev` passes listhen's (docs/decisions.md says why production does not).
+   */
+  listen?: (handler: RequestListener) => Promise<Server>
 }
 
 export interface RunningService {
@@ -135,9 +140,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
     health: { database: databaseWatch.state, slack: slackToken.current },
   })
-  const server = createTimedServer(toNodeHandler(app), { ...HTTP_TIMEOUTS, ...options.httpTimeouts })
+  const handler = toNodeHandler(app)
+  const server = options.listen ? await options.listen(handler) : createTimedServer(handler, { ...HTTP_TIMEOUTS, ...options.httpTimeouts })
 
-  await new Promise<void>((resolve, reject) => {
+  if (!options.listen) await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(settings.listen.port, settings.listen.host, () => {
       server.off('error', reject)

@@ -1,5 +1,5 @@
 import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type RetryOptions } from '@slack/web-api'
-import { PrheraldError } from '../errors.ts'
+import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackTokenObserver } from './slack-token-state.ts'
 
@@ -8,12 +8,14 @@ export interface SlackMessage {
   blocks: unknown[]
 }
 
-/** The four calls the lifecycle makes. Errors are PrheraldErrors: slack_transient, slack_rate_limited, slack_permanent, slack_message_not_found, slack_auth. */
+/** The calls the lifecycle makes (deleteMessage only for a finished smoke test). Errors are PrheraldErrors: slack_transient, slack_rate_limited, slack_permanent, slack_message_not_found, slack_auth. */
 export interface SlackClient {
   postMessage(channel: string, message: SlackMessage): Promise<string>
   updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>
   addReaction(channel: string, ts: string, name: string): Promise<void>
   removeReaction(channel: string, ts: string, name: string): Promise<void>
+  /** chat.delete; a message already gone counts as deleted. */
+  deleteMessage(channel: string, ts: string): Promise<void>
 }
 
 export interface SlackClientOptions {
@@ -140,6 +142,13 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     },
     async removeReaction(channel, ts, name) {
       await call(() => client.reactions.remove({ channel, timestamp: ts, name }))
+    },
+    async deleteMessage(channel, ts) {
+      try {
+        await call(() => client.chat.delete({ channel, ts }))
+      } catch (error) {
+        if (!isPrheraldError(error, 'slack_message_not_found')) throw error
+      }
     },
   }
 }
