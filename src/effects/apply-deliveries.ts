@@ -8,6 +8,7 @@ import type { PullRequestEvent } from '../decode/pull-request-event.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
 import { hasMessage, NO_MESSAGE, type MessageRecord } from '../store/store.ts'
+import type { CallLimit } from './call-limit.ts'
 import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
@@ -18,6 +19,8 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   /** The global `slack.reactions`; a mapping tier may override them. */
   reactions: ReactionSettings
   chooseTargets?: ChooseTargets
+  /** Git-host calls (path routing's changed files): at most so many at once. Slack calls go through the pacer. */
+  limit: CallLimit
 }
 
 /**

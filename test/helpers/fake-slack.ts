@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import { sendJson, startHttpFake, type RecordedRequest } from './http-fake.ts'
+import type { SlackLimitGate } from './slack-limit-gate.ts'
 
 export interface SlackMessageState {
   channel: string
@@ -10,12 +11,14 @@ export interface SlackMessageState {
   updates: number
 }
 
-/** What the fake answers for one call instead of success: an HTTP status, a Slack error, a delay, or a reset. */
+/** What the fake answers for one call instead of success: an HTTP status, a Slack error, a delay or hold, or a reset. */
 export type SlackFault =
   | { status: number; headers?: Record<string, string> }
   | { error: string }
   | { delayMs: number }
   | { reset: true }
+  /** Answers (normally) only once `until` settles: holds a call for exactly as long as a test needs. */
+  | { until: Promise<unknown> }
 
 export interface FakeSlack {
   url: string
@@ -61,7 +64,8 @@ function parseBlocks(value: unknown): unknown[] {
   return Array.isArray(value) ? value : []
 }
 
-export async function startFakeSlack(options: { anyChannel?: boolean } = {}): Promise<FakeSlack> {
+/** `limits`: opt in to a Slack that enforces its rate limits, answering 429 with Retry-After past them. */
+export async function startFakeSlack(options: { anyChannel?: boolean; limits?: SlackLimitGate } = {}): Promise<FakeSlack> {
   let nextTs = 1_700_000_000
   const state = {
     calls: [] as FakeSlack['calls'],
@@ -76,13 +80,16 @@ export async function startFakeSlack(options: { anyChannel?: boolean } = {}): Pr
 
   const answer = async (method: string, body: Record<string, unknown>, res: ServerResponse) => {
     const channel = typeof body.channel === 'string' ? body.channel : undefined
+    const retryAfter = options.limits?.check(method, channel)
+    if (retryAfter !== undefined) return sendJson(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) })
     const faultIndex = state.faults.findIndex((f) => f.method === method && (f.channel === undefined || f.channel === channel))
     if (faultIndex >= 0) {
       const fault = state.faults.splice(faultIndex, 1)[0]!.fault
       if ('reset' in fault) return void res.socket?.destroy()
       if ('status' in fault) return void res.writeHead(fault.status, fault.headers ?? {}).end('')
       if ('error' in fault) return sendJson(res, 200, { ok: false, error: fault.error })
-      await new Promise((r) => setTimeout(r, fault.delayMs))
+      if ('until' in fault) await fault.until.catch(() => {})
+      else await new Promise((r) => setTimeout(r, fault.delayMs))
     }
     if (state.latencyMs > 0) await new Promise((r) => setTimeout(r, state.latencyMs))
     const channelError = channel ? state.channelErrors.get(channel) : undefined
