@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'bad_signature'
   | 'bad_json'
   | 'slack_transient'
+  | 'slack_rate_limited' // HTTP 429: the pacer holds the budget for retryAfterMs and tries again
   | 'slack_permanent'
   | 'slack_message_not_found'
   | 'slack_auth' // Slack refuses the token itself: every call fails until SLACK_BOT_TOKEN is fixed
@@ -32,11 +33,14 @@ export class PrheraldError extends Error {
   readonly code: ErrorCode
   /** What the operator should do about it, when there is something to do. */
   readonly fix: string | undefined
+  /** slack_rate_limited: how long Slack asked to wait (its Retry-After). */
+  readonly retryAfterMs: number | undefined
 
-  constructor(code: ErrorCode, message: string, options: { fix?: string; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { fix?: string; cause?: unknown; retryAfterMs?: number } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
     this.fix = options.fix
+    this.retryAfterMs = options.retryAfterMs
   }
 }
 

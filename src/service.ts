@@ -1,4 +1,5 @@
-import type { Server } from 'node:http'
+import { getEventListeners } from 'node:events'
+import type { RequestListener, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { RetryOptions } from '@slack/web-api'
@@ -8,7 +9,10 @@ import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createCallLimit } from './effects/call-limit.ts'
 import { configureTargets } from './effects/configure-targets.ts'
 import type { ChooseTargets } from './effects/message-targets.ts'
+import type { PacerClock } from './effects/pacer-clock.ts'
 import { DEFAULT_RETRY, ShutdownInterrupt, type RetryPolicy } from './effects/retry-transient.ts'
+import { createShutdownSleep } from './effects/shutdown-sleep.ts'
+import { createSlackPacer, type SlackPacer } from './effects/slack-pacer.ts'
 import { createTimedServer, HTTP_TIMEOUTS, type HttpTimeouts } from './http/http-timeouts.ts'
 import { createIntake } from './intake/intake.ts'
 import { isPrheraldError } from './errors.ts'
@@ -25,7 +29,7 @@ import { openDatabase } from './store/open-database.ts'
 import { acquireServerLock } from './store/server-lock.ts'
 import { createSqliteStore } from './store/sqlite-store.ts'
 
-/** Outbound calls (Slack, git host) in flight at once across all pull requests. */
+/** Outbound calls in flight at once across all pull requests: Slack calls (in the pacer), and git-host calls. */
 const PARALLEL_CALLS = 8
 
 export interface ServiceOptions {
@@ -38,12 +42,19 @@ export interface ServiceOptions {
   /** Retries across calls, in the mailbox. */
   retry?: RetryPolicy
   chooseTargets?: ChooseTargets
+  /** The Slack pacer's clock; the bench runs it faster, with a fake Slack on the same scale. */
+  pacerClock?: PacerClock
   /** node:http timeouts against slow clients; tests shorten them. */
   httpTimeouts?: Partial<HttpTimeouts>
   /** How long a write waits for another program's lock on the database before the delivery gets a 503. */
   databaseLockWaitMs?: number
   /** How often the database path is compared with the opened file. */
   databaseCheckMs?: number
+  /**
+   * Starts a listener over the app's Node handler and resolves once it listens. Default: node:http on
+   * settings.listen. `npm run dev` passes listhen's (docs/decisions.md says why production does not).
+   */
+  listen?: (handler: RequestListener) => Promise<Server>
 }
 
 export interface RunningService {
@@ -52,6 +63,8 @@ export interface RunningService {
   url: string
   /** Resolves true once every mailbox is empty (all accepted deliveries applied), false after `timeoutMs`. */
   settle(timeoutMs: number): Promise<boolean>
+  /** What the service still holds: for tests that check nothing is left once it is idle. */
+  holding(): { mailboxes: number; pacer: ReturnType<SlackPacer['stats']>; sleeps: number; shutdownListeners: number }
   /** Graceful stop: close the listener, finish requests and mailboxes within the window, close the database. */
   stop(): Promise<{ drained: boolean }>
 }
@@ -90,9 +103,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     token: secrets.slackBotToken, apiUrl: settings.api.slack, logger, retry: options.slackRetry, timeoutMs: options.slackTimeoutMs,
     tokenObserver: slackToken,
   })
+  const sleep = createShutdownSleep(shutdown.signal)
+  const pacer = createSlackPacer({
+    pacing: settings.slackPacing, parallel: PARALLEL_CALLS, signal: shutdown.signal, clock: options.pacerClock,
+    onHold: (method, channel, holdMs) => logger.warn('slack rate limit reached; holding these calls', { call: method, channel, hold_ms: holdMs }),
+  })
   const applyDeliveries = createLifecycle({
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions,
-    retry: options.retry ?? DEFAULT_RETRY, signal: shutdown.signal,
+    retry: options.retry ?? DEFAULT_RETRY, sleep, pacer,
     chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger),
     limit: createCallLimit(PARALLEL_CALLS, shutdown.signal),
   })
@@ -122,9 +140,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
     health: { database: databaseWatch.state, slack: slackToken.current },
   })
-  const server = createTimedServer(toNodeHandler(app), { ...HTTP_TIMEOUTS, ...options.httpTimeouts })
+  const handler = toNodeHandler(app)
+  const server = options.listen ? await options.listen(handler) : createTimedServer(handler, { ...HTTP_TIMEOUTS, ...options.httpTimeouts })
 
-  await new Promise<void>((resolve, reject) => {
+  if (!options.listen) await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(settings.listen.port, settings.listen.host, () => {
       server.off('error', reject)
@@ -158,7 +177,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     return { drained }
   })())
 
-  return { server, port: address.port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), url: `http://${address.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${address.port}`, stop }
+  const holding = () => ({
+    mailboxes: mailboxes.active(), pacer: pacer.stats(), sleeps: sleep.pending(),
+    shutdownListeners: getEventListeners(shutdown.signal, 'abort').length,
+  })
+  return { server, port: address.port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), holding, url: `http://${address.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${address.port}`, stop }
 }
 
 /** Stops accepting, lets in-flight requests finish, and cuts what is still open at the deadline. */

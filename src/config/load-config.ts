@@ -84,6 +84,8 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     if (env.PRHERALD_DATABASE_URL) throw envProblem('PRHERALD_DATABASE_URL', message)
     throw invalid(configFile, [{ key: 'database.url', message: `"${redactUrl(databaseUrl)}" is not supported; ${message}` }])
   }
+  const pacingText = env.PRHERALD_SLACK_PACING || doc.slack?.pacing || DEFAULTS.slackPacing
+  if (pacingText !== 'published' && pacingText !== 'off') throw envProblem('PRHERALD_SLACK_PACING', 'use published or off')
   return {
     configFile,
     lockFile: join(dirname(configFile), 'config.lock'),
@@ -101,6 +103,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
       dependencyBots: doc.reviews?.dependency_bots ?? DEFAULTS.reviews.dependencyBots,
       dependencyBotLogins: doc.reviews?.dependency_bot_logins ?? [],
     },
+    slackPacing: pacingText,
     mappings: doc.mappings,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: {

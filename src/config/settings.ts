@@ -1,8 +1,10 @@
-import type { DEPENDENCY_BOT_LAYOUTS, LOG_FORMATS, LOG_LEVELS, Mappings } from './schema.ts'
+import type { DEPENDENCY_BOT_LAYOUTS, LOG_FORMATS, LOG_LEVELS, Mappings, SLACK_PACINGS } from './schema.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 
 export type LogFormat = (typeof LOG_FORMATS)[number]
 export type LogLevel = (typeof LOG_LEVELS)[number]
+/** `published`: pace Slack calls to Slack's published limits. `off`: only honour 429s. */
+export type SlackPacingSetting = (typeof SLACK_PACINGS)[number]
 export type ReactionKey = 'approved' | 'commented' | 'changes_requested' | 'merged' | 'closed' | 'draft' | 'bot'
 
 /** The reactions a message carries, after inheritance: the emoji for each machine key, and whether to react at all. */
@@ -45,6 +47,7 @@ export interface Settings {
   messageTtlDays: number
   reactions: ReactionSettings
   reviews: ReviewSettings
+  slackPacing: SlackPacingSetting
   mappings: Mappings
   publicUrl: string | undefined
   api: { slack: string; github: string; bitbucket: string }
@@ -67,6 +70,7 @@ export const DEFAULTS = {
   databaseUrl: 'file:./data/prherald.db',
   messageTtlDays: 30,
   reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
+  slackPacing: 'published',
   reactions: {
     approved: 'white_check_mark',
     commented: 'speech_balloon',
@@ -89,6 +93,7 @@ export const DEFAULTS = {
   databaseUrl: string
   messageTtlDays: number
   reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>
+  slackPacing: SlackPacingSetting
   reactions: Record<ReactionKey, string>
   api: Settings['api']
 }

@@ -1,5 +1,5 @@
 import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type RetryOptions } from '@slack/web-api'
-import { PrheraldError } from '../errors.ts'
+import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackTokenObserver } from './slack-token-state.ts'
 
@@ -8,19 +8,21 @@ export interface SlackMessage {
   blocks: unknown[]
 }
 
-/** The four calls the lifecycle makes. Errors are PrheraldErrors: slack_transient, slack_permanent, slack_message_not_found, slack_auth. */
+/** The calls the lifecycle makes (deleteMessage only for a finished smoke test). Errors are PrheraldErrors: slack_transient, slack_rate_limited, slack_permanent, slack_message_not_found, slack_auth. */
 export interface SlackClient {
   postMessage(channel: string, message: SlackMessage): Promise<string>
   updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>
   addReaction(channel: string, ts: string, name: string): Promise<void>
   removeReaction(channel: string, ts: string, name: string): Promise<void>
+  /** chat.delete; a message already gone counts as deleted. */
+  deleteMessage(channel: string, ts: string): Promise<void>
 }
 
 export interface SlackClientOptions {
   token: string
   apiUrl: string
   logger: Logger
-  /** Retries inside one call (429 Retry-After, 5xx, network). Further retries happen in the mailbox. */
+  /** Retries inside one call (5xx, network). A 429 is not retried here: the pacer holds and retries it. */
   retry?: RetryOptions
   timeoutMs?: number
   /** Told when Slack refuses the token itself, and when a call goes through again (for /healthz). */
@@ -58,6 +60,13 @@ const SUCCESS_ANYWAY = new Set(['already_reacted', 'no_reaction'])
 
 export function classifySlackError(error: unknown): PrheraldError | undefined {
   const code = (error as { code?: unknown }).code
+  if (code === ErrorCode.RateLimitedError) {
+    // HTTP 429 with Retry-After (the client is told to reject these, not wait): the pacer holds the budget.
+    const retryAfterSeconds = Number((error as { retryAfter?: unknown }).retryAfter)
+    return new PrheraldError('slack_rate_limited', `Slack: rate limited, retry after ${retryAfterSeconds} s`, {
+      cause: error, retryAfterMs: Number.isFinite(retryAfterSeconds) ? retryAfterSeconds * 1000 : undefined,
+    })
+  }
   if (code === ErrorCode.PlatformError) {
     const slackError = String((error as { data?: { error?: unknown } }).data?.error ?? 'unknown_error')
     if (SUCCESS_ANYWAY.has(slackError)) return undefined
@@ -101,7 +110,9 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     logger: slackLogger(options.logger),
     retryConfig: options.retry ?? DEFAULT_SLACK_RETRY,
     timeout: options.timeoutMs ?? 10_000,
-    rejectRateLimitedCalls: false,
+    // A 429 surfaces as slack_rate_limited instead of being waited out inside the client, so the pacer can
+    // hold that method (or channel) for Retry-After while calls on other budgets go on.
+    rejectRateLimitedCalls: true,
   })
   const call = async <T>(run: () => Promise<T>): Promise<T | undefined> => {
     try {
@@ -131,6 +142,13 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     },
     async removeReaction(channel, ts, name) {
       await call(() => client.reactions.remove({ channel, timestamp: ts, name }))
+    },
+    async deleteMessage(channel, ts) {
+      try {
+        await call(() => client.chat.delete({ channel, ts }))
+      } catch (error) {
+        if (!isPrheraldError(error, 'slack_message_not_found')) throw error
+      }
     },
   }
 }

@@ -49,6 +49,7 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
       ts = excluded.ts, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
       last_delivery_id = excluded.last_delivery_id, reactions = excluded.reactions, touched_at = excluded.touched_at`)
+  const forgetMessage = db.prepare('DELETE FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
   const deleteOldMessages = db.prepare('DELETE FROM slack_messages WHERE touched_at < ?')
   const countMessages = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM slack_messages')
   const recordDelivery = db.prepare(`
@@ -167,6 +168,7 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
       await write(() => {
         const at = now()
         for (const m of outcome.messages) saveMessage.run(messageParams(m, at))
+        for (const f of outcome.forget ?? []) forgetMessage.run(f.provider, f.repository, f.prNumber, f.channel)
         for (const id of outcome.deliveryIds) markApplied.run(at, outcome.provider, id)
       })
     },
