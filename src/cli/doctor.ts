@@ -9,7 +9,7 @@ import { readConfigLock } from '../lock/config-lock.ts'
 import { inspectDatabase } from '../store/inspect-database.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from './parse-repository.ts'
-import { reportError } from './report-error.ts'
+import { runCommands } from './run-commands.ts'
 
 const print = (line: string) => console.log(line)
 
@@ -75,11 +75,9 @@ cli.help((sections) => {
   })
 })
 
-try {
-  const { args, options } = cli.parse(process.argv, { run: false })
-  if (!options.help && !(await doctor(args[0] === undefined ? undefined : String(args[0])))) process.exitCode = 1
-} catch (error) {
-  if (error instanceof Error && error.name === 'CACError') console.error(`prherald-doctor: ${error.message}; see prherald-doctor --help`)
-  else reportError(error)
-  process.exitCode = 1
-}
+await runCommands(cli, {
+  maxArgs: 1,
+  run: async (args) => {
+    if (!(await doctor(args[0]))) process.exitCode = 1
+  },
+})
