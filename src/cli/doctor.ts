@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { cac } from 'cac'
-import { countByStatus, formatChecks, type CheckResult } from '../checks/check-result.ts'
+import { checkPrinter, countByStatus, formatChecks, type CheckResult } from '../checks/check-result.ts'
 import { createCheckContext, credentialsFromEnv } from '../checks/check-context.ts'
 import { configSection, databaseSection, mappingsSection } from '../checks/preflight.ts'
 import { validateEntries } from '../checks/validate-entries.ts'
@@ -46,8 +46,11 @@ async function doctor(repository: string | undefined): Promise<boolean> {
     const credentials = credentialsFromEnv(env, settings.gitProvider)
     all.push(...section('mappings', mappingsSection(settings, credentials.gitToken !== undefined, readConfigLock(settings.lockFile).lock)))
     if (target) {
-      const report = await validateEntries(createCheckContext(settings, credentials), [target])
-      all.push(...section(`${target.owner}/${target.repo}`, [...(report.auth ? [report.auth] : []), ...report.entries.flatMap((e) => e.results)]))
+      // Live checks print as they complete, like prherald-config validate.
+      const title = `${target.owner}/${target.repo}`
+      print(`[${title}]`)
+      const report = await validateEntries(createCheckContext(settings, credentials), [target], checkPrinter((line) => print(`  ${line}`), ['SLACK_BOT_TOKEN', title]))
+      all.push(...(report.auth ? [report.auth] : []), ...report.entries.flatMap((e) => e.results))
     }
   }
   if (target && !settings) {
