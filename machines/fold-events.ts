@@ -1,0 +1,58 @@
+import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import { decide, storesWithoutMessage, type StoredLifecycle } from './decide.ts'
+import type { IgnoreIntentReason } from './pull-request.machine.ts'
+
+/** One delivery's pass through the machine, in the order the deliveries arrived. */
+export interface FoldStep {
+  event: PullRequestEvent
+  /** The lifecycle before this event (undefined: nothing stored yet). */
+  before: StoredLifecycle | undefined
+  /**
+   * The lifecycle after it; the same as `before` for an ignored event, except one that records that the pull
+   * request ended before it was announced (state `ended`, see decide's storesWithoutMessage).
+   */
+  after: StoredLifecycle | undefined
+  /** Set when the machine ignored the event (it then changes nothing). */
+  ignored?: IgnoreIntentReason
+}
+
+export interface Folded {
+  /**
+   * The lifecycle after every event; undefined when every event was ignored and nothing was stored. When no
+   * event changed anything but `next.state` is `ended`, `next` is stored in a row without a Slack message.
+   */
+  next: StoredLifecycle | undefined
+  /** True when at least one event was not ignored, so the messages and rows are brought to `next`. */
+  changed: boolean
+  /** The event whose transition announces the pull request (it chooses the channels), if one does. */
+  announcedBy: PullRequestEvent | undefined
+  steps: FoldStep[]
+}
+
+/**
+ * Runs a pull request's queued deliveries through the machine in arrival order, before any Slack call, so
+ * that the effects carry out only the end result: one render of the final state and the net change of
+ * reactions (added then removed is nothing). A first announcement therefore already shows the latest state.
+ */
+export function foldEvents(stored: StoredLifecycle | undefined, events: readonly PullRequestEvent[]): Folded {
+  let current = stored
+  let changed = false
+  let announcedBy: PullRequestEvent | undefined
+  const steps: FoldStep[] = []
+  for (const event of events) {
+    const decision = decide(current, event)
+    const { next, intents } = decision
+    const ignore = intents.find((i) => i.type === 'ignore')
+    if (ignore) {
+      const after = storesWithoutMessage(decision) ? next : current
+      steps.push({ event, before: current, after, ignored: ignore.reason })
+      current = after
+      continue
+    }
+    if (intents.some((i) => i.type === 'post')) announcedBy ??= event
+    steps.push({ event, before: current, after: next })
+    current = next
+    changed = true
+  }
+  return { next: current, changed, announcedBy, steps }
+}
