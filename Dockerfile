@@ -6,11 +6,12 @@
 
 # Build stage: compiles TypeScript and the native SQLite module (better-sqlite3 builds from source with
 # node-gyp), then drops the dev dependencies so the runtime stage copies production ones only.
-# Base: Node 24 LTS (supported until April 2028), pinned by the digest of its multi-platform index so a
-# rebuild gets the same bytes. Both stages use the same one. To move it (Dependabot proposes it weekly):
-#   docker buildx imagetools inspect node:24-bookworm-slim   # the "Digest:" line, then replace it twice here
-# The digest below is node:24-bookworm-slim as of Node 24.18.0 (July 2026); CI checks that it serves both platforms.
-FROM node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d AS build
+# Base: Node 22 LTS (security fixes until April 2027), pinned by the digest of its multi-platform index so a
+# rebuild gets the same bytes; both stages use the same one. Not Node 24 yet: better-sqlite3 12 aborts the
+# process there (docs/decisions.md#supported-node-lines-20-and-22-the-image-on-22). To move the digest (Dependabot proposes it weekly):
+#   docker buildx imagetools inspect node:22-bookworm-slim   # the "Digest:" line, then replace it twice here
+# The digest below is node:22-bookworm-slim as of Node 22.23.1; CI checks that it serves both platforms.
+FROM node:22-bookworm-slim@sha256:53ada149d435c38b14476cb57e4a7da73c15595aba79bd6971b547ceb6d018bf AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
@@ -36,7 +37,7 @@ RUN npm ci --no-audit --no-fund \
 
 # Runtime stage: the same base (so the native module's ABI matches), production dependencies and the
 # compiled service only (dist/src and dist/machines; the demo and test helpers stay in the build stage).
-FROM node:24-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d AS runtime
+FROM node:22-bookworm-slim@sha256:53ada149d435c38b14476cb57e4a7da73c15595aba79bd6971b547ceb6d018bf AS runtime
 ENV NODE_ENV=production \
     PRHERALD_DATABASE_URL=file:/data/prherald.db \
     PRHERALD_CONFIG_FILE=/config/config.yaml

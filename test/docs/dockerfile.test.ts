@@ -48,11 +48,11 @@ const one = (stage: Instruction[], keyword: string) => {
 const defaultPort = parseListen(DEFAULTS.listen)?.port
 
 describe('Dockerfile', () => {
-  it('builds in one stage and runs in another, both on the same digest-pinned node:24-bookworm-slim', () => {
+  it('builds in one stage and runs in another, both on the same digest-pinned node:22-bookworm-slim', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2)
     const bases = stages.map((stage) => /^(\S+)(\s+AS\s+\S+)?$/i.exec(stage[0]?.args ?? '')?.[1])
     // The digest is the multi-platform index's (sha256, 64 hex digits); the tag beside it is for people.
-    for (const base of bases) expect(base).toMatch(/^node:24-bookworm-slim@sha256:[0-9a-f]{64}$/)
+    for (const base of bases) expect(base).toMatch(/^node:22-bookworm-slim@sha256:[0-9a-f]{64}$/)
     expect(new Set(bases).size).toBe(1) // the native module's ABI must match between stages
   })
 

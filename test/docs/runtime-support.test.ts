@@ -41,6 +41,11 @@ describe('supported Node lines', () => {
     expect(refusing).toEqual([])
   })
 
+  it('admits Node 24 or later only with better-sqlite3 13 or later (12 aborts the process on Node 24)', () => {
+    const sqlite = lock.packages['node_modules/better-sqlite3']?.version ?? '0.0.0'
+    expect(semver.intersects(engines, '>=24') && semver.major(sqlite) < 13, `better-sqlite3 ${sqlite} with node ${engines}`).toBe(false)
+  })
+
   it('the image runs on a line engines names, and not on one past its end of life', () => {
     const bases = [...read('Dockerfile').matchAll(/^FROM\s+node:(\d+)-/gm)].map((m) => Number(m[1]))
     expect(bases.length).toBeGreaterThanOrEqual(2)
