@@ -34,6 +34,10 @@ function checkCommandLine(command: Command): void {
  * line on stderr and exit status 2 instead of silently ignoring it. With `main`, the CLI has no subcommands
  * and `main.run` is its action; without it, the matched subcommand runs, and no subcommand prints the help.
  * Errors thrown by the action are reported by reportError (exit 1), never as a stack for known errors.
+ *
+ * A new CLI needs nothing else: declare its options on `cac('prherald-<name>')`, then either
+ *   await runCommands(cli)                                                  // subcommands with .action()
+ *   await runCommands(cli, { maxArgs: 0, run: (_args, options) => go(options) })   // one command, no subcommands
  */
 export async function runCommands(cli: CAC, main?: MainCommand): Promise<void> {
   if (!cli.globalCommand.versionNumber) cli.version(packageVersion())
