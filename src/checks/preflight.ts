@@ -1,4 +1,5 @@
 import { configFilePath, loadSettings, SECRET_VARIABLES, type Env } from '../config/load-config.ts'
+import { redactUrl } from '../config/redact-url.ts'
 import type { Settings } from '../config/settings.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
@@ -75,9 +76,9 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
   }
   results.push(
     { name: 'ttl', target: 'cleanup.message_ttl_days', status: 'OK', reason: `${settings.messageTtlDays} days` },
-    { name: 'database', target: settings.databaseUrl, status: 'OK', reason: settings.databasePath },
+    { name: 'database', target: redactUrl(settings.databaseUrl), status: 'OK', reason: settings.databasePath },
     settings.publicUrl
-      ? { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'OK', reason: settings.publicUrl }
+      ? { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'OK', reason: redactUrl(settings.publicUrl) }
       : { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'SKIP', reason: 'not set (only create-webhook needs it)' },
   )
   return { settings, results }

@@ -1,4 +1,5 @@
 import type { Provider } from '../decode/pull-request-event.ts'
+import { redactUrl, redactUrlsIn } from '../config/redact-url.ts'
 import { PrheraldError } from '../errors.ts'
 
 /** What a failed git-host API call looked like; enough to tell the operator what to change. */
@@ -76,7 +77,7 @@ export function gitHostError(call: FailedCall): PrheraldError {
       })
     case undefined:
       // No HTTP answer at all (refused, unknown host, timeout): say where we tried, as the Slack checks do.
-      return new PrheraldError('git_host', `${host} unreachable at ${call.apiUrl ?? 'its API URL'} (${networkCause(call.cause)}) on ${call.what}`, {
+      return new PrheraldError('git_host', `${host} unreachable at ${call.apiUrl ? redactUrl(call.apiUrl) : 'its API URL'} (${redactUrlsIn(networkCause(call.cause))}) on ${call.what}`, {
         ...options,
         fix: `check the network path to ${host}, or ${API_URL_VARIABLE[call.provider]} if you set it` +
           (call.provider === 'github' ? ' (GitHub Enterprise Server: https://HOST/api/v3)' : ''),
