@@ -60,7 +60,7 @@ describe('prherald-doctor', () => {
     writeConfig(dir.path, { git_provider: 'github', mappings: { acme: { api: { channel: '#general' } } } })
     const invalid = await doctor([])
     expect(invalid.status).toBe(1)
-    expect(invalid.stdout).toMatch(/FAIL {2}file +\S+config\.yaml +mappings\.acme\.api\.channel: "#general"/)
+    expect(invalid.stdout).toMatch(/FAIL {2}file +\S+config\.yaml +(line \d+, )?mappings\.acme\.api\.channel: "#general"/)
     expect(invalid.stdout).toMatch(/^\[database\]\n {2}SKIP .*the config did not load/m)
   })
 
