@@ -7,6 +7,10 @@ export type ErrorCode =
   | 'config_missing'
   | 'env_missing'
   | 'database'
+  | 'database_in_use' // another prherald-server holds this SQLite file
+  | 'database_busy' // another program held a write lock longer than a delivery can wait
+  | 'database_gone' // the file was deleted or replaced under the running server
+  | 'database_provider' // the database serves another git_provider
   | 'migration'
   | 'body_too_large'
   | 'bad_signature'
@@ -14,6 +18,7 @@ export type ErrorCode =
   | 'slack_transient'
   | 'slack_permanent'
   | 'slack_message_not_found'
+  | 'slack_auth' // Slack refuses the token itself: every call fails until SLACK_BOT_TOKEN is fixed
   | 'git_host' // unreachable, 5xx, rate limited: worth retrying later
   | 'git_host_auth' // 401: the token or its auth scheme is wrong
   | 'git_host_scope' // 403: the token lacks a scope or permission

@@ -120,6 +120,31 @@ export async function startFakeSlack(options: { anyChannel?: boolean } = {}): Pr
         }
         return sendJson(res, 200, { ok: true })
       }
+      case 'chat.delete': {
+        const message = state.messages.get(String(body.ts))
+        if (!message || message.channel !== channel) return sendJson(res, 200, { ok: false, error: 'message_not_found' })
+        state.messages.delete(message.ts)
+        return sendJson(res, 200, { ok: true, channel, ts: message.ts })
+      }
+      case 'conversations.history': {
+        // Newest first, as Slack answers; reactions in Slack's shape. A channel listed in `channels` with
+        // is_member false answers not_in_channel, as Slack does for a bot outside a channel.
+        if (channel && state.channels.get(channel)?.is_member === false) return sendJson(res, 200, { ok: false, error: 'not_in_channel' })
+        const messages = [...state.messages.values()].filter((m) => m.channel === channel).reverse()
+          .map((m) => ({ type: 'message', ts: m.ts, text: m.text, bot_id: 'B123', reactions: [...m.reactions].map((name) => ({ name, count: 1, users: ['U0BOT'] })) }))
+        return sendJson(res, 200, { ok: true, messages: messages.slice(0, Number(body.limit ?? 100)), has_more: false })
+      }
+      case 'conversations.list':
+      case 'users.conversations': {
+        // Paginated with cursor/limit like Slack; users.conversations lists only the channels the bot is in.
+        const all = [...state.channels.entries()]
+          .filter(([, info]) => !info.is_archived && (method === 'conversations.list' || info.is_member !== false))
+          .map(([id, info]) => ({ id, name: info.name ?? id.toLowerCase(), is_private: id.startsWith('G'), is_archived: false, is_member: info.is_member ?? true }))
+        const start = Number(body.cursor || 0)
+        const limit = Number(body.limit ?? 100)
+        const next = start + limit < all.length ? String(start + limit) : ''
+        return sendJson(res, 200, { ok: true, channels: all.slice(start, start + limit), response_metadata: { next_cursor: next } })
+      }
       case 'auth.test':
         return sendJson(res, 200, { ok: true, team: 'Acme', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT' },
           { 'x-oauth-scopes': state.scopes.join(',') })
