@@ -1,0 +1,50 @@
+/**
+ * Connection URLs carry credentials (`postgres://user:password@host/db`, `?password=`), and an operator
+ * pastes them into error reports. Everything prherald prints about a PostgreSQL URL goes through here.
+ */
+
+const SECRET_PARAMS = new Set(['password', 'sslpassword', 'sslkey'])
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url)
+}
+
+/** The URL with its user-info and secret query parameters replaced by `***`; safe for logs and errors. */
+export function redactPostgresUrl(url: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return '<unparseable database url>'
+  }
+  const hadUserInfo = parsed.username !== '' || parsed.password !== ''
+  parsed.username = ''
+  parsed.password = ''
+  for (const key of [...parsed.searchParams.keys()]) {
+    if (SECRET_PARAMS.has(key.toLowerCase())) parsed.searchParams.set(key, '***')
+  }
+  const text = parsed.toString().replaceAll('%2A%2A%2A', '***')
+  return hadUserInfo ? text.replace('://', '://***@') : text
+}
+
+/**
+ * `text` with every secret that `url` or the standard PG* variables carry replaced: a second line of
+ * defence for messages written by the driver, which prherald does not control.
+ */
+export function scrubPostgresSecrets(text: string, url: string, env: NodeJS.ProcessEnv = process.env): string {
+  const secrets = new Set<string>([url])
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) secrets.add(parsed.password).add(decodeURIComponent(parsed.password))
+    for (const [key, value] of parsed.searchParams) if (SECRET_PARAMS.has(key.toLowerCase()) && value) secrets.add(value)
+  } catch {
+    // An unparseable URL is still replaced whole.
+  }
+  if (env.PGPASSWORD) secrets.add(env.PGPASSWORD)
+  let out = text
+  // Longest first, so the whole URL goes before the password inside it.
+  for (const secret of [...secrets].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)) {
+    out = out.replaceAll(secret, secret === url ? redactPostgresUrl(url) : '***')
+  }
+  return out
+}
