@@ -9,6 +9,8 @@ export interface OpenPostgresPoolDeps {
   url: string
   /** Most connections this process holds; pg's default is 10. */
   maxConnections?: number
+  /** Secret values given apart from the url (the PGPASSWORD the driver reads itself) to keep out of messages. */
+  secrets?: readonly string[]
   /**
    * An idle connection broke (the server restarted, a proxy cut it). The pool drops that connection and
    * the next query opens a new one, so this is a warning, never a crash. The message is already scrubbed.
@@ -23,17 +25,17 @@ export async function openPostgresPool(deps: OpenPostgresPoolDeps): Promise<Post
   try {
     pool = new pg.Pool({ connectionString: deps.url, max: deps.maxConnections ?? 10 })
   } catch (cause) {
-    throw new PrheraldError('database', `cannot use the PostgreSQL url ${where}: ${scrubPostgresSecrets((cause as Error).message, deps.url)}`, {
+    throw new PrheraldError('database', `cannot use the PostgreSQL url ${where}: ${scrubPostgresSecrets((cause as Error).message, deps.url, deps.secrets)}`, {
       fix: 'write database.url as postgres://host:5432/dbname and give the user and password through PRHERALD_DATABASE_URL or PGUSER / PGPASSWORD',
     })
   }
-  pool.on('error', (error) => deps.onIdleError(scrubPostgresSecrets(error.message, deps.url)))
+  pool.on('error', (error) => deps.onIdleError(scrubPostgresSecrets(error.message, deps.url, deps.secrets)))
   try {
     await pool.query('SELECT 1')
   } catch (cause) {
     await pool.end().catch(() => undefined)
     // The driver's error is not kept as `cause`: nothing guarantees what it holds, and causes get printed.
-    throw new PrheraldError('database', `cannot connect to PostgreSQL at ${where}: ${scrubPostgresSecrets((cause as Error).message, deps.url)}`, {
+    throw new PrheraldError('database', `cannot connect to PostgreSQL at ${where}: ${scrubPostgresSecrets((cause as Error).message, deps.url, deps.secrets)}`, {
       fix: 'check that the server is up and reachable from here, that the database exists, and the user and password (PRHERALD_DATABASE_URL or PGUSER / PGPASSWORD)',
     })
   }

@@ -28,10 +28,11 @@ export function redactPostgresUrl(url: string): string {
 }
 
 /**
- * `text` with every secret that `url` or the standard PG* variables carry replaced: a second line of
- * defence for messages written by the driver, which prherald does not control.
+ * `text` with every secret that `url` carries, and `otherSecrets` (a password given apart from the url,
+ * such as the standard PGPASSWORD), replaced: a second line of defence for messages written by the
+ * driver, which prherald does not control.
  */
-export function scrubPostgresSecrets(text: string, url: string, env: NodeJS.ProcessEnv = process.env): string {
+export function scrubPostgresSecrets(text: string, url: string, otherSecrets: readonly string[] = []): string {
   const secrets = new Set<string>([url])
   try {
     const parsed = new URL(url)
@@ -40,7 +41,7 @@ export function scrubPostgresSecrets(text: string, url: string, env: NodeJS.Proc
   } catch {
     // An unparseable URL is still replaced whole.
   }
-  if (env.PGPASSWORD) secrets.add(env.PGPASSWORD)
+  for (const secret of otherSecrets) secrets.add(secret)
   let out = text
   // Longest first, so the whole URL goes before the password inside it.
   for (const secret of [...secrets].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)) {

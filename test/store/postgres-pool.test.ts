@@ -23,6 +23,25 @@ describe('opening a PostgreSQL pool', () => {
     }
   })
 
+  it('a connection the server drops while idle is reported, not a crash, and the pool goes on', async () => {
+    const password = new URL(database.url).password
+    let reported: (message: string) => void = () => {}
+    const idleError = new Promise<string>((resolve) => { reported = resolve })
+    const pool = await openPostgresPool({ url: database.url, onIdleError: (m) => reported(m) })
+    const other = await openPostgresPool({ url: database.url, onIdleError: () => {} })
+    try {
+      const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid') // now idle in the pool
+      await other.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid])
+      const message = await idleError
+      expect(message).toMatch(/terminat/i)
+      expect(message).not.toContain(password)
+      expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
+    } finally {
+      await other.end()
+      await pool.end()
+    }
+  })
+
   it('a wrong password is a database error that names the host, never the password', async () => {
     const url = new URL(database.url)
     url.password = 'wrong-Pa55word'

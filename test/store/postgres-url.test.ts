@@ -17,10 +17,10 @@ describe('PostgreSQL urls in messages', () => {
     expect(redactPostgresUrl('postgres://a:b@[not a url')).toBe('<unparseable database url>')
   })
 
-  it('scrubs the url, its password (raw and decoded) and PGPASSWORD from driver text', () => {
+  it('scrubs the url, its password (raw and decoded) and a password given apart from driver text', () => {
     const url = 'postgres://app:s3cr%40t@db/prherald'
     const text = `failed ${url} with s3cr%40t and s3cr@t and env-secret`
-    const out = scrubPostgresSecrets(text, url, { PGPASSWORD: 'env-secret' })
+    const out = scrubPostgresSecrets(text, url, ['env-secret'])
     expect(out).toBe('failed postgres://***@db/prherald with *** and *** and ***')
   })
 })
