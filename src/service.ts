@@ -4,7 +4,7 @@ import { toNodeHandler } from 'h3/node'
 import type { RetryOptions } from '@slack/web-api'
 import type { Secrets, Settings } from './config/settings.ts'
 import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-event.ts'
-import { createLifecycle } from './effects/apply-event.ts'
+import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createCallLimit } from './effects/call-limit.ts'
 import { configureTargets } from './effects/configure-targets.ts'
 import type { ChooseTargets } from './effects/message-targets.ts'
@@ -59,17 +59,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const slack = createSlackClient({
     token: secrets.slackBotToken, apiUrl: settings.api.slack, logger, retry: options.slackRetry, timeoutMs: options.slackTimeoutMs,
   })
-  const applyEvent = createLifecycle({
+  const applyDeliveries = createLifecycle({
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions,
     retry: options.retry ?? DEFAULT_RETRY, signal: shutdown.signal,
     chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger),
     limit: createCallLimit(PARALLEL_CALLS, shutdown.signal),
   })
-  const mailboxes = createMailboxes((key, error) => {
+  const mailboxes = createMailboxes<PullRequestEvent>((_key, events) => applyDeliveries(events), (key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })
     logger.error('delivery failed; it stays pending and is retried at the next start', { pr_key: key, ...errorFields(error) })
   })
-  const handOff = (event: PullRequestEvent) => mailboxes.post(pullRequestKey(event), () => applyEvent(event))
+  const handOff = (event: PullRequestEvent) => mailboxes.post(pullRequestKey(event), event)
 
   const pending = await store.pendingDeliveries()
   for (const delivery of pending) handOff(JSON.parse(delivery.event) as PullRequestEvent)

@@ -1,4 +1,6 @@
--- PostgreSQL twin of migrations/0001_initial.sql: same tables, columns and meaning.
+-- PostgreSQL's schema as SQLite's stands after migrations/0001_initial.sql and 0004_message_reactions.sql:
+-- same tables, columns and meaning (test/store/postgres-migrations.test.ts compares them). A later SQLite
+-- migration gets a twin here with the next free number.
 -- Times stay unix milliseconds (BIGINT) and JSON stays TEXT, so both stores hand back identical values.
 
 -- One row per pull request and Slack channel: the message prherald keeps up to date.
@@ -12,6 +14,7 @@ CREATE TABLE slack_messages (
   state             TEXT    NOT NULL,            -- lifecycle state: open, draft, merged, closed
   lifecycle         TEXT    NOT NULL,            -- JSON: state and review facts, restored into the machine
   last_delivery_id  TEXT,                        -- the delivery this row last reflects (replay guard)
+  reactions         TEXT,                        -- JSON list of the emoji names the message carries
   created_at        BIGINT  NOT NULL,            -- unix milliseconds
   touched_at        BIGINT  NOT NULL,            -- unix milliseconds; cleanup deletes old rows
   PRIMARY KEY (provider, repository, pr_number, channel)

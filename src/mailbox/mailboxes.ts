@@ -1,13 +1,13 @@
-import PQueue from 'p-queue'
-
 /**
- * One serial queue per pull request, so that two deliveries for the same PR never race (that is what
- * would post two messages), while different PRs proceed in parallel. A queue exists only while it has
- * work: memory follows the number of active pull requests, not every PR ever seen.
+ * One serial mailbox per pull request, so that two deliveries for the same PR never race (that is what
+ * would post two messages), while different PRs proceed in parallel. The worker takes everything queued
+ * for its pull request at once: deliveries that arrive while a batch is being applied are folded into the
+ * next batch, so a burst on one PR costs one round of Slack calls, not one per delivery. A mailbox exists
+ * only while it has work, and is a plain array and a flag: memory follows the active pull requests.
  */
-export interface Mailboxes {
-  /** Queues `task` behind earlier work for `key`. Task errors are the task's own to handle. */
-  post(key: string, task: () => Promise<void>): void
+export interface Mailboxes<T> {
+  /** Queues `item` for `key`; it is applied with whatever else is queued for `key` when its turn comes. */
+  post(key: string, item: T): void
   /** Number of pull requests with queued or running work. */
   active(): number
   /** Resolves true when every mailbox is empty, false if `timeoutMs` passed first. */
@@ -16,40 +16,47 @@ export interface Mailboxes {
   clear(): void
 }
 
-export function createMailboxes(onTaskError: (key: string, error: unknown) => void): Mailboxes {
-  const queues = new Map<string, PQueue>()
+/** Applies one batch: every item queued for `key`, in arrival order. A rejection is reported, not rethrown. */
+export type MailboxWorker<T> = (key: string, items: T[]) => Promise<void>
+
+interface Mailbox<T> {
+  queued: T[]
+}
+
+export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string, error: unknown) => void): Mailboxes<T> {
+  const boxes = new Map<string, Mailbox<T>>()
   let idleWaiters: Array<() => void> = []
 
-  const release = (key: string, queue: PQueue) => {
-    if (queue.size === 0 && queue.pending === 0 && queues.get(key) === queue) {
-      queues.delete(key)
-      if (queues.size === 0) {
-        const waiters = idleWaiters
-        idleWaiters = []
-        for (const resolve of waiters) resolve()
+  const run = async (key: string, box: Mailbox<T>) => {
+    while (box.queued.length > 0) {
+      const items = box.queued
+      box.queued = []
+      try {
+        await work(key, items)
+      } catch (error) {
+        onError(key, error)
       }
+    }
+    boxes.delete(key)
+    if (boxes.size === 0) {
+      const waiters = idleWaiters
+      idleWaiters = []
+      for (const resolve of waiters) resolve()
     }
   }
 
   return {
-    post(key, task) {
-      let queue = queues.get(key)
-      if (!queue) {
-        queue = new PQueue({ concurrency: 1 })
-        queues.set(key, queue)
-      }
-      const q = queue
-      void q.add(async () => {
-        try {
-          await task()
-        } catch (error) {
-          onTaskError(key, error)
-        }
-      }).finally(() => release(key, q))
+    post(key, item) {
+      const box = boxes.get(key)
+      if (box) return void box.queued.push(item)
+      const fresh: Mailbox<T> = { queued: [item] }
+      boxes.set(key, fresh)
+      // Starts at the end of this turn of the event loop: deliveries acknowledged by the same commit fold together.
+      setImmediate(() => void run(key, fresh))
     },
-    active: () => queues.size,
+    active: () => boxes.size,
     drain(timeoutMs) {
-      if (queues.size === 0) return Promise.resolve(true)
+      if (boxes.size === 0) return Promise.resolve(true)
       return new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => {
           idleWaiters = idleWaiters.filter((w) => w !== done)
@@ -63,7 +70,7 @@ export function createMailboxes(onTaskError: (key: string, error: unknown) => vo
       })
     },
     clear() {
-      for (const queue of queues.values()) queue.clear()
+      for (const box of boxes.values()) box.queued = []
     },
   }
 }

@@ -1,6 +1,6 @@
 import type { Provider } from '../decode/pull-request-event.ts'
 import type { PostgresPool } from './postgres-pool.ts'
-import type { IncomingDelivery, MessageRecord, PendingDelivery, PullRequestRef, Store, StoredMessage } from './store.ts'
+import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PullRequestRef, Store, StoredMessage } from './store.ts'
 
 // BIGINT columns arrive as strings from pg (they may exceed 2^53); unix milliseconds never do.
 interface MessageRow {
@@ -13,6 +13,7 @@ interface MessageRow {
   state: string
   lifecycle: string
   last_delivery_id: string | null
+  reactions: string | null
   created_at: string
   touched_at: string
 }
@@ -30,14 +31,15 @@ interface DeliveryRow {
 const FIND_MESSAGES = `SELECT * FROM slack_messages WHERE provider = $1 AND repository = $2 AND pr_number = $3
   ORDER BY created_at, channel COLLATE "C"`
 const SAVE_MESSAGE = `
-  INSERT INTO slack_messages (provider, repository, pr_number, channel, ts, mentions, state, lifecycle, last_delivery_id, created_at, touched_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+  INSERT INTO slack_messages (provider, repository, pr_number, channel, ts, mentions, state, lifecycle, last_delivery_id, reactions, created_at, touched_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
   ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
     ts = excluded.ts, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
-    last_delivery_id = excluded.last_delivery_id, touched_at = excluded.touched_at`
+    last_delivery_id = excluded.last_delivery_id, reactions = excluded.reactions, touched_at = excluded.touched_at`
 const RECORD_DELIVERY = `
   INSERT INTO deliveries (provider, delivery_id, pr_key, event, received_at) VALUES ($1, $2, $3, $4, $5)
   ON CONFLICT (provider, delivery_id) DO NOTHING`
+const MARK_APPLIED = `UPDATE deliveries SET applied_at = $1, event = NULL WHERE provider = $2 AND delivery_id = ANY($3::text[])`
 const PENDING = `SELECT seq, provider, delivery_id, pr_key, event, received_at FROM deliveries
   WHERE applied_at IS NULL ORDER BY seq`
 
@@ -55,8 +57,12 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
   const count = async (sql: string) => Number((await pool.query<{ n: string }>(sql)).rows[0]?.n ?? 0)
   const toMessage = (r: MessageRow): StoredMessage => ({
     provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, ts: r.ts, mentions: JSON.parse(r.mentions) as string[],
-    state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id, createdAt: Number(r.created_at), touchedAt: Number(r.touched_at),
+    state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id,
+    reactions: r.reactions === null ? null : JSON.parse(r.reactions) as string[], createdAt: Number(r.created_at), touchedAt: Number(r.touched_at),
   })
+  const messageParams = (m: MessageRecord, at: number) => [
+    m.provider, m.repository, m.prNumber, m.channel, m.ts, JSON.stringify(m.mentions), m.state, m.lifecycle, m.lastDeliveryId, JSON.stringify(m.reactions), at,
+  ]
   let closed: Promise<void> | undefined
 
   return {
@@ -65,9 +71,7 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
       return rows.map(toMessage)
     },
     async saveMessage(m: MessageRecord) {
-      await pool.query(SAVE_MESSAGE, [
-        m.provider, m.repository, m.prNumber, m.channel, m.ts, JSON.stringify(m.mentions), m.state, m.lifecycle, m.lastDeliveryId, now(),
-      ])
+      await pool.query(SAVE_MESSAGE, messageParams(m, now()))
     },
     async deleteMessagesUntouchedSince(cutoff) {
       return (await pool.query('DELETE FROM slack_messages WHERE touched_at < $1', [cutoff])).rowCount ?? 0
@@ -83,8 +87,23 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
         seq: Number(r.seq), provider: r.provider, deliveryId: r.delivery_id, prKey: r.pr_key, event: r.event, receivedAt: Number(r.received_at),
       }))
     },
-    async markApplied(provider, deliveryId) {
-      await pool.query('UPDATE deliveries SET applied_at = $1, event = NULL WHERE provider = $2 AND delivery_id = $3', [now(), provider, deliveryId])
+    async commitOutcome(outcome: DeliveryOutcome) {
+      if (outcome.messages.length === 0 && outcome.deliveryIds.length === 0) return
+      const client = await pool.connect()
+      let broken: Error | undefined
+      try {
+        await client.query('BEGIN')
+        const at = now()
+        for (const m of outcome.messages) await client.query(SAVE_MESSAGE, messageParams(m, at))
+        await client.query(MARK_APPLIED, [at, outcome.provider, outcome.deliveryIds])
+        await client.query('COMMIT')
+      } catch (error) {
+        // A connection whose ROLLBACK fails is in an unknown state: destroy it rather than pool it.
+        await client.query('ROLLBACK').catch((e: Error) => { broken = e })
+        throw error
+      } finally {
+        client.release(broken)
+      }
     },
     countPendingDeliveries: () => count('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL'),
     async deleteAppliedDeliveriesBefore(cutoff) {

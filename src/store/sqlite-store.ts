@@ -1,6 +1,6 @@
 import type { Provider } from '../decode/pull-request-event.ts'
 import type { SqliteDatabase } from './open-database.ts'
-import type { IncomingDelivery, MessageRecord, PendingDelivery, PullRequestRef, Store, StoredMessage } from './store.ts'
+import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PullRequestRef, Store, StoredMessage } from './store.ts'
 
 interface MessageRow {
   provider: Provider
@@ -12,6 +12,7 @@ interface MessageRow {
   state: string
   lifecycle: string
   last_delivery_id: string | null
+  reactions: string | null
   created_at: number
   touched_at: number
 }
@@ -30,11 +31,11 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
   const findMessages = db.prepare<[string, string, number], MessageRow>(
     'SELECT * FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ? ORDER BY created_at, channel')
   const saveMessage = db.prepare(`
-    INSERT INTO slack_messages (provider, repository, pr_number, channel, ts, mentions, state, lifecycle, last_delivery_id, created_at, touched_at)
-    VALUES (@provider, @repository, @prNumber, @channel, @ts, @mentions, @state, @lifecycle, @lastDeliveryId, @now, @now)
+    INSERT INTO slack_messages (provider, repository, pr_number, channel, ts, mentions, state, lifecycle, last_delivery_id, reactions, created_at, touched_at)
+    VALUES (@provider, @repository, @prNumber, @channel, @ts, @mentions, @state, @lifecycle, @lastDeliveryId, @reactions, @now, @now)
     ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
       ts = excluded.ts, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
-      last_delivery_id = excluded.last_delivery_id, touched_at = excluded.touched_at`)
+      last_delivery_id = excluded.last_delivery_id, reactions = excluded.reactions, touched_at = excluded.touched_at`)
   const deleteOldMessages = db.prepare('DELETE FROM slack_messages WHERE touched_at < ?')
   const countMessages = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM slack_messages')
   const recordDelivery = db.prepare(`
@@ -91,15 +92,17 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
 
   const toMessage = (r: MessageRow): StoredMessage => ({
     provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, ts: r.ts, mentions: JSON.parse(r.mentions) as string[],
-    state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id, createdAt: r.created_at, touchedAt: r.touched_at,
+    state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id,
+    reactions: r.reactions === null ? null : JSON.parse(r.reactions) as string[], createdAt: r.created_at, touchedAt: r.touched_at,
   })
+  const messageParams = (m: MessageRecord, at: number) => ({ ...m, mentions: JSON.stringify(m.mentions), reactions: JSON.stringify(m.reactions), now: at })
 
   return {
     async findMessages(pr: PullRequestRef) {
       return findMessages.all(pr.provider, pr.repository, pr.prNumber).map(toMessage)
     },
     async saveMessage(m: MessageRecord) {
-      await write(() => saveMessage.run({ ...m, mentions: JSON.stringify(m.mentions), now: now() }))
+      await write(() => saveMessage.run(messageParams(m, now())))
     },
     deleteMessagesUntouchedSince(cutoff) {
       return write(() => deleteOldMessages.run(cutoff).changes)
@@ -115,8 +118,12 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
         seq: r.seq, provider: r.provider, deliveryId: r.delivery_id, prKey: r.pr_key, event: r.event, receivedAt: r.received_at,
       }))
     },
-    async markApplied(provider, deliveryId) {
-      await write(() => markApplied.run(now(), provider, deliveryId))
+    async commitOutcome(outcome: DeliveryOutcome) {
+      await write(() => {
+        const at = now()
+        for (const m of outcome.messages) saveMessage.run(messageParams(m, at))
+        for (const id of outcome.deliveryIds) markApplied.run(at, outcome.provider, id)
+      })
     },
     async countPendingDeliveries() {
       return countPending.get()?.n ?? 0

@@ -18,9 +18,13 @@ export interface MessageRecord extends PullRequestRef {
   state: string
   lifecycle: string // JSON
   lastDeliveryId: string | null
+  /** The emoji names the message carries. */
+  reactions: string[]
 }
 
-export interface StoredMessage extends MessageRecord {
+export interface StoredMessage extends Omit<MessageRecord, 'reactions'> {
+  /** null for a row written before messages recorded their emoji. */
+  reactions: string[] | null
   createdAt: number
   touchedAt: number
 }
@@ -37,6 +41,12 @@ export interface PendingDelivery extends IncomingDelivery {
   receivedAt: number
 }
 
+export interface DeliveryOutcome {
+  provider: Provider
+  deliveryIds: readonly string[]
+  messages: readonly MessageRecord[]
+}
+
 export interface Store {
   findMessages(pr: PullRequestRef): Promise<StoredMessage[]>
   /** Inserts or replaces the row of one channel; bumps `touched_at`. */
@@ -48,7 +58,12 @@ export interface Store {
   /** Writes the delivery durably; false when this provider already sent this delivery id. */
   recordDelivery(delivery: IncomingDelivery): Promise<boolean>
   pendingDeliveries(): Promise<PendingDelivery[]>
-  markApplied(provider: Provider, deliveryId: string): Promise<void>
+  /**
+   * Commits what applying deliveries produced, in one transaction: the rows of the pull request's messages
+   * (each inserted or replaced, as saveMessage does) and the deliveries marked applied. A crash before it
+   * leaves every one of them pending, to be replayed together.
+   */
+  commitOutcome(outcome: DeliveryOutcome): Promise<void>
   countPendingDeliveries(): Promise<number>
   /** Forgets applied delivery ids older than `cutoff` (they only serve duplicate detection). */
   deleteAppliedDeliveriesBefore(cutoff: number): Promise<number>

@@ -27,7 +27,7 @@ afterEach(async () => {
 
 const message = (prNumber: number) => ({
   provider: 'github' as const, repository: 'acme/api', prNumber, channel: 'C0123ABC', ts: `${prNumber}.0001`,
-  mentions: [], state: 'open', lifecycle: '{}', lastDeliveryId: null,
+  mentions: [], state: 'open', lifecycle: '{}', lastDeliveryId: null, reactions: [],
 })
 
 describe('cleanup', () => {
@@ -65,7 +65,7 @@ describe('cleanup', () => {
     clock -= 40 * DAY
     await store.recordDelivery({ provider: 'github', deliveryId: 'old-applied', prKey: 'k', event: '{}' })
     await store.recordDelivery({ provider: 'github', deliveryId: 'old-pending', prKey: 'k', event: '{}' })
-    await store.markApplied('github', 'old-applied')
+    await store.commitOutcome({ provider: 'github', deliveryIds: ['old-applied'], messages: [] })
     clock += 40 * DAY
     const logger = createLogger({ format: 'json', level: 'error', write: () => {} })
     expect((await runCleanup({ store, logger, ttlDays: 30, now: () => clock })).deliveries).toBe(1)

@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PrheraldError } from '../../src/errors.ts'
-import { readMigrations } from '../../src/store/migrations.ts'
+import { migrateUp } from '../../src/store/migrations.ts'
+import { openDatabase } from '../../src/store/open-database.ts'
 import { postgresMigrateUp, postgresMigrationStatus, readPostgresMigrations } from '../../src/store/postgres-migrations.ts'
 import { openPostgresPool, type PostgresPool } from '../../src/store/postgres-pool.ts'
 import { createTestDatabase, createTestSchema, type TestDatabase } from '../helpers/postgres.ts'
@@ -36,15 +37,26 @@ describe('PostgreSQL migrations', () => {
     expect((await postgresMigrationStatus(pool)).every((s) => s.appliedAt instanceof Date)).toBe(true)
   })
 
-  it('gives every SQLite table the same columns, in the same order', async () => {
+  it('gives every table of the migrated SQLite schema the same columns', async () => {
     await postgresMigrateUp(pool)
-    // The SQLite twin of the first migration: the stores must agree on what is kept.
-    const sqlite = readMigrations().find((m) => m.version === '0001')?.sql ?? ''
-    for (const table of ['slack_messages', 'deliveries']) {
-      const body = new RegExp(`CREATE TABLE ${table} \\(([\\s\\S]*?)\\n\\);`).exec(sqlite)?.[1] ?? ''
-      const sqliteColumns = body.split('\n').map((l) => /^\s+([a-z_]+)\s+[A-Z]/.exec(l)?.[1]).filter((c): c is string => c !== undefined && c !== 'PRIMARY' && c !== 'UNIQUE')
-      expect(sqliteColumns.length).toBeGreaterThan(3)
-      expect(await columns(table)).toEqual(sqliteColumns)
+    // The stores must agree on what is kept: a SQLite migration without its PostgreSQL twin fails here.
+    const dir = makeTempDir()
+    try {
+      const sqlite = openDatabase(join(dir.path, 'prherald.db'))
+      migrateUp(sqlite)
+      const tables = sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all()
+        .map((r) => (r as { name: string }).name).sort()
+      expect(tables).toEqual(expect.arrayContaining(['deliveries', 'slack_messages']))
+      const postgresTables = (await pool.query<{ table_name: string }>(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name")).rows.map((r) => r.table_name)
+      expect(postgresTables).toEqual(tables)
+      for (const table of tables) {
+        const sqliteColumns = sqlite.prepare('SELECT name FROM pragma_table_info(?)').all(table).map((r) => (r as { name: string }).name)
+        expect({ table, columns: [...await columns(table)].sort() }).toEqual({ table, columns: sqliteColumns.sort() })
+      }
+      sqlite.close()
+    } finally {
+      dir.remove()
     }
   })
 

@@ -61,7 +61,7 @@ const backends: Backend[] = [
 const pr = { provider: 'github', repository: 'acme/api', prNumber: 7 } as const
 const message = (over: Partial<MessageRecord> = {}): MessageRecord => ({
   ...pr, channel: 'C0123ABC', ts: '1712345678.000100', mentions: ['<@U1>', '<!subteam^S1>'], state: 'open',
-  lifecycle: '{"state":"open","approvals":[]}', lastDeliveryId: 'd-1', ...over,
+  lifecycle: '{"state":"open","approvals":[]}', lastDeliveryId: 'd-1', reactions: ['eyes', 'white_check_mark'], ...over,
 })
 const delivery = (deliveryId: string, over: Partial<IncomingDelivery> = {}): IncomingDelivery => ({
   provider: 'github', deliveryId, prKey: 'github:acme/api#7', event: JSON.stringify({ type: 'opened', id: deliveryId }), ...over,
@@ -72,6 +72,7 @@ describe.each(backends)('Store contract: $name', (backend) => {
   let db: Awaited<ReturnType<Backend['create']>>
   let store: Store
   const now = () => clock
+  const markApplied = (provider: 'github' | 'bitbucket', deliveryId: string) => store.commitOutcome({ provider, deliveryIds: [deliveryId], messages: [] })
 
   beforeEach(async () => {
     clock = Date.UTC(2026, 0, 31, 12)
@@ -92,9 +93,9 @@ describe.each(backends)('Store contract: $name', (backend) => {
     it('saves a message and finds it back with every field, stamped with the clock', async () => {
       await store.saveMessage(message())
       expect(await store.findMessages(pr)).toEqual([{ ...message(), createdAt: clock, touchedAt: clock }])
-      await store.saveMessage(message({ prNumber: 8, lastDeliveryId: null, mentions: [] }))
+      await store.saveMessage(message({ prNumber: 8, lastDeliveryId: null, mentions: [], reactions: [] }))
       expect(await store.findMessages({ ...pr, prNumber: 8 })).toEqual([
-        { ...message({ prNumber: 8, lastDeliveryId: null, mentions: [] }), createdAt: clock, touchedAt: clock },
+        { ...message({ prNumber: 8, lastDeliveryId: null, mentions: [], reactions: [] }), createdAt: clock, touchedAt: clock },
       ])
       expect(await store.countMessages()).toBe(2)
     })
@@ -103,7 +104,7 @@ describe.each(backends)('Store contract: $name', (backend) => {
       const created = clock
       await store.saveMessage(message())
       clock += 60_000
-      const edited = message({ ts: '1712345999.000200', mentions: ['<@U2>'], state: 'merged', lifecycle: '{"state":"merged"}', lastDeliveryId: 'd-2' })
+      const edited = message({ ts: '1712345999.000200', mentions: ['<@U2>'], state: 'merged', lifecycle: '{"state":"merged"}', lastDeliveryId: 'd-2', reactions: ['merged'] })
       await store.saveMessage(edited)
       expect(await store.findMessages(pr)).toEqual([{ ...edited, createdAt: created, touchedAt: clock }])
       expect(await store.countMessages()).toBe(1)
@@ -183,31 +184,71 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect(new Set(seqs).size).toBe(3)
     })
 
-    it('markApplied takes a delivery off the pending list but keeps it a duplicate', async () => {
+    it('an applied delivery leaves a delivery off the pending list but keeps it a duplicate', async () => {
       await store.recordDelivery(delivery('d-1'))
       await store.recordDelivery(delivery('d-2'))
-      await store.markApplied('github', 'd-1')
+      await markApplied('github', 'd-1')
       expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['d-2'])
       expect(await store.countPendingDeliveries()).toBe(1)
       expect(await store.recordDelivery(delivery('d-1'))).toBe(false)
       expect(await store.countPendingDeliveries()).toBe(1)
     })
 
-    it('markApplied is per provider and ignores an unknown delivery id', async () => {
+    it('applying is per provider and ignores an unknown delivery id', async () => {
       await store.recordDelivery(delivery('d-1'))
-      await store.markApplied('bitbucket', 'd-1')
-      await store.markApplied('github', 'no-such-delivery')
+      await markApplied('bitbucket', 'd-1')
+      await markApplied('github', 'no-such-delivery')
       expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['d-1'])
+    })
+
+    it('commitOutcome saves the rows and applies the deliveries together, as saveMessage would', async () => {
+      const created = clock
+      await store.saveMessage(message({ channel: 'C1' }))
+      await store.recordDelivery(delivery('d-1'))
+      await store.recordDelivery(delivery('d-2'))
+      await store.recordDelivery(delivery('d-3'))
+      clock += 5000
+      const merged = message({ channel: 'C1', state: 'merged', lastDeliveryId: 'd-2', reactions: ['merged'] })
+      const second = message({ channel: 'C2', ts: '2.2', lastDeliveryId: 'd-2' })
+      await store.commitOutcome({ provider: 'github', deliveryIds: ['d-1', 'd-2'], messages: [merged, second] })
+      expect(await store.findMessages(pr)).toEqual([
+        { ...merged, createdAt: created, touchedAt: clock },
+        { ...second, createdAt: clock, touchedAt: clock },
+      ])
+      expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['d-3'])
+      expect(await store.recordDelivery(delivery('d-2'))).toBe(false)
+    })
+
+    it('commitOutcome that fails commits nothing: every delivery stays pending, every row as it was', async () => {
+      await store.saveMessage(message({ channel: 'C1' }))
+      await store.recordDelivery(delivery('d-1'))
+      await store.recordDelivery(delivery('d-2'))
+      clock += 5000
+      const broken = { ...message({ channel: 'C2' }), ts: null as unknown as string } // violates NOT NULL
+      const outcome = { provider: 'github' as const, deliveryIds: ['d-1', 'd-2'], messages: [message({ channel: 'C1', state: 'merged' }), broken] }
+      await expect(store.commitOutcome(outcome)).rejects.toThrow()
+      expect(await store.findMessages(pr)).toEqual([{ ...message({ channel: 'C1' }), createdAt: clock - 5000, touchedAt: clock - 5000 }])
+      expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['d-1', 'd-2'])
+      // The store goes on working after the failed commit.
+      await store.commitOutcome({ ...outcome, messages: [] })
+      expect(await store.countPendingDeliveries()).toBe(0)
+    })
+
+    it('an empty commitOutcome changes nothing', async () => {
+      await store.recordDelivery(delivery('d-1'))
+      await store.commitOutcome({ provider: 'github', deliveryIds: [], messages: [] })
+      expect(await store.countPendingDeliveries()).toBe(1)
+      expect(await store.countMessages()).toBe(0)
     })
 
     it('forgets applied delivery ids older than the cutoff, never a pending one', async () => {
       await store.recordDelivery(delivery('old-applied'))
       await store.recordDelivery(delivery('old-pending'))
-      await store.markApplied('github', 'old-applied')
+      await markApplied('github', 'old-applied')
       clock += 1000
       const cutoff = clock
       await store.recordDelivery(delivery('new-applied'))
-      await store.markApplied('github', 'new-applied')
+      await markApplied('github', 'new-applied')
       clock += 1000
       expect(await store.deleteAppliedDeliveriesBefore(cutoff)).toBe(1)
       expect(await store.deleteAppliedDeliveriesBefore(clock + 1)).toBe(1)
@@ -235,7 +276,7 @@ describe.each(backends)('Store contract: $name', (backend) => {
       await store.saveMessage(message())
       await store.recordDelivery(delivery('d-1'))
       await store.recordDelivery(delivery('d-2'))
-      await store.markApplied('github', 'd-1')
+      await markApplied('github', 'd-1')
       await store.close()
       await store.close() // closing twice is harmless
       store = await db.open(now)

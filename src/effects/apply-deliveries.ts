@@ -1,0 +1,92 @@
+import type { StoredLifecycle } from '../../machines/decide.ts'
+import { foldEvents } from '../../machines/fold-events.ts'
+import { initialContext } from '../../machines/pull-request.machine.ts'
+import type { Mappings } from '../config/schema.ts'
+import type { ReactionSettings } from '../config/settings.ts'
+import { applyReactionTier, reactionNames } from '../routing/reactions.ts'
+import type { PullRequestEvent } from '../decode/pull-request-event.ts'
+import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
+import { resolveRoute } from '../routing/resolve-route.ts'
+import type { MessageRecord } from '../store/store.ts'
+import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
+import { planChanges } from './plan-changes.ts'
+import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
+
+export interface LifecycleDeps extends PlanRunnerDeps {
+  mappings: Mappings
+  /** The global `slack.reactions`; a mapping tier may override them. */
+  reactions: ReactionSettings
+  chooseTargets?: ChooseTargets
+}
+
+/**
+ * The mailbox worker: takes one pull request's queued deliveries (one or more, in arrival order), folds
+ * them through the lifecycle machine, plans the Slack calls that bring every message to the final state,
+ * runs them, and commits the rows together with the deliveries they reflect. Runs inside the PR's
+ * mailbox, so it never races another delivery of the same pull request.
+ */
+export function createLifecycle(deps: LifecycleDeps) {
+  const chooseTargets = deps.chooseTargets ?? repositoryChannel
+  const runPlan = createPlanRunner(deps)
+
+  return async function applyDeliveries(events: readonly PullRequestEvent[]): Promise<void> {
+    const first = events[0]
+    const last = events.at(-1)
+    if (!first || !last) return
+    const ref = { provider: first.provider, repository: `${first.owner}/${first.repo}`, prNumber: first.number }
+    const deliveryIds = events.map((e) => e.deliveryId)
+    const facts = { repository: ref.repository, pr: first.number, delivery_id: last.deliveryId, deliveries: events.length }
+    const commit = (messages: MessageRecord[]) => deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages })
+
+    const allRows = await deps.store.findMessages(ref)
+    // Rows, deliveries marked applied and the deliveries they reflect are committed together, so a pending
+    // delivery is normally reflected by no row. A database written by an older version may still hold a row
+    // that reflects one (its commit was cut off between channels): that row is left as it is.
+    const batch = new Set(deliveryIds)
+    const rows = allRows.filter((r) => r.lastDeliveryId === null || !batch.has(r.lastDeliveryId))
+    if (allRows.length > 0 && rows.length === 0) return commit([])
+    const stored = rows[0] ? (JSON.parse(rows[0].lifecycle) as StoredLifecycle) : undefined
+
+    const folded = foldEvents(stored, events)
+    for (const step of folded.steps) if (step.ignored) logIgnored(deps.logger, step.ignored, ignoredFacts(step.event))
+    const next = folded.next
+    if (!folded.changed || !next) return commit([])
+    const route = resolveRoute(deps.mappings, first.owner, first.repo)
+    if (!route) {
+      for (const step of folded.steps) if (!step.ignored) logIgnored(deps.logger, 'no_mapping', ignoredFacts(step.event))
+      return commit([])
+    }
+
+    const taken = new Set(allRows.map((r) => r.channel))
+    const announceIn = folded.announcedBy
+      ? (await deps.limit(() => chooseTargets(folded.announcedBy!, route))).filter((t) => !taken.has(t.channel))
+      : []
+    const reactions = applyReactionTier(deps.reactions, route.reactions)
+    const plans = planChanges({
+      messages: rows.map((r) => {
+        const shown = JSON.parse(r.lifecycle) as StoredLifecycle
+        // A row written before messages recorded their emoji: assume the names configured now.
+        return { channel: r.channel, mentions: r.mentions, ts: r.ts, shown, reactions: r.reactions ?? reactionNames(reactions, shown.context.reactions) }
+      }),
+      announceIn,
+      next,
+      reactions,
+    })
+    const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(first) }
+    const beforePost = { state: unannounced.state, lifecycle: JSON.stringify(unannounced), lastDeliveryId: rows[0]?.lastDeliveryId ?? null }
+    const context = { ref, facts, next, reactions, beforePost }
+
+    const placed = []
+    for (const plan of plans) {
+      const message = await runPlan(plan, context)
+      if (message) placed.push(message)
+    }
+    // Saved even when Slack refused a channel's change for good: the lifecycle belongs to the pull request,
+    // and a row left behind would later hand an old state to the machine.
+    await commit(placed.map((m) => ({
+      ...ref, ...m, state: next.state, lifecycle: JSON.stringify(next), lastDeliveryId: last.deliveryId,
+    })))
+  }
+}
+
+export type ApplyDeliveries = ReturnType<typeof createLifecycle>

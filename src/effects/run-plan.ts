@@ -1,0 +1,118 @@
+import type { StoredLifecycle } from '../../machines/decide.ts'
+import type { ReactionSettings } from '../config/settings.ts'
+import { isPrheraldError } from '../errors.ts'
+import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
+import type { SlackClient } from '../slack/slack-client.ts'
+import type { MessageRecord, PullRequestRef, Store } from '../store/store.ts'
+import type { CallLimit } from './call-limit.ts'
+import { planMessage, unposted, type MessagePlan, type SlackChange } from './plan-changes.ts'
+import { retryTransient, type RetryPolicy } from './retry-transient.ts'
+
+export interface PlanRunnerDeps {
+  store: Store
+  slack: SlackClient
+  logger: Logger
+  retry: RetryPolicy
+  /** Aborted at shutdown: retry loops stop and the delivery stays pending. */
+  signal: AbortSignal
+  /** Shared by every mailbox: at most so many outbound calls at once. */
+  limit: CallLimit
+}
+
+/** The pull request the plan belongs to, and what its rows are saved with. */
+export interface PlanContext {
+  ref: PullRequestRef
+  /** Log fields naming the pull request and the delivery (never its payload). */
+  facts: LogFields
+  next: StoredLifecycle
+  /** The repository's reactions, after inheritance (a message posted again gets them all). */
+  reactions: ReactionSettings
+  /** What a freshly posted message's row holds until the outcome is committed: the state before these deliveries. */
+  beforePost: Pick<MessageRecord, 'state' | 'lifecycle' | 'lastDeliveryId'>
+}
+
+/** A message as it stands after its plan ran: what the outcome's row is saved with. */
+export interface PlacedMessage {
+  channel: string
+  ts: string
+  mentions: string[]
+  reactions: string[]
+}
+
+/**
+ * The executor: carries out one channel's plan against Slack, in order, with retries for transient
+ * failures. It decides nothing except how to recover: a message someone deleted is posted again. A
+ * post's ts is saved at once (with the state from before the deliveries, so a replay after a crash
+ * updates that message instead of posting another). Returns undefined when the channel has no message.
+ */
+export function createPlanRunner(deps: PlanRunnerDeps) {
+  return async function runPlan(plan: MessagePlan, context: PlanContext): Promise<PlacedMessage | undefined> {
+    const facts = { ...context.facts, channel: plan.channel }
+    const call = <T>(method: string, run: () => Promise<T>) =>
+      retryTransient(() => deps.limit(run), {
+        policy: deps.retry,
+        signal: deps.signal,
+        onRetry: (attempt, delayMs, error) =>
+          deps.logger.warn('slack call failed, retrying', { ...facts, call: method, attempt, delay_ms: delayMs, ...errorFields(error) }),
+      })
+    const done: string[] = []
+    let ts = plan.ts
+
+    const apply = async (change: SlackChange): Promise<void> => {
+      switch (change.type) {
+        case 'post': {
+          ts = await call('chat.postMessage', () => deps.slack.postMessage(plan.channel, change.message))
+          await deps.store.saveMessage({ ...context.ref, channel: plan.channel, ts, mentions: plan.mentions, reactions: [], ...context.beforePost })
+          done.push('posted')
+          return
+        }
+        case 'update':
+          await call('chat.update', () => deps.slack.updateMessage(plan.channel, ts!, change.message))
+          done.push('updated')
+          return
+        case 'addReaction':
+        case 'removeReaction': {
+          const add = change.type === 'addReaction'
+          // A reaction Slack refuses for good (say, an emoji name it does not know) is logged and skipped: the
+          // message itself is right, and the row must still record these deliveries.
+          const applied = await guard(() => call(add ? 'reactions.add' : 'reactions.remove', () =>
+            (add ? deps.slack.addReaction : deps.slack.removeReaction)(plan.channel, ts!, change.name).then(() => true)))
+          if (applied) done.push(`${add ? '+' : '-'}${change.name}`)
+        }
+      }
+    }
+
+    const run = async (changes: SlackChange[]): Promise<void> => {
+      for (const change of changes) {
+        try {
+          await apply(change)
+        } catch (error) {
+          if (change.type !== 'update' || !isPrheraldError(error, 'slack_message_not_found')) throw error
+          // Someone deleted the message: announce the pull request again rather than go silent.
+          deps.logger.warn('slack message was deleted, posting a new one', facts)
+          ts = undefined
+          return run(planMessage(unposted(plan), context.next, context.reactions).changes)
+        }
+      }
+    }
+
+    await guard(() => run(plan.changes))
+    if (done.length > 0) deps.logger.info('slack message changed', { ...facts, ts, changes: done })
+    return ts === undefined ? undefined : { channel: plan.channel, ts, mentions: plan.mentions, reactions: plan.reactions }
+
+    /** Permanent Slack errors are logged once with the fix and skip the rest of this channel; others propagate. */
+    async function guard<T>(work: () => Promise<T>): Promise<T | undefined> {
+      try {
+        return await work()
+      } catch (error) {
+        if (isPrheraldError(error, 'slack_permanent') || isPrheraldError(error, 'slack_message_not_found')) {
+          deps.logger.error('slack rejected the change; dropping it for this channel', { ...facts, slack_error: error.message, fix: error.fix })
+          return undefined
+        }
+        throw error
+      }
+    }
+  }
+}
+
+export type RunPlan = ReturnType<typeof createPlanRunner>
