@@ -77,7 +77,9 @@ export function digestDay(now: number, zone: string, calendar: HolidayCalendar |
   const startOfDay = zonedMidnight(p.year, p.month, p.day, zone)
   if (p.weekday === 'Sat' || p.weekday === 'Sun') return { date, startOfDay, skip: { reason: 'weekend' } }
   if (calendar) {
-    const holidays = new Holidays(calendar.country, ...(calendar.region ? [calendar.region] : []), { types: ['public'] })
+    const holidays = calendar.region
+      ? new Holidays(calendar.country, calendar.region, { types: ['public'] })
+      : new Holidays(calendar.country, { types: ['public'] })
     // Asked at noon of that day in the zone: date-holidays matches whole local days of its own zone.
     const found = holidays.isHoliday(new Date(startOfDay + 12 * 3600 * 1000))
     const holiday = Array.isArray(found) ? found.find((h) => h.date.startsWith(date)) ?? found[0] : undefined
