@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
@@ -100,6 +100,35 @@ function scratchRoot(): string {
   }
 }
 
+const isAlive = (pid: number) => {
+  try { process.kill(pid, 0); return true } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM' }
+}
+
+/**
+ * A test run killed outright (SIGKILL, a CI timeout) leaves its server running and its data in memory.
+ * Each run writes its process id beside its data; the next run stops the servers of runs that are gone.
+ * Only a process whose command line names that data directory is signalled, never a reused pid.
+ */
+function reapOrphans(root: string): void {
+  for (const name of readdirSync(root).filter((n) => n.startsWith('prherald-pg-'))) {
+    const dir = join(root, name)
+    let owner: number
+    try { owner = Number(readFileSync(join(dir, 'owner'), 'utf8')) } catch { continue } // being made right now
+    if (!(owner > 0) || isAlive(owner)) continue
+    let unsure = false
+    for (const data of readdirSync(dir).filter((d) => d.startsWith('data-'))) {
+      let pid = 0
+      try { pid = Number(readFileSync(join(dir, data, 'postmaster.pid'), 'utf8').split('\n')[0]) } catch { continue } // stopped
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(join(dir, data))) process.kill(pid, 'SIGQUIT')
+      } catch {
+        unsure = !existsSync('/proc/self') // without /proc the server cannot be identified: leave it alone
+      }
+    }
+    if (!unsure) rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 /** Copies the cached cluster into a temp directory and starts it on a free port; `stop()` removes it all. */
 export async function startPostgresServer(): Promise<PostgresServer> {
   const root = userInfo().uid === 0
@@ -113,7 +142,9 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     throw new Error(`could not start the test PostgreSQL server: ${String(error ?? 'the server exited')}\n${log.join('')}`)
   }
   const template = await clusterTemplate(Embedded, keep).catch(fail)
+  reapOrphans(scratchRoot())
   const dir = mkdtempSync(join(scratchRoot(), 'prherald-pg-'))
+  writeFileSync(join(dir, 'owner'), String(process.pid))
   chmodSync(dir, 0o755)
   // The free port can be taken between probing it and the server binding it: try another a few times.
   for (let attempt = 1; ; attempt++) {
