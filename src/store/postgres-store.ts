@@ -49,9 +49,9 @@ export interface PostgresStoreDeps {
 }
 
 /**
- * The PostgreSQL backend. Every call is one statement on a pooled connection, so each commits on its own;
- * SQLite's group commit is not needed here, where the server batches WAL flushes of concurrent commits.
- * The pool belongs to the store: `close()` ends it.
+ * The PostgreSQL backend. Every call but commitOutcome (one transaction on one connection) is a single
+ * statement on a pooled connection that commits on its own. SQLite's group commit is not needed here:
+ * the server lets concurrent commits share a WAL flush. The pool belongs to the store: `close()` ends it.
  */
 export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps): Store {
   const count = async (sql: string) => Number((await pool.query<{ n: string }>(sql)).rows[0]?.n ?? 0)
