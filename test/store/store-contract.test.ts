@@ -6,7 +6,7 @@ import { postgresMigrateUp } from '../../src/store/postgres-migrations.ts'
 import { openPostgresPool } from '../../src/store/postgres-pool.ts'
 import { createPostgresStore } from '../../src/store/postgres-store.ts'
 import { createSqliteStore } from '../../src/store/sqlite-store.ts'
-import type { IncomingDelivery, MessageRecord, Store } from '../../src/store/store.ts'
+import { hasMessage, NO_MESSAGE, type IncomingDelivery, type MessageRecord, type Store } from '../../src/store/store.ts'
 import { createTestDatabase, createTestSchema, type TestDatabase } from '../helpers/postgres.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 
@@ -121,6 +121,14 @@ describe.each(backends)('Store contract: $name', (backend) => {
       const found = await store.findMessages(pr)
       expect(found.map((m) => m.channel)).toEqual(['C1', 'CB', 'Cb', 'CA'])
       expect(found.find((m) => m.channel === 'Cb')?.state).toBe('closed')
+    })
+
+    it('keeps a lifecycle row without a Slack message (empty channel and ts), first among the rows', async () => {
+      await store.saveMessage(message({ channel: 'C1' }))
+      await store.saveMessage(message({ ...NO_MESSAGE, state: 'ended' }))
+      const found = await store.findMessages(pr)
+      expect(found.map((m) => [m.channel, m.ts, m.state])).toEqual([['', '', 'ended'], ['C1', '1712345678.000100', 'open']])
+      expect(found.map(hasMessage)).toEqual([false, true])
     })
 
     it('keys a pull request by provider, repository and number', async () => {
