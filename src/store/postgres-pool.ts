@@ -1,6 +1,7 @@
 import pg from 'pg'
 import { PrheraldError } from '../errors.ts'
-import { redactPostgresUrl, scrubPostgresSecrets } from './postgres-url.ts'
+import { redactUrl } from '../config/redact-url.ts'
+import { scrubPostgresSecrets } from './postgres-url.ts'
 
 export type PostgresPool = pg.Pool
 
@@ -20,7 +21,7 @@ export interface OpenPostgresPoolDeps {
 
 /** Opens a pool and proves it with one round trip, so a wrong URL fails at start-up, not at the first delivery. */
 export async function openPostgresPool(deps: OpenPostgresPoolDeps): Promise<PostgresPool> {
-  const where = redactPostgresUrl(deps.url)
+  const where = redactUrl(deps.url)
   let pool: pg.Pool
   try {
     pool = new pg.Pool({ connectionString: deps.url, max: deps.maxConnections ?? 10 })

@@ -1,31 +1,15 @@
-/**
- * Connection URLs carry credentials (`postgres://user:password@host/db`, `?password=`), and an operator
- * pastes them into error reports. Everything prherald prints about a PostgreSQL URL goes through here.
- */
+import { redactUrl } from '../config/redact-url.ts'
 
-const SECRET_PARAMS = new Set(['password', 'sslpassword', 'sslkey'])
+/**
+ * Connection URLs carry credentials (`postgres://user:password@host/db`, `?password=`). What prherald
+ * prints about one goes through `redactUrl` (src/config/redact-url.ts) or, for the driver's text, here.
+ */
 
 export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url)
 }
 
-/** The URL with its user-info and secret query parameters replaced by `***`; safe for logs and errors. */
-export function redactPostgresUrl(url: string): string {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    return '<unparseable database url>'
-  }
-  const hadUserInfo = parsed.username !== '' || parsed.password !== ''
-  parsed.username = ''
-  parsed.password = ''
-  for (const key of [...parsed.searchParams.keys()]) {
-    if (SECRET_PARAMS.has(key.toLowerCase())) parsed.searchParams.set(key, '***')
-  }
-  const text = parsed.toString().replaceAll('%2A%2A%2A', '***')
-  return hadUserInfo ? text.replace('://', '://***@') : text
-}
+const SECRET_PARAMS = new Set(['password', 'sslpassword'])
 
 /**
  * `text` with every secret that `url` carries, and `otherSecrets` (a password given apart from the url,
@@ -45,7 +29,7 @@ export function scrubPostgresSecrets(text: string, url: string, otherSecrets: re
   let out = text
   // Longest first, so the whole URL goes before the password inside it.
   for (const secret of [...secrets].filter((s) => s.length > 0).sort((a, b) => b.length - a.length)) {
-    out = out.replaceAll(secret, secret === url ? redactPostgresUrl(url) : '***')
+    out = out.replaceAll(secret, secret === url ? redactUrl(url) : '***')
   }
   return out
 }
