@@ -4,6 +4,8 @@ import type { Settings } from '../config/settings.ts'
 import { isPrheraldError } from '../errors.ts'
 import type { ConfigLock } from '../lock/config-lock.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
+import type { Provider } from '../decode/pull-request-event.ts'
+import { providerMismatch } from '../store/database-provider.ts'
 import type { DatabaseReport } from '../store/inspect-database.ts'
 import type { CheckResult } from './check-result.ts'
 import { TOKEN_VARIABLE } from './webhook-check.ts'
@@ -55,7 +57,7 @@ const messageRows = (n: number, withoutMessage: number) =>
   `${plural(n, 'row')}${withoutMessage > 0 ? ` (${withoutMessage} without a Slack message: ended before they were announced)` : ''}`
 
 /** [database], pure: judges what inspectDatabase read; `report` undefined means there is no file yet. */
-export function databaseSection(path: string, report: DatabaseReport | undefined): CheckResult[] {
+export function databaseSection(path: string, report: DatabaseReport | undefined, configured?: Provider): CheckResult[] {
   if (!report) {
     return [{ name: 'file', target: path, status: 'SKIP', reason: 'not created yet; the server creates it at start-up (or run prherald-migrate up)' }]
   }
@@ -66,9 +68,17 @@ export function databaseSection(path: string, report: DatabaseReport | undefined
       ? { name: 'migrations', target: path, status: 'SKIP', reason: `${applied.length} applied, ${pending.length} pending (${pending.join(', ')}); the server applies them at start-up, or run prherald-migrate up` }
       : { name: 'migrations', target: path, status: 'OK', reason: `all ${applied.length} applied` }
   const rows = (n: number | undefined, text: (n: number) => string) => (n === undefined ? 'table not created yet' : text(n))
+  const provider: CheckResult[] = configured === undefined ? [] : [
+    report.provider === undefined
+      ? { name: 'provider', target: path, status: 'OK', reason: `unused yet; the server records git_provider ${configured}` }
+      : report.provider === configured
+        ? { name: 'provider', target: path, status: 'OK', reason: `serves ${configured}` }
+        : { name: 'provider', target: path, status: 'FAIL', reason: `serves ${report.provider}, but git_provider is ${configured}: the server refuses to start`, fix: providerMismatch(path, report.provider, configured).fix },
+  ]
   return [
     { name: 'file', target: path, status: 'OK', reason: 'opens' },
     migrations,
+    ...provider,
     { name: 'slack_messages', target: path, status: 'OK', reason: rows(report.messages, (n) => messageRows(n, report.withoutMessage ?? 0)) },
     { name: 'intake', target: path, status: 'OK', reason: rows(report.waiting, (n) => `${plural(n, 'delivery', 'deliveries')} waiting${n > 0 ? '; replayed at the next start' : ''}`) },
   ]

@@ -37,7 +37,7 @@ async function doctor(repository: string | undefined): Promise<boolean> {
   } else {
     let database: CheckResult[]
     try {
-      database = databaseSection(settings.databasePath, inspectDatabase(settings.databasePath))
+      database = databaseSection(settings.databasePath, inspectDatabase(settings.databasePath), settings.gitProvider)
     } catch (error) {
       if (!isPrheraldError(error)) throw error
       database = [{ name: 'file', target: settings.databasePath, status: 'FAIL', reason: error.message, fix: error.fix }]

@@ -58,6 +58,7 @@ cli.help((sections) => {
       '  PRHERALD_LISTEN        listen address, overrides server.listen (default :8080)',
       '  PRHERALD_DATABASE_URL  SQLite file URL, overrides database.url (default file:./data/prherald.db)',
       '  PRHERALD_PUBLIC_URL    public base URL, reported by prherald-doctor and used by create-webhook',
+      '  PRHERALD_SLACK_PACING  published or off, overrides slack.pacing (default published)',
       '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
       '  GITHUB_API_URL         GitHub API base (default https://api.github.com; GHES: https://HOST/api/v3)',
       '  BITBUCKET_API_URL      Bitbucket API base (default https://api.bitbucket.org/2.0)',

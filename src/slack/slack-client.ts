@@ -1,27 +1,32 @@
 import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type RetryOptions } from '@slack/web-api'
-import { PrheraldError } from '../errors.ts'
+import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
+import type { SlackTokenObserver } from './slack-token-state.ts'
 
 export interface SlackMessage {
   text: string
   blocks: unknown[]
 }
 
-/** The four calls the lifecycle makes. Errors are PrheraldErrors: slack_transient, slack_permanent, slack_message_not_found. */
+/** The calls the lifecycle makes (deleteMessage only for a finished smoke test). Errors are PrheraldErrors: slack_transient, slack_rate_limited, slack_permanent, slack_message_not_found, slack_auth. */
 export interface SlackClient {
   postMessage(channel: string, message: SlackMessage): Promise<string>
   updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>
   addReaction(channel: string, ts: string, name: string): Promise<void>
   removeReaction(channel: string, ts: string, name: string): Promise<void>
+  /** chat.delete; a message already gone counts as deleted. */
+  deleteMessage(channel: string, ts: string): Promise<void>
 }
 
 export interface SlackClientOptions {
   token: string
   apiUrl: string
   logger: Logger
-  /** Retries inside one call (429 Retry-After, 5xx, network). Further retries happen in the mailbox. */
+  /** Retries inside one call (5xx, network). A 429 is not retried here: the pacer holds and retries it. */
   retry?: RetryOptions
   timeoutMs?: number
+  /** Told when Slack refuses the token itself, and when a call goes through again (for /healthz). */
+  tokenObserver?: SlackTokenObserver
 }
 
 /** What to tell the operator for Slack errors that retrying cannot fix. */
@@ -32,21 +37,44 @@ export const PERMANENT_SLACK_ERRORS: Record<string, string> = {
   invalid_auth: 'SLACK_BOT_TOKEN is not valid; copy the Bot User OAuth Token (xoxb-…) from the Slack app',
   not_authed: 'SLACK_BOT_TOKEN is empty; set it to the Bot User OAuth Token (xoxb-…)',
   token_revoked: 'the Slack token was revoked; reinstall the app and set the new SLACK_BOT_TOKEN',
-  account_inactive: 'the Slack app was uninstalled or its user deactivated; reinstall the app',
+  token_expired: 'the Slack token expired; prherald needs a non-expiring bot token: turn off token rotation or reinstall the app, then set the new SLACK_BOT_TOKEN',
+  account_inactive: 'the Slack app was uninstalled or its user deactivated; reinstall the app and set the new SLACK_BOT_TOKEN',
+  org_login_required: 'the workspace is migrating to an Enterprise Grid; wait for the migration to end, then restart prherald',
+  ekm_access_denied: 'a workspace admin suspended posting (Slack EKM); ask them to restore access, then restart prherald',
+  team_access_not_granted: 'the token is not granted access to this workspace; install the app there and set its SLACK_BOT_TOKEN',
   missing_scope: 'add the chat:write and reactions:write bot scopes to the Slack app and reinstall it',
   restricted_action: 'the workspace does not let the bot post there; ask a Slack admin or choose another channel',
 }
+
+/**
+ * Slack's errors about the token itself (Web API common errors): every later call fails the same way, for
+ * every channel, so they are not a channel's refusal to drop: the delivery stays pending for a restart with a
+ * working SLACK_BOT_TOKEN.
+ */
+export const TOKEN_SLACK_ERRORS = new Set([
+  'invalid_auth', 'not_authed', 'token_revoked', 'token_expired', 'account_inactive', 'org_login_required', 'ekm_access_denied', 'team_access_not_granted',
+])
 
 const TRANSIENT_PLATFORM_ERRORS = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout'])
 const SUCCESS_ANYWAY = new Set(['already_reacted', 'no_reaction'])
 
 export function classifySlackError(error: unknown): PrheraldError | undefined {
   const code = (error as { code?: unknown }).code
+  if (code === ErrorCode.RateLimitedError) {
+    // HTTP 429 with Retry-After (the client is told to reject these, not wait): the pacer holds the budget.
+    const retryAfterSeconds = Number((error as { retryAfter?: unknown }).retryAfter)
+    return new PrheraldError('slack_rate_limited', `Slack: rate limited, retry after ${retryAfterSeconds} s`, {
+      cause: error, retryAfterMs: Number.isFinite(retryAfterSeconds) ? retryAfterSeconds * 1000 : undefined,
+    })
+  }
   if (code === ErrorCode.PlatformError) {
     const slackError = String((error as { data?: { error?: unknown } }).data?.error ?? 'unknown_error')
     if (SUCCESS_ANYWAY.has(slackError)) return undefined
     if (slackError === 'message_not_found') {
       return new PrheraldError('slack_message_not_found', 'Slack: message_not_found', { cause: error })
+    }
+    if (TOKEN_SLACK_ERRORS.has(slackError)) {
+      return new PrheraldError('slack_auth', `Slack refuses SLACK_BOT_TOKEN: ${slackError}`, { cause: error, fix: PERMANENT_SLACK_ERRORS[slackError] })
     }
     if (TRANSIENT_PLATFORM_ERRORS.has(slackError)) {
       return new PrheraldError('slack_transient', `Slack: ${slackError}`, { cause: error })
@@ -82,13 +110,20 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     logger: slackLogger(options.logger),
     retryConfig: options.retry ?? DEFAULT_SLACK_RETRY,
     timeout: options.timeoutMs ?? 10_000,
-    rejectRateLimitedCalls: false,
+    // A 429 surfaces as slack_rate_limited instead of being waited out inside the client, so the pacer can
+    // hold that method (or channel) for Retry-After while calls on other budgets go on.
+    rejectRateLimitedCalls: true,
   })
   const call = async <T>(run: () => Promise<T>): Promise<T | undefined> => {
     try {
-      return await run()
+      const result = await run()
+      options.tokenObserver?.accepted()
+      return result
     } catch (error) {
       const classified = classifySlackError(error)
+      if (classified?.code === 'slack_auth') options.tokenObserver?.refused(String((error as { data?: { error?: unknown } }).data?.error), classified.fix)
+      // Any other answer from Slack (a channel's refusal included) means it took the token.
+      else if ((error as { code?: unknown }).code === ErrorCode.PlatformError) options.tokenObserver?.accepted()
       if (classified) throw classified
       return undefined
     }
@@ -107,6 +142,13 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     },
     async removeReaction(channel, ts, name) {
       await call(() => client.reactions.remove({ channel, timestamp: ts, name }))
+    },
+    async deleteMessage(channel, ts) {
+      try {
+        await call(() => client.chat.delete({ channel, ts }))
+      } catch (error) {
+        if (!isPrheraldError(error, 'slack_message_not_found')) throw error
+      }
     },
   }
 }

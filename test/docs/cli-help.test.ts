@@ -18,6 +18,8 @@ const CLIS: Array<{ name: CliName; doc: string }> = [
   { name: 'migrate', doc: 'docs/operations.md' },
   { name: 'config', doc: 'docs/operators.md' },
   { name: 'doctor', doc: 'docs/operators.md' },
+  { name: 'setup', doc: 'docs/operators.md' },
+  { name: 'smoke', doc: 'docs/operators.md' },
 ]
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')
