@@ -6,6 +6,7 @@ import { createLogger } from '../log/logger.ts'
 import { startService, type RunningService } from '../service.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { reportError } from './report-error.ts'
+import { runCommands } from './run-commands.ts'
 
 /**
  * prherald-server: configuration first (exit 1 on any problem), signal handlers, validation of new or changed
@@ -66,16 +67,11 @@ cli.help((sections) => {
   })
 })
 
-let parsed: ReturnType<typeof cli.parse> | undefined
-try {
-  parsed = cli.parse(process.argv, { run: false })
-} catch (error) {
-  reportError(error)
-  process.exit(1)
-}
-if (!parsed.options.help) {
-  main(parsed.options.force === true).catch((error: unknown) => {
+await runCommands(cli, {
+  maxArgs: 0,
+  // Exit rather than set exitCode: a failure halfway through start-up may leave handles open.
+  run: (_args, options) => main(options.force === true).catch((error: unknown) => {
     reportError(error)
     process.exit(1)
-  })
-}
+  }),
+})
