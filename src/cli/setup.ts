@@ -9,7 +9,7 @@ import { unattended, type Asker } from '../setup/asker.ts'
 import { renderConfig, renderEnvFile, type SetupAnswers } from '../setup/render-setup-files.ts'
 import { setupWebhook } from '../setup/setup-webhook.ts'
 import { writeSetupFiles } from '../setup/write-setup-files.ts'
-import { reportError } from './report-error.ts'
+import { runCommands } from './run-commands.ts'
 import { validateCommand } from './validate-command.ts'
 
 interface Options {
@@ -128,18 +128,10 @@ cli.help((sections) => {
   })
 })
 
-let parsed: ReturnType<typeof cli.parse> | undefined
-try {
-  parsed = cli.parse(process.argv, { run: false })
-} catch (error) {
-  reportError(error)
-  process.exit(1)
-}
-if (!parsed.options.help) {
-  main(parsed.options as Options).then((ok) => {
-    if (!ok) process.exitCode = 1
-  }, (error: unknown) => {
-    reportError(error)
-    process.exitCode = 1
-  })
-}
+// Strict like every prherald CLI: --version, and an unknown option or argument is a usage error (exit 2).
+await runCommands(cli, {
+  maxArgs: 0,
+  run: async (_args, options) => {
+    if (!(await main(options as Options))) process.exitCode = 1
+  },
+})

@@ -8,7 +8,7 @@ import { listRoutes, resolveRoute, type Route } from '../routing/resolve-route.t
 import { runSmoke } from '../smoke/run-smoke.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from './parse-repository.ts'
-import { reportError } from './report-error.ts'
+import { runCommands } from './run-commands.ts'
 
 interface Options {
   url?: unknown
@@ -94,18 +94,10 @@ cli.help((sections) => {
   })
 })
 
-let parsed: ReturnType<typeof cli.parse> | undefined
-try {
-  parsed = cli.parse(process.argv, { run: false })
-} catch (error) {
-  reportError(error)
-  process.exit(1)
-}
-if (!parsed.options.help) {
-  main(parsed.options as Options).then((ok) => {
-    if (!ok) process.exitCode = 1
-  }, (error: unknown) => {
-    reportError(error)
-    process.exitCode = 1
-  })
-}
+// Strict like every prherald CLI: --version, and an unknown option or argument is a usage error (exit 2).
+await runCommands(cli, {
+  maxArgs: 0,
+  run: async (_args, options) => {
+    if (!(await main(options as Options))) process.exitCode = 1
+  },
+})
