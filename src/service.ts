@@ -135,7 +135,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw error
   }
   const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
-  const accept = createIntake({ provider: settings.gitProvider, mappings: settings.mappings, store, logger, handOff })
+  const accept = createIntake({ provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff })
   const app = createApp({
     provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
     health: { database: databaseWatch.state, slack: slackToken.current },

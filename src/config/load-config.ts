@@ -98,6 +98,11 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     databasePath,
     messageTtlDays: doc.cleanup?.message_ttl_days ?? DEFAULTS.messageTtlDays,
     reactions: applyReactionTier(DEFAULT_REACTIONS, doc.slack?.reactions),
+    reviews: {
+      ignoreBotReviews: doc.reviews?.ignore_bot_reviews ?? DEFAULTS.reviews.ignoreBotReviews,
+      dependencyBots: doc.reviews?.dependency_bots ?? DEFAULTS.reviews.dependencyBots,
+      dependencyBotLogins: doc.reviews?.dependency_bot_logins ?? [],
+    },
     slackPacing: pacingText,
     mappings: doc.mappings,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,

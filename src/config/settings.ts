@@ -1,4 +1,4 @@
-import type { LOG_FORMATS, LOG_LEVELS, Mappings, SLACK_PACINGS } from './schema.ts'
+import type { DEPENDENCY_BOT_LAYOUTS, LOG_FORMATS, LOG_LEVELS, Mappings, SLACK_PACINGS } from './schema.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 
 export type LogFormat = (typeof LOG_FORMATS)[number]
@@ -13,6 +13,18 @@ export interface ReactionSettings {
   names: Record<ReactionKey, string>
   /** Added to every message when set (off by default). */
   newPr: string | undefined
+}
+
+export type DependencyBotLayout = (typeof DEPENDENCY_BOT_LAYOUTS)[number]
+
+/** `reviews`: how bot activity shows in the channel. Global, applied by the intake. */
+export interface ReviewSettings {
+  /** Bots' reviews and comments change nothing and are not recorded (reason bot_review). */
+  ignoreBotReviews: boolean
+  /** How pull requests opened by a dependency bot are announced. */
+  dependencyBots: DependencyBotLayout
+  /** `reviews.dependency_bot_logins` as written; the effective list adds the host's built-ins (dependency-bump.ts). */
+  dependencyBotLogins: string[]
 }
 
 export interface ListenAddress {
@@ -34,6 +46,7 @@ export interface Settings {
   databasePath: string
   messageTtlDays: number
   reactions: ReactionSettings
+  reviews: ReviewSettings
   slackPacing: SlackPacingSetting
   mappings: Mappings
   publicUrl: string | undefined
@@ -56,6 +69,7 @@ export const DEFAULTS = {
   shutdownTimeoutSeconds: 25,
   databaseUrl: 'file:./data/prherald.db',
   messageTtlDays: 30,
+  reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
   slackPacing: 'published',
   reactions: {
     approved: 'white_check_mark',
@@ -78,6 +92,7 @@ export const DEFAULTS = {
   shutdownTimeoutSeconds: number
   databaseUrl: string
   messageTtlDays: number
+  reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>
   slackPacing: SlackPacingSetting
   reactions: Record<ReactionKey, string>
   api: Settings['api']

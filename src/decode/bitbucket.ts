@@ -1,5 +1,6 @@
 import type { Actor, Decoded, EventKind, Ignored, IgnoreReason } from './pull-request-event.ts'
 import { smokeNumber } from '../smoke/smoke-pull-request.ts'
+import { securityUpdate } from './dependency-bump.ts'
 import { at, bool, int, obj, str } from './read-fields.ts'
 
 /** Bitbucket Cloud event keys (`X-Event-Key`) prherald acts on. A Map, so `constructor` is not a key. */
@@ -70,6 +71,8 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
       title, url, author, createdAt, updatedAt,
       draft: bool(pr, 'draft') === true,
       state: state === 'MERGED' ? 'merged' : state === 'DECLINED' || state === 'SUPERSEDED' ? 'closed' : 'open',
+      // Bitbucket pull requests have no labels; the title and description carry Renovate's markers.
+      ...(securityUpdate({ title, labels: [], body: str(pr, 'description') }) ? { securityUpdate: true } : {}),
     },
   }
 }

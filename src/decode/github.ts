@@ -1,5 +1,6 @@
 import type { Actor, Decoded, EventKind, Ignored, IgnoreReason, PullRequestFacts } from './pull-request-event.ts'
 import { smokeNumber } from '../smoke/smoke-pull-request.ts'
+import { securityUpdate } from './dependency-bump.ts'
 import { at, bool, int, obj, str, type JsonObject } from './read-fields.ts'
 
 /** Either the kind of change a delivery announces, or why it is not one prherald acts on. */
@@ -77,11 +78,15 @@ function factsOf(pr: JsonObject | undefined, isIssue: boolean): PullRequestFacts
   // issue_comment: the issue's updated_at is the pull request's (they are one object on GitHub).
   const updatedAt = str(pr, 'updated_at')
   if (title === undefined || !url || !author || !createdAt || !updatedAt) return undefined
+  const labelList = at(pr, 'labels')
+  const labels = Array.isArray(labelList) ? labelList.flatMap((l: unknown) => str(l, 'name') ?? []) : []
   const merged = isIssue ? typeof at(pr, 'pull_request', 'merged_at') === 'string' : bool(pr, 'merged') === true
   return {
     title, url, author, createdAt, updatedAt,
     draft: bool(pr, 'draft') === true,
     state: merged ? 'merged' : str(pr, 'state') === 'closed' ? 'closed' : 'open',
+    // Set only when true: the stored event stays as it was for every other pull request.
+    ...(securityUpdate({ title, labels, body: str(pr, 'body') }) ? { securityUpdate: true } : {}),
   }
 }
 
