@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'slack_transient'
   | 'slack_permanent'
   | 'slack_message_not_found'
+  | 'slack_outcome_unknown' // a post that may or may not be in the channel: timeout, reset, 5xx
   | 'git_host' // unreachable, 5xx, rate limited: worth retrying later
   | 'git_host_auth' // 401: the token or its auth scheme is wrong
   | 'git_host_scope' // 403: the token lacks a scope or permission

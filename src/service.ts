@@ -7,13 +7,16 @@ import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-eve
 import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createCallLimit } from './effects/call-limit.ts'
 import { configureTargets } from './effects/configure-targets.ts'
+import { createFindPost } from './effects/find-post.ts'
+import { createPostOnce } from './effects/post-once.ts'
+import { recoverPosts } from './effects/recover-posts.ts'
 import type { ChooseTargets } from './effects/message-targets.ts'
 import { DEFAULT_RETRY, ShutdownInterrupt, type RetryPolicy } from './effects/retry-transient.ts'
 import { createIntake } from './intake/intake.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
 import { createApp } from './server.ts'
-import { createSlackClient } from './slack/slack-client.ts'
+import { createSlackClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack/slack-client.ts'
 import { startCleanupJob } from './store/cleanup-job.ts'
 import { migrateUp } from './store/migrations.ts'
 import { openDatabase } from './store/open-database.ts'
@@ -59,11 +62,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const slack = createSlackClient({
     token: secrets.slackBotToken, apiUrl: settings.api.slack, logger, retry: options.slackRetry, timeoutMs: options.slackTimeoutMs,
   })
+  const retry = options.retry ?? DEFAULT_RETRY
+  const limit = createCallLimit(PARALLEL_CALLS, shutdown.signal)
+  const findPost = createFindPost({ slack, logger })
+  const postOnce = createPostOnce({
+    store, slack, logger, retry, signal: shutdown.signal, findPost, settleMs: options.slackTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS,
+  })
   const applyDeliveries = createLifecycle({
-    store, slack, logger, mappings: settings.mappings, reactions: settings.reactions,
-    retry: options.retry ?? DEFAULT_RETRY, signal: shutdown.signal,
-    chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger),
-    limit: createCallLimit(PARALLEL_CALLS, shutdown.signal),
+    store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, signal: shutdown.signal,
+    chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
   })
   const mailboxes = createMailboxes<PullRequestEvent>((_key, events) => applyDeliveries(events), (key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })
@@ -71,6 +78,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   })
   const handOff = (event: PullRequestEvent) => mailboxes.post(pullRequestKey(event), event)
 
+  // Posts the last run left with an unknown outcome are settled first, so that the replay updates them.
+  await recoverPosts({ store, findPost, limit, logger })
   const pending = await store.pendingDeliveries()
   for (const delivery of pending) handOff(JSON.parse(delivery.event) as PullRequestEvent)
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })

@@ -65,7 +65,7 @@ export function createLifecycle(deps: LifecycleDeps) {
     })
     const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(first) }
     const beforePost = { state: unannounced.state, lifecycle: JSON.stringify(unannounced), lastDeliveryId: rows[0]?.lastDeliveryId ?? null }
-    const context = { ref, facts, next, beforePost }
+    const context = { ref, facts, next, beforePost, deliveryId: last.deliveryId }
 
     const placed = []
     for (const plan of plans) {

@@ -1,15 +1,23 @@
 import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type RetryOptions } from '@slack/web-api'
 import { PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
+import { findMarkedMessage, type HistoryLookup, type PostMarker } from './find-marked-message.ts'
+import { mayHavePosted } from './post-outcome.ts'
 
 export interface SlackMessage {
   text: string
   blocks: unknown[]
 }
 
-/** The four calls the lifecycle makes. Errors are PrheraldErrors: slack_transient, slack_permanent, slack_message_not_found. */
+/**
+ * The calls the lifecycle makes. Errors are PrheraldErrors: slack_transient, slack_permanent,
+ * slack_message_not_found, and for postMessage slack_outcome_unknown (the post may be in the channel).
+ */
 export interface SlackClient {
-  postMessage(channel: string, message: SlackMessage): Promise<string>
+  /** Posts once, never retried inside the client; `marker` goes into the message's metadata. */
+  postMessage(channel: string, message: SlackMessage, marker?: PostMarker): Promise<string>
+  /** Looks through the channel's recent history for the post carrying `marker` (see find-marked-message.ts). */
+  findMarkedMessage(channel: string, marker: PostMarker, oldest: Date): Promise<HistoryLookup>
   updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>
   addReaction(channel: string, ts: string, name: string): Promise<void>
   removeReaction(channel: string, ts: string, name: string): Promise<void>
@@ -60,6 +68,10 @@ export function classifySlackError(error: unknown): PrheraldError | undefined {
   return new PrheraldError('slack_transient', `Slack unreachable: ${message}`, { cause: error })
 }
 
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
 /** Routes the Web API client's own log lines into ours, dropping its debug lines (they carry request bodies). */
 function slackLogger(logger: Logger): SlackLogger {
   const text = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : String(m))).join(' ')
@@ -74,16 +86,22 @@ function slackLogger(logger: Logger): SlackLogger {
   }
 }
 
+export const DEFAULT_SLACK_TIMEOUT_MS = 10_000
+
 export const DEFAULT_SLACK_RETRY: RetryOptions = { retries: 3, factor: 2, minTimeout: 1000, maxTimeout: 10_000, randomize: true }
 
 export function createSlackClient(options: SlackClientOptions): SlackClient {
-  const client = new WebClient(options.token, {
+  const settings = {
     slackApiUrl: options.apiUrl,
     logger: slackLogger(options.logger),
-    retryConfig: options.retry ?? DEFAULT_SLACK_RETRY,
-    timeout: options.timeoutMs ?? 10_000,
+    timeout: options.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS,
     rejectRateLimitedCalls: false,
-  })
+  }
+  const client = new WebClient(options.token, { ...settings, retryConfig: options.retry ?? DEFAULT_SLACK_RETRY })
+  // Posts get a client of their own that never retries: Slack has no idempotency key, so a post retried
+  // after a timeout or a reset can land twice. A failed post goes back to post-once.ts, which looks for it
+  // in the channel before posting again. (A 429 is still waited out here, then reported as not posted.)
+  const poster = new WebClient(options.token, { ...settings, retryConfig: { retries: 0 } })
   const call = async <T>(run: () => Promise<T>): Promise<T | undefined> => {
     try {
       return await run()
@@ -94,11 +112,22 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     }
   }
   return {
-    async postMessage(channel, message) {
-      const result = await call(() => client.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never, unfurl_links: false }))
-      if (!result?.ts) throw new PrheraldError('slack_transient', 'Slack: chat.postMessage returned no ts')
+    async postMessage(channel, message, marker) {
+      const metadata = marker ? { metadata: { event_type: marker.eventType, event_payload: { ...marker.payload } } } : {}
+      let result
+      try {
+        result = await poster.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never, unfurl_links: false, ...metadata })
+      } catch (error) {
+        if (mayHavePosted(error)) {
+          throw new PrheraldError('slack_outcome_unknown', `Slack: chat.postMessage outcome unknown (${errorText(error)})`, { cause: error })
+        }
+        const classified = classifySlackError(error)
+        if (classified) throw classified
+      }
+      if (!result?.ts) throw new PrheraldError('slack_outcome_unknown', 'Slack: chat.postMessage returned no ts')
       return result.ts
     },
+    findMarkedMessage: (channel, marker, oldest) => findMarkedMessage({ client, call }, channel, marker, oldest),
     async updateMessage(channel, ts, message) {
       await call(() => client.chat.update({ channel, ts, text: message.text, blocks: message.blocks as never }))
     },

@@ -8,6 +8,8 @@ export interface SlackMessageState {
   blocks: unknown[]
   reactions: Set<string>
   updates: number
+  /** The message metadata posted with it (`event_type`, `event_payload`), if any. */
+  metadata?: unknown
 }
 
 /** What the fake answers for one call instead of success: an HTTP status, a Slack error, a delay, or a reset. */
@@ -16,6 +18,8 @@ export type SlackFault =
   | { error: string }
   | { delayMs: number }
   | { reset: true }
+  /** The call is carried out, then the answer is lost: never sent (`hang`, the client times out) or the connection reset. */
+  | { lostAnswer: 'hang' | 'reset' }
 
 export interface FakeSlack {
   url: string
@@ -39,20 +43,33 @@ export interface FakeSlack {
   close(): Promise<void>
 }
 
+function parseMetadata(value: unknown): unknown {
+  return typeof value === 'string' ? JSON.parse(value) as unknown : value
+}
+
+/** The history scope the fake requires for conversations.history, by the channel ID's first letter. */
+const historyScope = (channel: string) => channel.startsWith('D') ? 'im:history' : channel.startsWith('G') ? 'groups:history' : 'channels:history'
+
 function parseBlocks(value: unknown): unknown[] {
   if (typeof value === 'string') return JSON.parse(value) as unknown[]
   return Array.isArray(value) ? value : []
 }
 
 export async function startFakeSlack(options: { anyChannel?: boolean } = {}): Promise<FakeSlack> {
-  let nextTs = 1_700_000_000
+  // Like Slack's: the time of posting in seconds with six decimals, unique and increasing (history's
+  // oldest/latest bounds compare against it).
+  let lastMicros = 0
+  const nextTs = () => {
+    lastMicros = Math.max(Date.now() * 1000, lastMicros + 1)
+    return `${Math.floor(lastMicros / 1e6)}.${String(lastMicros % 1e6).padStart(6, '0')}`
+  }
   const state = {
     calls: [] as FakeSlack['calls'],
     messages: new Map<string, SlackMessageState>(),
     faults: [] as FakeSlack['faults'],
     channelErrors: new Map<string, string>(),
     latencyMs: 0,
-    scopes: ['chat:write', 'reactions:write', 'channels:read', 'groups:read'],
+    scopes: ['chat:write', 'reactions:write', 'channels:read', 'groups:read', 'channels:history', 'groups:history'],
     channels: new Map<string, { is_archived?: boolean; is_member?: boolean; name?: string }>(),
     onCall: undefined as FakeSlack['onCall'],
   }
@@ -60,22 +77,54 @@ export async function startFakeSlack(options: { anyChannel?: boolean } = {}): Pr
   const answer = async (method: string, body: Record<string, unknown>, res: ServerResponse) => {
     const channel = typeof body.channel === 'string' ? body.channel : undefined
     const faultIndex = state.faults.findIndex((f) => f.method === method && (f.channel === undefined || f.channel === channel))
+    let lostAnswer: 'hang' | 'reset' | undefined
     if (faultIndex >= 0) {
       const fault = state.faults.splice(faultIndex, 1)[0]!.fault
       if ('reset' in fault) return void res.socket?.destroy()
       if ('status' in fault) return void res.writeHead(fault.status, fault.headers ?? {}).end('')
       if ('error' in fault) return sendJson(res, 200, { ok: false, error: fault.error })
-      await new Promise((r) => setTimeout(r, fault.delayMs))
+      if ('lostAnswer' in fault) lostAnswer = fault.lostAnswer
+      else await new Promise((r) => setTimeout(r, fault.delayMs))
+    }
+    if (lostAnswer) {
+      // Carry the call out against a response that goes nowhere, then lose the answer.
+      const nowhere = { writeHead: () => nowhere, end: () => nowhere } as unknown as ServerResponse
+      await carryOut(method, body, channel, nowhere)
+      if (lostAnswer === 'reset') res.socket?.destroy()
+      return
     }
     if (state.latencyMs > 0) await new Promise((r) => setTimeout(r, state.latencyMs))
+    return carryOut(method, body, channel, res)
+  }
+
+  const carryOut = async (method: string, body: Record<string, unknown>, channel: string | undefined, res: ServerResponse) => {
     const channelError = channel ? state.channelErrors.get(channel) : undefined
     if (channelError) return sendJson(res, 200, { ok: false, error: channelError })
 
     switch (method) {
       case 'chat.postMessage': {
-        const ts = `${nextTs++}.000100`
-        state.messages.set(ts, { channel: channel ?? '', ts, text: String(body.text ?? ''), blocks: parseBlocks(body.blocks), reactions: new Set(), updates: 0 })
+        const ts = nextTs()
+        const metadata = body.metadata === undefined ? {} : { metadata: parseMetadata(body.metadata) }
+        state.messages.set(ts, { channel: channel ?? '', ts, text: String(body.text ?? ''), blocks: parseBlocks(body.blocks), reactions: new Set(), updates: 0, ...metadata })
         return sendJson(res, 200, { ok: true, channel, ts })
+      }
+      case 'conversations.history': {
+        // Newest first, oldest/latest exclusive as in Slack, `limit` a page with an offset as cursor.
+        const needed = historyScope(channel ?? '')
+        if (!state.scopes.includes(needed)) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed, provided: state.scopes.join(',') })
+        const oldest = body.oldest === undefined ? 0 : Number(body.oldest)
+        const latest = body.latest === undefined ? Infinity : Number(body.latest)
+        const withMetadata = String(body.include_all_metadata) === 'true'
+        const all = [...state.messages.values()]
+          .filter((m) => m.channel === channel && Number(m.ts) > oldest && Number(m.ts) < latest)
+          .sort((a, b) => b.ts.localeCompare(a.ts))
+        const start = Number(body.cursor ?? 0)
+        const limit = Number(body.limit ?? 100)
+        const page = all.slice(start, start + limit).map((m) => ({
+          type: 'message', ts: m.ts, text: m.text, ...(withMetadata && m.metadata !== undefined ? { metadata: m.metadata } : {}),
+        }))
+        const more = start + limit < all.length
+        return sendJson(res, 200, { ok: true, messages: page, has_more: more, response_metadata: { next_cursor: more ? String(start + limit) : '' } })
       }
       case 'chat.update': {
         const message = state.messages.get(String(body.ts))
