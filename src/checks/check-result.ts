@@ -1,4 +1,5 @@
-export type CheckStatus = 'OK' | 'SKIP' | 'FAIL'
+/** WARN: works, but something is missing that the operator should add (never fails a run). */
+export type CheckStatus = 'OK' | 'WARN' | 'SKIP' | 'FAIL'
 
 export type CheckName = 'mapping' | 'slack-auth' | 'slack-channel' | 'webhook' | (string & {})
 
@@ -18,13 +19,19 @@ export function hasFailure(results: readonly CheckResult[]): boolean {
 }
 
 export function countByStatus(results: readonly CheckResult[]): Record<CheckStatus, number> {
-  const counts: Record<CheckStatus, number> = { OK: 0, SKIP: 0, FAIL: 0 }
+  const counts: Record<CheckStatus, number> = { OK: 0, WARN: 0, SKIP: 0, FAIL: 0 }
   for (const r of results) counts[r.status]++
   return counts
 }
 
+/** `3 OK, 1 SKIP, 0 FAIL`, with the WARN count after OK when there is one. */
+export function formatCounts(results: readonly CheckResult[]): string {
+  const c = countByStatus(results)
+  return `${c.OK} OK${c.WARN > 0 ? `, ${c.WARN} WARN` : ''}, ${c.SKIP} SKIP, ${c.FAIL} FAIL`
+}
+
 /**
- * One line per check, columns aligned across the batch; a FAIL's fix goes on the line below it, indented,
+ * One line per check, columns aligned across the batch; a FAIL's (or WARN's) fix goes on the line below it, indented,
  * so that the line itself stays greppable (`grep ^FAIL`).
  */
 export function formatChecks(results: readonly CheckResult[]): string[] {
@@ -33,7 +40,7 @@ export function formatChecks(results: readonly CheckResult[]): string[] {
   const lines: string[] = []
   for (const r of results) {
     lines.push(`${r.status.padEnd(4)}  ${r.name.padEnd(nameWidth)}  ${r.target.padEnd(targetWidth)}  ${r.reason}`.trimEnd())
-    if (r.status === 'FAIL' && r.fix) lines.push(`      fix: ${r.fix}`)
+    if ((r.status === 'FAIL' || r.status === 'WARN') && r.fix) lines.push(`      fix: ${r.fix}`)
   }
   return lines
 }

@@ -53,7 +53,11 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, run: (item: T)
  */
 export async function validateEntries(ctx: CheckContext, targets: readonly EntryTarget[]): Promise<ValidationReport> {
   if (targets.length === 0) return { auth: undefined, entries: [] }
-  const auth = await slackAuthCheck(ctx.slack)
+  const channels = targets.flatMap(({ owner, repo }) => {
+    const { route } = mappingCheck(ctx.mappings, owner, repo)
+    return route ? routeChannels(route) : []
+  })
+  const auth = await slackAuthCheck(ctx.slack, channels)
   const channelChecks = new Map<string, Promise<CheckResult>>()
   const channelCheck = (target: string, channel: string): Promise<CheckResult> => {
     if (!ctx.slack || auth.status === 'FAIL') {

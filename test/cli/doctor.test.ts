@@ -8,6 +8,7 @@ import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { TEST_SECRET, TEST_SLACK_TOKEN } from '../helpers/signed-delivery.ts'
 import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
+import { readMigrations } from '../../src/store/migrations.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 
 let dir: ReturnType<typeof makeTempDir>
@@ -72,7 +73,7 @@ describe('prherald-doctor', () => {
     const result = await doctor([])
     expect(result.status).toBe(0)
     expect(result.stdout).toMatch(/^ {2}OK {4}file +\S+ +opens$/m)
-    expect(result.stdout).toMatch(/^ {2}OK {4}migrations +\S+ +all 1 applied$/m)
+    expect(result.stdout).toMatch(new RegExp(`^ {2}OK {4}migrations +\\S+ +all ${readMigrations().length} applied$`, 'm'))
     expect(result.stdout).toMatch(/^ {2}OK {4}slack_messages +\S+ +1 row$/m)
     expect(result.stdout).toMatch(/^ {2}OK {4}intake +\S+ +2 deliveries waiting; replayed at the next start$/m)
   })
