@@ -9,6 +9,15 @@ const PLATFORM_ERRORS_THAT_MAY_HAVE_POSTED = new Set(['internal_error', 'fatal_e
 /** Network failures that happen before a byte of the request is sent: nothing can have reached Slack. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])
 
+/**
+ * The client's own 429 handling throws a bare Error: after waiting out Retry-After (and then wraps it as a
+ * request error), or at once when the header is missing. Network failures are TypeErrors with a cause,
+ * timeouts DOMExceptions, so a bare Error is a 429: Slack refused the request.
+ */
+function isBareError(error: unknown): boolean {
+  return error instanceof Error && error.constructor === Error && error.cause === undefined && (error as { code?: unknown }).code === undefined
+}
+
 function causeCodes(error: unknown): string[] {
   const codes: string[] = []
   for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
@@ -34,9 +43,10 @@ export function mayHavePosted(error: unknown): boolean {
   }
   if (code === ErrorCode.RateLimitedError) return false
   if (code === ErrorCode.HTTPError) return (error as { statusCode?: number }).statusCode! >= 500
-  if (code === ErrorCode.RequestError) return !causeCodes((error as { original?: unknown }).original).some((c) => NOT_SENT_CODES.has(c))
-  // The client's own 429 handling throws a plain Error once it has waited out Retry-After (no retries are
-  // configured for posts); Slack refused that request.
-  if (error instanceof Error && !(error instanceof DOMException) && code === undefined && error.cause === undefined) return false
-  return true
+  if (code === ErrorCode.RequestError) {
+    const original = (error as { original?: unknown }).original
+    if (isBareError(original)) return false
+    return !causeCodes(original).some((c) => NOT_SENT_CODES.has(c))
+  }
+  return !isBareError(error)
 }
