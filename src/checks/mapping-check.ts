@@ -1,11 +1,6 @@
 import { CHANNEL_ID, type Mappings } from '../config/schema.ts'
-import { resolveRoute, type Route } from '../routing/resolve-route.ts'
+import { resolveRoute, routeChannels, type Route } from '../routing/resolve-route.ts'
 import type { CheckResult } from './check-result.ts'
-
-/** Every channel an entry can post to: its own (or inherited) channel first, then its path rules' channels. */
-export function routeChannels(route: Route): string[] {
-  return [...new Set([route.channel, ...route.paths.map((p) => p.channel)])]
-}
 
 /**
  * mapping: the repository resolves to a channel (after the owner's `"*"` inheritance) and every channel ID
@@ -38,6 +33,8 @@ export function mappingCheck(mappings: Mappings, owner: string, repo: string): {
   }
   const origin = route.source === 'wildcard' && repo !== '*' ? ` (from ${owner}/*)` : ''
   const paths = route.paths.length === 0 ? '' : `, ${route.paths.length} path rule${route.paths.length === 1 ? '' : 's'}`
-  const mentions = `${route.mentions.length} mention${route.mentions.length === 1 ? '' : 's'}`
-  return { route, result: { name: 'mapping', target, status: 'OK', reason: `channel ${route.channel}${origin}, ${mentions}${paths}` } }
+  const mentionCount = new Set(route.targets.flatMap((t) => t.mentions)).size
+  const mentions = `${mentionCount} mention${mentionCount === 1 ? '' : 's'}`
+  const channels = route.targets.length === 1 ? `channel ${route.targets[0]!.channel}` : `channels ${route.targets.map((t) => t.channel).join(', ')}`
+  return { route, result: { name: 'mapping', target, status: 'OK', reason: `${channels}${origin}, ${mentions}${paths}` } }
 }

@@ -17,10 +17,11 @@ function settings() {
   return loadSettings(process.env)
 }
 
-cli.command('list', 'Show the mapping entries, with values inherited from "*" filled in').action(() => {
-  const routes = listRoutes(settings().mappings)
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in').action(() => {
+  const loaded = settings()
+  const routes = listRoutes(loaded.mappings)
   if (routes.length === 0) return print('no mapping entries: every delivery is ignored')
-  for (const line of formatRoutes(routes)) print(line)
+  for (const line of formatRoutes(routes, loaded.reactions)) print(line)
 })
 
 cli.command('validate [repository]', 'Check mapping entries against Slack and the git host; write config.lock on success')

@@ -1,3 +1,5 @@
+import { DEFAULTS, type ReactionKey, type ReactionSettings } from '../config/settings.ts'
+import { applyReactionTier } from '../routing/reactions.ts'
 import type { Route } from '../routing/resolve-route.ts'
 
 /** Columns padded to the widest cell; the last column is not padded. */
@@ -6,16 +8,36 @@ export function formatTable(rows: readonly string[][]): string[] {
   return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd())
 }
 
-/** `prherald-config list`: one row per entry, with what each entry inherits from its owner's "*" already filled in. */
-export function formatRoutes(routes: readonly Route[]): string[] {
+/** One channel's mentions as they are; several channels' mentions each prefixed by their channel when they differ. */
+function mentionsColumn(route: Route): string {
+  const distinct = new Set(route.targets.map((t) => t.mentions.join(' ')))
+  if (distinct.size <= 1) return route.targets[0]!.mentions.join(' ') || '-'
+  return route.targets.map((t) => `${t.channel}: ${t.mentions.join(' ') || '-'}`).join('; ')
+}
+
+/** The emoji an entry ends up with, as the keys that differ from the built-in defaults; `off` when disabled. */
+function reactionsColumn(route: Route, global: ReactionSettings): string {
+  const effective = applyReactionTier(global, route.reactions)
+  if (!effective.enabled) return 'off'
+  const changed = Object.entries(effective.names).filter(([key, name]) => DEFAULTS.reactions[key as ReactionKey] !== name)
+  const parts = [...(effective.newPr ? [['new_pr', effective.newPr]] : []), ...changed].map(([key, name]) => `${key}=${name}`)
+  return parts.length > 0 ? parts.join(' ') : 'default'
+}
+
+/**
+ * `prherald-config list`: one row per entry, with what each entry inherits from its owner's "*" (and, for
+ * reactions, from the global `slack.reactions`) already filled in.
+ */
+export function formatRoutes(routes: readonly Route[], reactions: ReactionSettings): string[] {
   const rows = routes.map((r) => [
     r.owner,
     r.repo,
-    r.channel,
-    r.mentions.length > 0 ? r.mentions.join(' ') : '-',
+    r.targets.map((t) => t.channel).join(' '),
+    mentionsColumn(r),
     r.paths.length > 0
       ? r.paths.map((p) => `${p.prefix}→${p.channel}${p.mentions.length > 0 ? ` ${p.mentions.join(' ')}` : ''}`).join('; ')
       : '-',
+    reactionsColumn(r, reactions),
   ])
-  return formatTable([['OWNER', 'REPO', 'CHANNEL', 'MENTIONS', 'PATHS'], ...rows])
+  return formatTable([['OWNER', 'REPO', 'CHANNEL', 'MENTIONS', 'PATHS', 'REACTIONS'], ...rows])
 }

@@ -8,17 +8,24 @@ export interface ConfigProblem {
   message: string
 }
 
+const REACTION_KEYS = 'enabled, approved, commented, changes_requested, merged, closed, draft, bot, new_pr'
+
 const KNOWN_KEYS: Record<string, string> = {
   '': 'git_provider, server, database, cleanup, slack, mappings',
   server: 'listen, log_format, log_level, shutdown_timeout_seconds',
   database: 'url',
   cleanup: 'message_ttl_days',
   slack: 'reactions',
-  'slack.reactions': 'approved, commented, changes_requested, merged, closed, draft, bot',
+  'slack.reactions': REACTION_KEYS,
 }
 
 function parentKnownKeys(path: string[]): string {
-  if (path[0] === 'mappings') return path.length === 5 ? 'channel, mentions' : 'channel, mentions, paths'
+  if (path[0] === 'mappings') {
+    // mappings.<owner>.<repo>.<key>, …slack.<key>, …slack.reactions.<key>, …paths.<prefix>.<key>, …channels.<n>.<key>
+    if (path[4] === 'slack') return path.length === 6 ? 'reactions' : REACTION_KEYS
+    if (path[4] === 'paths' || path[4] === 'channels') return path[4] === 'paths' ? 'channel, mentions' : 'id, mentions'
+    return 'channel, channels, mentions, paths, slack'
+  }
   return KNOWN_KEYS[path.slice(0, -1).join('.')] ?? ''
 }
 
@@ -32,6 +39,12 @@ export function describeFailure(failure: Failure): ConfigProblem {
     return { key, message: key === 'git_provider' ? 'is required; set it to github or bitbucket' : 'is required' }
   }
   if (failure.refinement !== undefined) return { key, message: failure.message }
+  if (failure.type === 'union' && path[0] === 'mappings' && path.at(-2) === 'channels') {
+    return { key, message: `${JSON.stringify(failure.value)} is not a channel; write a channel ID (C0123456789) or { id: C0123456789, mentions: [...] }` }
+  }
+  if (failure.type === 'array' && path.at(-1) === 'channels' && Array.isArray(failure.value)) {
+    return { key, message: `lists ${failure.value.length} channels; list from 1 to 50 channel IDs` }
+  }
   if (failure.type === 'enums') {
     const allowed = failure.message.match(/Expected one of `(.*)`/)?.[1]
     return { key, message: `${JSON.stringify(failure.value)} is not allowed; use one of ${allowed ?? 'the documented values'}` }
@@ -47,18 +60,27 @@ export function mappingProblems(mappings: Mappings): ConfigProblem[] {
       problems.push({ key: 'mappings.*', message: 'a wildcard owner is not supported; list each owner (organisation or workspace) and use "*" for its repositories' })
       continue
     }
+    for (const [repo, entry] of Object.entries(repos)) {
+      if (entry.channel && entry.channels) {
+        problems.push({ key: `mappings.${owner}.${repo}`, message: 'sets both channel and channels; keep one (channels: [C…, C…] lists several)' })
+      }
+      const ids = (entry.channels ?? []).map((c) => (typeof c === 'string' ? c : c.id))
+      const repeated = ids.find((id, i) => ids.indexOf(id) !== i)
+      if (repeated) problems.push({ key: `mappings.${owner}.${repo}.channels`, message: `lists ${repeated} twice; each channel gets one message, list it once` })
+    }
     const star = repos['*']
-    if (star && !star.channel) {
-      problems.push({ key: `mappings.${owner}.*.channel`, message: `is required: the "*" entry is the channel for ${owner}'s unlisted repositories` })
+    const hasChannel = (entry: { channel?: string; channels?: unknown[] } | undefined) => Boolean(entry?.channel || entry?.channels)
+    if (star && !hasChannel(star)) {
+      problems.push({ key: `mappings.${owner}.*.channel`, message: `is required (or channels): the "*" entry is the channel for ${owner}'s unlisted repositories` })
     }
     if (star?.paths) {
       problems.push({ key: `mappings.${owner}.*.paths`, message: 'path rules belong to a repository entry; move them under mappings.<owner>.<repo>.paths' })
     }
     for (const [repo, entry] of Object.entries(repos)) {
-      if (repo === '*' || entry.channel || star?.channel) continue
+      if (repo === '*' || hasChannel(entry) || hasChannel(star)) continue
       problems.push({
         key: `mappings.${owner}.${repo}.channel`,
-        message: `is required: set a channel here or in mappings.${owner}."*"`,
+        message: `is required: set a channel (or channels) here or in mappings.${owner}."*"`,
       })
     }
   }

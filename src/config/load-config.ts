@@ -6,6 +6,7 @@ import { PrheraldError } from '../errors.ts'
 import { configSchema, type ConfigDocument } from './schema.ts'
 import { DEFAULTS, type Secrets, type Settings } from './settings.ts'
 import { databasePathFromUrl, parseListen } from './parse-values.ts'
+import { applyReactionTier, DEFAULT_REACTIONS } from '../routing/reactions.ts'
 import { describeFailure, mappingProblems, type ConfigProblem } from './config-problems.ts'
 
 export type Env = Record<string, string | undefined>
@@ -106,7 +107,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     databaseUrl,
     databasePath,
     messageTtlDays: doc.cleanup?.message_ttl_days ?? DEFAULTS.messageTtlDays,
-    reactions: { ...DEFAULTS.reactions, ...stripUndefined(doc.slack?.reactions ?? {}) },
+    reactions: applyReactionTier(DEFAULT_REACTIONS, doc.slack?.reactions),
     mappings: doc.mappings,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: {
@@ -119,10 +120,6 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
 
 function withTrailingSlash(url: string): string {
   return url.endsWith('/') ? url : `${url}/`
-}
-
-function stripUndefined<T extends object>(value: T): { [K in keyof T]-?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as never
 }
 
 export const SECRET_VARIABLES = {

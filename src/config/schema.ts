@@ -1,5 +1,5 @@
 import {
-  array, enums, integer, object, optional, record, refine, string, type Infer, type Struct,
+  array, boolean, enums, integer, object, optional, record, refine, size, string, union, type Infer, type Struct,
 } from 'superstruct'
 
 /**
@@ -31,10 +31,31 @@ const pathPrefix = refine(string(), 'path_prefix', (value) =>
   (value.length > 0 && !value.startsWith('/')) ||
   `"${value}" is not a directory prefix; write it relative to the repository root without a leading slash, e.g. services/billing/`)
 
+/** One of several channels of a repository: a bare channel ID (the entry's mentions) or one with its own mentions. */
+const channelTarget = union([channelId, object({ id: channelId, mentions: optional(mentions) })])
+
+const reactionName = refine(string(), 'reaction_name', (value) =>
+  /^[a-z0-9_+-]+$/.test(value) || `"${value}" is not a Slack emoji name; write it without colons, e.g. white_check_mark`)
+
+/** `slack.reactions`, globally and in a mapping tier: every key optional, inherited key by key. */
+const reactions = object({
+  enabled: optional(boolean()),
+  approved: optional(reactionName),
+  commented: optional(reactionName),
+  changes_requested: optional(reactionName),
+  merged: optional(reactionName),
+  closed: optional(reactionName),
+  draft: optional(reactionName),
+  bot: optional(reactionName),
+  new_pr: optional(reactionName),
+})
+
 export const mappingEntry = object({
   channel: optional(channelId),
+  channels: optional(size(array(channelTarget), 1, 50)),
   mentions: optional(mentions),
   paths: optional(record(pathPrefix, pathRule)),
+  slack: optional(object({ reactions: optional(reactions) })),
 })
 
 const positiveInteger = (fix: string, max = Number.MAX_SAFE_INTEGER): Struct<number, null> =>
@@ -43,9 +64,6 @@ const positiveInteger = (fix: string, max = Number.MAX_SAFE_INTEGER): Struct<num
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const
 export const LOG_FORMATS = ['json', 'pretty'] as const
 export const PROVIDERS = ['github', 'bitbucket'] as const
-
-const reactionName = refine(string(), 'reaction_name', (value) =>
-  /^[a-z0-9_+-]+$/.test(value) || `"${value}" is not a Slack emoji name; write it without colons, e.g. white_check_mark`)
 
 export const configSchema = object({
   git_provider: enums(PROVIDERS),
@@ -61,15 +79,7 @@ export const configSchema = object({
     message_ttl_days: optional(positiveInteger('use a whole number of days from 1 to 36500, e.g. 30', 36_500)),
   })),
   slack: optional(object({
-    reactions: optional(object({
-      approved: optional(reactionName),
-      commented: optional(reactionName),
-      changes_requested: optional(reactionName),
-      merged: optional(reactionName),
-      closed: optional(reactionName),
-      draft: optional(reactionName),
-      bot: optional(reactionName),
-    })),
+    reactions: optional(reactions),
   })),
   mappings: record(string(), record(string(), mappingEntry)),
 })
@@ -77,3 +87,4 @@ export const configSchema = object({
 export type ConfigDocument = Infer<typeof configSchema>
 export type MappingEntry = Infer<typeof mappingEntry>
 export type Mappings = ConfigDocument['mappings']
+export type ReactionsConfig = Infer<typeof reactions>

@@ -5,6 +5,14 @@ export type LogFormat = (typeof LOG_FORMATS)[number]
 export type LogLevel = (typeof LOG_LEVELS)[number]
 export type ReactionKey = 'approved' | 'commented' | 'changes_requested' | 'merged' | 'closed' | 'draft' | 'bot'
 
+/** The reactions a message carries, after inheritance: the emoji for each machine key, and whether to react at all. */
+export interface ReactionSettings {
+  enabled: boolean
+  names: Record<ReactionKey, string>
+  /** Added to every message when set (off by default). */
+  newPr: string | undefined
+}
+
 export interface ListenAddress {
   /** undefined listens on every interface, as `:8080` does. */
   host: string | undefined
@@ -23,7 +31,7 @@ export interface Settings {
   databaseUrl: string
   databasePath: string
   messageTtlDays: number
-  reactions: Record<ReactionKey, string>
+  reactions: ReactionSettings
   mappings: Mappings
   publicUrl: string | undefined
   api: { slack: string; github: string; bitbucket: string }

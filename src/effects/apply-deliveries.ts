@@ -2,6 +2,8 @@ import type { StoredLifecycle } from '../../machines/decide.ts'
 import { foldEvents } from '../../machines/fold-events.ts'
 import { initialContext } from '../../machines/pull-request.machine.ts'
 import type { Mappings } from '../config/schema.ts'
+import type { ReactionSettings } from '../config/settings.ts'
+import { applyReactionTier, reactionNames } from '../routing/reactions.ts'
 import type { PullRequestEvent } from '../decode/pull-request-event.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
@@ -12,6 +14,8 @@ import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
   mappings: Mappings
+  /** The global `slack.reactions`; a mapping tier may override them. */
+  reactions: ReactionSettings
   chooseTargets?: ChooseTargets
 }
 
@@ -57,15 +61,20 @@ export function createLifecycle(deps: LifecycleDeps) {
     const announceIn = folded.announcedBy
       ? (await deps.limit(() => chooseTargets(folded.announcedBy!, route))).filter((t) => !taken.has(t.channel))
       : []
+    const reactions = applyReactionTier(deps.reactions, route.reactions)
     const plans = planChanges({
-      messages: rows.map((r) => ({ channel: r.channel, mentions: r.mentions, ts: r.ts, shown: JSON.parse(r.lifecycle) as StoredLifecycle })),
+      messages: rows.map((r) => {
+        const shown = JSON.parse(r.lifecycle) as StoredLifecycle
+        // A row written before messages recorded their emoji: assume the names configured now.
+        return { channel: r.channel, mentions: r.mentions, ts: r.ts, shown, reactions: r.reactions ?? reactionNames(reactions, shown.context.reactions) }
+      }),
       announceIn,
       next,
-      reactions: deps.reactions,
+      reactions,
     })
     const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(first) }
     const beforePost = { state: unannounced.state, lifecycle: JSON.stringify(unannounced), lastDeliveryId: rows[0]?.lastDeliveryId ?? null }
-    const context = { ref, facts, next, beforePost, deliveryId: last.deliveryId }
+    const context = { ref, facts, next, reactions, beforePost, deliveryId: last.deliveryId }
 
     const placed = []
     for (const plan of plans) {

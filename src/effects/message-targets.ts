@@ -8,9 +8,9 @@ export interface MessageTarget {
 }
 
 /**
- * Chooses the channels a pull request is first announced in. The default is the repository's channel;
+ * Chooses the channels a pull request is first announced in. The default is the repository's channels;
  * per-path routing replaces it with one that looks at the changed files.
  */
 export type ChooseTargets = (event: PullRequestEvent, route: Route) => Promise<MessageTarget[]>
 
-export const repositoryChannel: ChooseTargets = async (_event, route) => [{ channel: route.channel, mentions: route.mentions }]
+export const repositoryChannel: ChooseTargets = async (_event, route) => route.targets.map((t) => ({ channel: t.channel, mentions: [...t.mentions] }))

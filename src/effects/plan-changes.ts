@@ -1,5 +1,6 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import type { ReactionKey } from '../config/settings.ts'
+import type { ReactionSettings } from '../config/settings.ts'
+import { reactionNames } from '../routing/reactions.ts'
 import { renderMessage, type RenderedMessage } from '../slack/render-message.ts'
 import type { MessageTarget } from './message-targets.ts'
 
@@ -10,21 +11,25 @@ export type SlackChange =
   | { type: 'addReaction'; name: string }
   | { type: 'removeReaction'; name: string }
 
-/** What one channel's message needs, in order. */
+/** What one channel's message needs, in order, and the emoji it carries afterwards. */
 export interface MessagePlan {
   channel: string
   mentions: string[]
   /** The message's ts; undefined for a message still to be posted. */
   ts: string | undefined
   changes: SlackChange[]
+  /** The emoji names the message carries once the plan ran: saved with its row. */
+  reactions: string[]
 }
 
-/** A message as it stands: where it is and the lifecycle it shows (undefined: not posted yet). */
+/** A message as it stands: where it is, the lifecycle it shows (undefined: not posted yet) and its emoji. */
 export interface ShownMessage {
   channel: string
   mentions: string[]
   ts: string | undefined
   shown: StoredLifecycle | undefined
+  /** The emoji names the message carries, as recorded with its row. */
+  reactions: readonly string[]
 }
 
 export interface PlanInput {
@@ -33,30 +38,31 @@ export interface PlanInput {
   /** Channels the pull request is announced in now (none of them holds a message of it yet). */
   announceIn: MessageTarget[]
   next: StoredLifecycle
-  reactions: Record<ReactionKey, string>
+  /** The repository's reactions, after inheritance. */
+  reactions: ReactionSettings
 }
 
 const renderFor = (lifecycle: StoredLifecycle, mentions: readonly string[]) => renderMessage({ lifecycle, mentions })
 
+/** A channel without a message of the pull request yet. */
+export const unposted = (target: MessageTarget): ShownMessage => ({ channel: target.channel, mentions: target.mentions, ts: undefined, shown: undefined, reactions: [] })
+
 /**
  * The calls that bring one message from what it shows to `next`. Pure and state-based: a message is
  * updated only when its render would change (chat.update is rate-limited, and many deliveries change
- * nothing a reader sees), and reactions follow the difference between the two reaction sets. A new
- * message is posted and then gets every reaction `next` carries.
+ * nothing a reader sees), and reactions follow the difference between the emoji the message carries and
+ * the emoji `next` calls for, so a renamed emoji is swapped. A new message is posted, then gets its emoji.
  */
-export function planMessage(message: ShownMessage, next: StoredLifecycle, reactions: Record<ReactionKey, string>): SlackChange[] {
+export function planMessage(message: ShownMessage, next: StoredLifecycle, reactions: ReactionSettings): MessagePlan {
   const wanted = renderFor(next, message.mentions)
-  const name = (key: ReactionKey) => reactions[key]
-  if (message.ts === undefined || message.shown === undefined) {
-    return [{ type: 'post', message: wanted }, ...next.context.reactions.map((key) => ({ type: 'addReaction', name: name(key) }) as const)]
-  }
+  const emoji = reactionNames(reactions, next.context.reactions)
   const changes: SlackChange[] = []
-  if (JSON.stringify(renderFor(message.shown, message.mentions)) !== JSON.stringify(wanted)) changes.push({ type: 'update', message: wanted })
-  const before = message.shown.context.reactions
-  const after = next.context.reactions
-  for (const key of after) if (!before.includes(key)) changes.push({ type: 'addReaction', name: name(key) })
-  for (const key of before) if (!after.includes(key)) changes.push({ type: 'removeReaction', name: name(key) })
-  return changes
+  if (message.ts === undefined || message.shown === undefined) changes.push({ type: 'post', message: wanted })
+  else if (JSON.stringify(renderFor(message.shown, message.mentions)) !== JSON.stringify(wanted)) changes.push({ type: 'update', message: wanted })
+  const carried = message.ts === undefined ? [] : message.reactions
+  for (const name of emoji) if (!carried.includes(name)) changes.push({ type: 'addReaction', name })
+  for (const name of carried) if (!emoji.includes(name)) changes.push({ type: 'removeReaction', name })
+  return { channel: message.channel, mentions: message.mentions, ts: message.ts, changes, reactions: emoji }
 }
 
 /**
@@ -64,7 +70,5 @@ export function planMessage(message: ShownMessage, next: StoredLifecycle, reacti
  * no changes: its row is still saved, so that it records the deliveries it now reflects.
  */
 export function planChanges(input: PlanInput): MessagePlan[] {
-  const announced: ShownMessage[] = input.announceIn.map((t) => ({ channel: t.channel, mentions: t.mentions, ts: undefined, shown: undefined }))
-  return [...input.messages, ...announced]
-    .map((m) => ({ channel: m.channel, mentions: m.mentions, ts: m.ts, changes: planMessage(m, input.next, input.reactions) }))
+  return [...input.messages, ...input.announceIn.map(unposted)].map((m) => planMessage(m, input.next, input.reactions))
 }

@@ -1,11 +1,11 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import type { ReactionKey } from '../config/settings.ts'
+import type { ReactionSettings } from '../config/settings.ts'
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { MessageRecord, PullRequestRef, Store } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
-import { planMessage, type MessagePlan, type SlackChange } from './plan-changes.ts'
+import { planMessage, unposted, type MessagePlan, type SlackChange } from './plan-changes.ts'
 import type { PostOnce } from './post-once.ts'
 import { retryTransient, type RetryPolicy } from './retry-transient.ts'
 
@@ -13,7 +13,6 @@ export interface PlanRunnerDeps {
   store: Store
   slack: SlackClient
   logger: Logger
-  reactions: Record<ReactionKey, string>
   retry: RetryPolicy
   /** Aborted at shutdown: retry loops stop and the delivery stays pending. */
   signal: AbortSignal
@@ -29,6 +28,8 @@ export interface PlanContext {
   /** Log fields naming the pull request and the delivery (never its payload). */
   facts: LogFields
   next: StoredLifecycle
+  /** The repository's reactions, after inheritance (a message posted again gets them all). */
+  reactions: ReactionSettings
   /** What a freshly posted message's row holds until the outcome is committed: the state before these deliveries. */
   beforePost: Pick<MessageRecord, 'state' | 'lifecycle' | 'lastDeliveryId'>
   /** The delivery the plan brings the messages to (the batch's last); a new post carries it in its metadata. */
@@ -40,6 +41,7 @@ export interface PlacedMessage {
   channel: string
   ts: string
   mentions: string[]
+  reactions: string[]
 }
 
 /**
@@ -64,7 +66,7 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
     const apply = async (change: SlackChange): Promise<void> => {
       switch (change.type) {
         case 'post': {
-          const row = { ...context.ref, channel: plan.channel, mentions: plan.mentions, ...context.beforePost }
+          const row = { ...context.ref, channel: plan.channel, mentions: plan.mentions, reactions: [], ...context.beforePost }
           ts = await deps.postOnce({ row, message: change.message, deliveryId: context.deliveryId, facts, call })
           done.push('posted')
           return
@@ -94,14 +96,14 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
           // Someone deleted the message: announce the pull request again rather than go silent.
           deps.logger.warn('slack message was deleted, posting a new one', facts)
           ts = undefined
-          return run(planMessage({ channel: plan.channel, mentions: plan.mentions, ts: undefined, shown: undefined }, context.next, deps.reactions))
+          return run(planMessage(unposted(plan), context.next, context.reactions).changes)
         }
       }
     }
 
     await guard(() => run(plan.changes))
     if (done.length > 0) deps.logger.info('slack message changed', { ...facts, ts, changes: done })
-    return ts === undefined ? undefined : { channel: plan.channel, ts, mentions: plan.mentions }
+    return ts === undefined ? undefined : { channel: plan.channel, ts, mentions: plan.mentions, reactions: plan.reactions }
 
     /** Permanent Slack errors are logged once with the fix and skip the rest of this channel; others propagate. */
     async function guard<T>(work: () => Promise<T>): Promise<T | undefined> {

@@ -22,7 +22,8 @@ export function validationInput(provider: Provider, route: Route, gitTokenSet: b
     provider,
     owner: route.owner,
     repo: route.repo,
-    channel: route.channel,
+    // One channel is hashed as before, so upgrading does not re-validate every existing entry.
+    ...(route.targets.length === 1 ? { channel: route.targets[0]!.channel } : { channels: route.targets.map((t) => t.channel) }),
     path_channels: [...new Set(route.paths.map((p) => p.channel))].sort(),
     git_token: gitTokenSet ? 'set' : 'unset',
   }

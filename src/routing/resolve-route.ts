@@ -1,4 +1,6 @@
-import type { MappingEntry, Mappings } from '../config/schema.ts'
+import type { MappingEntry, Mappings, ReactionsConfig } from '../config/schema.ts'
+import type { MessageTarget } from '../effects/message-targets.ts'
+import { mergeReactionTiers } from './reactions.ts'
 
 export interface PathRoute {
   prefix: string
@@ -10,9 +12,11 @@ export interface PathRoute {
 export interface Route {
   owner: string
   repo: string
-  channel: string
-  mentions: string[]
+  /** The repository's channels (`channel`, or each of `channels`), each with the mentions its message carries. */
+  targets: MessageTarget[]
   paths: PathRoute[]
+  /** The mapping tiers' `slack.reactions` (repository over the owner's `"*"`), still to be laid over the global ones. */
+  reactions: ReactionsConfig | undefined
   /** Which entry matched: the repository's own, or the owner's catch-all. */
   source: 'repository' | 'wildcard'
 }
@@ -25,18 +29,26 @@ function findKey<T>(map: Record<string, T>, wanted: string): T | undefined {
   return key === undefined ? undefined : map[key]
 }
 
+/** An entry's own channels, if it sets `channel` or `channels`; bare IDs carry `mentions`. */
+function entryTargets(entry: MappingEntry | undefined, mentions: string[]): MessageTarget[] | undefined {
+  if (entry?.channel) return [{ channel: entry.channel, mentions }]
+  return entry?.channels?.map((c) => (typeof c === 'string' ? { channel: c, mentions } : { channel: c.id, mentions: c.mentions ?? mentions }))
+}
+
 export function resolveEntry(star: MappingEntry | undefined, entry: MappingEntry | undefined): Omit<Route, 'owner' | 'repo' | 'source'> | undefined {
-  const channel = entry?.channel ?? star?.channel
-  if (!channel) return undefined
+  // An absent key inherits; `mentions: []` is a deliberate "mention nobody".
+  const mentions = entry?.mentions ?? star?.mentions ?? []
+  // `channel` and `channels` are one setting: whichever the entry has replaces what the "*" entry has.
+  const targets = entryTargets(entry, mentions) ?? entryTargets(star, mentions)
+  if (!targets || targets.length === 0) return undefined
   return {
-    channel,
-    // An absent key inherits; `mentions: []` is a deliberate "mention nobody".
-    mentions: entry?.mentions ?? star?.mentions ?? [],
+    targets,
     paths: Object.entries(entry?.paths ?? {}).map(([prefix, rule]) => ({
       prefix,
       channel: rule.channel,
       mentions: rule.mentions ?? [],
     })),
+    reactions: mergeReactionTiers(star?.slack?.reactions, entry?.slack?.reactions),
   }
 }
 
@@ -58,4 +70,9 @@ export function listRoutes(mappings: Mappings): Route[] {
     }
   }
   return routes
+}
+
+/** Every channel a route can post in: its own and its path rules', each once. */
+export function routeChannels(route: Pick<Route, 'targets' | 'paths'>): string[] {
+  return [...new Set([...route.targets.map((t) => t.channel), ...route.paths.map((p) => p.channel)])]
 }

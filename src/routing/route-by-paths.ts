@@ -35,9 +35,9 @@ export function matchRule(path: string, rules: readonly PathRoute[]): PathRoute 
  * Where a pull request is announced, given its changed files: one target per channel that some rule
  * claimed, in the order the rules are written, each with its rules' mentions merged without duplicates.
  * A rename counts under its old and its new path. When no file matches any rule, the repository's own
- * channel with the repository's mentions.
+ * channels (all of them, with their mentions): path rules replace the repository's channels, never add to them.
  */
-export function routeByPaths(files: readonly ChangedFile[], route: Pick<Route, 'channel' | 'mentions' | 'paths'>): MessageTarget[] {
+export function routeByPaths(files: readonly ChangedFile[], route: Pick<Route, 'targets' | 'paths'>): MessageTarget[] {
   const matched = new Set<PathRoute>()
   for (const file of files) {
     for (const path of [file.path, file.previousPath]) {
@@ -45,7 +45,7 @@ export function routeByPaths(files: readonly ChangedFile[], route: Pick<Route, '
       if (rule) matched.add(rule)
     }
   }
-  if (matched.size === 0) return [{ channel: route.channel, mentions: [...route.mentions] }]
+  if (matched.size === 0) return route.targets.map((t) => ({ channel: t.channel, mentions: [...t.mentions] }))
 
   const byChannel = new Map<string, Set<string>>()
   // Walk the rules, not the files, so the order of messages does not depend on the order of the diff.

@@ -12,6 +12,7 @@ interface MessageRow {
   state: string
   lifecycle: string
   last_delivery_id: string | null
+  reactions: string | null
   created_at: number
   touched_at: number
 }
@@ -43,11 +44,11 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
   const findMessages = db.prepare<[string, string, number], MessageRow>(
     'SELECT * FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ? ORDER BY created_at, channel')
   const saveMessage = db.prepare(`
-    INSERT INTO slack_messages (provider, repository, pr_number, channel, ts, mentions, state, lifecycle, last_delivery_id, created_at, touched_at)
-    VALUES (@provider, @repository, @prNumber, @channel, @ts, @mentions, @state, @lifecycle, @lastDeliveryId, @now, @now)
+    INSERT INTO slack_messages (provider, repository, pr_number, channel, ts, mentions, state, lifecycle, last_delivery_id, reactions, created_at, touched_at)
+    VALUES (@provider, @repository, @prNumber, @channel, @ts, @mentions, @state, @lifecycle, @lastDeliveryId, @reactions, @now, @now)
     ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
       ts = excluded.ts, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
-      last_delivery_id = excluded.last_delivery_id, touched_at = excluded.touched_at`)
+      last_delivery_id = excluded.last_delivery_id, reactions = excluded.reactions, touched_at = excluded.touched_at`)
   const deleteOldMessages = db.prepare('DELETE FROM slack_messages WHERE touched_at < ?')
   const countMessages = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM slack_messages')
   const recordDelivery = db.prepare(`
@@ -113,12 +114,15 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
 
   const toMessage = (r: MessageRow): StoredMessage => ({
     provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, ts: r.ts, mentions: JSON.parse(r.mentions) as string[],
-    state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id, createdAt: r.created_at, touchedAt: r.touched_at,
+    state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id,
+    reactions: r.reactions === null ? null : JSON.parse(r.reactions) as string[], createdAt: r.created_at, touchedAt: r.touched_at,
   })
+  const messageParams = (m: MessageRecord, at: number) => ({ ...m, mentions: JSON.stringify(m.mentions), reactions: JSON.stringify(m.reactions), now: at })
 
   const toIntent = (r: IntentRow): PostIntent => ({
     provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, marker: r.marker,
     mentions: JSON.parse(r.mentions) as string[], state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id, createdAt: r.created_at,
+    reactions: [], // a message is posted without reactions; they are added after it, once its ts is known
   })
 
   return {
@@ -126,7 +130,7 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
       return findMessages.all(pr.provider, pr.repository, pr.prNumber).map(toMessage)
     },
     async saveMessage(m: MessageRecord) {
-      await write(() => saveMessage.run({ ...m, mentions: JSON.stringify(m.mentions), now: now() }))
+      await write(() => saveMessage.run(messageParams(m, now())))
     },
     deleteMessagesUntouchedSince(cutoff) {
       return write(() => deleteOldMessages.run(cutoff).changes)
@@ -145,7 +149,7 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     async commitOutcome(outcome: DeliveryOutcome) {
       await write(() => {
         const at = now()
-        for (const m of outcome.messages) saveMessage.run({ ...m, mentions: JSON.stringify(m.mentions), now: at })
+        for (const m of outcome.messages) saveMessage.run(messageParams(m, at))
         for (const id of outcome.deliveryIds) markApplied.run(at, outcome.provider, id)
       })
     },
@@ -167,7 +171,7 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     },
     async completePostIntent(m: MessageRecord) {
       await write(() => {
-        saveMessage.run({ ...m, mentions: JSON.stringify(m.mentions), now: now() })
+        saveMessage.run(messageParams(m, now()))
         deleteIntent.run(m.provider, m.repository, m.prNumber, m.channel)
       })
     },

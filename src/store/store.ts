@@ -18,9 +18,13 @@ export interface MessageRecord extends PullRequestRef {
   state: string
   lifecycle: string // JSON
   lastDeliveryId: string | null
+  /** The emoji names the message carries. */
+  reactions: string[]
 }
 
-export interface StoredMessage extends MessageRecord {
+export interface StoredMessage extends Omit<MessageRecord, 'reactions'> {
+  /** null for a row written before messages recorded their emoji. */
+  reactions: string[] | null
   createdAt: number
   touchedAt: number
 }

@@ -35,13 +35,35 @@ describe('prherald-config list', () => {
     const result = await config(['list'])
     expect(result.status).toBe(0)
     expect(result.stdout.split('\n').filter(Boolean)).toEqual([
-      'OWNER  REPO      CHANNEL      MENTIONS                           PATHS',
-      'acme   *         C0123456789  <!here>                            -',
-      'acme   api       C0234567890  <@U0123ABCD> <!subteam^S0123ABCD>  -',
-      'acme   web       C0123456789  <!here>                            -',
-      'acme   monorepo  C0123456789  -                                  services/billing/→C0456789012 <@U0456DEFG>; web/→C0567890123',
+      'OWNER  REPO      CHANNEL      MENTIONS                           PATHS                                                         REACTIONS',
+      'acme   *         C0123456789  <!here>                            -                                                             default',
+      'acme   api       C0234567890  <@U0123ABCD> <!subteam^S0123ABCD>  -                                                             default',
+      'acme   web       C0123456789  <!here>                            -                                                             default',
+      'acme   monorepo  C0123456789  -                                  services/billing/→C0456789012 <@U0456DEFG>; web/→C0567890123  default',
     ])
     expect(slack.calls).toHaveLength(0)
+  })
+
+  it('prints several channels, per-channel mentions and the effective emoji per repository', async () => {
+    writeConfig(dir.path, {
+      git_provider: 'github',
+      slack: { reactions: { merged: 'rocket' } },
+      mappings: {
+        acme: {
+          '*': { channel: 'C0123456789', slack: { reactions: { new_pr: 'new' } } },
+          api: { channels: ['C0234567890', { id: 'C0345678901', mentions: [] }], mentions: ['<!here>'], slack: { reactions: { approved: 'thumbsup' } } },
+          docs: { slack: { reactions: { enabled: false } } },
+        },
+      },
+    })
+    const result = await config(['list'])
+    expect(result.status).toBe(0)
+    expect(result.stdout.split('\n').filter(Boolean)).toEqual([
+      'OWNER  REPO  CHANNEL                  MENTIONS                              PATHS  REACTIONS',
+      'acme   *     C0123456789              -                                     -      new_pr=new merged=rocket',
+      'acme   api   C0234567890 C0345678901  C0234567890: <!here>; C0345678901: -  -      new_pr=new approved=thumbsup merged=rocket',
+      'acme   docs  C0123456789              -                                     -      off',
+    ])
   })
 })
 
@@ -82,5 +104,15 @@ describe('prherald-config validate', () => {
     const unmapped = await config(['validate', 'globex/api'])
     expect(unmapped.status).toBe(1)
     expect(unmapped.stdout).toMatch(/^FAIL {2}mapping +globex\/api +no mapping entry for globex\/api/m)
+  })
+
+  it('checks every channel of a repository with several channels, and FAILs the one Slack does not know', async () => {
+    writeConfig(dir.path, { git_provider: 'github', mappings: { acme: { api: { channels: ['C0234567890', { id: 'C0999999999', mentions: [] }] } } } })
+    slack.channelErrors.set('C0999999999', 'channel_not_found')
+    const result = await config(['validate', 'acme/api'])
+    expect(result.status).toBe(1)
+    expect(result.stdout).toMatch(/^OK {4}mapping +acme\/api +channels C0234567890, C0999999999, 0 mentions$/m)
+    expect(result.stdout).toMatch(/^OK {4}slack-channel +acme\/api +C0234567890/m)
+    expect(result.stdout).toMatch(/^FAIL {2}slack-channel +acme\/api +C0999999999/m)
   })
 })

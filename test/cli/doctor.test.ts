@@ -3,12 +3,12 @@ import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { REQUIRED_EVENTS } from '../../src/git-host/webhooks.ts'
+import { readMigrations } from '../../src/store/migrations.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { TEST_SECRET, TEST_SLACK_TOKEN } from '../helpers/signed-delivery.ts'
 import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
-import { readMigrations } from '../../src/store/migrations.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 
 let dir: ReturnType<typeof makeTempDir>

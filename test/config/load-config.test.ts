@@ -35,7 +35,7 @@ describe('configuration', () => {
     expect(s.messageTtlDays).toBe(30)
     expect(s.databasePath).toBe(join(dir.path, 'data/prherald.db'))
     expect(s.lockFile).toBe(join(dir.path, 'config.lock'))
-    expect(s.reactions.approved).toBe('white_check_mark')
+    expect(s.reactions).toEqual({ enabled: true, names: expect.objectContaining({ approved: 'white_check_mark' }), newPr: undefined })
     expect(s.api.slack).toBe('https://slack.com/api/')
   })
 
@@ -64,7 +64,7 @@ describe('configuration', () => {
     ['bad mention', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      mentions: ["@alice"]\n', /mappings\.acme\.api\.mentions\.0: "@alice" is not a Slack mention token/],
     ['unknown key', `git_provider: github\nserver:\n  lsten: ":80"\n${MAPPINGS}`, /server\.lsten: unknown key; remove it or fix its spelling \(allowed here: listen/],
     ['unknown key in a mapping', 'git_provider: github\nmappings:\n  acme:\n    api:\n      chanel: C0123ABC\n', /mappings\.acme\.api\.chanel: unknown key/],
-    ['entry without channel and no "*"', 'git_provider: github\nmappings:\n  acme:\n    api:\n      mentions: []\n', /mappings\.acme\.api\.channel: is required: set a channel here or in mappings\.acme\."\*"/],
+    ['entry without channel and no "*"', 'git_provider: github\nmappings:\n  acme:\n    api:\n      mentions: []\n', /mappings\.acme\.api\.channel: is required: set a channel \(or channels\) here or in mappings\.acme\."\*"/],
     ['"*" without channel', 'git_provider: github\nmappings:\n  acme:\n    "*":\n      mentions: []\n', /mappings\.acme\.\*\.channel: is required/],
     ['bad log level', `git_provider: github\nserver:\n  log_level: verbose\n${MAPPINGS}`, /server\.log_level: "verbose" is not allowed; use one of/],
     ['bad log format', `git_provider: github\nserver:\n  log_format: xml\n${MAPPINGS}`, /server\.log_format: "xml" is not allowed/],

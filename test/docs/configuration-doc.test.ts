@@ -130,8 +130,8 @@ describe('the examples in docs/configuration.md', () => {
       const [owner = '', repo = ''] = (cells[0] ?? '').replaceAll('`', '').split('/')
       const route = resolveRoute(config.mappings, owner, repo)
       const channel = /`([CGD][A-Z0-9]+)`/.exec(cells[1] ?? '')?.[1]
-      expect(route?.channel, row).toBe(channel)
-      if (route) expect(route.mentions, row).toEqual([...(cells[2] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]))
+      expect(route?.targets.map((t) => t.channel) ?? [], row).toEqual(channel ? [channel] : [])
+      if (route) expect(route.targets[0]?.mentions, row).toEqual([...(cells[2] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]))
     }
   })
 })

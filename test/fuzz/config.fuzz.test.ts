@@ -64,7 +64,7 @@ function expectValidSettings(settings: Settings): void {
   expect(Number.isSafeInteger(settings.shutdownTimeoutSeconds) && settings.shutdownTimeoutSeconds > 0).toBe(true)
   expect(settings.shutdownTimeoutSeconds * 1000).toBeLessThanOrEqual(TIMER_LIMIT_MS)
   expect(Number.isSafeInteger(settings.messageTtlDays) && settings.messageTtlDays > 0).toBe(true)
-  for (const name of Object.values(settings.reactions)) expect(name).toMatch(/^[a-z0-9_+-]+$/)
+  for (const name of Object.values(settings.reactions.names)) expect(name).toMatch(/^[a-z0-9_+-]+$/)
   expect(Object.getPrototypeOf(settings.mappings)).toBe(Object.prototype)
   for (const repos of Object.values(settings.mappings)) {
     expect(Object.getPrototypeOf(repos)).toBe(Object.prototype)

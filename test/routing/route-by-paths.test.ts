@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import type { PathRoute } from '../../src/routing/resolve-route.ts'
 import { matchRule, normalizePrefix, routeByPaths, type ChangedFile } from '../../src/routing/route-by-paths.ts'
 
-const REPO = { channel: 'C0REPO', mentions: ['<!here>'] }
+const REPO_TARGET = { channel: 'C0REPO', mentions: ['<!here>'] }
+const REPO = { targets: [REPO_TARGET] }
 const rule = (prefix: string, channel: string, mentions: string[] = []): PathRoute => ({ prefix, channel, mentions })
 const files = (...paths: string[]): ChangedFile[] => paths.map((path) => ({ path }))
 
@@ -77,8 +78,14 @@ describe('routeByPaths', () => {
   })
 
   it('falls back to the repository channel and mentions when no file matches, or there are no files', () => {
-    expect(routeByPaths(files('README.md', 'services/billing-v2/x.ts'), route)).toEqual([REPO])
-    expect(routeByPaths([], route)).toEqual([REPO])
+    expect(routeByPaths(files('README.md', 'services/billing-v2/x.ts'), route)).toEqual([REPO_TARGET])
+    expect(routeByPaths([], route)).toEqual([REPO_TARGET])
+  })
+
+  it('with several repository channels: a match replaces all of them, no match falls back to all of them', () => {
+    const several = { ...route, targets: [REPO_TARGET, { channel: 'C0OPS', mentions: [] }] }
+    expect(routeByPaths(files('services/auth/a.ts'), several)).toEqual([{ channel: 'C0AUTH', mentions: ['<@U0AUTH>'] }])
+    expect(routeByPaths(files('README.md'), several)).toEqual(several.targets)
   })
 
   it('counts a renamed file under its old and its new path', () => {

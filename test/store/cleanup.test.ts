@@ -27,7 +27,7 @@ afterEach(async () => {
 
 const message = (prNumber: number) => ({
   provider: 'github' as const, repository: 'acme/api', prNumber, channel: 'C0123ABC', ts: `${prNumber}.0001`,
-  mentions: [], state: 'open', lifecycle: '{}', lastDeliveryId: null,
+  mentions: [], state: 'open', lifecycle: '{}', lastDeliveryId: null, reactions: [],
 })
 
 describe('cleanup', () => {

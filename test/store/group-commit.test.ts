@@ -29,7 +29,7 @@ describe('group commit', () => {
       store.saveMessage({
         provider: 'github', repository: 'acme/api', prNumber: 1, channel: 'C0123ABC',
         ts: null as unknown as string, // NOT NULL: this write fails
-        mentions: [], state: 'open', lifecycle: '{}', lastDeliveryId: null,
+        mentions: [], state: 'open', lifecycle: '{}', lastDeliveryId: null, reactions: [],
       }),
       store.recordDelivery(delivery('b')),
     ])
