@@ -139,10 +139,10 @@ describe('Slack answering slowly, past the client timeout', () => {
   })
 
   it('on chat.postMessage, carried out late: the post is found in the channel history, never posted twice', async () => {
-    // The fake, like Slack, carries out a call whose answer the client stopped waiting for: here 150 ms after
-    // the client gave up, within the pause prherald takes (one client timeout) before it looks.
-    slack.faults.push({ method: 'chat.postMessage', channel: FAULTY, fault: { delayMs: 400 } })
-    service = await startPrherald(dir.path, env(), overrides)
+    // The fake, like Slack, carries out a call whose answer the client stopped waiting for: here 200 ms after
+    // the client gave up (500 ms), well within the pause prherald takes (one client timeout) before it looks.
+    slack.faults.push({ method: 'chat.postMessage', channel: FAULTY, fault: { delayMs: 700 } })
+    service = await startPrherald(dir.path, env(), { slackTimeoutMs: 500 })
     await expectPostedOnce(service)
     await waitFor('a timed-out call to be logged', () => logged('slack client').some((e) => String(e.detail).includes('aborted due to timeout')))
   })
