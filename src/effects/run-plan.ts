@@ -48,7 +48,8 @@ export interface PlacedMessage {
  * The executor: carries out one channel's plan against Slack, in order, with retries for transient
  * failures. It decides nothing except how to recover: a message someone deleted is posted again. A
  * post goes through post-once.ts, which records the intent first and saves the ts at once (with the state
- * from before the deliveries, so a replay after a crash updates that message instead of posting another). Returns undefined when the channel has no message.
+ * from before the deliveries, so a replay after a crash updates that message instead of posting another).
+ * Returns undefined when the channel has no message.
  */
 export function createPlanRunner(deps: PlanRunnerDeps) {
   return async function runPlan(plan: MessagePlan, context: PlanContext): Promise<PlacedMessage | undefined> {
