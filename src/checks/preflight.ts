@@ -1,4 +1,5 @@
 import { loadSettings, SECRET_VARIABLES, type Env } from '../config/load-config.ts'
+import { redactUrl } from '../config/redact-url.ts'
 import type { Settings } from '../config/settings.ts'
 import { isPrheraldError } from '../errors.ts'
 import type { ConfigLock } from '../lock/config-lock.ts'
@@ -41,9 +42,9 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
   }
   results.push(
     { name: 'ttl', target: 'cleanup.message_ttl_days', status: 'OK', reason: `${settings.messageTtlDays} days` },
-    { name: 'database', target: settings.databaseUrl, status: 'OK', reason: settings.databasePath },
+    { name: 'database', target: redactUrl(settings.databaseUrl), status: 'OK', reason: settings.databasePath },
     settings.publicUrl
-      ? { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'OK', reason: settings.publicUrl }
+      ? { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'OK', reason: redactUrl(settings.publicUrl) }
       : { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'SKIP', reason: 'not set (only create-webhook needs it)' },
   )
   return { settings, results }

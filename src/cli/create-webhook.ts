@@ -1,4 +1,5 @@
 import type { Env } from '../config/load-config.ts'
+import { redactUrl } from '../config/redact-url.ts'
 import type { Settings } from '../config/settings.ts'
 import { PrheraldError } from '../errors.ts'
 import { createGithubClient } from '../git-host/github-client.ts'
@@ -20,8 +21,13 @@ function required(env: Env, name: string, what: string): string {
 export async function createWebhook(settings: Settings, env: Env, owner: string, repo: string, print: (line: string) => void): Promise<void> {
   if (!settings.publicUrl) required(env, 'PRHERALD_PUBLIC_URL', 'it is the public base URL the git host delivers to, e.g. https://prherald.example.com')
   const url = `${settings.publicUrl}/webhook/${settings.gitProvider}`
+  const shown = redactUrl(url)
   if (settings.gitProvider === 'bitbucket') {
-    for (const line of bitbucketWebhookSteps(owner, repo, url, (env.BITBUCKET_WEBHOOK_SECRET ?? '').trim() !== '')) print(line)
+    // The operator pastes the URL by hand: shown with its user-info hidden, and said so, never the password itself.
+    for (const line of bitbucketWebhookSteps(owner, repo, shown, (env.BITBUCKET_WEBHOOK_SECRET ?? '').trim() !== '')) {
+      print(line)
+      if (shown !== url && line.includes(shown)) print('    (*** stands for the user and password in PRHERALD_PUBLIC_URL; paste the URL with them)')
+    }
     return
   }
   const token = required(env, 'GITHUB_TOKEN', 'creating a webhook needs a token with admin rights on the repository hooks ("Webhooks: read and write")')
@@ -29,7 +35,7 @@ export async function createWebhook(settings: Settings, env: Env, owner: string,
   const octokit = createGithubClient({ baseUrl: settings.api.github, token })
   const { action, id } = await upsertGithubWebhook(octokit, { owner, repo, url, secret })
   print(`${action} webhook ${id} on ${owner}/${repo}`)
-  print(`  url:          ${url}`)
+  print(`  url:          ${shown}`)
   print('  content type: json')
   print('  secret:       GITHUB_WEBHOOK_SECRET (set)')
   print(`  events:       ${REQUIRED_EVENTS.github.join(', ')}`)
