@@ -17,11 +17,13 @@ function settings() {
   return loadSettings(process.env)
 }
 
-cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in').action(() => {
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, and the Slack pacing').action(() => {
   const loaded = settings()
   const routes = listRoutes(loaded.mappings)
-  if (routes.length === 0) return print('no mapping entries: every delivery is ignored')
-  for (const line of formatRoutes(routes, loaded.reactions)) print(line)
+  if (routes.length === 0) print('no mapping entries: every delivery is ignored')
+  else for (const line of formatRoutes(routes, loaded.reactions)) print(line)
+  print('')
+  print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
 })
 
 cli.command('validate [repository]', 'Check mapping entries against Slack and the git host; write config.lock on success')
@@ -51,6 +53,7 @@ cli.help((sections) => {
       '  BITBUCKET_AUTH_EMAIL   set: HTTP Basic <email>:<token> (API token); unset: Bearer (access token)',
       '  GITHUB_WEBHOOK_SECRET  the secret create-webhook puts on the GitHub webhook',
       '  PRHERALD_PUBLIC_URL    public base URL for create-webhook, e.g. https://prherald.example.com',
+      '  PRHERALD_SLACK_PACING  published or off: overrides slack.pacing (list shows the result)',
     ].join('\n'),
   })
 })

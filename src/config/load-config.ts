@@ -84,6 +84,8 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     if (env.PRHERALD_DATABASE_URL) throw envProblem('PRHERALD_DATABASE_URL', message)
     throw invalid(configFile, [{ key: 'database.url', message: `"${redactUrl(databaseUrl)}" is not supported; ${message}` }])
   }
+  const pacingText = env.PRHERALD_SLACK_PACING || doc.slack?.pacing || DEFAULTS.slackPacing
+  if (pacingText !== 'published' && pacingText !== 'off') throw envProblem('PRHERALD_SLACK_PACING', 'use published or off')
   return {
     configFile,
     lockFile: join(dirname(configFile), 'config.lock'),
@@ -96,6 +98,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     databasePath,
     messageTtlDays: doc.cleanup?.message_ttl_days ?? DEFAULTS.messageTtlDays,
     reactions: applyReactionTier(DEFAULT_REACTIONS, doc.slack?.reactions),
+    slackPacing: pacingText,
     mappings: doc.mappings,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: {

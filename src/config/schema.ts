@@ -64,6 +64,7 @@ const positiveInteger = (fix: string, max = Number.MAX_SAFE_INTEGER): Struct<num
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const
 export const LOG_FORMATS = ['json', 'pretty'] as const
 export const PROVIDERS = ['github', 'bitbucket'] as const
+export const SLACK_PACINGS = ['published', 'off'] as const
 
 export const configSchema = object({
   git_provider: enums(PROVIDERS),
@@ -79,6 +80,7 @@ export const configSchema = object({
     message_ttl_days: optional(positiveInteger('use a whole number of days from 1 to 36500, e.g. 30', 36_500)),
   })),
   slack: optional(object({
+    pacing: optional(enums(SLACK_PACINGS)),
     reactions: optional(reactions),
   })),
   mappings: record(string(), record(string(), mappingEntry)),

@@ -1,8 +1,10 @@
-import type { LOG_FORMATS, LOG_LEVELS, Mappings } from './schema.ts'
+import type { LOG_FORMATS, LOG_LEVELS, Mappings, SLACK_PACINGS } from './schema.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 
 export type LogFormat = (typeof LOG_FORMATS)[number]
 export type LogLevel = (typeof LOG_LEVELS)[number]
+/** `published`: pace Slack calls to Slack's published limits. `off`: only honour 429s. */
+export type SlackPacingSetting = (typeof SLACK_PACINGS)[number]
 export type ReactionKey = 'approved' | 'commented' | 'changes_requested' | 'merged' | 'closed' | 'draft' | 'bot'
 
 /** The reactions a message carries, after inheritance: the emoji for each machine key, and whether to react at all. */
@@ -32,6 +34,7 @@ export interface Settings {
   databasePath: string
   messageTtlDays: number
   reactions: ReactionSettings
+  slackPacing: SlackPacingSetting
   mappings: Mappings
   publicUrl: string | undefined
   api: { slack: string; github: string; bitbucket: string }
@@ -53,6 +56,7 @@ export const DEFAULTS = {
   shutdownTimeoutSeconds: 25,
   databaseUrl: 'file:./data/prherald.db',
   messageTtlDays: 30,
+  slackPacing: 'published',
   reactions: {
     approved: 'white_check_mark',
     commented: 'speech_balloon',
@@ -74,6 +78,7 @@ export const DEFAULTS = {
   shutdownTimeoutSeconds: number
   databaseUrl: string
   messageTtlDays: number
+  slackPacing: SlackPacingSetting
   reactions: Record<ReactionKey, string>
   api: Settings['api']
 }

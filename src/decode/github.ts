@@ -1,4 +1,5 @@
 import type { Actor, Decoded, EventKind, Ignored, IgnoreReason, PullRequestFacts } from './pull-request-event.ts'
+import { smokeNumber } from '../smoke/smoke-pull-request.ts'
 import { at, bool, int, obj, str, type JsonObject } from './read-fields.ts'
 
 /** Either the kind of change a delivery announces, or why it is not one prherald acts on. */
@@ -91,7 +92,8 @@ export function decodeGithub(eventName: string, deliveryId: string, payload: unk
   const pr = obj(at(root, isIssue ? 'issue' : 'pull_request'))
   const owner = str(root, 'repository', 'owner', 'login')
   const repo = str(root, 'repository', 'name')
-  const number = int(pr, 'number')
+  // Number 0 only for prherald-smoke's synthetic pull requests (src/smoke/smoke-pull-request.ts).
+  const number = int(pr, 'number') ?? smokeNumber(at(pr, 'number'), str(pr, 'title'))
   const ignored = (reason: IgnoreReason): Ignored => ({ ignored: true, reason, event: eventName || undefined, owner, repo, number })
   if (!root) return ignored(eventName === 'ping' ? 'ping' : 'invalid_payload')
 
@@ -99,6 +101,6 @@ export function decodeGithub(eventName: string, deliveryId: string, payload: unk
   if ('reason' in verdict) return ignored(verdict.reason)
   const facts = factsOf(pr, isIssue)
   const actor = actorOf(actingUser(eventName, root)) ?? actorOf(at(root, 'sender'))
-  if (!owner || !repo || !number || !facts || !actor) return ignored('invalid_payload')
+  if (!owner || !repo || number === undefined || !facts || !actor) return ignored('invalid_payload')
   return { provider: 'github', deliveryId, owner, repo, number, kind: verdict.kind, pr: facts, actor }
 }

@@ -1,10 +1,11 @@
 import type { LogFields, Logger } from '../log/logger.ts'
 import { postMarker } from '../slack/find-marked-message.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
+import type { SlackMethod } from '../slack/rate-limits.ts'
 import type { PostIntent } from '../store/store.ts'
 
-/** One Slack call as the executor makes it: through the shared slots, with transient failures retried. */
-export type SlackCall = <T>(method: string, run: () => Promise<T>) => Promise<T>
+/** One Slack call as the executor makes it: through the pacer (its channel's budgets), transient failures retried. */
+export type SlackCall = <T>(method: SlackMethod, run: () => Promise<T>) => Promise<T>
 
 /** Looks for an intent's post in its channel: its ts, or undefined when it is not there (or cannot be searched). */
 export type FindPost = (intent: PostIntent, call: SlackCall, facts: LogFields) => Promise<string | undefined>

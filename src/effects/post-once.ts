@@ -1,18 +1,19 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import { postMarker } from '../slack/find-marked-message.ts'
 import type { SlackClient, SlackMessage } from '../slack/slack-client.ts'
 import type { MessageRecord, PostIntent, Store } from '../store/store.ts'
 import { intentPrKey, type FindPost, type SlackCall } from './find-post.ts'
-import { ShutdownInterrupt, type RetryPolicy } from './retry-transient.ts'
+import type { RetryPolicy } from './retry-transient.ts'
+import type { ShutdownSleep } from './shutdown-sleep.ts'
 
 export interface PostOnceDeps {
   store: Store
   slack: SlackClient
   logger: Logger
   retry: RetryPolicy
-  signal: AbortSignal
+  /** The pause before looking for a post whose answer was lost; ends at shutdown (the intent stays). */
+  sleep: ShutdownSleep
   /**
    * How long Slack gets to finish a post whose answer was lost before prherald looks for it: the client
    * timeout, since a request Slack was still working on when prherald gave up may land a little later.
@@ -76,11 +77,7 @@ export function createPostOnce(deps: PostOnceDeps) {
         deps.logger.warn('slack post outcome unknown; looking for it in the channel before posting again', {
           ...facts, channel: row.channel, attempt, delay_ms: delayMs, ...errorFields(error),
         })
-        try {
-          await sleep(delayMs, undefined, { signal: deps.signal })
-        } catch {
-          throw new ShutdownInterrupt('shutting down')
-        }
+        await deps.sleep.sleep(delayMs)
         const ts = await findPost(intent, call, facts)
         if (ts) return adopt(ts)
       }

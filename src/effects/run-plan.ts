@@ -4,20 +4,22 @@ import { isPrheraldError } from '../errors.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { MessageRecord, PullRequestRef, Store } from '../store/store.ts'
-import type { CallLimit } from './call-limit.ts'
+import type { SlackMethod } from '../slack/rate-limits.ts'
 import { planMessage, unposted, type MessagePlan, type SlackChange } from './plan-changes.ts'
 import type { PostOnce } from './post-once.ts'
 import { retryTransient, type RetryPolicy } from './retry-transient.ts'
+import type { ShutdownSleep } from './shutdown-sleep.ts'
+import type { SlackPacer } from './slack-pacer.ts'
 
 export interface PlanRunnerDeps {
   store: Store
   slack: SlackClient
   logger: Logger
   retry: RetryPolicy
-  /** Aborted at shutdown: retry loops stop and the delivery stays pending. */
-  signal: AbortSignal
-  /** Shared by every mailbox: at most so many outbound calls at once. */
-  limit: CallLimit
+  /** Backoff between retries; ends at shutdown, and the delivery stays pending. */
+  sleep: ShutdownSleep
+  /** Shared by every mailbox: every Slack call waits here for its method's (and channel's) budget. */
+  pacer: SlackPacer
   /** Posts at most once across timeouts and crashes (post-once.ts). */
   postOnce: PostOnce
 }
@@ -54,10 +56,10 @@ export interface PlacedMessage {
 export function createPlanRunner(deps: PlanRunnerDeps) {
   return async function runPlan(plan: MessagePlan, context: PlanContext): Promise<PlacedMessage | undefined> {
     const facts = { ...context.facts, channel: plan.channel }
-    const call = <T>(method: string, run: () => Promise<T>) =>
-      retryTransient(() => deps.limit(run), {
+    const call = <T>(method: SlackMethod, run: () => Promise<T>) =>
+      retryTransient(() => deps.pacer.call(method, plan.channel, run), {
         policy: deps.retry,
-        signal: deps.signal,
+        sleep: deps.sleep,
         onRetry: (attempt, delayMs, error) =>
           deps.logger.warn('slack call failed, retrying', { ...facts, call: method, attempt, delay_ms: delayMs, ...errorFields(error) }),
       })
@@ -75,6 +77,11 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
         case 'update':
           await call('chat.update', () => deps.slack.updateMessage(plan.channel, ts!, change.message))
           done.push('updated')
+          return
+        case 'delete':
+          await call('chat.delete', () => deps.slack.deleteMessage(plan.channel, ts!))
+          ts = undefined
+          done.push('deleted')
           return
         case 'addReaction':
         case 'removeReaction': {

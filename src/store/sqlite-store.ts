@@ -1,4 +1,5 @@
 import type { Provider } from '../decode/pull-request-event.ts'
+import { PrheraldError } from '../errors.ts'
 import type { SqliteDatabase } from './open-database.ts'
 import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store, StoredMessage } from './store.ts'
 
@@ -39,8 +40,20 @@ interface IntentRow {
   created_at: number
 }
 
+/** How long a write waits for another program's write lock: the delivery behind it still gets its 5xx well inside the git hosts' 10 s. */
+export const LOCK_WAIT_MS = 5000
+
+export interface SqliteStoreOptions {
+  /** Give up a write after waiting this long for a lock held by another program (default LOCK_WAIT_MS). */
+  lockWaitMs?: number
+  /** Called when a batch first finds the database locked, with the number of writes now waiting. */
+  onLockWait?: (writes: number) => void
+}
+
+const isBusy = (error: unknown) => String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')
+
 /** The SQLite backend. Statements are prepared once; better-sqlite3 is synchronous, so each call is one step. */
-export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.now): Store {
+export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.now, options: SqliteStoreOptions = {}): Store {
   const findMessages = db.prepare<[string, string, number], MessageRow>(
     'SELECT * FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ? ORDER BY created_at, channel')
   const saveMessage = db.prepare(`
@@ -49,6 +62,7 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
       ts = excluded.ts, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
       last_delivery_id = excluded.last_delivery_id, reactions = excluded.reactions, touched_at = excluded.touched_at`)
+  const forgetMessage = db.prepare('DELETE FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
   const deleteOldMessages = db.prepare('DELETE FROM slack_messages WHERE touched_at < ?')
   const countMessages = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM slack_messages')
   const recordDelivery = db.prepare(`
@@ -75,10 +89,19 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
   // transaction (the usual case, nothing fails); if anything in it throws, that transaction is rolled back
   // and the batch runs again with each write in its own savepoint (a nested better-sqlite3 transaction),
   // which isolates the failure at the price of two more statements per write.
+  // A write lock held by another process must never stall the event loop (SQLite's busy timeout waits
+  // synchronously, and /healthz would wait with it): the connection never waits (busy_timeout 0), each
+  // transaction takes the write lock up front (BEGIN IMMEDIATE, so a busy database fails before any statement
+  // runs), and a busy batch is retried on a timer with backoff, later writes joining it, until each write's
+  // own deadline (lockWaitMs after it was queued) rejects it with `database_busy`.
+  db.pragma('busy_timeout = 0')
+  const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS
   type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
-  let queue: Array<{ run: () => unknown; resolve: (value: never) => void; reject: (e: unknown) => void }> = []
-  const commitAll = db.transaction((items: typeof queue) => items.map((item): Outcome => ({ ok: true, value: item.run() })))
-  const commitEach = db.transaction((items: typeof queue) =>
+  type Item = { run: () => unknown; resolve: (value: never) => void; reject: (e: unknown) => void; deadline: number }
+  let queue: Item[] = []
+  let retry: { timer: NodeJS.Timeout; attempt: number } | undefined
+  const commitAll = db.transaction((items: Item[]) => items.map((item): Outcome => ({ ok: true, value: item.run() })))
+  const commitEach = db.transaction((items: Item[]) =>
     items.map((item): Outcome => {
       try {
         return { ok: true, value: db.transaction(item.run)() }
@@ -86,30 +109,53 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
         return { ok: false, error }
       }
     }))
-  const commit = (items: typeof queue): Outcome[] => {
+  const commit = (items: Item[]): Outcome[] => {
     try {
-      return commitAll(items)
-    } catch {
-      return commitEach(items)
+      return commitAll.immediate(items)
+    } catch (error) {
+      if (isBusy(error)) throw error
+      return commitEach.immediate(items)
     }
   }
-  const flush = () => {
+  const busyError = (cause: unknown) => new PrheraldError('database_busy', `the database ${db.name} stayed locked by another program for ${lockWaitMs} ms`, {
+    cause,
+    fix: 'another program holds a write transaction open on the database (a sqlite3 shell, a backup tool); end it. Refused deliveries are redelivered by the git host or from its delivery log',
+  })
+  const flush = (final = false) => {
+    const attempt = retry?.attempt ?? 0
+    retry = undefined
     const items = queue
     queue = []
+    if (items.length === 0) return
+    let outcomes: Outcome[]
     try {
-      const outcomes = commit(items)
-      items.forEach((item, i) => {
-        const outcome = outcomes[i]!
-        if (outcome.ok) item.resolve(outcome.value as never)
-        else item.reject(outcome.error)
-      })
+      outcomes = commit(items)
     } catch (error) {
-      for (const item of items) item.reject(error)
+      if (!isBusy(error)) {
+        for (const item of items) item.reject(error)
+        return
+      }
+      const t = Date.now()
+      const waiting = final ? [] : items.filter((item) => item.deadline > t)
+      for (const item of items) if (!waiting.includes(item)) item.reject(busyError(error))
+      if (waiting.length === 0) return
+      if (attempt === 0) options.onLockWait?.(waiting.length)
+      queue = waiting
+      const soonest = Math.min(...waiting.map((item) => item.deadline)) - t
+      const delay = Math.max(1, Math.min(soonest, 250, 5 * 2 ** attempt))
+      retry = { timer: setTimeout(flush, delay), attempt: attempt + 1 }
+      return
     }
+    items.forEach((item, i) => {
+      const outcome = outcomes[i]!
+      if (outcome.ok) item.resolve(outcome.value as never)
+      else item.reject(outcome.error)
+    })
   }
   const write = <T>(run: () => T): Promise<T> => new Promise<T>((resolve, reject) => {
-    if (queue.length === 0) setImmediate(flush)
-    queue.push({ run, resolve: resolve as (value: never) => void, reject })
+    // While a retry is scheduled, a new write joins the waiting batch instead of committing on its own.
+    if (queue.length === 0 && !retry) setImmediate(flush)
+    queue.push({ run, resolve: resolve as (value: never) => void, reject, deadline: Date.now() + lockWaitMs })
   })
 
   const toMessage = (r: MessageRow): StoredMessage => ({
@@ -150,6 +196,7 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
       await write(() => {
         const at = now()
         for (const m of outcome.messages) saveMessage.run(messageParams(m, at))
+        for (const f of outcome.forget ?? []) forgetMessage.run(f.provider, f.repository, f.prNumber, f.channel)
         for (const id of outcome.deliveryIds) markApplied.run(at, outcome.provider, id)
       })
     },
@@ -179,7 +226,8 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
       await write(() => deleteIntentWithMarker.run(pr.provider, pr.repository, pr.prNumber, channel, marker))
     },
     async close() {
-      if (queue.length > 0) flush()
+      if (retry) clearTimeout(retry.timer)
+      flush(true)
       if (db.open) db.close()
     },
   }

@@ -55,6 +55,8 @@ export interface DeliveryOutcome {
   provider: Provider
   deliveryIds: readonly string[]
   messages: readonly MessageRecord[]
+  /** Rows to delete in the same transaction: messages that no longer exist (a smoke test's, once it is done). */
+  forget?: ReadonlyArray<PullRequestRef & { channel: string }>
 }
 
 /**

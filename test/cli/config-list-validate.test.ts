@@ -40,6 +40,7 @@ describe('prherald-config list', () => {
       'acme   api       C0234567890  <@U0123ABCD> <!subteam^S0123ABCD>  -                                                             default',
       'acme   web       C0123456789  <!here>                            -                                                             default',
       'acme   monorepo  C0123456789  -                                  services/billing/→C0456789012 <@U0456DEFG>; web/→C0567890123  default',
+      'slack.pacing: off (only 429 Retry-After is honoured)', // the tests' environment sets PRHERALD_SLACK_PACING=off
     ])
     expect(slack.calls).toHaveLength(0)
   })
@@ -63,6 +64,7 @@ describe('prherald-config list', () => {
       'acme   *     C0123456789              -                                     -      new_pr=new merged=rocket',
       'acme   api   C0234567890 C0345678901  C0234567890: <!here>; C0345678901: -  -      new_pr=new approved=thumbsup merged=rocket',
       'acme   docs  C0123456789              -                                     -      off',
+      'slack.pacing: off (only 429 Retry-After is honoured)',
     ])
   })
 })

@@ -210,8 +210,10 @@ describe('Slack rate limiting (429)', () => {
     expect(slack.faults).toHaveLength(0)
     for (const n of HEALTHY_PRS) expectOneCorrectMessage(slack, 'Codertocat', n, HEALTHY)
     for (const n of FAULTY_PRS) expectOneCorrectMessage(slack, 'Other', n, FAULTY)
-    // The Web API client paused for the Retry-After (it pauses every call: Slack's limits are per workspace).
-    expect(logged('slack client').some((e) => String(e.detail).includes('Will retry in 1 seconds'))).toBe(true)
+    // The pacer held what Slack refused for the Retry-After: the post's channel, and chat.update (a workspace budget).
+    expect(logged('slack rate limit reached; holding these calls').map((e) => [e.call, e.channel, e.hold_ms])).toEqual([
+      ['chat.postMessage', FAULTY, 1000], ['chat.update', FAULTY, 1000],
+    ])
     expect(logged('slack call failed, retrying').some((e) => e.error === 'Slack: ratelimited')).toBe(true)
   })
 })

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import { sendJson, startHttpFake, type RecordedRequest } from './http-fake.ts'
+import type { SlackLimitGate } from './slack-limit-gate.ts'
 
 export interface SlackMessageState {
   channel: string
@@ -12,7 +13,7 @@ export interface SlackMessageState {
   metadata?: unknown
 }
 
-/** What the fake answers for one call instead of success: an HTTP status, a Slack error, a delay, or a reset. */
+/** What the fake answers for one call instead of success: an HTTP status, a Slack error, a delay or hold, or a reset. */
 export type SlackFault =
   | { status: number; headers?: Record<string, string> }
   | { error: string }
@@ -20,6 +21,8 @@ export type SlackFault =
   | { reset: true }
   /** The call is carried out, then the answer is lost: never sent (`hang`, the client times out) or the connection reset. */
   | { lostAnswer: 'hang' | 'reset' }
+  /** Answers (normally) only once `until` settles: holds a call for exactly as long as a test needs. */
+  | { until: Promise<unknown> }
 
 export interface FakeSlack {
   url: string
@@ -72,7 +75,8 @@ function parseBlocks(value: unknown): unknown[] {
   return Array.isArray(value) ? value : []
 }
 
-export async function startFakeSlack(options: { anyChannel?: boolean } = {}): Promise<FakeSlack> {
+/** `limits`: opt in to a Slack that enforces its rate limits, answering 429 with Retry-After past them. */
+export async function startFakeSlack(options: { anyChannel?: boolean; limits?: SlackLimitGate } = {}): Promise<FakeSlack> {
   // Like Slack's: the time of posting in seconds with six decimals, unique and increasing (history's
   // oldest/latest bounds compare against it).
   let lastMicros = 0
@@ -93,6 +97,8 @@ export async function startFakeSlack(options: { anyChannel?: boolean } = {}): Pr
 
   const answer = async (method: string, body: Record<string, unknown>, res: ServerResponse) => {
     const channel = typeof body.channel === 'string' ? body.channel : undefined
+    const retryAfter = options.limits?.check(method, channel)
+    if (retryAfter !== undefined) return sendJson(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) })
     const faultIndex = state.faults.findIndex((f) => f.method === method && (f.channel === undefined || f.channel === channel))
     let lostAnswer: 'hang' | 'reset' | undefined
     if (faultIndex >= 0) {
@@ -101,6 +107,7 @@ export async function startFakeSlack(options: { anyChannel?: boolean } = {}): Pr
       if ('status' in fault) return void res.writeHead(fault.status, fault.headers ?? {}).end('')
       if ('error' in fault) return sendJson(res, 200, { ok: false, error: fault.error })
       if ('lostAnswer' in fault) lostAnswer = fault.lostAnswer
+      else if ('until' in fault) await fault.until.catch(() => {})
       else await new Promise((r) => setTimeout(r, fault.delayMs))
     }
     if (lostAnswer) {
@@ -168,6 +175,31 @@ export async function startFakeSlack(options: { anyChannel?: boolean } = {}): Pr
           if (!message.reactions.delete(name)) return sendJson(res, 200, { ok: false, error: 'no_reaction' })
         }
         return sendJson(res, 200, { ok: true })
+      }
+      case 'chat.delete': {
+        const message = state.messages.get(String(body.ts))
+        if (!message || message.channel !== channel) return sendJson(res, 200, { ok: false, error: 'message_not_found' })
+        state.messages.delete(message.ts)
+        return sendJson(res, 200, { ok: true, channel, ts: message.ts })
+      }
+      case 'conversations.history': {
+        // Newest first, as Slack answers; reactions in Slack's shape. A channel listed in `channels` with
+        // is_member false answers not_in_channel, as Slack does for a bot outside a channel.
+        if (channel && state.channels.get(channel)?.is_member === false) return sendJson(res, 200, { ok: false, error: 'not_in_channel' })
+        const messages = [...state.messages.values()].filter((m) => m.channel === channel).reverse()
+          .map((m) => ({ type: 'message', ts: m.ts, text: m.text, bot_id: 'B123', reactions: [...m.reactions].map((name) => ({ name, count: 1, users: ['U0BOT'] })) }))
+        return sendJson(res, 200, { ok: true, messages: messages.slice(0, Number(body.limit ?? 100)), has_more: false })
+      }
+      case 'conversations.list':
+      case 'users.conversations': {
+        // Paginated with cursor/limit like Slack; users.conversations lists only the channels the bot is in.
+        const all = [...state.channels.entries()]
+          .filter(([, info]) => !info.is_archived && (method === 'conversations.list' || info.is_member !== false))
+          .map(([id, info]) => ({ id, name: info.name ?? id.toLowerCase(), is_private: id.startsWith('G'), is_archived: false, is_member: info.is_member ?? true }))
+        const start = Number(body.cursor || 0)
+        const limit = Number(body.limit ?? 100)
+        const next = start + limit < all.length ? String(start + limit) : ''
+        return sendJson(res, 200, { ok: true, channels: all.slice(start, start + limit), response_metadata: { next_cursor: next } })
       }
       case 'auth.test':
         return sendJson(res, 200, { ok: true, team: 'Acme', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT' },
