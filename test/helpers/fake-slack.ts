@@ -138,7 +138,10 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
         return sendJson(res, 200, { ok: true, channel, ts })
       }
       case 'conversations.history': {
-        // Newest first, oldest/latest exclusive as in Slack, `limit` a page with an offset as cursor.
+        // Newest first, oldest/latest exclusive as in Slack, `limit` a page with an offset as cursor; reactions
+        // in Slack's shape. A channel listed in `channels` with is_member false answers not_in_channel, as
+        // Slack does for a bot outside a channel.
+        if (channel && state.channels.get(channel)?.is_member === false) return sendJson(res, 200, { ok: false, error: 'not_in_channel' })
         const needed = historyScope(channel ?? '')
         if (!state.scopes.includes(needed)) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed, provided: state.scopes.join(',') })
         const oldest = body.oldest === undefined ? 0 : Number(body.oldest)
@@ -150,7 +153,9 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
         const start = Number(body.cursor ?? 0)
         const limit = Number(body.limit ?? 100)
         const page = all.slice(start, start + limit).map((m) => ({
-          type: 'message', ts: m.ts, text: m.text, ...(withMetadata && m.metadata !== undefined ? { metadata: m.metadata } : {}),
+          type: 'message', ts: m.ts, text: m.text, bot_id: 'B123',
+          reactions: [...m.reactions].map((name) => ({ name, count: 1, users: ['U0BOT'] })),
+          ...(withMetadata && m.metadata !== undefined ? { metadata: m.metadata } : {}),
         }))
         const more = start + limit < all.length
         return sendJson(res, 200, { ok: true, messages: page, has_more: more, response_metadata: { next_cursor: more ? String(start + limit) : '' } })
@@ -181,14 +186,6 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
         if (!message || message.channel !== channel) return sendJson(res, 200, { ok: false, error: 'message_not_found' })
         state.messages.delete(message.ts)
         return sendJson(res, 200, { ok: true, channel, ts: message.ts })
-      }
-      case 'conversations.history': {
-        // Newest first, as Slack answers; reactions in Slack's shape. A channel listed in `channels` with
-        // is_member false answers not_in_channel, as Slack does for a bot outside a channel.
-        if (channel && state.channels.get(channel)?.is_member === false) return sendJson(res, 200, { ok: false, error: 'not_in_channel' })
-        const messages = [...state.messages.values()].filter((m) => m.channel === channel).reverse()
-          .map((m) => ({ type: 'message', ts: m.ts, text: m.text, bot_id: 'B123', reactions: [...m.reactions].map((name) => ({ name, count: 1, users: ['U0BOT'] })) }))
-        return sendJson(res, 200, { ok: true, messages: messages.slice(0, Number(body.limit ?? 100)), has_more: false })
       }
       case 'conversations.list':
       case 'users.conversations': {
