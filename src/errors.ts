@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'slack_rate_limited' // HTTP 429: the pacer holds the budget for retryAfterMs and tries again
   | 'slack_permanent'
   | 'slack_message_not_found'
+  | 'slack_outcome_unknown' // a post that may or may not be in the channel: timeout, reset, 5xx
   | 'slack_auth' // Slack refuses the token itself: every call fails until SLACK_BOT_TOKEN is fixed
   | 'git_host' // unreachable, 5xx, rate limited: worth retrying later
   | 'git_host_auth' // 401: the token or its auth scheme is wrong

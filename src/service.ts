@@ -8,6 +8,9 @@ import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-eve
 import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createCallLimit } from './effects/call-limit.ts'
 import { configureTargets } from './effects/configure-targets.ts'
+import { createFindPost } from './effects/find-post.ts'
+import { createPostOnce } from './effects/post-once.ts'
+import { recoverPosts } from './effects/recover-posts.ts'
 import type { ChooseTargets } from './effects/message-targets.ts'
 import type { PacerClock } from './effects/pacer-clock.ts'
 import { DEFAULT_RETRY, ShutdownInterrupt, type RetryPolicy } from './effects/retry-transient.ts'
@@ -19,7 +22,7 @@ import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
 import { createApp } from './server.ts'
-import { createSlackClient } from './slack/slack-client.ts'
+import { createSlackClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack/slack-client.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
 import { startCleanupJob } from './store/cleanup-job.ts'
 import { claimProvider } from './store/database-provider.ts'
@@ -108,11 +111,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     pacing: settings.slackPacing, parallel: PARALLEL_CALLS, signal: shutdown.signal, clock: options.pacerClock,
     onHold: (method, channel, holdMs) => logger.warn('slack rate limit reached; holding these calls', { call: method, channel, hold_ms: holdMs }),
   })
+  const retry = options.retry ?? DEFAULT_RETRY
+  const limit = createCallLimit(PARALLEL_CALLS, shutdown.signal)
+  const findPost = createFindPost({ slack, logger })
+  const postOnce = createPostOnce({
+    store, slack, logger, retry, sleep, findPost, settleMs: options.slackTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS,
+  })
   const applyDeliveries = createLifecycle({
-    store, slack, logger, mappings: settings.mappings, reactions: settings.reactions,
-    retry: options.retry ?? DEFAULT_RETRY, sleep, pacer,
-    chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger),
-    limit: createCallLimit(PARALLEL_CALLS, shutdown.signal),
+    store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
+    chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
   })
   const mailboxes = createMailboxes<PullRequestEvent>((_key, events) => applyDeliveries(events), (key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })
@@ -122,6 +129,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   })
   const handOff = (event: PullRequestEvent) => mailboxes.post(pullRequestKey(event), event)
 
+  // Posts the last run left with an unknown outcome are settled first, so that the replay updates them.
+  await recoverPosts({ store, findPost, pacer, logger })
   const pending = await store.pendingDeliveries()
   for (const delivery of pending) handOff(JSON.parse(delivery.event) as PullRequestEvent)
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })

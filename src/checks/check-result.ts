@@ -1,4 +1,5 @@
-export type CheckStatus = 'OK' | 'SKIP' | 'FAIL'
+/** WARN: works, but something is missing that the operator should add (never fails a run). */
+export type CheckStatus = 'OK' | 'WARN' | 'SKIP' | 'FAIL'
 
 export type CheckName = 'mapping' | 'slack-auth' | 'slack-channel' | 'webhook' | (string & {})
 
@@ -18,9 +19,15 @@ export function hasFailure(results: readonly CheckResult[]): boolean {
 }
 
 export function countByStatus(results: readonly CheckResult[]): Record<CheckStatus, number> {
-  const counts: Record<CheckStatus, number> = { OK: 0, SKIP: 0, FAIL: 0 }
+  const counts: Record<CheckStatus, number> = { OK: 0, WARN: 0, SKIP: 0, FAIL: 0 }
   for (const r of results) counts[r.status]++
   return counts
+}
+
+/** `3 OK, 1 SKIP, 0 FAIL`, with the WARN count after OK when there is one. */
+export function formatCounts(results: readonly CheckResult[]): string {
+  const c = countByStatus(results)
+  return `${c.OK} OK${c.WARN > 0 ? `, ${c.WARN} WARN` : ''}, ${c.SKIP} SKIP, ${c.FAIL} FAIL`
 }
 
 export interface CheckColumns {
@@ -28,10 +35,13 @@ export interface CheckColumns {
   target: number
 }
 
-/** One check as its line, and on FAIL its fix on the line below, indented, so the line stays greppable (`grep ^FAIL`). */
+/**
+ * One check as its line, and on FAIL (or WARN) its fix on the line below, indented, so the line stays greppable
+ * (`grep ^FAIL`).
+ */
 export function formatCheck(r: CheckResult, columns: CheckColumns): string[] {
   const line = `${r.status.padEnd(4)}  ${r.name.padEnd(columns.name)}  ${r.target.padEnd(columns.target)}  ${r.reason}`.trimEnd()
-  return r.status === 'FAIL' && r.fix ? [line, `      fix: ${r.fix}`] : [line]
+  return (r.status === 'FAIL' || r.status === 'WARN') && r.fix ? [line, `      fix: ${r.fix}`] : [line]
 }
 
 /** One line per check, columns aligned across the batch. */

@@ -56,12 +56,16 @@ export type OnResult = (result: CheckResult) => void
  */
 export async function validateEntries(ctx: CheckContext, targets: readonly EntryTarget[], onResult: OnResult = () => {}): Promise<ValidationReport> {
   if (targets.length === 0) return { auth: undefined, entries: [] }
+  const channels = targets.flatMap(({ owner, repo }) => {
+    const { route } = mappingCheck(ctx.mappings, owner, repo)
+    return route ? routeChannels(route) : []
+  })
   const calls = new PQueue({ concurrency: CHECK_CONCURRENCY })
   const reported = (result: CheckResult): CheckResult => {
     onResult(result)
     return result
   }
-  const auth = calls.add(() => slackAuthCheck(ctx.slack)).then(reported)
+  const auth = calls.add(() => slackAuthCheck(ctx.slack, channels)).then(reported)
   const channelChecks = new Map<string, Promise<CheckResult>>()
   const channelCheck = async (target: string, channel: string): Promise<CheckResult> => {
     if (!ctx.slack || (await auth).status === 'FAIL') {

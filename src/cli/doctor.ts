@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { cac } from 'cac'
-import { checkPrinter, countByStatus, formatChecks, type CheckResult } from '../checks/check-result.ts'
+import { checkPrinter, countByStatus, formatChecks, formatCounts, type CheckResult } from '../checks/check-result.ts'
 import { createCheckContext, credentialsFromEnv } from '../checks/check-context.ts'
 import { configSection, databaseSection, mappingsSection } from '../checks/preflight.ts'
 import { validateEntries } from '../checks/validate-entries.ts'
@@ -56,9 +56,8 @@ async function doctor(repository: string | undefined): Promise<boolean> {
   if (target && !settings) {
     all.push(...section(`${target.owner}/${target.repo}`, [{ name: 'checks', target: `${target.owner}/${target.repo}`, status: 'FAIL', reason: 'not run: the config did not load', fix: 'fix the [config] problems first' }]))
   }
-  const c = countByStatus(all)
-  print(`${c.OK} OK, ${c.SKIP} SKIP, ${c.FAIL} FAIL`)
-  return c.FAIL === 0
+  print(formatCounts(all))
+  return countByStatus(all).FAIL === 0
 }
 
 const cli = cac('prherald-doctor')

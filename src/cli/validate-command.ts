@@ -1,6 +1,6 @@
 import type { Env } from '../config/load-config.ts'
 import type { Settings } from '../config/settings.ts'
-import { checkPrinter, countByStatus, type CheckResult } from '../checks/check-result.ts'
+import { checkPrinter, countByStatus, formatCounts, type CheckResult } from '../checks/check-result.ts'
 import { createCheckContext, credentialsFromEnv } from '../checks/check-context.ts'
 import { validateConfig } from '../checks/validate-config.ts'
 import { validateEntries } from '../checks/validate-entries.ts'
@@ -14,8 +14,7 @@ export interface ValidateOptions {
 }
 
 function summary(results: readonly CheckResult[]): string {
-  const c = countByStatus(results)
-  return `${c.OK} OK, ${c.SKIP} SKIP, ${c.FAIL} FAIL`
+  return formatCounts(results)
 }
 
 /**

@@ -89,7 +89,7 @@ export function createLifecycle(deps: LifecycleDeps) {
     }))
     const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(first) }
     const beforePost = { state: unannounced.state, lifecycle: JSON.stringify(unannounced), lastDeliveryId: current?.lastDeliveryId ?? null }
-    const context = { ref, facts, next, reactions, beforePost }
+    const context = { ref, facts, next, reactions, beforePost, deliveryId: last.deliveryId }
 
     const placed = []
     const deleted = []

@@ -1,6 +1,8 @@
 import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type RetryOptions } from '@slack/web-api'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
+import { findMarkedMessage, type HistoryLookup, type PostMarker } from './find-marked-message.ts'
+import { mayHavePosted } from './post-outcome.ts'
 import type { SlackTokenObserver } from './slack-token-state.ts'
 
 export interface SlackMessage {
@@ -8,9 +10,16 @@ export interface SlackMessage {
   blocks: unknown[]
 }
 
-/** The calls the lifecycle makes (deleteMessage only for a finished smoke test). Errors are PrheraldErrors: slack_transient, slack_rate_limited, slack_permanent, slack_message_not_found, slack_auth. */
+/**
+ * The calls the lifecycle makes (deleteMessage only for a finished smoke test). Errors are PrheraldErrors:
+ * slack_transient, slack_rate_limited, slack_permanent, slack_message_not_found, slack_auth, and for
+ * postMessage slack_outcome_unknown (the post may be in the channel).
+ */
 export interface SlackClient {
-  postMessage(channel: string, message: SlackMessage): Promise<string>
+  /** Posts once, never retried inside the client; `marker` goes into the message's metadata. */
+  postMessage(channel: string, message: SlackMessage, marker?: PostMarker): Promise<string>
+  /** Looks through the channel's recent history for the post carrying `marker` (see find-marked-message.ts). */
+  findMarkedMessage(channel: string, marker: PostMarker, oldest: Date): Promise<HistoryLookup>
   updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>
   addReaction(channel: string, ts: string, name: string): Promise<void>
   removeReaction(channel: string, ts: string, name: string): Promise<void>
@@ -88,6 +97,10 @@ export function classifySlackError(error: unknown): PrheraldError | undefined {
   return new PrheraldError('slack_transient', `Slack unreachable: ${message}`, { cause: error })
 }
 
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
 /** Routes the Web API client's own log lines into ours, dropping its debug lines (they carry request bodies). */
 function slackLogger(logger: Logger): SlackLogger {
   const text = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : String(m))).join(' ')
@@ -102,25 +115,32 @@ function slackLogger(logger: Logger): SlackLogger {
   }
 }
 
+export const DEFAULT_SLACK_TIMEOUT_MS = 10_000
+
 export const DEFAULT_SLACK_RETRY: RetryOptions = { retries: 3, factor: 2, minTimeout: 1000, maxTimeout: 10_000, randomize: true }
 
 export function createSlackClient(options: SlackClientOptions): SlackClient {
-  const client = new WebClient(options.token, {
+  const settings = {
     slackApiUrl: options.apiUrl,
     logger: slackLogger(options.logger),
-    retryConfig: options.retry ?? DEFAULT_SLACK_RETRY,
-    timeout: options.timeoutMs ?? 10_000,
+    timeout: options.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS,
     // A 429 surfaces as slack_rate_limited instead of being waited out inside the client, so the pacer can
     // hold that method (or channel) for Retry-After while calls on other budgets go on.
     rejectRateLimitedCalls: true,
-  })
+  }
+  const client = new WebClient(options.token, { ...settings, retryConfig: options.retry ?? DEFAULT_SLACK_RETRY })
+  // Posts get a client of their own that never retries: Slack has no idempotency key, so a post retried
+  // after a timeout or a reset can land twice. A failed post goes back to post-once.ts, which looks for it
+  // in the channel before posting again. (A 429 is refused before posting: slack_rate_limited, not posted.)
+  const poster = new WebClient(options.token, { ...settings, retryConfig: { retries: 0 } })
   const call = async <T>(run: () => Promise<T>): Promise<T | undefined> => {
     try {
       const result = await run()
       options.tokenObserver?.accepted()
       return result
     } catch (error) {
-      const classified = classifySlackError(error)
+      // A post's unknown outcome is already classified (postMessage below); everything else is the client's error.
+      const classified = isPrheraldError(error) ? error : classifySlackError(error)
       if (classified?.code === 'slack_auth') options.tokenObserver?.refused(String((error as { data?: { error?: unknown } }).data?.error), classified.fix)
       // Any other answer from Slack (a channel's refusal included) means it took the token.
       else if ((error as { code?: unknown }).code === ErrorCode.PlatformError) options.tokenObserver?.accepted()
@@ -129,11 +149,22 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     }
   }
   return {
-    async postMessage(channel, message) {
-      const result = await call(() => client.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never, unfurl_links: false }))
-      if (!result?.ts) throw new PrheraldError('slack_transient', 'Slack: chat.postMessage returned no ts')
+    async postMessage(channel, message, marker) {
+      const metadata = marker ? { metadata: { event_type: marker.eventType, event_payload: { ...marker.payload } } } : {}
+      // Through `call` like every other method, so a 429 and a refused token are classified and observed the
+      // same way; only a failure after which the post may be in the channel is told apart first.
+      const result = await call(async () => {
+        try {
+          return await poster.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never, unfurl_links: false, ...metadata })
+        } catch (error) {
+          if (!mayHavePosted(error)) throw error
+          throw new PrheraldError('slack_outcome_unknown', `Slack: chat.postMessage outcome unknown (${errorText(error)})`, { cause: error })
+        }
+      })
+      if (!result?.ts) throw new PrheraldError('slack_outcome_unknown', 'Slack: chat.postMessage returned no ts')
       return result.ts
     },
+    findMarkedMessage: (channel, marker, oldest) => findMarkedMessage({ client, call }, channel, marker, oldest),
     async updateMessage(channel, ts, message) {
       await call(() => client.chat.update({ channel, ts, text: message.text, blocks: message.blocks as never }))
     },

@@ -1,7 +1,7 @@
 import type { Provider } from '../decode/pull-request-event.ts'
 import { PrheraldError } from '../errors.ts'
 import type { SqliteDatabase } from './open-database.ts'
-import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PullRequestRef, Store, StoredMessage } from './store.ts'
+import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store, StoredMessage } from './store.ts'
 
 interface MessageRow {
   provider: Provider
@@ -25,6 +25,19 @@ interface DeliveryRow {
   pr_key: string
   event: string
   received_at: number
+}
+
+interface IntentRow {
+  provider: Provider
+  repository: string
+  pr_number: number
+  channel: string
+  marker: string
+  mentions: string
+  state: string
+  lifecycle: string
+  last_delivery_id: string | null
+  created_at: number
 }
 
 /** How long a write waits for another program's write lock: the delivery behind it still gets its 5xx well inside the git hosts' 10 s. */
@@ -60,6 +73,15 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
   const markApplied = db.prepare('UPDATE deliveries SET applied_at = ?, event = NULL WHERE provider = ? AND delivery_id = ?')
   const countPending = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL')
   const deleteApplied = db.prepare('DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < ?')
+  const recordIntent = db.prepare(`
+    INSERT OR REPLACE INTO post_intents (provider, repository, pr_number, channel, marker, mentions, state, lifecycle, last_delivery_id, created_at)
+    VALUES (@provider, @repository, @prNumber, @channel, @marker, @mentions, @state, @lifecycle, @lastDeliveryId, @createdAt)`)
+  const findIntent = db.prepare<[string, string, number, string], IntentRow>(
+    'SELECT * FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
+  const allIntents = db.prepare<[], IntentRow>('SELECT * FROM post_intents ORDER BY created_at')
+  const deleteIntent = db.prepare('DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
+  const deleteIntentWithMarker = db.prepare(
+    'DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ? AND marker = ?')
 
   // Group commit: every write waits for the end of the current turn of the event loop, and all writes
   // queued by then share one transaction, so one fsync, instead of paying one each. Every caller hears back
@@ -143,6 +165,12 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
   })
   const messageParams = (m: MessageRecord, at: number) => ({ ...m, mentions: JSON.stringify(m.mentions), reactions: JSON.stringify(m.reactions), now: at })
 
+  const toIntent = (r: IntentRow): PostIntent => ({
+    provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, marker: r.marker,
+    mentions: JSON.parse(r.mentions) as string[], state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id, createdAt: r.created_at,
+    reactions: [], // a message is posted without reactions; they are added after it, once its ts is known
+  })
+
   return {
     async findMessages(pr: PullRequestRef) {
       return findMessages.all(pr.provider, pr.repository, pr.prNumber).map(toMessage)
@@ -177,6 +205,25 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     },
     deleteAppliedDeliveriesBefore(cutoff) {
       return write(() => deleteApplied.run(cutoff).changes)
+    },
+    async recordPostIntent(intent: PostIntent) {
+      await write(() => recordIntent.run({ ...intent, mentions: JSON.stringify(intent.mentions) }))
+    },
+    async findPostIntent(pr: PullRequestRef, channel: string) {
+      const row = findIntent.get(pr.provider, pr.repository, pr.prNumber, channel)
+      return row ? toIntent(row) : undefined
+    },
+    async postIntents() {
+      return allIntents.all().map(toIntent)
+    },
+    async completePostIntent(m: MessageRecord) {
+      await write(() => {
+        saveMessage.run(messageParams(m, now()))
+        deleteIntent.run(m.provider, m.repository, m.prNumber, m.channel)
+      })
+    },
+    async dropPostIntent(pr: PullRequestRef, channel: string, marker: string) {
+      await write(() => deleteIntentWithMarker.run(pr.provider, pr.repository, pr.prNumber, channel, marker))
     },
     async close() {
       if (retry) clearTimeout(retry.timer)

@@ -26,7 +26,7 @@ beforeEach(async () => {
   })
   slack = await startHttpFake((req, res) => {
     if (req.path.endsWith('/auth.test')) {
-      sendJson(res, 200, { ok: true, user_id: 'U0BOT', team: 'acme' }, { 'x-oauth-scopes': 'chat:write,reactions:write,channels:read,groups:read' })
+      sendJson(res, 200, { ok: true, user_id: 'U0BOT', team: 'acme' }, { 'x-oauth-scopes': 'chat:write,reactions:write,channels:read,groups:read,channels:history,groups:history' })
       return
     }
     held.set(String(req.body.channel), res)
