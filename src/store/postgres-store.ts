@@ -1,6 +1,7 @@
 import type { Provider } from '../decode/pull-request-event.ts'
 import type { PostgresPool } from './postgres-pool.ts'
-import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PullRequestRef, Store, StoredMessage } from './store.ts'
+import type { PoolClient } from 'pg'
+import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store, StoredMessage } from './store.ts'
 
 // BIGINT columns arrive as strings from pg (they may exceed 2^53); unix milliseconds never do.
 interface MessageRow {
@@ -16,6 +17,19 @@ interface MessageRow {
   reactions: string | null
   created_at: string
   touched_at: string
+}
+
+interface IntentRow {
+  provider: Provider
+  repository: string
+  pr_number: number
+  channel: string
+  marker: string
+  mentions: string
+  state: string
+  lifecycle: string
+  last_delivery_id: string | null
+  created_at: string | number
 }
 
 interface DeliveryRow {
@@ -36,6 +50,15 @@ const SAVE_MESSAGE = `
   ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
     ts = excluded.ts, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
     last_delivery_id = excluded.last_delivery_id, reactions = excluded.reactions, touched_at = excluded.touched_at`
+const FORGET_MESSAGE = 'DELETE FROM slack_messages WHERE provider = $1 AND repository = $2 AND pr_number = $3 AND channel = $4'
+const RECORD_INTENT = `
+  INSERT INTO post_intents (provider, repository, pr_number, channel, marker, mentions, state, lifecycle, last_delivery_id, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+  ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
+    marker = excluded.marker, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
+    last_delivery_id = excluded.last_delivery_id, created_at = excluded.created_at`
+const SELECT_INTENTS = 'SELECT * FROM post_intents'
+const DELETE_INTENT = 'DELETE FROM post_intents WHERE provider = $1 AND repository = $2 AND pr_number = $3 AND channel = $4'
 const RECORD_DELIVERY = `
   INSERT INTO deliveries (provider, delivery_id, pr_key, event, received_at) VALUES ($1, $2, $3, $4, $5)
   ON CONFLICT (provider, delivery_id) DO NOTHING`
@@ -64,6 +87,27 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
     m.provider, m.repository, m.prNumber, m.channel, m.ts, JSON.stringify(m.mentions), m.state, m.lifecycle, m.lastDeliveryId, JSON.stringify(m.reactions), at,
   ]
   let closed: Promise<void> | undefined
+  const toIntent = (r: IntentRow): PostIntent => ({
+    provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, marker: r.marker,
+    mentions: JSON.parse(r.mentions) as string[], state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id,
+    createdAt: Number(r.created_at),
+    reactions: [], // a message is posted without reactions; they are added after it, once its ts is known
+  })
+  /** Runs `work` in one transaction on one connection; a connection whose ROLLBACK fails is destroyed, not pooled. */
+  const transaction = async (work: (client: PoolClient) => Promise<void>) => {
+    const client = await pool.connect()
+    let broken: Error | undefined
+    try {
+      await client.query('BEGIN')
+      await work(client)
+      await client.query('COMMIT')
+    } catch (error) {
+      await client.query('ROLLBACK').catch((e: Error) => { broken = e })
+      throw error
+    } finally {
+      client.release(broken)
+    }
+  }
 
   return {
     async findMessages(pr: PullRequestRef) {
@@ -88,26 +132,37 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
       }))
     },
     async commitOutcome(outcome: DeliveryOutcome) {
-      if (outcome.messages.length === 0 && outcome.deliveryIds.length === 0) return
-      const client = await pool.connect()
-      let broken: Error | undefined
-      try {
-        await client.query('BEGIN')
+      const forget = outcome.forget ?? []
+      if (outcome.messages.length === 0 && outcome.deliveryIds.length === 0 && forget.length === 0) return
+      await transaction(async (client) => {
         const at = now()
         for (const m of outcome.messages) await client.query(SAVE_MESSAGE, messageParams(m, at))
+        for (const f of forget) await client.query(FORGET_MESSAGE, [f.provider, f.repository, f.prNumber, f.channel])
         await client.query(MARK_APPLIED, [at, outcome.provider, outcome.deliveryIds])
-        await client.query('COMMIT')
-      } catch (error) {
-        // A connection whose ROLLBACK fails is in an unknown state: destroy it rather than pool it.
-        await client.query('ROLLBACK').catch((e: Error) => { broken = e })
-        throw error
-      } finally {
-        client.release(broken)
-      }
+      })
     },
     countPendingDeliveries: () => count('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL'),
     async deleteAppliedDeliveriesBefore(cutoff) {
       return (await pool.query('DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < $1', [cutoff])).rowCount ?? 0
+    },
+    async recordPostIntent(i: PostIntent) {
+      await pool.query(RECORD_INTENT, [i.provider, i.repository, i.prNumber, i.channel, i.marker, JSON.stringify(i.mentions), i.state, i.lifecycle, i.lastDeliveryId, i.createdAt])
+    },
+    async findPostIntent(pr: PullRequestRef, channel: string) {
+      const { rows } = await pool.query<IntentRow>(`${SELECT_INTENTS} WHERE provider = $1 AND repository = $2 AND pr_number = $3 AND channel = $4`, [pr.provider, pr.repository, pr.prNumber, channel])
+      return rows[0] ? toIntent(rows[0]) : undefined
+    },
+    async postIntents() {
+      return (await pool.query<IntentRow>(`${SELECT_INTENTS} ORDER BY created_at`)).rows.map(toIntent)
+    },
+    async completePostIntent(m: MessageRecord) {
+      await transaction(async (client) => {
+        await client.query(SAVE_MESSAGE, messageParams(m, now()))
+        await client.query(`${DELETE_INTENT}`, [m.provider, m.repository, m.prNumber, m.channel])
+      })
+    },
+    async dropPostIntent(pr: PullRequestRef, channel: string, marker: string) {
+      await pool.query(`${DELETE_INTENT} AND marker = $5`, [pr.provider, pr.repository, pr.prNumber, channel, marker])
     },
     close() {
       // pool.end() throws when called twice; SQLite's close is idempotent, so this one is too.

@@ -293,4 +293,36 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect(await store.recordDelivery(delivery('d-1'))).toBe(false)
     })
   })
+
+  describe('post intents (11.10) and forgetting rows', () => {
+    const intent = { ...pr, channel: 'C0123ABC', marker: 'd-1', mentions: ['<@U1>'], state: 'unannounced', lifecycle: '{}', lastDeliveryId: null, reactions: [], createdAt: Date.UTC(2026, 0, 31, 11) }
+
+    it('records, finds, lists and replaces an intent; reads it back without reactions', async () => {
+      await store.recordPostIntent(intent)
+      expect(await store.findPostIntent(pr, 'C0123ABC')).toEqual(intent)
+      expect(await store.findPostIntent(pr, 'C0OTHER')).toBeUndefined()
+      await store.recordPostIntent({ ...intent, marker: 'd-2' })
+      expect((await store.postIntents()).map((i) => i.marker)).toEqual(['d-2'])
+    })
+
+    it('completing an intent saves the message and drops the intent together; dropping needs the same marker', async () => {
+      await store.recordPostIntent(intent)
+      await store.dropPostIntent(pr, 'C0123ABC', 'another-marker')
+      expect(await store.postIntents()).toHaveLength(1)
+      await store.completePostIntent(message({ reactions: [] }))
+      expect(await store.postIntents()).toEqual([])
+      expect((await store.findMessages(pr)).map((m) => m.ts)).toEqual([message().ts])
+      await store.recordPostIntent(intent)
+      await store.dropPostIntent(pr, 'C0123ABC', 'd-1')
+      expect(await store.postIntents()).toEqual([])
+    })
+
+    it('commitOutcome forgets the listed rows in the same transaction', async () => {
+      await store.saveMessage(message())
+      await store.recordDelivery(delivery('d-9'))
+      await store.commitOutcome({ provider: 'github', deliveryIds: ['d-9'], messages: [], forget: [{ ...pr, channel: 'C0123ABC' }] })
+      expect(await store.findMessages(pr)).toEqual([])
+      expect(await store.countPendingDeliveries()).toBe(0)
+    })
+  })
 })
