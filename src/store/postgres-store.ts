@@ -1,36 +1,10 @@
 import type { Provider } from '../decode/pull-request-event.ts'
 import type { PostgresPool } from './postgres-pool.ts'
 import type { PoolClient } from 'pg'
-import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store, StoredMessage } from './store.ts'
+import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store } from './store.ts'
+import { intentFromRow, messageFromRow, type IntentRow, type MessageRow } from './store-rows.ts'
 
-// BIGINT columns arrive as strings from pg (they may exceed 2^53); unix milliseconds never do.
-interface MessageRow {
-  provider: Provider
-  repository: string
-  pr_number: number
-  channel: string
-  ts: string
-  mentions: string
-  state: string
-  lifecycle: string
-  last_delivery_id: string | null
-  reactions: string | null
-  created_at: string
-  touched_at: string
-}
 
-interface IntentRow {
-  provider: Provider
-  repository: string
-  pr_number: number
-  channel: string
-  marker: string
-  mentions: string
-  state: string
-  lifecycle: string
-  last_delivery_id: string | null
-  created_at: string | number
-}
 
 interface DeliveryRow {
   seq: string
@@ -78,21 +52,10 @@ export interface PostgresStoreDeps {
  */
 export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps): Store {
   const count = async (sql: string) => Number((await pool.query<{ n: string }>(sql)).rows[0]?.n ?? 0)
-  const toMessage = (r: MessageRow): StoredMessage => ({
-    provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, ts: r.ts, mentions: JSON.parse(r.mentions) as string[],
-    state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id,
-    reactions: r.reactions === null ? null : JSON.parse(r.reactions) as string[], createdAt: Number(r.created_at), touchedAt: Number(r.touched_at),
-  })
   const messageParams = (m: MessageRecord, at: number) => [
     m.provider, m.repository, m.prNumber, m.channel, m.ts, JSON.stringify(m.mentions), m.state, m.lifecycle, m.lastDeliveryId, JSON.stringify(m.reactions), at,
   ]
   let closed: Promise<void> | undefined
-  const toIntent = (r: IntentRow): PostIntent => ({
-    provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, marker: r.marker,
-    mentions: JSON.parse(r.mentions) as string[], state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id,
-    createdAt: Number(r.created_at),
-    reactions: [], // a message is posted without reactions; they are added after it, once its ts is known
-  })
   /** Runs `work` in one transaction on one connection; a connection whose ROLLBACK fails is destroyed, not pooled. */
   const transaction = async (work: (client: PoolClient) => Promise<void>) => {
     const client = await pool.connect()
@@ -112,7 +75,7 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
   return {
     async findMessages(pr: PullRequestRef) {
       const { rows } = await pool.query<MessageRow>(FIND_MESSAGES, [pr.provider, pr.repository, pr.prNumber])
-      return rows.map(toMessage)
+      return rows.map(messageFromRow)
     },
     async saveMessage(m: MessageRecord) {
       await pool.query(SAVE_MESSAGE, messageParams(m, now()))
@@ -150,10 +113,10 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
     },
     async findPostIntent(pr: PullRequestRef, channel: string) {
       const { rows } = await pool.query<IntentRow>(`${SELECT_INTENTS} WHERE provider = $1 AND repository = $2 AND pr_number = $3 AND channel = $4`, [pr.provider, pr.repository, pr.prNumber, channel])
-      return rows[0] ? toIntent(rows[0]) : undefined
+      return rows[0] ? intentFromRow(rows[0]) : undefined
     },
     async postIntents() {
-      return (await pool.query<IntentRow>(`${SELECT_INTENTS} ORDER BY created_at`)).rows.map(toIntent)
+      return (await pool.query<IntentRow>(`${SELECT_INTENTS} ORDER BY created_at`)).rows.map(intentFromRow)
     },
     async completePostIntent(m: MessageRecord) {
       await transaction(async (client) => {

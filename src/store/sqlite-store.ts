@@ -1,22 +1,9 @@
 import type { Provider } from '../decode/pull-request-event.ts'
 import { PrheraldError } from '../errors.ts'
 import type { SqliteDatabase } from './open-database.ts'
-import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store, StoredMessage } from './store.ts'
+import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store } from './store.ts'
+import { intentFromRow, messageFromRow, type IntentRow, type MessageRow } from './store-rows.ts'
 
-interface MessageRow {
-  provider: Provider
-  repository: string
-  pr_number: number
-  channel: string
-  ts: string
-  mentions: string
-  state: string
-  lifecycle: string
-  last_delivery_id: string | null
-  reactions: string | null
-  created_at: number
-  touched_at: number
-}
 
 interface DeliveryRow {
   seq: number
@@ -27,18 +14,6 @@ interface DeliveryRow {
   received_at: number
 }
 
-interface IntentRow {
-  provider: Provider
-  repository: string
-  pr_number: number
-  channel: string
-  marker: string
-  mentions: string
-  state: string
-  lifecycle: string
-  last_delivery_id: string | null
-  created_at: number
-}
 
 /** How long a write waits for another program's write lock: the delivery behind it still gets its 5xx well inside the git hosts' 10 s. */
 export const LOCK_WAIT_MS = 5000
@@ -158,22 +133,12 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     queue.push({ run, resolve: resolve as (value: never) => void, reject, deadline: Date.now() + lockWaitMs })
   })
 
-  const toMessage = (r: MessageRow): StoredMessage => ({
-    provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, ts: r.ts, mentions: JSON.parse(r.mentions) as string[],
-    state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id,
-    reactions: r.reactions === null ? null : JSON.parse(r.reactions) as string[], createdAt: r.created_at, touchedAt: r.touched_at,
-  })
   const messageParams = (m: MessageRecord, at: number) => ({ ...m, mentions: JSON.stringify(m.mentions), reactions: JSON.stringify(m.reactions), now: at })
 
-  const toIntent = (r: IntentRow): PostIntent => ({
-    provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, marker: r.marker,
-    mentions: JSON.parse(r.mentions) as string[], state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id, createdAt: r.created_at,
-    reactions: [], // a message is posted without reactions; they are added after it, once its ts is known
-  })
 
   return {
     async findMessages(pr: PullRequestRef) {
-      return findMessages.all(pr.provider, pr.repository, pr.prNumber).map(toMessage)
+      return findMessages.all(pr.provider, pr.repository, pr.prNumber).map(messageFromRow)
     },
     async saveMessage(m: MessageRecord) {
       await write(() => saveMessage.run(messageParams(m, now())))
@@ -211,10 +176,10 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     },
     async findPostIntent(pr: PullRequestRef, channel: string) {
       const row = findIntent.get(pr.provider, pr.repository, pr.prNumber, channel)
-      return row ? toIntent(row) : undefined
+      return row ? intentFromRow(row) : undefined
     },
     async postIntents() {
-      return allIntents.all().map(toIntent)
+      return allIntents.all().map(intentFromRow)
     },
     async completePostIntent(m: MessageRecord) {
       await write(() => {
