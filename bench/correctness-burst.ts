@@ -17,7 +17,7 @@ export function openedPayload(number: number): Payload {
 }
 
 /** Six deliveries per PR: opened, its retry (same delivery id), three reviews and a conversation comment. */
-function deliveriesFor(n: number, sign: Sign): Delivery[] {
+export function deliveriesFor(n: number, sign: Sign): Delivery[] {
   const first = sign('pull_request', openedPayload(n))
   const review = (state: string, user: string) => {
     const p = githubExample('pull_request_review', 'submitted') as Payload & { review: { state: string; user: { login: string } } }
