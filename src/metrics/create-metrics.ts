@@ -41,9 +41,9 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const registry = new Registry()
   const registers = [registry]
   const now = sources.now ?? Date.now
-  // The process metrics (CPU, memory, event loop lag, GC). prom-client offers no way to stop their
-  // event-loop and GC observers (prometheus/client_js#494, #500), so each service start keeps two: nothing
-  // in production, which starts one service per process.
+  // The process metrics (CPU, memory, event loop lag, GC). prom-client cannot stop their event-loop and GC
+  // observers (prometheus/client_js#494, #500), so each service started keeps one of each for the life of
+  // the process: one in production, a handful in a test file.
   collectDefaultMetrics({ register: registry })
 
   const deliveries = new Counter({
