@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import type { FakeSlack } from '../test/helpers/fake-slack.ts'
-import { deliveriesFor, type Sign } from './correctness-burst.ts'
+import { shuffledBurst, type Sign } from './correctness-burst.ts'
 import { runLoad } from './load.ts'
 import { spawnListening, type Child } from './processes.ts'
 
@@ -41,11 +41,7 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<{ o
   const servers: Child[] = []
   try {
     for (let i = 0; i < options.replicas; i++) servers.push(await spawnListening('dist/src/cli/server.js', [], env))
-    const burst = Array.from({ length: prs }, (_, i) => deliveriesFor(i + 1, options.sign)).flat()
-    for (let i = burst.length - 1; i > 0; i--) {
-      const j = Math.floor(Math.random() * (i + 1))
-      ;[burst[i], burst[j]] = [burst[j]!, burst[i]!]
-    }
+    const burst = shuffledBurst(prs, options.sign)
     slack.calls.length = 0
     slack.messages.clear()
     const t0 = Date.now()
