@@ -13,6 +13,19 @@ export interface ReactionSettings {
   newPr: string | undefined
 }
 
+/** `digest`, after defaults; a mapping tier may still override `enabled` and `schedule`. */
+export interface DigestSettings {
+  enabled: boolean
+  /** 5-field cron expression, read in `timezone`. */
+  schedule: string
+  timezone: string
+  /** `DE` or `DE-BY`; undefined: only weekends are skipped. */
+  holidays: string | undefined
+  /** Put the channel's mentions on the digest's parent message (thread replies never notify). */
+  mention: boolean
+  includeDependencyBots: boolean
+}
+
 export interface ListenAddress {
   /** undefined listens on every interface, as `:8080` does. */
   host: string | undefined
@@ -32,6 +45,7 @@ export interface Settings {
   databasePath: string
   messageTtlDays: number
   reactions: ReactionSettings
+  digest: DigestSettings
   mappings: Mappings
   publicUrl: string | undefined
   api: { slack: string; github: string; bitbucket: string }
@@ -53,6 +67,7 @@ export const DEFAULTS = {
   shutdownTimeoutSeconds: 25,
   databaseUrl: 'file:./data/prherald.db',
   messageTtlDays: 30,
+  digest: { enabled: true, schedule: '0 9 * * 1-5', timezone: 'UTC', holidays: undefined, mention: false, includeDependencyBots: false },
   reactions: {
     approved: 'white_check_mark',
     commented: 'speech_balloon',
@@ -74,6 +89,7 @@ export const DEFAULTS = {
   shutdownTimeoutSeconds: number
   databaseUrl: string
   messageTtlDays: number
+  digest: DigestSettings
   reactions: Record<ReactionKey, string>
   api: Settings['api']
 }
