@@ -7,7 +7,7 @@ import {
 /** transition() types returned params loosely; the machine's `ignore` action declares exactly this. */
 type IgnoreParams = { reason: IgnoreIntentReason }
 
-export type LifecycleState = 'unannounced' | 'open' | 'draft' | 'merged' | 'closed'
+export type LifecycleState = 'unannounced' | 'ended' | 'open' | 'draft' | 'merged' | 'closed'
 
 /** What SQLite keeps of the machine: a stable state and its context, never an in-flight invocation. */
 export interface StoredLifecycle {
@@ -15,20 +15,36 @@ export interface StoredLifecycle {
   context: PullRequestContext
 }
 
+export interface Decision {
+  next: StoredLifecycle
+  intents: Intent[]
+}
+
 /**
  * One delivery through the machine: restores the stored snapshot (or starts a fresh one: no message
  * is stored), runs XState's pure transition, and returns the next snapshot with the intents to carry out,
  * in order: at most one post or update (the message is rendered from `next`, so one suffices), then the
  * reactions added, then those removed, or a single ignore.
+ *
+ * What the caller stores, by the shape of the result:
+ * - intents without an ignore: `next`, beside each message (the post's `ts` included);
+ * - a single ignore and `next.state === 'ended'` (see storesWithoutMessage): `next`, in a row without a
+ *   Slack message. The pull request ended before it was announced, and that must outlive this delivery, or a
+ *   late `opened` would announce it as new. No Slack call;
+ * - any other ignore: nothing (`next` is then the stored snapshot, or an unannounced one when none is).
  */
-export function decide(stored: StoredLifecycle | undefined, event: PullRequestEvent): { next: StoredLifecycle; intents: Intent[] } {
+export function decide(stored: StoredLifecycle | undefined, event: PullRequestEvent): Decision {
   const snapshot = stored
     ? pullRequestMachine.resolveState({ value: stored.state, context: stored.context })
     : initialTransition(pullRequestMachine, initialContext(event))[0]
   const [next, actions] = transition(pullRequestMachine, snapshot, toMachineEvent(event))
 
   const ignore = actions.find((a) => a.type === 'ignore')
-  if (ignore) return { next: stored ?? { state: 'unannounced', context: snapshot.context }, intents: [{ type: 'ignore', reason: (ignore.params as IgnoreParams).reason }] }
+  if (ignore) {
+    const intents: Intent[] = [{ type: 'ignore', reason: (ignore.params as IgnoreParams).reason }]
+    if (next.value === 'ended') return { next: { state: 'ended', context: next.context }, intents }
+    return { next: stored ?? { state: 'unannounced', context: snapshot.context }, intents }
+  }
 
   const intents: Intent[] = []
   if (actions.some((a) => a.type === 'post')) intents.push({ type: 'post' })
@@ -39,4 +55,9 @@ export function decide(stored: StoredLifecycle | undefined, event: PullRequestEv
   for (const reaction of before) if (!after.includes(reaction)) intents.push({ type: 'removeReaction', reaction })
 
   return { next: { state: next.value as LifecycleState, context: next.context }, intents }
+}
+
+/** The second case above: store `decision.next` in a row that has no Slack message, and call Slack for nothing. */
+export function storesWithoutMessage(decision: Decision): boolean {
+  return decision.next.state === 'ended' && decision.intents.length === 1 && decision.intents[0]!.type === 'ignore'
 }

@@ -1,5 +1,5 @@
 import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
-import { decide, type StoredLifecycle } from './decide.ts'
+import { decide, storesWithoutMessage, type StoredLifecycle } from './decide.ts'
 import type { IgnoreIntentReason } from './pull-request.machine.ts'
 
 /** One delivery's pass through the machine, in the order the deliveries arrived. */
@@ -7,14 +7,20 @@ export interface FoldStep {
   event: PullRequestEvent
   /** The lifecycle before this event (undefined: nothing stored yet). */
   before: StoredLifecycle | undefined
-  /** The lifecycle after it; the same as `before` for an ignored event. */
+  /**
+   * The lifecycle after it; the same as `before` for an ignored event, except one that records that the pull
+   * request ended before it was announced (state `ended`, see decide's storesWithoutMessage).
+   */
   after: StoredLifecycle | undefined
   /** Set when the machine ignored the event (it then changes nothing). */
   ignored?: IgnoreIntentReason
 }
 
 export interface Folded {
-  /** The lifecycle after every event; undefined when every event was ignored and nothing was stored. */
+  /**
+   * The lifecycle after every event; undefined when every event was ignored and nothing was stored. When no
+   * event changed anything but `next.state` is `ended`, `next` is stored in a row without a Slack message.
+   */
   next: StoredLifecycle | undefined
   /** True when at least one event was not ignored, so the messages and rows are brought to `next`. */
   changed: boolean
@@ -34,10 +40,13 @@ export function foldEvents(stored: StoredLifecycle | undefined, events: readonly
   let announcedBy: PullRequestEvent | undefined
   const steps: FoldStep[] = []
   for (const event of events) {
-    const { next, intents } = decide(current, event)
+    const decision = decide(current, event)
+    const { next, intents } = decision
     const ignore = intents.find((i) => i.type === 'ignore')
     if (ignore) {
-      steps.push({ event, before: current, after: current, ignored: ignore.reason })
+      const after = storesWithoutMessage(decision) ? next : current
+      steps.push({ event, before: current, after, ignored: ignore.reason })
+      current = after
       continue
     }
     if (intents.some((i) => i.type === 'post')) announcedBy ??= event

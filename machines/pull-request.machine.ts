@@ -1,6 +1,7 @@
 import { assign, setup } from 'xstate'
 import type { ReactionKey } from '../src/config/settings.ts'
 import type { EventKind, Provider, PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import { recordEnd, stillEnded, type EndFacts } from './end-facts.ts'
 import { forgetReview, recordReview, type ReviewFacts } from './review-facts.ts'
 
 /**
@@ -12,7 +13,7 @@ import { forgetReview, recordReview, type ReviewFacts } from './review-facts.ts'
 
 export type { ReactionKey }
 
-export interface PullRequestContext extends ReviewFacts {
+export interface PullRequestContext extends ReviewFacts, EndFacts {
   provider: Provider
   owner: string
   repo: string
@@ -25,7 +26,7 @@ export interface PullRequestContext extends ReviewFacts {
   reactions: ReactionKey[]
 }
 
-export type IgnoreIntentReason = 'draft' | 'no_stored_message'
+export type IgnoreIntentReason = 'draft' | 'no_stored_message' | 'ended_before_announced'
 
 export type Intent =
   | { type: 'post' }
@@ -71,16 +72,37 @@ function reviewReactions(context: PullRequestContext, event: PullRequestEvent): 
 
 const ignoreDraft = { type: 'ignore', params: { reason: 'draft' } } as const
 const ignoreNoMessage = { type: 'ignore', params: { reason: 'no_stored_message' } } as const
+const ignoreEnded = { type: 'ignore', params: { reason: 'ended_before_announced' } } as const
+/** Without a message, an event that shows the PR merged or closed records the end, so that nothing later announces it. */
+const end = { target: 'ended', actions: ['recordEnd', ignoreEnded] } as const
+const endIfEnded = { guard: 'prEnded', ...end } as const
 /** Without a message: an ended PR is not announced (it would read as new), a draft waits, a ready PR is posted. */
 const announce = [
-  { guard: 'prEnded', actions: ignoreNoMessage },
+  endIfEnded,
   { guard: 'prIsDraft', actions: ignoreDraft },
   { target: 'open', actions: ['refresh', 'post'] },
 ] as const
 /** A review does not wait for a draft: the PR is posted, as a draft if it is one (see `open` below). */
 const announceReview = [
-  { guard: 'prEnded', actions: ignoreNoMessage },
+  endIfEnded,
   { target: 'open', actions: ['refresh', 'recordReview', 'syncReviewReactions', 'post'] },
+] as const
+/** An event that cannot start a message: ignored, but it still tells that the PR ended. */
+const noMessage = [endIfEnded, { actions: ignoreNoMessage }] as const
+
+/**
+ * After an unannounced end, everything stays silent (stale deliveries arrive late, replays repeat) unless the
+ * event shows the PR reopened since: then it is treated as an event of a PR without a message.
+ */
+const staysEnded = { guard: 'stillEnded', actions: ['recordEnd', ignoreEnded] } as const
+const announceReopened = [
+  staysEnded,
+  { guard: 'prIsDraft', actions: ignoreDraft },
+  { target: 'open', actions: ['refresh', 'forgetEnd', 'post'] },
+] as const
+const announceReopenedReview = [
+  staysEnded,
+  { target: 'open', actions: ['refresh', 'forgetEnd', 'recordReview', 'syncReviewReactions', 'post'] },
 ] as const
 
 export const pullRequestMachine = setup({
@@ -101,11 +123,14 @@ export const pullRequestMachine = setup({
     syncReviewReactions: assign(({ context, event }) => ({ reactions: reviewReactions(context, event.event) })),
     react: assign(({ context }, params: { reaction: ReactionKey }) => ({ reactions: withReaction(context.reactions, params.reaction) })),
     unreact: assign(({ context }, params: { reaction: ReactionKey }) => ({ reactions: withoutReaction(context.reactions, params.reaction) })),
+    recordEnd: assign(({ context, event }) => recordEnd(context, event.event)),
+    forgetEnd: assign({ endedAt: undefined }),
   },
   guards: {
     prIsDraft: ({ event }) => event.event.pr.draft,
     prIsReady: ({ event }) => !event.event.pr.draft,
     prEnded: ({ event }) => event.event.pr.state !== 'open',
+    stillEnded: ({ context, event }) => stillEnded(context, event.event),
     titleChanged: ({ context, event }) => event.event.pr.title !== context.title,
   },
 }).createMachine({
@@ -143,12 +168,32 @@ export const pullRequestMachine = setup({
         approved: announceReview,
         changes_requested: announceReview,
         commented: announceReview,
-        approval_removed: { actions: ignoreNoMessage },
-        changes_request_removed: { actions: ignoreNoMessage },
-        review_dismissed: { actions: ignoreNoMessage },
-        edited: { actions: ignoreNoMessage },
-        merged: { actions: ignoreNoMessage },
-        closed: { actions: ignoreNoMessage },
+        approval_removed: noMessage,
+        changes_request_removed: noMessage,
+        review_dismissed: noMessage,
+        edited: noMessage,
+        merged: end,
+        closed: end,
+      },
+    },
+    // Ended before it was announced (merged or closed while prherald was down, or delivered out of order): a row
+    // without a message. decide() hands this snapshot back with the ignore, for the caller to store.
+    ended: {
+      on: {
+        opened: announceReopened,
+        reopened: announceReopened,
+        ready_for_review: announceReopened,
+        updated: announceReopened,
+        converted_to_draft: [staysEnded, { actions: ignoreDraft }],
+        approved: announceReopenedReview,
+        changes_requested: announceReopenedReview,
+        commented: announceReopenedReview,
+        approval_removed: [staysEnded, { actions: ignoreNoMessage }],
+        changes_request_removed: [staysEnded, { actions: ignoreNoMessage }],
+        review_dismissed: [staysEnded, { actions: ignoreNoMessage }],
+        edited: [staysEnded, { actions: ignoreNoMessage }],
+        merged: { actions: ['recordEnd', ignoreEnded] },
+        closed: { actions: ['recordEnd', ignoreEnded] },
       },
     },
     // Open and draft follow the draft flag of every event (it is the freshest fact), whichever event carries it.

@@ -49,6 +49,10 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
   return { settings, results }
 }
 
+/** `12 rows`, or `12 rows (2 without a Slack message: ended before they were announced)`. */
+const messageRows = (n: number, withoutMessage: number) =>
+  `${plural(n, 'row')}${withoutMessage > 0 ? ` (${withoutMessage} without a Slack message: ended before they were announced)` : ''}`
+
 /** [database], pure: judges what inspectDatabase read; `report` undefined means there is no file yet. */
 export function databaseSection(path: string, report: DatabaseReport | undefined): CheckResult[] {
   if (!report) {
@@ -64,7 +68,7 @@ export function databaseSection(path: string, report: DatabaseReport | undefined
   return [
     { name: 'file', target: path, status: 'OK', reason: 'opens' },
     migrations,
-    { name: 'slack_messages', target: path, status: 'OK', reason: rows(report.messages, (n) => plural(n, 'row')) },
+    { name: 'slack_messages', target: path, status: 'OK', reason: rows(report.messages, (n) => messageRows(n, report.withoutMessage ?? 0)) },
     { name: 'intake', target: path, status: 'OK', reason: rows(report.waiting, (n) => `${plural(n, 'delivery', 'deliveries')} waiting${n > 0 ? '; replayed at the next start' : ''}`) },
   ]
 }

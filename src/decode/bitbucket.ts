@@ -58,13 +58,14 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
   const url = str(pr, 'links', 'html', 'href')
   const author = str(pr, 'author', 'nickname') ?? str(pr, 'author', 'display_name')
   const createdAt = str(pr, 'created_on')
+  const updatedAt = str(pr, 'updated_on')
   const actor = actorOf(actingUser(kind, root))
-  if (!owner || !repo || !number || title === undefined || !url || !author || !createdAt || !actor) return ignored('invalid_payload')
+  if (!owner || !repo || !number || title === undefined || !url || !author || !createdAt || !updatedAt || !actor) return ignored('invalid_payload')
   const state = str(pr, 'state')
   return {
     provider: 'bitbucket', deliveryId, owner, repo, number, kind, actor,
     pr: {
-      title, url, author, createdAt,
+      title, url, author, createdAt, updatedAt,
       draft: bool(pr, 'draft') === true,
       state: state === 'MERGED' ? 'merged' : state === 'DECLINED' || state === 'SUPERSEDED' ? 'closed' : 'open',
     },

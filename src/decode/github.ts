@@ -73,10 +73,12 @@ function factsOf(pr: JsonObject | undefined, isIssue: boolean): PullRequestFacts
   const url = (isIssue ? str(pr, 'pull_request', 'html_url') : undefined) ?? str(pr, 'html_url')
   const author = str(pr, 'user', 'login')
   const createdAt = str(pr, 'created_at')
-  if (title === undefined || !url || !author || !createdAt) return undefined
+  // issue_comment: the issue's updated_at is the pull request's (they are one object on GitHub).
+  const updatedAt = str(pr, 'updated_at')
+  if (title === undefined || !url || !author || !createdAt || !updatedAt) return undefined
   const merged = isIssue ? typeof at(pr, 'pull_request', 'merged_at') === 'string' : bool(pr, 'merged') === true
   return {
-    title, url, author, createdAt,
+    title, url, author, createdAt, updatedAt,
     draft: bool(pr, 'draft') === true,
     state: merged ? 'merged' : str(pr, 'state') === 'closed' ? 'closed' : 'open',
   }

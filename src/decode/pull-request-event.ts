@@ -26,6 +26,11 @@ export interface PullRequestFacts {
   state: 'open' | 'closed' | 'merged'
   /** ISO-8601 creation time of the pull request. */
   createdAt: string
+  /**
+   * ISO-8601 time the pull request last changed, as the host saw it when it sent this delivery. Deliveries
+   * arrive out of order; this is what tells a stale event from one that happened after an end.
+   */
+  updatedAt: string
 }
 
 export interface Actor {
@@ -54,6 +59,7 @@ export type IgnoreReason =
   | 'duplicate_delivery'
   | 'draft'
   | 'no_stored_message'
+  | 'ended_before_announced'
 
 export interface Ignored {
   ignored: true

@@ -7,7 +7,7 @@ import { applyReactionTier, reactionNames } from '../routing/reactions.ts'
 import type { PullRequestEvent } from '../decode/pull-request-event.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
-import type { MessageRecord } from '../store/store.ts'
+import { hasMessage, NO_MESSAGE, type MessageRecord } from '../store/store.ts'
 import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
@@ -45,11 +45,19 @@ export function createLifecycle(deps: LifecycleDeps) {
     const batch = new Set(deliveryIds)
     const rows = allRows.filter((r) => r.lastDeliveryId === null || !batch.has(r.lastDeliveryId))
     if (allRows.length > 0 && rows.length === 0) return commit([])
-    const stored = rows[0] ? (JSON.parse(rows[0].lifecycle) as StoredLifecycle) : undefined
+    // A row without a message (NO_MESSAGE) is only the record of an end before the announcement; once the pull
+    // request has a message, that message's row holds its lifecycle.
+    const messages = rows.filter(hasMessage)
+    const current = messages[0] ?? rows[0]
+    const stored = current ? (JSON.parse(current.lifecycle) as StoredLifecycle) : undefined
 
     const folded = foldEvents(stored, events)
     for (const step of folded.steps) if (step.ignored) logIgnored(deps.logger, step.ignored, ignoredFacts(step.event))
     const next = folded.next
+    if (!folded.changed && next?.state === 'ended') {
+      // Ended before it was announced: the state is kept in a row without a message, and Slack hears nothing.
+      return commit([{ ...ref, ...NO_MESSAGE, mentions: [], reactions: [], state: next.state, lifecycle: JSON.stringify(next), lastDeliveryId: last.deliveryId }])
+    }
     if (!folded.changed || !next) return commit([])
     const route = resolveRoute(deps.mappings, first.owner, first.repo)
     if (!route) {
@@ -63,7 +71,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       : []
     const reactions = applyReactionTier(deps.reactions, route.reactions)
     const plans = planChanges({
-      messages: rows.map((r) => {
+      messages: messages.map((r) => {
         const shown = JSON.parse(r.lifecycle) as StoredLifecycle
         // A row written before messages recorded their emoji: assume the names configured now.
         return { channel: r.channel, mentions: r.mentions, ts: r.ts, shown, reactions: r.reactions ?? reactionNames(reactions, shown.context.reactions) }
@@ -73,7 +81,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       reactions,
     })
     const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(first) }
-    const beforePost = { state: unannounced.state, lifecycle: JSON.stringify(unannounced), lastDeliveryId: rows[0]?.lastDeliveryId ?? null }
+    const beforePost = { state: unannounced.state, lifecycle: JSON.stringify(unannounced), lastDeliveryId: current?.lastDeliveryId ?? null }
     const context = { ref, facts, next, reactions, beforePost }
 
     const placed = []

@@ -11,9 +11,41 @@ export interface RenderedMessage {
   blocks: SlackBlock[]
 }
 
+/**
+ * Slack's sizes (docs.slack.dev): a text object, so a section's text and each context element's, holds at most
+ * 3000 characters; a message's top-level `text` 40,000. Over them Slack refuses the call (`invalid_blocks`,
+ * `msg_too_long`) and the pull request would never be announced. Lengths here are UTF-16 code units of the
+ * escaped text, what is sent, which is never fewer characters than Slack counts.
+ */
+export const SLACK_LIMITS = { blockText: 3000, messageText: 40_000 } as const
+
+/** Shares of one block's text given to the pieces that come from the git host or the config. */
+const PIECE_LIMIT = { repository: 1000, author: 1000, url: 1000 } as const
+/** Mentions are never cut inside a token; trailing ones are left out only if the title would get less than this. */
+const MIN_TITLE = 200
+const ELLIPSIS = '…'
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' })
+
 /** Slack reads `&`, `<` and `>` as control characters in mrkdwn, so text from the git host must escape them. */
 export function escapeText(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;')
+}
+
+/**
+ * `text` escaped, at most `max` long: cut in the plain text, on a grapheme boundary (never inside an escape,
+ * an emoji or a surrogate pair), with an ellipsis where it was cut. Stops reading at the cut, so a 100k title costs little.
+ */
+export function escapeWithin(text: string, max: number): string {
+  const whole = escapeText(text)
+  if (whole.length <= max) return whole
+  if (max < ELLIPSIS.length) return ''
+  let kept = ''
+  for (const { segment } of graphemes.segment(text)) {
+    const piece = escapeText(segment)
+    if (kept.length + piece.length > max - ELLIPSIS.length) break
+    kept += piece
+  }
+  return `${kept.trimEnd()}${ELLIPSIS}`
 }
 
 const ENDED_LABEL = { merged: '[Merged]', closed: '[Closed]' } as const
@@ -34,29 +66,48 @@ export function statusLine(lifecycle: StoredLifecycle): string {
 /** A date Slack shows in each reader's time zone; the fallback is the UTC day, so the output is deterministic. */
 function slackDate(iso: string): string {
   const ms = Date.parse(iso)
-  if (Number.isNaN(ms)) return escapeText(iso)
+  if (Number.isNaN(ms)) return escapeWithin(iso, 100)
   return `<!date^${Math.floor(ms / 1000)}^{date_short}|${new Date(ms).toISOString().slice(0, 10)}>`
 }
 
 /**
+ * The headline: mentions, the ended label, and the link whose label carries the title, within one block. The
+ * title is cut to what the rest leaves; mentions are kept whole (a cut token would be shown raw, and ping no
+ * one), and only when so many are configured that the title would shrink below MIN_TITLE are trailing ones
+ * left out. A URL no host sends (over PIECE_LIMIT.url) is left out rather than cut, since a cut link is a wrong one.
+ */
+function headline(lifecycle: StoredLifecycle, mentions: readonly string[]): string {
+  const { state, context } = lifecycle
+  const ended = state === 'merged' || state === 'closed' ? ENDED_LABEL[state] : undefined
+  const url = escapeText(context.url)
+  const linked = url.length <= PIECE_LIMIT.url
+  const label = (title: string) => `PR #${context.number}: ${ended ? `~${title}~` : title}`
+  const compose = (kept: readonly string[], title: string) =>
+    [...kept, ended, linked ? `<${url}|${label(title)}>` : label(title)].filter((p) => p !== undefined && p !== '').join(' ')
+  let kept = mentions.filter((m) => m !== '')
+  const room = () => SLACK_LIMITS.blockText - compose(kept, '').length
+  while (kept.length > 0 && room() < MIN_TITLE) kept = kept.slice(0, -1)
+  // Strikethrough only renders when the tildes touch the text, hence the trim.
+  return compose(kept, escapeWithin(context.title.trim(), Math.max(room(), 0)))
+}
+
+/**
  * The Block Kit message for a pull request: headline with mentions and link, context line, status line.
- * Pure. Mentions are Slack tokens (`<@U…>`, `<!subteam^…>`) and are passed through unescaped.
+ * Pure. Mentions are Slack tokens (`<@U…>`, `<!subteam^…>`) and are passed through unescaped. Every piece
+ * from the git host is cut to fit Slack's sizes (SLACK_LIMITS), so the message always posts.
  */
 export function renderMessage(input: { lifecycle: StoredLifecycle; mentions: readonly string[] }): RenderedMessage {
-  const { state, context } = input.lifecycle
-  const ended = state === 'merged' || state === 'closed' ? ENDED_LABEL[state] : undefined
-  const title = escapeText(context.title.trim())
-  // Strikethrough only renders when the tildes touch the text, hence the trim above.
-  const shownTitle = ended ? `~${title}~` : title
-  const link = `<${escapeText(context.url)}|PR #${context.number}: ${shownTitle}>`
-  const headline = [...input.mentions, ended, link].filter((part) => part !== undefined && part !== '').join(' ')
-  const repository = escapeText(`${context.owner}/${context.repo}`)
-  const status = escapeText(statusLine(input.lifecycle))
+  const { context } = input.lifecycle
+  const repository = escapeWithin(`${context.owner}/${context.repo}`, PIECE_LIMIT.repository)
+  const author = escapeWithin(context.author, PIECE_LIMIT.author)
+  const status = escapeWithin(statusLine(input.lifecycle), SLACK_LIMITS.blockText)
+  const title = escapeWithin(context.title.trim(), SLACK_LIMITS.blockText)
+  // Each piece is within a block's size, so the fallback text stays far below SLACK_LIMITS.messageText.
   return {
     text: `PR #${context.number}: ${title} (${repository}) — ${status}`,
     blocks: [
-      { type: 'section', text: { type: 'mrkdwn', text: headline } },
-      { type: 'context', elements: [{ type: 'mrkdwn', text: `${repository} · ${escapeText(context.author)} · opened ${slackDate(context.createdAt)}` }] },
+      { type: 'section', text: { type: 'mrkdwn', text: headline(input.lifecycle, input.mentions) } },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `${repository} · ${author} · opened ${slackDate(context.createdAt)}` }] },
       { type: 'section', text: { type: 'mrkdwn', text: status } },
     ],
   }

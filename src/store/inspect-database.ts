@@ -7,6 +7,8 @@ export interface DatabaseReport {
   migrations: { applied: string[]; pending: string[]; unknown: string[] }
   /** undefined until the migration creating the table is applied. */
   messages: number | undefined
+  /** Of those, rows without a Slack message (NO_MESSAGE in store.ts: pull requests that ended before they were announced). */
+  withoutMessage: number | undefined
   /** Deliveries acknowledged but not yet applied: replayed at the next start. */
   waiting: number | undefined
 }
@@ -43,6 +45,7 @@ export function inspectDatabase(path: string): DatabaseReport | undefined {
         unknown: appliedVersions.filter((v) => !known.includes(v)),
       },
       messages: count('slack_messages'),
+      withoutMessage: count('slack_messages', "WHERE ts = ''"),
       waiting: count('deliveries', 'WHERE applied_at IS NULL'),
     }
   } catch (cause) {

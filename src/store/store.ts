@@ -22,6 +22,16 @@ export interface MessageRecord extends PullRequestRef {
   reactions: string[]
 }
 
+/**
+ * The channel and ts of a row that holds a pull request's lifecycle without a Slack message: one that was merged
+ * or closed before prherald announced it (state `ended`), kept so that a late `opened` stays silent. The
+ * columns are NOT NULL, and '' is never a Slack channel ID nor a ts, so no such row is taken for a message:
+ * it gets no Slack call, and cleanup ages it out like any other row.
+ */
+export const NO_MESSAGE = { channel: '', ts: '' } as const
+
+export const hasMessage = (row: Pick<MessageRecord, 'ts'>): boolean => row.ts !== NO_MESSAGE.ts
+
 export interface StoredMessage extends Omit<MessageRecord, 'reactions'> {
   /** null for a row written before messages recorded their emoji. */
   reactions: string[] | null

@@ -26,6 +26,7 @@ describe('decodeBitbucket: pull request events', () => {
       pr: {
         title: 'Retry idempotent card captures', url: 'https://bitbucket.org/acme/payments-api/pull-requests/42',
         author: 'dana', draft: false, state: 'open', createdAt: '2025-03-04T09:12:31.118236+00:00',
+        updatedAt: '2025-03-04T09:12:31.118236+00:00',
       },
       actor: { login: 'dana', isBot: false },
     })
@@ -72,6 +73,19 @@ describe('decodeBitbucket: pull request events', () => {
 
   it('takes the actor of events without their own user object from actor', () => {
     expect(expectEvent(decode('pullrequest:fulfilled', withOtherActor(fixture('fulfilled')))).actor.login).toBe('someone-else')
+  })
+
+  it.each([
+    ['fulfilled', '2025-03-04T12:05:44.937462+00:00'],
+    ['rejected', '2025-03-04T12:07:19.204418+00:00'],
+    ['approved', '2025-03-04T11:40:05.559107+00:00'],
+  ])('reads pullrequest.updated_on of pullrequest:%s as updatedAt', (name, updatedAt) => {
+    expect(expectEvent(decode(`pullrequest:${name}`, fixture(name))).pr.updatedAt).toBe(updatedAt)
+  })
+
+  it('takes updatedAt of a comment from the pull request, not from the comment', () => {
+    const payload = put(fixture('comment_created'), 'comment.updated_on', '2030-01-01T00:00:00+00:00')
+    expect(expectEvent(decode('pullrequest:comment_created', payload)).pr.updatedAt).toBe('2025-03-04T09:12:31.118236+00:00')
   })
 
   it('treats a SUPERSEDED pull request as closed', () => {
@@ -138,6 +152,7 @@ describe('decodeBitbucket: malformed payloads never throw', () => {
     ['pullrequest.links.html', 'https://bitbucket.org/acme/payments-api/pull-requests/42'],
     ['pullrequest.author', 'dana'],
     ['pullrequest.created_on', 1741079551],
+    ['pullrequest.updated_on', null],
     ['repository', 'acme/payments-api'],
     ['repository.full_name', 'acme/'],
     ['repository.full_name', '/payments-api'],
@@ -162,7 +177,7 @@ describe('decodeBitbucket: malformed payloads never throw', () => {
   })
 
   it('ignores pullrequest:created with any field it reads deleted', () => {
-    const paths = ['pullrequest.id', 'pullrequest.title', 'pullrequest.links.html.href', 'pullrequest.author', 'pullrequest.created_on', 'actor']
+    const paths = ['pullrequest.id', 'pullrequest.title', 'pullrequest.links.html.href', 'pullrequest.author', 'pullrequest.created_on', 'pullrequest.updated_on', 'actor']
     for (const path of paths) {
       expect(decode('pullrequest:created', drop(fixture('created'), path)), path).toMatchObject({ ignored: true, reason: 'invalid_payload' })
     }

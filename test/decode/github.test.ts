@@ -55,7 +55,7 @@ describe('decodeGithub: pull_request', () => {
       provider: 'github', deliveryId: 'delivery-1', owner: 'Codertocat', repo: 'Hello-World', number: 2, kind: 'opened',
       pr: {
         title: 'Update the README with new information.', url: 'https://github.com/Codertocat/Hello-World/pull/2',
-        author: 'pr-author', draft: false, state: 'open', createdAt: '2019-05-15T15:20:33Z',
+        author: 'pr-author', draft: false, state: 'open', createdAt: '2019-05-15T15:20:33Z', updatedAt: '2019-05-15T15:20:33Z',
       },
       actor: { login: 'the-sender', isBot: false },
     })
@@ -76,6 +76,8 @@ describe('decodeGithub: pull_request', () => {
     const event = expectEvent(decode('pull_request', example('pull_request', 'closed')))
     expect(event.kind).toBe('closed')
     expect(event.pr.state).toBe('closed')
+    // The end time the lifecycle records: the close bumps updated_at past the opened example's.
+    expect(event.pr.updatedAt).toBe('2019-05-15T15:21:18Z')
   })
 
   it('maps closed with merged: true to merged (no merged example exists: the closed one with merged set)', () => {
@@ -166,7 +168,7 @@ describe('decodeGithub: issue_comment', () => {
       provider: 'github', deliveryId: 'delivery-1', owner: 'Codertocat', repo: 'Hello-World', number: 1, kind: 'commented',
       pr: {
         title: 'Spelling error in the README file', url: 'https://github.com/Codertocat/Hello-World/pull/1',
-        author: 'pr-author', draft: false, state: 'open', createdAt: '2019-05-15T15:20:18Z',
+        author: 'pr-author', draft: false, state: 'open', createdAt: '2019-05-15T15:20:18Z', updatedAt: '2019-05-15T15:20:21Z',
       },
       actor: { login: 'the-commenter', isBot: false },
     })
@@ -181,6 +183,11 @@ describe('decodeGithub: issue_comment', () => {
     expect(closed.pr).toMatchObject({ draft: true, state: 'closed', url: 'https://github.com/Codertocat/Hello-World/issues/1' })
     put(payload, 'issue.pull_request.merged_at', '2019-05-15T15:21:00Z')
     expect(expectEvent(decode('issue_comment', payload)).pr.state).toBe('merged')
+  })
+
+  it('reads updatedAt of a comment from the issue, the pull request\'s own time', () => {
+    const payload = put(commentOnPullRequest(), 'comment.updated_at', '2030-01-01T00:00:00Z')
+    expect(expectEvent(decode('issue_comment', payload)).pr.updatedAt).toBe('2019-05-15T15:20:21Z')
   })
 
   it.each(['edited', 'deleted'])('ignores a %s comment on a pull request as unsupported_action', (action) => {
@@ -253,6 +260,7 @@ describe('decodeGithub: malformed payloads never throw', () => {
     ['pull_request.html_url', null],
     ['pull_request.user', 'Codertocat'],
     ['pull_request.created_at', 1557933633],
+    ['pull_request.updated_at', null],
     ['repository', 'Codertocat/Hello-World'],
     ['repository.owner.login', ''],
     ['repository.name', {}],
@@ -287,7 +295,7 @@ describe('decodeGithub: malformed payloads never throw', () => {
 
   it('ignores the opened example with any field it reads deleted', () => {
     const paths = ['pull_request.number', 'pull_request.title', 'pull_request.html_url', 'pull_request.user', 'pull_request.user.login',
-      'pull_request.created_at', 'repository.owner', 'repository.owner.login', 'repository.name', 'sender.login']
+      'pull_request.created_at', 'pull_request.updated_at', 'repository.owner', 'repository.owner.login', 'repository.name', 'sender.login']
     for (const path of paths) {
       const payload = drop(example('pull_request', 'opened'), path)
       expect(decode('pull_request', payload), path).toMatchObject({ ignored: true, reason: 'invalid_payload' })

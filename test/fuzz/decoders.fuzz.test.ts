@@ -22,7 +22,7 @@ function expectWellFormed(provider: Provider, decoded: Decoded): void {
   expect(typeof decoded.repo === 'string' && decoded.repo.length > 0).toBe(true)
   expect(Number.isSafeInteger(decoded.number) && decoded.number > 0).toBe(true)
   expect(typeof decoded.pr.title).toBe('string')
-  for (const field of [decoded.pr.url, decoded.pr.author, decoded.pr.createdAt, decoded.actor.login]) {
+  for (const field of [decoded.pr.url, decoded.pr.author, decoded.pr.createdAt, decoded.pr.updatedAt, decoded.actor.login]) {
     expect(typeof field === 'string' && field.length > 0).toBe(true)
   }
   expect(['open', 'closed', 'merged']).toContain(decoded.pr.state)

@@ -39,6 +39,23 @@ export interface FakeSlack {
   close(): Promise<void>
 }
 
+/** Slack's sizes: a text object holds at most 3000 characters, a message's `text` 40,000. */
+export const FAKE_SLACK_LIMITS = { blockText: 3000, messageText: 40_000 } as const
+
+/**
+ * The error Slack answers for a message over its sizes, if any: `msg_too_long` for the text, `invalid_blocks`
+ * for a section's text, a section field or a context element over 3000 characters.
+ */
+export function sizeError(text: string, blocks: unknown[]): string | undefined {
+  if (text.length > FAKE_SLACK_LIMITS.messageText) return 'msg_too_long'
+  const tooLong = (t: unknown) => typeof t === 'object' && t !== null && String((t as { text?: unknown }).text ?? '').length > FAKE_SLACK_LIMITS.blockText
+  for (const block of blocks as Array<Record<string, unknown>>) {
+    const parts = [block.text, ...(Array.isArray(block.fields) ? block.fields : []), ...(Array.isArray(block.elements) ? block.elements : [])]
+    if (parts.some(tooLong)) return 'invalid_blocks'
+  }
+  return undefined
+}
+
 function parseBlocks(value: unknown): unknown[] {
   if (typeof value === 'string') return JSON.parse(value) as unknown[]
   return Array.isArray(value) ? value : []
@@ -70,6 +87,11 @@ export async function startFakeSlack(options: { anyChannel?: boolean } = {}): Pr
     if (state.latencyMs > 0) await new Promise((r) => setTimeout(r, state.latencyMs))
     const channelError = channel ? state.channelErrors.get(channel) : undefined
     if (channelError) return sendJson(res, 200, { ok: false, error: channelError })
+
+    if (method === 'chat.postMessage' || method === 'chat.update') {
+      const refused = sizeError(String(body.text ?? ''), parseBlocks(body.blocks))
+      if (refused) return sendJson(res, 200, { ok: false, error: refused })
+    }
 
     switch (method) {
       case 'chat.postMessage': {

@@ -64,10 +64,16 @@ describe('Bitbucket lifecycle: no message yet', () => {
     expect([...only().reactions]).toEqual([reaction])
   })
 
-  it.each(['unapproved', 'changes_request_removed', 'fulfilled', 'rejected'])('%s is ignored with no_stored_message', async (key) => {
-    await send(key, { id: 5, state: key === 'fulfilled' ? 'MERGED' : key === 'rejected' ? 'DECLINED' : 'OPEN' })
+  it.each(['unapproved', 'changes_request_removed'])('%s is ignored with no_stored_message', async (key) => {
+    await send(key, { id: 5, state: 'OPEN' })
     expect(slack.calls).toHaveLength(0)
     expect(ignored('no_stored_message')).toHaveLength(1)
+  })
+
+  it.each(['fulfilled', 'rejected'])('%s is ignored with ended_before_announced', async (key) => {
+    await send(key, { id: 5, state: key === 'fulfilled' ? 'MERGED' : 'DECLINED' })
+    expect(slack.calls).toHaveLength(0)
+    expect(ignored('ended_before_announced')).toHaveLength(1)
   })
 
   it('ignores repo:push and other event keys with a reason', async () => {

@@ -84,12 +84,19 @@ describe('GitHub lifecycle: no message yet', () => {
   it.each([
     ['pull_request_review', () => review('dismissed', 13, 'carol')],
     ['pull_request', () => pullRequest('edited', 13, { title: 'New title' })],
-    ['pull_request', () => pullRequest('closed', 13, { merged: true })],
-    ['pull_request', () => pullRequest('closed', 13)],
   ] as const)('%s without a stored message is ignored with no_stored_message', async (event, payload) => {
     await send(event, payload())
     expect(slack.calls).toHaveLength(0)
     expect(ignored('no_stored_message')).toHaveLength(1)
+  })
+
+  it.each([
+    ['merged', () => pullRequest('closed', 13, { merged: true })],
+    ['closed', () => pullRequest('closed', 13)],
+  ] as const)('%s without a stored message is ignored with ended_before_announced', async (_kind, payload) => {
+    await send('pull_request', payload())
+    expect(slack.calls).toHaveLength(0)
+    expect(ignored('ended_before_announced')).toHaveLength(1)
   })
 })
 

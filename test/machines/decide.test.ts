@@ -1,26 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { decide, type StoredLifecycle } from '../../machines/decide.ts'
-import type { EventKind, PullRequestEvent } from '../../src/decode/pull-request-event.ts'
+import { prEvent, run } from './lifecycle-run.ts'
 
 /** The machine's transitions, without servers: stored snapshot + event → next snapshot + intents. */
-function event(kind: EventKind, facts: { draft?: boolean; actor?: string; bot?: boolean; title?: string } = {}): PullRequestEvent {
-  return {
-    provider: 'github', deliveryId: `d-${Math.random()}`, owner: 'acme', repo: 'api', number: 7, kind,
-    pr: { title: facts.title ?? 'Add limits', url: 'https://github.com/acme/api/pull/7', author: 'bob', draft: facts.draft ?? false, state: 'open', createdAt: '2026-11-20T09:30:00Z' },
-    actor: { login: facts.actor ?? 'carol', isBot: facts.bot ?? false },
-  }
-}
-
-/** Runs events in order through decide(), the way the worker does, JSON round-tripping the stored snapshot. */
-function run(...events: PullRequestEvent[]) {
-  let stored: StoredLifecycle | undefined
-  let last: ReturnType<typeof decide> | undefined
-  for (const e of events) {
-    last = decide(stored, e)
-    if (!last.intents.some((i) => i.type === 'ignore')) stored = JSON.parse(JSON.stringify(last.next)) as StoredLifecycle
-  }
-  return { stored, intents: last!.intents }
-}
+const event = prEvent
 
 describe('no message stored', () => {
   it.each(['opened', 'reopened', 'ready_for_review', 'updated'] as const)('%s of a ready PR posts and moves to open', (kind) => {
@@ -33,10 +15,16 @@ describe('no message stored', () => {
     expect(run(event(kind, { draft: true })).intents).toEqual([{ type: 'ignore', reason: 'draft' }])
   })
 
-  it.each(['edited', 'merged', 'closed', 'review_dismissed', 'approval_removed', 'changes_request_removed'] as const)(
+  it.each(['edited', 'review_dismissed', 'approval_removed', 'changes_request_removed'] as const)(
     '%s is ignored with reason no_stored_message', (kind) => {
       expect(run(event(kind)).intents).toEqual([{ type: 'ignore', reason: 'no_stored_message' }])
     })
+
+  it.each(['merged', 'closed'] as const)('%s is ignored with reason ended_before_announced, and the end is kept', (kind) => {
+    const { stored, intents } = run(event(kind, { state: kind }))
+    expect(intents).toEqual([{ type: 'ignore', reason: 'ended_before_announced' }])
+    expect(stored?.state).toBe('ended')
+  })
 
   it.each([
     ['approved', 'approved'], ['changes_requested', 'changes_requested'], ['commented', 'commented'],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decide, type StoredLifecycle } from '../../machines/decide.ts'
+import { decide, storesWithoutMessage, type StoredLifecycle } from '../../machines/decide.ts'
 import { foldEvents } from '../../machines/fold-events.ts'
 import type { EventKind, PullRequestEvent } from '../../src/decode/pull-request-event.ts'
 
@@ -13,12 +13,12 @@ function event(kind: EventKind, facts: { draft?: boolean; actor?: string; title?
   } as PullRequestEvent
 }
 
-/** What the worker did before folding existed: one decide() per delivery, skipping ignored ones. */
+/** What the worker did before folding existed: one decide() per delivery, skipping ignored ones (but an end recorded without a message). */
 function oneByOne(stored: StoredLifecycle | undefined, events: PullRequestEvent[]): StoredLifecycle | undefined {
   let current = stored
   for (const e of events) {
-    const { next, intents } = decide(current, e)
-    if (!intents.some((i) => i.type === 'ignore')) current = next
+    const decision = decide(current, e)
+    if (!decision.intents.some((i) => i.type === 'ignore') || storesWithoutMessage(decision)) current = decision.next
   }
   return current
 }
@@ -52,10 +52,19 @@ describe('foldEvents', () => {
   })
 
   it('an ignored event in the middle leaves the state as it was, and the rest still apply', () => {
-    const folded = foldEvents(undefined, [event('merged'), event('opened'), event('approved')])
-    expect(folded.steps[0]?.ignored).toBeDefined()
+    const folded = foldEvents(undefined, [event('edited'), event('opened'), event('approved')])
+    expect(folded.steps[0]?.ignored).toBe('no_stored_message')
     expect(folded.steps[0]?.after).toBeUndefined()
     expect(folded.next?.context.approvedBy).toEqual(['carol'])
+  })
+
+  it('a merge before the opened is recorded as ended, and the batch announces nothing (issue 11.1)', () => {
+    const merged = { ...event('merged'), pr: { ...event('merged').pr, updatedAt: '2026-11-20T10:00:00Z' } }
+    const folded = foldEvents(undefined, [merged, event('opened'), event('approved')])
+    expect(folded.steps.map((s) => s.ignored)).toEqual(['ended_before_announced', 'ended_before_announced', 'ended_before_announced'])
+    expect(folded.changed).toBe(false)
+    expect(folded.announcedBy).toBeUndefined()
+    expect(folded.next).toMatchObject({ state: 'ended', context: { endedAt: '2026-11-20T10:00:00Z', approvedBy: [] } })
   })
 
   it('ends where applying the deliveries one by one ends, for every prefix of a long history', () => {

@@ -1,37 +1,10 @@
 import fc from 'fast-check'
 import { initialTransition, transition } from 'xstate'
 import { describe, expect, it } from 'vitest'
-import { decide, type StoredLifecycle } from '../../machines/decide.ts'
+import { decide, storesWithoutMessage, type StoredLifecycle } from '../../machines/decide.ts'
+import { prEvent, run } from './lifecycle-run.ts'
 import { initialContext, pullRequestMachine, toMachineEvent, type Intent, type ReactionKey } from '../../machines/pull-request.machine.ts'
-import type { EventKind, PullRequestEvent, PullRequestFacts } from '../../src/decode/pull-request-event.ts'
-
-interface Facts { draft?: boolean; state?: PullRequestFacts['state']; title?: string; actor?: string; bot?: boolean }
-
-let delivery = 0
-/** A decoded event for PR acme/api#7; only what a row of the lifecycle table varies is a parameter. */
-function prEvent(kind: EventKind, facts: Facts = {}): PullRequestEvent {
-  delivery += 1
-  return {
-    provider: 'github', deliveryId: `delivery-${delivery}`, owner: 'acme', repo: 'api', number: 7, kind,
-    pr: {
-      title: facts.title ?? 'Add limits', url: 'https://github.com/acme/api/pull/7', author: 'bob',
-      draft: facts.draft ?? false, state: facts.state ?? 'open', createdAt: '2026-11-20T09:30:00Z',
-    },
-    actor: { login: facts.actor ?? 'carol', isBot: facts.bot ?? false },
-  }
-}
-
-/** Feeds events through decide() as the worker does: the stored snapshot goes through JSON, ignores are not stored. */
-function run(...events: PullRequestEvent[]): { stored: StoredLifecycle | undefined; intents: Intent[] } {
-  let stored: StoredLifecycle | undefined
-  let intents: Intent[] = []
-  for (const e of events) {
-    const result = decide(stored, e)
-    intents = result.intents
-    if (!intents.some((i) => i.type === 'ignore')) stored = JSON.parse(JSON.stringify(result.next)) as StoredLifecycle
-  }
-  return { stored, intents }
-}
+import type { EventKind, PullRequestFacts } from '../../src/decode/pull-request-event.ts'
 
 const opened = () => prEvent('opened')
 const asDraft = () => [opened(), prEvent('converted_to_draft', { draft: true })]
@@ -79,8 +52,10 @@ describe('opened / reopened / ready_for_review of a ready PR', () => {
     expect(stored?.state).toBe('merged')
   })
 
-  it('an event of an ended PR without a message is not announced', () => {
-    expect(run(prEvent('reopened', { state: 'closed' })).intents).toEqual([{ type: 'ignore', reason: 'no_stored_message' }])
+  it('an event of an ended PR without a message is not announced, and records the end', () => {
+    const { stored, intents } = run(prEvent('reopened', { state: 'closed' }))
+    expect(intents).toEqual([{ type: 'ignore', reason: 'ended_before_announced' }])
+    expect(stored?.state).toBe('ended')
   })
 })
 
@@ -150,8 +125,10 @@ describe('reviews', () => {
     expect(stored?.state).toBe('draft')
   })
 
-  it('a review of an ended PR without a message is ignored', () => {
-    expect(run(prEvent('commented', { state: 'merged' })).intents).toEqual([{ type: 'ignore', reason: 'no_stored_message' }])
+  it('a review of an ended PR without a message is ignored, and records the end', () => {
+    const { stored, intents } = run(prEvent('commented', { state: 'merged' }))
+    expect(intents).toEqual([{ type: 'ignore', reason: 'ended_before_announced' }])
+    expect(stored?.state).toBe('ended')
   })
 
   it.each(['approved', 'changes_requested', 'commented'] as const)('%s with a message reacts once and updates', (kind) => {
@@ -221,8 +198,14 @@ describe('reviews taken back', () => {
 })
 
 describe('edited, merged, closed', () => {
-  it.each(['edited', 'merged', 'closed'] as const)('%s without a message is ignored', (kind) => {
-    expect(run(prEvent(kind)).intents).toEqual([{ type: 'ignore', reason: 'no_stored_message' }])
+  it('edited without a message is ignored', () => {
+    expect(run(prEvent('edited')).intents).toEqual([{ type: 'ignore', reason: 'no_stored_message' }])
+  })
+
+  it.each(['merged', 'closed'] as const)('%s without a message is ignored and moves to ended', (kind) => {
+    const { stored, intents } = run(prEvent(kind, { state: kind }))
+    expect(intents).toEqual([{ type: 'ignore', reason: 'ended_before_announced' }])
+    expect(stored?.state).toBe('ended')
   })
 
   it('edited updates the title', () => {
@@ -278,8 +261,8 @@ describe('decide() and the machine', () => {
     expect(next.context.reactions).toEqual(['approved', 'draft'])
   })
 
-  it('has the five readable states a diagram walks', () => {
-    expect(Object.keys(pullRequestMachine.root.states)).toEqual(['unannounced', 'open', 'draft', 'merged', 'closed'])
+  it('has the six readable states a diagram walks', () => {
+    expect(Object.keys(pullRequestMachine.root.states)).toEqual(['unannounced', 'ended', 'open', 'draft', 'merged', 'closed'])
   })
 })
 
@@ -293,6 +276,8 @@ const anyEvent = fc.record({
   state: fc.constantFrom('open', 'closed', 'merged') as fc.Arbitrary<PullRequestFacts['state']>,
   title: fc.constantFrom('A', 'B'),
   actor: fc.constantFrom('carol', 'dave', 'ci[bot]'),
+  // A few times, so that deliveries are out of order and ties happen.
+  updatedAt: fc.constantFrom('2026-11-20T10:00:00Z', '2026-11-20T10:05:00Z', '2026-11-20T10:10:00Z'),
 }).map(({ kind, actor, ...facts }) => prEvent(kind, { ...facts, actor, bot: actor.endsWith('[bot]') }))
 
 describe('any sequence of deliveries', () => {
@@ -305,12 +290,24 @@ describe('any sequence of deliveries', () => {
         expect(decide(stored, e)).toEqual({ next, intents })
         if (intents.some((i) => i.type === 'ignore')) {
           expect(intents).toHaveLength(1)
+          // Without a message an end is recorded, and kept; with one, an ignore changes nothing.
+          if (stored !== undefined && stored.state !== 'ended') expect(next).toEqual(stored)
+          else if (stored?.state === 'ended' || e.kind === 'merged' || e.kind === 'closed') expect(next.state).toBe('ended')
+          if (storesWithoutMessage({ next, intents })) stored = JSON.parse(JSON.stringify(next)) as StoredLifecycle
           continue
         }
         const renders = intents.filter((i) => i.type === 'post' || i.type === 'update').length
         expect(renders).toBeLessThanOrEqual(1)
         if (next.state !== stored?.state) expect(renders).toBe(1)
-        if (intents.some((i) => i.type === 'post')) expect(stored).toBeUndefined()
+        if (intents.some((i) => i.type === 'post')) {
+          expect(stored === undefined || stored.state === 'ended').toBe(true)
+          // Out of an unannounced end only by an event that shows the PR open and was sent after the end.
+          if (stored?.state === 'ended') {
+            expect(e.pr.state).toBe('open')
+            expect(Date.parse(e.pr.updatedAt)).toBeGreaterThan(Date.parse(stored.context.endedAt!))
+          }
+        }
+        if (stored?.state === 'ended') expect(intents[0]).toEqual(post)
         for (const intent of intents) {
           if (intent.type === 'addReaction') {
             expect(onSlack.has(intent.reaction)).toBe(false)
