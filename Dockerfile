@@ -1,11 +1,17 @@
 # syntax=docker/dockerfile:1
-# prherald container image. Build for both architectures (docs/operations.md#container-image):
-#   docker buildx build --platform linux/amd64,linux/arm64 -t prherald:latest .
+# prherald container image (docs/operations.md#container-image). Published images: ghcr.io, built by
+# .github/workflows/ci.yml. To build both architectures yourself, push them (a local image store holds one):
+#   docker buildx build --platform linux/amd64,linux/arm64 -t registry.example.com/prherald:0.1.0 --push .
 # test/docs/dockerfile.test.ts checks the promises below against the code's defaults.
 
 # Build stage: compiles TypeScript and the native SQLite module (better-sqlite3 builds from source with
 # node-gyp), then drops the dev dependencies so the runtime stage copies production ones only.
-FROM node:20-bookworm-slim AS build
+# Base: Node 22 LTS (security fixes until April 2027), pinned by the digest of its multi-platform index so a
+# rebuild gets the same bytes; both stages use the same one. Not Node 24 yet: better-sqlite3 12 aborts the
+# process there (docs/decisions.md#supported-node-lines-20-and-22-the-image-on-22). To move the digest (Dependabot proposes it weekly):
+#   docker buildx imagetools inspect node:22-bookworm-slim   # the "Digest:" line, then replace it twice here
+# The digest below is node:22-bookworm-slim as of Node 22.23.1; CI checks that it serves both platforms.
+FROM node:22-bookworm-slim@sha256:53ada149d435c38b14476cb57e4a7da73c15595aba79bd6971b547ceb6d018bf AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
@@ -17,12 +23,21 @@ COPY scripts ./scripts
 COPY test/helpers ./test/helpers
 COPY migrations ./migrations
 # `npm ci` runs the `prepare` script, which is `npm run build` (tsc) and needs the dev dependencies.
+# Then better-sqlite3 keeps only its compiled addon: the SQLite sources (deps/, src/) and node-gyp's
+# objects and static library (build/) are ~30 MB the runtime never loads. The last line proves it still opens.
 RUN npm ci --no-audit --no-fund \
- && npm prune --omit=dev --no-audit --no-fund
+ && npm prune --omit=dev --no-audit --no-fund \
+ && cd node_modules/better-sqlite3 \
+ && mv build/Release/better_sqlite3.node /tmp/better_sqlite3.node \
+ && rm -rf build deps src binding.gyp \
+ && mkdir -p build/Release \
+ && mv /tmp/better_sqlite3.node build/Release/better_sqlite3.node \
+ && cd /app \
+ && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
 
 # Runtime stage: the same base (so the native module's ABI matches), production dependencies and the
 # compiled service only (dist/src and dist/machines; the demo and test helpers stay in the build stage).
-FROM node:20-bookworm-slim AS runtime
+FROM node:22-bookworm-slim@sha256:53ada149d435c38b14476cb57e4a7da73c15595aba79bd6971b547ceb6d018bf AS runtime
 ENV NODE_ENV=production \
     PRHERALD_DATABASE_URL=file:/data/prherald.db \
     PRHERALD_CONFIG_FILE=/config/config.yaml
@@ -37,7 +52,9 @@ RUN mkdir -p /data /config && chown -R node:node /data /config
 USER node
 VOLUME ["/data"]
 EXPOSE 8080
+# Asks the address the server listens on, resolved as the server resolves it (PRHERALD_LISTEN, else
+# server.listen, else :8080): `-e PRHERALD_LISTEN=:9000` moves both. EXPOSE only documents the default.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:8080/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "dist/src/cli/healthcheck.js"]
 # Exec form, no shell wrapper: node is PID 1 and receives SIGTERM itself, so mailboxes drain before exit.
 ENTRYPOINT ["node", "dist/src/cli/server.js"]

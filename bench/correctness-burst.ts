@@ -97,7 +97,8 @@ export async function runCorrectnessBurst(options: {
       `  messages per PR: exactly 1 for ${exactlyOne}/${prs}, none for ${counts.filter((c) => c === 0).length}, more than 1 for ${counts.filter((c) => c > 1).length}`,
       `  deliveries still pending in the database: ${pending}`,
       `  Slack idle ${idleAfter.toFixed(1)} s after the burst began${timedOut ? ` (STILL BUSY at the ${options.idleTimeoutSeconds} s limit)` : ''}`,
-      `  resident memory: before ${before.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB, ${options.settleSeconds} s after idle ${after.toFixed(0)} MiB`,
+      `  resident memory: before ${before.toFixed(0)} MiB, peak ${peak.toFixed(0)} MiB, ${options.settleSeconds} s after idle ${after.toFixed(0)} MiB; `
+        + `grew ${(peak - before).toFixed(0)} MiB (target < 64), ${(after - before).toFixed(0)} MiB above the start once idle (target <= 10)`,
       `  correctness: ${ok ? 'PASS' : 'FAIL'}`,
     ],
   }

@@ -7,6 +7,8 @@ import { makeTempDir } from '../test/helpers/temp-dir.ts'
 import { testEnv, writeConfig } from '../test/helpers/start-prherald.ts'
 import { openedPayload, runCorrectnessBurst } from './correctness-burst.ts'
 import { runLoad, type Delivery, type LoadResult } from './load.ts'
+import { pacedMappings, runPacedBurst } from './paced-burst.ts'
+import { createSlackLimitGate } from '../test/helpers/slack-limit-gate.ts'
 import { cpuMs, killChildren, spawnListening, type Child } from './processes.ts'
 
 /**
@@ -20,10 +22,14 @@ const TOTAL = Number(process.env.BENCH_DELIVERIES ?? 4000)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2)
-const BURST_PRS = Number(process.env.BENCH_BURST_PRS ?? 500)
+const BURST_PRS = Number(process.env.BENCH_BURST_PRS ?? 820)
+const PACED_PRS = Number(process.env.BENCH_PACED_PRS ?? 500)
+const PACED_CHANNELS = Number(process.env.BENCH_PACED_CHANNELS ?? 10)
+// Slack's minutes pass this many times faster for the rate-limited fake and for prherald's pacer.
+const PACED_SCALE = Number(process.env.BENCH_PACED_SCALE ?? 30)
 const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 30)
 // One server's name (prherald, bare, octokit, intake-only or h3-only) runs that server alone and skips the
-// burst; `burst` runs the correctness burst alone.
+// bursts; `burst` runs the correctness burst alone, `paced` the burst against a rate-limited Slack alone.
 const ONLY = process.env.BENCH_ONLY
 const started = Date.now()
 // The whole run must stay well under 3 minutes; anything stuck past this is reported, not waited for.
@@ -31,7 +37,7 @@ const hardStop = setTimeout(() => {
   console.error('bench: over its time limit, giving up')
   killChildren()
   process.exit(2)
-}, Number(process.env.BENCH_TIMEOUT_SECONDS ?? 170) * 1000)
+}, Number(process.env.BENCH_TIMEOUT_SECONDS ?? 420) * 1000)
 hardStop.unref()
 
 function signed(event: string, payload: unknown, deliveryId: string = randomUUID()): Delivery {
@@ -54,6 +60,10 @@ const mappings = { Codertocat: { '*': { channel: 'C0000000001' } } }
 writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json', log_level: 'info', shutdown_timeout_seconds: 2 }, mappings })
 mkdirSync(join(dir.path, 'burst'))
 writeConfig(join(dir.path, 'burst'), { git_provider: 'github', server: { log_format: 'json', log_level: 'info' }, mappings })
+mkdirSync(join(dir.path, 'paced'))
+writeConfig(join(dir.path, 'paced'), {
+  git_provider: 'github', server: { log_format: 'json', log_level: 'info' }, slack: { pacing: 'published' }, mappings: pacedMappings(PACED_CHANNELS),
+})
 const prheraldEnv = (config: string, database: string) => ({
   // Blank git-host tokens: one in the operator's shell would send start-up validation to the real GitHub.
   ...process.env, ...testEnv(dir.path, 'github', { SLACK_API_URL: slack.url }), GITHUB_WEBHOOK_SECRET: SECRET, GITHUB_TOKEN: '', BITBUCKET_TOKEN: '',
@@ -80,9 +90,9 @@ const label: Record<string, string> = { prherald: 'prherald', bare: 'bare node:h
 
 type Measured = LoadResult & { cpuUsPerDelivery: number }
 const results = new Map<string, Measured[]>()
-if (ONLY !== 'burst') console.log(`throughput: ${TOTAL} signed deliveries of ~${Math.round(bodies[0]!.body.length / 1024)} KB per run after ${WARMUP} to warm up, `
+if (ONLY !== 'burst' && ONLY !== 'paced') console.log(`throughput: ${TOTAL} signed deliveries of ~${Math.round(bodies[0]!.body.length / 1024)} KB per run after ${WARMUP} to warm up, `
   + `${CONCURRENCY} keep-alive connections on 127.0.0.1, fake Slack answering after ${slack.latencyMs} ms; servers in turn, ${ROUNDS} rounds`)
-for (let round = 1; round <= (ONLY === 'burst' ? 0 : ROUNDS); round++) {
+for (let round = 1; round <= (ONLY === 'burst' || ONLY === 'paced' ? 0 : ROUNDS); round++) {
   for (const [name, start] of servers.filter(([n]) => !ONLY || n === ONLY)) {
     const server = await start(round)
     const url = `${server.url}/webhook/github`
@@ -120,15 +130,38 @@ if (!ONLY) {
 }
 
 if (!ONLY || ONLY === 'burst') {
-  console.log(`\ncorrectness burst: ${BURST_PRS} PRs x 6 deliveries (opened, its retry with the same delivery id, 3 reviews, 1 comment), random order`)
+  console.log(`\ncorrectness burst: ${BURST_PRS} PRs x 6 deliveries (opened, its retry with the same delivery id, 3 reviews, 1 comment), random order, `
+    + `fake Slack answering after ${slack.latencyMs} ms and enforcing no limits (slack.pacing off)`)
   const server = await spawnListening('dist/src/cli/server.js', [], prheraldEnv(join(dir.path, 'burst'), 'burst.db'))
   const report = await runCorrectnessBurst({
     server, slack, databasePath: join(dir.path, 'burst.db'), sign: signed, prs: BURST_PRS, concurrency: CONCURRENCY,
-    idleTimeoutSeconds: 90, settleSeconds: SETTLE_SECONDS,
+    idleTimeoutSeconds: Number(process.env.BENCH_IDLE_TIMEOUT_SECONDS ?? 90), settleSeconds: SETTLE_SECONDS,
   })
   for (const line of report.lines) console.log(line)
   await server.stop()
   process.exitCode = report.ok ? 0 : 1
+}
+
+if (!ONLY || ONLY === 'paced') {
+  // `off` first: the same burst with only the 429 handling (what a client that just retries 429s does), then paced.
+  for (const pacing of (process.env.BENCH_PACED_MODES ?? 'off,published').split(',')) {
+    console.log(`\npaced burst, slack.pacing ${pacing}: ${PACED_PRS} PRs across ${PACED_CHANNELS} channels x 6 deliveries, random order, against a fake Slack `
+      + `enforcing Slack's published limits with 429 + Retry-After (src/slack/rate-limits.ts); Slack's clock and prherald's pacer run ${PACED_SCALE}x fast`)
+    const gate = createSlackLimitGate({ scale: PACED_SCALE })
+    const limited = await startFakeSlack({ anyChannel: true, limits: gate })
+    limited.latencyMs = 30
+    const env = { ...prheraldEnv(join(dir.path, 'paced'), `paced-${pacing}.db`), SLACK_API_URL: limited.url, PRHERALD_SLACK_PACING: pacing }
+    const server = await spawnListening('dist/bench/serve-paced.js', [String(PACED_SCALE)], env)
+    const bare = await spawnListening('dist/bench/serve-baseline.js', ['bare', SECRET], process.env)
+    const report = await runPacedBurst({
+      url: server.url, bareUrl: bare.url, slack: limited, gate, sign: signed, prs: PACED_PRS, channels: PACED_CHANNELS, scale: PACED_SCALE,
+      concurrency: CONCURRENCY, timeoutSeconds: 240,
+    })
+    for (const line of report.lines) console.log(line)
+    await Promise.all([server.stop(), bare.stop()])
+    await limited.close()
+    if (!report.ok && pacing === 'published') process.exitCode = 1
+  }
 }
 await slack.close()
 dir.remove()

@@ -26,7 +26,8 @@ if (depth === 'store') {
   const db = openDatabase(join(dir, 'intake-only.db'))
   migrateUp(db)
   store = createSqliteStore(db)
-  accept = createIntake({ provider: 'github', mappings: { Codertocat: { '*': { channel: 'C0000000001' } } }, store, logger, handOff: () => {} })
+  accept = createIntake({ provider: 'github', mappings: { Codertocat: { '*': { channel: 'C0000000001' } } },
+    reviews: { ignoreBotReviews: false, dependencyBots: 'compact', dependencyBotLogins: [] }, store, logger, handOff: () => {} })
 }
 const server = createServer(toNodeHandler(createApp({ provider: 'github', webhookSecrets: [secret], accept, logger })))
 server.listen(0, '127.0.0.1', () => {

@@ -1,5 +1,6 @@
 import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
 import { decide, storesWithoutMessage, type StoredLifecycle } from './decide.ts'
+import { recordEnd } from './end-facts.ts'
 import type { IgnoreIntentReason } from './pull-request.machine.ts'
 
 /** One delivery's pass through the machine, in the order the deliveries arrived. */
@@ -32,7 +33,8 @@ export interface Folded {
 /**
  * Runs a pull request's queued deliveries through the machine in arrival order, before any Slack call, so
  * that the effects carry out only the end result: one render of the final state and the net change of
- * reactions (added then removed is nothing). A first announcement therefore already shows the latest state.
+ * reactions (added then removed is nothing). A first announcement therefore already shows the latest state,
+ * and a pull request that ends within the batch that would announce it is not announced at all.
  */
 export function foldEvents(stored: StoredLifecycle | undefined, events: readonly PullRequestEvent[]): Folded {
   let current = stored
@@ -54,5 +56,23 @@ export function foldEvents(stored: StoredLifecycle | undefined, events: readonly
     current = next
     changed = true
   }
+  if (announcedBy && current && (current.state === 'merged' || current.state === 'closed')) return endedUnannounced(current, steps)
   return { next: current, changed, announcedBy, steps }
+}
+
+/**
+ * The batch would announce a pull request that it also ends (say `opened` and `merged` queued together while
+ * prherald was busy or down): by the time anything reaches Slack the pull request is over, so it is not
+ * announced at all. Like a `merged` that arrives first, the end is kept in a row without a message, and
+ * every delivery of the batch is logged as ignored.
+ */
+function endedUnannounced(last: StoredLifecycle, steps: FoldStep[]): Folded {
+  const endedBy = [...steps].reverse().find((s) => s.after?.state === 'merged' || s.after?.state === 'closed')
+  const next: StoredLifecycle = { state: 'ended', context: { ...last.context, reactions: [], ...recordEnd({}, endedBy!.event) } }
+  return {
+    next,
+    changed: false,
+    announcedBy: undefined,
+    steps: steps.map((s) => ({ ...s, after: s.ignored ? s.after : next, ignored: s.ignored ?? 'ended_before_announced' })),
+  }
 }

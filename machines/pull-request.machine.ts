@@ -1,5 +1,6 @@
 import { assign, setup } from 'xstate'
 import type { ReactionKey } from '../src/config/settings.ts'
+import type { DependencyBump } from '../src/decode/dependency-bump.ts'
 import type { EventKind, Provider, PullRequestEvent } from '../src/decode/pull-request-event.ts'
 import { recordEnd, stillEnded, type EndFacts } from './end-facts.ts'
 import { forgetReview, recordReview, type ReviewFacts } from './review-facts.ts'
@@ -24,6 +25,12 @@ export interface PullRequestContext extends ReviewFacts, EndFacts {
   createdAt: string
   /** Reactions the message carries now. Kept as state so that an intent never adds one twice or removes one that is absent. */
   reactions: ReactionKey[]
+  /**
+   * Set when a dependency bot opened the pull request, as classified at announcement and kept from then on (a
+   * label added later does not turn a posted bump into an alarm). The renderer draws the one-line message
+   * from it; a digest leaves such pull requests out.
+   */
+  dependencyBump?: DependencyBump
 }
 
 export type IgnoreIntentReason = 'draft' | 'no_stored_message' | 'ended_before_announced'
@@ -80,12 +87,12 @@ const endIfEnded = { guard: 'prEnded', ...end } as const
 const announce = [
   endIfEnded,
   { guard: 'prIsDraft', actions: ignoreDraft },
-  { target: 'open', actions: ['refresh', 'post'] },
+  { target: 'open', actions: ['refresh', 'classify', 'post'] },
 ] as const
 /** A review does not wait for a draft: the PR is posted, as a draft if it is one (see `open` below). */
 const announceReview = [
   endIfEnded,
-  { target: 'open', actions: ['refresh', 'recordReview', 'syncReviewReactions', 'post'] },
+  { target: 'open', actions: ['refresh', 'classify', 'recordReview', 'syncReviewReactions', 'post'] },
 ] as const
 /** An event that cannot start a message: ignored, but it still tells that the PR ended. */
 const noMessage = [endIfEnded, { actions: ignoreNoMessage }] as const
@@ -98,11 +105,11 @@ const staysEnded = { guard: 'stillEnded', actions: ['recordEnd', ignoreEnded] } 
 const announceReopened = [
   staysEnded,
   { guard: 'prIsDraft', actions: ignoreDraft },
-  { target: 'open', actions: ['refresh', 'forgetEnd', 'post'] },
+  { target: 'open', actions: ['refresh', 'classify', 'forgetEnd', 'post'] },
 ] as const
 const announceReopenedReview = [
   staysEnded,
-  { target: 'open', actions: ['refresh', 'forgetEnd', 'recordReview', 'syncReviewReactions', 'post'] },
+  { target: 'open', actions: ['refresh', 'classify', 'forgetEnd', 'recordReview', 'syncReviewReactions', 'post'] },
 ] as const
 
 export const pullRequestMachine = setup({
@@ -118,6 +125,8 @@ export const pullRequestMachine = setup({
     ignore: (_, _params: { reason: IgnoreIntentReason }) => {},
 
     refresh: assign(({ event }) => ({ title: event.event.pr.title, url: event.event.pr.url, author: event.event.pr.author })),
+    // Only at announcement: the message keeps the form it was posted in.
+    classify: assign(({ event }) => ({ dependencyBump: event.event.dependencyBump })),
     recordReview: assign(({ context, event }) => recordReview(context, event.event)),
     forgetReview: assign(({ context, event }) => forgetReview(context, event.event)),
     syncReviewReactions: assign(({ context, event }) => ({ reactions: reviewReactions(context, event.event) })),

@@ -2,8 +2,11 @@ import { githubExample } from '../test/helpers/github-examples.ts'
 import { deliver } from '../test/helpers/signed-delivery.ts'
 
 /**
- * `npm run demo:deliver [url]`: sends a pull request's life (opened, approved, merged) as signed GitHub
- * deliveries, built from GitHub's own example payloads, to a server started with `npm run demo`.
+ * `npm run demo:deliver [url]`: sends one pull request's story (opened, reviewed with a comment, closed
+ * without merging) as three signed GitHub deliveries, built from GitHub's own example payloads, to a server
+ * started with `npm run demo`. Each step has a fixed delivery id, as GitHub keeps the X-GitHub-Delivery of a
+ * delivery it redelivers: run it twice and the second run shows the dedupe (answered, recorded once,
+ * nothing new reaches Slack).
  */
 const url = process.argv[2] ?? 'http://127.0.0.1:8080'
 const secret = process.env.GITHUB_WEBHOOK_SECRET ?? 'demo-webhook-secret'
@@ -17,12 +20,12 @@ function retarget(payload: Record<string, unknown>): Record<string, unknown> {
   return payload
 }
 
-const steps: Array<[string, Record<string, unknown>]> = [
-  ['pull_request', githubExample('pull_request', 'opened')],
-  ['pull_request_review', githubExample('pull_request_review', 'submitted')],
-  ['pull_request', githubExample('pull_request', 'closed')],
+const steps: Array<[string, Record<string, unknown>, string]> = [
+  ['pull_request', githubExample('pull_request', 'opened'), '0d3e5a10-9c1f-11f1-8000-000000000001'],
+  ['pull_request_review', githubExample('pull_request_review', 'submitted'), '0d3e5a10-9c1f-11f1-8000-000000000002'],
+  ['pull_request', githubExample('pull_request', 'closed'), '0d3e5a10-9c1f-11f1-8000-000000000003'],
 ]
-for (const [event, payload] of steps) {
-  const res = await deliver(url, 'github', { event, payload: retarget(payload), secret })
+for (const [event, payload, deliveryId] of steps) {
+  const res = await deliver(url, 'github', { event, payload: retarget(payload), secret, deliveryId })
   console.log(`${event}/${String(payload.action)} -> ${res.status} ${await res.text()}`)
 }

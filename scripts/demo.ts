@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startFakeSlack } from '../test/helpers/fake-slack.ts'
 import { packageRoot } from '../src/package-root.ts'
@@ -6,6 +8,8 @@ import { packageRoot } from '../src/package-root.ts'
 /**
  * `npm run demo`: the real server with the example config.yaml, a throw-away database, and a fake Slack on
  * 127.0.0.1 that prints each call. For trying prherald without a Slack workspace; never for production.
+ * The database lives in a new temporary directory, removed when the demo exits: the fake Slack forgets
+ * its messages at exit, so a database kept from an earlier run would point at messages that no longer exist.
  */
 const DEMO_SECRET = 'demo-webhook-secret'
 const root = packageRoot()
@@ -15,10 +19,12 @@ slack.onCall = (method, body) => {
   console.log(`[fake slack] ${method} ${fields.join(' ')}`)
 }
 
+const scratch = mkdtempSync(join(tmpdir(), 'prherald-demo-'))
+const database = join(scratch, 'demo.db')
 const env = {
   ...process.env,
   PRHERALD_CONFIG_FILE: process.env.PRHERALD_CONFIG_FILE ?? join(root, 'config.yaml'),
-  PRHERALD_DATABASE_URL: process.env.PRHERALD_DATABASE_URL ?? `file:${join(root, 'data/demo.db')}`,
+  PRHERALD_DATABASE_URL: process.env.PRHERALD_DATABASE_URL ?? `file:${database}`,
   SLACK_API_URL: slack.url,
   SLACK_BOT_TOKEN: 'xoxb-demo-token',
   GITHUB_WEBHOOK_SECRET: DEMO_SECRET,
@@ -29,12 +35,14 @@ const env = {
   BITBUCKET_TOKEN: '',
 }
 console.log(`[demo] fake Slack at ${slack.url}; webhook secret "${DEMO_SECRET}"`)
+console.log(`[demo] throw-away database ${env.PRHERALD_DATABASE_URL} (removed when the demo exits)`)
 console.log('[demo] in another terminal: npm run demo:deliver   (sends signed pull-request deliveries to :8080)')
 const server = spawn(process.execPath, [join(root, 'dist/src/cli/server.js')], { env, stdio: 'inherit' })
 const forward = (signal: NodeJS.Signals) => server.kill(signal)
 process.on('SIGINT', forward)
 process.on('SIGTERM', forward)
 server.on('exit', async (code) => {
+  rmSync(scratch, { recursive: true, force: true })
   await slack.close()
   process.exit(code ?? 0)
 })

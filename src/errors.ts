@@ -7,13 +7,20 @@ export type ErrorCode =
   | 'config_missing'
   | 'env_missing'
   | 'database'
+  | 'database_in_use' // another prherald-server holds this SQLite file
+  | 'database_busy' // another program held a write lock longer than a delivery can wait
+  | 'database_gone' // the file was deleted or replaced under the running server
+  | 'database_provider' // the database serves another git_provider
   | 'migration'
   | 'body_too_large'
   | 'bad_signature'
   | 'bad_json'
   | 'slack_transient'
+  | 'slack_rate_limited' // HTTP 429: the pacer holds the budget for retryAfterMs and tries again
   | 'slack_permanent'
   | 'slack_message_not_found'
+  | 'slack_outcome_unknown' // a post that may or may not be in the channel: timeout, reset, 5xx
+  | 'slack_auth' // Slack refuses the token itself: every call fails until SLACK_BOT_TOKEN is fixed
   | 'git_host' // unreachable, 5xx, rate limited: worth retrying later
   | 'git_host_auth' // 401: the token or its auth scheme is wrong
   | 'git_host_scope' // 403: the token lacks a scope or permission
@@ -27,11 +34,14 @@ export class PrheraldError extends Error {
   readonly code: ErrorCode
   /** What the operator should do about it, when there is something to do. */
   readonly fix: string | undefined
+  /** slack_rate_limited: how long Slack asked to wait (its Retry-After). */
+  readonly retryAfterMs: number | undefined
 
-  constructor(code: ErrorCode, message: string, options: { fix?: string; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { fix?: string; cause?: unknown; retryAfterMs?: number } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
     this.fix = options.fix
+    this.retryAfterMs = options.retryAfterMs
   }
 }
 

@@ -1,8 +1,9 @@
-import { H3 } from 'h3'
+import { H3, type H3Event, type HTTPResponse } from 'h3'
 import type { Provider } from './decode/pull-request-event.ts'
 import type { Intake } from './intake/intake.ts'
 import type { Logger } from './log/logger.ts'
 import { errorFields } from './log/logger.ts'
+import { healthz, readyz, type HealthSources } from './http/health-routes.ts'
 import { createWebhookHandler } from './http/webhook-route.ts'
 import { errorResponse, json } from './http/respond.ts'
 
@@ -12,25 +13,42 @@ export interface AppDeps {
   accept: Intake
   logger: Logger
   bodyLimit?: number
+  /** What /healthz and /readyz report; everything is ok when absent. */
+  health?: HealthSources
+}
+
+const ALWAYS_OK: HealthSources = { database: () => 'ok', slack: () => 'ok' }
+
+/**
+ * A route that exists answers any other method with 405 and the `Allow` header (RFC 9110), not 404: the
+ * path is right, and the status says what to change.
+ */
+function only(allow: readonly string[], handler: (event: H3Event) => HTTPResponse | Promise<HTTPResponse>) {
+  return (event: H3Event) => allow.includes(event.req.method)
+    ? handler(event)
+    : json(405, { error: 'method_not_allowed', message: `${event.req.method} is not allowed here; use ${allow.join(' or ')}` }, { allow: allow.join(', ') })
 }
 
 /** The HTTP surface. Building it has no side effects; only the configured provider's route exists. */
 export function createApp(deps: AppDeps): H3 {
   const app = new H3({
     onError(error) {
-      // h3's own HTTP errors (404 for an unknown route, 405) keep their status.
+      // h3's own HTTP errors (404 for an unknown route) keep their status.
       if (error.status < 500) return
-      deps.logger.error('unhandled request error', errorFields(error))
+      deps.logger.error('unhandled request error', { kind: error.name, ...errorFields(error), status: error.status })
       return errorResponse(error)
     },
   })
-  app.get('/healthz', () => json(200, { status: 'ok' }))
-  app.post(`/webhook/${deps.provider}`, createWebhookHandler({
+  const health = deps.health ?? ALWAYS_OK
+  app.all('/healthz', only(['GET', 'HEAD'], () => healthz(health)))
+  app.all('/readyz', only(['GET', 'HEAD'], () => readyz(health)))
+  app.all(`/webhook/${deps.provider}`, only(['POST'], createWebhookHandler({
     provider: deps.provider,
     secrets: deps.webhookSecrets,
     accept: deps.accept,
     logger: deps.logger,
     bodyLimit: deps.bodyLimit,
-  }))
+    ready: () => health.database() === 'ok',
+  })))
   return app
 }

@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http'
+import { getEventListeners } from 'node:events'
+import type { RequestListener, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { RetryOptions } from '@slack/web-api'
@@ -7,19 +8,31 @@ import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-eve
 import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createCallLimit } from './effects/call-limit.ts'
 import { configureTargets } from './effects/configure-targets.ts'
+import { createFindPost } from './effects/find-post.ts'
+import { createPostOnce } from './effects/post-once.ts'
+import { recoverPosts } from './effects/recover-posts.ts'
 import type { ChooseTargets } from './effects/message-targets.ts'
+import type { PacerClock } from './effects/pacer-clock.ts'
 import { DEFAULT_RETRY, ShutdownInterrupt, type RetryPolicy } from './effects/retry-transient.ts'
+import { createShutdownSleep } from './effects/shutdown-sleep.ts'
+import { createSlackPacer, type SlackPacer } from './effects/slack-pacer.ts'
+import { createTimedServer, HTTP_TIMEOUTS, type HttpTimeouts } from './http/http-timeouts.ts'
 import { createIntake } from './intake/intake.ts'
+import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
 import { createApp } from './server.ts'
-import { createSlackClient } from './slack/slack-client.ts'
+import { createSlackClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack/slack-client.ts'
+import { createSlackTokenState } from './slack/slack-token-state.ts'
 import { startCleanupJob } from './store/cleanup-job.ts'
+import { claimProvider } from './store/database-provider.ts'
+import { watchDatabaseFile } from './store/database-watch.ts'
 import { migrateUp } from './store/migrations.ts'
 import { openDatabase } from './store/open-database.ts'
+import { acquireServerLock } from './store/server-lock.ts'
 import { createSqliteStore } from './store/sqlite-store.ts'
 
-/** Outbound calls (Slack, git host) in flight at once across all pull requests. */
+/** Outbound calls in flight at once across all pull requests: Slack calls (in the pacer), and git-host calls. */
 const PARALLEL_CALLS = 8
 
 export interface ServiceOptions {
@@ -32,6 +45,19 @@ export interface ServiceOptions {
   /** Retries across calls, in the mailbox. */
   retry?: RetryPolicy
   chooseTargets?: ChooseTargets
+  /** The Slack pacer's clock; the bench runs it faster, with a fake Slack on the same scale. */
+  pacerClock?: PacerClock
+  /** node:http timeouts against slow clients; tests shorten them. */
+  httpTimeouts?: Partial<HttpTimeouts>
+  /** How long a write waits for another program's lock on the database before the delivery gets a 503. */
+  databaseLockWaitMs?: number
+  /** How often the database path is compared with the opened file. */
+  databaseCheckMs?: number
+  /**
+   * Starts a listener over the app's Node handler and resolves once it listens. Default: node:http on
+   * settings.listen. `npm run dev` passes listhen's (docs/decisions.md says why production does not).
+   */
+  listen?: (handler: RequestListener) => Promise<Server>
 }
 
 export interface RunningService {
@@ -40,6 +66,8 @@ export interface RunningService {
   url: string
   /** Resolves true once every mailbox is empty (all accepted deliveries applied), false after `timeoutMs`. */
   settle(timeoutMs: number): Promise<boolean>
+  /** What the service still holds: for tests that check nothing is left once it is idle. */
+  holding(): { mailboxes: number; pacer: ReturnType<SlackPacer['stats']>; sleeps: number; shutdownListeners: number }
   /** Graceful stop: close the listener, finish requests and mailboxes within the window, close the database. */
   stop(): Promise<{ drained: boolean }>
 }
@@ -50,42 +78,89 @@ export interface RunningService {
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { settings, secrets, logger } = options
-  const db = openDatabase(settings.databasePath)
-  const applied = migrateUp(db)
-  if (applied.length > 0) logger.info('migrations applied', { versions: applied.map((m) => `${m.version}_${m.name}`) })
-  const store = createSqliteStore(db)
+  // One server per SQLite file: claimed before the database is even opened, released only by stop() or death.
+  const lock = acquireServerLock(settings.databasePath)
+  let db
+  try {
+    db = openDatabase(settings.databasePath)
+    const applied = migrateUp(db)
+    if (applied.length > 0) logger.info('migrations applied', { versions: applied.map((m) => `${m.version}_${m.name}`) })
+    claimProvider(db, settings.databasePath, settings.gitProvider)
+  } catch (error) {
+    db?.close()
+    lock.release()
+    throw error
+  }
+  const store = createSqliteStore(db, Date.now, {
+    lockWaitMs: options.databaseLockWaitMs,
+    onLockWait: (writes) => logger.warn('the database is locked by another program; writes wait for it', {
+      database: settings.databasePath, writes,
+      fix: 'end the other program\'s write transaction (a sqlite3 shell, a backup tool); deliveries that wait too long get a 503',
+    }),
+  })
+  const databaseWatch = watchDatabaseFile({ path: settings.databasePath, logger, intervalMs: options.databaseCheckMs })
+  const slackToken = createSlackTokenState(logger)
   const shutdown = new AbortController()
 
   const slack = createSlackClient({
     token: secrets.slackBotToken, apiUrl: settings.api.slack, logger, retry: options.slackRetry, timeoutMs: options.slackTimeoutMs,
+    tokenObserver: slackToken,
+  })
+  const sleep = createShutdownSleep(shutdown.signal)
+  const pacer = createSlackPacer({
+    pacing: settings.slackPacing, parallel: PARALLEL_CALLS, signal: shutdown.signal, clock: options.pacerClock,
+    onHold: (method, channel, holdMs) => logger.warn('slack rate limit reached; holding these calls', { call: method, channel, hold_ms: holdMs }),
+  })
+  const retry = options.retry ?? DEFAULT_RETRY
+  const limit = createCallLimit(PARALLEL_CALLS, shutdown.signal)
+  const findPost = createFindPost({ slack, logger })
+  const postOnce = createPostOnce({
+    store, slack, logger, retry, sleep, findPost, settleMs: options.slackTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS,
   })
   const applyDeliveries = createLifecycle({
-    store, slack, logger, mappings: settings.mappings, reactions: settings.reactions,
-    retry: options.retry ?? DEFAULT_RETRY, signal: shutdown.signal,
-    chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger),
-    limit: createCallLimit(PARALLEL_CALLS, shutdown.signal),
+    store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
+    chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
   })
   const mailboxes = createMailboxes<PullRequestEvent>((_key, events) => applyDeliveries(events), (key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })
-    logger.error('delivery failed; it stays pending and is retried at the next start', { pr_key: key, ...errorFields(error) })
+    logger.error('delivery failed; it stays pending and is retried at the next start', {
+      pr_key: key, ...errorFields(error), fix: isPrheraldError(error) ? error.fix : undefined,
+    })
   })
   const handOff = (event: PullRequestEvent) => mailboxes.post(pullRequestKey(event), event)
 
+  // Posts the last run left with an unknown outcome are settled first, so that the replay updates them.
+  await recoverPosts({ store, findPost, pacer, logger })
   const pending = await store.pendingDeliveries()
   for (const delivery of pending) handOff(JSON.parse(delivery.event) as PullRequestEvent)
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
 
-  const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays })
-  const accept = createIntake({ provider: settings.gitProvider, mappings: settings.mappings, store, logger, handOff })
-  const app = createApp({ provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger })
-  const server = createServer(toNodeHandler(app))
+  // A start that fails from here on (a port in use, most likely) must not keep the file claimed.
+  const abandon = async (error: unknown): Promise<never> => {
+    databaseWatch.stop()
+    shutdown.abort()
+    await store.close()
+    lock.release()
+    throw error
+  }
+  const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
+  const accept = createIntake({ provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff })
+  const app = createApp({
+    provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
+    health: { database: databaseWatch.state, slack: slackToken.current },
+  })
+  const handler = toNodeHandler(app)
+  const server = options.listen ? await options.listen(handler) : createTimedServer(handler, { ...HTTP_TIMEOUTS, ...options.httpTimeouts })
 
-  await new Promise<void>((resolve, reject) => {
+  if (!options.listen) await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(settings.listen.port, settings.listen.host, () => {
       server.off('error', reject)
       resolve()
     })
+  }).catch((error: unknown) => {
+    cleanup.stop()
+    return abandon(error)
   })
   const address = server.address() as AddressInfo
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
@@ -96,6 +171,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const deadline = Date.now() + settings.shutdownTimeoutSeconds * 1000
     logger.info('shutting down', { window_seconds: settings.shutdownTimeoutSeconds })
     cleanup.stop()
+    databaseWatch.stop()
     await closeServer(server, deadline)
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))
     if (!drained) {
@@ -105,11 +181,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await mailboxes.drain(1000)
     }
     await store.close()
+    lock.release()
     logger.info('stopped', { drained, pending_left: drained ? 0 : undefined })
     return { drained }
   })())
 
-  return { server, port: address.port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), url: `http://${address.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${address.port}`, stop }
+  const holding = () => ({
+    mailboxes: mailboxes.active(), pacer: pacer.stats(), sleeps: sleep.pending(),
+    shutdownListeners: getEventListeners(shutdown.signal, 'abort').length,
+  })
+  return { server, port: address.port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), holding, url: `http://${address.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${address.port}`, stop }
 }
 
 /** Stops accepting, lets in-flight requests finish, and cuts what is still open at the deadline. */

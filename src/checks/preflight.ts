@@ -1,8 +1,11 @@
-import { loadSettings, SECRET_VARIABLES, type Env } from '../config/load-config.ts'
+import { configFilePath, loadSettings, SECRET_VARIABLES, type Env } from '../config/load-config.ts'
+import { redactUrl } from '../config/redact-url.ts'
 import type { Settings } from '../config/settings.ts'
+import type { Provider } from '../decode/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import type { ConfigLock } from '../lock/config-lock.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
+import { providerMismatch } from '../store/database-provider.ts'
 import type { DatabaseReport } from '../store/inspect-database.ts'
 import type { CheckResult } from './check-result.ts'
 import { TOKEN_VARIABLE } from './webhook-check.ts'
@@ -11,27 +14,60 @@ import { planValidation } from './validate-config.ts'
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 const isSet = (env: Env, name: string) => (env[name] ?? '').trim() !== ''
 
+/**
+ * The configuration error as one FAIL line per problem: an invalid file lists each key on a `  - key: …`
+ * line of its message, and the operator reads (and greps) them one by one, not as one run-on line. Any other
+ * error (a missing file, a YAML syntax error) stays one line. The target names the file either way.
+ */
+function loadFailure(env: Env, error: unknown): CheckResult[] {
+  const target = configFilePath(env)
+  if (!isPrheraldError(error)) return [{ name: 'file', target, status: 'FAIL', reason: String(error) }]
+  const lines = error.message.split('\n')
+  const problems = lines.filter((l) => /^\s+- /.test(l)).map((l) => l.replace(/^\s+- /, ''))
+  const reasons = problems.length > 0 ? problems : [lines.map((l) => l.trim()).filter(Boolean).join(' ')]
+  return reasons.map((reason, i) => ({
+    name: 'file', target, status: 'FAIL', reason, fix: i === reasons.length - 1 ? error.fix : undefined,
+  }))
+}
+
+/**
+ * The secrets, as set or missing, never their values. Without a loaded config the provider is unknown, so
+ * either webhook secret will do: the operator still learns what the environment lacks in the same run.
+ */
+function secretResults(env: Env, provider: Provider | undefined): CheckResult[] {
+  const secret = (name: string, what: string): CheckResult => isSet(env, name)
+    ? { name: 'secret', target: name, status: 'OK', reason: 'set' }
+    : { name: 'secret', target: name, status: 'FAIL', reason: 'missing', fix: `set ${name} (${what}) in the environment or in .env` }
+  const slack = secret('SLACK_BOT_TOKEN', 'the Bot User OAuth Token of your Slack app, xoxb-…')
+  if (!provider) {
+    const either = (['github', 'bitbucket'] as const).map((p) => SECRET_VARIABLES[p].secret)
+    const set = either.filter((name) => isSet(env, name))
+    return [slack, set.length > 0
+      ? { name: 'secret', target: either.join(' / '), status: 'OK', reason: `${set.join(', ')} set` }
+      : { name: 'secret', target: either.join(' / '), status: 'FAIL', reason: 'neither is set', fix: 'set the one for your git_provider (the secret set on the webhook) in the environment or in .env' }]
+  }
+  const token = TOKEN_VARIABLE[provider]
+  return [
+    slack,
+    secret(SECRET_VARIABLES[provider].secret, `the secret set on the ${provider} webhook`),
+    isSet(env, token)
+      ? { name: 'token', target: token, status: 'OK', reason: 'set' }
+      : { name: 'token', target: token, status: 'SKIP', reason: 'missing (optional: path routing and the webhook check need it)' },
+  ]
+}
+
 /** [config]: the file parses, the secrets are present (set/missing, never their values), and the derived settings. */
 export function configSection(env: Env, load: () => Settings = () => loadSettings(env)): { results: CheckResult[]; settings: Settings | undefined } {
   let settings: Settings
   try {
     settings = load()
   } catch (error) {
-    const reason = isPrheraldError(error) ? error.message.replaceAll('\n', ' ') : String(error)
-    return { settings: undefined, results: [{ name: 'file', target: 'config', status: 'FAIL', reason, fix: isPrheraldError(error) ? error.fix : undefined }] }
+    return { settings: undefined, results: [...loadFailure(env, error), ...secretResults(env, undefined)] }
   }
   const provider = settings.gitProvider
-  const secret = (name: string, what: string): CheckResult => isSet(env, name)
-    ? { name: 'secret', target: name, status: 'OK', reason: 'set' }
-    : { name: 'secret', target: name, status: 'FAIL', reason: 'missing', fix: `set ${name} (${what}) in the environment or in .env` }
-  const token = TOKEN_VARIABLE[provider]
   const results: CheckResult[] = [
     { name: 'file', target: settings.configFile, status: 'OK', reason: `parses: git_provider ${provider}, ${plural(listRoutes(settings.mappings).length, 'mapping entry', 'mapping entries')}` },
-    secret('SLACK_BOT_TOKEN', 'the Bot User OAuth Token of your Slack app, xoxb-…'),
-    secret(SECRET_VARIABLES[provider].secret, `the secret set on the ${provider} webhook`),
-    isSet(env, token)
-      ? { name: 'token', target: token, status: 'OK', reason: 'set' }
-      : { name: 'token', target: token, status: 'SKIP', reason: 'missing (optional: path routing and the webhook check need it)' },
+    ...secretResults(env, provider),
   ]
   if (provider === 'bitbucket') {
     results.push({
@@ -41,9 +77,9 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
   }
   results.push(
     { name: 'ttl', target: 'cleanup.message_ttl_days', status: 'OK', reason: `${settings.messageTtlDays} days` },
-    { name: 'database', target: settings.databaseUrl, status: 'OK', reason: settings.databasePath },
+    { name: 'database', target: redactUrl(settings.databaseUrl), status: 'OK', reason: settings.databasePath },
     settings.publicUrl
-      ? { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'OK', reason: settings.publicUrl }
+      ? { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'OK', reason: redactUrl(settings.publicUrl) }
       : { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'SKIP', reason: 'not set (only create-webhook needs it)' },
   )
   return { settings, results }
@@ -54,7 +90,7 @@ const messageRows = (n: number, withoutMessage: number) =>
   `${plural(n, 'row')}${withoutMessage > 0 ? ` (${withoutMessage} without a Slack message: ended before they were announced)` : ''}`
 
 /** [database], pure: judges what inspectDatabase read; `report` undefined means there is no file yet. */
-export function databaseSection(path: string, report: DatabaseReport | undefined): CheckResult[] {
+export function databaseSection(path: string, report: DatabaseReport | undefined, configured?: Provider): CheckResult[] {
   if (!report) {
     return [{ name: 'file', target: path, status: 'SKIP', reason: 'not created yet; the server creates it at start-up (or run prherald-migrate up)' }]
   }
@@ -65,9 +101,17 @@ export function databaseSection(path: string, report: DatabaseReport | undefined
       ? { name: 'migrations', target: path, status: 'SKIP', reason: `${applied.length} applied, ${pending.length} pending (${pending.join(', ')}); the server applies them at start-up, or run prherald-migrate up` }
       : { name: 'migrations', target: path, status: 'OK', reason: `all ${applied.length} applied` }
   const rows = (n: number | undefined, text: (n: number) => string) => (n === undefined ? 'table not created yet' : text(n))
+  const provider: CheckResult[] = configured === undefined ? [] : [
+    report.provider === undefined
+      ? { name: 'provider', target: path, status: 'OK', reason: `unused yet; the server records git_provider ${configured}` }
+      : report.provider === configured
+        ? { name: 'provider', target: path, status: 'OK', reason: `serves ${configured}` }
+        : { name: 'provider', target: path, status: 'FAIL', reason: `serves ${report.provider}, but git_provider is ${configured}: the server refuses to start`, fix: providerMismatch(path, report.provider, configured).fix },
+  ]
   return [
     { name: 'file', target: path, status: 'OK', reason: 'opens' },
     migrations,
+    ...provider,
     { name: 'slack_messages', target: path, status: 'OK', reason: rows(report.messages, (n) => messageRows(n, report.withoutMessage ?? 0)) },
     { name: 'intake', target: path, status: 'OK', reason: rows(report.waiting, (n) => `${plural(n, 'delivery', 'deliveries')} waiting${n > 0 ? '; replayed at the next start' : ''}`) },
   ]

@@ -1,3 +1,5 @@
+import { redactUrl, redactUrlsIn } from '../config/redact-url.ts'
+
 /** What the checks need to reach Slack: the bot token and SLACK_API_URL (with its trailing slash). */
 export interface SlackCheckOptions {
   token: string
@@ -32,7 +34,7 @@ export async function callSlack(options: SlackCheckOptions, method: string, para
 export function unreachable(apiUrl: string, error: unknown): { reason: string; fix: string } {
   const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error instanceof Error ? error.message : String(error))
   return {
-    reason: `Slack unreachable at ${apiUrl} (${cause})`,
+    reason: `Slack unreachable at ${redactUrl(apiUrl)} (${redactUrlsIn(cause)})`,
     fix: 'check the network path to Slack, or SLACK_API_URL if you set it',
   }
 }

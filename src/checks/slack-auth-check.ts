@@ -5,10 +5,25 @@ import { callSlack, unreachable, type SlackCheckOptions } from './slack-api.ts'
 /** The bot scopes the lifecycle's calls need: chat.postMessage and chat.update, reactions.add and reactions.remove. */
 export const REQUIRED_SLACK_SCOPES = ['chat:write', 'reactions:write'] as const
 
+/**
+ * The scopes for reading a channel's history, which prherald uses to look for a post whose answer was lost
+ * before it posts again (docs/reliability.md, 11.10). Without them it still works, as before: such a post
+ * may show twice. Public and private channels always; direct messages only when a `D…` channel is mapped.
+ */
+export const HISTORY_SLACK_SCOPES = ['channels:history', 'groups:history'] as const
+export const DIRECT_MESSAGE_HISTORY_SCOPES = ['im:history', 'mpim:history'] as const
+
+export function historyScopesFor(channels: readonly string[]): string[] {
+  return [...HISTORY_SLACK_SCOPES, ...(channels.some((c) => c.startsWith('D')) ? DIRECT_MESSAGE_HISTORY_SCOPES : [])]
+}
+
 const TARGET = 'SLACK_BOT_TOKEN'
 
-/** slack-auth: `auth.test` accepts the token and the token carries the scopes prherald needs. */
-export async function slackAuthCheck(options: SlackCheckOptions | undefined): Promise<CheckResult> {
+/**
+ * slack-auth: `auth.test` accepts the token and the token carries the scopes prherald needs (FAIL) and the
+ * history scopes for the mapped `channels` (WARN: a note, never a failure).
+ */
+export async function slackAuthCheck(options: SlackCheckOptions | undefined, channels: readonly string[] = []): Promise<CheckResult> {
   if (!options || options.token.trim() === '') {
     return {
       name: 'slack-auth', target: TARGET, status: 'FAIL', reason: 'SLACK_BOT_TOKEN is not set',
@@ -41,5 +56,13 @@ export async function slackAuthCheck(options: SlackCheckOptions | undefined): Pr
       fix: `add the bot scope${missing.length === 1 ? '' : 's'} ${missing.join(', ')} under OAuth & Permissions in the Slack app, reinstall it, and set the new SLACK_BOT_TOKEN`,
     }
   }
-  return { name: 'slack-auth', target: TARGET, status: 'OK', reason: `auth.test ok ${who}; scopes include ${REQUIRED_SLACK_SCOPES.join(', ')}` }
+  const noHistory = historyScopesFor(channels).filter((s) => !granted.has(s))
+  if (noHistory.length > 0) {
+    return {
+      name: 'slack-auth', target: TARGET, status: 'WARN',
+      reason: `auth.test ok ${who}; the token lacks ${noHistory.join(', ')}: a post whose answer is lost cannot be looked up in the channel, and may show twice`,
+      fix: `add the bot scope${noHistory.length === 1 ? '' : 's'} ${noHistory.join(', ')} under OAuth & Permissions in the Slack app, reinstall it, and set the new SLACK_BOT_TOKEN`,
+    }
+  }
+  return { name: 'slack-auth', target: TARGET, status: 'OK', reason: `auth.test ok ${who}; scopes include ${[...REQUIRED_SLACK_SCOPES, ...historyScopesFor(channels)].join(', ')}` }
 }

@@ -29,6 +29,7 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
   for (const r of results) {
     const fields = { check: r.name, target: r.target, status: r.status, reason: r.reason, fix: r.fix }
     if (r.status === 'FAIL') logger.error('check failed', fields)
+    else if (r.status === 'WARN') logger.warn('check warning', fields)
     else logger.debug('check', fields)
   }
   const counts = countByStatus(results)

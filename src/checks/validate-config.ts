@@ -2,7 +2,7 @@ import type { ConfigLock, LockedEntry } from '../lock/config-lock.ts'
 import { entryHash, entryKey } from '../lock/entry-hash.ts'
 import { listRoutes, type Route } from '../routing/resolve-route.ts'
 import { hasFailure } from './check-result.ts'
-import { validateEntries, type CheckContext, type ValidationReport } from './validate-entries.ts'
+import { validateEntries, type CheckContext, type OnResult, type ValidationReport } from './validate-entries.ts'
 
 export interface ValidationPlan {
   /** New or changed entries (every entry with `force`), with the hash they will be locked under. */
@@ -34,10 +34,10 @@ export interface ConfigValidation {
 
 /** Validates the new or changed entries (all with `force`); makes no call at all when every entry is current. */
 export async function validateConfig(
-  ctx: CheckContext, lock: ConfigLock, options: { gitTokenSet: boolean; force: boolean; now?: Date },
+  ctx: CheckContext, lock: ConfigLock, options: { gitTokenSet: boolean; force: boolean; now?: Date; onResult?: OnResult },
 ): Promise<ConfigValidation> {
   const plan = planValidation(ctx, lock, options.gitTokenSet, options.force)
-  const report = await validateEntries(ctx, plan.stale.map(({ route }) => route))
+  const report = await validateEntries(ctx, plan.stale.map(({ route }) => route), options.onResult)
   const ok = !hasFailure([...(report.auth ? [report.auth] : []), ...report.entries.flatMap((e) => e.results)])
   const validatedAt = (options.now ?? new Date()).toISOString()
   const entries: Record<string, LockedEntry> = {}

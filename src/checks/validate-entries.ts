@@ -1,3 +1,4 @@
+import PQueue from 'p-queue'
 import type { Mappings } from '../config/schema.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 import type { WebhookApi } from '../git-host/webhooks.ts'
@@ -36,67 +37,81 @@ export interface ValidationReport {
   entries: EntryReport[]
 }
 
-/** Runs `run` over `items` with at most `limit` in flight; results keep the input order. */
-async function mapLimit<T, R>(items: readonly T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length)
-  let next = 0
-  const worker = async () => {
-    for (let i = next++; i < items.length; i = next++) results[i] = await run(items[i]!)
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  return results
-}
+/**
+ * Calls to Slack and the git host in flight at once during one validation. Slack's conversations.info is
+ * Tier 3 (50+ a minute) and GitHub allows far more concurrent requests; 4 keeps a run of dozens of entries
+ * well inside both while no longer waiting on each answer in turn.
+ */
+export const CHECK_CONCURRENCY = 4
+
+/** Called with each result as soon as its check completes, before the whole report is ready. */
+export type OnResult = (result: CheckResult) => void
 
 /**
  * Every check of every target: mapping, slack-channel for each channel the entry can post to (path rules'
  * channels included), and webhook, which for an owner's `"*"` entry means every repository of that owner
- * without an entry of its own. conversations.info is asked once per channel per run.
+ * without an entry of its own. conversations.info is asked once per channel per run. Independent checks run
+ * concurrently, at most CHECK_CONCURRENCY calls at a time; slack-channel waits for slack-auth (a bad token
+ * would fail them all). The report keeps the targets' order whatever order the answers came in.
  */
-export async function validateEntries(ctx: CheckContext, targets: readonly EntryTarget[]): Promise<ValidationReport> {
+export async function validateEntries(ctx: CheckContext, targets: readonly EntryTarget[], onResult: OnResult = () => {}): Promise<ValidationReport> {
   if (targets.length === 0) return { auth: undefined, entries: [] }
-  const auth = await slackAuthCheck(ctx.slack)
+  const channels = targets.flatMap(({ owner, repo }) => {
+    const { route } = mappingCheck(ctx.mappings, owner, repo)
+    return route ? routeChannels(route) : []
+  })
+  const calls = new PQueue({ concurrency: CHECK_CONCURRENCY })
+  const reported = (result: CheckResult): CheckResult => {
+    onResult(result)
+    return result
+  }
+  const auth = calls.add(() => slackAuthCheck(ctx.slack, channels)).then(reported)
   const channelChecks = new Map<string, Promise<CheckResult>>()
-  const channelCheck = (target: string, channel: string): Promise<CheckResult> => {
-    if (!ctx.slack || auth.status === 'FAIL') {
-      return Promise.resolve({ name: 'slack-channel', target, status: 'SKIP', reason: `${channel} not checked: slack-auth failed` })
+  const channelCheck = async (target: string, channel: string): Promise<CheckResult> => {
+    if (!ctx.slack || (await auth).status === 'FAIL') {
+      return reported({ name: 'slack-channel', target, status: 'SKIP', reason: `${channel} not checked: slack-auth failed` })
     }
+    const slack = ctx.slack
     let pending = channelChecks.get(channel)
-    if (!pending) channelChecks.set(channel, pending = slackChannelCheck(ctx.slack, target, channel))
-    return pending.then((r) => ({ ...r, target }))
+    if (!pending) channelChecks.set(channel, pending = calls.add(() => slackChannelCheck(slack, target, channel)))
+    return reported({ ...(await pending), target })
   }
 
-  const entries: EntryReport[] = []
-  for (const { owner, repo } of targets) {
+  const entries = await Promise.all(targets.map(async ({ owner, repo }): Promise<EntryReport> => {
     const target = `${owner}/${repo}`
     const { result, route } = mappingCheck(ctx.mappings, owner, repo)
-    const results = [result]
-    if (route && result.status !== 'FAIL') {
-      for (const channel of routeChannels(route)) results.push(await channelCheck(target, channel))
-      results.push(...(repo === '*' ? await wildcardWebhooks(ctx, owner) : [await webhookCheck(ctx.provider, ctx.git, owner, repo)]))
-    }
-    entries.push({ owner, repo, results })
-  }
-  return { auth, entries }
+    reported(result)
+    if (!route || result.status === 'FAIL') return { owner, repo, results: [result] }
+    const [channels, webhooks] = await Promise.all([
+      Promise.all(routeChannels(route).map((channel) => channelCheck(target, channel))),
+      repo === '*'
+        ? wildcardWebhooks(ctx, owner, calls, reported)
+        : calls.add(() => webhookCheck(ctx.provider, ctx.git, owner, repo)).then((r) => [reported(r)]),
+    ])
+    return { owner, repo, results: [result, ...channels, ...webhooks] }
+  }))
+  return { auth: await auth, entries }
 }
 
 /** The webhook check of each repository an owner's `"*"` entry covers, found by listing the owner's repositories. */
-async function wildcardWebhooks(ctx: CheckContext, owner: string): Promise<CheckResult[]> {
+async function wildcardWebhooks(ctx: CheckContext, owner: string, calls: PQueue, reported: (r: CheckResult) => CheckResult): Promise<CheckResult[]> {
   const target = `${owner}/*`
-  if (!ctx.git) {
-    return [{ name: 'webhook', target, status: 'SKIP', reason: `${TOKEN_VARIABLE[ctx.provider]} is not set; ${owner}'s repositories not listed, webhooks not checked` }]
+  const git = ctx.git
+  if (!git) {
+    return [reported({ name: 'webhook', target, status: 'SKIP', reason: `${TOKEN_VARIABLE[ctx.provider]} is not set; ${owner}'s repositories not listed, webhooks not checked` })]
   }
   let names: string[]
   try {
-    names = await ctx.git.listOwnerRepos(owner)
+    names = await calls.add(() => git.listOwnerRepos(owner))
   } catch (error) {
-    return [gitHostFailure('webhook', target, error)]
+    return [reported(gitHostFailure('webhook', target, error))]
   }
   const ownerKey = Object.keys(ctx.mappings).find((k) => k.toLowerCase() === owner.toLowerCase())
   const ownEntries = new Set(Object.keys(ctx.mappings[ownerKey ?? owner] ?? {}).map((r) => r.toLowerCase()))
   const covered = names.filter((n) => !ownEntries.has(n.toLowerCase()))
   if (covered.length === 0) {
-    return [{ name: 'webhook', target, status: 'OK', reason: `none of ${owner}'s ${names.length} repositories relies on "*"` }]
+    return [reported({ name: 'webhook', target, status: 'OK', reason: `none of ${owner}'s ${names.length} repositories relies on "*"` })]
   }
-  // A few at a time: an organisation can have hundreds of repositories, and the host rate-limits.
-  return mapLimit(covered, 4, (name) => webhookCheck(ctx.provider, ctx.git, owner, name))
+  // Through the shared queue: an organisation can have hundreds of repositories, and the host rate-limits.
+  return Promise.all(covered.map((name) => calls.add(() => webhookCheck(ctx.provider, git, owner, name)).then(reported)))
 }

@@ -1,3 +1,4 @@
+import { redactUrl, redactUrlsIn } from '../config/redact-url.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import { REQUIRED_EVENTS, type WebhookApi, type WebhookInfo } from '../git-host/webhooks.ts'
@@ -25,7 +26,7 @@ export function judgeHooks(provider: Provider, target: string, hooks: readonly W
   const base = { name: 'webhook', target } as const
   if (active.length === 0) {
     if (ours.length > 0) {
-      return { ...base, status: 'FAIL', reason: `webhook ${ours[0]!.url} is inactive`, fix: `activate it in the repository's webhook settings, or ${setupFix(provider, target)}` }
+      return { ...base, status: 'FAIL', reason: `webhook ${redactUrl(ours[0]!.url)} is inactive`, fix: `activate it in the repository's webhook settings, or ${setupFix(provider, target)}` }
     }
     return {
       ...base, status: 'FAIL',
@@ -37,13 +38,13 @@ export function judgeHooks(provider: Provider, target: string, hooks: readonly W
   if (best.missing.length > 0) {
     return {
       ...base, status: 'FAIL',
-      reason: `webhook ${best.hook.url} does not send ${best.missing.join(', ')}`,
+      reason: `webhook ${redactUrl(best.hook.url)} does not send ${best.missing.join(', ')}`,
       fix: provider === 'github'
         ? `tick those events on the webhook, or run prherald-config create-webhook ${target} to update it`
         : `edit the webhook and tick those triggers (prherald-config create-webhook ${target} lists them all)`,
     }
   }
-  return { ...base, status: 'OK', reason: `webhook ${best.hook.url} is active with all ${REQUIRED_EVENTS[provider].length} events` }
+  return { ...base, status: 'OK', reason: `webhook ${redactUrl(best.hook.url)} is active with all ${REQUIRED_EVENTS[provider].length} events` }
 }
 
 const OWNER_KIND: Record<Provider, string> = { github: 'organisation', bitbucket: 'workspace' }
@@ -81,5 +82,5 @@ export async function webhookCheck(provider: Provider, api: WebhookApi | undefin
 /** A failed git-host call as a FAIL line: the error names the call and status, its fix says what to change. */
 export function gitHostFailure(name: string, target: string, error: unknown): CheckResult {
   if (isPrheraldError(error)) return { name, target, status: 'FAIL', reason: error.message, fix: error.fix }
-  return { name, target, status: 'FAIL', reason: `unexpected error: ${error instanceof Error ? error.message : String(error)}` }
+  return { name, target, status: 'FAIL', reason: `unexpected error: ${redactUrlsIn(error instanceof Error ? error.message : String(error))}` }
 }

@@ -3,6 +3,7 @@ import { cac } from 'cac'
 import { loadSettings } from '../config/load-config.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { createWebhook } from './create-webhook.ts'
+import { formatReviews } from './format-reviews.ts'
 import { formatRoutes } from './format-routes.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from './parse-repository.ts'
@@ -17,11 +18,14 @@ function settings() {
   return loadSettings(process.env)
 }
 
-cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in').action(() => {
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, the Slack pacing and the reviews settings').action(() => {
   const loaded = settings()
   const routes = listRoutes(loaded.mappings)
-  if (routes.length === 0) return print('no mapping entries: every delivery is ignored')
-  for (const line of formatRoutes(routes, loaded.reactions)) print(line)
+  if (routes.length === 0) print('no mapping entries: every delivery is ignored')
+  else for (const line of formatRoutes(routes, loaded.reactions)) print(line)
+  print('')
+  print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
+  for (const line of formatReviews(loaded.reviews, loaded.gitProvider)) print(line)
 })
 
 cli.command('validate [repository]', 'Check mapping entries against Slack and the git host; write config.lock on success')
@@ -51,6 +55,7 @@ cli.help((sections) => {
       '  BITBUCKET_AUTH_EMAIL   set: HTTP Basic <email>:<token> (API token); unset: Bearer (access token)',
       '  GITHUB_WEBHOOK_SECRET  the secret create-webhook puts on the GitHub webhook',
       '  PRHERALD_PUBLIC_URL    public base URL for create-webhook, e.g. https://prherald.example.com',
+      '  PRHERALD_SLACK_PACING  published or off: overrides slack.pacing (list shows the result)',
     ].join('\n'),
   })
 })

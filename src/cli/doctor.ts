@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { cac } from 'cac'
-import { countByStatus, formatChecks, type CheckResult } from '../checks/check-result.ts'
+import { checkPrinter, countByStatus, formatChecks, formatCounts, type CheckResult } from '../checks/check-result.ts'
 import { createCheckContext, credentialsFromEnv } from '../checks/check-context.ts'
 import { configSection, databaseSection, mappingsSection } from '../checks/preflight.ts'
 import { validateEntries } from '../checks/validate-entries.ts'
@@ -9,7 +9,7 @@ import { readConfigLock } from '../lock/config-lock.ts'
 import { inspectDatabase } from '../store/inspect-database.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from './parse-repository.ts'
-import { reportError } from './report-error.ts'
+import { runCommands } from './run-commands.ts'
 
 const print = (line: string) => console.log(line)
 
@@ -37,7 +37,7 @@ async function doctor(repository: string | undefined): Promise<boolean> {
   } else {
     let database: CheckResult[]
     try {
-      database = databaseSection(settings.databasePath, inspectDatabase(settings.databasePath))
+      database = databaseSection(settings.databasePath, inspectDatabase(settings.databasePath), settings.gitProvider)
     } catch (error) {
       if (!isPrheraldError(error)) throw error
       database = [{ name: 'file', target: settings.databasePath, status: 'FAIL', reason: error.message, fix: error.fix }]
@@ -46,16 +46,18 @@ async function doctor(repository: string | undefined): Promise<boolean> {
     const credentials = credentialsFromEnv(env, settings.gitProvider)
     all.push(...section('mappings', mappingsSection(settings, credentials.gitToken !== undefined, readConfigLock(settings.lockFile).lock)))
     if (target) {
-      const report = await validateEntries(createCheckContext(settings, credentials), [target])
-      all.push(...section(`${target.owner}/${target.repo}`, [...(report.auth ? [report.auth] : []), ...report.entries.flatMap((e) => e.results)]))
+      // Live checks print as they complete, like prherald-config validate.
+      const title = `${target.owner}/${target.repo}`
+      print(`[${title}]`)
+      const report = await validateEntries(createCheckContext(settings, credentials), [target], checkPrinter((line) => print(`  ${line}`), ['SLACK_BOT_TOKEN', title]))
+      all.push(...(report.auth ? [report.auth] : []), ...report.entries.flatMap((e) => e.results))
     }
   }
   if (target && !settings) {
     all.push(...section(`${target.owner}/${target.repo}`, [{ name: 'checks', target: `${target.owner}/${target.repo}`, status: 'FAIL', reason: 'not run: the config did not load', fix: 'fix the [config] problems first' }]))
   }
-  const c = countByStatus(all)
-  print(`${c.OK} OK, ${c.SKIP} SKIP, ${c.FAIL} FAIL`)
-  return c.FAIL === 0
+  print(formatCounts(all))
+  return countByStatus(all).FAIL === 0
 }
 
 const cli = cac('prherald-doctor')
@@ -75,11 +77,9 @@ cli.help((sections) => {
   })
 })
 
-try {
-  const { args, options } = cli.parse(process.argv, { run: false })
-  if (!options.help && !(await doctor(args[0] === undefined ? undefined : String(args[0])))) process.exitCode = 1
-} catch (error) {
-  if (error instanceof Error && error.name === 'CACError') console.error(`prherald-doctor: ${error.message}; see prherald-doctor --help`)
-  else reportError(error)
-  process.exitCode = 1
-}
+await runCommands(cli, {
+  maxArgs: 1,
+  run: async (args) => {
+    if (!(await doctor(args[0]))) process.exitCode = 1
+  },
+})

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { cac } from 'cac'
 import { loadSettings } from '../config/load-config.ts'
+import { claimProvider } from '../store/database-provider.ts'
 import { migrateUp, migrationStatus } from '../store/migrations.ts'
 import { openDatabase } from '../store/open-database.ts'
 import { loadEnvFile } from './load-env-file.ts'
@@ -8,22 +9,24 @@ import { runCommands } from './run-commands.ts'
 
 const cli = cac('prherald-migrate')
 
-function withDatabase<T>(run: (db: ReturnType<typeof openDatabase>) => T): T {
+function withDatabase<T>(run: (db: ReturnType<typeof openDatabase>, settings: ReturnType<typeof loadSettings>) => T): T {
   loadEnvFile()
   const settings = loadSettings(process.env)
   const db = openDatabase(settings.databasePath)
   try {
-    return run(db)
+    return run(db, settings)
   } finally {
     db.close()
   }
 }
 
 cli.command('up', 'Apply pending database migrations (the server also does this at start-up)').action(() => {
-  withDatabase((db) => {
+  withDatabase((db, settings) => {
     const applied = migrateUp(db)
     if (applied.length === 0) console.log('database is up to date')
     for (const m of applied) console.log(`applied  ${m.version}_${m.name}`)
+    // Same refusal as the server's: the database serves one git provider.
+    claimProvider(db, settings.databasePath, settings.gitProvider)
   })
 })
 

@@ -1,3 +1,4 @@
+import { redactUrlsIn } from '../config/redact-url.ts'
 import { isPrheraldError } from '../errors.ts'
 
 /** Prints a startup or CLI failure for a person: what is wrong, then what to do. Never a stack for known errors. */
@@ -7,5 +8,6 @@ export function reportError(error: unknown, write: (text: string) => void = (t) 
     if (error.fix) write(`  fix: ${error.fix}\n`)
     return
   }
-  write(`prherald: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+  // An unexpected error's text can quote a URL (fetch does, with its credentials): hide the user-info.
+  write(`prherald: unexpected error: ${redactUrlsIn(error instanceof Error ? (error.stack ?? error.message) : String(error))}\n`)
 }

@@ -1,22 +1,82 @@
-import type { CAC } from 'cac'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { CAC, Command } from 'cac'
+import { packageRoot } from '../package-root.ts'
 import { reportError } from './report-error.ts'
 
+/** Exit status of a command line that was never run: an unknown option, command or argument (as getopt-style tools do). */
+export const USAGE_ERROR = 2
+
+/** The CLI's own action when it has no subcommands (prherald-server, prherald-doctor). */
+export interface MainCommand {
+  /** How many positional arguments it accepts; more is a usage error. */
+  maxArgs: number
+  run: (args: string[], options: Record<string, unknown>) => unknown
+}
+
+class UsageError extends Error {}
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version
+}
+
+/** cac's own checks of a command line: unknown options, missing option values, missing or extra arguments. */
+function checkCommandLine(command: Command): void {
+  command.checkUnknownOptions()
+  command.checkOptionValue()
+  command.checkRequiredArgs()
+  command.checkUnusedArgs()
+}
+
 /**
- * Runs the subcommand named on the command line. No subcommand prints the help and fails; cac's own errors
- * (a missing argument, an unknown option) are usage errors that point at --help, not crashes.
+ * Parses the command line strictly and runs it. Every prherald CLI goes through here, so each one has
+ * `--help` and `--version`, and rejects what it does not know (option, command, extra argument) with one
+ * line on stderr and exit status 2 instead of silently ignoring it. With `main`, the CLI has no subcommands
+ * and `main.run` is its action; without it, the matched subcommand runs, and no subcommand prints the help.
+ * Errors thrown by the action are reported by reportError (exit 1), never as a stack for known errors.
+ *
+ * A new CLI needs nothing else: declare its options on `cac('prherald-<name>')`, then either
+ *   await runCommands(cli)                                                  // subcommands with .action()
+ *   await runCommands(cli, { maxArgs: 0, run: (_args, options) => go(options) })   // one command, no subcommands
  */
-export async function runCommands(cli: CAC): Promise<void> {
+export async function runCommands(cli: CAC, main?: MainCommand): Promise<void> {
+  if (!cli.globalCommand.versionNumber) cli.version(packageVersion())
+  if (!cli.showHelpOnExit) cli.help()
+  let run: () => unknown
   try {
-    cli.parse(process.argv, { run: false })
-    if (!cli.matchedCommand && !cli.options.help) {
-      cli.outputHelp()
-      process.exitCode = 1
+    const { args, options } = cli.parse(process.argv, { run: false })
+    // cac has printed the help or the version already, except --version after a subcommand.
+    if (options.help) return
+    if (options.version) {
+      if (cli.matchedCommandName !== undefined) cli.outputVersion()
+      return
+    }
+    if (main) {
+      // Not checkUnusedArgs: the global command declares no arguments, main.maxArgs says how many it takes.
+      cli.globalCommand.checkUnknownOptions()
+      cli.globalCommand.checkOptionValue()
+      if (args.length > main.maxArgs) throw new UsageError(`unexpected argument "${String(args[main.maxArgs])}"`)
+      run = () => main.run(args.map(String), options)
+    } else if (cli.matchedCommand) {
+      checkCommandLine(cli.matchedCommand)
+      run = () => cli.runMatchedCommand()
     } else {
-      await cli.runMatchedCommand()
+      cli.globalCommand.checkUnknownOptions()
+      if (args.length > 0) throw new UsageError(`unknown command "${String(args[0])}"; commands: ${cli.commands.map((c) => c.name).join(', ')}`)
+      cli.outputHelp()
+      process.exitCode = USAGE_ERROR
+      return
     }
   } catch (error) {
-    if (error instanceof Error && error.name === 'CACError') console.error(`${cli.name}: ${error.message}; see ${cli.name} --help`)
-    else reportError(error)
+    if (!(error instanceof UsageError) && !(error instanceof Error && error.name === 'CACError')) throw error
+    console.error(`${cli.name}: ${error.message}; see ${cli.name} --help`)
+    process.exitCode = USAGE_ERROR
+    return
+  }
+  try {
+    await run()
+  } catch (error) {
+    reportError(error)
     process.exitCode = 1
   }
 }

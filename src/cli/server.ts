@@ -6,6 +6,7 @@ import { createLogger } from '../log/logger.ts'
 import { startService, type RunningService } from '../service.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { reportError } from './report-error.ts'
+import { runCommands } from './run-commands.ts'
 
 /**
  * prherald-server: configuration first (exit 1 on any problem), signal handlers, validation of new or changed
@@ -58,6 +59,7 @@ cli.help((sections) => {
       '  PRHERALD_LISTEN        listen address, overrides server.listen (default :8080)',
       '  PRHERALD_DATABASE_URL  SQLite file URL, overrides database.url (default file:./data/prherald.db)',
       '  PRHERALD_PUBLIC_URL    public base URL, reported by prherald-doctor and used by create-webhook',
+      '  PRHERALD_SLACK_PACING  published or off, overrides slack.pacing (default published)',
       '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
       '  GITHUB_API_URL         GitHub API base (default https://api.github.com; GHES: https://HOST/api/v3)',
       '  BITBUCKET_API_URL      Bitbucket API base (default https://api.bitbucket.org/2.0)',
@@ -65,16 +67,11 @@ cli.help((sections) => {
   })
 })
 
-let parsed: ReturnType<typeof cli.parse> | undefined
-try {
-  parsed = cli.parse(process.argv, { run: false })
-} catch (error) {
-  reportError(error)
-  process.exit(1)
-}
-if (!parsed.options.help) {
-  main(parsed.options.force === true).catch((error: unknown) => {
+await runCommands(cli, {
+  maxArgs: 0,
+  // Exit rather than set exitCode: a failure halfway through start-up may leave handles open.
+  run: (_args, options) => main(options.force === true).catch((error: unknown) => {
     reportError(error)
     process.exit(1)
-  })
-}
+  }),
+})

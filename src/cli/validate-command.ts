@@ -1,6 +1,6 @@
 import type { Env } from '../config/load-config.ts'
 import type { Settings } from '../config/settings.ts'
-import { countByStatus, formatChecks, type CheckResult } from '../checks/check-result.ts'
+import { checkPrinter, countByStatus, formatCounts, type CheckResult } from '../checks/check-result.ts'
 import { createCheckContext, credentialsFromEnv } from '../checks/check-context.ts'
 import { validateConfig } from '../checks/validate-config.ts'
 import { validateEntries } from '../checks/validate-entries.ts'
@@ -14,14 +14,15 @@ export interface ValidateOptions {
 }
 
 function summary(results: readonly CheckResult[]): string {
-  const c = countByStatus(results)
-  return `${c.OK} OK, ${c.SKIP} SKIP, ${c.FAIL} FAIL`
+  return formatCounts(results)
 }
 
 /**
  * `prherald-config validate [owner/repo] [--force]`. Without a repository: the entries that are new or
  * changed since config.lock (every entry with --force), as the server does at start-up. With one: that
- * repository, always checked live. Writes config.lock when nothing FAILs. Returns whether it passed.
+ * repository, always checked live. Each check's line is printed as soon as it completes (they run
+ * concurrently, so in the order Slack and the git host answer); the summary comes last. Writes config.lock
+ * when nothing FAILs. Returns whether it passed.
  */
 export async function validateCommand(settings: Settings, env: Env, options: ValidateOptions, print: (line: string) => void): Promise<boolean> {
   const credentials = credentialsFromEnv(env, settings.gitProvider)
@@ -32,9 +33,8 @@ export async function validateCommand(settings: Settings, env: Env, options: Val
 
   if (options.target) {
     const { owner, repo } = options.target
-    const report = await validateEntries(ctx, [options.target])
+    const report = await validateEntries(ctx, [options.target], checkPrinter(print, ['SLACK_BOT_TOKEN', `${owner}/${repo}`]))
     const results = [...(report.auth ? [report.auth] : []), ...report.entries.flatMap((e) => e.results)]
-    for (const line of formatChecks(results)) print(line)
     const ok = countByStatus(results).FAIL === 0
     // Only a configured entry has a lock record; a repository reached through "*" is part of the owner's entry.
     const route = listRoutes(settings.mappings).find((r) => entryKey(r).toLowerCase() === `${owner}/${repo}`.toLowerCase())
@@ -48,12 +48,12 @@ export async function validateCommand(settings: Settings, env: Env, options: Val
     return ok
   }
 
-  const outcome = await validateConfig(ctx, lock, { gitTokenSet, force: options.force })
+  const printResult = checkPrinter(print, ['SLACK_BOT_TOKEN', ...listRoutes(settings.mappings).map(entryKey)])
+  const outcome = await validateConfig(ctx, lock, { gitTokenSet, force: options.force, onResult: printResult })
   const results = [...(outcome.report.auth ? [outcome.report.auth] : []), ...outcome.report.entries.flatMap((e) => e.results)]
-  const unchanged: CheckResult[] = outcome.plan.current.map(({ route, locked }) => ({
-    name: 'lock', target: entryKey(route), status: 'OK', reason: `unchanged since validated at ${locked.validated_at}; not re-checked (--force re-checks)`,
-  }))
-  for (const line of formatChecks([...results, ...unchanged])) print(line)
+  for (const { route, locked } of outcome.plan.current) {
+    printResult({ name: 'lock', target: entryKey(route), status: 'OK', reason: `unchanged since validated at ${locked.validated_at}; not re-checked (--force re-checks)` })
+  }
   const total = outcome.plan.stale.length + outcome.plan.current.length
   if (!outcome.ok) {
     print(`${outcome.plan.stale.length} of ${total} entries checked: ${summary(results)}; config.lock not updated`)

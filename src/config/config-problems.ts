@@ -4,6 +4,10 @@ import type { Mappings } from './schema.ts'
 export interface ConfigProblem {
   /** Dotted key path in the file, e.g. `mappings.acme.api.channel`. */
   key: string
+  /** The key as a path, when the key's line is to be looked up in the file. */
+  path?: string[]
+  /** The line in the file, where it is known. */
+  line?: number | undefined
   /** What is wrong and what to write instead. */
   message: string
 }
@@ -59,29 +63,30 @@ export function mappingProblems(mappings: Mappings): ConfigProblem[] {
   const problems: ConfigProblem[] = []
   for (const [owner, repos] of Object.entries(mappings)) {
     if (owner === '*') {
-      problems.push({ key: 'mappings.*', message: 'a wildcard owner is not supported; list each owner (organisation or workspace) and use "*" for its repositories' })
+      problems.push({ key: 'mappings.*', path: ['mappings', '*'], message: 'a wildcard owner is not supported; list each owner (organisation or workspace) and use "*" for its repositories' })
       continue
     }
     for (const [repo, entry] of Object.entries(repos)) {
       if (entry.channel && entry.channels) {
-        problems.push({ key: `mappings.${owner}.${repo}`, message: 'sets both channel and channels; keep one (channels: [C…, C…] lists several)' })
+        problems.push({ key: `mappings.${owner}.${repo}`, path: ['mappings', owner, repo], message: 'sets both channel and channels; keep one (channels: [C…, C…] lists several)' })
       }
       const ids = (entry.channels ?? []).map((c) => (typeof c === 'string' ? c : c.id))
       const repeated = ids.find((id, i) => ids.indexOf(id) !== i)
-      if (repeated) problems.push({ key: `mappings.${owner}.${repo}.channels`, message: `lists ${repeated} twice; each channel gets one message, list it once` })
+      if (repeated) problems.push({ key: `mappings.${owner}.${repo}.channels`, path: ['mappings', owner, repo, 'channels'], message: `lists ${repeated} twice; each channel gets one message, list it once` })
     }
     const star = repos['*']
     const hasChannel = (entry: { channel?: string; channels?: unknown[] } | undefined) => Boolean(entry?.channel || entry?.channels)
     if (star && !hasChannel(star)) {
-      problems.push({ key: `mappings.${owner}.*.channel`, message: `is required (or channels): the "*" entry is the channel for ${owner}'s unlisted repositories` })
+      problems.push({ key: `mappings.${owner}.*.channel`, path: ['mappings', owner, '*'], message: `is required (or channels): the "*" entry is the channel for ${owner}'s unlisted repositories` })
     }
     if (star?.paths) {
-      problems.push({ key: `mappings.${owner}.*.paths`, message: 'path rules belong to a repository entry; move them under mappings.<owner>.<repo>.paths' })
+      problems.push({ key: `mappings.${owner}.*.paths`, path: ['mappings', owner, '*', 'paths'], message: 'path rules belong to a repository entry; move them under mappings.<owner>.<repo>.paths' })
     }
     for (const [repo, entry] of Object.entries(repos)) {
       if (repo === '*' || hasChannel(entry) || hasChannel(star)) continue
       problems.push({
         key: `mappings.${owner}.${repo}.channel`,
+        path: ['mappings', owner, repo],
         message: `is required: set a channel (or channels) here or in mappings.${owner}."*"`,
       })
     }

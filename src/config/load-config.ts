@@ -1,13 +1,15 @@
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
-import { parseDocument } from 'yaml'
-import { validate } from 'superstruct'
+import { validate, type Failure } from 'superstruct'
 import { PrheraldError } from '../errors.ts'
 import { configSchema, type ConfigDocument } from './schema.ts'
 import { DEFAULTS, type Secrets, type Settings } from './settings.ts'
 import { databasePathFromUrl, parseListen } from './parse-values.ts'
 import { applyReactionTier, DEFAULT_REACTIONS } from '../routing/reactions.ts'
 import { describeFailure, mappingProblems, type ConfigProblem } from './config-problems.ts'
+import { emptyValueHint } from './empty-value-hint.ts'
+import { parseConfigText } from './parse-config-text.ts'
+import { redactUrl } from './redact-url.ts'
 
 export type Env = Record<string, string | undefined>
 
@@ -15,8 +17,12 @@ export function configFilePath(env: Env, cwd = process.cwd()): string {
   return resolve(cwd, env.PRHERALD_CONFIG_FILE || 'config.yaml')
 }
 
+/** At most this many problems are listed; a script-written file can have thousands of the same mistake. */
+const MAX_LISTED = 20
+
 function invalid(file: string, problems: ConfigProblem[]): PrheraldError {
-  const lines = problems.map((p) => `  - ${p.key}: ${p.message}`)
+  const lines = problems.slice(0, MAX_LISTED).map((p) => `  - ${p.line === undefined ? '' : `line ${p.line}, `}${p.key}: ${p.message}`)
+  if (problems.length > MAX_LISTED) lines.push(`  - and ${problems.length - MAX_LISTED} more like these`)
   return new PrheraldError('config_invalid', `invalid configuration in ${file}:\n${lines.join('\n')}`, {
     fix: 'edit the keys listed above; the commented example config.yaml shows every key',
   })
@@ -33,47 +39,29 @@ export function readConfigDocument(file: string): ConfigDocument {
       fix: 'copy the example config.yaml from the prherald repository there, or point PRHERALD_CONFIG_FILE at your file',
     })
   }
-  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true })
-  if (doc.errors.length > 0) {
-    throw invalid(file, doc.errors.map((e) => ({
-      key: `line ${e.linePos?.[0].line ?? '?'}`,
-      message: `${e.message.split('\n')[0]}; fix the YAML syntax there`,
-    })))
-  }
-  const data: unknown = doc.toJS({ maxAliasCount: 100 }) ?? {}
-  const odd = firstNonPlain(data)
-  if (odd !== undefined) {
-    throw invalid(file, [{ key: odd || '(top level)', message: 'is a YAML !!set, !!binary, timestamp or similar value; write a plain map, list, string or number' }])
-  }
+  const result = parseConfigText(text)
+  if (!result.ok) throw invalid(file, result.problems)
+  const { data, lineOf, lineText } = result.parsed
   const [error, value] = validate(data, configSchema)
   if (error !== undefined || value === undefined) {
-    throw invalid(file, dedupe((error?.failures() ?? []).map(describeFailure)))
+    const failures = dedupeByKey(error?.failures() ?? [])
+    throw invalid(file, [...failures.slice(0, MAX_LISTED).map((failure) => {
+      const line = lineOf(failure.path)
+      const hint = failure.value === null ? emptyValueHint(failure.path, line === undefined ? undefined : lineText(line)) : undefined
+      return { ...describeFailure(failure), line, ...(hint ? { message: hint } : {}) }
+    }), ...failures.slice(MAX_LISTED).map(describeFailure)])
   }
   const problems = mappingProblems(value.mappings)
-  if (problems.length > 0) throw invalid(file, problems)
+  if (problems.length > 0) throw invalid(file, problems.map((p, i) => (i < MAX_LISTED && p.path ? { ...p, line: lineOf(p.path) } : p)))
   return value as ConfigDocument
 }
 
-/**
- * The dotted path of the first value that is not plain data (a Set, Date, Uint8Array or Map from a YAML tag),
- * or undefined. The schema checks maps as objects, so a `!!set` would otherwise pass as an empty map.
- */
-function firstNonPlain(value: unknown, path = '', seen = new Set<unknown>()): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined
-  if (seen.has(value)) return undefined // an alias back to a parent; the schema reports what is wrong with it
-  seen.add(value)
-  const proto = Object.getPrototypeOf(value)
-  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return path
-  for (const [key, child] of Object.entries(value)) {
-    const found = firstNonPlain(child, path ? `${path}.${key}` : key, seen)
-    if (found !== undefined) return found
-  }
-  return undefined
-}
-
-function dedupe(problems: ConfigProblem[]): ConfigProblem[] {
+function dedupeByKey(failures: Failure[]): Failure[] {
   const seen = new Set<string>()
-  return problems.filter((p) => !seen.has(p.key) && seen.add(p.key))
+  return failures.filter((f) => {
+    const key = f.path.join('.')
+    return !seen.has(key) && seen.add(key)
+  })
 }
 
 /** Config file plus environment overrides and defaults. Secrets are read separately by `readSecrets`. */
@@ -81,7 +69,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
   const configFile = configFilePath(env, cwd)
   const doc = readConfigDocument(configFile)
   const envProblem = (key: string, message: string) =>
-    new PrheraldError('config_invalid', `${key}=${env[key]} is invalid: ${message}`, { fix: `correct or unset ${key}` })
+    new PrheraldError('config_invalid', `${key}=${redactUrl(env[key] ?? '')} is invalid: ${message}`, { fix: `correct or unset ${key}` })
 
   const listenText = env.PRHERALD_LISTEN || doc.server?.listen || DEFAULTS.listen
   const listen = parseListen(listenText)
@@ -94,8 +82,10 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
   if (!databasePath) {
     const message = 'use a SQLite file URL such as file:./data/prherald.db'
     if (env.PRHERALD_DATABASE_URL) throw envProblem('PRHERALD_DATABASE_URL', message)
-    throw invalid(configFile, [{ key: 'database.url', message: `"${databaseUrl}" is not supported; ${message}` }])
+    throw invalid(configFile, [{ key: 'database.url', message: `"${redactUrl(databaseUrl)}" is not supported; ${message}` }])
   }
+  const pacingText = env.PRHERALD_SLACK_PACING || doc.slack?.pacing || DEFAULTS.slackPacing
+  if (pacingText !== 'published' && pacingText !== 'off') throw envProblem('PRHERALD_SLACK_PACING', 'use published or off')
   return {
     configFile,
     lockFile: join(dirname(configFile), 'config.lock'),
@@ -116,6 +106,12 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
       mention: doc.digest?.mention ?? DEFAULTS.digest.mention,
       includeDependencyBots: doc.digest?.include_dependency_bots ?? DEFAULTS.digest.includeDependencyBots,
     },
+    reviews: {
+      ignoreBotReviews: doc.reviews?.ignore_bot_reviews ?? DEFAULTS.reviews.ignoreBotReviews,
+      dependencyBots: doc.reviews?.dependency_bots ?? DEFAULTS.reviews.dependencyBots,
+      dependencyBotLogins: doc.reviews?.dependency_bot_logins ?? [],
+    },
+    slackPacing: pacingText,
     mappings: doc.mappings,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: {

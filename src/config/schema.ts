@@ -81,9 +81,24 @@ export const mappingEntry = object({
 const positiveInteger = (fix: string, max = Number.MAX_SAFE_INTEGER): Struct<number, null> =>
   refine(integer(), 'positive', (value) => (value > 0 && value <= max) || `${value} is not allowed; ${fix}`)
 
+export const DEPENDENCY_BOT_LAYOUTS = ['compact', 'standard'] as const
+
+/** A git-host login as the webhook names the author: GitHub `dependabot[bot]`, a Bitbucket nickname. */
+const botLogin = refine(string(), 'bot_login', (value) =>
+  (value.trim() === value && /^[^\s@<>]{1,100}$/.test(value)) ||
+  `"${value}" is not a login; write the author's login exactly as the host shows it, e.g. my-renovate[bot] or renovate-bot`)
+
+/** `reviews`: global only (see docs/configuration.md for why no mapping tier overrides it). */
+const reviews = object({
+  ignore_bot_reviews: optional(boolean()),
+  dependency_bots: optional(enums(DEPENDENCY_BOT_LAYOUTS)),
+  dependency_bot_logins: optional(size(array(botLogin), 0, 100)),
+})
+
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const
 export const LOG_FORMATS = ['json', 'pretty'] as const
 export const PROVIDERS = ['github', 'bitbucket'] as const
+export const SLACK_PACINGS = ['published', 'off'] as const
 
 export const configSchema = object({
   git_provider: enums(PROVIDERS),
@@ -107,8 +122,10 @@ export const configSchema = object({
     message_ttl_days: optional(positiveInteger('use a whole number of days from 1 to 36500, e.g. 30', 36_500)),
   })),
   slack: optional(object({
+    pacing: optional(enums(SLACK_PACINGS)),
     reactions: optional(reactions),
   })),
+  reviews: optional(reviews),
   mappings: record(string(), record(string(), mappingEntry)),
 })
 

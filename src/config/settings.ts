@@ -1,8 +1,10 @@
-import type { LOG_FORMATS, LOG_LEVELS, Mappings } from './schema.ts'
+import type { DEPENDENCY_BOT_LAYOUTS, LOG_FORMATS, LOG_LEVELS, Mappings, SLACK_PACINGS } from './schema.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 
 export type LogFormat = (typeof LOG_FORMATS)[number]
 export type LogLevel = (typeof LOG_LEVELS)[number]
+/** `published`: pace Slack calls to Slack's published limits. `off`: only honour 429s. */
+export type SlackPacingSetting = (typeof SLACK_PACINGS)[number]
 export type ReactionKey = 'approved' | 'commented' | 'changes_requested' | 'merged' | 'closed' | 'draft' | 'bot'
 
 /** The reactions a message carries, after inheritance: the emoji for each machine key, and whether to react at all. */
@@ -26,6 +28,18 @@ export interface DigestSettings {
   includeDependencyBots: boolean
 }
 
+export type DependencyBotLayout = (typeof DEPENDENCY_BOT_LAYOUTS)[number]
+
+/** `reviews`: how bot activity shows in the channel. Global, applied by the intake. */
+export interface ReviewSettings {
+  /** Bots' reviews and comments change nothing and are not recorded (reason bot_review). */
+  ignoreBotReviews: boolean
+  /** How pull requests opened by a dependency bot are announced. */
+  dependencyBots: DependencyBotLayout
+  /** `reviews.dependency_bot_logins` as written; the effective list adds the host's built-ins (dependency-bump.ts). */
+  dependencyBotLogins: string[]
+}
+
 export interface ListenAddress {
   /** undefined listens on every interface, as `:8080` does. */
   host: string | undefined
@@ -46,6 +60,8 @@ export interface Settings {
   messageTtlDays: number
   reactions: ReactionSettings
   digest: DigestSettings
+  reviews: ReviewSettings
+  slackPacing: SlackPacingSetting
   mappings: Mappings
   publicUrl: string | undefined
   api: { slack: string; github: string; bitbucket: string }
@@ -68,6 +84,8 @@ export const DEFAULTS = {
   databaseUrl: 'file:./data/prherald.db',
   messageTtlDays: 30,
   digest: { enabled: true, schedule: '0 9 * * 1-5', timezone: 'UTC', holidays: undefined, mention: false, includeDependencyBots: false },
+  reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
+  slackPacing: 'published',
   reactions: {
     approved: 'white_check_mark',
     commented: 'speech_balloon',
@@ -90,6 +108,8 @@ export const DEFAULTS = {
   databaseUrl: string
   messageTtlDays: number
   digest: DigestSettings
+  reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>
+  slackPacing: SlackPacingSetting
   reactions: Record<ReactionKey, string>
   api: Settings['api']
 }

@@ -1,4 +1,6 @@
 import type { Actor, Decoded, EventKind, Ignored, IgnoreReason } from './pull-request-event.ts'
+import { smokeNumber } from '../smoke/smoke-pull-request.ts'
+import { securityUpdate } from './dependency-bump.ts'
 import { at, bool, int, obj, str } from './read-fields.ts'
 
 /** Bitbucket Cloud event keys (`X-Event-Key`) prherald acts on. A Map, so `constructor` is not a key. */
@@ -49,7 +51,8 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
   const owner = slash > 0 ? fullName.slice(0, slash) : str(root, 'repository', 'workspace', 'slug')
   const repo = slash > 0 && slash < fullName.length - 1 ? fullName.slice(slash + 1) : undefined
   const pr = at(root, 'pullrequest')
-  const number = int(pr, 'id')
+  // Number 0 only for prherald-smoke's synthetic pull requests (src/smoke/smoke-pull-request.ts).
+  const number = int(pr, 'id') ?? smokeNumber(at(pr, 'id'), str(pr, 'title'))
   const ignored = (reason: IgnoreReason): Ignored => ({ ignored: true, reason, event: eventKey || undefined, owner, repo, number })
 
   const kind = EVENT_KEYS.get(eventKey)
@@ -60,7 +63,7 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
   const createdAt = str(pr, 'created_on')
   const updatedAt = str(pr, 'updated_on')
   const actor = actorOf(actingUser(kind, root))
-  if (!owner || !repo || !number || title === undefined || !url || !author || !createdAt || !updatedAt || !actor) return ignored('invalid_payload')
+  if (!owner || !repo || number === undefined || title === undefined || !url || !author || !createdAt || !updatedAt || !actor) return ignored('invalid_payload')
   const state = str(pr, 'state')
   return {
     provider: 'bitbucket', deliveryId, owner, repo, number, kind, actor,
@@ -68,6 +71,8 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
       title, url, author, createdAt, updatedAt,
       draft: bool(pr, 'draft') === true,
       state: state === 'MERGED' ? 'merged' : state === 'DECLINED' || state === 'SUPERSEDED' ? 'closed' : 'open',
+      // Bitbucket pull requests have no labels; the title and description carry Renovate's markers.
+      ...(securityUpdate({ title, labels: [], body: str(pr, 'description') }) ? { securityUpdate: true } : {}),
     },
   }
 }

@@ -1,4 +1,6 @@
 import type { Actor, Decoded, EventKind, Ignored, IgnoreReason, PullRequestFacts } from './pull-request-event.ts'
+import { smokeNumber } from '../smoke/smoke-pull-request.ts'
+import { securityUpdate } from './dependency-bump.ts'
 import { at, bool, int, obj, str, type JsonObject } from './read-fields.ts'
 
 /** Either the kind of change a delivery announces, or why it is not one prherald acts on. */
@@ -76,11 +78,15 @@ function factsOf(pr: JsonObject | undefined, isIssue: boolean): PullRequestFacts
   // issue_comment: the issue's updated_at is the pull request's (they are one object on GitHub).
   const updatedAt = str(pr, 'updated_at')
   if (title === undefined || !url || !author || !createdAt || !updatedAt) return undefined
+  const labelList = at(pr, 'labels')
+  const labels = Array.isArray(labelList) ? labelList.flatMap((l: unknown) => str(l, 'name') ?? []) : []
   const merged = isIssue ? typeof at(pr, 'pull_request', 'merged_at') === 'string' : bool(pr, 'merged') === true
   return {
     title, url, author, createdAt, updatedAt,
     draft: bool(pr, 'draft') === true,
     state: merged ? 'merged' : str(pr, 'state') === 'closed' ? 'closed' : 'open',
+    // Set only when true: the stored event stays as it was for every other pull request.
+    ...(securityUpdate({ title, labels, body: str(pr, 'body') }) ? { securityUpdate: true } : {}),
   }
 }
 
@@ -91,7 +97,8 @@ export function decodeGithub(eventName: string, deliveryId: string, payload: unk
   const pr = obj(at(root, isIssue ? 'issue' : 'pull_request'))
   const owner = str(root, 'repository', 'owner', 'login')
   const repo = str(root, 'repository', 'name')
-  const number = int(pr, 'number')
+  // Number 0 only for prherald-smoke's synthetic pull requests (src/smoke/smoke-pull-request.ts).
+  const number = int(pr, 'number') ?? smokeNumber(at(pr, 'number'), str(pr, 'title'))
   const ignored = (reason: IgnoreReason): Ignored => ({ ignored: true, reason, event: eventName || undefined, owner, repo, number })
   if (!root) return ignored(eventName === 'ping' ? 'ping' : 'invalid_payload')
 
@@ -99,6 +106,6 @@ export function decodeGithub(eventName: string, deliveryId: string, payload: unk
   if ('reason' in verdict) return ignored(verdict.reason)
   const facts = factsOf(pr, isIssue)
   const actor = actorOf(actingUser(eventName, root)) ?? actorOf(at(root, 'sender'))
-  if (!owner || !repo || !number || !facts || !actor) return ignored('invalid_payload')
+  if (!owner || !repo || number === undefined || !facts || !actor) return ignored('invalid_payload')
   return { provider: 'github', deliveryId, owner, repo, number, kind: verdict.kind, pr: facts, actor }
 }

@@ -1,4 +1,5 @@
 /** The provider-neutral shape every accepted delivery is decoded into. Decoders are pure. */
+import type { DependencyBump } from './dependency-bump.ts'
 
 export type Provider = 'github' | 'bitbucket'
 
@@ -31,6 +32,12 @@ export interface PullRequestFacts {
    * arrive out of order; this is what tells a stale event from one that happened after an end.
    */
   updatedAt: string
+  /**
+   * True when the pull request carries a security-update marker (label, title, or an advisory id in the bots'
+   * vulnerability section; see dependency-bump.ts). Only the verdict is kept: the body is never stored or
+   * logged. Absent in deliveries recorded before this field existed, which read as routine.
+   */
+  securityUpdate?: boolean
 }
 
 export interface Actor {
@@ -47,6 +54,11 @@ export interface PullRequestEvent {
   kind: EventKind
   pr: PullRequestFacts
   actor: Actor
+  /**
+   * Set by the intake when the pull request's author is a configured dependency bot; the machine keeps it in
+   * the context from the announcement on.
+   */
+  dependencyBump?: DependencyBump
 }
 
 export type IgnoreReason =
@@ -60,6 +72,7 @@ export type IgnoreReason =
   | 'draft'
   | 'no_stored_message'
   | 'ended_before_announced'
+  | 'bot_review'
 
 export interface Ignored {
   ignored: true

@@ -8,15 +8,19 @@ import type { PullRequestEvent } from '../decode/pull-request-event.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
 import { hasMessage, NO_MESSAGE, type MessageRecord } from '../store/store.ts'
+import type { CallLimit } from './call-limit.ts'
 import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
+import { isSmokeTestDone, planSmokeCleanup } from './smoke-cleanup.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
   mappings: Mappings
   /** The global `slack.reactions`; a mapping tier may override them. */
   reactions: ReactionSettings
   chooseTargets?: ChooseTargets
+  /** Git-host calls (path routing's changed files): at most so many at once. Slack calls go through the pacer. */
+  limit: CallLimit
 }
 
 /**
@@ -36,7 +40,8 @@ export function createLifecycle(deps: LifecycleDeps) {
     const ref = { provider: first.provider, repository: `${first.owner}/${first.repo}`, prNumber: first.number }
     const deliveryIds = events.map((e) => e.deliveryId)
     const facts = { repository: ref.repository, pr: first.number, delivery_id: last.deliveryId, deliveries: events.length }
-    const commit = (messages: MessageRecord[]) => deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages })
+    const commit = (messages: MessageRecord[], forget: Array<typeof ref & { channel: string }> = []) =>
+      deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, forget })
 
     const allRows = await deps.store.findMessages(ref)
     // Rows, deliveries marked applied and the deliveries they reflect are committed together, so a pending
@@ -56,6 +61,8 @@ export function createLifecycle(deps: LifecycleDeps) {
     const next = folded.next
     if (!folded.changed && next?.state === 'ended') {
       // Ended before it was announced: the state is kept in a row without a message, and Slack hears nothing.
+      // A smoke test that ends unannounced (its post failed) keeps nothing: it must leave no row behind.
+      if (isSmokeTestDone(events)) return commit([])
       return commit([{ ...ref, ...NO_MESSAGE, mentions: [], reactions: [], state: next.state, lifecycle: JSON.stringify(next), lastDeliveryId: last.deliveryId }])
     }
     if (!folded.changed || !next) return commit([])
@@ -70,7 +77,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       ? (await deps.limit(() => chooseTargets(folded.announcedBy!, route))).filter((t) => !taken.has(t.channel))
       : []
     const reactions = applyReactionTier(deps.reactions, route.reactions)
-    const plans = planChanges({
+    const plans = planSmokeCleanup(events, planChanges({
       messages: messages.map((r) => {
         const shown = JSON.parse(r.lifecycle) as StoredLifecycle
         // A row written before messages recorded their emoji: assume the names configured now.
@@ -79,21 +86,24 @@ export function createLifecycle(deps: LifecycleDeps) {
       announceIn,
       next,
       reactions,
-    })
+    }))
     const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(first) }
     const beforePost = { state: unannounced.state, lifecycle: JSON.stringify(unannounced), lastDeliveryId: current?.lastDeliveryId ?? null }
-    const context = { ref, facts, next, reactions, beforePost }
+    const context = { ref, facts, next, reactions, beforePost, deliveryId: last.deliveryId }
 
     const placed = []
+    const deleted = []
     for (const plan of plans) {
       const message = await runPlan(plan, context)
       if (message) placed.push(message)
+      // A message the plan deleted takes its row with it.
+      else if (plan.changes.some((c) => c.type === 'delete')) deleted.push({ ...ref, channel: plan.channel })
     }
     // Saved even when Slack refused a channel's change for good: the lifecycle belongs to the pull request,
     // and a row left behind would later hand an old state to the machine.
     await commit(placed.map((m) => ({
       ...ref, ...m, state: next.state, lifecycle: JSON.stringify(next), lastDeliveryId: last.deliveryId,
-    })))
+    })), deleted)
   }
 }
 

@@ -5,10 +5,9 @@ import { ShutdownInterrupt } from './retry-transient.ts'
 export type CallLimit = <T>(run: () => Promise<T>) => Promise<T>
 
 /**
- * Caps how many Slack and git-host calls run at once across all pull requests. Slack rate-limits per
- * workspace anyway, and a burst of deliveries should spend the event loop on acknowledging them. The cap
- * holds per attempt, not per delivery: a pull request waiting out a retry backoff holds no slot, so a few
- * PRs stuck on a failing channel never hold up healthy ones. After shutdown starts no new call begins.
+ * Caps how many git-host calls (path routing's changed files) run at once across all pull requests; Slack
+ * calls go through the Slack pacer instead. The cap holds per attempt, not per delivery. After shutdown
+ * starts no new call begins.
  */
 export function createCallLimit(parallel: number, signal: AbortSignal): CallLimit {
   const slots = new PQueue({ concurrency: parallel })

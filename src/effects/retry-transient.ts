@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { isPrheraldError } from '../errors.ts'
+import type { ShutdownSleep } from './shutdown-sleep.ts'
 
 export interface RetryPolicy {
   baseMs: number
@@ -15,26 +15,22 @@ export class ShutdownInterrupt extends Error {
 
 /**
  * Retries `run` while it fails with `slack_transient`, with capped exponential backoff, until it succeeds
- * or `signal` aborts. A delivery is acknowledged already, so giving up would lose it; shutdown does not
- * lose it because the intake row stays pending.
+ * or shutdown starts (the sleeps end then). A delivery is acknowledged already, so giving up would lose it;
+ * shutdown does not lose it because the intake row stays pending.
  */
 export async function retryTransient<T>(
   run: () => Promise<T>,
-  options: { policy: RetryPolicy; signal: AbortSignal; onRetry: (attempt: number, delayMs: number, error: unknown) => void },
+  options: { policy: RetryPolicy; sleep: ShutdownSleep; onRetry: (attempt: number, delayMs: number, error: unknown) => void },
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    if (options.signal.aborted) throw new ShutdownInterrupt('shutting down')
+    if (options.sleep.aborted) throw new ShutdownInterrupt('shutting down')
     try {
       return await run()
     } catch (error) {
       if (!isPrheraldError(error, 'slack_transient')) throw error
       const delay = Math.min(options.policy.maxMs, options.policy.baseMs * 2 ** (attempt - 1))
       options.onRetry(attempt, delay, error)
-      try {
-        await sleep(delay, undefined, { signal: options.signal })
-      } catch {
-        throw new ShutdownInterrupt('shutting down')
-      }
+      await options.sleep.sleep(delay)
     }
   }
 }

@@ -4,19 +4,24 @@ import { isPrheraldError } from '../errors.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { MessageRecord, PullRequestRef, Store } from '../store/store.ts'
-import type { CallLimit } from './call-limit.ts'
+import type { SlackMethod } from '../slack/rate-limits.ts'
 import { planMessage, unposted, type MessagePlan, type SlackChange } from './plan-changes.ts'
+import type { PostOnce } from './post-once.ts'
 import { retryTransient, type RetryPolicy } from './retry-transient.ts'
+import type { ShutdownSleep } from './shutdown-sleep.ts'
+import type { SlackPacer } from './slack-pacer.ts'
 
 export interface PlanRunnerDeps {
   store: Store
   slack: SlackClient
   logger: Logger
   retry: RetryPolicy
-  /** Aborted at shutdown: retry loops stop and the delivery stays pending. */
-  signal: AbortSignal
-  /** Shared by every mailbox: at most so many outbound calls at once. */
-  limit: CallLimit
+  /** Backoff between retries; ends at shutdown, and the delivery stays pending. */
+  sleep: ShutdownSleep
+  /** Shared by every mailbox: every Slack call waits here for its method's (and channel's) budget. */
+  pacer: SlackPacer
+  /** Posts at most once across timeouts and crashes (post-once.ts). */
+  postOnce: PostOnce
 }
 
 /** The pull request the plan belongs to, and what its rows are saved with. */
@@ -29,6 +34,8 @@ export interface PlanContext {
   reactions: ReactionSettings
   /** What a freshly posted message's row holds until the outcome is committed: the state before these deliveries. */
   beforePost: Pick<MessageRecord, 'state' | 'lifecycle' | 'lastDeliveryId'>
+  /** The delivery the plan brings the messages to (the batch's last); a new post carries it in its metadata. */
+  deliveryId: string
 }
 
 /** A message as it stands after its plan ran: what the outcome's row is saved with. */
@@ -42,16 +49,17 @@ export interface PlacedMessage {
 /**
  * The executor: carries out one channel's plan against Slack, in order, with retries for transient
  * failures. It decides nothing except how to recover: a message someone deleted is posted again. A
- * post's ts is saved at once (with the state from before the deliveries, so a replay after a crash
- * updates that message instead of posting another). Returns undefined when the channel has no message.
+ * post goes through post-once.ts, which records the intent first and saves the ts at once (with the state
+ * from before the deliveries, so a replay after a crash updates that message instead of posting another).
+ * Returns undefined when the channel has no message.
  */
 export function createPlanRunner(deps: PlanRunnerDeps) {
   return async function runPlan(plan: MessagePlan, context: PlanContext): Promise<PlacedMessage | undefined> {
     const facts = { ...context.facts, channel: plan.channel }
-    const call = <T>(method: string, run: () => Promise<T>) =>
-      retryTransient(() => deps.limit(run), {
+    const call = <T>(method: SlackMethod, run: () => Promise<T>) =>
+      retryTransient(() => deps.pacer.call(method, plan.channel, run), {
         policy: deps.retry,
-        signal: deps.signal,
+        sleep: deps.sleep,
         onRetry: (attempt, delayMs, error) =>
           deps.logger.warn('slack call failed, retrying', { ...facts, call: method, attempt, delay_ms: delayMs, ...errorFields(error) }),
       })
@@ -61,14 +69,19 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
     const apply = async (change: SlackChange): Promise<void> => {
       switch (change.type) {
         case 'post': {
-          ts = await call('chat.postMessage', () => deps.slack.postMessage(plan.channel, change.message))
-          await deps.store.saveMessage({ ...context.ref, channel: plan.channel, ts, mentions: plan.mentions, reactions: [], ...context.beforePost })
+          const row = { ...context.ref, channel: plan.channel, mentions: plan.mentions, reactions: [], ...context.beforePost }
+          ts = await deps.postOnce({ row, message: change.message, deliveryId: context.deliveryId, facts, call })
           done.push('posted')
           return
         }
         case 'update':
           await call('chat.update', () => deps.slack.updateMessage(plan.channel, ts!, change.message))
           done.push('updated')
+          return
+        case 'delete':
+          await call('chat.delete', () => deps.slack.deleteMessage(plan.channel, ts!))
+          ts = undefined
+          done.push('deleted')
           return
         case 'addReaction':
         case 'removeReaction': {

@@ -42,7 +42,7 @@ export function createBitbucketClient(options: BitbucketClientOptions): Bitbucke
     try {
       response = await fetch(url, { headers: { authorization, accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })
     } catch (cause) {
-      throw gitHostError({ provider: 'bitbucket', what, status: undefined, basicAuth, cause })
+      throw gitHostError({ provider: 'bitbucket', what, status: undefined, basicAuth, cause, apiUrl: base })
     }
     if (!response.ok) {
       await response.body?.cancel()

@@ -1,4 +1,5 @@
 import type { Provider } from '../decode/pull-request-event.ts'
+import { redactUrl, redactUrlsIn } from '../config/redact-url.ts'
 import { PrheraldError } from '../errors.ts'
 
 /** What a failed git-host API call looked like; enough to tell the operator what to change. */
@@ -11,7 +12,23 @@ export interface FailedCall {
   basicAuth?: boolean
   /** GitHub answers 403 (or 429) with x-ratelimit-remaining: 0 when the token's hourly budget is spent. */
   rateLimited?: boolean
+  /** GITHUB_API_URL or BITBUCKET_API_URL as used: named when the host could not be reached at all. */
+  apiUrl?: string
   cause?: unknown
+}
+
+const API_URL_VARIABLE: Record<Provider, string> = { github: 'GITHUB_API_URL', bitbucket: 'BITBUCKET_API_URL' }
+
+/** Why a request got no answer: the socket error code (ECONNREFUSED, ENOTFOUND…) or a timeout, however deep fetch nested it. */
+export function networkCause(error: unknown): string {
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && current instanceof Object; depth++) {
+    const { code, name } = current as { code?: unknown; name?: unknown }
+    if (typeof code === 'string') return code
+    if (name === 'TimeoutError' || name === 'AbortError') return 'timed out'
+    current = (current as { cause?: unknown }).cause
+  }
+  return error instanceof Error ? error.message : String(error)
 }
 
 export const BITBUCKET_SCOPES = {
@@ -59,7 +76,12 @@ export function gitHostError(call: FailedCall): PrheraldError {
         fix: 'check the owner and repository names; a private repository the token cannot see also answers 404',
       })
     case undefined:
-      return new PrheraldError('git_host', `${host} API unreachable on ${call.what}`, { ...options, fix: 'check the network path and the *_API_URL setting' })
+      // No HTTP answer at all (refused, unknown host, timeout): say where we tried, as the Slack checks do.
+      return new PrheraldError('git_host', `${host} unreachable at ${call.apiUrl ? redactUrl(call.apiUrl) : 'its API URL'} (${redactUrlsIn(networkCause(call.cause))}) on ${call.what}`, {
+        ...options,
+        fix: `check the network path to ${host}, or ${API_URL_VARIABLE[call.provider]} if you set it` +
+          (call.provider === 'github' ? ' (GitHub Enterprise Server: https://HOST/api/v3)' : ''),
+      })
     default:
       return new PrheraldError('git_host', `${host} answered ${call.status} to ${call.what}`, { ...options, fix: 'retry later; if it persists, check the host status page' })
   }

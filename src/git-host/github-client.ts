@@ -29,19 +29,21 @@ export function createGithubClient(options: GithubClientOptions): GithubClient {
 
 interface RequestErrorLike {
   status?: unknown
+  /** Absent when no HTTP answer came back: Octokit then reports a refused connection or a timeout as status 500. */
   response?: { headers?: Record<string, string | number | undefined> }
 }
 
 /** Runs one GitHub API call and turns Octokit's RequestError into a PrheraldError with the fix. */
-export async function githubCall<T>(what: string, run: () => Promise<T>): Promise<T> {
+export async function githubCall<T>(octokit: GithubClient, what: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run()
   } catch (error) {
     const failure = error as RequestErrorLike
-    const status = typeof failure.status === 'number' && failure.status > 0 ? failure.status : undefined
+    const answered = failure.response !== undefined
+    const status = answered && typeof failure.status === 'number' && failure.status > 0 ? failure.status : undefined
     const remaining = failure.response?.headers?.['x-ratelimit-remaining']
     throw gitHostError({
-      provider: 'github', what, status, cause: error,
+      provider: 'github', what, status, cause: error, apiUrl: octokit.request.endpoint.DEFAULTS.baseUrl,
       rateLimited: (status === 403 || status === 429) && String(remaining) === '0',
     })
   }

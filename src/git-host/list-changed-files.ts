@@ -21,7 +21,7 @@ export type ListChangedFiles = (pr: PullRequestRef) => Promise<ChangedFile[]>
 export function githubChangedFiles(octokit: GithubClient): ListChangedFiles {
   return async ({ owner, repo, number }) => {
     let seen = 0
-    const files = await githubCall(`GET /repos/${owner}/${repo}/pulls/${number}/files`, () =>
+    const files = await githubCall(octokit, `GET /repos/${owner}/${repo}/pulls/${number}/files`, () =>
       octokit.paginate(octokit.rest.pulls.listFiles, { owner, repo, pull_number: number, per_page: 100 }, (response, done) => {
         seen += response.data.length
         if (seen >= MAX_CHANGED_FILES) done()

@@ -58,22 +58,22 @@ export function createWebhookApi(access: GitHostAccess): WebhookApi {
 function githubWebhookApi(octokit: GithubClient): WebhookApi {
   return {
     async listHooks(owner, repo) {
-      const hooks = await githubCall(`GET /repos/${owner}/${repo}/hooks`, () =>
+      const hooks = await githubCall(octokit, `GET /repos/${owner}/${repo}/hooks`, () =>
         octokit.paginate(octokit.rest.repos.listWebhooks, { owner, repo, per_page: 100 }))
       return hooks.map((h) => ({ id: String(h.id), url: h.config.url ?? '', active: h.active, events: h.events }))
     },
     async listOwnerHooks(org) {
-      const hooks = await githubCall(`GET /orgs/${org}/hooks`, () => octokit.paginate(octokit.rest.orgs.listWebhooks, { org, per_page: 100 }))
+      const hooks = await githubCall(octokit, `GET /orgs/${org}/hooks`, () => octokit.paginate(octokit.rest.orgs.listWebhooks, { org, per_page: 100 }))
       return hooks.map((h) => ({ id: String(h.id), url: h.config.url ?? '', active: h.active, events: h.events }))
     },
     async listOwnerRepos(owner) {
       let repos: Array<{ name: string; archived?: boolean }>
       try {
-        repos = await githubCall(`GET /orgs/${owner}/repos`, () => octokit.paginate(octokit.rest.repos.listForOrg, { org: owner, per_page: 100 }))
+        repos = await githubCall(octokit, `GET /orgs/${owner}/repos`, () => octokit.paginate(octokit.rest.repos.listForOrg, { org: owner, per_page: 100 }))
       } catch (error) {
         // The owner is a user account, not an organisation.
         if (!isPrheraldError(error, 'git_host_not_found')) throw error
-        repos = await githubCall(`GET /users/${owner}/repos`, () => octokit.paginate(octokit.rest.repos.listForUser, { username: owner, per_page: 100 }))
+        repos = await githubCall(octokit, `GET /users/${owner}/repos`, () => octokit.paginate(octokit.rest.repos.listForUser, { username: owner, per_page: 100 }))
       }
       // Archived repositories are read-only and send no pull-request events.
       return repos.filter((r) => !r.archived).map((r) => r.name)
@@ -120,18 +120,18 @@ export interface GithubWebhookSpec {
  */
 export async function upsertGithubWebhook(octokit: GithubClient, spec: GithubWebhookSpec): Promise<{ action: 'created' | 'updated'; id: number }> {
   const { owner, repo } = spec
-  const hooks = await githubCall(`GET /repos/${owner}/${repo}/hooks`, () =>
+  const hooks = await githubCall(octokit, `GET /repos/${owner}/${repo}/hooks`, () =>
     octokit.paginate(octokit.rest.repos.listWebhooks, { owner, repo, per_page: 100 }))
   const same = (url: string | undefined) => url?.replace(/\/+$/, '') === spec.url
   const existing = hooks.find((h) => same(h.config.url))
   const config = { url: spec.url, content_type: 'json', secret: spec.secret, insecure_ssl: '0' as const }
   const events = [...REQUIRED_EVENTS.github]
   if (existing) {
-    await githubCall(`PATCH /repos/${owner}/${repo}/hooks/${existing.id}`, () =>
+    await githubCall(octokit, `PATCH /repos/${owner}/${repo}/hooks/${existing.id}`, () =>
       octokit.rest.repos.updateWebhook({ owner, repo, hook_id: existing.id, active: true, events, config }))
     return { action: 'updated', id: existing.id }
   }
-  const created = await githubCall(`POST /repos/${owner}/${repo}/hooks`, () =>
+  const created = await githubCall(octokit, `POST /repos/${owner}/${repo}/hooks`, () =>
     octokit.rest.repos.createWebhook({ owner, repo, name: 'web', active: true, events, config }))
   return { action: 'created', id: created.data.id }
 }

@@ -5,6 +5,9 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   body_too_large: 413,
   bad_signature: 401,
   bad_json: 400,
+  // The database cannot take the delivery now; the git host shows the failure and can redeliver it.
+  database_busy: 503,
+  database_gone: 503,
 }
 
 /**

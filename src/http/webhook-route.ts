@@ -14,15 +14,22 @@ export interface WebhookRouteDeps {
   accept: Intake
   logger: Logger
   bodyLimit?: number
+  /** false while deliveries cannot be stored (the database file vanished): they are refused with 503. */
+  ready?: () => boolean
 }
+
+/** How each host spells its headers, for log lines and answers an operator compares with the host's delivery log. */
+const HEADER_SPELLING: Record<string, string> = { 'x-github-event': 'X-GitHub-Event', 'x-event-key': 'X-Event-Key' }
 
 /** `POST /webhook/<provider>`: raw bytes → HMAC → JSON.parse → decode → intake, then 200. */
 export function createWebhookHandler(deps: WebhookRouteDeps) {
   const headerNames = DELIVERY_HEADERS[deps.provider]
+  const eventHeader = HEADER_SPELLING[headerNames.event] ?? headerNames.event
   return async (event: H3Event): Promise<HTTPResponse> => {
+    const headers = event.req.headers
+    const deliveryHeader = headers.get(headerNames.delivery) ?? undefined
     try {
       const body = await readRawBody(event, deps.bodyLimit)
-      const headers = event.req.headers
       if (!verifySignature(deps.secrets, body, headers.get(headerNames.signature))) {
         throw new PrheraldError('bad_signature', `missing or invalid ${headerNames.signature} signature`)
       }
@@ -32,20 +39,41 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
       } catch (cause) {
         throw new PrheraldError('bad_json', 'the signed body is not valid JSON', { cause })
       }
+      if (deps.ready && !deps.ready()) {
+        throw new PrheraldError('database_gone', 'the database file is gone; deliveries cannot be stored until prherald is restarted on it', {
+          fix: 'put the database file back and restart prherald (see the server log); redeliver this delivery afterwards',
+        })
+      }
       const eventName = headers.get(headerNames.event)?.trim() ?? ''
       const deliveryId = deliveryIdOf(deps.provider, headers, body)
       const result = await deps.accept(decodeDelivery(deps.provider, eventName, deliveryId, payload), deliveryId)
+      if (eventName === '') {
+        // Still ignored as before (what is it about?), but say which header was missing: a proxy that strips it
+        // would otherwise look like a host sending events prherald does not know.
+        deps.logger.warn('webhook delivery without its event header', {
+          header: eventHeader, provider: deps.provider, delivery_id: deliveryHeader,
+          fix: `${deps.provider === 'github' ? 'GitHub' : 'Bitbucket'} always sends ${eventHeader}; check that no proxy in front of prherald drops it`,
+        })
+        return json(200, { ...result, missing_header: eventHeader })
+      }
       return json(200, result)
     } catch (error) {
       const response = errorResponse(error)
-      // One line per refused delivery, so a secret mismatch shows in our logs, not only in the git host's
-      // delivery log. Headers only: never the signature value or the body.
-      if (isPrheraldError(error) && (response.status ?? 500) < 500) {
-        const headers = event.req.headers
-        deps.logger.warn('rejected webhook delivery', {
-          reason: error.code, status: response.status, provider: deps.provider,
-          event: headers.get(headerNames.event) ?? undefined, delivery_id: headers.get(headerNames.delivery) ?? undefined,
+      const status = response.status ?? 500
+      const facts = { status, provider: deps.provider, event: headers.get(headerNames.event) ?? undefined, delivery_id: deliveryHeader }
+      if (status >= 500) {
+        // Every 5xx leaves a line: the answer only says "see the server log". The error's kind and message,
+        // never the body, the signature or a secret.
+        deps.logger.error('webhook delivery failed', {
+          ...facts,
+          kind: isPrheraldError(error) ? error.code : error instanceof Error ? error.name : typeof error,
+          error: error instanceof Error ? error.message : String(error),
+          fix: isPrheraldError(error) ? error.fix : undefined,
         })
+      } else if (isPrheraldError(error)) {
+        // One line per refused delivery, so a secret mismatch shows in our logs, not only in the git host's
+        // delivery log. Headers only: never the signature value or the body.
+        deps.logger.warn('rejected webhook delivery', { reason: error.code, ...facts })
       }
       return response
     }

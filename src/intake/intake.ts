@@ -1,8 +1,11 @@
 import { isIgnored, pullRequestKey, type Decoded, type IgnoreReason, type Provider, type PullRequestEvent } from '../decode/pull-request-event.ts'
 import type { Mappings } from '../config/schema.ts'
+import type { ReviewSettings } from '../config/settings.ts'
+import { classifyDependencyBump } from '../decode/dependency-bump.ts'
 import type { Logger } from '../log/logger.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
 import type { Store } from '../store/store.ts'
+import { isMutedBotReview } from './bot-review.ts'
 import { ignoredFacts, logIgnored } from './log-ignored.ts'
 
 export type IntakeResult = { status: 'accepted' } | { status: 'ignored'; reason: IgnoreReason }
@@ -13,6 +16,8 @@ export type HandOff = (event: PullRequestEvent) => void
 export interface IntakeDeps {
   provider: Provider
   mappings: Mappings
+  /** `reviews`: muted bot reviews are dropped here, and dependency-bot pull requests are marked here. */
+  reviews: ReviewSettings
   store: Store
   logger: Logger
   handOff: HandOff
@@ -35,17 +40,25 @@ export function createIntake(deps: IntakeDeps) {
       logIgnored(deps.logger, 'no_mapping', ignoredFacts(decoded))
       return ignore('no_mapping')
     }
+    // Muted before it is recorded: the delivery then leaves no trace in the store, so nothing that reads the
+    // store (the lifecycle, a digest's "last activity") can count it.
+    if (isMutedBotReview(decoded, deps.reviews.ignoreBotReviews)) {
+      logIgnored(deps.logger, 'bot_review', ignoredFacts(decoded))
+      return ignore('bot_review')
+    }
+    const dependencyBump = classifyDependencyBump(decoded, deps.reviews)
+    const event: PullRequestEvent = dependencyBump ? { ...decoded, dependencyBump } : decoded
     const recorded = await deps.store.recordDelivery({
-      provider: decoded.provider,
-      deliveryId: decoded.deliveryId,
-      prKey: pullRequestKey(decoded),
-      event: JSON.stringify(decoded),
+      provider: event.provider,
+      deliveryId: event.deliveryId,
+      prKey: pullRequestKey(event),
+      event: JSON.stringify(event),
     })
     if (!recorded) {
       logIgnored(deps.logger, 'duplicate_delivery', ignoredFacts(decoded))
       return ignore('duplicate_delivery')
     }
-    deps.handOff(decoded)
+    deps.handOff(event)
     return { status: 'accepted' }
   }
 }

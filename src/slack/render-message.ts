@@ -1,4 +1,5 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
+import type { DependencyBump } from '../decode/dependency-bump.ts'
 
 /** The two Block Kit blocks the message uses; enough for chat.postMessage / chat.update. */
 export type SlackBlock =
@@ -76,14 +77,14 @@ function slackDate(iso: string): string {
  * one), and only when so many are configured that the title would shrink below MIN_TITLE are trailing ones
  * left out. A URL no host sends (over PIECE_LIMIT.url) is left out rather than cut, since a cut link is a wrong one.
  */
-function headline(lifecycle: StoredLifecycle, mentions: readonly string[]): string {
+function headline(lifecycle: StoredLifecycle, mentions: readonly string[], lead?: string): string {
   const { state, context } = lifecycle
   const ended = state === 'merged' || state === 'closed' ? ENDED_LABEL[state] : undefined
   const url = escapeText(context.url)
   const linked = url.length <= PIECE_LIMIT.url
   const label = (title: string) => `PR #${context.number}: ${ended ? `~${title}~` : title}`
   const compose = (kept: readonly string[], title: string) =>
-    [...kept, ended, linked ? `<${url}|${label(title)}>` : label(title)].filter((p) => p !== undefined && p !== '').join(' ')
+    [...kept, ended, lead, linked ? `<${url}|${label(title)}>` : label(title)].filter((p) => p !== undefined && p !== '').join(' ')
   let kept = mentions.filter((m) => m !== '')
   const room = () => SLACK_LIMITS.blockText - compose(kept, '').length
   while (kept.length > 0 && room() < MIN_TITLE) kept = kept.slice(0, -1)
@@ -98,6 +99,7 @@ function headline(lifecycle: StoredLifecycle, mentions: readonly string[]): stri
  */
 export function renderMessage(input: { lifecycle: StoredLifecycle; mentions: readonly string[] }): RenderedMessage {
   const { context } = input.lifecycle
+  if (context.dependencyBump?.compact) return renderBump(input.lifecycle, context.dependencyBump, input.mentions)
   const repository = escapeWithin(`${context.owner}/${context.repo}`, PIECE_LIMIT.repository)
   const author = escapeWithin(context.author, PIECE_LIMIT.author)
   const status = escapeWithin(statusLine(input.lifecycle), SLACK_LIMITS.blockText)
@@ -110,5 +112,23 @@ export function renderMessage(input: { lifecycle: StoredLifecycle; mentions: rea
       { type: 'context', elements: [{ type: 'mrkdwn', text: `${repository} · ${author} · opened ${slackDate(context.createdAt)}` }] },
       { type: 'section', text: { type: 'mrkdwn', text: status } },
     ],
+  }
+}
+
+/**
+ * A dependency bot's pull request on one line (`reviews.dependency_bots: compact`): the emoji and verb say
+ * routine bump or security update, the link carries the title, and an end shows as in the full message
+ * (`[Merged]`, strikethrough). A routine bump pings no one; a security update keeps the channel's mentions.
+ */
+function renderBump(lifecycle: StoredLifecycle, bump: DependencyBump, mentions: readonly string[]): RenderedMessage {
+  const { context } = lifecycle
+  const bot = escapeWithin(bump.bot, PIECE_LIMIT.author)
+  const lead = bump.security ? `:rotating_light: ${bot} security update` : `:package: ${bot} bumped`
+  const repository = escapeWithin(`${context.owner}/${context.repo}`, PIECE_LIMIT.repository)
+  const status = escapeWithin(statusLine(lifecycle), SLACK_LIMITS.blockText)
+  const title = escapeWithin(context.title.trim(), SLACK_LIMITS.blockText)
+  return {
+    text: `${bot} ${bump.security ? 'security update' : 'bumped'} PR #${context.number}: ${title} (${repository}) — ${status}`,
+    blocks: [{ type: 'section', text: { type: 'mrkdwn', text: headline(lifecycle, bump.security ? mentions : [], lead) } }],
   }
 }

@@ -1,27 +1,41 @@
 import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type RetryOptions } from '@slack/web-api'
-import { PrheraldError } from '../errors.ts'
+import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
+import { findMarkedMessage, type HistoryLookup, type PostMarker } from './find-marked-message.ts'
+import { mayHavePosted } from './post-outcome.ts'
+import type { SlackTokenObserver } from './slack-token-state.ts'
 
 export interface SlackMessage {
   text: string
   blocks: unknown[]
 }
 
-/** The four calls the lifecycle makes. Errors are PrheraldErrors: slack_transient, slack_permanent, slack_message_not_found. */
+/**
+ * The calls the lifecycle makes (deleteMessage only for a finished smoke test). Errors are PrheraldErrors:
+ * slack_transient, slack_rate_limited, slack_permanent, slack_message_not_found, slack_auth, and for
+ * postMessage slack_outcome_unknown (the post may be in the channel).
+ */
 export interface SlackClient {
-  postMessage(channel: string, message: SlackMessage): Promise<string>
+  /** Posts once, never retried inside the client; `marker` goes into the message's metadata. */
+  postMessage(channel: string, message: SlackMessage, marker?: PostMarker): Promise<string>
+  /** Looks through the channel's recent history for the post carrying `marker` (see find-marked-message.ts). */
+  findMarkedMessage(channel: string, marker: PostMarker, oldest: Date): Promise<HistoryLookup>
   updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>
   addReaction(channel: string, ts: string, name: string): Promise<void>
   removeReaction(channel: string, ts: string, name: string): Promise<void>
+  /** chat.delete; a message already gone counts as deleted. */
+  deleteMessage(channel: string, ts: string): Promise<void>
 }
 
 export interface SlackClientOptions {
   token: string
   apiUrl: string
   logger: Logger
-  /** Retries inside one call (429 Retry-After, 5xx, network). Further retries happen in the mailbox. */
+  /** Retries inside one call (5xx, network). A 429 is not retried here: the pacer holds and retries it. */
   retry?: RetryOptions
   timeoutMs?: number
+  /** Told when Slack refuses the token itself, and when a call goes through again (for /healthz). */
+  tokenObserver?: SlackTokenObserver
 }
 
 /** What to tell the operator for Slack errors that retrying cannot fix. */
@@ -32,21 +46,44 @@ export const PERMANENT_SLACK_ERRORS: Record<string, string> = {
   invalid_auth: 'SLACK_BOT_TOKEN is not valid; copy the Bot User OAuth Token (xoxb-…) from the Slack app',
   not_authed: 'SLACK_BOT_TOKEN is empty; set it to the Bot User OAuth Token (xoxb-…)',
   token_revoked: 'the Slack token was revoked; reinstall the app and set the new SLACK_BOT_TOKEN',
-  account_inactive: 'the Slack app was uninstalled or its user deactivated; reinstall the app',
+  token_expired: 'the Slack token expired; prherald needs a non-expiring bot token: turn off token rotation or reinstall the app, then set the new SLACK_BOT_TOKEN',
+  account_inactive: 'the Slack app was uninstalled or its user deactivated; reinstall the app and set the new SLACK_BOT_TOKEN',
+  org_login_required: 'the workspace is migrating to an Enterprise Grid; wait for the migration to end, then restart prherald',
+  ekm_access_denied: 'a workspace admin suspended posting (Slack EKM); ask them to restore access, then restart prherald',
+  team_access_not_granted: 'the token is not granted access to this workspace; install the app there and set its SLACK_BOT_TOKEN',
   missing_scope: 'add the chat:write and reactions:write bot scopes to the Slack app and reinstall it',
   restricted_action: 'the workspace does not let the bot post there; ask a Slack admin or choose another channel',
 }
+
+/**
+ * Slack's errors about the token itself (Web API common errors): every later call fails the same way, for
+ * every channel, so they are not a channel's refusal to drop: the delivery stays pending for a restart with a
+ * working SLACK_BOT_TOKEN.
+ */
+export const TOKEN_SLACK_ERRORS = new Set([
+  'invalid_auth', 'not_authed', 'token_revoked', 'token_expired', 'account_inactive', 'org_login_required', 'ekm_access_denied', 'team_access_not_granted',
+])
 
 const TRANSIENT_PLATFORM_ERRORS = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout'])
 const SUCCESS_ANYWAY = new Set(['already_reacted', 'no_reaction'])
 
 export function classifySlackError(error: unknown): PrheraldError | undefined {
   const code = (error as { code?: unknown }).code
+  if (code === ErrorCode.RateLimitedError) {
+    // HTTP 429 with Retry-After (the client is told to reject these, not wait): the pacer holds the budget.
+    const retryAfterSeconds = Number((error as { retryAfter?: unknown }).retryAfter)
+    return new PrheraldError('slack_rate_limited', `Slack: rate limited, retry after ${retryAfterSeconds} s`, {
+      cause: error, retryAfterMs: Number.isFinite(retryAfterSeconds) ? retryAfterSeconds * 1000 : undefined,
+    })
+  }
   if (code === ErrorCode.PlatformError) {
     const slackError = String((error as { data?: { error?: unknown } }).data?.error ?? 'unknown_error')
     if (SUCCESS_ANYWAY.has(slackError)) return undefined
     if (slackError === 'message_not_found') {
       return new PrheraldError('slack_message_not_found', 'Slack: message_not_found', { cause: error })
+    }
+    if (TOKEN_SLACK_ERRORS.has(slackError)) {
+      return new PrheraldError('slack_auth', `Slack refuses SLACK_BOT_TOKEN: ${slackError}`, { cause: error, fix: PERMANENT_SLACK_ERRORS[slackError] })
     }
     if (TRANSIENT_PLATFORM_ERRORS.has(slackError)) {
       return new PrheraldError('slack_transient', `Slack: ${slackError}`, { cause: error })
@@ -58,6 +95,10 @@ export function classifySlackError(error: unknown): PrheraldError | undefined {
   }
   const message = error instanceof Error ? error.message : String(error)
   return new PrheraldError('slack_transient', `Slack unreachable: ${message}`, { cause: error })
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }
 
 /** Routes the Web API client's own log lines into ours, dropping its debug lines (they carry request bodies). */
@@ -74,31 +115,56 @@ function slackLogger(logger: Logger): SlackLogger {
   }
 }
 
+export const DEFAULT_SLACK_TIMEOUT_MS = 10_000
+
 export const DEFAULT_SLACK_RETRY: RetryOptions = { retries: 3, factor: 2, minTimeout: 1000, maxTimeout: 10_000, randomize: true }
 
 export function createSlackClient(options: SlackClientOptions): SlackClient {
-  const client = new WebClient(options.token, {
+  const settings = {
     slackApiUrl: options.apiUrl,
     logger: slackLogger(options.logger),
-    retryConfig: options.retry ?? DEFAULT_SLACK_RETRY,
-    timeout: options.timeoutMs ?? 10_000,
-    rejectRateLimitedCalls: false,
-  })
+    timeout: options.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS,
+    // A 429 surfaces as slack_rate_limited instead of being waited out inside the client, so the pacer can
+    // hold that method (or channel) for Retry-After while calls on other budgets go on.
+    rejectRateLimitedCalls: true,
+  }
+  const client = new WebClient(options.token, { ...settings, retryConfig: options.retry ?? DEFAULT_SLACK_RETRY })
+  // Posts get a client of their own that never retries: Slack has no idempotency key, so a post retried
+  // after a timeout or a reset can land twice. A failed post goes back to post-once.ts, which looks for it
+  // in the channel before posting again. (A 429 is refused before posting: slack_rate_limited, not posted.)
+  const poster = new WebClient(options.token, { ...settings, retryConfig: { retries: 0 } })
   const call = async <T>(run: () => Promise<T>): Promise<T | undefined> => {
     try {
-      return await run()
+      const result = await run()
+      options.tokenObserver?.accepted()
+      return result
     } catch (error) {
-      const classified = classifySlackError(error)
+      // A post's unknown outcome is already classified (postMessage below); everything else is the client's error.
+      const classified = isPrheraldError(error) ? error : classifySlackError(error)
+      if (classified?.code === 'slack_auth') options.tokenObserver?.refused(String((error as { data?: { error?: unknown } }).data?.error), classified.fix)
+      // Any other answer from Slack (a channel's refusal included) means it took the token.
+      else if ((error as { code?: unknown }).code === ErrorCode.PlatformError) options.tokenObserver?.accepted()
       if (classified) throw classified
       return undefined
     }
   }
   return {
-    async postMessage(channel, message) {
-      const result = await call(() => client.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never, unfurl_links: false }))
-      if (!result?.ts) throw new PrheraldError('slack_transient', 'Slack: chat.postMessage returned no ts')
+    async postMessage(channel, message, marker) {
+      const metadata = marker ? { metadata: { event_type: marker.eventType, event_payload: { ...marker.payload } } } : {}
+      // Through `call` like every other method, so a 429 and a refused token are classified and observed the
+      // same way; only a failure after which the post may be in the channel is told apart first.
+      const result = await call(async () => {
+        try {
+          return await poster.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never, unfurl_links: false, ...metadata })
+        } catch (error) {
+          if (!mayHavePosted(error)) throw error
+          throw new PrheraldError('slack_outcome_unknown', `Slack: chat.postMessage outcome unknown (${errorText(error)})`, { cause: error })
+        }
+      })
+      if (!result?.ts) throw new PrheraldError('slack_outcome_unknown', 'Slack: chat.postMessage returned no ts')
       return result.ts
     },
+    findMarkedMessage: (channel, marker, oldest) => findMarkedMessage({ client, call }, channel, marker, oldest),
     async updateMessage(channel, ts, message) {
       await call(() => client.chat.update({ channel, ts, text: message.text, blocks: message.blocks as never }))
     },
@@ -107,6 +173,13 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     },
     async removeReaction(channel, ts, name) {
       await call(() => client.reactions.remove({ channel, timestamp: ts, name }))
+    },
+    async deleteMessage(channel, ts) {
+      try {
+        await call(() => client.chat.delete({ channel, ts }))
+      } catch (error) {
+        if (!isPrheraldError(error, 'slack_message_not_found')) throw error
+      }
     },
   }
 }

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { PrheraldError } from '../errors.ts'
+import type { Provider } from '../decode/pull-request-event.ts'
+import { databaseProvider } from './database-provider.ts'
 import { readMigrations } from './migrations.ts'
 
 export interface DatabaseReport {
@@ -11,6 +13,8 @@ export interface DatabaseReport {
   withoutMessage: number | undefined
   /** Deliveries acknowledged but not yet applied: replayed at the next start. */
   waiting: number | undefined
+  /** The git provider the database serves (recorded, or read from its rows); undefined for an unused one. */
+  provider: Provider | undefined
 }
 
 /**
@@ -47,6 +51,7 @@ export function inspectDatabase(path: string): DatabaseReport | undefined {
       messages: count('slack_messages'),
       withoutMessage: count('slack_messages', "WHERE ts = ''"),
       waiting: count('deliveries', 'WHERE applied_at IS NULL'),
+      provider: databaseProvider(db),
     }
   } catch (cause) {
     throw new PrheraldError('database', `cannot read the database at ${path}: ${(cause as Error).message}`, {

@@ -1,21 +1,9 @@
 import type { Provider } from '../decode/pull-request-event.ts'
+import { PrheraldError } from '../errors.ts'
 import type { SqliteDatabase } from './open-database.ts'
-import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PullRequestRef, Store, StoredMessage } from './store.ts'
+import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store } from './store.ts'
+import { intentFromRow, messageFromRow, type IntentRow, type MessageRow } from './store-rows.ts'
 
-interface MessageRow {
-  provider: Provider
-  repository: string
-  pr_number: number
-  channel: string
-  ts: string
-  mentions: string
-  state: string
-  lifecycle: string
-  last_delivery_id: string | null
-  reactions: string | null
-  created_at: number
-  touched_at: number
-}
 
 interface DeliveryRow {
   seq: number
@@ -26,8 +14,21 @@ interface DeliveryRow {
   received_at: number
 }
 
+
+/** How long a write waits for another program's write lock: the delivery behind it still gets its 5xx well inside the git hosts' 10 s. */
+export const LOCK_WAIT_MS = 5000
+
+export interface SqliteStoreOptions {
+  /** Give up a write after waiting this long for a lock held by another program (default LOCK_WAIT_MS). */
+  lockWaitMs?: number
+  /** Called when a batch first finds the database locked, with the number of writes now waiting. */
+  onLockWait?: (writes: number) => void
+}
+
+const isBusy = (error: unknown) => String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')
+
 /** The SQLite backend. Statements are prepared once; better-sqlite3 is synchronous, so each call is one step. */
-export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.now): Store {
+export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.now, options: SqliteStoreOptions = {}): Store {
   const findMessages = db.prepare<[string, string, number], MessageRow>(
     'SELECT * FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ? ORDER BY created_at, channel')
   const saveMessage = db.prepare(`
@@ -36,6 +37,7 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
       ts = excluded.ts, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
       last_delivery_id = excluded.last_delivery_id, reactions = excluded.reactions, touched_at = excluded.touched_at`)
+  const forgetMessage = db.prepare('DELETE FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
   const deleteOldMessages = db.prepare('DELETE FROM slack_messages WHERE touched_at < ?')
   const countMessages = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM slack_messages')
   const recordDelivery = db.prepare(`
@@ -46,6 +48,15 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
   const markApplied = db.prepare('UPDATE deliveries SET applied_at = ?, event = NULL WHERE provider = ? AND delivery_id = ?')
   const countPending = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL')
   const deleteApplied = db.prepare('DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < ?')
+  const recordIntent = db.prepare(`
+    INSERT OR REPLACE INTO post_intents (provider, repository, pr_number, channel, marker, mentions, state, lifecycle, last_delivery_id, created_at)
+    VALUES (@provider, @repository, @prNumber, @channel, @marker, @mentions, @state, @lifecycle, @lastDeliveryId, @createdAt)`)
+  const findIntent = db.prepare<[string, string, number, string], IntentRow>(
+    'SELECT * FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
+  const allIntents = db.prepare<[], IntentRow>('SELECT * FROM post_intents ORDER BY created_at')
+  const deleteIntent = db.prepare('DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
+  const deleteIntentWithMarker = db.prepare(
+    'DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ? AND marker = ?')
 
   // Group commit: every write waits for the end of the current turn of the event loop, and all writes
   // queued by then share one transaction, so one fsync, instead of paying one each. Every caller hears back
@@ -53,10 +64,19 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
   // transaction (the usual case, nothing fails); if anything in it throws, that transaction is rolled back
   // and the batch runs again with each write in its own savepoint (a nested better-sqlite3 transaction),
   // which isolates the failure at the price of two more statements per write.
+  // A write lock held by another process must never stall the event loop (SQLite's busy timeout waits
+  // synchronously, and /healthz would wait with it): the connection never waits (busy_timeout 0), each
+  // transaction takes the write lock up front (BEGIN IMMEDIATE, so a busy database fails before any statement
+  // runs), and a busy batch is retried on a timer with backoff, later writes joining it, until each write's
+  // own deadline (lockWaitMs after it was queued) rejects it with `database_busy`.
+  db.pragma('busy_timeout = 0')
+  const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS
   type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
-  let queue: Array<{ run: () => unknown; resolve: (value: never) => void; reject: (e: unknown) => void }> = []
-  const commitAll = db.transaction((items: typeof queue) => items.map((item): Outcome => ({ ok: true, value: item.run() })))
-  const commitEach = db.transaction((items: typeof queue) =>
+  type Item = { run: () => unknown; resolve: (value: never) => void; reject: (e: unknown) => void; deadline: number }
+  let queue: Item[] = []
+  let retry: { timer: NodeJS.Timeout; attempt: number } | undefined
+  const commitAll = db.transaction((items: Item[]) => items.map((item): Outcome => ({ ok: true, value: item.run() })))
+  const commitEach = db.transaction((items: Item[]) =>
     items.map((item): Outcome => {
       try {
         return { ok: true, value: db.transaction(item.run)() }
@@ -64,42 +84,61 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
         return { ok: false, error }
       }
     }))
-  const commit = (items: typeof queue): Outcome[] => {
+  const commit = (items: Item[]): Outcome[] => {
     try {
-      return commitAll(items)
-    } catch {
-      return commitEach(items)
+      return commitAll.immediate(items)
+    } catch (error) {
+      if (isBusy(error)) throw error
+      return commitEach.immediate(items)
     }
   }
-  const flush = () => {
+  const busyError = (cause: unknown) => new PrheraldError('database_busy', `the database ${db.name} stayed locked by another program for ${lockWaitMs} ms`, {
+    cause,
+    fix: 'another program holds a write transaction open on the database (a sqlite3 shell, a backup tool); end it. Refused deliveries are redelivered by the git host or from its delivery log',
+  })
+  const flush = (final = false) => {
+    const attempt = retry?.attempt ?? 0
+    retry = undefined
     const items = queue
     queue = []
+    if (items.length === 0) return
+    let outcomes: Outcome[]
     try {
-      const outcomes = commit(items)
-      items.forEach((item, i) => {
-        const outcome = outcomes[i]!
-        if (outcome.ok) item.resolve(outcome.value as never)
-        else item.reject(outcome.error)
-      })
+      outcomes = commit(items)
     } catch (error) {
-      for (const item of items) item.reject(error)
+      if (!isBusy(error)) {
+        for (const item of items) item.reject(error)
+        return
+      }
+      const t = Date.now()
+      const waiting = final ? [] : items.filter((item) => item.deadline > t)
+      for (const item of items) if (!waiting.includes(item)) item.reject(busyError(error))
+      if (waiting.length === 0) return
+      if (attempt === 0) options.onLockWait?.(waiting.length)
+      queue = waiting
+      const soonest = Math.min(...waiting.map((item) => item.deadline)) - t
+      const delay = Math.max(1, Math.min(soonest, 250, 5 * 2 ** attempt))
+      retry = { timer: setTimeout(flush, delay), attempt: attempt + 1 }
+      return
     }
+    items.forEach((item, i) => {
+      const outcome = outcomes[i]!
+      if (outcome.ok) item.resolve(outcome.value as never)
+      else item.reject(outcome.error)
+    })
   }
   const write = <T>(run: () => T): Promise<T> => new Promise<T>((resolve, reject) => {
-    if (queue.length === 0) setImmediate(flush)
-    queue.push({ run, resolve: resolve as (value: never) => void, reject })
+    // While a retry is scheduled, a new write joins the waiting batch instead of committing on its own.
+    if (queue.length === 0 && !retry) setImmediate(flush)
+    queue.push({ run, resolve: resolve as (value: never) => void, reject, deadline: Date.now() + lockWaitMs })
   })
 
-  const toMessage = (r: MessageRow): StoredMessage => ({
-    provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, ts: r.ts, mentions: JSON.parse(r.mentions) as string[],
-    state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id,
-    reactions: r.reactions === null ? null : JSON.parse(r.reactions) as string[], createdAt: r.created_at, touchedAt: r.touched_at,
-  })
   const messageParams = (m: MessageRecord, at: number) => ({ ...m, mentions: JSON.stringify(m.mentions), reactions: JSON.stringify(m.reactions), now: at })
+
 
   return {
     async findMessages(pr: PullRequestRef) {
-      return findMessages.all(pr.provider, pr.repository, pr.prNumber).map(toMessage)
+      return findMessages.all(pr.provider, pr.repository, pr.prNumber).map(messageFromRow)
     },
     async saveMessage(m: MessageRecord) {
       await write(() => saveMessage.run(messageParams(m, now())))
@@ -122,6 +161,7 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
       await write(() => {
         const at = now()
         for (const m of outcome.messages) saveMessage.run(messageParams(m, at))
+        for (const f of outcome.forget ?? []) forgetMessage.run(f.provider, f.repository, f.prNumber, f.channel)
         for (const id of outcome.deliveryIds) markApplied.run(at, outcome.provider, id)
       })
     },
@@ -131,8 +171,28 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     deleteAppliedDeliveriesBefore(cutoff) {
       return write(() => deleteApplied.run(cutoff).changes)
     },
+    async recordPostIntent(intent: PostIntent) {
+      await write(() => recordIntent.run({ ...intent, mentions: JSON.stringify(intent.mentions) }))
+    },
+    async findPostIntent(pr: PullRequestRef, channel: string) {
+      const row = findIntent.get(pr.provider, pr.repository, pr.prNumber, channel)
+      return row ? intentFromRow(row) : undefined
+    },
+    async postIntents() {
+      return allIntents.all().map(intentFromRow)
+    },
+    async completePostIntent(m: MessageRecord) {
+      await write(() => {
+        saveMessage.run(messageParams(m, now()))
+        deleteIntent.run(m.provider, m.repository, m.prNumber, m.channel)
+      })
+    },
+    async dropPostIntent(pr: PullRequestRef, channel: string, marker: string) {
+      await write(() => deleteIntentWithMarker.run(pr.provider, pr.repository, pr.prNumber, channel, marker))
+    },
     async close() {
-      if (queue.length > 0) flush()
+      if (retry) clearTimeout(retry.timer)
+      flush(true)
       if (db.open) db.close()
     },
   }

@@ -55,6 +55,17 @@ export interface DeliveryOutcome {
   provider: Provider
   deliveryIds: readonly string[]
   messages: readonly MessageRecord[]
+  /** Rows to delete in the same transaction: messages that no longer exist (a smoke test's, once it is done). */
+  forget?: ReadonlyArray<PullRequestRef & { channel: string }>
+}
+
+/**
+ * A post about to be made, committed before chat.postMessage is sent (docs/reliability.md, 11.10): the
+ * message row to save once the post's ts is known, and the marker the post carries in its metadata.
+ */
+export interface PostIntent extends Omit<MessageRecord, 'ts'> {
+  marker: string
+  createdAt: number // unix ms
 }
 
 export interface Store {
@@ -77,6 +88,17 @@ export interface Store {
   countPendingDeliveries(): Promise<number>
   /** Forgets applied delivery ids older than `cutoff` (they only serve duplicate detection). */
   deleteAppliedDeliveriesBefore(cutoff: number): Promise<number>
+
+  /** Records (or replaces) the intent to post in one channel; resolves once it is committed. */
+  recordPostIntent(intent: PostIntent): Promise<void>
+  /** The pull request's intent in one channel, left by a post whose outcome is not known yet. */
+  findPostIntent(pr: PullRequestRef, channel: string): Promise<PostIntent | undefined>
+  /** Every intent left, oldest first; read at start-up, before pending deliveries are replayed. */
+  postIntents(): Promise<PostIntent[]>
+  /** The post is in Slack: saves its row (as saveMessage does) and drops the intent, in one transaction. */
+  completePostIntent(message: MessageRecord): Promise<void>
+  /** The post with this marker is known not to be in Slack: drops the intent (a newer one is kept). */
+  dropPostIntent(pr: PullRequestRef, channel: string, marker: string): Promise<void>
 
   close(): Promise<void>
 }

@@ -30,6 +30,31 @@ describe('slack-auth', () => {
     expect(result.fix).toMatch(/add the bot scope reactions:write .* reinstall/)
   })
 
+  it('WARNs, never FAILs, when the token lacks the history scopes; im:history and mpim:history only when a D… channel is mapped', async () => {
+    slack.scopes = ['chat:write', 'reactions:write', 'channels:read', 'groups:read', 'groups:history']
+    const result = await slackAuthCheck(options(), ['C0000000001'])
+    expect(result.status).toBe('WARN')
+    expect(result.reason).toContain('the token lacks channels:history: a post whose answer is lost cannot be looked up in the channel, and may show twice')
+    expect(result.fix).toMatch(/add the bot scope channels:history .* reinstall/)
+
+    slack.scopes.push('channels:history')
+    expect(await slackAuthCheck(options(), ['C0000000001'])).toMatchObject({ status: 'OK' })
+    const dm = await slackAuthCheck(options(), ['C0000000001', 'D0000000001'])
+    expect(dm).toMatchObject({ status: 'WARN' })
+    expect(dm.fix).toContain('add the bot scopes im:history, mpim:history')
+  })
+
+  it('a WARN from slack-auth still runs the channel checks, and the run passes', async () => {
+    slack.scopes = ['chat:write', 'reactions:write', 'channels:read', 'groups:read']
+    slack.channels.set('C0000000001', {})
+    const report = await validateEntries(
+      { provider: 'github', mappings: { acme: { api: { channel: 'C0000000001' } } }, slack: options(), git: undefined },
+      [{ owner: 'acme', repo: 'api' }],
+    )
+    expect(report.auth).toMatchObject({ status: 'WARN', reason: expect.stringContaining('lacks channels:history, groups:history') })
+    expect(report.entries[0]!.results.find((r) => r.name === 'slack-channel')).toMatchObject({ status: 'OK' })
+  })
+
   it('FAILs when Slack rejects the token', async () => {
     slack.faults.push({ method: 'auth.test', fault: { error: 'invalid_auth' } })
     const result = await slackAuthCheck(options())

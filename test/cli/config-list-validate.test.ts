@@ -40,6 +40,10 @@ describe('prherald-config list', () => {
       'acme   api       C0234567890  <@U0123ABCD> <!subteam^S0123ABCD>  -                                                             default',
       'acme   web       C0123456789  <!here>                            -                                                             default',
       'acme   monorepo  C0123456789  -                                  services/billing/→C0456789012 <@U0456DEFG>; web/→C0567890123  default',
+      'slack.pacing: off (only 429 Retry-After is honoured)', // the tests' environment sets PRHERALD_SLACK_PACING=off
+      'reviews.ignore_bot_reviews     false',
+      'reviews.dependency_bots        compact',
+      'reviews.dependency_bot_logins  dependabot[bot] renovate[bot]',
     ])
     expect(slack.calls).toHaveLength(0)
   })
@@ -48,6 +52,7 @@ describe('prherald-config list', () => {
     writeConfig(dir.path, {
       git_provider: 'github',
       slack: { reactions: { merged: 'rocket' } },
+      reviews: { ignore_bot_reviews: true, dependency_bots: 'standard', dependency_bot_logins: ['Acme-Renovate[bot]'] },
       mappings: {
         acme: {
           '*': { channel: 'C0123456789', slack: { reactions: { new_pr: 'new' } } },
@@ -63,6 +68,10 @@ describe('prherald-config list', () => {
       'acme   *     C0123456789              -                                     -      new_pr=new merged=rocket',
       'acme   api   C0234567890 C0345678901  C0234567890: <!here>; C0345678901: -  -      new_pr=new approved=thumbsup merged=rocket',
       'acme   docs  C0123456789              -                                     -      off',
+      'slack.pacing: off (only 429 Retry-After is honoured)',
+      'reviews.ignore_bot_reviews     true',
+      'reviews.dependency_bots        standard',
+      'reviews.dependency_bot_logins  dependabot[bot] renovate[bot] acme-renovate[bot]',
     ])
   })
 })

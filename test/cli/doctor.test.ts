@@ -60,7 +60,7 @@ describe('prherald-doctor', () => {
     writeConfig(dir.path, { git_provider: 'github', mappings: { acme: { api: { channel: '#general' } } } })
     const invalid = await doctor([])
     expect(invalid.status).toBe(1)
-    expect(invalid.stdout).toMatch(/FAIL {2}file +config +invalid configuration in .*mappings\.acme\.api\.channel/)
+    expect(invalid.stdout).toMatch(/FAIL {2}file +\S+config\.yaml +(line \d+, )?mappings\.acme\.api\.channel: "#general"/)
     expect(invalid.stdout).toMatch(/^\[database\]\n {2}SKIP .*the config did not load/m)
   })
 
@@ -74,6 +74,7 @@ describe('prherald-doctor', () => {
     expect(result.status).toBe(0)
     expect(result.stdout).toMatch(/^ {2}OK {4}file +\S+ +opens$/m)
     expect(result.stdout).toMatch(new RegExp(`^ {2}OK {4}migrations +\\S+ +all ${readMigrations().length} applied$`, 'm'))
+    expect(result.stdout).toMatch(/^ {2}OK {4}provider +\S+ +serves github$/m)
     expect(result.stdout).toMatch(/^ {2}OK {4}slack_messages +\S+ +1 row$/m)
     expect(result.stdout).toMatch(/^ {2}OK {4}intake +\S+ +2 deliveries waiting; replayed at the next start$/m)
   })
@@ -86,10 +87,11 @@ describe('prherald-doctor', () => {
     const ok = await doctor(['acme/api'], env)
     expect(ok.status).toBe(0)
     const section = ok.stdout.slice(ok.stdout.indexOf('[acme/api]'))
-    expect(section.split('\n').slice(1, 6).map((l) => l.trim().split(/\s+/).slice(0, 2).join(' '))).toEqual([
-      'OK slack-auth', 'OK mapping', 'OK slack-channel', 'OK slack-channel', 'OK webhook',
+    // Printed as each check completes, so in the order the answers came.
+    expect(section.split('\n').slice(1, 6).map((l) => l.trim().split(/\s+/).slice(0, 2).join(' ')).sort()).toEqual([
+      'OK mapping', 'OK slack-auth', 'OK slack-channel', 'OK slack-channel', 'OK webhook',
     ])
-    expect(slack.calls.filter((c) => c.method === 'conversations.info').map((c) => c.body.channel)).toEqual(['C0000000002', 'C0000000003'])
+    expect(slack.calls.filter((c) => c.method === 'conversations.info').map((c) => c.body.channel).sort()).toEqual(['C0000000002', 'C0000000003'])
 
     slack.channels.set('C0000000003', { name: 'web', is_member: false })
     const failing = await doctor(['acme/api'], env)

@@ -39,6 +39,12 @@ describe('configuration', () => {
     expect(s.api.slack).toBe('https://slack.com/api/')
   })
 
+  it('reads reviews, with defaults when absent', () => {
+    expect(load(`git_provider: github\n${MAPPINGS}`).reviews).toEqual({ ignoreBotReviews: false, dependencyBots: 'compact', dependencyBotLogins: [] })
+    const s = load(`git_provider: bitbucket\nreviews:\n  ignore_bot_reviews: true\n  dependency_bots: standard\n  dependency_bot_logins: [renovate-bot]\n${MAPPINGS}`)
+    expect(s.reviews).toEqual({ ignoreBotReviews: true, dependencyBots: 'standard', dependencyBotLogins: ['renovate-bot'] })
+  })
+
   it('lets PRHERALD_LISTEN, PRHERALD_DATABASE_URL and the *_API_URL variables override', () => {
     const s = load(`git_provider: bitbucket\nserver:\n  listen: ":9000"\n${MAPPINGS}`, {
       PRHERALD_LISTEN: '127.0.0.1:0', PRHERALD_DATABASE_URL: 'file:/tmp/x.db', SLACK_API_URL: 'http://127.0.0.1:1/api', BITBUCKET_API_URL: 'http://127.0.0.1:2/2.0/',
@@ -83,6 +89,10 @@ describe('configuration', () => {
     ['YAML syntax error', 'git_provider: github\nmappings: [\n', /line \d+: .*fix the YAML syntax there/],
     ['database URL of another kind', `git_provider: github\ndatabase:\n  url: postgres://db/prherald\n${MAPPINGS}`, /database\.url: "postgres:\/\/db\/prherald" is not supported; use a SQLite file URL/],
     ['bad reaction name', `git_provider: github\nslack:\n  reactions:\n    approved: ":tada:"\n${MAPPINGS}`, /slack\.reactions\.approved: ":tada:" is not a Slack emoji name/],
+    ['unknown dependency_bots layout', `git_provider: github\nreviews:\n  dependency_bots: loud\n${MAPPINGS}`, /reviews\.dependency_bots: "loud" is not allowed; use one of/],
+    ['ignore_bot_reviews not a boolean', `git_provider: github\nreviews:\n  ignore_bot_reviews: sometimes\n${MAPPINGS}`, /reviews\.ignore_bot_reviews: /],
+    ['a login with spaces', `git_provider: github\nreviews:\n  dependency_bot_logins: ["my renovate"]\n${MAPPINGS}`, /reviews\.dependency_bot_logins\.0: "my renovate" is not a login/],
+    ['reviews in a mapping tier', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      reviews:\n        ignore_bot_reviews: true\n', /mappings\.acme\.api\.reviews: unknown key/],
   ]
 
   it.each(cases)('refuses %s, naming the file and the key', (_name, yaml, pattern) => {

@@ -18,6 +18,8 @@ const CLIS: Array<{ name: CliName; doc: string }> = [
   { name: 'migrate', doc: 'docs/operations.md' },
   { name: 'config', doc: 'docs/operators.md' },
   { name: 'doctor', doc: 'docs/operators.md' },
+  { name: 'setup', doc: 'docs/operators.md' },
+  { name: 'smoke', doc: 'docs/operators.md' },
 ]
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')
@@ -53,8 +55,8 @@ describe.each(CLIS)('prherald-$name --help', ({ name, doc }) => {
   const commands = commandsOf(top)
   const pages = [{ args: [] as string[], text: top }, ...commands.map((c) => ({ args: [c], text: help(name, [c]) }))]
 
-  it('names the bin', () => {
-    expect(top.split('\n')[0]).toBe(`prherald-${name}`)
+  it('names the bin and its version', () => {
+    expect(top.split('\n')[0]).toMatch(new RegExp(`^prherald-${name}/\\d+\\.\\d+\\.\\d+`))
   })
 
   it.each(commands.map((c) => [c]))(`documents the command %s in ${doc}`, (command) => {

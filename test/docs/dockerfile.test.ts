@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { healthUrl } from '../../src/cli/health-url.ts'
 import { parseListen } from '../../src/config/parse-values.ts'
 import { DEFAULTS } from '../../src/config/settings.ts'
 import { createLogger } from '../../src/log/logger.ts'
@@ -47,9 +48,12 @@ const one = (stage: Instruction[], keyword: string) => {
 const defaultPort = parseListen(DEFAULTS.listen)?.port
 
 describe('Dockerfile', () => {
-  it('builds in one stage and runs in another, both on node:20-bookworm-slim', () => {
+  it('builds in one stage and runs in another, both on the same digest-pinned node:22-bookworm-slim', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2)
-    for (const stage of stages) expect(stage[0]?.args).toMatch(/^node:20-bookworm-slim(\s+AS\s+\S+)?$/i)
+    const bases = stages.map((stage) => /^(\S+)(\s+AS\s+\S+)?$/i.exec(stage[0]?.args ?? '')?.[1])
+    // The digest is the multi-platform index's (sha256, 64 hex digits); the tag beside it is for people.
+    for (const base of bases) expect(base).toMatch(/^node:22-bookworm-slim@sha256:[0-9a-f]{64}$/)
+    expect(new Set(bases).size).toBe(1) // the native module's ABI must match between stages
   })
 
   it('compiles TypeScript and better-sqlite3 in the build stage, and ships production dependencies only', () => {
@@ -65,6 +69,17 @@ describe('Dockerfile', () => {
     expect(copies.some((c) => /\/app\/migrations\b/.test(c))).toBe(true)
   })
 
+  it('drops better-sqlite3\'s sources and build objects before the runtime copies node_modules, and proves it still opens', () => {
+    const buildRuns = build.flatMap((s) => all(s, 'RUN')).join('\n')
+    const prune = buildRuns.indexOf('npm prune')
+    const removal = /rm -rf build deps src\b/.exec(buildRuns)
+    expect(removal, 'better-sqlite3 build/, deps/ and src/ removed').not.toBeNull()
+    expect(removal!.index).toBeGreaterThan(prune)
+    expect(buildRuns).toMatch(/cd node_modules\/better-sqlite3\b/)
+    expect(buildRuns).toMatch(/mv \/tmp\/better_sqlite3\.node build\/Release\/better_sqlite3\.node/)
+    expect(buildRuns.slice(removal!.index)).toMatch(/require\('better-sqlite3'\)\)\(':memory:'\)/)
+  })
+
   it('runs as the non-root node user with the default database on the /data volume', () => {
     expect(one(runtime, 'USER')).toBe('node')
     const volume = one(runtime, 'VOLUME')
@@ -73,12 +88,16 @@ describe('Dockerfile', () => {
     expect(all(runtime, 'RUN').join('\n')).toMatch(/chown[^\n]*node:node[^\n]*\/data/)
   })
 
-  it('exposes the default listen port and health-checks the route the server registers, on that port', async () => {
+  it('exposes the default listen port and health-checks, with the server\'s own address resolution, a route the app answers', async () => {
     expect(one(runtime, 'EXPOSE')).toBe(String(defaultPort))
     const healthcheck = one(runtime, 'HEALTHCHECK')
-    const url = /https?:\/\/(?:127\.0\.0\.1|localhost):(\d+)(\/[\w/-]*)/.exec(healthcheck)
-    expect(url?.[1]).toBe(String(defaultPort))
-    const path = url?.[2] ?? ''
+    // No port in the instruction: test/cli/healthcheck.test.ts shows the script follows PRHERALD_LISTEN.
+    expect(healthcheck).not.toMatch(/:\d{2,5}\b/)
+    const argv = JSON.parse(healthcheck.replace(/^.*?CMD\s+/, '')) as string[]
+    expect(argv).toEqual(['node', 'dist/src/cli/healthcheck.js'])
+    expect(existsSync(join(ROOT, 'src/cli/healthcheck.ts'))).toBe(true)
+    expect(all(runtime, 'COPY').some((c) => /\/app\/dist\/src\b/.test(c))).toBe(true)
+    const path = new URL(healthUrl({ host: undefined, port: defaultPort ?? 0 })).pathname
     // The checked path must be one the app answers 200 on, with no secrets or mappings involved.
     const app = createApp({
       provider: 'github', webhookSecrets: ['x'], logger: createLogger({ format: 'json', level: 'error', write: () => {} }),
@@ -97,6 +116,18 @@ describe('Dockerfile', () => {
     expect(argv).not.toContain('-c')
     expect(all(runtime, 'CMD')).toEqual([])
     expect(all(runtime, 'STOPSIGNAL').every((s) => s === 'SIGTERM')).toBe(true)
+  })
+})
+
+describe('README and docs/operations.md', () => {
+  // A two-platform build cannot be loaded into the local image store: without --push it leaves no image.
+  it.each(['README.md', 'docs/operations.md'])('%s: every buildx build line ends in a usable image (--load or --push)', (file) => {
+    const lines = readFileSync(join(ROOT, file), 'utf8').split('\n').filter((l) => /docker buildx build\b/.test(l))
+    expect(lines.length).toBeGreaterThan(0)
+    for (const line of lines) {
+      expect(line, line).toMatch(/--(load|push)\b/)
+      if (/--platform\s+\S*,/.test(line)) expect(line, line).toMatch(/--push\b/)
+    }
   })
 })
 

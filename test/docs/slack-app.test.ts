@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { REQUIRED_SLACK_SCOPES } from '../../src/checks/slack-auth-check.ts'
+import { HISTORY_SLACK_SCOPES, REQUIRED_SLACK_SCOPES } from '../../src/checks/slack-auth-check.ts'
 import { packageRoot } from '../../src/package-root.ts'
 
 /** The manifest in docs/slack-app.md is the one people paste: it must parse and carry exactly the scopes prherald uses. */
@@ -15,9 +15,9 @@ describe('the Slack app manifest in docs/slack-app.md', () => {
     expect(manifest?.features?.bot_user).toBeDefined()
   })
 
-  it('asks for the scopes the checks require, plus channel lookups, and nothing else', () => {
+  it('asks for the scopes the checks require, plus channel lookups and history lookups, and nothing else', () => {
     const scopes = manifest?.oauth_config?.scopes?.bot ?? []
-    expect(scopes).toEqual(expect.arrayContaining([...REQUIRED_SLACK_SCOPES]))
-    expect([...scopes].sort()).toEqual(['channels:read', 'chat:write', 'groups:read', 'reactions:write'])
+    expect(scopes).toEqual(expect.arrayContaining([...REQUIRED_SLACK_SCOPES, ...HISTORY_SLACK_SCOPES]))
+    expect([...scopes].sort()).toEqual(['channels:history', 'channels:read', 'chat:write', 'groups:history', 'groups:read', 'reactions:write'])
   })
 })

@@ -69,7 +69,7 @@ describe('GitHub client', () => {
     github.token = 'ghp_x'
     github.pullFiles.set('acme/api#7', Array.from({ length: 150 }, (_, i) => `f${i}.ts`))
     const octokit = createGithubClient({ baseUrl: github.url, token: 'ghp_x' })
-    const files = await githubCall('list files', () =>
+    const files = await githubCall(octokit, 'list files', () =>
       octokit.paginate(octokit.rest.pulls.listFiles, { owner: 'acme', repo: 'api', pull_number: 7, per_page: 100 }))
     expect(files).toHaveLength(150)
     expect(github.requests).toHaveLength(2)
@@ -80,7 +80,7 @@ describe('GitHub client', () => {
     github = await startFakeGithub()
     github.token = 'right'
     const wrong = createGithubClient({ baseUrl: github.url, token: 'wrong' })
-    const list = (octokit = wrong) => githubCall('GET hooks', () => octokit.rest.repos.listWebhooks({ owner: 'acme', repo: 'api' }))
+    const list = (octokit = wrong) => githubCall(octokit, 'GET hooks', () => octokit.rest.repos.listWebhooks({ owner: 'acme', repo: 'api' }))
     expect((await failure(list)).code).toBe('git_host_auth')
     const right = createGithubClient({ baseUrl: github.url, token: 'right' })
     expect((await failure(() => list(right))).code).toBe('git_host_not_found')

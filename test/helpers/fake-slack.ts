@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import { sendJson, startHttpFake, type RecordedRequest } from './http-fake.ts'
+import type { SlackLimitGate } from './slack-limit-gate.ts'
 
 export interface SlackMessageState {
   channel: string
@@ -8,14 +9,20 @@ export interface SlackMessageState {
   blocks: unknown[]
   reactions: Set<string>
   updates: number
+  /** The message metadata posted with it (`event_type`, `event_payload`), if any. */
+  metadata?: unknown
 }
 
-/** What the fake answers for one call instead of success: an HTTP status, a Slack error, a delay, or a reset. */
+/** What the fake answers for one call instead of success: an HTTP status, a Slack error, a delay or hold, or a reset. */
 export type SlackFault =
   | { status: number; headers?: Record<string, string> }
   | { error: string }
   | { delayMs: number }
   | { reset: true }
+  /** The call is carried out, then the answer is lost: never sent (`hang`, the client times out) or the connection reset. */
+  | { lostAnswer: 'hang' | 'reset' }
+  /** Answers (normally) only once `until` settles: holds a call for exactly as long as a test needs. */
+  | { until: Promise<unknown> }
 
 export interface FakeSlack {
   url: string
@@ -39,6 +46,13 @@ export interface FakeSlack {
   close(): Promise<void>
 }
 
+function parseMetadata(value: unknown): unknown {
+  return typeof value === 'string' ? JSON.parse(value) as unknown : value
+}
+
+/** The history scope the fake requires for conversations.history, by the channel ID's first letter. */
+const historyScope = (channel: string) => channel.startsWith('D') ? 'im:history' : channel.startsWith('G') ? 'groups:history' : 'channels:history'
+
 /** Slack's sizes: a text object holds at most 3000 characters, a message's `text` 40,000. */
 export const FAKE_SLACK_LIMITS = { blockText: 3000, messageText: 40_000 } as const
 
@@ -61,30 +75,53 @@ function parseBlocks(value: unknown): unknown[] {
   return Array.isArray(value) ? value : []
 }
 
-export async function startFakeSlack(options: { anyChannel?: boolean } = {}): Promise<FakeSlack> {
-  let nextTs = 1_700_000_000
+/** `limits`: opt in to a Slack that enforces its rate limits, answering 429 with Retry-After past them. */
+export async function startFakeSlack(options: { anyChannel?: boolean; limits?: SlackLimitGate } = {}): Promise<FakeSlack> {
+  // Like Slack's: the time of posting in seconds with six decimals, unique and increasing (history's
+  // oldest/latest bounds compare against it).
+  let lastMicros = 0
+  const nextTs = () => {
+    lastMicros = Math.max(Date.now() * 1000, lastMicros + 1)
+    return `${Math.floor(lastMicros / 1e6)}.${String(lastMicros % 1e6).padStart(6, '0')}`
+  }
   const state = {
     calls: [] as FakeSlack['calls'],
     messages: new Map<string, SlackMessageState>(),
     faults: [] as FakeSlack['faults'],
     channelErrors: new Map<string, string>(),
     latencyMs: 0,
-    scopes: ['chat:write', 'reactions:write', 'channels:read', 'groups:read'],
+    scopes: ['chat:write', 'reactions:write', 'channels:read', 'groups:read', 'channels:history', 'groups:history'],
     channels: new Map<string, { is_archived?: boolean; is_member?: boolean; name?: string }>(),
     onCall: undefined as FakeSlack['onCall'],
   }
 
   const answer = async (method: string, body: Record<string, unknown>, res: ServerResponse) => {
     const channel = typeof body.channel === 'string' ? body.channel : undefined
+    const retryAfter = options.limits?.check(method, channel)
+    if (retryAfter !== undefined) return sendJson(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) })
     const faultIndex = state.faults.findIndex((f) => f.method === method && (f.channel === undefined || f.channel === channel))
+    let lostAnswer: 'hang' | 'reset' | undefined
     if (faultIndex >= 0) {
       const fault = state.faults.splice(faultIndex, 1)[0]!.fault
       if ('reset' in fault) return void res.socket?.destroy()
       if ('status' in fault) return void res.writeHead(fault.status, fault.headers ?? {}).end('')
       if ('error' in fault) return sendJson(res, 200, { ok: false, error: fault.error })
-      await new Promise((r) => setTimeout(r, fault.delayMs))
+      if ('lostAnswer' in fault) lostAnswer = fault.lostAnswer
+      else if ('until' in fault) await fault.until.catch(() => {})
+      else await new Promise((r) => setTimeout(r, fault.delayMs))
+    }
+    if (lostAnswer) {
+      // Carry the call out against a response that goes nowhere, then lose the answer.
+      const nowhere = { writeHead: () => nowhere, end: () => nowhere } as unknown as ServerResponse
+      await carryOut(method, body, channel, nowhere)
+      if (lostAnswer === 'reset') res.socket?.destroy()
+      return
     }
     if (state.latencyMs > 0) await new Promise((r) => setTimeout(r, state.latencyMs))
+    return carryOut(method, body, channel, res)
+  }
+
+  const carryOut = async (method: string, body: Record<string, unknown>, channel: string | undefined, res: ServerResponse) => {
     const channelError = channel ? state.channelErrors.get(channel) : undefined
     if (channelError) return sendJson(res, 200, { ok: false, error: channelError })
 
@@ -95,9 +132,33 @@ export async function startFakeSlack(options: { anyChannel?: boolean } = {}): Pr
 
     switch (method) {
       case 'chat.postMessage': {
-        const ts = `${nextTs++}.000100`
-        state.messages.set(ts, { channel: channel ?? '', ts, text: String(body.text ?? ''), blocks: parseBlocks(body.blocks), reactions: new Set(), updates: 0 })
+        const ts = nextTs()
+        const metadata = body.metadata === undefined ? {} : { metadata: parseMetadata(body.metadata) }
+        state.messages.set(ts, { channel: channel ?? '', ts, text: String(body.text ?? ''), blocks: parseBlocks(body.blocks), reactions: new Set(), updates: 0, ...metadata })
         return sendJson(res, 200, { ok: true, channel, ts })
+      }
+      case 'conversations.history': {
+        // Newest first, oldest/latest exclusive as in Slack, `limit` a page with an offset as cursor; reactions
+        // in Slack's shape. A channel listed in `channels` with is_member false answers not_in_channel, as
+        // Slack does for a bot outside a channel.
+        if (channel && state.channels.get(channel)?.is_member === false) return sendJson(res, 200, { ok: false, error: 'not_in_channel' })
+        const needed = historyScope(channel ?? '')
+        if (!state.scopes.includes(needed)) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed, provided: state.scopes.join(',') })
+        const oldest = body.oldest === undefined ? 0 : Number(body.oldest)
+        const latest = body.latest === undefined ? Infinity : Number(body.latest)
+        const withMetadata = String(body.include_all_metadata) === 'true'
+        const all = [...state.messages.values()]
+          .filter((m) => m.channel === channel && Number(m.ts) > oldest && Number(m.ts) < latest)
+          .sort((a, b) => b.ts.localeCompare(a.ts))
+        const start = Number(body.cursor ?? 0)
+        const limit = Number(body.limit ?? 100)
+        const page = all.slice(start, start + limit).map((m) => ({
+          type: 'message', ts: m.ts, text: m.text, bot_id: 'B123',
+          reactions: [...m.reactions].map((name) => ({ name, count: 1, users: ['U0BOT'] })),
+          ...(withMetadata && m.metadata !== undefined ? { metadata: m.metadata } : {}),
+        }))
+        const more = start + limit < all.length
+        return sendJson(res, 200, { ok: true, messages: page, has_more: more, response_metadata: { next_cursor: more ? String(start + limit) : '' } })
       }
       case 'chat.update': {
         const message = state.messages.get(String(body.ts))
@@ -119,6 +180,23 @@ export async function startFakeSlack(options: { anyChannel?: boolean } = {}): Pr
           if (!message.reactions.delete(name)) return sendJson(res, 200, { ok: false, error: 'no_reaction' })
         }
         return sendJson(res, 200, { ok: true })
+      }
+      case 'chat.delete': {
+        const message = state.messages.get(String(body.ts))
+        if (!message || message.channel !== channel) return sendJson(res, 200, { ok: false, error: 'message_not_found' })
+        state.messages.delete(message.ts)
+        return sendJson(res, 200, { ok: true, channel, ts: message.ts })
+      }
+      case 'conversations.list':
+      case 'users.conversations': {
+        // Paginated with cursor/limit like Slack; users.conversations lists only the channels the bot is in.
+        const all = [...state.channels.entries()]
+          .filter(([, info]) => !info.is_archived && (method === 'conversations.list' || info.is_member !== false))
+          .map(([id, info]) => ({ id, name: info.name ?? id.toLowerCase(), is_private: id.startsWith('G'), is_archived: false, is_member: info.is_member ?? true }))
+        const start = Number(body.cursor || 0)
+        const limit = Number(body.limit ?? 100)
+        const next = start + limit < all.length ? String(start + limit) : ''
+        return sendJson(res, 200, { ok: true, channels: all.slice(start, start + limit), response_metadata: { next_cursor: next } })
       }
       case 'auth.test':
         return sendJson(res, 200, { ok: true, team: 'Acme', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT' },

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import type { Env } from '../../src/config/load-config.ts'
 import { packageRoot } from '../../src/package-root.ts'
+import type { CliName } from './spawn-prherald.ts'
 
 const ROOT = packageRoot()
 
@@ -15,7 +16,7 @@ export interface CliResult {
  * Runs a built CLI (dist/) as a child process without blocking the event loop, so that fakes served by this
  * same test process can answer it (runCli's spawnSync would deadlock against them).
  */
-export function runCliAsync(name: 'server' | 'migrate' | 'config' | 'doctor', args: string[], env: Env, cwd = ROOT): Promise<CliResult> {
+export function runCliAsync(name: CliName, args: string[], env: Env, cwd = ROOT): Promise<CliResult> {
   const child = spawn(process.execPath, [join(ROOT, 'dist/src/cli', `${name}.js`), ...args], {
     cwd, env: { PATH: process.env.PATH, ...env } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -41,7 +42,7 @@ export interface RunningCli {
 }
 
 /** Starts a built CLI and leaves it running (the server with arguments, which spawnServer does not take). */
-export function spawnCli(name: 'server' | 'migrate' | 'config' | 'doctor', args: string[], env: Env, cwd = ROOT): RunningCli {
+export function spawnCli(name: CliName, args: string[], env: Env, cwd = ROOT): RunningCli {
   const child = spawn(process.execPath, [join(ROOT, 'dist/src/cli', `${name}.js`), ...args], {
     cwd, env: { PATH: process.env.PATH, ...env } as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'],
   })

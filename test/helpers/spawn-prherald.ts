@@ -5,8 +5,11 @@ import { packageRoot } from '../../src/package-root.ts'
 
 const ROOT = packageRoot()
 
+/** The built CLIs under dist/src/cli, by file name. */
+export type CliName = 'server' | 'migrate' | 'config' | 'doctor' | 'setup' | 'smoke'
+
 /** Runs one of the built CLIs (dist/, compiled by `npm test`'s pretest) and returns its output. */
-export function runCli(name: 'server' | 'migrate' | 'config' | 'doctor', args: string[], env: Env, cwd = ROOT) {
+export function runCli(name: CliName, args: string[], env: Env, cwd = ROOT) {
   const result = spawnSync(process.execPath, [join(ROOT, 'dist/src/cli', `${name}.js`), ...args], {
     cwd, env: { PATH: process.env.PATH, ...env } as NodeJS.ProcessEnv, encoding: 'utf8', timeout: 30_000,
   })

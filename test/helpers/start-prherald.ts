@@ -25,6 +25,8 @@ export function testEnv(dir: string, provider: Provider, extra: Env = {}): Env {
     PRHERALD_DATABASE_URL: `file:${join(dir, 'prherald.db')}`,
     PRHERALD_LISTEN: '127.0.0.1:0',
     SLACK_BOT_TOKEN: TEST_SLACK_TOKEN,
+    // The fake Slack enforces no limits unless a test asks it to, so pacing would only slow the tests down.
+    PRHERALD_SLACK_PACING: 'off',
     [provider === 'github' ? 'GITHUB_WEBHOOK_SECRET' : 'BITBUCKET_WEBHOOK_SECRET']: TEST_SECRET,
     ...extra,
   }

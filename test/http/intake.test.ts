@@ -29,7 +29,7 @@ describe('HTTP intake', () => {
   it('answers /healthz with 200 once listening', async () => {
     const res = await fetch(`${service.url}/healthz`)
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ status: 'ok' })
+    expect(await res.json()).toEqual({ status: 'ok', database: 'ok', slack: 'ok' })
   })
 
   it('has no route for the provider that is not configured', async () => {

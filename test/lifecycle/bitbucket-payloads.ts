@@ -9,6 +9,9 @@ export interface BitbucketFacts {
   state?: 'OPEN' | 'MERGED' | 'DECLINED'
   actor?: string
   actorType?: 'user' | 'app_user'
+  /** The pull request's author (nickname), `bob` unless given. */
+  author?: string
+  description?: string
 }
 
 function user(nickname: string, type: 'user' | 'app_user' = 'user') {
@@ -32,8 +35,8 @@ export function bitbucketPayload(eventKey: string, facts: BitbucketFacts): Recor
       links: { html: { href: 'https://bitbucket.org/acme/api' } },
     },
     pullrequest: {
-      type: 'pullrequest', id: facts.id, title: facts.title ?? 'Add rate limiting', description: 'Adds a limiter.',
-      state: facts.state ?? 'OPEN', draft: facts.draft ?? false, author: user('bob'),
+      type: 'pullrequest', id: facts.id, title: facts.title ?? 'Add rate limiting', description: facts.description ?? 'Adds a limiter.',
+      state: facts.state ?? 'OPEN', draft: facts.draft ?? false, author: user(facts.author ?? 'bob'),
       source: { branch: { name: 'feature/limits' } }, destination: { branch: { name: 'main' } },
       created_on: '2026-11-20T09:30:00.000000+00:00', updated_on: '2026-11-21T10:00:00.000000+00:00',
       links: { html: { href: `https://bitbucket.org/acme/api/pull-requests/${facts.id}` } },

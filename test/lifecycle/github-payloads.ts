@@ -8,7 +8,17 @@ import { githubExample } from '../helpers/github-examples.ts'
 // Deep, loosely typed JSON on purpose: the builders poke at nested example fields the decoders then check.
 type Json = Record<string, any>
 
-export function pullRequest(action: string, number: number, facts: { draft?: boolean; merged?: boolean; title?: string } = {}): Json {
+export interface PullRequestFacts {
+  draft?: boolean
+  merged?: boolean
+  title?: string | undefined
+  /** The pull request's author and the sender, e.g. `dependabot[bot]` (a Bot account then). */
+  author?: string | undefined
+  labels?: string[] | undefined
+  body?: string | undefined
+}
+
+export function pullRequest(action: string, number: number, facts: PullRequestFacts = {}): Json {
   const payload = githubExample('pull_request', 'opened') as Json
   payload.action = action
   payload.number = number
@@ -19,6 +29,15 @@ export function pullRequest(action: string, number: number, facts: { draft?: boo
   pr.merged = facts.merged ?? false
   pr.state = action === 'closed' ? 'closed' : 'open'
   if (facts.title !== undefined) pr.title = facts.title
+  if (facts.author !== undefined) {
+    const type = facts.author.endsWith('[bot]') ? 'Bot' : 'User'
+    pr.user.login = facts.author
+    pr.user.type = type
+    payload.sender.login = facts.author
+    payload.sender.type = type
+  }
+  if (facts.labels !== undefined) pr.labels = facts.labels.map((name, i) => ({ id: 1000 + i, name, color: 'ededed', default: false }))
+  if (facts.body !== undefined) pr.body = facts.body
   if (action === 'edited') payload.changes = { title: { from: 'an older title' } }
   return payload
 }

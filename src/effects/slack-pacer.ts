@@ -1,0 +1,191 @@
+import { isPrheraldError } from '../errors.ts'
+import { budgetKey, heldScope, SLACK_RATE_LIMITS, type RateLimit, type SlackMethod } from '../slack/rate-limits.ts'
+import { systemClock, type PacerClock } from './pacer-clock.ts'
+import { ShutdownInterrupt } from './retry-transient.ts'
+
+/** `published`: spend Slack's published limits. `off`: no budgets, only the holds a 429 asks for. */
+export type SlackPacing = 'published' | 'off'
+
+export interface SlackPacerOptions {
+  pacing: SlackPacing
+  /** Calls in flight at once, whatever their budgets say: a burst must not open hundreds of sockets. */
+  parallel: number
+  /** Aborted at shutdown: waiting calls fail with ShutdownInterrupt and nothing new starts. */
+  signal: AbortSignal
+  clock?: PacerClock
+  limits?: Record<SlackMethod, readonly RateLimit[]>
+  /** Told about every 429, with how long its budget is now held. */
+  onHold?: (method: SlackMethod, channel: string, holdMs: number) => void
+}
+
+export interface PacerStats {
+  /** Calls waiting for a budget or a slot. */
+  queued: number
+  running: number
+  /** Whether a wake-up timer is set (none once idle). */
+  timer: boolean
+  /** Budgets and holds remembered (none once idle and refilled). */
+  budgets: number
+}
+
+export interface SlackPacer {
+  /** Runs `run` (one Slack call of `method` in `channel`) once its budgets allow it, in order of arrival. */
+  call<T>(method: SlackMethod, channel: string, run: () => Promise<T>): Promise<T>
+  stats(): PacerStats
+}
+
+interface Waiting {
+  seq: number
+  method: SlackMethod
+  channel: string
+  /** The budget a 429 on this call holds, and the budgets it spends from: worked out once, at arrival. */
+  holdKey: string
+  budgets: ReadonlyArray<{ key: string; limit: RateLimit }>
+  run: () => Promise<unknown>
+  resolve: (value: unknown) => void
+  reject: (error: unknown) => void
+}
+
+interface Bucket {
+  limit: RateLimit
+  tokens: number
+  at: number
+}
+
+// Float arithmetic must not leave a call a hair short of its token and re-arm a zero-length timer.
+const EPSILON = 1e-9
+
+/**
+ * The one scheduler for outbound Slack calls. Each call spends a token from every budget of its method
+ * (a token bucket per method for the workspace, and per channel for posts); calls sharing a budget go in
+ * the order they arrived, and a call whose budget is empty waits without taking a slot, so calls of other
+ * methods and channels go on. A 429 holds the budget Slack refused (the channel for a post, the method
+ * otherwise) for `Retry-After` and puts the call back in its place: no call is made that is known to be
+ * refused. One timer at most, one shutdown listener for the pacer's lifetime, and nothing kept once idle.
+ */
+export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
+  const clock = options.clock ?? systemClock
+  const limits = options.limits ?? SLACK_RATE_LIMITS
+  const queue: Waiting[] = []
+  const buckets = new Map<string, Bucket>()
+  const holds = new Map<string, number>()
+  let seq = 0
+  let running = 0
+  let timer: { handle: unknown; at: number } | undefined
+
+  const budgetsOf = (w: Waiting) => w.budgets
+  const holdKeyOf = (w: Waiting) => w.holdKey
+
+  const bucket = (key: string, limit: RateLimit, now: number): Bucket => {
+    let b = buckets.get(key)
+    if (!b) buckets.set(key, (b = { limit, tokens: limit.burst, at: now }))
+    b.tokens = Math.min(limit.burst, b.tokens + ((now - b.at) * limit.perMinute) / 60_000)
+    b.at = now
+    return b
+  }
+
+  /** When `w` may start (now, or the latest of its hold and each budget's next token), and the keys that hold it back. */
+  const readiness = (w: Waiting, now: number): { at: number; waitingOn: string[] } => {
+    const waitingOn: string[] = []
+    const holdKey = holdKeyOf(w)
+    let at = holds.get(holdKey) ?? now
+    if (at > now) waitingOn.push(holdKey)
+    for (const { key, limit } of budgetsOf(w)) {
+      const b = bucket(key, limit, now)
+      if (b.tokens >= 1 - EPSILON) continue
+      waitingOn.push(key)
+      at = Math.max(at, now + ((1 - b.tokens) * 60_000) / limit.perMinute)
+    }
+    return { at, waitingOn }
+  }
+
+  const pump = () => {
+    if (options.signal.aborted) return
+    const now = clock.now()
+    for (const [key, until] of holds) if (until <= now) holds.delete(key)
+    const blocked = new Set<string>()
+    let wakeAt = Number.POSITIVE_INFINITY
+    for (let i = 0; i < queue.length && running < options.parallel;) {
+      const w = queue[i]!
+      // A call never overtakes an earlier one that waits on one of its budgets.
+      if (blocked.has(holdKeyOf(w)) || budgetsOf(w).some((b) => blocked.has(b.key))) { i++; continue }
+      const { at, waitingOn } = readiness(w, now)
+      if (at > now) {
+        for (const k of waitingOn) blocked.add(k)
+        wakeAt = Math.min(wakeAt, at)
+        i++
+        continue
+      }
+      for (const { key, limit } of budgetsOf(w)) bucket(key, limit, now).tokens -= 1
+      queue.splice(i, 1)
+      start(w)
+    }
+    arm(wakeAt)
+    if (queue.length === 0 && running === 0) forgetFullBuckets(now)
+  }
+
+  const arm = (at: number) => {
+    if (timer && timer.at <= at) return
+    if (timer) clock.clear(timer.handle)
+    timer = undefined
+    if (!Number.isFinite(at)) return
+    const handle = clock.set(() => {
+      timer = undefined
+      pump()
+    }, Math.max(0, at - clock.now()))
+    timer = { handle, at }
+  }
+
+  /** A full budget is the same as none: dropping it keeps memory flat however many channels were posted to. */
+  const forgetFullBuckets = (now: number) => {
+    for (const [key, b] of buckets) if (bucket(key, b.limit, now).tokens >= b.limit.burst - EPSILON) buckets.delete(key)
+    for (const [key, until] of holds) if (until <= now) holds.delete(key)
+    // Nothing waits, so nothing needs waking; a hold still in force is kept and checked by the next call.
+    if (timer) {
+      clock.clear(timer.handle)
+      timer = undefined
+    }
+  }
+
+  const start = (w: Waiting) => {
+    running++
+    w.run().then(w.resolve, (error: unknown) => {
+      if (!isPrheraldError(error, 'slack_rate_limited')) return w.reject(error)
+      if (options.signal.aborted) return w.reject(new ShutdownInterrupt('shutting down'))
+      const holdMs = Math.max(1000, error.retryAfterMs ?? 1000)
+      const now = clock.now()
+      holds.set(holdKeyOf(w), Math.max(holds.get(holdKeyOf(w)) ?? 0, now + holdMs))
+      for (const { key, limit } of budgetsOf(w)) bucket(key, limit, now).tokens = Math.min(0, bucket(key, limit, now).tokens)
+      options.onHold?.(w.method, w.channel, holdMs)
+      const at = queue.findIndex((q) => q.seq > w.seq)
+      queue.splice(at < 0 ? queue.length : at, 0, w)
+    }).finally(() => {
+      running--
+      pump()
+    })
+  }
+
+  options.signal.addEventListener('abort', () => {
+    if (timer) clock.clear(timer.handle)
+    timer = undefined
+    for (const w of queue.splice(0)) w.reject(new ShutdownInterrupt('shutting down'))
+  }, { once: true })
+
+  return {
+    call<T>(method: SlackMethod, channel: string, run: () => Promise<T>): Promise<T> {
+      if (options.signal.aborted) return Promise.reject(new ShutdownInterrupt('shutting down'))
+      return new Promise<T>((resolve, reject) => {
+        queue.push({
+          seq: seq++, method, channel, run, resolve: resolve as (value: unknown) => void, reject,
+          holdKey: budgetKey(method, heldScope(method), channel),
+          budgets: (options.pacing === 'off' ? [] : limits[method]).map((limit) => ({ key: budgetKey(method, limit.scope, channel), limit })),
+        })
+        pump()
+      })
+    },
+    stats: () => {
+      if (queue.length === 0 && running === 0) forgetFullBuckets(clock.now())
+      return { queued: queue.length, running, timer: timer !== undefined, budgets: buckets.size + holds.size }
+    },
+  }
+}

@@ -1,0 +1,31 @@
+import type { HTTPResponse } from 'h3'
+import type { DatabaseState } from '../store/database-watch.ts'
+import { json } from './respond.ts'
+
+export interface HealthSources {
+  database(): DatabaseState
+  /** 'ok', or the error Slack gives for the bot token. */
+  slack(): string
+}
+
+/**
+ * `/healthz` is liveness: 200 while the process serves requests, whatever it reports in its body. A restart
+ * mends neither a vanished database (it would start on an empty one and announce every pull request again)
+ * nor a refused Slack token, so those show as `degraded` in the body, not as a failure.
+ */
+export function healthz(sources: HealthSources): HTTPResponse {
+  const database = sources.database()
+  const slack = sources.slack()
+  return json(200, { status: database === 'ok' && slack === 'ok' ? 'ok' : 'degraded', database, slack })
+}
+
+/**
+ * `/readyz` is readiness: 503 while deliveries cannot be stored, so a load balancer stops sending them. A
+ * refused Slack token keeps it ready: deliveries are still stored safely and replayed once the token works.
+ */
+export function readyz(sources: HealthSources): HTTPResponse {
+  const database = sources.database()
+  return database === 'ok'
+    ? json(200, { status: 'ready', database })
+    : json(503, { status: 'not_ready', database, message: `the database file was ${database} while the server runs; see the server log` })
+}

@@ -1,0 +1,56 @@
+import { stringify } from 'yaml'
+import { SECRET_VARIABLES } from '../config/load-config.ts'
+import type { Provider } from '../decode/pull-request-event.ts'
+
+export interface SetupAnswers {
+  provider: Provider
+  slackToken: string
+  channel: string
+  owner: string
+  repo: string
+  mentions: string[]
+  webhookSecret: string
+  /** Where the git host delivers to, when known; create-webhook and prherald-smoke need it. */
+  publicUrl: string | undefined
+  /** GITHUB_TOKEN / BITBUCKET_TOKEN, optional: the webhook check, path rules and create-webhook use it. */
+  gitToken: string | undefined
+}
+
+/** config.yaml for one repository. Pure; secrets never go in it. */
+export function renderConfig(answers: SetupAnswers): string {
+  const entry: Record<string, unknown> = { channel: answers.channel, mentions: answers.mentions }
+  const doc = {
+    git_provider: answers.provider,
+    server: { listen: ':8080', log_format: 'pretty', log_level: 'info' },
+    database: { url: 'file:./data/prherald.db' },
+    mappings: { [answers.owner]: { [answers.repo]: entry } },
+  }
+  const secret = SECRET_VARIABLES[answers.provider].secret
+  return [
+    '# prherald configuration, written by prherald-setup. Every key is described in docs/configuration.md.',
+    `# The secrets (SLACK_BOT_TOKEN, ${secret}) are in .env in the directory prherald runs from, never here.`,
+    stringify(doc),
+  ].join('\n')
+}
+
+/** One `KEY=value` line; quoted when the value holds anything a .env reader could take for syntax. */
+function envLine(name: string, value: string): string {
+  return /^[\w.:/@+-]*$/.test(value) ? `${name}=${value}` : `${name}=${JSON.stringify(value)}`
+}
+
+/**
+ * .env: the secrets and the public URL, read by every prherald command started in this directory, and the
+ * config file's path when it is not ./config.yaml.
+ */
+export function renderEnvFile(answers: SetupAnswers, configFile?: string): string {
+  const names = SECRET_VARIABLES[answers.provider]
+  const lines = [
+    '# prherald secrets, written by prherald-setup. Readable by its owner only; never commit it.',
+    ...(configFile ? [envLine('PRHERALD_CONFIG_FILE', configFile)] : []),
+    envLine('SLACK_BOT_TOKEN', answers.slackToken),
+    envLine(names.secret, answers.webhookSecret),
+  ]
+  if (answers.gitToken) lines.push(envLine(names.token, answers.gitToken))
+  if (answers.publicUrl) lines.push(envLine('PRHERALD_PUBLIC_URL', answers.publicUrl))
+  return `${lines.join('\n')}\n`
+}

@@ -1,0 +1,58 @@
+import type { Env } from '../config/load-config.ts'
+import type { Settings } from '../config/settings.ts'
+import { bitbucketWebhookSteps } from '../cli/bitbucket-webhook-steps.ts'
+import { createWebhook } from '../cli/create-webhook.ts'
+import { isPrheraldError } from '../errors.ts'
+import type { Asker } from './asker.ts'
+import type { SetupAnswers } from './render-setup-files.ts'
+
+export interface SetupWebhookDeps {
+  answers: SetupAnswers
+  settings: Settings
+  /** The environment with what the wizard wrote, as create-webhook reads it. */
+  env: Env
+  envFile: string
+  ask: Asker
+  print: (line: string) => void
+  /** GitHub: --create-webhook; undefined asks. */
+  create: boolean | undefined
+  /** The Bitbucket secret is printed for a person at a terminal; captured output only names where it is. */
+  showSecret: boolean
+}
+
+/**
+ * The webhook step. GitHub: create it through create-webhook when the public URL and a token are known
+ * (asked first unless --create-webhook or --yes decided). Bitbucket: the manual steps, URL and secret filled in.
+ */
+export async function setupWebhook(deps: SetupWebhookDeps): Promise<void> {
+  const { answers, print } = deps
+  const target = `${answers.owner}/${answers.repo}`
+  print('')
+  if (answers.provider === 'bitbucket') {
+    const url = `${answers.publicUrl ?? 'https://<your prherald host>'}/webhook/bitbucket`
+    for (const line of bitbucketWebhookSteps(answers.owner, answers.repo, url, true)) print(line)
+    print(deps.showSecret
+      ? `Secret for step 5: ${answers.webhookSecret}`
+      : `Secret for step 5: the value of BITBUCKET_WEBHOOK_SECRET in ${deps.envFile}`)
+    if (!answers.publicUrl) print('Replace <your prherald host> with the public address of the server (PRHERALD_PUBLIC_URL).')
+    return
+  }
+  if (!answers.publicUrl || !answers.gitToken) {
+    if (deps.create === true) print('webhook not created: it needs --public-url and --git-token (a token with "Webhooks: read and write")')
+    print(`Create the webhook later with: prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL and GITHUB_TOKEN in ${deps.envFile})`)
+    return
+  }
+  const create = deps.create ?? await deps.ask.confirm(`Create the webhook on ${target} now, pointing at ${answers.publicUrl}/webhook/github?`, { flag: '--create-webhook', initial: true })
+  if (!create) {
+    print(`webhook not created; later: prherald-config create-webhook ${target}`)
+    return
+  }
+  try {
+    await createWebhook(deps.settings, deps.env, answers.owner, answers.repo, print)
+  } catch (error) {
+    // The files are written; the check below reports the missing webhook with its fix too.
+    if (!isPrheraldError(error)) throw error
+    print(`FAIL  webhook  ${target}  ${error.message}`)
+    if (error.fix) print(`      fix: ${error.fix}`)
+  }
+}

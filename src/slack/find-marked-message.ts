@@ -1,0 +1,67 @@
+import type { WebClient } from '@slack/web-api'
+import { isPrheraldError } from '../errors.ts'
+
+/** The metadata `event_type` of every message prherald posts (Slack asks for a readable, snake_case name). */
+export const POST_EVENT_TYPE = 'prherald_pull_request'
+
+/** What a post carries in its message metadata so that it can be recognised in the channel's history. */
+export interface PostMarker {
+  eventType: string
+  /** `pr`: the pull request's key (`github:owner/repo#12`); `delivery_id`: the delivery that announced it. */
+  payload: { pr: string; delivery_id: string }
+}
+
+export function postMarker(prKey: string, deliveryId: string): PostMarker {
+  return { eventType: POST_EVENT_TYPE, payload: { pr: prKey, delivery_id: deliveryId } }
+}
+
+/** The marked post's ts (undefined: not in the history searched), or the scope the token lacks to search. */
+export type HistoryLookup = { ts: string | undefined } | { missingScope: string }
+
+/** Slack recommends at most 200 a page; a lookup reads at most PAGES × PAGE_SIZE messages. */
+const PAGE_SIZE = 100
+const PAGES = 3
+
+/** The history scope a channel needs, when Slack's answer does not name it: by the ID's first letter. */
+export function historyScope(channel: string): string {
+  if (channel.startsWith('D')) return 'im:history'
+  if (channel.startsWith('G')) return 'groups:history'
+  return 'channels:history'
+}
+
+function matches(metadata: unknown, marker: PostMarker): boolean {
+  const m = metadata as { event_type?: unknown; event_payload?: { pr?: unknown; delivery_id?: unknown } } | undefined
+  return m?.event_type === marker.eventType && m.event_payload?.pr === marker.payload.pr && m.event_payload.delivery_id === marker.payload.delivery_id
+}
+
+/**
+ * Reads the channel's history since `oldest`, newest first, bounded, with every message's metadata
+ * (`include_all_metadata`), and returns the ts of the message carrying `marker`. `call` classifies errors
+ * as the client's other calls do; a token without the history scope is an answer here, not an error,
+ * because prherald then degrades to posting again.
+ */
+export async function findMarkedMessage(
+  deps: { client: WebClient; call: <T>(run: () => Promise<T>) => Promise<T | undefined> },
+  channel: string,
+  marker: PostMarker,
+  oldest: Date,
+): Promise<HistoryLookup> {
+  let cursor: string | undefined
+  for (let page = 0; page < PAGES; page++) {
+    let answer
+    try {
+      answer = await deps.call(() => deps.client.conversations.history({
+        channel, oldest: (oldest.getTime() / 1000).toFixed(6), limit: PAGE_SIZE, include_all_metadata: true, ...(cursor ? { cursor } : {}),
+      }))
+    } catch (error) {
+      const data = isPrheraldError(error, 'slack_permanent') ? (error.cause as { data?: { error?: unknown; needed?: unknown } } | undefined)?.data : undefined
+      if (data?.error === 'missing_scope') return { missingScope: typeof data.needed === 'string' ? data.needed : historyScope(channel) }
+      throw error
+    }
+    const found = answer?.messages?.find((m) => matches(m.metadata, marker))
+    if (found?.ts) return { ts: found.ts }
+    cursor = answer?.response_metadata?.next_cursor
+    if (!answer?.has_more || !cursor) break
+  }
+  return { ts: undefined }
+}

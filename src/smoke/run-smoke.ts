@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto'
+import { formatChecks, type CheckResult } from '../checks/check-result.ts'
+import { callSlack, type SlackCheckOptions } from '../checks/slack-api.ts'
+import type { Provider } from '../decode/pull-request-event.ts'
+import { isPrheraldError } from '../errors.ts'
+import { readChannel, type ChannelMessage } from './channel-history.ts'
+import { poll } from './poll.ts'
+import { checkHealth, postDelivery } from './post-to-service.ts'
+import { smokeDelivery, smokeTitle, type SmokeRun, type SmokeStep } from './smoke-deliveries.ts'
+
+export interface SmokeDeps {
+  /** The service's public base URL, without a trailing slash. */
+  url: string
+  provider: Provider
+  owner: string
+  repo: string
+  /** The channel the repository is mapped to; where the message must appear. */
+  channel: string
+  webhookSecret: string
+  slack: SlackCheckOptions
+  /** The emoji for `approved` and `merged`, when --reactions drives them. */
+  reactions: { approved: string; merged: string } | undefined
+  timeoutMs: number
+  intervalMs: number
+  print: (line: string) => void
+}
+
+/**
+ * prherald-smoke: healthz, a signed `opened`, the message in the channel, optionally an approval and a merge
+ * with their reactions, then the final `closed`, on which the service deletes the message and its row.
+ * Prints each step as it completes; returns whether every step passed.
+ */
+export async function runSmoke(deps: SmokeDeps): Promise<boolean> {
+  const target = `${deps.owner}/${deps.repo}`
+  const run: SmokeRun = { provider: deps.provider, owner: deps.owner, repo: deps.repo, runId: randomBytes(4).toString('hex'), createdAt: new Date().toISOString() }
+  const title = smokeTitle(run)
+  let ok = true
+  const report = (result: CheckResult): boolean => {
+    for (const line of formatChecks([result])) deps.print(line)
+    if (result.status === 'FAIL') ok = false
+    return result.status !== 'FAIL'
+  }
+  const send = (step: SmokeStep) => postDelivery(deps.url, deps.provider, smokeDelivery(run, step, deps.webhookSecret), `deliver ${step}`, target, deps.timeoutMs)
+  const watch = <T>(find: (messages: ChannelMessage[]) => T | undefined) =>
+    poll(async () => find(await readChannel(deps.slack, deps.channel)), deps)
+
+  if (!report(await checkHealth(deps.url, deps.timeoutMs))) return false
+  if (!report(await send('opened'))) return false
+
+  let message: ChannelMessage | undefined
+  try {
+    message = await watch((messages) => messages.find((m) => m.text.includes(title)))
+    report(message
+      ? { name: 'message', target: deps.channel, status: 'OK', reason: `"${title}" appeared (ts ${message.ts})` }
+      : {
+          name: 'message', target: deps.channel, status: 'FAIL', reason: `no message in ${deps.channel} within ${deps.timeoutMs / 1000} s`,
+          fix: 'the server accepted the delivery but posted nothing: look in its log for "slack rejected the change" (the fix is on that line)',
+        })
+  } catch (error) {
+    report(slackFailure('message', deps.channel, error))
+  }
+
+  if (message && deps.reactions) {
+    const posted = message
+    for (const [step, emoji] of [['approved', deps.reactions.approved], ['merged', deps.reactions.merged]] as const) {
+      if (!report(await send(step))) break
+      const seen = await watch((messages) => (messages.find((m) => m.ts === posted.ts)?.reactions.includes(emoji) ? true : undefined)).catch((e: unknown) => e)
+      const passed = seen === true
+      report(passed
+        ? { name: `reaction ${step}`, target: deps.channel, status: 'OK', reason: `:${emoji}: added` }
+        : seen instanceof Error ? slackFailure(`reaction ${step}`, deps.channel, seen)
+          : { name: `reaction ${step}`, target: deps.channel, status: 'FAIL', reason: `no :${emoji}: within ${deps.timeoutMs / 1000} s`, fix: 'look in the server log for "slack rejected the change"; the bot needs the reactions:write scope' })
+      if (!passed) break
+    }
+  }
+
+  // Always sent once `opened` was accepted: the service forgets the pull request's row on it, posted or not.
+  if (!report(await send('closed')) || !message) return false
+  const posted = message
+  const gone = await watch((messages) => (messages.some((m) => m.ts === posted.ts) ? undefined : true)).catch(() => undefined)
+  if (gone) {
+    report({ name: 'cleanup', target: deps.channel, status: 'OK', reason: 'the service deleted the test message and forgot its row' })
+    return ok
+  }
+  // A server without smoke-test cleanup leaves the message; the smoke test's own token can still delete it.
+  const deleted = await callSlack(deps.slack, 'chat.delete', { channel: deps.channel, ts: posted.ts }).then((a) => a.data.ok === true, () => false)
+  report({
+    name: 'cleanup', target: deps.channel, status: 'FAIL',
+    reason: `the service did not delete the test message within ${deps.timeoutMs / 1000} s${deleted ? '; prherald-smoke deleted it (chat.delete)' : ''}`,
+    fix: `the server does not clean up smoke tests: upgrade it${deleted ? '' : ', and delete the message by hand'}; its row is forgotten after cleanup.message_ttl_days`,
+  })
+  return false
+}
+
+function slackFailure(name: string, target: string, error: unknown): CheckResult {
+  if (isPrheraldError(error)) return { name, target, status: 'FAIL', reason: error.message, fix: error.fix }
+  return { name, target, status: 'FAIL', reason: `unexpected error: ${error instanceof Error ? error.message : String(error)}` }
+}

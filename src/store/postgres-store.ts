@@ -1,0 +1,136 @@
+import type { Provider } from '../decode/pull-request-event.ts'
+import type { PostgresPool } from './postgres-pool.ts'
+import type { PoolClient } from 'pg'
+import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store } from './store.ts'
+import { intentFromRow, messageFromRow, type IntentRow, type MessageRow } from './store-rows.ts'
+
+
+
+interface DeliveryRow {
+  seq: string
+  provider: Provider
+  delivery_id: string
+  pr_key: string
+  event: string
+  received_at: string
+}
+
+// COLLATE "C": order channels byte-wise as SQLite does, whatever the database's locale.
+const FIND_MESSAGES = `SELECT * FROM slack_messages WHERE provider = $1 AND repository = $2 AND pr_number = $3
+  ORDER BY created_at, channel COLLATE "C"`
+const SAVE_MESSAGE = `
+  INSERT INTO slack_messages (provider, repository, pr_number, channel, ts, mentions, state, lifecycle, last_delivery_id, reactions, created_at, touched_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
+  ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
+    ts = excluded.ts, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
+    last_delivery_id = excluded.last_delivery_id, reactions = excluded.reactions, touched_at = excluded.touched_at`
+const FORGET_MESSAGE = 'DELETE FROM slack_messages WHERE provider = $1 AND repository = $2 AND pr_number = $3 AND channel = $4'
+const RECORD_INTENT = `
+  INSERT INTO post_intents (provider, repository, pr_number, channel, marker, mentions, state, lifecycle, last_delivery_id, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+  ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
+    marker = excluded.marker, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
+    last_delivery_id = excluded.last_delivery_id, created_at = excluded.created_at`
+const SELECT_INTENTS = 'SELECT * FROM post_intents'
+const DELETE_INTENT = 'DELETE FROM post_intents WHERE provider = $1 AND repository = $2 AND pr_number = $3 AND channel = $4'
+const RECORD_DELIVERY = `
+  INSERT INTO deliveries (provider, delivery_id, pr_key, event, received_at) VALUES ($1, $2, $3, $4, $5)
+  ON CONFLICT (provider, delivery_id) DO NOTHING`
+const MARK_APPLIED = `UPDATE deliveries SET applied_at = $1, event = NULL WHERE provider = $2 AND delivery_id = ANY($3::text[])`
+const PENDING = `SELECT seq, provider, delivery_id, pr_key, event, received_at FROM deliveries
+  WHERE applied_at IS NULL ORDER BY seq`
+
+export interface PostgresStoreDeps {
+  pool: PostgresPool
+  now?: () => number
+}
+
+/**
+ * The PostgreSQL backend. Every call but commitOutcome (one transaction on one connection) is a single
+ * statement on a pooled connection that commits on its own. SQLite's group commit is not needed here:
+ * the server lets concurrent commits share a WAL flush. The pool belongs to the store: `close()` ends it.
+ */
+export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps): Store {
+  const count = async (sql: string) => Number((await pool.query<{ n: string }>(sql)).rows[0]?.n ?? 0)
+  const messageParams = (m: MessageRecord, at: number) => [
+    m.provider, m.repository, m.prNumber, m.channel, m.ts, JSON.stringify(m.mentions), m.state, m.lifecycle, m.lastDeliveryId, JSON.stringify(m.reactions), at,
+  ]
+  let closed: Promise<void> | undefined
+  /** Runs `work` in one transaction on one connection; a connection whose ROLLBACK fails is destroyed, not pooled. */
+  const transaction = async (work: (client: PoolClient) => Promise<void>) => {
+    const client = await pool.connect()
+    let broken: Error | undefined
+    try {
+      await client.query('BEGIN')
+      await work(client)
+      await client.query('COMMIT')
+    } catch (error) {
+      await client.query('ROLLBACK').catch((e: Error) => { broken = e })
+      throw error
+    } finally {
+      client.release(broken)
+    }
+  }
+
+  return {
+    async findMessages(pr: PullRequestRef) {
+      const { rows } = await pool.query<MessageRow>(FIND_MESSAGES, [pr.provider, pr.repository, pr.prNumber])
+      return rows.map(messageFromRow)
+    },
+    async saveMessage(m: MessageRecord) {
+      await pool.query(SAVE_MESSAGE, messageParams(m, now()))
+    },
+    async deleteMessagesUntouchedSince(cutoff) {
+      return (await pool.query('DELETE FROM slack_messages WHERE touched_at < $1', [cutoff])).rowCount ?? 0
+    },
+    countMessages: () => count('SELECT count(*) AS n FROM slack_messages'),
+    async recordDelivery(d: IncomingDelivery) {
+      // Across replicas too: the unique key makes a concurrent second insert wait for the first and then do nothing.
+      return (await pool.query(RECORD_DELIVERY, [d.provider, d.deliveryId, d.prKey, d.event, now()])).rowCount === 1
+    },
+    async pendingDeliveries(): Promise<PendingDelivery[]> {
+      const { rows } = await pool.query<DeliveryRow>(PENDING)
+      return rows.map((r) => ({
+        seq: Number(r.seq), provider: r.provider, deliveryId: r.delivery_id, prKey: r.pr_key, event: r.event, receivedAt: Number(r.received_at),
+      }))
+    },
+    async commitOutcome(outcome: DeliveryOutcome) {
+      const forget = outcome.forget ?? []
+      if (outcome.messages.length === 0 && outcome.deliveryIds.length === 0 && forget.length === 0) return
+      await transaction(async (client) => {
+        const at = now()
+        for (const m of outcome.messages) await client.query(SAVE_MESSAGE, messageParams(m, at))
+        for (const f of forget) await client.query(FORGET_MESSAGE, [f.provider, f.repository, f.prNumber, f.channel])
+        await client.query(MARK_APPLIED, [at, outcome.provider, outcome.deliveryIds])
+      })
+    },
+    countPendingDeliveries: () => count('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL'),
+    async deleteAppliedDeliveriesBefore(cutoff) {
+      return (await pool.query('DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < $1', [cutoff])).rowCount ?? 0
+    },
+    async recordPostIntent(i: PostIntent) {
+      await pool.query(RECORD_INTENT, [i.provider, i.repository, i.prNumber, i.channel, i.marker, JSON.stringify(i.mentions), i.state, i.lifecycle, i.lastDeliveryId, i.createdAt])
+    },
+    async findPostIntent(pr: PullRequestRef, channel: string) {
+      const { rows } = await pool.query<IntentRow>(`${SELECT_INTENTS} WHERE provider = $1 AND repository = $2 AND pr_number = $3 AND channel = $4`, [pr.provider, pr.repository, pr.prNumber, channel])
+      return rows[0] ? intentFromRow(rows[0]) : undefined
+    },
+    async postIntents() {
+      return (await pool.query<IntentRow>(`${SELECT_INTENTS} ORDER BY created_at`)).rows.map(intentFromRow)
+    },
+    async completePostIntent(m: MessageRecord) {
+      await transaction(async (client) => {
+        await client.query(SAVE_MESSAGE, messageParams(m, now()))
+        await client.query(`${DELETE_INTENT}`, [m.provider, m.repository, m.prNumber, m.channel])
+      })
+    },
+    async dropPostIntent(pr: PullRequestRef, channel: string, marker: string) {
+      await pool.query(`${DELETE_INTENT} AND marker = $5`, [pr.provider, pr.repository, pr.prNumber, channel, marker])
+    },
+    close() {
+      // pool.end() throws when called twice; SQLite's close is idempotent, so this one is too.
+      closed ??= pool.end()
+      return closed
+    },
+  }
+}

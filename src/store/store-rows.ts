@@ -1,0 +1,54 @@
+import type { Provider } from '../decode/pull-request-event.ts'
+import type { PostIntent, StoredMessage } from './store.ts'
+
+/**
+ * The rows both backends read, column for column, and how a row becomes what the Store interface returns.
+ * Times are unix milliseconds: SQLite hands them back as numbers, pg as strings (BIGINT may exceed 2^53;
+ * unix milliseconds never do), hence `number | string` and `Number()`.
+ */
+type Millis = number | string
+
+export interface MessageRow {
+  provider: Provider
+  repository: string
+  pr_number: number
+  channel: string
+  ts: string
+  mentions: string
+  state: string
+  lifecycle: string
+  last_delivery_id: string | null
+  reactions: string | null
+  created_at: Millis
+  touched_at: Millis
+}
+
+export interface IntentRow {
+  provider: Provider
+  repository: string
+  pr_number: number
+  channel: string
+  marker: string
+  mentions: string
+  state: string
+  lifecycle: string
+  last_delivery_id: string | null
+  created_at: Millis
+}
+
+export function messageFromRow(r: MessageRow): StoredMessage {
+  return {
+    provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, ts: r.ts, mentions: JSON.parse(r.mentions) as string[],
+    state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id,
+    reactions: r.reactions === null ? null : JSON.parse(r.reactions) as string[], createdAt: Number(r.created_at), touchedAt: Number(r.touched_at),
+  }
+}
+
+export function intentFromRow(r: IntentRow): PostIntent {
+  return {
+    provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, marker: r.marker,
+    mentions: JSON.parse(r.mentions) as string[], state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id,
+    createdAt: Number(r.created_at),
+    reactions: [], // a message is posted without reactions; they are added after it, once its ts is known
+  }
+}

@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { packageRoot } from '../../src/package-root.ts'
+
+/**
+ * `npm run demo` and `npm run demo:deliver`, as docs/getting-started.md walks through them: each demo
+ * starts from an empty database of its own, and a second demo:deliver is answered as duplicate deliveries,
+ * so nothing new reaches the (fake) Slack.
+ */
+const ROOT = packageRoot()
+
+interface Demo { child: ChildProcess; output(): string; exited: Promise<number | null> }
+
+function startDemo(port: number): Demo {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/scripts/demo.js')], {
+    cwd: ROOT, env: { PATH: process.env.PATH, PRHERALD_LISTEN: `127.0.0.1:${port}` }, stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout!.on('data', (c: Buffer) => { output += c.toString() })
+  child.stderr!.on('data', (c: Buffer) => { output += c.toString() })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  return { child, output: () => output, exited }
+}
+
+/** Resolves when `test` holds for the output; the demo's own events drive it, not a clock. */
+function until(demo: Demo, test: (output: string) => boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (test(demo.output())) {
+        demo.child.stdout!.off('data', check)
+        resolve()
+      }
+    }
+    demo.child.stdout!.on('data', check)
+    void demo.exited.then(() => reject(new Error(`demo exited:\n${demo.output()}`)))
+    check()
+  })
+}
+
+function deliver(port: number): Promise<string> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/scripts/demo-deliver.js'), `http://127.0.0.1:${port}`], { cwd: ROOT, env: { PATH: process.env.PATH } })
+  let output = ''
+  child.stdout.on('data', (c: Buffer) => { output += c.toString() })
+  child.stderr.on('data', (c: Buffer) => { output += c.toString() })
+  return new Promise((resolve) => child.once('close', () => resolve(output)))
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+const slackCalls = (output: string) => output.split('\n').filter((l) => l.startsWith('[fake slack] chat.') || l.startsWith('[fake slack] reactions.'))
+const databaseOf = (output: string) => /\[demo\] throw-away database file:(\S+)/.exec(output)?.[1] ?? ''
+
+let demo: Demo | undefined
+afterEach(async () => {
+  if (demo && demo.child.exitCode === null && demo.child.signalCode === null) {
+    demo.child.kill('SIGKILL')
+    await demo.exited
+  }
+  demo = undefined
+})
+
+async function stop(running: Demo): Promise<void> {
+  running.child.kill('SIGINT')
+  await running.exited
+}
+
+describe('npm run demo', () => {
+  it('a repeated demo:deliver is deduplicated by delivery id, and each demo starts from a fresh database that it removes', async () => {
+    const port = await freePort()
+    demo = startDemo(port)
+    await until(demo, (o) => /listening/.test(o))
+    const database = databaseOf(demo.output())
+    expect(database.startsWith(tmpdir())).toBe(true)
+    expect(existsSync(database)).toBe(true)
+
+    const first = await deliver(port)
+    expect(first.match(/-> 200 \{"status":"accepted"\}/g)).toHaveLength(3)
+    // The closed pull request's reaction is the story's last Slack call.
+    await until(demo, (o) => /reactions\.add .*name="x"/.test(o))
+    const calls = slackCalls(demo.output())
+    expect(calls.filter((l) => l.includes('chat.postMessage'))).toHaveLength(1)
+
+    const second = await deliver(port)
+    expect(second.match(/-> 200 \{"status":"ignored","reason":"duplicate_delivery"\}/g)).toHaveLength(3)
+    expect(slackCalls(demo.output())).toEqual(calls)
+
+    await stop(demo)
+    expect(existsSync(database)).toBe(false)
+
+    // A new demo remembers nothing: the same deliveries are new to it, and the message is posted again.
+    demo = startDemo(port)
+    await until(demo, (o) => /listening/.test(o))
+    expect(databaseOf(demo.output())).not.toBe(database)
+    const again = await deliver(port)
+    expect(again.match(/-> 200 \{"status":"accepted"\}/g)).toHaveLength(3)
+    await until(demo, (o) => /chat\.postMessage/.test(o))
+    await stop(demo)
+  })
+})

@@ -1,0 +1,94 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, utimesSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { packageRoot } from '../../src/package-root.ts'
+import { githubExample } from '../helpers/github-examples.ts'
+import { deliver } from '../helpers/signed-delivery.ts'
+import { waitFor } from '../helpers/start-prherald.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+
+/**
+ * `npm run dev`'s script (dist/scripts/dev.js; the npm script only builds first): the service on listhen with
+ * the example config and the stand-in Slack, on a free port. Touching a real source file recompiles it and
+ * replaces the process. The tunnel is not tested: it downloads cloudflared and needs the internet.
+ */
+const ROOT = packageRoot()
+let dev: { child: ChildProcess; output: () => string; exited: Promise<unknown> } | undefined
+// The working directory is empty, so that a developer's own .env cannot change what the test runs.
+const cwd = makeTempDir()
+
+afterEach(async () => {
+  if (dev && dev.child.exitCode === null && dev.child.signalCode === null) {
+    dev.child.kill('SIGTERM')
+    await dev.exited
+  }
+  dev = undefined
+})
+afterAll(() => cwd.remove())
+
+function startDev() {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/scripts/dev.js'), '--port', '0'], {
+    cwd: cwd.path, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })
+  child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  return (dev = { child, output: () => output, exited })
+}
+
+const listening = (output: string) => [...output.matchAll(/\[dev\] prherald \(pid (\d+)\) listening at (http:\S+)/g)].map((m) => ({ pid: Number(m[1]), url: m[2]! }))
+const slackCalls = (output: string, method: string) => output.split('\n').filter((l) => l.startsWith(`[stand-in slack] ${method} `))
+
+function acmeWeb(payload: Record<string, unknown>): Record<string, unknown> {
+  const repository = payload.repository as { name: string; full_name: string; owner: { login: string } }
+  Object.assign(repository, { name: 'web', full_name: 'acme/web' })
+  repository.owner.login = 'acme'
+  return payload
+}
+
+describe('npm run dev', () => {
+  it('serves prherald on listhen with the stand-in Slack, and restarts the whole process when a source file changes', async () => {
+    const running = startDev()
+    await waitFor('the dev server to listen', () => listening(running.output()).length === 1, 30_000)
+    const [first] = listening(running.output())
+    // listhen prints the URL it serves.
+    expect(running.output()).toContain(`Local:   (prherald)  ${first!.url}/`)
+    expect((await fetch(`${first!.url}/healthz`)).status).toBe(200)
+
+    const opened = await deliver(first!.url, 'github', { event: 'pull_request', payload: acmeWeb(githubExample('pull_request', 'opened')), secret: 'demo-webhook-secret' })
+    expect(opened.status).toBe(200)
+    await waitFor('the stand-in Slack to receive the post', () => slackCalls(running.output(), 'chat.postMessage').length === 1, 20_000)
+    expect(slackCalls(running.output(), 'chat.postMessage')[0]).toContain('channel="C0123456789"')
+
+    const now = new Date()
+    utimesSync(join(ROOT, 'scripts/dev-server.ts'), now, now)
+    await waitFor('a new process to listen', () => listening(running.output()).length === 2, 30_000)
+    const second = listening(running.output())[1]!
+    expect(second.pid).not.toBe(first!.pid)
+    expect(second.url).toBe(first!.url)
+    expect(running.output()).toContain('[dev] restarting: scripts/dev-server.ts')
+    expect(running.output()).not.toContain('prherald exited')
+    // The old process is gone (its database and port closed), not left running beside the new one.
+    expect(() => process.kill(first!.pid, 0)).toThrow()
+
+    // The database outlives the restart: the review updates the one message instead of announcing the PR again.
+    const review = await deliver(second.url, 'github', { event: 'pull_request_review', payload: acmeWeb(githubExample('pull_request_review', 'submitted')), secret: 'demo-webhook-secret' })
+    expect(review.status).toBe(200)
+    await waitFor('the review to reach the stand-in Slack', () => slackCalls(running.output(), 'reactions.add').length > 0 || slackCalls(running.output(), 'chat.update').length > 0, 20_000)
+    expect(slackCalls(running.output(), 'chat.postMessage')).toHaveLength(1)
+  })
+
+  it('on SIGTERM stops prherald and removes the throw-away database', async () => {
+    const running = startDev()
+    await waitFor('the dev server to listen', () => listening(running.output()).length === 1, 30_000)
+    const dataDir = /throw-away database in (\S+);/.exec(running.output())?.[1]
+    expect(dataDir && existsSync(dataDir)).toBe(true)
+    running.child.kill('SIGTERM')
+    await running.exited
+    expect(running.child.exitCode).toBe(0)
+    expect(existsSync(dataDir!)).toBe(false)
+    expect(() => process.kill(listening(running.output())[0]!.pid, 0)).toThrow()
+  })
+})

@@ -1,0 +1,170 @@
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseEnv } from 'node:util'
+import { parse } from 'yaml'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { runCliAsync, type CliResult } from '../helpers/run-cli-async.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+
+/**
+ * prherald-setup end to end, unattended (--yes with flags: the prompts need a terminal), against the fake
+ * Slack and the fake GitHub: the files it writes, the webhook it creates, and the checks it ends with.
+ */
+const SLACK_TOKEN = 'xoxb-setup-token-93c1'
+const GIT_TOKEN = 'ghp-setup-token-4e7a'
+const PUBLIC_URL = 'https://prherald.example.com'
+let dir: ReturnType<typeof makeTempDir>
+let slack: FakeSlack
+let github: FakeGithub
+
+beforeEach(async () => {
+  dir = makeTempDir()
+  slack = await startFakeSlack()
+  slack.channels.set('C0DEPLOYS1', { name: 'deploys' })
+  slack.channels.set('C0RANDOM01', { name: 'random' })
+  slack.channels.set('C0OUTSIDE1', { name: 'outside', is_member: false })
+  github = await startFakeGithub()
+  github.token = GIT_TOKEN
+  github.hooks.set('acme/api', [])
+})
+afterEach(async () => {
+  await slack.close()
+  await github.close()
+  dir.remove()
+})
+
+const env = () => ({ SLACK_API_URL: slack.url, GITHUB_API_URL: github.url, SLACK_BOT_TOKEN: SLACK_TOKEN })
+const setup = (args: string[], extraEnv: Record<string, string> = {}) =>
+  runCliAsync('setup', args, { ...env(), ...extraEnv }, dir.path)
+const githubFlags = ['--yes', '--provider', 'github', '--channel', '#deploys', '--repository', 'acme/api', '--mentions', 'U0123ABCD, here']
+const file = (name: string) => join(dir.path, name)
+const readEnv = () => parseEnv(readFileSync(file('.env'), 'utf8'))
+
+function expectNoSecrets(result: CliResult, ...secrets: string[]) {
+  for (const secret of [SLACK_TOKEN, GIT_TOKEN, ...secrets]) expect(result.stdout + result.stderr).not.toContain(secret)
+}
+
+describe('prherald-setup --yes (GitHub)', () => {
+  it('writes config.yaml and an owner-only .env, creates the webhook, and ends with passing checks', async () => {
+    const result = await setup([...githubFlags, '--public-url', PUBLIC_URL, '--git-token', GIT_TOKEN, '--create-webhook'])
+    expect(result.stderr).toBe('')
+    expect(result.status).toBe(0)
+
+    const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { git_provider: string; mappings: Record<string, Record<string, unknown>> }
+    expect(config.git_provider).toBe('github')
+    // The channel was given by name and is stored by ID; the mentions as Slack tokens.
+    expect(config.mappings.acme!.api).toEqual({ channel: 'C0DEPLOYS1', mentions: ['<@U0123ABCD>', '<!here>'] })
+
+    expect(statSync(file('.env')).mode & 0o777).toBe(0o600)
+    const written = readEnv()
+    expect(written.SLACK_BOT_TOKEN).toBe(SLACK_TOKEN)
+    expect(written.GITHUB_TOKEN).toBe(GIT_TOKEN)
+    expect(written.PRHERALD_PUBLIC_URL).toBe(PUBLIC_URL)
+    expect(written.GITHUB_WEBHOOK_SECRET).toMatch(/^[0-9a-f]{64}$/)
+
+    // The webhook carries the generated secret, so that deliveries verify against the .env.
+    const hooks = github.hooks.get('acme/api')!
+    expect(hooks).toHaveLength(1)
+    expect(hooks[0]!.config.url).toBe(`${PUBLIC_URL}/webhook/github`)
+    expect(hooks[0]!.config.secret).toBe(written.GITHUB_WEBHOOK_SECRET)
+
+    expect(result.stdout).toMatch(/^OK\s+slack-auth\s+SLACK_BOT_TOKEN\s/m)
+    expect(result.stdout).toMatch(/^OK\s+slack-channel\s+acme\/api\s+C0DEPLOYS1 \(#deploys\)/m)
+    expect(result.stdout).toMatch(/^OK\s+webhook\s+acme\/api\s/m)
+    expect(existsSync(file('config.lock'))).toBe(true)
+    expectNoSecrets(result, written.GITHUB_WEBHOOK_SECRET!)
+  })
+
+  it('checks the token at once: a token Slack refuses ends the run with the fix, before any file is written', async () => {
+    slack.faults.push({ method: 'auth.test', fault: { error: 'invalid_auth' } })
+    const result = await setup(githubFlags)
+    expect(result.status).toBe(1)
+    expect(result.stdout).toMatch(/^FAIL\s+slack-auth\s+SLACK_BOT_TOKEN\s+auth.test answered invalid_auth/m)
+    expect(result.stderr).toContain('fix: SLACK_BOT_TOKEN is not valid')
+    expect(existsSync(file('config.yaml'))).toBe(false)
+    expect(existsSync(file('.env'))).toBe(false)
+  })
+
+  it('refuses a channel name the bot is not in, naming the channels it is in', async () => {
+    const result = await setup(['--yes', '--provider', 'github', '--channel', 'outside', '--repository', 'acme/api'])
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain('the bot is not in a channel named #outside (the bot is in #deploys, #random)')
+    expect(result.stderr).toContain('/invite @your-bot')
+    expect(existsSync(file('config.yaml'))).toBe(false)
+  })
+
+  it('names the flag a missing answer needs', async () => {
+    const result = await setup(['--yes', '--provider', 'github', '--channel', 'C0DEPLOYS1'])
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain('--yes needs --repository')
+    expect(existsSync(file('.env'))).toBe(false)
+  })
+
+  it('without --yes and without a terminal, says how to run it unattended', async () => {
+    const result = await setup([])
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain('no terminal to ask the questions on')
+    expect(result.stderr).toContain('--yes')
+  })
+
+  it('does not create the webhook unless asked, and says how to later', async () => {
+    const result = await setup([...githubFlags, '--public-url', PUBLIC_URL, '--git-token', GIT_TOKEN])
+    expect(github.hooks.get('acme/api')).toHaveLength(0)
+    expect(result.stdout).toContain('prherald-config create-webhook acme/api')
+    // The closing checks find the missing webhook.
+    expect(result.stdout).toMatch(/^FAIL\s+webhook\s+acme\/api\s/m)
+    expect(result.status).toBe(1)
+  })
+})
+
+describe('prherald-setup --config', () => {
+  it('writes the config where asked and names it in .env, so that every command in this directory finds it', async () => {
+    const result = await setup([...githubFlags, '--config', 'my-config.yaml'])
+    expect(result.status).toBe(0)
+    expect(existsSync(file('config.yaml'))).toBe(false)
+    expect(readFileSync(file('my-config.yaml'), 'utf8')).toContain('channel: C0DEPLOYS1')
+    expect(readEnv().PRHERALD_CONFIG_FILE).toBe('my-config.yaml')
+    expect(result.stdout).toMatch(/config\.lock written \(.*config\.lock\)/)
+    const list = await runCliAsync('config', ['list'], { PATH: process.env.PATH ?? '' }, dir.path)
+    expect(list.stdout).toMatch(/^acme\s+api\s+C0DEPLOYS1\s/m)
+  })
+})
+
+describe('prherald-setup never overwrites without being told', () => {
+  it('with --yes, refuses when .env exists and writes nothing', async () => {
+    writeFileSync(file('.env'), 'KEEP=me\n', { mode: 0o644 })
+    const result = await setup(githubFlags)
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain(`${file('.env')} exists; not overwritten`)
+    expect(result.stderr).toContain('--force')
+    expect(readFileSync(file('.env'), 'utf8')).toBe('KEEP=me\n')
+    expect(existsSync(file('config.yaml'))).toBe(false)
+  })
+
+  it('with --yes --force, replaces both and makes the old .env owner-only', async () => {
+    writeFileSync(file('.env'), 'KEEP=me\n', { mode: 0o644 })
+    writeFileSync(file('config.yaml'), 'git_provider: bitbucket\nmappings: {}\n')
+    const result = await setup([...githubFlags, '--force'])
+    expect(result.status).toBe(0)
+    expect(readEnv().KEEP).toBeUndefined()
+    expect(statSync(file('.env')).mode & 0o777).toBe(0o600)
+    expect(readFileSync(file('config.yaml'), 'utf8')).toContain('git_provider: github')
+  })
+})
+
+describe('prherald-setup --yes (Bitbucket)', () => {
+  it('prints the manual webhook steps with the URL filled in, and where the secret is rather than the secret', async () => {
+    const result = await setup(['--yes', '--provider', 'bitbucket', '--channel', 'C0RANDOM01', '--repository', 'acme/web', '--public-url', `${PUBLIC_URL}/`])
+    expect(result.status).toBe(0)
+    const secret = readEnv().BITBUCKET_WEBHOOK_SECRET!
+    expect(secret).toMatch(/^[0-9a-f]{64}$/)
+    expect(result.stdout).toContain(`URL: ${PUBLIC_URL}/webhook/bitbucket`)
+    expect(result.stdout).toContain('https://bitbucket.org/acme/web/admin/webhooks')
+    // Output captured by a pipe (CI logs) names the file; a terminal shows the secret itself.
+    expect(result.stdout).toContain(`Secret for step 5: the value of BITBUCKET_WEBHOOK_SECRET in ${file('.env')}`)
+    expect(result.stdout).toMatch(/^SKIP\s+webhook\s+acme\/web\s+BITBUCKET_TOKEN is not set/m)
+    expectNoSecrets(result, secret)
+  })
+})

@@ -1,0 +1,328 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { join } from 'node:path'
+import { migrateUp } from '../../src/store/migrations.ts'
+import { openDatabase } from '../../src/store/open-database.ts'
+import { postgresMigrateUp } from '../../src/store/postgres-migrations.ts'
+import { openPostgresPool } from '../../src/store/postgres-pool.ts'
+import { createPostgresStore } from '../../src/store/postgres-store.ts'
+import { createSqliteStore } from '../../src/store/sqlite-store.ts'
+import { hasMessage, NO_MESSAGE, type IncomingDelivery, type MessageRecord, type Store } from '../../src/store/store.ts'
+import { createTestDatabase, createTestSchema, type TestDatabase } from '../helpers/postgres.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+
+/**
+ * What every Store promises, whatever the backend: each case runs against a real SQLite file and a real
+ * PostgreSQL server (test/helpers/postgres.ts), each test on a fresh, migrated database: a new SQLite file,
+ * or a new schema in this file's PostgreSQL database (a schema costs milliseconds, a database ~0.1-0.7 s).
+ */
+
+let postgresDatabase: TestDatabase
+beforeAll(async () => { postgresDatabase = await createTestDatabase() })
+afterAll(() => postgresDatabase.drop())
+
+interface Backend {
+  name: string
+  /** A fresh, migrated database; `open` may be called again to reach the same data from a new store. */
+  create(): Promise<{ open(now: () => number): Promise<Store>; remove(): Promise<void> }>
+}
+
+const backends: Backend[] = [
+  {
+    name: 'sqlite',
+    async create() {
+      const dir = makeTempDir()
+      const path = join(dir.path, 'prherald.db')
+      return {
+        async open(now) {
+          const db = openDatabase(path)
+          migrateUp(db)
+          return createSqliteStore(db, now)
+        },
+        async remove() { dir.remove() },
+      }
+    },
+  },
+  {
+    name: 'postgres',
+    async create() {
+      const database = await createTestSchema(postgresDatabase)
+      return {
+        async open(now) {
+          const pool = await openPostgresPool({ url: database.url, onIdleError: () => {} })
+          await postgresMigrateUp(pool)
+          return createPostgresStore({ pool, now })
+        },
+        remove: () => database.drop(),
+      }
+    },
+  },
+]
+
+const pr = { provider: 'github', repository: 'acme/api', prNumber: 7 } as const
+const message = (over: Partial<MessageRecord> = {}): MessageRecord => ({
+  ...pr, channel: 'C0123ABC', ts: '1712345678.000100', mentions: ['<@U1>', '<!subteam^S1>'], state: 'open',
+  lifecycle: '{"state":"open","approvals":[]}', lastDeliveryId: 'd-1', reactions: ['eyes', 'white_check_mark'], ...over,
+})
+const delivery = (deliveryId: string, over: Partial<IncomingDelivery> = {}): IncomingDelivery => ({
+  provider: 'github', deliveryId, prKey: 'github:acme/api#7', event: JSON.stringify({ type: 'opened', id: deliveryId }), ...over,
+})
+
+describe.each(backends)('Store contract: $name', (backend) => {
+  let clock: number
+  let db: Awaited<ReturnType<Backend['create']>>
+  let store: Store
+  const now = () => clock
+  const markApplied = (provider: 'github' | 'bitbucket', deliveryId: string) => store.commitOutcome({ provider, deliveryIds: [deliveryId], messages: [] })
+
+  beforeEach(async () => {
+    clock = Date.UTC(2026, 0, 31, 12)
+    db = await backend.create()
+    store = await db.open(now)
+  })
+  afterEach(async () => {
+    await store.close()
+    await db.remove()
+  })
+
+  describe('messages', () => {
+    it('finds nothing for a pull request without a message', async () => {
+      expect(await store.findMessages(pr)).toEqual([])
+      expect(await store.countMessages()).toBe(0)
+    })
+
+    it('saves a message and finds it back with every field, stamped with the clock', async () => {
+      await store.saveMessage(message())
+      expect(await store.findMessages(pr)).toEqual([{ ...message(), createdAt: clock, touchedAt: clock }])
+      await store.saveMessage(message({ prNumber: 8, lastDeliveryId: null, mentions: [], reactions: [] }))
+      expect(await store.findMessages({ ...pr, prNumber: 8 })).toEqual([
+        { ...message({ prNumber: 8, lastDeliveryId: null, mentions: [], reactions: [] }), createdAt: clock, touchedAt: clock },
+      ])
+      expect(await store.countMessages()).toBe(2)
+    })
+
+    it('saving the same channel again replaces the row, keeps created_at and bumps touched_at', async () => {
+      const created = clock
+      await store.saveMessage(message())
+      clock += 60_000
+      const edited = message({ ts: '1712345999.000200', mentions: ['<@U2>'], state: 'merged', lifecycle: '{"state":"merged"}', lastDeliveryId: 'd-2', reactions: ['merged'] })
+      await store.saveMessage(edited)
+      expect(await store.findMessages(pr)).toEqual([{ ...edited, createdAt: created, touchedAt: clock }])
+      expect(await store.countMessages()).toBe(1)
+    })
+
+    it('keeps one row per channel, oldest first, then by channel id byte-wise', async () => {
+      await store.saveMessage(message({ channel: 'Cb' }))
+      await store.saveMessage(message({ channel: 'CB' }))
+      await store.saveMessage(message({ channel: 'C1' }))
+      clock += 1
+      await store.saveMessage(message({ channel: 'CA' }))
+      clock += 1
+      await store.saveMessage(message({ channel: 'Cb', state: 'closed' })) // a touch does not reorder
+      const found = await store.findMessages(pr)
+      expect(found.map((m) => m.channel)).toEqual(['C1', 'CB', 'Cb', 'CA'])
+      expect(found.find((m) => m.channel === 'Cb')?.state).toBe('closed')
+    })
+
+    it('keeps a lifecycle row without a Slack message (empty channel and ts), first among the rows', async () => {
+      await store.saveMessage(message({ channel: 'C1' }))
+      await store.saveMessage(message({ ...NO_MESSAGE, state: 'ended' }))
+      const found = await store.findMessages(pr)
+      expect(found.map((m) => [m.channel, m.ts, m.state])).toEqual([['', '', 'ended'], ['C1', '1712345678.000100', 'open']])
+      expect(found.map(hasMessage)).toEqual([false, true])
+    })
+
+    it('keys a pull request by provider, repository and number', async () => {
+      await store.saveMessage(message())
+      expect(await store.findMessages({ ...pr, provider: 'bitbucket' })).toEqual([])
+      expect(await store.findMessages({ ...pr, repository: 'acme/web' })).toEqual([])
+      expect(await store.findMessages({ ...pr, repository: 'ACME/API' })).toEqual([])
+      expect(await store.findMessages({ ...pr, prNumber: 70 })).toEqual([])
+      await store.saveMessage(message({ provider: 'bitbucket', ts: '99.1' }))
+      expect((await store.findMessages(pr)).map((m) => m.ts)).toEqual(['1712345678.000100'])
+      expect((await store.findMessages({ ...pr, provider: 'bitbucket' })).map((m) => m.ts)).toEqual(['99.1'])
+    })
+
+    it('keeps text exactly: unicode, quotes and escaped NUL in the lifecycle JSON', async () => {
+      const lifecycle = JSON.stringify({ title: 'Fix “quotes” \'n\' emoji 🚀 and a\u0000NUL', big: 'x'.repeat(100_000) })
+      await store.saveMessage(message({ lifecycle, mentions: ['<@Ü>'] }))
+      const [found] = await store.findMessages(pr)
+      expect(found?.lifecycle).toBe(lifecycle)
+      expect(found?.mentions).toEqual(['<@Ü>'])
+    })
+
+    it('deletes only rows untouched since the cutoff and says how many', async () => {
+      await store.saveMessage(message({ prNumber: 1 }))
+      clock += 1000
+      await store.saveMessage(message({ prNumber: 2 }))
+      const cutoff = clock
+      clock += 1000
+      await store.saveMessage(message({ prNumber: 3 }))
+      expect(await store.deleteMessagesUntouchedSince(cutoff)).toBe(1) // touched exactly at the cutoff stays
+      expect(await store.countMessages()).toBe(2)
+      expect(await store.findMessages({ ...pr, prNumber: 1 })).toEqual([])
+      expect(await store.findMessages({ ...pr, prNumber: 2 })).toHaveLength(1)
+      expect(await store.deleteMessagesUntouchedSince(cutoff)).toBe(0)
+    })
+  })
+
+  describe('durable intake', () => {
+    it('records a delivery once per provider and delivery id', async () => {
+      expect(await store.recordDelivery(delivery('d-1'))).toBe(true)
+      expect(await store.recordDelivery(delivery('d-1', { event: '{"changed":true}' }))).toBe(false)
+      expect(await store.recordDelivery(delivery('d-1', { provider: 'bitbucket', prKey: 'bitbucket:acme/api#7' }))).toBe(true)
+      expect(await store.countPendingDeliveries()).toBe(2)
+      const [first] = await store.pendingDeliveries()
+      expect(first?.event).toBe(delivery('d-1').event) // a duplicate never overwrites the first
+    })
+
+    it('lists pending deliveries in arrival order with every field', async () => {
+      const received: number[] = []
+      for (const id of ['d-3', 'd-1', 'd-2']) {
+        received.push(clock)
+        await store.recordDelivery(delivery(id, { prKey: `github:acme/api#${id}` }))
+        clock += 10
+      }
+      const pending = await store.pendingDeliveries()
+      expect(pending.map((d) => d.deliveryId)).toEqual(['d-3', 'd-1', 'd-2'])
+      expect(pending.map((d) => d.receivedAt)).toEqual(received)
+      expect(pending[1]).toMatchObject({ provider: 'github', deliveryId: 'd-1', prKey: 'github:acme/api#d-1', event: delivery('d-1').event })
+      const seqs = pending.map((d) => d.seq)
+      expect(seqs.every((s) => Number.isSafeInteger(s))).toBe(true)
+      expect([...seqs].sort((a, b) => a - b)).toEqual(seqs)
+      expect(new Set(seqs).size).toBe(3)
+    })
+
+    it('an applied delivery leaves a delivery off the pending list but keeps it a duplicate', async () => {
+      await store.recordDelivery(delivery('d-1'))
+      await store.recordDelivery(delivery('d-2'))
+      await markApplied('github', 'd-1')
+      expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['d-2'])
+      expect(await store.countPendingDeliveries()).toBe(1)
+      expect(await store.recordDelivery(delivery('d-1'))).toBe(false)
+      expect(await store.countPendingDeliveries()).toBe(1)
+    })
+
+    it('applying is per provider and ignores an unknown delivery id', async () => {
+      await store.recordDelivery(delivery('d-1'))
+      await markApplied('bitbucket', 'd-1')
+      await markApplied('github', 'no-such-delivery')
+      expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['d-1'])
+    })
+
+    it('commitOutcome saves the rows and applies the deliveries together, as saveMessage would', async () => {
+      const created = clock
+      await store.saveMessage(message({ channel: 'C1' }))
+      await store.recordDelivery(delivery('d-1'))
+      await store.recordDelivery(delivery('d-2'))
+      await store.recordDelivery(delivery('d-3'))
+      clock += 5000
+      const merged = message({ channel: 'C1', state: 'merged', lastDeliveryId: 'd-2', reactions: ['merged'] })
+      const second = message({ channel: 'C2', ts: '2.2', lastDeliveryId: 'd-2' })
+      await store.commitOutcome({ provider: 'github', deliveryIds: ['d-1', 'd-2'], messages: [merged, second] })
+      expect(await store.findMessages(pr)).toEqual([
+        { ...merged, createdAt: created, touchedAt: clock },
+        { ...second, createdAt: clock, touchedAt: clock },
+      ])
+      expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['d-3'])
+      expect(await store.recordDelivery(delivery('d-2'))).toBe(false)
+    })
+
+    it('commitOutcome that fails commits nothing: every delivery stays pending, every row as it was', async () => {
+      await store.saveMessage(message({ channel: 'C1' }))
+      await store.recordDelivery(delivery('d-1'))
+      await store.recordDelivery(delivery('d-2'))
+      clock += 5000
+      const broken = { ...message({ channel: 'C2' }), ts: null as unknown as string } // violates NOT NULL
+      const outcome = { provider: 'github' as const, deliveryIds: ['d-1', 'd-2'], messages: [message({ channel: 'C1', state: 'merged' }), broken] }
+      await expect(store.commitOutcome(outcome)).rejects.toThrow()
+      expect(await store.findMessages(pr)).toEqual([{ ...message({ channel: 'C1' }), createdAt: clock - 5000, touchedAt: clock - 5000 }])
+      expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['d-1', 'd-2'])
+      // The store goes on working after the failed commit.
+      await store.commitOutcome({ ...outcome, messages: [] })
+      expect(await store.countPendingDeliveries()).toBe(0)
+    })
+
+    it('an empty commitOutcome changes nothing', async () => {
+      await store.recordDelivery(delivery('d-1'))
+      await store.commitOutcome({ provider: 'github', deliveryIds: [], messages: [] })
+      expect(await store.countPendingDeliveries()).toBe(1)
+      expect(await store.countMessages()).toBe(0)
+    })
+
+    it('forgets applied delivery ids older than the cutoff, never a pending one', async () => {
+      await store.recordDelivery(delivery('old-applied'))
+      await store.recordDelivery(delivery('old-pending'))
+      await markApplied('github', 'old-applied')
+      clock += 1000
+      const cutoff = clock
+      await store.recordDelivery(delivery('new-applied'))
+      await markApplied('github', 'new-applied')
+      clock += 1000
+      expect(await store.deleteAppliedDeliveriesBefore(cutoff)).toBe(1)
+      expect(await store.deleteAppliedDeliveriesBefore(clock + 1)).toBe(1)
+      expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['old-pending'])
+      // Forgotten ids are no longer duplicates (that is the trade-off of forgetting them).
+      expect(await store.recordDelivery(delivery('old-applied'))).toBe(true)
+      expect(await store.recordDelivery(delivery('old-pending'))).toBe(false)
+    })
+
+    it('of concurrent deliveries with one id exactly one is recorded', async () => {
+      const results = await Promise.all(Array.from({ length: 8 }, () => store.recordDelivery(delivery('same'))))
+      expect(results.filter(Boolean)).toHaveLength(1)
+      expect(await store.countPendingDeliveries()).toBe(1)
+    })
+
+    it('records every one of many concurrent deliveries, each with its own seq', async () => {
+      const ids = Array.from({ length: 50 }, (_, i) => `d-${i}`)
+      expect(await Promise.all(ids.map((id) => store.recordDelivery(delivery(id))))).toEqual(ids.map(() => true))
+      const pending = await store.pendingDeliveries()
+      expect(new Set(pending.map((d) => d.deliveryId))).toEqual(new Set(ids))
+      expect(new Set(pending.map((d) => d.seq)).size).toBe(50)
+    })
+
+    it('a new store on the same database sees what the closed one wrote', async () => {
+      await store.saveMessage(message())
+      await store.recordDelivery(delivery('d-1'))
+      await store.recordDelivery(delivery('d-2'))
+      await markApplied('github', 'd-1')
+      await store.close()
+      await store.close() // closing twice is harmless
+      store = await db.open(now)
+      expect(await store.findMessages(pr)).toEqual([{ ...message(), createdAt: clock, touchedAt: clock }])
+      expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['d-2'])
+      expect(await store.recordDelivery(delivery('d-1'))).toBe(false)
+    })
+  })
+
+  describe('post intents (11.10) and forgetting rows', () => {
+    const intent = { ...pr, channel: 'C0123ABC', marker: 'd-1', mentions: ['<@U1>'], state: 'unannounced', lifecycle: '{}', lastDeliveryId: null, reactions: [], createdAt: Date.UTC(2026, 0, 31, 11) }
+
+    it('records, finds, lists and replaces an intent; reads it back without reactions', async () => {
+      await store.recordPostIntent(intent)
+      expect(await store.findPostIntent(pr, 'C0123ABC')).toEqual(intent)
+      expect(await store.findPostIntent(pr, 'C0OTHER')).toBeUndefined()
+      await store.recordPostIntent({ ...intent, marker: 'd-2' })
+      expect((await store.postIntents()).map((i) => i.marker)).toEqual(['d-2'])
+    })
+
+    it('completing an intent saves the message and drops the intent together; dropping needs the same marker', async () => {
+      await store.recordPostIntent(intent)
+      await store.dropPostIntent(pr, 'C0123ABC', 'another-marker')
+      expect(await store.postIntents()).toHaveLength(1)
+      await store.completePostIntent(message({ reactions: [] }))
+      expect(await store.postIntents()).toEqual([])
+      expect((await store.findMessages(pr)).map((m) => m.ts)).toEqual([message().ts])
+      await store.recordPostIntent(intent)
+      await store.dropPostIntent(pr, 'C0123ABC', 'd-1')
+      expect(await store.postIntents()).toEqual([])
+    })
+
+    it('commitOutcome forgets the listed rows in the same transaction', async () => {
+      await store.saveMessage(message())
+      await store.recordDelivery(delivery('d-9'))
+      await store.commitOutcome({ provider: 'github', deliveryIds: ['d-9'], messages: [], forget: [{ ...pr, channel: 'C0123ABC' }] })
+      expect(await store.findMessages(pr)).toEqual([])
+      expect(await store.countPendingDeliveries()).toBe(0)
+    })
+  })
+})
