@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { RetryOptions } from '@slack/web-api'
 import type { Secrets, Settings } from './config/settings.ts'
+import type { ControlHandler } from './control/control-response.ts'
+import { startControlServer } from './control/control-server.ts'
+import { controlSocketPath } from './control/control-socket-path.ts'
 import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-event.ts'
 import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createCallLimit } from './effects/call-limit.ts'
@@ -162,6 +165,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
   })
   const handler = toNodeHandler(app)
+  // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
+  const controlHandlers = new Map<string, ControlHandler>([
+  ])
+  const controlPath = controlSocketPath(settings)
+  const control = controlPath ? await startControlServer({ path: controlPath, handlers: controlHandlers, logger }) : undefined
   const server = options.listen ? await options.listen(handler) : createTimedServer(handler, { ...HTTP_TIMEOUTS, ...options.httpTimeouts })
 
   if (!options.listen) await new Promise<void>((resolve, reject) => {
@@ -170,8 +178,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       server.off('error', reject)
       resolve()
     })
-  }).catch((error: unknown) => {
+  }).catch(async (error: unknown) => {
     cleanup.stop()
+    await control?.stop(Date.now())
     return abandon(error)
   })
   const address = server.address() as AddressInfo
@@ -191,7 +200,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger.info('shutting down', { window_seconds: settings.shutdownTimeoutSeconds })
     cleanup.stop()
     databaseWatch.stop()
-    await closeServer(server, deadline)
+    await Promise.all([closeServer(server, deadline), control?.stop(deadline)])
     await metricsServer?.close()
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))
     if (!drained) {
