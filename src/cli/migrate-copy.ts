@@ -20,7 +20,7 @@ const usage = (message: string, fix: string) => new PrheraldError('usage', messa
  * empty PostgreSQL one (docs/scaling.md). The SQLite file's server lock is held for the whole copy, so a
  * server still running on it is a clear refusal, not a copy that misses its last deliveries.
  */
-export async function migrateCopy(options: MigrateCopyOptions, env: NodeJS.ProcessEnv, write: (line: string) => void): Promise<void> {
+export async function migrateCopy(options: MigrateCopyOptions, write: (line: string) => void): Promise<void> {
   const from = typeof options.from === 'string' ? options.from : ''
   const to = typeof options.to === 'string' ? options.to : ''
   const path = from ? databasePathFromUrl(from, process.cwd()) : undefined
@@ -32,7 +32,7 @@ export async function migrateCopy(options: MigrateCopyOptions, env: NodeJS.Proce
     const sqlite = openDatabase(path)
     try {
       const pool = await openPostgresPool({
-        url: to, maxConnections: 2, secrets: env.PGPASSWORD ? [env.PGPASSWORD] : [],
+        url: to, maxConnections: 2,
         onIdleError: (message) => write(`warning: PostgreSQL connection lost: ${message}`),
       })
       try {

@@ -44,7 +44,7 @@ cli.command('copy', 'Copy every table of a SQLite database into an empty Postgre
   .option('--to <url>', 'the empty PostgreSQL database, e.g. postgres://prherald@db:5432/prherald (password in PGPASSWORD)')
   .action(async (options: { from?: unknown; to?: unknown }) => {
     loadEnvFile()
-    await migrateCopy(options, process.env, (line) => console.log(line))
+    await migrateCopy(options, (line) => console.log(line))
   })
 
 cli.help((sections) => {
