@@ -21,6 +21,7 @@ import { createIntake } from './intake/intake.ts'
 import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
+import { startReconcileOnStart } from './reconcile/reconcile-on-start.ts'
 import { createApp } from './server.ts'
 import { createSlackClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack/slack-client.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
@@ -165,12 +166,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const address = server.address() as AddressInfo
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   logger.info('listening', { address: `${host}:${address.port}`, provider: settings.gitProvider, port: address.port })
+  const reconcileOnStart = startReconcileOnStart({ settings, secrets, store, logger, handOff, limit })
 
   let stopping: Promise<{ drained: boolean }> | undefined
   const stop = () => (stopping ??= (async () => {
     const deadline = Date.now() + settings.shutdownTimeoutSeconds * 1000
     logger.info('shutting down', { window_seconds: settings.shutdownTimeoutSeconds })
     cleanup.stop()
+    reconcileOnStart.stop()
     databaseWatch.stop()
     await closeServer(server, deadline)
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))

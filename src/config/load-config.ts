@@ -104,6 +104,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
       dependencyBotLogins: doc.reviews?.dependency_bot_logins ?? [],
     },
     slackPacing: pacingText,
+    reconcileOnStart: doc.reconcile?.on_start ?? false,
     mappings: doc.mappings,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: {

@@ -98,6 +98,7 @@ export const configSchema = object({
     reactions: optional(reactions),
   })),
   reviews: optional(reviews),
+  reconcile: optional(object({ on_start: optional(boolean()) })),
   mappings: record(string(), record(string(), mappingEntry)),
 })
 

@@ -48,6 +48,8 @@ export interface Settings {
   reactions: ReactionSettings
   reviews: ReviewSettings
   slackPacing: SlackPacingSetting
+  /** `reconcile.on_start`: reconcile the pull requests touched in the last day once at start-up (docs/reconcile.md). */
+  reconcileOnStart: boolean
   mappings: Mappings
   publicUrl: string | undefined
   api: { slack: string; github: string; bitbucket: string }

@@ -45,6 +45,11 @@ describe('configuration', () => {
     expect(s.reviews).toEqual({ ignoreBotReviews: true, dependencyBots: 'standard', dependencyBotLogins: ['renovate-bot'] })
   })
 
+  it('reads reconcile.on_start, false when absent', () => {
+    expect(load(`git_provider: github\n${MAPPINGS}`).reconcileOnStart).toBe(false)
+    expect(load(`git_provider: github\nreconcile:\n  on_start: true\n${MAPPINGS}`).reconcileOnStart).toBe(true)
+  })
+
   it('lets PRHERALD_LISTEN, PRHERALD_DATABASE_URL and the *_API_URL variables override', () => {
     const s = load(`git_provider: bitbucket\nserver:\n  listen: ":9000"\n${MAPPINGS}`, {
       PRHERALD_LISTEN: '127.0.0.1:0', PRHERALD_DATABASE_URL: 'file:/tmp/x.db', SLACK_API_URL: 'http://127.0.0.1:1/api', BITBUCKET_API_URL: 'http://127.0.0.1:2/2.0/',
@@ -87,6 +92,8 @@ describe('configuration', () => {
     ['unknown dependency_bots layout', `git_provider: github\nreviews:\n  dependency_bots: loud\n${MAPPINGS}`, /reviews\.dependency_bots: "loud" is not allowed; use one of/],
     ['ignore_bot_reviews not a boolean', `git_provider: github\nreviews:\n  ignore_bot_reviews: sometimes\n${MAPPINGS}`, /reviews\.ignore_bot_reviews: /],
     ['a login with spaces', `git_provider: github\nreviews:\n  dependency_bot_logins: ["my renovate"]\n${MAPPINGS}`, /reviews\.dependency_bot_logins\.0: "my renovate" is not a login/],
+    ['reconcile.on_start not a boolean', `git_provider: github\nreconcile:\n  on_start: sometimes\n${MAPPINGS}`, /reconcile\.on_start: /],
+    ['an unknown reconcile key', `git_provider: github\nreconcile:\n  on_startup: true\n${MAPPINGS}`, /reconcile\.on_startup: unknown key/],
     ['reviews in a mapping tier', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      reviews:\n        ignore_bot_reviews: true\n', /mappings\.acme\.api\.reviews: unknown key/],
   ]
 
