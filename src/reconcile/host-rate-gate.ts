@@ -32,6 +32,8 @@ export interface HostRateGate {
   hold(resumeAt: number): void
 }
 
+const HELD = Symbol('held')
+
 /** Tries of one call that keeps being answered "rate limited" (a hold each time) before the run stops. */
 const MAX_TRIES = 5
 
@@ -69,14 +71,26 @@ export function createHostRateGate(deps: HostRateGateDeps): HostRateGate {
   return {
     hold,
     async run<T>(call: () => Promise<T>): Promise<T> {
-      for (let tries = 1; ; tries++) {
+      for (let tries = 1; ; ) {
         await waitOut()
         try {
-          return await deps.limit(call)
+          // Checked again once a slot is free: a call that queued for it may meet a hold set meanwhile. It
+          // gives the slot back rather than sleep in it, so the server's other git-host calls are not held up.
+          return await deps.limit(async () => {
+            if (stopped) throw stopped
+            if (holdUntil > deps.clock.now()) throw HELD
+            try {
+              return await call()
+            } catch (error) {
+              // Held before the slot is given back, so the call next in line sees it.
+              if (error instanceof RateLimited) hold(error.resumeAt)
+              throw error
+            }
+          })
         } catch (error) {
+          if (error === HELD) continue
           if (!(error instanceof RateLimited)) throw error
-          if (tries >= MAX_TRIES) throw (stopped = stop(error.resumeAt))
-          hold(error.resumeAt)
+          if (tries++ >= MAX_TRIES) throw (stopped = stop(error.resumeAt))
         }
       }
     },
