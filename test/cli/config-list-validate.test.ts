@@ -44,6 +44,7 @@ describe('prherald-config list', () => {
       'reviews.ignore_bot_reviews     false',
       'reviews.dependency_bots        compact',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot]',
+      'reconcile.on_start: false',
     ])
     expect(slack.calls).toHaveLength(0)
   })
@@ -72,6 +73,7 @@ describe('prherald-config list', () => {
       'reviews.ignore_bot_reviews     true',
       'reviews.dependency_bots        standard',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot] acme-renovate[bot]',
+      'reconcile.on_start: false',
     ])
   })
 })
