@@ -25,6 +25,7 @@ import { createIntake } from './intake/intake.ts'
 import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
+import { reconcileControlHandler } from './reconcile/reconcile-control.ts'
 import { startReconcileOnStart } from './reconcile/reconcile-on-start.ts'
 import { createMetrics } from './metrics/create-metrics.ts'
 import { metricsRoute } from './metrics/metrics-route.ts'
@@ -170,6 +171,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const handler = toNodeHandler(app)
   // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
   const controlHandlers = new Map<string, ControlHandler>([
+    ['reconcile', reconcileControlHandler({ settings, secrets, store, logger, handOff, limit })],
   ])
   const controlPath = controlSocketPath(settings)
   const control = controlPath ? await startControlServer({ path: controlPath, handlers: controlHandlers, logger }) : undefined

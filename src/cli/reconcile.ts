@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { cac } from 'cac'
 import { loadSettings } from '../config/load-config.ts'
+import { callControl } from '../control/call-control.ts'
+import { controlSocketPath } from '../control/control-socket-path.ts'
 import { PrheraldError } from '../errors.ts'
 import { formatReport, reportFailed } from '../reconcile/format-report.ts'
 import { reconcileLocally } from '../reconcile/reconcile-locally.ts'
@@ -16,6 +18,15 @@ async function main(repository: string | undefined, dryRun: boolean): Promise<vo
   loadEnvFile()
   const settings = loadSettings(process.env)
   if (repository !== undefined) parseRepository(repository)
+  if (!dryRun) {
+    // A running server takes the work and runs it through its mailboxes; undefined: none listens.
+    const answer = await callControl(controlSocketPath(settings), 'reconcile', { repository: repository?.trim(), dryRun })
+    if (answer) {
+      for (const line of answer.lines) console.log(line)
+      process.exitCode = answer.exitCode
+      return
+    }
+  }
   const report = await reconcileLocally(settings, process.env, { dryRun, repository: repository?.trim() }, {
     onWait: (waitMs, resumeAt) => console.error(`waiting ${Math.ceil(waitMs / 1000)} s for the git host's rate limit (until ${new Date(resumeAt).toISOString()})`),
   })

@@ -12,15 +12,15 @@ import { createCallLimit } from '../effects/call-limit.ts'
 import { createDirectLifecycle } from './direct-lifecycle.ts'
 import { reconcileToken, runReconcile, type ReconcileReport, type RunReconcileOptions } from './run-reconcile.ts'
 
-/** The server lock, or why it cannot be had: a server that did not answer on the control channel holds it. */
+/** The server lock, or why it cannot be had: a server holds it whose control channel did not answer. */
 function lockOrExplain(databasePath: string): ServerLock {
   try {
     return acquireServerLock(databasePath)
   } catch (error) {
     if (!isPrheraldError(error, 'database_in_use')) throw error
-    throw new PrheraldError('database_in_use', `a prherald-server holds the database ${databasePath} and did not take the reconcile over its control socket`, {
+    throw new PrheraldError('database_in_use', `a prherald-server holds the database ${databasePath} but its control socket does not answer`, {
       cause: error,
-      fix: 'run prherald-reconcile with a server version that has the control socket, or stop the server and rerun; --dry-run works either way',
+      fix: 'the server logged "control channel not started" with the reason (docs/control-channel.md); fix that and restart it, or stop it and rerun; --dry-run works either way',
     })
   }
 }

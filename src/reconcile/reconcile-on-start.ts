@@ -13,6 +13,14 @@ import { runReconcile } from './run-reconcile.ts'
 /** `reconcile.on_start` looks at the pull requests touched this long before start-up. */
 export const ON_START_WINDOW_MS = 24 * 60 * 60_000
 
+/**
+ * Replicas sharing a database that start within the same minute run it once between them (Store.claimRun).
+ * A minute, not longer: a server restarted a minute or more after the last start reconciles again, since
+ * deliveries may have failed in between. Two starts on either side of a minute's edge both run it, which is
+ * harmless: a difference is applied once by the mailboxes, and a duplicate redelivery is dropped by the intake.
+ */
+export const ON_START_CLAIM_MS = 60_000
+
 export interface ReconcileOnStartDeps {
   settings: Settings
   secrets: Pick<Secrets, 'gitToken' | 'bitbucketAuthEmail'>
@@ -59,6 +67,10 @@ export function startReconcileOnStart(deps: ReconcileOnStartDeps): ReconcileOnSt
   const now = deps.now ?? Date.now
 
   const done = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+    const runKey = new Date(Math.floor(now() / ON_START_CLAIM_MS) * ON_START_CLAIM_MS).toISOString()
+    if (!(await deps.store.claimRun('reconcile:on_start', runKey))) {
+      return logger.info('reconcile at start-up left to the replica that claimed it', { run_key: runKey })
+    }
     logger.info('reconcile at start-up', { touched_since_hours: ON_START_WINDOW_MS / 3_600_000 })
     const report = await runReconcile({
       settings, access: deps.secrets, store: deps.store, limit, clock: deps.clock, redeliver: true,

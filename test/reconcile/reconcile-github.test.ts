@@ -4,7 +4,7 @@ import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig } from '../helpers/start-prherald.ts'
+import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { pullRequest } from '../lifecycle/github-payloads.ts'
 
@@ -144,5 +144,57 @@ describe('prherald-reconcile on GitHub, no server running', () => {
     expect(applied.stdout).toContain(`missed (not redelivered: no server is running to receive it) ${REPO} delivery guid-b`)
     expect(applied.stdout).toContain('; 1 missed delivery\n')
     expect(github.redeliveries).toEqual([])
+  })
+})
+
+describe('prherald-reconcile while a server runs', () => {
+  let service: TestService | undefined
+  afterEach(async () => {
+    await service?.stop()
+    service = undefined
+  })
+
+  it('hands its work to the server over the control socket: the server applies it through its mailboxes and redelivers', async () => {
+    github.hookDeliveries.set(7, [
+      { id: 902, guid: 'guid-b', delivered_at: '2026-11-23T08:30:00Z', redelivery: false, status: 'failed to connect', status_code: 0, event: 'pull_request', action: 'closed' },
+    ])
+    service = await startPrherald(dir.path, env)
+    const result = await runCliAsync('reconcile', [], env, dir.path)
+    expect(result.stderr).toBe('')
+    expect(result.status).toBe(0)
+    expect(result.stdout.split('\n').filter(Boolean)).toEqual([
+      `changed ${REPO}#20: merged`,
+      `changed ${REPO}#21: draft`,
+      `changed ${REPO}#22: title`,
+      `changed ${REPO}#25: ready`,
+      `redelivered ${REPO} delivery guid-b pull_request.closed of 2026-11-23T08:30:00Z (answered nothing)`,
+      '5 open or draft pull requests: changed 4, 1 already right; 1 missed delivery, 1 redelivered',
+    ])
+    // The server ran it: its log has the run, and its mailboxes carried out the changes.
+    expect(service.entries().find((e) => e.msg === 'reconcile finished')).toMatchObject({ changed: 4, redelivered: 1 })
+    expect(await service.settle(10_000)).toBe(true)
+    await waitFor('the merged reaction', () => messageOf(20).reactions.has('twisted_rightwards_arrows'))
+    expect(messageOf(22).text).toContain('Change 22, renamed')
+    expect(github.redeliveries).toEqual([`${REPO}#7:902`])
+  })
+
+  it('a server without GITHUB_TOKEN answers why, and the command exits non-zero', async () => {
+    const { GITHUB_TOKEN: _token, ...serverEnv } = env
+    service = await startPrherald(dir.path, serverEnv)
+    const result = await runCliAsync('reconcile', [], env, dir.path)
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain('the running prherald-server has no GITHUB_TOKEN')
+    expect(result.stderr).toContain("fix: set GITHUB_TOKEN in the server's environment")
+    expect(github.requests.filter((r) => r.path.includes('/pulls/'))).toEqual([])
+  })
+
+  it('--dry-run runs beside the server without its lock and changes nothing', async () => {
+    service = await startPrherald(dir.path, env)
+    const callsBefore = slack.calls.length
+    const result = await runCliAsync('reconcile', ['--dry-run'], env, dir.path)
+    expect(result.status, result.stderr).toBe(0)
+    expect(result.stdout).toContain(`would change ${REPO}#20: merged`)
+    expect(service.entries().some((e) => e.msg === 'reconcile finished')).toBe(false)
+    expect(slack.calls.length).toBe(callsBefore)
   })
 })
