@@ -20,7 +20,7 @@ function settings() {
   return loadSettings(process.env)
 }
 
-cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, the reviews settings the users and teams maps and reconcile.on_start').action(() => {
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, the reviews settings, the users and teams maps and reconcile.on_start').action(() => {
   const loaded = settings()
   const routes = listRoutes(loaded.mappings)
   if (routes.length === 0) print('no mapping entries: every delivery is ignored')

@@ -45,9 +45,9 @@ describe('prherald-config list', () => {
       'reviews.ignore_bot_reviews     false',
       'reviews.dependency_bots        compact',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot]',
-      'reconcile.on_start: false',
       'users: none',
       'teams: none',
+      'reconcile.on_start: false',
     ])
     expect(slack.calls).toHaveLength(0)
   })
@@ -80,12 +80,12 @@ describe('prherald-config list', () => {
       'reviews.ignore_bot_reviews     true',
       'reviews.dependency_bots        standard',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot] acme-renovate[bot]',
-      'reconcile.on_start: false',
       'users: 2 mapped (GitHub logins, case ignored; unmapped people show as plain text)',
       '  dave-smith  W0456DEFG',
       '  octocat     U0123ABCD',
       'teams: 1 mapped (GitHub team slugs, case ignored)',
       '  backend  S0123ABCD',
+      'reconcile.on_start: false',
     ])
   })
 })
