@@ -7,6 +7,7 @@ import type { Secrets, Settings } from './config/settings.ts'
 import type { ControlHandler } from './control/control-response.ts'
 import { startControlServer } from './control/control-server.ts'
 import { controlSocketPath } from './control/control-socket-path.ts'
+import { startDigest } from './digest/start-digest.ts'
 import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-event.ts'
 import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createCallLimit } from './effects/call-limit.ts'
@@ -153,8 +154,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     health: { database: databaseWatch.state, slack: slackToken.current },
   })
   const handler = toNodeHandler(app)
+  const digest = startDigest({ store, slack, pacer, logger, mappings: settings.mappings, digest: settings.digest })
   // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
   const controlHandlers = new Map<string, ControlHandler>([
+    ['digest', digest.handler],
   ])
   const controlPath = controlSocketPath(settings)
   const control = controlPath ? await startControlServer({ path: controlPath, handlers: controlHandlers, logger }) : undefined
@@ -168,6 +171,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     })
   }).catch(async (error: unknown) => {
     cleanup.stop()
+    digest.stop()
     await control?.stop(Date.now())
     return abandon(error)
   })
@@ -180,6 +184,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const deadline = Date.now() + settings.shutdownTimeoutSeconds * 1000
     logger.info('shutting down', { window_seconds: settings.shutdownTimeoutSeconds })
     cleanup.stop()
+    digest.stop()
     databaseWatch.stop()
     await Promise.all([closeServer(server, deadline), control?.stop(deadline)])
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))

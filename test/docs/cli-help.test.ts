@@ -20,6 +20,7 @@ const CLIS: Array<{ name: CliName; doc: string }> = [
   { name: 'doctor', doc: 'docs/operators.md' },
   { name: 'setup', doc: 'docs/operators.md' },
   { name: 'smoke', doc: 'docs/operators.md' },
+  { name: 'digest', doc: 'docs/digest.md' },
 ]
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')
