@@ -3,6 +3,7 @@ import { cac } from 'cac'
 import { loadSettings } from '../config/load-config.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { createWebhook } from './create-webhook.ts'
+import { formatDigest } from './format-digest.ts'
 import { formatReviews } from './format-reviews.ts'
 import { formatRoutes } from './format-routes.ts'
 import { loadEnvFile } from './load-env-file.ts'
@@ -18,7 +19,7 @@ function settings() {
   return loadSettings(process.env)
 }
 
-cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, the Slack pacing and the reviews settings').action(() => {
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, the Slack pacing, the reviews and the digest settings').action(() => {
   const loaded = settings()
   const routes = listRoutes(loaded.mappings)
   if (routes.length === 0) print('no mapping entries: every delivery is ignored')
@@ -26,6 +27,7 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
   print('')
   print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
   for (const line of formatReviews(loaded.reviews, loaded.gitProvider)) print(line)
+  for (const line of formatDigest(loaded.digest, routes)) print(line)
 })
 
 cli.command('validate [repository]', 'Check mapping entries against Slack and the git host; write config.lock on success')

@@ -44,6 +44,12 @@ describe('prherald-config list', () => {
       'reviews.ignore_bot_reviews     false',
       'reviews.dependency_bots        compact',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot]',
+      'digest.enabled                  true',
+      'digest.schedule                 0 9 * * 1-5',
+      'digest.timezone                 UTC',
+      'digest.holidays                 - (weekends only)',
+      'digest.mention                  false',
+      'digest.include_dependency_bots  false',
     ])
     expect(slack.calls).toHaveLength(0)
   })
@@ -53,11 +59,12 @@ describe('prherald-config list', () => {
       git_provider: 'github',
       slack: { reactions: { merged: 'rocket' } },
       reviews: { ignore_bot_reviews: true, dependency_bots: 'standard', dependency_bot_logins: ['Acme-Renovate[bot]'] },
+      digest: { schedule: '30 8 * * 1-5', timezone: 'Europe/Berlin', holidays: 'DE-BY', mention: true, include_dependency_bots: true },
       mappings: {
         acme: {
           '*': { channel: 'C0123456789', slack: { reactions: { new_pr: 'new' } } },
-          api: { channels: ['C0234567890', { id: 'C0345678901', mentions: [] }], mentions: ['<!here>'], slack: { reactions: { approved: 'thumbsup' } } },
-          docs: { slack: { reactions: { enabled: false } } },
+          api: { channels: ['C0234567890', { id: 'C0345678901', mentions: [] }], mentions: ['<!here>'], slack: { reactions: { approved: 'thumbsup' } }, digest: { schedule: '0 10 * * 1' } },
+          docs: { slack: { reactions: { enabled: false } }, digest: { enabled: false } },
         },
       },
     })
@@ -72,6 +79,13 @@ describe('prherald-config list', () => {
       'reviews.ignore_bot_reviews     true',
       'reviews.dependency_bots        standard',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot] acme-renovate[bot]',
+      'digest.enabled                  true',
+      'digest.schedule                 30 8 * * 1-5',
+      'digest.timezone                 Europe/Berlin',
+      'digest.holidays                 DE-BY',
+      'digest.mention                  true',
+      'digest.include_dependency_bots  true',
+      'digest by entry                 acme/api: 0 10 * * 1; acme/docs: off',
     ])
   })
 })
