@@ -52,6 +52,8 @@ export interface Settings {
   lockFile: string
   gitProvider: Provider
   listen: ListenAddress
+  /** `server.metrics_listen`: /metrics on a listener of its own; undefined serves it on `listen`. */
+  metricsListen: ListenAddress | undefined
   logFormat: LogFormat
   logLevel: LogLevel
   shutdownTimeoutSeconds: number
@@ -62,6 +64,13 @@ export interface Settings {
   digest: DigestSettings
   reviews: ReviewSettings
   slackPacing: SlackPacingSetting
+  /**
+   * `users:`: git-host person -> bare Slack user id (U…/W…). Keyed by GitHub login (lower-cased) or
+   * Bitbucket account id; read it with mappedId (src/people/people-map.ts).
+   */
+  users: Record<string, string>
+  /** `teams:`: GitHub team slug (lower-cased) -> bare Slack user-group id (S…). */
+  teams: Record<string, string>
   mappings: Mappings
   publicUrl: string | undefined
   api: { slack: string; github: string; bitbucket: string }

@@ -36,6 +36,8 @@ export interface DigestRunResult {
   lines: string[]
   failedChannels: number
   postedChannels: number
+  /** Schedules whose run for the day another process had claimed already (this one posted nothing for them). */
+  claimedElsewhere: number
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
@@ -48,7 +50,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 export async function runDigest(deps: DigestRunDeps, request: DigestRunRequest): Promise<DigestRunResult> {
   const { digest, logger } = deps
   const day = digestDay(request.at, digest.timezone, digest.holidays ? parseHolidayCalendar(digest.holidays) : undefined)
-  const result: DigestRunResult = { date: day.date, lines: [], failedChannels: 0, postedChannels: 0 }
+  const result: DigestRunResult = { date: day.date, lines: [], failedChannels: 0, postedChannels: 0, claimedElsewhere: 0 }
   if (day.skip) {
     const holiday = day.skip.reason === 'holiday' ? day.skip.name : undefined
     logger.info('skipped digest', { schedule: request.schedules?.join(', '), date: day.date, reason: day.skip.reason, holiday })
@@ -62,6 +64,7 @@ export async function runDigest(deps: DigestRunDeps, request: DigestRunRequest):
   for (const schedule of schedules) {
     if (request.claim && !(await deps.store.claimRun(`digest:${schedule}`, day.date))) {
       logger.info('digest already claimed', { schedule, date: day.date })
+      result.claimedElsewhere++
       continue
     }
     const candidates = (groups.get(schedule) ?? []).filter((c) => !request.channels || request.channels.includes(c.channel))

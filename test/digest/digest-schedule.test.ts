@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
+import { parseExposition, sampleValue } from '../metrics/parse-exposition.ts'
 import { announce, approve, comment, digestIn, OWNER } from './digest-e2e-helpers.ts'
 
 /**
@@ -50,6 +51,8 @@ async function restartAt(iso: string): Promise<TestService> {
   return start()
 }
 
+const digestRuns = async (result: string) =>
+  sampleValue(parseExposition(await (await fetch(service!.metricsUrl)).text()), 'prherald_digest_runs_total', { result })
 const logged = (msg: string) => service!.entries().filter((e) => e.msg === msg)
 const postsSince = (before: number) => slack.calls.slice(before).filter((c) => c.method === 'chat.postMessage')
 
@@ -93,6 +96,7 @@ describe('the digest on its schedule', () => {
     expect(posts.map((p) => [p.body.channel, p.body.thread_ts])).toEqual([[TEAM, undefined], [TEAM, parents[0]!.ts]])
     expect(logged('digest posted')).toEqual([expect.objectContaining({ channel: TEAM, schedule: '0 9 * * 1-5', date: '2026-11-23', pull_requests: 2, replies: 1 })])
     expect(service!.entries().filter((e) => e.level === 'error')).toEqual([])
+    expect(await digestRuns('posted')).toBe(1)
   })
 
   it('digest.mention puts the channel\'s mentions on the parent, never on the replies', async () => {
@@ -113,6 +117,8 @@ describe('the digest on its schedule', () => {
     await runScheduleAt('2026-11-21T09:00:00Z', 'skipped digest')
     expect(logged('skipped digest')).toEqual([expect.objectContaining({ level: 'info', reason: 'weekend', date: '2026-11-21', schedule: '0 9 * * *' })])
     expect(slack.calls.slice(before)).toEqual([])
+    await waitFor('the skipped run to be counted', async () => (await digestRuns('skipped')) === 1)
+    expect(await digestRuns('posted')).toBe(0)
   })
 
   it('on a regional public holiday: no Slack call, and "skipped digest" with reason holiday, its name and the date', async () => {
