@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'database_gone' // the file was deleted or replaced under the running server
   | 'database_provider' // the database serves another git_provider
   | 'migration'
+  | 'copy_target_not_empty' // prherald-migrate copy refuses a PostgreSQL database that already holds data
   | 'body_too_large'
   | 'bad_signature'
   | 'bad_json'
