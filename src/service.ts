@@ -7,6 +7,7 @@ import type { Secrets, Settings } from './config/settings.ts'
 import type { ControlHandler } from './control/control-response.ts'
 import { startControlServer } from './control/control-server.ts'
 import { controlSocketPath } from './control/control-socket-path.ts'
+import { startDigest } from './digest/start-digest.ts'
 import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-event.ts'
 import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createCallLimit } from './effects/call-limit.ts'
@@ -169,9 +170,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
   })
   const handler = toNodeHandler(app)
+  const digest = startDigest({ store, slack, pacer, logger, mappings: settings.mappings, digest: settings.digest, onRun: metrics.digestRun })
   // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
   const controlHandlers = new Map<string, ControlHandler>([
     ['reconcile', reconcileControlHandler({ settings, secrets, store, logger, handOff, limit })],
+    ['digest', digest.handler],
   ])
   const controlPath = controlSocketPath(settings)
   const control = controlPath ? await startControlServer({ path: controlPath, handlers: controlHandlers, logger }) : undefined
@@ -185,6 +188,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     })
   }).catch(async (error: unknown) => {
     cleanup.stop()
+    digest.stop()
     await control?.stop(Date.now())
     return abandon(error)
   })
@@ -192,6 +196,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   const metricsServer = settings.metricsListen && await startMetricsServer({ listen: settings.metricsListen, metrics }).catch(async (error: unknown) => {
     cleanup.stop()
+    digest.stop()
+    await control?.stop(Date.now())
     await closeServer(server, Date.now())
     return abandon(error)
   })
@@ -206,6 +212,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger.info('shutting down', { window_seconds: settings.shutdownTimeoutSeconds })
     cleanup.stop()
     reconcileOnStart.stop()
+    digest.stop()
     databaseWatch.stop()
     await Promise.all([closeServer(server, deadline), control?.stop(deadline)])
     await metricsServer?.close()

@@ -3,6 +3,7 @@ import { cac } from 'cac'
 import { loadSettings } from '../config/load-config.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { createWebhook } from './create-webhook.ts'
+import { formatDigest } from './format-digest.ts'
 import { formatMetricsListen } from './format-metrics-listen.ts'
 import { formatPeople } from './format-people.ts'
 import { formatReviews } from './format-reviews.ts'
@@ -20,7 +21,7 @@ function settings() {
   return loadSettings(process.env)
 }
 
-cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, the reviews settings, the users and teams maps and reconcile.on_start').action(() => {
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, the reviews and digest settings, the users and teams maps and reconcile.on_start').action(() => {
   const loaded = settings()
   const routes = listRoutes(loaded.mappings)
   if (routes.length === 0) print('no mapping entries: every delivery is ignored')
@@ -29,6 +30,7 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
   print(formatMetricsListen(loaded))
   print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
   for (const line of formatReviews(loaded.reviews, loaded.gitProvider)) print(line)
+  for (const line of formatDigest(loaded.digest, routes)) print(line)
   for (const line of formatPeople(loaded, loaded.gitProvider)) print(line)
   print(`reconcile.on_start: ${loaded.reconcileOnStart}${loaded.reconcileOnStart ? ' (pull requests touched in the last day are reconciled at start-up)' : ''}`)
 })

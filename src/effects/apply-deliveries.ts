@@ -9,6 +9,7 @@ import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
 import { hasMessage, NO_MESSAGE, type MessageRecord } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
+import { hasActivity } from './has-activity.ts'
 import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
@@ -43,8 +44,10 @@ export function createLifecycle(deps: LifecycleDeps) {
     const ref = { provider: first.provider, repository: `${first.owner}/${first.repo}`, prNumber: first.number }
     const deliveryIds = events.map((e) => e.deliveryId)
     const facts = { repository: ref.repository, pr: first.number, delivery_id: last.deliveryId, deliveries: events.length }
-    const commit = (messages: MessageRecord[], forget: Array<typeof ref & { channel: string }> = []) =>
-      deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, forget })
+    // Activity is recorded even when the message does not change (a second comment adds no reaction).
+    const reviewed = hasActivity(events)
+    const commit = (messages: MessageRecord[], forget: Array<typeof ref & { channel: string }> = [], announced = false) =>
+      deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, forget, ...(reviewed || announced ? { activity: ref } : {}) })
 
     const allRows = await deps.store.findMessages(ref)
     // Rows, deliveries marked applied and the deliveries they reflect are committed together, so a pending
@@ -98,9 +101,11 @@ export function createLifecycle(deps: LifecycleDeps) {
 
     const placed = []
     const deleted = []
+    let announced = false
     for (const plan of plans) {
       const message = await runPlan(plan, context)
       if (message) placed.push(message)
+      if (message && plan.changes.some((c) => c.type === 'post')) announced = true
       // A message the plan deleted takes its row with it.
       else if (plan.changes.some((c) => c.type === 'delete')) deleted.push({ ...ref, channel: plan.channel })
     }
@@ -108,7 +113,7 @@ export function createLifecycle(deps: LifecycleDeps) {
     // and a row left behind would later hand an old state to the machine.
     await commit(placed.map((m) => ({
       ...ref, ...m, state: next.state, lifecycle: JSON.stringify(next), lastDeliveryId: last.deliveryId,
-    })), deleted)
+    })), deleted, announced)
   }
 }
 

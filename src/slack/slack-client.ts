@@ -16,8 +16,11 @@ export interface SlackMessage {
  * postMessage slack_outcome_unknown (the post may be in the channel).
  */
 export interface SlackClient {
-  /** Posts once, never retried inside the client; `marker` goes into the message's metadata. */
-  postMessage(channel: string, message: SlackMessage, marker?: PostMarker): Promise<string>
+  /**
+   * Posts once, never retried inside the client; `marker` goes into the message's metadata. With `threadTs`
+   * the message is a reply in that message's thread (the digest's list).
+   */
+  postMessage(channel: string, message: SlackMessage, marker?: PostMarker, threadTs?: string): Promise<string>
   /** Looks through the channel's recent history for the post carrying `marker` (see find-marked-message.ts). */
   findMarkedMessage(channel: string, marker: PostMarker, oldest: Date): Promise<HistoryLookup>
   updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>
@@ -149,13 +152,14 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     }
   }
   return {
-    async postMessage(channel, message, marker) {
+    async postMessage(channel, message, marker, threadTs) {
       const metadata = marker ? { metadata: { event_type: marker.eventType, event_payload: { ...marker.payload } } } : {}
+      const thread = threadTs ? { thread_ts: threadTs } : {}
       // Through `call` like every other method, so a 429 and a refused token are classified and observed the
       // same way; only a failure after which the post may be in the channel is told apart first.
       const result = await call(async () => {
         try {
-          return await poster.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never, unfurl_links: false, ...metadata })
+          return await poster.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never, unfurl_links: false, ...metadata, ...thread })
         } catch (error) {
           if (!mayHavePosted(error)) throw error
           throw new PrheraldError('slack_outcome_unknown', `Slack: chat.postMessage outcome unknown (${errorText(error)})`, { cause: error })

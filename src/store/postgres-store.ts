@@ -4,7 +4,7 @@ import type { PoolClient } from 'pg'
 import type {
   DeliveryOutcome, HookDeliveryMark, IncomingDelivery, MessageRecord, OpenPullRequestFilter, PendingDelivery, PostIntent, PullRequestRef, Store,
 } from './store.ts'
-import { intentFromRow, messageFromRow, refFromRow, type IntentRow, type MessageRow, type PullRequestRow } from './store-rows.ts'
+import { intentFromRow, messageFromRow, OPEN_MESSAGES_SQL, openMessageFromRow, refFromRow, type IntentRow, type MessageRow, type OpenMessageRow, type PullRequestRow } from './store-rows.ts'
 
 
 
@@ -46,6 +46,8 @@ const RECORD_DELIVERY = `
   INSERT INTO deliveries (provider, delivery_id, pr_key, event, received_at) VALUES ($1, $2, $3, $4, $5)
   ON CONFLICT (provider, delivery_id) DO NOTHING`
 const MARK_APPLIED = `UPDATE deliveries SET applied_at = $1, event = NULL WHERE provider = $2 AND delivery_id = ANY($3::text[])`
+const OPEN_MESSAGES = `${OPEN_MESSAGES_SQL} ORDER BY channel COLLATE "C", created_at, repository COLLATE "C", pr_number`
+const MARK_ACTIVITY = `UPDATE slack_messages SET activity_at = $1 WHERE provider = $2 AND repository = $3 AND pr_number = $4 AND ts <> ''`
 const PENDING = `SELECT seq, provider, delivery_id, pr_key, event, received_at FROM deliveries
   WHERE applied_at IS NULL ORDER BY seq`
 
@@ -97,6 +99,10 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
       return (await pool.query('DELETE FROM slack_messages WHERE touched_at < $1', [cutoff])).rowCount ?? 0
     },
     countMessages: () => count('SELECT count(*) AS n FROM slack_messages'),
+    async openMessages() {
+      const { rows } = await pool.query<OpenMessageRow>(OPEN_MESSAGES)
+      return rows.map(openMessageFromRow)
+    },
     async recordDelivery(d: IncomingDelivery) {
       // Across replicas too: the unique key makes a concurrent second insert wait for the first and then do nothing.
       return (await pool.query(RECORD_DELIVERY, [d.provider, d.deliveryId, d.prKey, d.event, now()])).rowCount === 1
@@ -109,12 +115,14 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
     },
     async commitOutcome(outcome: DeliveryOutcome) {
       const forget = outcome.forget ?? []
-      if (outcome.messages.length === 0 && outcome.deliveryIds.length === 0 && forget.length === 0) return
+      const active = outcome.activity
+      if (outcome.messages.length === 0 && outcome.deliveryIds.length === 0 && forget.length === 0 && !active) return
       await transaction(async (client) => {
         const at = now()
         for (const m of outcome.messages) await client.query(SAVE_MESSAGE, messageParams(m, at))
         for (const f of forget) await client.query(FORGET_MESSAGE, [f.provider, f.repository, f.prNumber, f.channel])
         await client.query(MARK_APPLIED, [at, outcome.provider, outcome.deliveryIds])
+        if (active) await client.query(MARK_ACTIVITY, [at, active.provider, active.repository, active.prNumber])
       })
     },
     countPendingDeliveries: () => count('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL'),

@@ -4,7 +4,7 @@ import type { SqliteDatabase } from './open-database.ts'
 import type {
   DeliveryOutcome, HookDeliveryMark, IncomingDelivery, MessageRecord, OpenPullRequestFilter, PendingDelivery, PostIntent, PullRequestRef, Store,
 } from './store.ts'
-import { intentFromRow, messageFromRow, refFromRow, type IntentRow, type MessageRow, type PullRequestRow } from './store-rows.ts'
+import { intentFromRow, messageFromRow, OPEN_MESSAGES_SQL, openMessageFromRow, refFromRow, type IntentRow, type MessageRow, type OpenMessageRow, type PullRequestRow } from './store-rows.ts'
 
 
 interface DeliveryRow {
@@ -42,6 +42,8 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
   const forgetMessage = db.prepare('DELETE FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
   const deleteOldMessages = db.prepare('DELETE FROM slack_messages WHERE touched_at < ?')
   const countMessages = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM slack_messages')
+  const openMessages = db.prepare<[], OpenMessageRow>(`${OPEN_MESSAGES_SQL} ORDER BY channel, created_at, repository, pr_number`)
+  const markActivity = db.prepare(`UPDATE slack_messages SET activity_at = ? WHERE provider = ? AND repository = ? AND pr_number = ? AND ts <> ''`)
   const recordDelivery = db.prepare(`
     INSERT INTO deliveries (provider, delivery_id, pr_key, event, received_at) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (provider, delivery_id) DO NOTHING`)
@@ -170,6 +172,9 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     async countMessages() {
       return countMessages.get()?.n ?? 0
     },
+    async openMessages() {
+      return openMessages.all().map(openMessageFromRow)
+    },
     recordDelivery(d: IncomingDelivery) {
       return write(() => recordDelivery.run(d.provider, d.deliveryId, d.prKey, d.event, now()).changes === 1)
     },
@@ -184,6 +189,8 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
         for (const m of outcome.messages) saveMessage.run(messageParams(m, at))
         for (const f of outcome.forget ?? []) forgetMessage.run(f.provider, f.repository, f.prNumber, f.channel)
         for (const id of outcome.deliveryIds) markApplied.run(at, outcome.provider, id)
+        const active = outcome.activity
+        if (active) markActivity.run(at, active.provider, active.repository, active.prNumber)
       })
     },
     async countPendingDeliveries() {

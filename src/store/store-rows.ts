@@ -1,5 +1,5 @@
 import type { Provider } from '../decode/pull-request-event.ts'
-import type { PostIntent, PullRequestRef, StoredMessage } from './store.ts'
+import type { OpenMessage, PostIntent, PullRequestRef, StoredMessage } from './store.ts'
 
 /**
  * The rows both backends read, column for column, and how a row becomes what the Store interface returns.
@@ -54,5 +54,26 @@ export function intentFromRow(r: IntentRow): PostIntent {
     mentions: JSON.parse(r.mentions) as string[], state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id,
     createdAt: Number(r.created_at),
     reactions: [], // a message is posted without reactions; they are added after it, once its ts is known
+  }
+}
+
+export interface OpenMessageRow {
+  provider: Provider
+  repository: string
+  pr_number: number
+  channel: string
+  mentions: string
+  lifecycle: string
+  activity_at: Millis
+}
+
+/** Both backends' query for openMessages(), without its ORDER BY; a row without activity_at gives its created_at. */
+export const OPEN_MESSAGES_SQL = `SELECT provider, repository, pr_number, channel, mentions, lifecycle, COALESCE(activity_at, created_at) AS activity_at
+  FROM slack_messages WHERE state = 'open' AND ts <> ''`
+
+export function openMessageFromRow(r: OpenMessageRow): OpenMessage {
+  return {
+    provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel,
+    mentions: JSON.parse(r.mentions) as string[], lifecycle: r.lifecycle, activityAt: Number(r.activity_at),
   }
 }

@@ -63,6 +63,20 @@ export interface DeliveryOutcome {
   messages: readonly MessageRecord[]
   /** Rows to delete in the same transaction: messages that no longer exist (a smoke test's, once it is done). */
   forget?: ReadonlyArray<PullRequestRef & { channel: string }>
+  /**
+   * The pull request had activity in these deliveries (its announcement, a review, a comment): every message
+   * row it has gets `activity_at` = the commit time, after the rows above are saved. The digest reads it.
+   */
+  activity?: PullRequestRef
+}
+
+/** An open pull request's message, as the digest reads it. */
+export interface OpenMessage extends PullRequestRef {
+  channel: string
+  mentions: string[]
+  lifecycle: string // JSON
+  /** Unix ms of the last activity; a row from before activity was recorded gives its created_at. */
+  activityAt: number
 }
 
 /**
@@ -100,6 +114,8 @@ export interface Store {
   /** Cleanup: rows untouched since `cutoff` (unix ms). Never touches Slack. */
   deleteMessagesUntouchedSince(cutoff: number): Promise<number>
   countMessages(): Promise<number>
+  /** Every message of an open (not draft, not ended) pull request, by channel, then oldest first. */
+  openMessages(): Promise<OpenMessage[]>
 
   /** Writes the delivery durably; false when this provider already sent this delivery id. */
   recordDelivery(delivery: IncomingDelivery): Promise<boolean>

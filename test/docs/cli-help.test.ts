@@ -21,6 +21,7 @@ const CLIS: Array<{ name: CliName; doc: string }> = [
   { name: 'setup', doc: 'docs/operators.md' },
   { name: 'smoke', doc: 'docs/operators.md' },
   { name: 'reconcile', doc: 'docs/reconcile.md' },
+  { name: 'digest', doc: 'docs/digest.md' },
 ]
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')

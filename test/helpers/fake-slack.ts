@@ -11,6 +11,8 @@ export interface SlackMessageState {
   updates: number
   /** The message metadata posted with it (`event_type`, `event_payload`), if any. */
   metadata?: unknown
+  /** The parent's ts for a reply in a thread (chat.postMessage's `thread_ts`). */
+  threadTs?: string
 }
 
 /** What the fake answers for one call instead of success: an HTTP status, a Slack error, a delay or hold, or a reset. */
@@ -134,7 +136,8 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
       case 'chat.postMessage': {
         const ts = nextTs()
         const metadata = body.metadata === undefined ? {} : { metadata: parseMetadata(body.metadata) }
-        state.messages.set(ts, { channel: channel ?? '', ts, text: String(body.text ?? ''), blocks: parseBlocks(body.blocks), reactions: new Set(), updates: 0, ...metadata })
+        const thread = typeof body.thread_ts === 'string' ? { threadTs: body.thread_ts } : {}
+        state.messages.set(ts, { channel: channel ?? '', ts, text: String(body.text ?? ''), blocks: parseBlocks(body.blocks), reactions: new Set(), updates: 0, ...metadata, ...thread })
         return sendJson(res, 200, { ok: true, channel, ts })
       }
       case 'conversations.history': {
@@ -147,8 +150,9 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
         const oldest = body.oldest === undefined ? 0 : Number(body.oldest)
         const latest = body.latest === undefined ? Infinity : Number(body.latest)
         const withMetadata = String(body.include_all_metadata) === 'true'
+        // Like Slack's, the channel's history holds no thread replies (conversations.replies would list them).
         const all = [...state.messages.values()]
-          .filter((m) => m.channel === channel && Number(m.ts) > oldest && Number(m.ts) < latest)
+          .filter((m) => m.channel === channel && m.threadTs === undefined && Number(m.ts) > oldest && Number(m.ts) < latest)
           .sort((a, b) => b.ts.localeCompare(a.ts))
         const start = Number(body.cursor ?? 0)
         const limit = Number(body.limit ?? 100)

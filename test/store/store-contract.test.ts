@@ -416,4 +416,45 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect(await store.claimRun('digest', '2026-11-20')).toBe(true)
     })
   })
+
+  describe('open messages and activity (the digest)', () => {
+    const open = (over: Partial<MessageRecord>) => message({ state: 'open', ...over })
+
+    it('lists the messages of open pull requests only, by channel (byte-wise), then oldest first, with their activity', async () => {
+      await store.saveMessage(open({ channel: 'C2', prNumber: 1 }))
+      clock += 1000
+      await store.saveMessage(open({ channel: 'C1', prNumber: 2, mentions: [] }))
+      await store.saveMessage(open({ channel: 'C1', prNumber: 3, state: 'draft' }))
+      await store.saveMessage(open({ channel: 'C1', prNumber: 4, state: 'merged' }))
+      await store.saveMessage(open({ prNumber: 5, ...NO_MESSAGE }))
+      clock += 1000
+      await store.saveMessage(open({ channel: 'C1', prNumber: 1 }))
+      await store.saveMessage(open({ channel: 'c0', prNumber: 6 }))
+      const rows = await store.openMessages()
+      expect(rows.map((r) => [r.channel, r.prNumber])).toEqual([['C1', 2], ['C1', 1], ['C2', 1], ['c0', 6]])
+      expect(rows[0]).toEqual({ ...pr, prNumber: 2, channel: 'C1', mentions: [], lifecycle: message().lifecycle, activityAt: clock - 1000 })
+    })
+
+    it('commitOutcome with activity stamps every message row of that pull request with the commit time, and only those', async () => {
+      await store.saveMessage(open({ channel: 'C1' }))
+      await store.saveMessage(open({ channel: 'C2' }))
+      await store.saveMessage(open({ channel: 'C1', prNumber: 8 }))
+      const created = clock
+      clock += 60_000
+      await store.commitOutcome({ provider: 'github', deliveryIds: [], messages: [], activity: pr })
+      const activity = Object.fromEntries((await store.openMessages()).map((r) => [`${r.channel}#${r.prNumber}`, r.activityAt]))
+      expect(activity).toEqual({ 'C1#7': clock, 'C2#7': clock, 'C1#8': created })
+      // Saving a row again (an update without activity) keeps its activity.
+      clock += 60_000
+      await store.commitOutcome({ provider: 'github', deliveryIds: [], messages: [open({ channel: 'C1', reactions: [] })] })
+      expect((await store.openMessages()).find((r) => r.channel === 'C1' && r.prNumber === 7)?.activityAt).toBe(clock - 60_000)
+    })
+
+    it('a row saved and stamped in one commit carries the commit time', async () => {
+      await store.recordDelivery(delivery('d-1'))
+      await store.commitOutcome({ provider: 'github', deliveryIds: ['d-1'], messages: [open({})], activity: pr })
+      expect((await store.openMessages()).map((r) => r.activityAt)).toEqual([clock])
+      expect(await store.countPendingDeliveries()).toBe(0)
+    })
+  })
 })

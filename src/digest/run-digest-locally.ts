@@ -1,0 +1,59 @@
+import type { Settings } from '../config/settings.ts'
+import { createSlackPacer } from '../effects/slack-pacer.ts'
+import { isPrheraldError, PrheraldError } from '../errors.ts'
+import type { Logger } from '../log/logger.ts'
+import { createSlackClient } from '../slack/slack-client.ts'
+import { migrateUp, migrationStatus } from '../store/migrations.ts'
+import { openDatabase } from '../store/open-database.ts'
+import { acquireServerLock } from '../store/server-lock.ts'
+import { createSqliteStore } from '../store/sqlite-store.ts'
+import { runDigest, type DigestRunRequest, type DigestRunResult } from './run-digest.ts'
+
+export interface LocalDigestDeps {
+  settings: Settings
+  slackToken: string
+  logger: Logger
+  /** The control socket that did not answer, for the message when a server holds the lock anyway. */
+  controlPath: string | undefined
+}
+
+/**
+ * prherald-digest with no server to hand the run to: works on the database itself. A dry run only reads (and
+ * refuses a database whose migrations are pending rather than migrate it under a running older server); a
+ * posting run holds the server lock for its whole length, as a server would, so no server starts beside it.
+ */
+export async function runDigestLocally(deps: LocalDigestDeps, request: Omit<DigestRunRequest, 'claim'>): Promise<DigestRunResult> {
+  const { settings, logger } = deps
+  const lock = request.dryRun ? undefined : holdServerLock(settings.databasePath, deps.controlPath)
+  const shutdown = new AbortController()
+  let db
+  try {
+    db = openDatabase(settings.databasePath)
+    if (lock) migrateUp(db)
+    else if (migrationStatus(db).some((m) => m.appliedAt === undefined)) {
+      throw new PrheraldError('migration', `the database ${settings.databasePath} has pending migrations`, {
+        fix: 'run prherald-migrate up (or start prherald-server once), then run prherald-digest again',
+      })
+    }
+    const store = createSqliteStore(db)
+    const slack = createSlackClient({ token: deps.slackToken, apiUrl: settings.api.slack, logger })
+    const pacer = createSlackPacer({ pacing: settings.slackPacing, parallel: 4, signal: shutdown.signal })
+    return await runDigest({ store, slack, pacer, logger, mappings: settings.mappings, digest: settings.digest }, { ...request, claim: false })
+  } finally {
+    shutdown.abort()
+    db?.close()
+    lock?.release()
+  }
+}
+
+function holdServerLock(databasePath: string, controlPath: string | undefined) {
+  try {
+    return acquireServerLock(databasePath)
+  } catch (error) {
+    if (!isPrheraldError(error, 'database_in_use')) throw error
+    throw new PrheraldError('database_in_use', `a prherald-server uses the database ${databasePath}, but its control channel ${controlPath ?? '(none)'} does not answer`, {
+      cause: error,
+      fix: 'the server logs "control channel not started" with the reason; fix it and restart the server, or stop the server and run prherald-digest again',
+    })
+  }
+}

@@ -1,0 +1,12 @@
+import type { EventKind, PullRequestEvent } from '../decode/pull-request-event.ts'
+
+/**
+ * What counts as a pull request's activity for the digest, beside its announcement: a review and a comment.
+ * A push, an edit or a label does not: none of them tells that someone looked at it. Bots' reviews muted by
+ * reviews.ignore_bot_reviews never get here (the intake drops them).
+ */
+const ACTIVITY_KINDS: ReadonlySet<EventKind> = new Set(['approved', 'changes_requested', 'commented'])
+
+export function hasActivity(events: readonly Pick<PullRequestEvent, 'kind'>[]): boolean {
+  return events.some((e) => ACTIVITY_KINDS.has(e.kind))
+}
