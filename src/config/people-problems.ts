@@ -7,7 +7,7 @@ import type { ConfigProblem } from './config-problems.ts'
  * Bitbucket is keyed by Atlassian account id (docs/bitbucket.md says why); a key that cannot be one is
  * almost certainly a nickname or display name, which would silently never match.
  */
-const ACCOUNT_ID = /^(?:\d+:[0-9a-f-]{8,}|[0-9a-f]{24})$/i
+const ACCOUNT_ID = /^(?:\d+:[0-9A-Za-z-]+|[0-9a-f]{24})$/i
 
 function sameIgnoringCase(section: 'users' | 'teams', keys: readonly string[]): ConfigProblem[] {
   const seen = new Map<string, string>()
