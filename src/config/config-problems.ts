@@ -19,7 +19,7 @@ const KNOWN_KEYS: Record<string, string> = {
   server: 'listen, log_format, log_level, shutdown_timeout_seconds',
   database: 'url',
   cleanup: 'message_ttl_days',
-  slack: 'reactions',
+  slack: 'pacing, reactions, lookup_users_by_email',
   'slack.reactions': REACTION_KEYS,
 }
 

@@ -1,8 +1,8 @@
 import type { Provider } from '../decode/pull-request-event.ts'
 import { PrheraldError } from '../errors.ts'
 import type { SqliteDatabase } from './open-database.ts'
-import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store } from './store.ts'
-import { intentFromRow, messageFromRow, type IntentRow, type MessageRow } from './store-rows.ts'
+import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PersonLookup, PostIntent, PullRequestRef, Store } from './store.ts'
+import { intentFromRow, messageFromRow, personLookupFromRow, type IntentRow, type MessageRow, type PersonLookupRow } from './store-rows.ts'
 
 
 interface DeliveryRow {
@@ -55,6 +55,9 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     'SELECT * FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
   const allIntents = db.prepare<[], IntentRow>('SELECT * FROM post_intents ORDER BY created_at')
   const deleteIntent = db.prepare('DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
+  const findLookup = db.prepare<[string], PersonLookupRow>('SELECT * FROM person_lookups WHERE login = ?')
+  const saveLookup = db.prepare(`
+    INSERT OR REPLACE INTO person_lookups (login, outcome, slack_user_id, expires_at) VALUES (?, ?, ?, ?)`)
   const deleteIntentWithMarker = db.prepare(
     'DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ? AND marker = ?')
 
@@ -189,6 +192,13 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     },
     async dropPostIntent(pr: PullRequestRef, channel: string, marker: string) {
       await write(() => deleteIntentWithMarker.run(pr.provider, pr.repository, pr.prNumber, channel, marker))
+    },
+    async findPersonLookup(login: string) {
+      const row = findLookup.get(login)
+      return row ? personLookupFromRow(row) : undefined
+    },
+    async savePersonLookup(l: PersonLookup) {
+      await write(() => saveLookup.run(l.login, l.outcome, l.slackUserId ?? null, l.expiresAt))
     },
     async close() {
       if (retry) clearTimeout(retry.timer)

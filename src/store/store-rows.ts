@@ -1,5 +1,5 @@
 import type { Provider } from '../decode/pull-request-event.ts'
-import type { PostIntent, StoredMessage } from './store.ts'
+import type { PersonLookup, PostIntent, StoredMessage } from './store.ts'
 
 /**
  * The rows both backends read, column for column, and how a row becomes what the Store interface returns.
@@ -51,4 +51,17 @@ export function intentFromRow(r: IntentRow): PostIntent {
     createdAt: Number(r.created_at),
     reactions: [], // a message is posted without reactions; they are added after it, once its ts is known
   }
+}
+
+/** person_lookups; expires_at comes back as a string from PostgreSQL's BIGINT, hence Number(). */
+export interface PersonLookupRow {
+  login: string
+  outcome: string
+  slack_user_id: string | null
+  expires_at: number | string
+}
+
+export function personLookupFromRow(r: PersonLookupRow): PersonLookup {
+  const outcome = r.outcome === 'found' || r.outcome === 'not_found' ? r.outcome : 'failed'
+  return { login: r.login, outcome, slackUserId: r.slack_user_id ?? undefined, expiresAt: Number(r.expires_at) }
 }

@@ -46,6 +46,7 @@ describe('prherald-config list', () => {
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot]',
       'users: none',
       'teams: none',
+      'slack.lookup_users_by_email: false',
     ])
     expect(slack.calls).toHaveLength(0)
   })
@@ -53,7 +54,7 @@ describe('prherald-config list', () => {
   it('prints several channels, per-channel mentions and the effective emoji per repository', async () => {
     writeConfig(dir.path, {
       git_provider: 'github',
-      slack: { reactions: { merged: 'rocket' } },
+      slack: { reactions: { merged: 'rocket' }, lookup_users_by_email: true },
       reviews: { ignore_bot_reviews: true, dependency_bots: 'standard', dependency_bot_logins: ['Acme-Renovate[bot]'] },
       users: { octocat: 'U0123ABCD', 'Dave-Smith': 'W0456DEFG' },
       teams: { backend: 'S0123ABCD' },
@@ -81,6 +82,7 @@ describe('prherald-config list', () => {
       '  octocat     U0123ABCD',
       'teams: 1 mapped (GitHub team slugs, case ignored)',
       '  backend  S0123ABCD',
+      'slack.lookup_users_by_email: true (unmapped people found by their public GitHub email)',
     ])
   })
 })

@@ -22,6 +22,8 @@ export interface FakeGithub {
   repos: Map<string, string[]>
   /** Changed file names by `owner/repo#number`, listed by /pulls/{n}/files (paginated, per_page honoured). */
   pullFiles: Map<string, string[]>
+  /** Public profiles by login (case ignored), for GET /users/{login}; `email` null when the person hides it. */
+  users: Map<string, { email: string | null }>
   /** Forced answers: the first rule whose method and path match wins (consumed when `times` runs out). */
   failures: Array<{ method?: string; path: RegExp; status: number; times?: number; headers?: Record<string, string> }>
   close(): Promise<void>
@@ -44,6 +46,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     orgHooks: new Map<string, GithubHook[]>(),
     repos: new Map<string, string[]>(),
     pullFiles: new Map<string, string[]>(),
+    users: new Map<string, { email: string | null }>(),
     failures: [] as FakeGithub['failures'],
   }
   let base = ''
@@ -94,6 +97,12 @@ export async function startFakeGithub(): Promise<FakeGithub> {
       const files = state.pullFiles.get(`${m[1]}/${m[2]}#${m[3]}`)
       if (!files) return sendJson(res, 404, { message: 'Not Found' })
       return paged(files.map((filename) => ({ filename, status: 'modified', additions: 1, deletions: 0, changes: 1 })))
+    }
+    if ((m = req.path.match(/^\/users\/([^/]+)$/)) && req.method === 'GET') {
+      const login = decodeURIComponent(m[1]!)
+      const user = [...state.users.entries()].find(([l]) => l.toLowerCase() === login.toLowerCase())
+      if (!user) return sendJson(res, 404, { message: 'Not Found' })
+      return sendJson(res, 200, { login: user[0], id: 1, type: 'User', email: user[1].email })
     }
     return sendJson(res, 404, { message: 'Not Found' })
   })

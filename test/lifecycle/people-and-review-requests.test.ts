@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Provider } from '../../src/decode/pull-request-event.ts'
 import { githubExample } from '../helpers/github-examples.ts'
+import { startFakeGithub } from '../helpers/fake-github.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
@@ -30,12 +31,12 @@ afterEach(async () => {
   dir.remove()
 })
 
-async function start(provider: Provider, people: Record<string, unknown>): Promise<void> {
+async function start(provider: Provider, people: Record<string, unknown>, env: Record<string, string> = {}): Promise<void> {
   const mappings = provider === 'github'
     ? { Codertocat: { 'Hello-World': { channel: TEAM } } }
     : { acme: { api: { channel: TEAM } } }
   writeConfig(dir.path, { git_provider: provider, mappings, ...people } as never)
-  service = await startPrherald(dir.path, testEnv(dir.path, provider, { SLACK_API_URL: slack.url }))
+  service = await startPrherald(dir.path, testEnv(dir.path, provider, { SLACK_API_URL: slack.url, ...env }))
 }
 
 interface Step { event: string; payload: unknown; deliveryId?: string }
@@ -164,6 +165,37 @@ describe('GitHub: people as Slack users, and who is waited on', () => {
     await send('github', request('review_requested', { user: 'octocat' }, { users: ['octocat'] }, 1))
     expect(slack.count('chat.postMessage')).toBe(1)
     expect(shown().status).toBe('Waiting on <@U0OCTO>')
+  })
+})
+
+describe('GitHub: slack.lookup_users_by_email', () => {
+  it('finds unmapped people by public email once (cached), and shows a failed look-up as plain text without failing the delivery', async () => {
+    const github = await startFakeGithub()
+    try {
+      github.users.set('octocat', { email: 'octo@example.com' })
+      github.users.set('erin', { email: 'erin@example.com' })
+      github.failures.push({ path: /^\/users\/dave$/, status: 500, times: 10 })
+      slack.scopes.push('users:read.email')
+      slack.usersByEmail.set('octo@example.com', 'U0FOUND')
+      await start('github', { slack: { lookup_users_by_email: true }, users: { codertocat: 'U0CODER' } }, { GITHUB_API_URL: github.url, GITHUB_TOKEN: 'ghp_people' })
+      await send('github', opened(),
+        request('review_requested', { user: 'octocat' }, { users: ['octocat', 'dave', 'erin'] }, 1))
+      // octocat found by email; dave's look-up failed (GitHub 500); erin's email is nobody's in Slack.
+      expect(shown().status).toBe('Waiting on <@U0FOUND>, dave, erin')
+      expect(shown().context).toContain('<@U0CODER>')
+      await send('github', reviewed('approved', 'octocat', 2, ['dave', 'erin']))
+      expect(shown().status).toBe('Approved by <@U0FOUND> · Waiting on dave, erin')
+
+      // users: is never looked up; each other person once, whatever the number of deliveries.
+      const paths = github.requests.map((r) => r.path).filter((p) => p.startsWith('/users/'))
+      expect(paths.sort()).toEqual(['/users/dave', '/users/erin', '/users/octocat'])
+      expect(slack.count('users.lookupByEmail')).toBe(2)
+      const warned = service!.entries().filter((e) => e.msg === 'person lookup by email failed; shown as plain text')
+      expect(warned).toEqual([expect.objectContaining({ level: 'warn', login: 'dave', step: 'github' })])
+      expect(service!.logs.join('\n')).not.toMatch(/@example\.com/)
+    } finally {
+      await github.close()
+    }
   })
 })
 
