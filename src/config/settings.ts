@@ -15,6 +15,19 @@ export interface ReactionSettings {
   newPr: string | undefined
 }
 
+/** `digest`, after defaults; a mapping tier may still override `enabled` and `schedule`. */
+export interface DigestSettings {
+  enabled: boolean
+  /** 5-field cron expression, read in `timezone`. */
+  schedule: string
+  timezone: string
+  /** `DE` or `DE-BY`; undefined: only weekends are skipped. */
+  holidays: string | undefined
+  /** Put the channel's mentions on the digest's parent message (thread replies never notify). */
+  mention: boolean
+  includeDependencyBots: boolean
+}
+
 export type DependencyBotLayout = (typeof DEPENDENCY_BOT_LAYOUTS)[number]
 
 /** `reviews`: how bot activity shows in the channel. Global, applied by the intake. */
@@ -39,6 +52,8 @@ export interface Settings {
   lockFile: string
   gitProvider: Provider
   listen: ListenAddress
+  /** `server.metrics_listen`: /metrics on a listener of its own; undefined serves it on `listen`. */
+  metricsListen: ListenAddress | undefined
   logFormat: LogFormat
   logLevel: LogLevel
   shutdownTimeoutSeconds: number
@@ -46,6 +61,7 @@ export interface Settings {
   databasePath: string
   messageTtlDays: number
   reactions: ReactionSettings
+  digest: DigestSettings
   reviews: ReviewSettings
   slackPacing: SlackPacingSetting
   /**
@@ -78,6 +94,7 @@ export const DEFAULTS = {
   shutdownTimeoutSeconds: 25,
   databaseUrl: 'file:./data/prherald.db',
   messageTtlDays: 30,
+  digest: { enabled: true, schedule: '0 9 * * 1-5', timezone: 'UTC', holidays: undefined, mention: false, includeDependencyBots: false },
   reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
   slackPacing: 'published',
   reactions: {
@@ -101,6 +118,7 @@ export const DEFAULTS = {
   shutdownTimeoutSeconds: number
   databaseUrl: string
   messageTtlDays: number
+  digest: DigestSettings
   reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>
   slackPacing: SlackPacingSetting
   reactions: Record<ReactionKey, string>

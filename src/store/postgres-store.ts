@@ -105,6 +105,13 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
       })
     },
     countPendingDeliveries: () => count('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL'),
+    async pendingDeliveryStats() {
+      // count(*) is a bigint and received_at a BIGINT column: both arrive as strings.
+      const { rows } = await pool.query<{ n: string; oldest: string | null }>(
+        'SELECT count(*) AS n, min(received_at) AS oldest FROM deliveries WHERE applied_at IS NULL')
+      const row = rows[0]
+      return { count: Number(row?.n ?? 0), oldestReceivedAt: row?.oldest == null ? undefined : Number(row.oldest) }
+    },
     async deleteAppliedDeliveriesBefore(cutoff) {
       return (await pool.query('DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < $1', [cutoff])).rowCount ?? 0
     },
@@ -135,6 +142,14 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
       await pool.query(`INSERT INTO person_lookups (login, outcome, slack_user_id, expires_at) VALUES ($1, $2, $3, $4)
         ON CONFLICT (login) DO UPDATE SET outcome = excluded.outcome, slack_user_id = excluded.slack_user_id, expires_at = excluded.expires_at`,
       [l.login, l.outcome, l.slackUserId ?? null, l.expiresAt])
+    },
+    async claimRun(job: string, runKey: string) {
+      // Across replicas: a concurrent second insert of the same key waits for the first, then does nothing.
+      const result = await pool.query('INSERT INTO job_runs (job, run_key, claimed_at) VALUES ($1, $2, $3) ON CONFLICT (job, run_key) DO NOTHING', [job, runKey, now()])
+      return result.rowCount === 1
+    },
+    async deleteRunClaimsBefore(cutoff) {
+      return (await pool.query('DELETE FROM job_runs WHERE claimed_at < $1', [cutoff])).rowCount ?? 0
     },
     close() {
       // pool.end() throws when called twice; SQLite's close is idempotent, so this one is too.
