@@ -156,6 +156,7 @@ export const configSchema = object({
     lookup_users_by_email: optional(boolean()),
   })),
   reviews: optional(reviews),
+  reconcile: optional(object({ on_start: optional(boolean()) })),
   users: optional(record(personKey, slackUserId)),
   teams: optional(record(teamSlug, slackGroupId)),
   mappings: record(string(), record(string(), mappingEntry)),

@@ -48,6 +48,7 @@ describe('prherald-config list', () => {
       'users: none',
       'teams: none',
       'slack.lookup_users_by_email: false',
+      'reconcile.on_start: false',
     ])
     expect(slack.calls).toHaveLength(0)
   })
@@ -86,6 +87,7 @@ describe('prherald-config list', () => {
       'teams: 1 mapped (GitHub team slugs, case ignored)',
       '  backend  S0123ABCD',
       'slack.lookup_users_by_email: true (unmapped people found by their public GitHub email)',
+      'reconcile.on_start: false',
     ])
   })
 })
