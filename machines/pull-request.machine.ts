@@ -185,9 +185,10 @@ export const pullRequestMachine = setup({
         approval_removed: noMessage,
         changes_request_removed: noMessage,
         review_dismissed: noMessage,
-        // A request for review is news, like a review: a ready pull request without a message is announced.
+        // A request for review is news, like a review: a ready pull request without a message is announced. So is
+        // a removal: it carries the full list too, and arriving before the request (out of order) it must not be lost.
         review_requested: announce,
-        review_request_removed: noMessage,
+        review_request_removed: announce,
         edited: noMessage,
         merged: end,
         closed: end,
@@ -209,7 +210,7 @@ export const pullRequestMachine = setup({
         changes_request_removed: [staysEnded, { actions: ignoreNoMessage }],
         review_dismissed: [staysEnded, { actions: ignoreNoMessage }],
         review_requested: announceReopened,
-        review_request_removed: [staysEnded, { actions: ignoreNoMessage }],
+        review_request_removed: announceReopened,
         edited: [staysEnded, { actions: ignoreNoMessage }],
         merged: { actions: ['recordEnd', ignoreEnded] },
         closed: { actions: ['recordEnd', ignoreEnded] },

@@ -11,7 +11,7 @@ import { startDigest } from './digest/start-digest.ts'
 import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-event.ts'
 import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createCallLimit } from './effects/call-limit.ts'
-import { configuredPeople } from './people/resolve-people.ts'
+import { configurePeople } from './people/configure-people.ts'
 import { configureTargets } from './effects/configure-targets.ts'
 import { createFindPost } from './effects/find-post.ts'
 import { createPostOnce } from './effects/post-once.ts'
@@ -138,7 +138,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const applyDeliveries = createLifecycle({
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
-    people: configuredPeople({ users: settings.users, teams: settings.teams }),
+    people: configurePeople(settings, secrets, { store, slack, pacer, limit, logger }),
   })
   const mailboxes = createMailboxes<PullRequestEvent>((_key, events) => applyDeliveries(events), (key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })

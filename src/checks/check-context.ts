@@ -3,6 +3,7 @@ import type { Secrets, Settings } from '../config/settings.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 import { createWebhookApi } from '../git-host/webhooks.ts'
 import type { CheckContext } from './validate-entries.ts'
+import { LOOKUP_SCOPE } from './slack-auth-check.ts'
 
 /** The secrets the checks use. Unlike the server, the checks run without a webhook secret. */
 export interface CheckCredentials {
@@ -29,6 +30,7 @@ export function createCheckContext(settings: Settings, credentials: CheckCredent
   return {
     provider,
     mappings: settings.mappings,
+    featureScopes: settings.lookupUsersByEmail && provider === 'github' ? [LOOKUP_SCOPE] : [],
     slack: credentials.slackToken ? { token: credentials.slackToken, apiUrl: settings.api.slack } : undefined,
     git: credentials.gitToken
       ? createWebhookApi({ provider, apiUrl: settings.api[provider], token: credentials.gitToken, bitbucketAuthEmail: credentials.bitbucketAuthEmail })

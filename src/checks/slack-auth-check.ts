@@ -17,13 +17,16 @@ export function historyScopesFor(channels: readonly string[]): string[] {
   return [...HISTORY_SLACK_SCOPES, ...(channels.some((c) => c.startsWith('D')) ? DIRECT_MESSAGE_HISTORY_SCOPES : [])]
 }
 
+/** users.lookupByEmail's scope, needed only with slack.lookup_users_by_email: true. */
+export const LOOKUP_SCOPE = 'users:read.email'
+
 const TARGET = 'SLACK_BOT_TOKEN'
 
 /**
  * slack-auth: `auth.test` accepts the token and the token carries the scopes prherald needs (FAIL) and the
  * history scopes for the mapped `channels` (WARN: a note, never a failure).
  */
-export async function slackAuthCheck(options: SlackCheckOptions | undefined, channels: readonly string[] = []): Promise<CheckResult> {
+export async function slackAuthCheck(options: SlackCheckOptions | undefined, channels: readonly string[] = [], featureScopes: readonly string[] = []): Promise<CheckResult> {
   if (!options || options.token.trim() === '') {
     return {
       name: 'slack-auth', target: TARGET, status: 'FAIL', reason: 'SLACK_BOT_TOKEN is not set',
@@ -49,7 +52,7 @@ export async function slackAuthCheck(options: SlackCheckOptions | undefined, cha
   // missing one still surfaces as missing_scope on the first post.
   if (header === null) return { name: 'slack-auth', target: TARGET, status: 'OK', reason: `auth.test ok ${who}; scopes not reported, not checked` }
   const granted = new Set(header.split(',').map((s) => s.trim()))
-  const missing = REQUIRED_SLACK_SCOPES.filter((s) => !granted.has(s))
+  const missing = [...REQUIRED_SLACK_SCOPES, ...featureScopes].filter((s) => !granted.has(s))
   if (missing.length > 0) {
     return {
       name: 'slack-auth', target: TARGET, status: 'FAIL', reason: `the token lacks the scope${missing.length === 1 ? '' : 's'} ${missing.join(', ')}`,
@@ -64,5 +67,5 @@ export async function slackAuthCheck(options: SlackCheckOptions | undefined, cha
       fix: `add the bot scope${noHistory.length === 1 ? '' : 's'} ${noHistory.join(', ')} under OAuth & Permissions in the Slack app, reinstall it, and set the new SLACK_BOT_TOKEN`,
     }
   }
-  return { name: 'slack-auth', target: TARGET, status: 'OK', reason: `auth.test ok ${who}; scopes include ${[...REQUIRED_SLACK_SCOPES, ...historyScopesFor(channels)].join(', ')}` }
+  return { name: 'slack-auth', target: TARGET, status: 'OK', reason: `auth.test ok ${who}; scopes include ${[...REQUIRED_SLACK_SCOPES, ...featureScopes, ...historyScopesFor(channels)].join(', ')}` }
 }

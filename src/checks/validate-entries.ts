@@ -17,6 +17,8 @@ export interface CheckContext {
   slack: SlackCheckOptions | undefined
   /** undefined when the provider's token is not set: webhook checks then SKIP. */
   git: WebhookApi | undefined
+  /** Bot scopes a configured feature needs besides the lifecycle's (users:read.email for slack.lookup_users_by_email). */
+  featureScopes?: readonly string[]
 }
 
 /** `owner/repo` as configured, or `owner/*` for the owner's catch-all entry. */
@@ -65,7 +67,7 @@ export async function validateEntries(ctx: CheckContext, targets: readonly Entry
     onResult(result)
     return result
   }
-  const auth = calls.add(() => slackAuthCheck(ctx.slack, channels)).then(reported)
+  const auth = calls.add(() => slackAuthCheck(ctx.slack, channels, ctx.featureScopes)).then(reported)
   const channelChecks = new Map<string, Promise<CheckResult>>()
   const channelCheck = async (target: string, channel: string): Promise<CheckResult> => {
     if (!ctx.slack || (await auth).status === 'FAIL') {

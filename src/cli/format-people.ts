@@ -5,11 +5,14 @@ import { formatTable } from './format-routes.ts'
  * `users:` and `teams:` for `prherald-config list`: one indented row per key as prherald matches it
  * (GitHub logins and slugs lower-cased), sorted, so a reader can check who is mapped at a glance.
  */
-export function formatPeople(people: { users: Record<string, string>; teams: Record<string, string> }, provider: Provider): string[] {
+export function formatPeople(people: { users: Record<string, string>; teams: Record<string, string>; lookupUsersByEmail: boolean }, provider: Provider): string[] {
   const keyName = provider === 'github' ? 'GitHub logins, case ignored' : 'Bitbucket account ids'
   return [
     ...section('users', `${keyName}; unmapped people show as plain text`, people.users),
     ...(provider === 'github' ? section('teams', 'GitHub team slugs, case ignored', people.teams) : []),
+    ...(provider === 'github'
+      ? [`slack.lookup_users_by_email: ${people.lookupUsersByEmail}${people.lookupUsersByEmail ? ' (unmapped people found by their public GitHub email)' : ''}`]
+      : []),
   ]
 }
 

@@ -20,7 +20,7 @@ const KNOWN_KEYS: Record<string, string> = {
   database: 'url',
   cleanup: 'message_ttl_days',
   digest: 'enabled, schedule, timezone, holidays, mention, include_dependency_bots',
-  slack: 'reactions',
+  slack: 'pacing, reactions, lookup_users_by_email',
   'slack.reactions': REACTION_KEYS,
 }
 

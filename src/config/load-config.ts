@@ -119,6 +119,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     reconcileOnStart: doc.reconcile?.on_start ?? false,
     users: normalisePeopleMap(doc.git_provider, doc.users),
     teams: normalisePeopleMap(doc.git_provider, doc.teams),
+    lookupUsersByEmail: doc.slack?.lookup_users_by_email ?? false,
     mappings: doc.mappings,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: {

@@ -7,7 +7,7 @@ import type { ConfigProblem } from './config-problems.ts'
  * Bitbucket is keyed by Atlassian account id (docs/bitbucket.md says why); a key that cannot be one is
  * almost certainly a nickname or display name, which would silently never match.
  */
-const ACCOUNT_ID = /^(?:\d+:[0-9a-f-]{8,}|[0-9a-f]{24})$/i
+const ACCOUNT_ID = /^(?:\d+:[0-9A-Za-z-]+|[0-9a-f]{24})$/i
 
 function sameIgnoringCase(section: 'users' | 'teams', keys: readonly string[]): ConfigProblem[] {
   const seen = new Map<string, string>()
@@ -20,7 +20,7 @@ function sameIgnoringCase(section: 'users' | 'teams', keys: readonly string[]): 
   return problems
 }
 
-export function peopleProblems(doc: Pick<ConfigDocument, 'git_provider' | 'users' | 'teams'>): ConfigProblem[] {
+export function peopleProblems(doc: Pick<ConfigDocument, 'git_provider' | 'users' | 'teams' | 'slack'>): ConfigProblem[] {
   const users = Object.keys(doc.users ?? {})
   const teams = Object.keys(doc.teams ?? {})
   if (doc.git_provider === 'github') return [...sameIgnoringCase('users', users), ...sameIgnoringCase('teams', teams)]
@@ -29,6 +29,9 @@ export function peopleProblems(doc: Pick<ConfigDocument, 'git_provider' | 'users
     path: ['users', key],
     message: `"${key}" is not an Atlassian account id; Bitbucket users are keyed by account id (e.g. "557058:0b1c2d3e-…", quoted), not by nickname, which is not unique: the workspace's members list shows each one (docs/bitbucket.md#people)`,
   }))
+  if (doc.slack?.lookup_users_by_email === true) {
+    problems.push({ key: 'slack.lookup_users_by_email', path: ['slack', 'lookup_users_by_email'], message: 'works with GitHub only (Bitbucket exposes no email); remove it and map people in users:' })
+  }
   if (teams.length > 0) {
     problems.push({ key: 'teams', path: ['teams'], message: 'Bitbucket has no teams as reviewers; remove teams (it maps GitHub team slugs)' })
   }

@@ -153,6 +153,7 @@ export const configSchema = object({
   slack: optional(object({
     pacing: optional(enums(SLACK_PACINGS)),
     reactions: optional(reactions),
+    lookup_users_by_email: optional(boolean()),
   })),
   reviews: optional(reviews),
   reconcile: optional(object({ on_start: optional(boolean()) })),

@@ -73,6 +73,8 @@ export interface Settings {
   users: Record<string, string>
   /** `teams:`: GitHub team slug (lower-cased) -> bare Slack user-group id (S…). */
   teams: Record<string, string>
+  /** `slack.lookup_users_by_email` (GitHub only): find unmapped people by their profile's public email. */
+  lookupUsersByEmail: boolean
   mappings: Mappings
   publicUrl: string | undefined
   api: { slack: string; github: string; bitbucket: string }

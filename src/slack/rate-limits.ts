@@ -7,6 +7,7 @@ export type SlackMethod =
   | 'reactions.remove'
   | 'conversations.history'
   | 'conversations.replies'
+  | 'users.lookupByEmail'
 
 /**
  * One budget: `perMinute` calls a minute on average, of which `burst` may go back to back. `scope` says
@@ -30,6 +31,8 @@ export interface RateLimit {
  * - conversations.history, conversations.replies: Tier 3 for internal and Marketplace apps. Since 2025,
  *   commercially distributed apps outside the Marketplace get 1 a minute (15 messages a call) there; such an
  *   installation should run with `slack.pacing: off` and rely on the 429 handling, or lower these rows.
+ * - users.lookupByEmail (slack.lookup_users_by_email): Tier 3 on its reference page
+ *   (https://docs.slack.dev/reference/methods/users.lookupByEmail).
  * Past a limit Slack answers HTTP 429 with `Retry-After` (seconds); the pacer holds that budget for as long.
  */
 export const SLACK_RATE_LIMITS: Record<SlackMethod, readonly RateLimit[]> = {
@@ -43,6 +46,7 @@ export const SLACK_RATE_LIMITS: Record<SlackMethod, readonly RateLimit[]> = {
   'reactions.remove': [{ scope: 'workspace', perMinute: 20, burst: 3 }],
   'conversations.history': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
   'conversations.replies': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
+  'users.lookupByEmail': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
 }
 
 /** The budget a 429 holds: for posts the channel (Slack's per-channel limit is the one a burst trips), else the method. */

@@ -28,6 +28,8 @@ export interface SlackClient {
   removeReaction(channel: string, ts: string, name: string): Promise<void>
   /** chat.delete; a message already gone counts as deleted. */
   deleteMessage(channel: string, ts: string): Promise<void>
+  /** users.lookupByEmail: the member's user id, or undefined when no member has that email (users_not_found). */
+  lookupUserByEmail(email: string): Promise<string | undefined>
 }
 
 export interface SlackClientOptions {
@@ -177,6 +179,24 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     },
     async removeReaction(channel, ts, name) {
       await call(() => client.reactions.remove({ channel, timestamp: ts, name }))
+    },
+    async lookupUserByEmail(email) {
+      const result = await call(async () => {
+        try {
+          return await client.users.lookupByEmail({ email })
+        } catch (error) {
+          // Not an error of the call: the answer that nobody in the workspace has this email.
+          const data = (error as { code?: unknown; data?: { error?: unknown } })
+          if (data.code === ErrorCode.PlatformError && data.data?.error === 'users_not_found') return undefined
+          if (data.code === ErrorCode.PlatformError && data.data?.error === 'missing_scope') {
+            throw new PrheraldError('slack_permanent', 'Slack: missing_scope (users.lookupByEmail)', {
+              cause: error, fix: 'add the users:read.email bot scope to the Slack app and reinstall it, or turn slack.lookup_users_by_email off',
+            })
+          }
+          throw error
+        }
+      })
+      return result?.user?.id
     },
     async deleteMessage(channel, ts) {
       try {

@@ -2,9 +2,9 @@ import type { Provider } from '../decode/pull-request-event.ts'
 import type { PostgresPool } from './postgres-pool.ts'
 import type { PoolClient } from 'pg'
 import type {
-  DeliveryOutcome, HookDeliveryMark, IncomingDelivery, MessageRecord, OpenPullRequestFilter, PendingDelivery, PostIntent, PullRequestRef, Store,
+  DeliveryOutcome, HookDeliveryMark, IncomingDelivery, MessageRecord, OpenPullRequestFilter, PendingDelivery, PersonLookup, PostIntent, PullRequestRef, Store,
 } from './store.ts'
-import { intentFromRow, messageFromRow, OPEN_MESSAGES_SQL, openMessageFromRow, refFromRow, type IntentRow, type MessageRow, type OpenMessageRow, type PullRequestRow } from './store-rows.ts'
+import { intentFromRow, messageFromRow, OPEN_MESSAGES_SQL, openMessageFromRow, personLookupFromRow, refFromRow, type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow } from './store-rows.ts'
 
 
 
@@ -154,6 +154,15 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
     },
     async dropPostIntent(pr: PullRequestRef, channel: string, marker: string) {
       await pool.query(`${DELETE_INTENT} AND marker = $5`, [pr.provider, pr.repository, pr.prNumber, channel, marker])
+    },
+    async findPersonLookup(login: string) {
+      const { rows } = await pool.query<PersonLookupRow>('SELECT * FROM person_lookups WHERE login = $1', [login])
+      return rows[0] ? personLookupFromRow(rows[0]) : undefined
+    },
+    async savePersonLookup(l: PersonLookup) {
+      await pool.query(`INSERT INTO person_lookups (login, outcome, slack_user_id, expires_at) VALUES ($1, $2, $3, $4)
+        ON CONFLICT (login) DO UPDATE SET outcome = excluded.outcome, slack_user_id = excluded.slack_user_id, expires_at = excluded.expires_at`,
+      [l.login, l.outcome, l.slackUserId ?? null, l.expiresAt])
     },
     async hookDeliveryMark(provider: Provider, hook: string) {
       const { rows } = await pool.query<{ delivered_at: string; delivery_id: string }>(

@@ -2,9 +2,9 @@ import type { Provider } from '../decode/pull-request-event.ts'
 import { PrheraldError } from '../errors.ts'
 import type { SqliteDatabase } from './open-database.ts'
 import type {
-  DeliveryOutcome, HookDeliveryMark, IncomingDelivery, MessageRecord, OpenPullRequestFilter, PendingDelivery, PostIntent, PullRequestRef, Store,
+  DeliveryOutcome, HookDeliveryMark, IncomingDelivery, MessageRecord, OpenPullRequestFilter, PendingDelivery, PersonLookup, PostIntent, PullRequestRef, Store,
 } from './store.ts'
-import { intentFromRow, messageFromRow, OPEN_MESSAGES_SQL, openMessageFromRow, refFromRow, type IntentRow, type MessageRow, type OpenMessageRow, type PullRequestRow } from './store-rows.ts'
+import { intentFromRow, messageFromRow, OPEN_MESSAGES_SQL, openMessageFromRow, personLookupFromRow, refFromRow, type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow } from './store-rows.ts'
 
 
 interface DeliveryRow {
@@ -61,6 +61,9 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     'SELECT * FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
   const allIntents = db.prepare<[], IntentRow>('SELECT * FROM post_intents ORDER BY created_at')
   const deleteIntent = db.prepare('DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
+  const findLookup = db.prepare<[string], PersonLookupRow>('SELECT * FROM person_lookups WHERE login = ?')
+  const saveLookup = db.prepare(`
+    INSERT OR REPLACE INTO person_lookups (login, outcome, slack_user_id, expires_at) VALUES (?, ?, ?, ?)`)
   const claimRun = db.prepare('INSERT INTO job_runs (job, run_key, claimed_at) VALUES (?, ?, ?) ON CONFLICT (job, run_key) DO NOTHING')
   const deleteRunClaims = db.prepare('DELETE FROM job_runs WHERE claimed_at < ?')
   const deleteIntentWithMarker = db.prepare(
@@ -221,6 +224,13 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     },
     async dropPostIntent(pr: PullRequestRef, channel: string, marker: string) {
       await write(() => deleteIntentWithMarker.run(pr.provider, pr.repository, pr.prNumber, channel, marker))
+    },
+    async findPersonLookup(login: string) {
+      const row = findLookup.get(login)
+      return row ? personLookupFromRow(row) : undefined
+    },
+    async savePersonLookup(l: PersonLookup) {
+      await write(() => saveLookup.run(l.login, l.outcome, l.slackUserId ?? null, l.expiresAt))
     },
     async hookDeliveryMark(provider: Provider, hook: string) {
       const row = findHookMark.get(provider, hook)

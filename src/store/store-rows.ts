@@ -1,5 +1,5 @@
 import type { Provider } from '../decode/pull-request-event.ts'
-import type { OpenMessage, PostIntent, PullRequestRef, StoredMessage } from './store.ts'
+import type { OpenMessage, PersonLookup, PostIntent, PullRequestRef, StoredMessage } from './store.ts'
 
 /**
  * The rows both backends read, column for column, and how a row becomes what the Store interface returns.
@@ -76,4 +76,17 @@ export function openMessageFromRow(r: OpenMessageRow): OpenMessage {
     provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel,
     mentions: JSON.parse(r.mentions) as string[], lifecycle: r.lifecycle, activityAt: Number(r.activity_at),
   }
+}
+
+/** person_lookups; expires_at comes back as a string from PostgreSQL's BIGINT, hence Number(). */
+export interface PersonLookupRow {
+  login: string
+  outcome: string
+  slack_user_id: string | null
+  expires_at: number | string
+}
+
+export function personLookupFromRow(r: PersonLookupRow): PersonLookup {
+  const outcome = r.outcome === 'found' || r.outcome === 'not_found' ? r.outcome : 'failed'
+  return { login: r.login, outcome, slackUserId: r.slack_user_id ?? undefined, expiresAt: Number(r.expires_at) }
 }

@@ -88,6 +88,18 @@ export interface PostIntent extends Omit<MessageRecord, 'ts'> {
   createdAt: number // unix ms
 }
 
+/**
+ * A cached answer of slack.lookup_users_by_email for one GitHub login (lower-cased). `failed` (GitHub or
+ * Slack did not answer) is kept for a short while too, so an outage costs one call per person, not one per
+ * delivery.
+ */
+export interface PersonLookup {
+  login: string
+  outcome: 'found' | 'not_found' | 'failed'
+  slackUserId: string | undefined
+  expiresAt: number // unix ms
+}
+
 /** Which pull requests prherald-reconcile asks the git host about (docs/reconcile.md). */
 export interface OpenPullRequestFilter {
   provider: Provider
@@ -143,6 +155,10 @@ export interface Store {
   /** The post with this marker is known not to be in Slack: drops the intent (a newer one is kept). */
   dropPostIntent(pr: PullRequestRef, channel: string, marker: string): Promise<void>
 
+  /** The cached look-up of a login, expired or not (the caller compares expiresAt). */
+  findPersonLookup(login: string): Promise<PersonLookup | undefined>
+  /** Inserts or replaces the look-up of its login. */
+  savePersonLookup(lookup: PersonLookup): Promise<void>
   /** The mark of one webhook (`owner/repo#<hook id>`), if reconcile has looked at its log before. */
   hookDeliveryMark(provider: Provider, hook: string): Promise<HookDeliveryMark | undefined>
   /** Records (or replaces) a webhook's mark. */

@@ -30,6 +30,16 @@ describe('slack-auth', () => {
     expect(result.fix).toMatch(/add the bot scope reactions:write .* reinstall/)
   })
 
+  it('FAILs without users:read.email when slack.lookup_users_by_email needs it, and names it when present', async () => {
+    const result = await slackAuthCheck(options(), [], ['users:read.email'])
+    expect(result).toMatchObject({ status: 'FAIL', reason: 'the token lacks the scope users:read.email' })
+    expect(result.fix).toMatch(/add the bot scope users:read.email .* reinstall/)
+    slack.scopes.push('users:read.email')
+    const ok = await slackAuthCheck(options(), [], ['users:read.email'])
+    expect(ok.status).toBe('OK')
+    expect(ok.reason).toContain('users:read.email')
+  })
+
   it('WARNs, never FAILs, when the token lacks the history scopes; im:history and mpim:history only when a D… channel is mapped', async () => {
     slack.scopes = ['chat:write', 'reactions:write', 'channels:read', 'groups:read', 'groups:history']
     const result = await slackAuthCheck(options(), ['C0000000001'])

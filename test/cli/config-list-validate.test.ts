@@ -53,6 +53,7 @@ describe('prherald-config list', () => {
       'digest.include_dependency_bots  false',
       'users: none',
       'teams: none',
+      'slack.lookup_users_by_email: false',
       'reconcile.on_start: false',
     ])
     expect(slack.calls).toHaveLength(0)
@@ -62,7 +63,7 @@ describe('prherald-config list', () => {
     writeConfig(dir.path, {
       git_provider: 'github',
       server: { metrics_listen: '127.0.0.1:9464' },
-      slack: { reactions: { merged: 'rocket' } },
+      slack: { reactions: { merged: 'rocket' }, lookup_users_by_email: true },
       reviews: { ignore_bot_reviews: true, dependency_bots: 'standard', dependency_bot_logins: ['Acme-Renovate[bot]'] },
       digest: { schedule: '30 8 * * 1-5', timezone: 'Europe/Berlin', holidays: 'DE-BY', mention: true, include_dependency_bots: true },
       users: { octocat: 'U0123ABCD', 'Dave-Smith': 'W0456DEFG' },
@@ -99,6 +100,7 @@ describe('prherald-config list', () => {
       '  octocat     U0123ABCD',
       'teams: 1 mapped (GitHub team slugs, case ignored)',
       '  backend  S0123ABCD',
+      'slack.lookup_users_by_email: true (unmapped people found by their public GitHub email)',
       'reconcile.on_start: false',
     ])
   })

@@ -76,6 +76,13 @@ describe('configuration', () => {
     expect(error.message).toContain(message)
   })
 
+  it('reads slack.lookup_users_by_email (default false) and refuses it on Bitbucket', () => {
+    expect(load(`git_provider: github\n${MAPPINGS}`).lookupUsersByEmail).toBe(false)
+    expect(load(`git_provider: github\nslack:\n  lookup_users_by_email: true\n${MAPPINGS}`).lookupUsersByEmail).toBe(true)
+    const error = failure(`git_provider: bitbucket\nslack:\n  lookup_users_by_email: true\n${MAPPINGS}`)
+    expect(error.message).toContain('slack.lookup_users_by_email: works with GitHub only')
+  })
+
   it('refuses a Bitbucket nickname as a users key, and teams, naming the fix', () => {
     const error = failure(`git_provider: bitbucket\nusers:\n  dana: U0123ABCD\nteams:\n  backend: S0123ABCD\n${MAPPINGS}`)
     expect(error.code).toBe('config_invalid')

@@ -22,6 +22,8 @@ export interface FakeGithub {
   repos: Map<string, string[]>
   /** Changed file names by `owner/repo#number`, listed by /pulls/{n}/files (paginated, per_page honoured). */
   pullFiles: Map<string, string[]>
+  /** Public profiles by login (case ignored), for GET /users/{login}; `email` null when the person hides it. */
+  users: Map<string, { email: string | null }>
   /** Pull requests by `owner/repo#number`, as GET /repos/{owner}/{repo}/pulls/{number} returns them (reconcile). */
   pulls: Map<string, Record<string, unknown>>
   /** Webhook delivery logs by hook id, newest first, listed by /hooks/{id}/deliveries (cursor pages). */
@@ -58,6 +60,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     orgHooks: new Map<string, GithubHook[]>(),
     repos: new Map<string, string[]>(),
     pullFiles: new Map<string, string[]>(),
+    users: new Map<string, { email: string | null }>(),
     pulls: new Map<string, Record<string, unknown>>(),
     hookDeliveries: new Map<number, Array<Record<string, unknown>>>(),
     redeliveries: [] as string[],
@@ -139,6 +142,12 @@ export async function startFakeGithub(): Promise<FakeGithub> {
       const files = state.pullFiles.get(`${m[1]}/${m[2]}#${m[3]}`)
       if (!files) return sendJson(res, 404, { message: 'Not Found' })
       return paged(files.map((filename) => ({ filename, status: 'modified', additions: 1, deletions: 0, changes: 1 })))
+    }
+    if ((m = req.path.match(/^\/users\/([^/]+)$/)) && req.method === 'GET') {
+      const login = decodeURIComponent(m[1]!)
+      const user = [...state.users.entries()].find(([l]) => l.toLowerCase() === login.toLowerCase())
+      if (!user) return sendJson(res, 404, { message: 'Not Found' })
+      return sendJson(res, 200, { login: user[0], id: 1, type: 'User', email: user[1].email })
     }
     return sendJson(res, 404, { message: 'Not Found' })
   })

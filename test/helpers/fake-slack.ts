@@ -41,6 +41,8 @@ export interface FakeSlack {
   scopes: string[]
   /** conversations.info answers; a channel missing here is channel_not_found. */
   channels: Map<string, { is_archived?: boolean; is_member?: boolean; name?: string }>
+  /** Workspace members by email, for users.lookupByEmail (which needs the users:read.email scope, as in Slack). */
+  usersByEmail: Map<string, string>
   /** Called for every API call (the demo prints them). */
   onCall: ((method: string, body: Record<string, unknown>) => void) | undefined
   messagesIn(channel: string): SlackMessageState[]
@@ -94,6 +96,7 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
     latencyMs: 0,
     scopes: ['chat:write', 'reactions:write', 'channels:read', 'groups:read', 'channels:history', 'groups:history'],
     channels: new Map<string, { is_archived?: boolean; is_member?: boolean; name?: string }>(),
+    usersByEmail: new Map<string, string>(),
     onCall: undefined as FakeSlack['onCall'],
   }
 
@@ -201,6 +204,11 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
         const limit = Number(body.limit ?? 100)
         const next = start + limit < all.length ? String(start + limit) : ''
         return sendJson(res, 200, { ok: true, channels: all.slice(start, start + limit), response_metadata: { next_cursor: next } })
+      }
+      case 'users.lookupByEmail': {
+        if (!state.scopes.includes('users:read.email')) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed: 'users:read.email', provided: state.scopes.join(',') })
+        const id = state.usersByEmail.get(String(body.email ?? ''))
+        return id ? sendJson(res, 200, { ok: true, user: { id, name: id.toLowerCase(), deleted: false } }) : sendJson(res, 200, { ok: false, error: 'users_not_found' })
       }
       case 'auth.test':
         return sendJson(res, 200, { ok: true, team: 'Acme', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT' },

@@ -12,6 +12,11 @@ export interface BitbucketFacts {
   /** The pull request's author (nickname), `bob` unless given. */
   author?: string
   description?: string
+  /** The pull request's reviewers (nicknames), and the verdict each has given, if any. */
+  reviewers?: string[]
+  verdicts?: Record<string, 'approved' | 'changes_requested'>
+  /** The host's time of this change; one fixed time unless a scenario orders its deliveries. */
+  updatedOn?: string
 }
 
 function user(nickname: string, type: 'user' | 'app_user' = 'user') {
@@ -38,7 +43,12 @@ export function bitbucketPayload(eventKey: string, facts: BitbucketFacts): Recor
       type: 'pullrequest', id: facts.id, title: facts.title ?? 'Add rate limiting', description: facts.description ?? 'Adds a limiter.',
       state: facts.state ?? 'OPEN', draft: facts.draft ?? false, author: user(facts.author ?? 'bob'),
       source: { branch: { name: 'feature/limits' } }, destination: { branch: { name: 'main' } },
-      created_on: '2026-11-20T09:30:00.000000+00:00', updated_on: '2026-11-21T10:00:00.000000+00:00',
+      created_on: '2026-11-20T09:30:00.000000+00:00', updated_on: facts.updatedOn ?? '2026-11-21T10:00:00.000000+00:00',
+      reviewers: (facts.reviewers ?? []).map((nickname) => user(nickname)),
+      participants: (facts.reviewers ?? []).map((nickname) => {
+        const verdict = facts.verdicts?.[nickname]
+        return { type: 'participant', user: user(nickname), role: 'REVIEWER', approved: verdict === 'approved', state: verdict ?? null, participated_on: null }
+      }),
       links: { html: { href: `https://bitbucket.org/acme/api/pull-requests/${facts.id}` } },
     },
   }

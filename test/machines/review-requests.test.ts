@@ -128,8 +128,10 @@ describe('review requests in the lifecycle', () => {
     expect(waitingOn(stored!.context).map(reviewerKey)).toEqual(['user:dave'])
   })
 
-  it('a removal without a message is ignored (no_stored_message); a draft is not announced by a request', () => {
-    expect(run({ ...prEvent('review_request_removed'), reviewer: user('dave') }).intents).toEqual([{ type: 'ignore', reason: 'no_stored_message' }])
+  it('a removal without a message announces too (it may be the first of out-of-order deliveries); a draft is not announced', () => {
+    const { stored, intents } = run({ ...prEvent('review_request_removed'), reviewer: user('dave') })
+    expect(intents).toEqual([{ type: 'post' }])
+    expect(waitingOn(stored!.context)).toEqual([])
     const draft = { ...prEvent('review_requested', { draft: true }), reviewer: user('dave') }
     expect(run(draft).intents).toEqual([{ type: 'ignore', reason: 'draft' }])
   })

@@ -381,6 +381,21 @@ describe.each(backends)('Store contract: $name', (backend) => {
     })
   })
 
+  describe('person look-ups (slack.lookup_users_by_email)', () => {
+    it('finds nothing, then saves, finds and replaces a login\'s look-up', async () => {
+      expect(await store.findPersonLookup('octocat')).toBeUndefined()
+      const found = { login: 'octocat', outcome: 'found', slackUserId: 'U0OCTO', expiresAt: Date.UTC(2026, 1, 7) } as const
+      await store.savePersonLookup(found)
+      expect(await store.findPersonLookup('octocat')).toEqual(found)
+      const failed = { login: 'octocat', outcome: 'failed', slackUserId: undefined, expiresAt: Date.UTC(2026, 0, 31, 13) } as const
+      await store.savePersonLookup(failed)
+      expect(await store.findPersonLookup('octocat')).toEqual(failed)
+      await store.savePersonLookup({ login: 'dave', outcome: 'not_found', slackUserId: undefined, expiresAt: 1 })
+      expect(await store.findPersonLookup('dave')).toEqual({ login: 'dave', outcome: 'not_found', slackUserId: undefined, expiresAt: 1 })
+      expect(await store.findPersonLookup('octocat')).toEqual(failed)
+    })
+  })
+
   describe('once-per-run claims', () => {
     it('claims a run once; another job or another run key is a claim of its own', async () => {
       expect(await store.claimRun('digest:0 9 * * 1-5', '2026-11-23')).toBe(true)

@@ -1,0 +1,87 @@
+import { isPrheraldError } from '../errors.ts'
+import type { CallLimit } from '../effects/call-limit.ts'
+import type { SlackPacer } from '../effects/slack-pacer.ts'
+import { githubCall, type GithubClient } from '../git-host/github-client.ts'
+import type { Logger } from '../log/logger.ts'
+import type { SlackClient } from '../slack/slack-client.ts'
+import type { PersonLookup, Store } from '../store/store.ts'
+
+/** A GitHub login's Slack user id, or undefined. Never throws. */
+export type LookupUser = (login: string) => Promise<string | undefined>
+
+const HOUR = 3_600_000
+/**
+ * How long an answer is kept. A match rarely changes; a missing public email or Slack account may be fixed
+ * the same day; a failure (GitHub or Slack down, a scope missing) is retried after an hour, so an outage
+ * costs one call per person an hour rather than one per delivery, and is logged that often.
+ */
+export const LOOKUP_TTL_MS: Record<PersonLookup['outcome'], number> = { found: 7 * 24 * HOUR, not_found: 24 * HOUR, failed: HOUR }
+
+export interface EmailLookupDeps {
+  store: Pick<Store, 'findPersonLookup' | 'savePersonLookup'>
+  github: GithubClient
+  slack: Pick<SlackClient, 'lookupUserByEmail'>
+  pacer: Pick<SlackPacer, 'call'>
+  /** The git-host call slots path routing uses. */
+  limit: CallLimit
+  logger: Logger
+  now?: () => number
+}
+
+/**
+ * slack.lookup_users_by_email: `GET /users/{login}` on GitHub for the profile's public email (webhooks carry
+ * none), then Slack's users.lookupByEmail, cached in the database. The email is used for the one call and
+ * never stored or logged. Concurrent look-ups of one login share one pair of calls.
+ */
+export function createEmailLookup(deps: EmailLookupDeps): LookupUser {
+  const now = deps.now ?? Date.now
+  const inFlight = new Map<string, Promise<string | undefined>>()
+
+  async function lookUp(login: string): Promise<PersonLookup> {
+    let step: 'github' | 'slack' = 'github'
+    try {
+      const email = await deps.limit(() => githubCall(deps.github, `GET /users/${login}`, async () => {
+        try {
+          return (await deps.github.request('GET /users/{username}', { username: login })).data.email ?? undefined
+        } catch (error) {
+          // No such account (renamed or deleted since the delivery): nobody to find, not a failure.
+          if ((error as { status?: unknown }).status === 404) return undefined
+          throw error
+        }
+      }))
+      if (!email) return { login, outcome: 'not_found', slackUserId: undefined, expiresAt: now() + LOOKUP_TTL_MS.not_found }
+      step = 'slack'
+      const id = await deps.pacer.call('users.lookupByEmail', '', () => deps.slack.lookupUserByEmail(email))
+      const outcome = id ? 'found' : 'not_found'
+      return { login, outcome, slackUserId: id, expiresAt: now() + LOOKUP_TTL_MS[outcome] }
+    } catch (error) {
+      // Never the email, nor the raw error (Slack's could quote the request): the code and the fix say enough.
+      deps.logger.warn('person lookup by email failed; shown as plain text', {
+        login, step, error_code: isPrheraldError(error) ? error.code : 'unexpected', ...(isPrheraldError(error) && error.fix ? { fix: error.fix } : {}),
+      })
+      return { login, outcome: 'failed', slackUserId: undefined, expiresAt: now() + LOOKUP_TTL_MS.failed }
+    }
+  }
+
+  async function resolve(login: string): Promise<string | undefined> {
+    try {
+      const cached = await deps.store.findPersonLookup(login)
+      if (cached && cached.expiresAt > now()) return cached.slackUserId
+      const fresh = await lookUp(login)
+      await deps.store.savePersonLookup(fresh)
+      return fresh.slackUserId
+    } catch (error) {
+      deps.logger.warn('person lookup cache unavailable; shown as plain text', { login, error_code: isPrheraldError(error) ? error.code : 'unexpected' })
+      return undefined
+    }
+  }
+
+  return (login) => {
+    const key = login.toLowerCase()
+    const running = inFlight.get(key)
+    if (running) return running
+    const result = resolve(key).finally(() => inFlight.delete(key))
+    inFlight.set(key, result)
+    return result
+  }
+}
