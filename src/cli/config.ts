@@ -5,6 +5,7 @@ import { listRoutes } from '../routing/resolve-route.ts'
 import { createWebhook } from './create-webhook.ts'
 import { formatReviews } from './format-reviews.ts'
 import { formatRoutes } from './format-routes.ts'
+import { formatThreads } from './format-threads.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from './parse-repository.ts'
 import { runCommands } from './run-commands.ts'
@@ -18,13 +19,14 @@ function settings() {
   return loadSettings(process.env)
 }
 
-cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, the Slack pacing and the reviews settings').action(() => {
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, the Slack pacing, thread updates and the reviews settings').action(() => {
   const loaded = settings()
   const routes = listRoutes(loaded.mappings)
   if (routes.length === 0) print('no mapping entries: every delivery is ignored')
   else for (const line of formatRoutes(routes, loaded.reactions)) print(line)
   print('')
   print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
+  for (const line of formatThreads(loaded.threadUpdates, routes)) print(line)
   for (const line of formatReviews(loaded.reviews, loaded.gitProvider)) print(line)
 })
 

@@ -104,6 +104,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
       dependencyBotLogins: doc.reviews?.dependency_bot_logins ?? [],
     },
     slackPacing: pacingText,
+    threadUpdates: doc.slack?.thread_updates ?? DEFAULTS.threadUpdates,
     mappings: doc.mappings,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: {

@@ -55,7 +55,7 @@ export const mappingEntry = object({
   channels: optional(size(array(channelTarget), 1, 50)),
   mentions: optional(mentions),
   paths: optional(record(pathPrefix, pathRule)),
-  slack: optional(object({ reactions: optional(reactions) })),
+  slack: optional(object({ reactions: optional(reactions), thread_updates: optional(boolean()) })),
 })
 
 const positiveInteger = (fix: string, max = Number.MAX_SAFE_INTEGER): Struct<number, null> =>
@@ -96,6 +96,7 @@ export const configSchema = object({
   slack: optional(object({
     pacing: optional(enums(SLACK_PACINGS)),
     reactions: optional(reactions),
+    thread_updates: optional(boolean()),
   })),
   reviews: optional(reviews),
   mappings: record(string(), record(string(), mappingEntry)),

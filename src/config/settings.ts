@@ -48,6 +48,8 @@ export interface Settings {
   reactions: ReactionSettings
   reviews: ReviewSettings
   slackPacing: SlackPacingSetting
+  /** `slack.thread_updates`: a reply in the message's thread per event that changes it; a mapping tier may override it. */
+  threadUpdates: boolean
   mappings: Mappings
   publicUrl: string | undefined
   api: { slack: string; github: string; bitbucket: string }
@@ -71,6 +73,7 @@ export const DEFAULTS = {
   messageTtlDays: 30,
   reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
   slackPacing: 'published',
+  threadUpdates: false,
   reactions: {
     approved: 'white_check_mark',
     commented: 'speech_balloon',
@@ -94,6 +97,7 @@ export const DEFAULTS = {
   messageTtlDays: number
   reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>
   slackPacing: SlackPacingSetting
+  threadUpdates: boolean
   reactions: Record<ReactionKey, string>
   api: Settings['api']
 }

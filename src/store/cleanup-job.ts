@@ -19,7 +19,9 @@ export async function runCleanup(deps: CleanupDeps): Promise<{ messages: number;
   const cutoff = (deps.now ?? Date.now)() - deps.ttlDays * DAY_MS
   const messages = await deps.store.deleteMessagesUntouchedSince(cutoff)
   const deliveries = await deps.store.deleteAppliedDeliveriesBefore(cutoff)
-  deps.logger.info('cleanup finished', { deleted_messages: messages, deleted_deliveries: deliveries, ttl_days: deps.ttlDays })
+  // The record of a reply outlives a replay by far; once the message is aged out, nothing replays into it.
+  const replies = await deps.store.deleteThreadRepliesBefore(cutoff)
+  deps.logger.info('cleanup finished', { deleted_messages: messages, deleted_deliveries: deliveries, deleted_thread_records: replies, ttl_days: deps.ttlDays })
   return { messages, deliveries }
 }
 

@@ -1,5 +1,5 @@
 import type { Provider } from '../decode/pull-request-event.ts'
-import type { PostIntent, StoredMessage } from './store.ts'
+import type { PostIntent, StoredMessage, ThreadReply } from './store.ts'
 
 /**
  * The rows both backends read, column for column, and how a row becomes what the Store interface returns.
@@ -51,4 +51,18 @@ export function intentFromRow(r: IntentRow): PostIntent {
     createdAt: Number(r.created_at),
     reactions: [], // a message is posted without reactions; they are added after it, once its ts is known
   }
+}
+
+export interface ThreadReplyRow {
+  provider: Provider
+  repository: string
+  pr_number: number
+  channel: string
+  reply_key: string
+  ts: string | null
+  created_at: Millis
+}
+
+export function threadReplyFromRow(r: ThreadReplyRow): ThreadReply {
+  return { provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, replyKey: r.reply_key, ts: r.ts, createdAt: Number(r.created_at) }
 }

@@ -41,6 +41,7 @@ describe('prherald-config list', () => {
       'acme   web       C0123456789  <!here>                            -                                                             default',
       'acme   monorepo  C0123456789  -                                  services/billing/→C0456789012 <@U0456DEFG>; web/→C0567890123  default',
       'slack.pacing: off (only 429 Retry-After is honoured)', // the tests' environment sets PRHERALD_SLACK_PACING=off
+      'slack.thread_updates: false',
       'reviews.ignore_bot_reviews     false',
       'reviews.dependency_bots        compact',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot]',
@@ -51,13 +52,13 @@ describe('prherald-config list', () => {
   it('prints several channels, per-channel mentions and the effective emoji per repository', async () => {
     writeConfig(dir.path, {
       git_provider: 'github',
-      slack: { reactions: { merged: 'rocket' } },
+      slack: { reactions: { merged: 'rocket' }, thread_updates: true },
       reviews: { ignore_bot_reviews: true, dependency_bots: 'standard', dependency_bot_logins: ['Acme-Renovate[bot]'] },
       mappings: {
         acme: {
           '*': { channel: 'C0123456789', slack: { reactions: { new_pr: 'new' } } },
           api: { channels: ['C0234567890', { id: 'C0345678901', mentions: [] }], mentions: ['<!here>'], slack: { reactions: { approved: 'thumbsup' } } },
-          docs: { slack: { reactions: { enabled: false } } },
+          docs: { slack: { reactions: { enabled: false }, thread_updates: false } },
         },
       },
     })
@@ -69,6 +70,7 @@ describe('prherald-config list', () => {
       'acme   api   C0234567890 C0345678901  C0234567890: <!here>; C0345678901: -  -      new_pr=new approved=thumbsup merged=rocket',
       'acme   docs  C0123456789              -                                     -      off',
       'slack.pacing: off (only 429 Retry-After is honoured)',
+      'slack.thread_updates: true (false for acme/docs)',
       'reviews.ignore_bot_reviews     true',
       'reviews.dependency_bots        standard',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot] acme-renovate[bot]',
