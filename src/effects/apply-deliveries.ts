@@ -13,6 +13,7 @@ import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
 import { isSmokeTestDone, planSmokeCleanup } from './smoke-cleanup.ts'
+import { plannedThreadUpdates, type PostThreadReplies } from './thread-replies.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
   mappings: Mappings
@@ -21,6 +22,12 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   chooseTargets?: ChooseTargets
   /** Git-host calls (path routing's changed files): at most so many at once. Slack calls go through the pacer. */
   limit: CallLimit
+  /** The global `slack.thread_updates`; a mapping tier may override it. */
+  threadUpdates: boolean
+  /** Posts replies in the messages' threads, each at most once (thread-replies.ts). */
+  postThreadReplies: PostThreadReplies
+  /** A git-host login's Slack user ID, when mapped. */
+  slackUser?: (login: string) => string | undefined
 }
 
 /**
@@ -99,6 +106,9 @@ export function createLifecycle(deps: LifecycleDeps) {
       // A message the plan deleted takes its row with it.
       else if (plan.changes.some((c) => c.type === 'delete')) deleted.push({ ...ref, channel: plan.channel })
     }
+    // Before the commit: a crash between them replays the batch, and each reply's record keeps it single.
+    const replies = plannedThreadUpdates({ enabled: route.threadUpdates ?? deps.threadUpdates, stored, steps: folded.steps, slackUser: deps.slackUser })
+    await deps.postThreadReplies(placed, replies, { ref, facts })
     // Saved even when Slack refused a channel's change for good: the lifecycle belongs to the pull request,
     // and a row left behind would later hand an old state to the machine.
     await commit(placed.map((m) => ({
