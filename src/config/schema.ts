@@ -47,6 +47,7 @@ const reactions = object({
   closed: optional(reactionName),
   draft: optional(reactionName),
   bot: optional(reactionName),
+  checks_failed: optional(reactionName),
   new_pr: optional(reactionName),
 })
 

@@ -5,7 +5,7 @@ export type LogFormat = (typeof LOG_FORMATS)[number]
 export type LogLevel = (typeof LOG_LEVELS)[number]
 /** `published`: pace Slack calls to Slack's published limits. `off`: only honour 429s. */
 export type SlackPacingSetting = (typeof SLACK_PACINGS)[number]
-export type ReactionKey = 'approved' | 'commented' | 'changes_requested' | 'merged' | 'closed' | 'draft' | 'bot'
+export type ReactionKey = 'approved' | 'commented' | 'changes_requested' | 'merged' | 'closed' | 'draft' | 'bot' | 'checks_failed'
 
 /** The reactions a message carries, after inheritance: the emoji for each machine key, and whether to react at all. */
 export interface ReactionSettings {
@@ -82,6 +82,7 @@ export const DEFAULTS = {
     closed: 'x',
     draft: 'construction',
     bot: 'robot_face',
+    checks_failed: 'red_circle',
   },
   api: {
     slack: 'https://slack.com/api/',

@@ -12,6 +12,7 @@ const PULL_REQUEST_ACTIONS = new Map<string, EventKind>([
   ['reopened', 'reopened'],
   ['ready_for_review', 'ready_for_review'],
   ['converted_to_draft', 'converted_to_draft'],
+  ['synchronize', 'synchronize'],
 ])
 
 const REVIEW_STATES = new Map<string, EventKind>([
@@ -107,5 +108,7 @@ export function decodeGithub(eventName: string, deliveryId: string, payload: unk
   const facts = factsOf(pr, isIssue)
   const actor = actorOf(actingUser(eventName, root)) ?? actorOf(at(root, 'sender'))
   if (!owner || !repo || number === undefined || !facts || !actor) return ignored('invalid_payload')
-  return { provider: 'github', deliveryId, owner, repo, number, kind: verdict.kind, pr: facts, actor }
+  // Only `pull_request` events move the head: a review's copy of the pull request may be older than the last push.
+  const head = eventName === 'pull_request' ? str(pr, 'head', 'sha') : undefined
+  return { provider: 'github', deliveryId, owner, repo, number, kind: verdict.kind, pr: facts, actor, ...(head ? { head } : {}) }
 }

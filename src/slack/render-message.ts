@@ -1,3 +1,4 @@
+import { checksVerdict } from '../../machines/check-facts.ts'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { DependencyBump } from '../decode/dependency-bump.ts'
 
@@ -61,6 +62,8 @@ export function statusLine(lifecycle: StoredLifecycle): string {
   if (context.approvedBy.length > 0) parts.push(`Approved by ${context.approvedBy.join(', ')}`)
   if (context.changesRequestedBy.length > 0) parts.push(`Changes requested by ${context.changesRequestedBy.join(', ')}`)
   if (context.commentCount > 0) parts.push(`${context.commentCount} ${context.commentCount === 1 ? 'comment' : 'comments'}`)
+  const checks = checksVerdict(context)
+  if (checks) parts.push(checks === 'failing' ? 'Checks failing' : 'Checks passing')
   return parts.length > 0 ? parts.join(' · ') : 'Open'
 }
 
