@@ -4,6 +4,7 @@ import { pendingDeliveries } from '../helpers/pending-deliveries.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
+import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
 import { pullRequest, review } from '../lifecycle/github-payloads.ts'
 
 /**
@@ -153,5 +154,22 @@ describe('thread updates', () => {
     expect(service!.entries().find((e) => e.msg === 'slack rejected the thread reply; dropping it')).toMatchObject({ level: 'error' })
     expect(pendingDeliveries(dir.path)).toBe(0)
     expect(message().reactions.has('white_check_mark')).toBe(true)
+  })
+})
+
+describe('thread updates on Bitbucket', () => {
+  it('replies for approvals, their withdrawal and the merge, from Bitbucket payloads', async () => {
+    await service?.stop()
+    writeConfig(dir.path, { git_provider: 'bitbucket', slack: { thread_updates: true }, mappings: { acme: { '*': { channel: CHANNEL } } } })
+    service = await startPrherald(dir.path, testEnv(dir.path, 'bitbucket', { SLACK_API_URL: slack.url }))
+    const sendBb = async (event: string, payload: unknown) => {
+      expect((await deliver(service!.url, 'bitbucket', { event, payload })).status).toBe(200)
+      expect(await service!.settle(10_000)).toBe(true)
+    }
+    await sendBb('pullrequest:created', bitbucketPayload('pullrequest:created', { id: 4 }))
+    await sendBb('pullrequest:approved', bitbucketPayload('pullrequest:approved', { id: 4, actor: 'carol' }))
+    await sendBb('pullrequest:unapproved', bitbucketPayload('pullrequest:unapproved', { id: 4, actor: 'carol' }))
+    await sendBb('pullrequest:fulfilled', bitbucketPayload('pullrequest:fulfilled', { id: 4, actor: 'erin', state: 'MERGED' }))
+    expect(replies()).toEqual([':white_check_mark: carol approved', ':leftwards_arrow_with_hook: carol removed their approval', ':twisted_rightwards_arrows: merged by erin'])
   })
 })
