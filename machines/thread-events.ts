@@ -18,7 +18,7 @@ export interface ThreadEvent {
   kind: ThreadEventKind
   /** Who did it (for a dismissal: the reviewer whose verdict went). */
   actor: string
-  /** The pull request's author: a change request mentions them when they map to a Slack user. */
+  /** The pull request's author as `users:` keys them (GitHub login, Bitbucket account id): a change request mentions them when mapped. */
   author: string
   deliveryId: string
   /** The delivery and the event: the same on every replay of the delivery, so a reply is posted once. */
@@ -71,7 +71,8 @@ export function threadEvents(stored: StoredLifecycle | undefined, steps: readonl
     const kind = shown && step.before ? changeOf(step.event, step.before, step.after) : undefined
     if (kind) {
       const { event } = step
-      events.push({ kind, actor: event.actor.login, author: step.after.context.author, deliveryId: event.deliveryId, replyKey: `${event.deliveryId}:${kind}` })
+      const author = event.pr.authorAccountId ?? step.after.context.author
+      events.push({ kind, actor: event.actor.login, author, deliveryId: event.deliveryId, replyKey: `${event.deliveryId}:${kind}` })
     }
     shown ||= shows(step.after)
   }

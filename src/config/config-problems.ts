@@ -15,8 +15,8 @@ export interface ConfigProblem {
 const REACTION_KEYS = 'enabled, approved, commented, changes_requested, merged, closed, draft, bot, new_pr'
 
 const KNOWN_KEYS: Record<string, string> = {
-  '': 'git_provider, server, database, cleanup, slack, mappings',
-  server: 'listen, log_format, log_level, shutdown_timeout_seconds',
+  '': 'git_provider, server, database, cleanup, slack, reviews, users, teams, mappings',
+  server: 'listen, metrics_listen, log_format, log_level, shutdown_timeout_seconds',
   database: 'url',
   cleanup: 'message_ttl_days',
   slack: 'reactions',

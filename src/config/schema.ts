@@ -76,6 +76,34 @@ const reviews = object({
   dependency_bot_logins: optional(size(array(botLogin), 0, 100)),
 })
 
+/** A git-host login or Bitbucket account id as a key of `users:`; provider-specific rules are in people-problems.ts. */
+const personKey = refine(string(), 'person_key', (value) =>
+  /^[^\s@<>]{1,128}$/.test(value) ||
+  `"${value}" is not a login; write the GitHub login (octocat) or the Bitbucket account id (557058:…) exactly, without @`)
+
+/** Slack's bare user id: U… (or W… on Enterprise Grid). The mention token is built from it, never written here. */
+export const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/
+const slackUserId = refine(string(), 'slack_user_id', (value) => {
+  if (SLACK_USER_ID.test(value)) return true
+  const token = /^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$/.exec(value)
+  if (token) return `"${value}" is a mention token; write the bare user id ${token[1]}`
+  return `"${value}" is not a Slack user id; write the member id (U… or W…): in Slack, open the person's profile, ⋮ More, Copy member ID`
+})
+
+/** A GitHub team's slug as the webhook names it in `requested_team.slug`. */
+const teamSlug = refine(string(), 'team_slug', (value) =>
+  /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(value) ||
+  `"${value}" is not a team slug; write the slug from the team's URL (github.com/orgs/acme/teams/backend: backend), without the organisation or @`)
+
+/** Slack's bare user-group id: S…. */
+export const SLACK_GROUP_ID = /^S[A-Z0-9]{2,}$/
+const slackGroupId = refine(string(), 'slack_group_id', (value) => {
+  if (SLACK_GROUP_ID.test(value)) return true
+  const token = /^<!subteam\^(S[A-Z0-9]+)(?:\|[^>]*)?>$/.exec(value)
+  if (token) return `"${value}" is a mention token; write the bare user-group id ${token[1]}`
+  return `"${value}" is not a Slack user-group id; write the group's id (S…): in Slack, People > User groups, open the group, copy the S… id from the browser's address bar`
+})
+
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const
 export const LOG_FORMATS = ['json', 'pretty'] as const
 export const PROVIDERS = ['github', 'bitbucket'] as const
@@ -85,6 +113,7 @@ export const configSchema = object({
   git_provider: enums(PROVIDERS),
   server: optional(object({
     listen: optional(string()),
+    metrics_listen: optional(string()),
     log_format: optional(enums(LOG_FORMATS)),
     log_level: optional(enums(LOG_LEVELS)),
     // At most an hour: Node's timers cannot wait longer than about 24.8 days and would fire at once instead.
@@ -100,6 +129,8 @@ export const configSchema = object({
     thread_updates: optional(boolean()),
   })),
   reviews: optional(reviews),
+  users: optional(record(personKey, slackUserId)),
+  teams: optional(record(teamSlug, slackGroupId)),
   mappings: record(string(), record(string(), mappingEntry)),
 })
 

@@ -39,6 +39,8 @@ export interface Settings {
   lockFile: string
   gitProvider: Provider
   listen: ListenAddress
+  /** `server.metrics_listen`: /metrics on a listener of its own; undefined serves it on `listen`. */
+  metricsListen: ListenAddress | undefined
   logFormat: LogFormat
   logLevel: LogLevel
   shutdownTimeoutSeconds: number
@@ -50,6 +52,13 @@ export interface Settings {
   slackPacing: SlackPacingSetting
   /** `slack.thread_updates`: a reply in the message's thread per event that changes it; a mapping tier may override it. */
   threadUpdates: boolean
+  /**
+   * `users:`: git-host person -> bare Slack user id (U…/W…). Keyed by GitHub login (lower-cased) or
+   * Bitbucket account id; read it with mappedId (src/people/people-map.ts).
+   */
+  users: Record<string, string>
+  /** `teams:`: GitHub team slug (lower-cased) -> bare Slack user-group id (S…). */
+  teams: Record<string, string>
   mappings: Mappings
   publicUrl: string | undefined
   api: { slack: string; github: string; bitbucket: string }
