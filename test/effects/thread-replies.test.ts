@@ -77,6 +77,15 @@ describe('thread updates', () => {
     }
   })
 
+  it('a change request mentions the author when users: maps them, and nobody else', async () => {
+    config({ users: { codertocat: 'U0AUTHOR1', carol: 'U0CAROL01', dave: 'U0DAVE001' } })
+    await opened()
+    await send('pull_request_review', review('approved', 1, 'carol'))
+    await send('pull_request_review', review('changes_requested', 1, 'dave'))
+    expect(await service!.settle(10_000)).toBe(true)
+    expect(replies()).toEqual([':white_check_mark: carol approved', ':exclamation: dave requested changes · <@U0AUTHOR1>'])
+  })
+
   it('a folded batch gives one reply per event', async () => {
     await opened()
     // Slack refuses updates while three deliveries arrive; the service stops, and the restart replays them as one batch.
@@ -158,18 +167,27 @@ describe('thread updates', () => {
 })
 
 describe('thread updates on Bitbucket', () => {
+  const BOB = '557058:0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e'
   it('replies for approvals, their withdrawal and the merge, from Bitbucket payloads', async () => {
     await service?.stop()
-    writeConfig(dir.path, { git_provider: 'bitbucket', slack: { thread_updates: true }, mappings: { acme: { '*': { channel: CHANNEL } } } })
+    writeConfig(dir.path, {
+      git_provider: 'bitbucket', slack: { thread_updates: true }, users: { [BOB]: 'U0BOB0001' }, mappings: { acme: { '*': { channel: CHANNEL } } },
+    })
     service = await startPrherald(dir.path, testEnv(dir.path, 'bitbucket', { SLACK_API_URL: slack.url }))
-    const sendBb = async (event: string, payload: unknown) => {
+    const sendBb = async (event: string, payload: Record<string, any>) => {
+      payload.pullrequest.author.account_id = BOB
       expect((await deliver(service!.url, 'bitbucket', { event, payload })).status).toBe(200)
       expect(await service!.settle(10_000)).toBe(true)
     }
     await sendBb('pullrequest:created', bitbucketPayload('pullrequest:created', { id: 4 }))
     await sendBb('pullrequest:approved', bitbucketPayload('pullrequest:approved', { id: 4, actor: 'carol' }))
     await sendBb('pullrequest:unapproved', bitbucketPayload('pullrequest:unapproved', { id: 4, actor: 'carol' }))
+    await sendBb('pullrequest:changes_request_created', bitbucketPayload('pullrequest:changes_request_created', { id: 4, actor: 'dave' }))
     await sendBb('pullrequest:fulfilled', bitbucketPayload('pullrequest:fulfilled', { id: 4, actor: 'erin', state: 'MERGED' }))
-    expect(replies()).toEqual([':white_check_mark: carol approved', ':leftwards_arrow_with_hook: carol removed their approval', ':twisted_rightwards_arrows: merged by erin'])
+    expect(replies()).toEqual([
+      ':white_check_mark: carol approved', ':leftwards_arrow_with_hook: carol removed their approval',
+      ':exclamation: dave requested changes · <@U0BOB0001>', // keyed by bob's account id, as users: is on Bitbucket
+      ':twisted_rightwards_arrows: merged by erin',
+    ])
   })
 })
