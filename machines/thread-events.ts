@@ -1,4 +1,5 @@
 import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import { userKeyOf } from './account-ids.ts'
 import type { LifecycleState, StoredLifecycle } from './decide.ts'
 import type { FoldStep } from './fold-events.ts'
 
@@ -71,7 +72,7 @@ export function threadEvents(stored: StoredLifecycle | undefined, steps: readonl
     const kind = shown && step.before ? changeOf(step.event, step.before, step.after) : undefined
     if (kind) {
       const { event } = step
-      const author = event.pr.authorAccountId ?? step.after.context.author
+      const author = userKeyOf(step.after.context, step.after.context.author)
       events.push({ kind, actor: event.actor.login, author, deliveryId: event.deliveryId, replyKey: `${event.deliveryId}:${kind}` })
     }
     shown ||= shows(step.after)

@@ -4,16 +4,19 @@ import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { RetryOptions } from '@slack/web-api'
 import type { Secrets, Settings } from './config/settings.ts'
+import type { ControlHandler } from './control/control-response.ts'
+import { startControlServer } from './control/control-server.ts'
+import { controlSocketPath } from './control/control-socket-path.ts'
 import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-event.ts'
 import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createCallLimit } from './effects/call-limit.ts'
+import { configuredPeople } from './people/resolve-people.ts'
 import { configureTargets } from './effects/configure-targets.ts'
 import { createFindPost } from './effects/find-post.ts'
 import { createPostOnce } from './effects/post-once.ts'
 import { recoverPosts } from './effects/recover-posts.ts'
 import { createReplyOnce } from './effects/reply-once.ts'
 import { createThreadReplies } from './effects/thread-replies.ts'
-import { mappedId } from './people/people-map.ts'
 import type { ChooseTargets } from './effects/message-targets.ts'
 import type { PacerClock } from './effects/pacer-clock.ts'
 import { DEFAULT_RETRY, ShutdownInterrupt, type RetryPolicy } from './effects/retry-transient.ts'
@@ -136,7 +139,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
     threadUpdates: settings.threadUpdates, postThreadReplies: createThreadReplies({ replyOnce, pacer, retry, sleep, logger }),
-    slackUser: (key) => mappedId(settings.users, settings.gitProvider, key),
+    people: configuredPeople({ users: settings.users, teams: settings.teams }),
   })
   const mailboxes = createMailboxes<PullRequestEvent>((_key, events) => applyDeliveries(events), (key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })
@@ -168,6 +171,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
   })
   const handler = toNodeHandler(app)
+  // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
+  const controlHandlers = new Map<string, ControlHandler>([
+  ])
+  const controlPath = controlSocketPath(settings)
+  const control = controlPath ? await startControlServer({ path: controlPath, handlers: controlHandlers, logger }) : undefined
   const server = options.listen ? await options.listen(handler) : createTimedServer(handler, { ...HTTP_TIMEOUTS, ...options.httpTimeouts })
 
   if (!options.listen) await new Promise<void>((resolve, reject) => {
@@ -176,8 +184,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       server.off('error', reject)
       resolve()
     })
-  }).catch((error: unknown) => {
+  }).catch(async (error: unknown) => {
     cleanup.stop()
+    await control?.stop(Date.now())
     return abandon(error)
   })
   const address = server.address() as AddressInfo
@@ -197,7 +206,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger.info('shutting down', { window_seconds: settings.shutdownTimeoutSeconds })
     cleanup.stop()
     databaseWatch.stop()
-    await closeServer(server, deadline)
+    await Promise.all([closeServer(server, deadline), control?.stop(deadline)])
     await metricsServer?.close()
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))
     if (!drained) {

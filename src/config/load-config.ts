@@ -102,6 +102,14 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     databasePath,
     messageTtlDays: doc.cleanup?.message_ttl_days ?? DEFAULTS.messageTtlDays,
     reactions: applyReactionTier(DEFAULT_REACTIONS, doc.slack?.reactions),
+    digest: {
+      enabled: doc.digest?.enabled ?? DEFAULTS.digest.enabled,
+      schedule: doc.digest?.schedule ?? DEFAULTS.digest.schedule,
+      timezone: doc.digest?.timezone ?? DEFAULTS.digest.timezone,
+      holidays: doc.digest?.holidays ?? DEFAULTS.digest.holidays,
+      mention: doc.digest?.mention ?? DEFAULTS.digest.mention,
+      includeDependencyBots: doc.digest?.include_dependency_bots ?? DEFAULTS.digest.includeDependencyBots,
+    },
     reviews: {
       ignoreBotReviews: doc.reviews?.ignore_bot_reviews ?? DEFAULTS.reviews.ignoreBotReviews,
       dependencyBots: doc.reviews?.dependency_bots ?? DEFAULTS.reviews.dependencyBots,

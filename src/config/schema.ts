@@ -1,6 +1,8 @@
 import {
   array, boolean, enums, integer, object, optional, record, refine, size, string, union, type Infer, type Struct,
 } from 'superstruct'
+import { Cron } from 'croner'
+import { holidayCalendarProblem, timeZoneProblem } from '../digest/digest-day.ts'
 
 /**
  * The shape of config.yaml. `object` (not `type`) so that unknown keys are errors: a typo such as
@@ -51,12 +53,30 @@ const reactions = object({
   new_pr: optional(reactionName),
 })
 
+/** A 5-field cron expression (minute hour day-of-month month day-of-week), as croner reads it. */
+const cronExpression = refine(string(), 'cron', (value) => {
+  if (value.trim().split(/\s+/).length !== 5) return `"${value}" is not a 5-field cron expression (minute hour day month weekday), e.g. "0 9 * * 1-5"`
+  try {
+    new Cron(value, { paused: true })
+    return true
+  } catch (error) {
+    return `"${value}" is not a valid cron expression (${(error as Error).message}); e.g. "0 9 * * 1-5" is 09:00 on weekdays`
+  }
+})
+
+const timeZone = refine(string(), 'time_zone', (value) => timeZoneProblem(value) ?? true)
+const holidayCalendar = refine(string(), 'holidays', (value) => holidayCalendarProblem(value) ?? true)
+
+/** `digest` in a mapping tier: a repository or owner may turn its digest off or run it on its own schedule. */
+const digestTier = object({ enabled: optional(boolean()), schedule: optional(cronExpression) })
+
 export const mappingEntry = object({
   channel: optional(channelId),
   channels: optional(size(array(channelTarget), 1, 50)),
   mentions: optional(mentions),
   paths: optional(record(pathPrefix, pathRule)),
   slack: optional(object({ reactions: optional(reactions), thread_updates: optional(boolean()) })),
+  digest: optional(digestTier),
 })
 
 const positiveInteger = (fix: string, max = Number.MAX_SAFE_INTEGER): Struct<number, null> =>
@@ -120,6 +140,14 @@ export const configSchema = object({
     shutdown_timeout_seconds: optional(positiveInteger('use a whole number of seconds from 1 to 3600, e.g. 25', 3600)),
   })),
   database: optional(object({ url: optional(string()) })),
+  digest: optional(object({
+    enabled: optional(boolean()),
+    schedule: optional(cronExpression),
+    timezone: optional(timeZone),
+    holidays: optional(holidayCalendar),
+    mention: optional(boolean()),
+    include_dependency_bots: optional(boolean()),
+  })),
   cleanup: optional(object({
     message_ttl_days: optional(positiveInteger('use a whole number of days from 1 to 36500, e.g. 30', 36_500)),
   })),
@@ -138,3 +166,4 @@ export type ConfigDocument = Infer<typeof configSchema>
 export type MappingEntry = Infer<typeof mappingEntry>
 export type Mappings = ConfigDocument['mappings']
 export type ReactionsConfig = Infer<typeof reactions>
+export type DigestTier = Infer<typeof digestTier>

@@ -15,6 +15,19 @@ export interface ReactionSettings {
   newPr: string | undefined
 }
 
+/** `digest`, after defaults; a mapping tier may still override `enabled` and `schedule`. */
+export interface DigestSettings {
+  enabled: boolean
+  /** 5-field cron expression, read in `timezone`. */
+  schedule: string
+  timezone: string
+  /** `DE` or `DE-BY`; undefined: only weekends are skipped. */
+  holidays: string | undefined
+  /** Put the channel's mentions on the digest's parent message (thread replies never notify). */
+  mention: boolean
+  includeDependencyBots: boolean
+}
+
 export type DependencyBotLayout = (typeof DEPENDENCY_BOT_LAYOUTS)[number]
 
 /** `reviews`: how bot activity shows in the channel. Global, applied by the intake. */
@@ -48,6 +61,7 @@ export interface Settings {
   databasePath: string
   messageTtlDays: number
   reactions: ReactionSettings
+  digest: DigestSettings
   reviews: ReviewSettings
   slackPacing: SlackPacingSetting
   /** `slack.thread_updates`: a reply in the message's thread per event that changes it; a mapping tier may override it. */
@@ -80,6 +94,7 @@ export const DEFAULTS = {
   shutdownTimeoutSeconds: 25,
   databaseUrl: 'file:./data/prherald.db',
   messageTtlDays: 30,
+  digest: { enabled: true, schedule: '0 9 * * 1-5', timezone: 'UTC', holidays: undefined, mention: false, includeDependencyBots: false },
   reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
   slackPacing: 'published',
   threadUpdates: false,
@@ -105,6 +120,7 @@ export const DEFAULTS = {
   shutdownTimeoutSeconds: number
   databaseUrl: string
   messageTtlDays: number
+  digest: DigestSettings
   reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>
   slackPacing: SlackPacingSetting
   threadUpdates: boolean

@@ -14,6 +14,8 @@ import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
 import { isSmokeTestDone, planSmokeCleanup } from './smoke-cleanup.ts'
 import { plannedThreadUpdates, type PostThreadReplies } from './thread-replies.ts'
+import { mappedId } from '../people/people-map.ts'
+import type { ResolvePeople } from '../people/resolve-people.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
   mappings: Mappings
@@ -26,8 +28,8 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   threadUpdates: boolean
   /** Posts replies in the messages' threads, each at most once (thread-replies.ts). */
   postThreadReplies: PostThreadReplies
-  /** A git-host login's Slack user ID, when mapped. */
-  slackUser?: (login: string) => string | undefined
+  /** Who is a Slack user for a lifecycle about to be rendered; without it everyone is plain text. */
+  people?: ResolvePeople
 }
 
 /**
@@ -84,6 +86,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       ? (await deps.limit(() => chooseTargets(folded.announcedBy!, route))).filter((t) => !taken.has(t.channel))
       : []
     const reactions = applyReactionTier(deps.reactions, route.reactions)
+    const people = deps.people ? await deps.people(next, facts) : undefined
     const plans = planSmokeCleanup(events, planChanges({
       messages: messages.map((r) => {
         const shown = JSON.parse(r.lifecycle) as StoredLifecycle
@@ -93,10 +96,11 @@ export function createLifecycle(deps: LifecycleDeps) {
       announceIn,
       next,
       reactions,
+      ...(people ? { people } : {}),
     }))
     const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(first) }
     const beforePost = { state: unannounced.state, lifecycle: JSON.stringify(unannounced), lastDeliveryId: current?.lastDeliveryId ?? null }
-    const context = { ref, facts, next, reactions, beforePost, deliveryId: last.deliveryId }
+    const context = { ref, facts, next, reactions, beforePost, deliveryId: last.deliveryId, ...(people ? { people } : {}) }
 
     const placed = []
     const deleted = []
@@ -107,7 +111,8 @@ export function createLifecycle(deps: LifecycleDeps) {
       else if (plan.changes.some((c) => c.type === 'delete')) deleted.push({ ...ref, channel: plan.channel })
     }
     // Before the commit: a crash between them replays the batch, and each reply's record keeps it single.
-    const replies = plannedThreadUpdates({ enabled: route.threadUpdates ?? deps.threadUpdates, stored, steps: folded.steps, slackUser: deps.slackUser })
+    const slackUser = (key: string) => (people ? mappedId(people.users, first.provider, key) : undefined)
+    const replies = plannedThreadUpdates({ enabled: route.threadUpdates ?? deps.threadUpdates, stored, steps: folded.steps, slackUser })
     await deps.postThreadReplies(placed, replies, { ref, facts })
     // Saved even when Slack refused a channel's change for good: the lifecycle belongs to the pull request,
     // and a row left behind would later hand an old state to the machine.

@@ -1,4 +1,4 @@
-import type { MappingEntry, Mappings, ReactionsConfig } from '../config/schema.ts'
+import type { DigestTier, MappingEntry, Mappings, ReactionsConfig } from '../config/schema.ts'
 import type { MessageTarget } from '../effects/message-targets.ts'
 import { mergeReactionTiers } from './reactions.ts'
 
@@ -19,6 +19,8 @@ export interface Route {
   reactions: ReactionsConfig | undefined
   /** The mapping tiers' `slack.thread_updates` (repository over the owner's `"*"`); undefined: the global setting. */
   threadUpdates: boolean | undefined
+  /** The mapping tiers' `digest` overrides (repository over the owner's `"*"`), still to be laid over the global `digest`. */
+  digest: DigestTier
   /** Which entry matched: the repository's own, or the owner's catch-all. */
   source: 'repository' | 'wildcard'
 }
@@ -52,6 +54,10 @@ export function resolveEntry(star: MappingEntry | undefined, entry: MappingEntry
     })),
     reactions: mergeReactionTiers(star?.slack?.reactions, entry?.slack?.reactions),
     threadUpdates: entry?.slack?.thread_updates ?? star?.slack?.thread_updates,
+    digest: {
+      enabled: entry?.digest?.enabled ?? star?.digest?.enabled,
+      schedule: entry?.digest?.schedule ?? star?.digest?.schedule,
+    },
   }
 }
 

@@ -57,6 +57,8 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     'SELECT * FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
   const allIntents = db.prepare<[], IntentRow>('SELECT * FROM post_intents ORDER BY created_at')
   const deleteIntent = db.prepare('DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
+  const claimRun = db.prepare('INSERT INTO job_runs (job, run_key, claimed_at) VALUES (?, ?, ?) ON CONFLICT (job, run_key) DO NOTHING')
+  const deleteRunClaims = db.prepare('DELETE FROM job_runs WHERE claimed_at < ?')
   const deleteIntentWithMarker = db.prepare(
     'DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ? AND marker = ?')
 
@@ -234,6 +236,12 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     },
     async pullRequestsWithHead(provider, repository, sha) {
       return withHead.all(provider, repository, sha).map((r) => r.pr_number)
+    },
+    claimRun(job: string, runKey: string) {
+      return write(() => claimRun.run(job, runKey, now()).changes === 1)
+    },
+    deleteRunClaimsBefore(cutoff) {
+      return write(() => deleteRunClaims.run(cutoff).changes)
     },
     async close() {
       if (retry) clearTimeout(retry.timer)

@@ -136,5 +136,14 @@ export interface Store {
   /** The pull requests of the repository whose head `sha` is or was, by number. */
   pullRequestsWithHead(provider: Provider, repository: string, sha: string): Promise<number[]>
 
+  /**
+   * Claims one run of a scheduled job (`digest:<schedule>`, keyed by the run's local date, say): true for
+   * exactly one caller per (job, runKey) among every process sharing the database, false for all others.
+   * The claim is never released: a run that fails after claiming is not retried by another process.
+   */
+  claimRun(job: string, runKey: string): Promise<boolean>
+  /** Cleanup: forgets claims made before `cutoff` (unix ms). */
+  deleteRunClaimsBefore(cutoff: number): Promise<number>
+
   close(): Promise<void>
 }
