@@ -138,7 +138,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const applyDeliveries = createLifecycle({
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
-    threadUpdates: settings.threadUpdates, postThreadReplies: createThreadReplies({ replyOnce, pacer, retry, sleep, logger }),
+    threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ replyOnce, pacer, retry, sleep, logger }),
     people: configuredPeople({ users: settings.users, teams: settings.teams }),
   })
   const mailboxes = createMailboxes<PullRequestEvent>((_key, events) => applyDeliveries(events), (key, error) => {

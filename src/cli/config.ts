@@ -29,7 +29,7 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
   print('')
   print(formatMetricsListen(loaded))
   print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
-  for (const line of formatThreads(loaded.threadUpdates, routes)) print(line)
+  for (const line of formatThreads(loaded.threadUpdates, routes, loaded.notifyReviewRequests)) print(line)
   for (const line of formatReviews(loaded.reviews, loaded.gitProvider)) print(line)
   for (const line of formatPeople(loaded, loaded.gitProvider)) print(line)
 })

@@ -128,6 +128,8 @@ export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const
 export const LOG_FORMATS = ['json', 'pretty'] as const
 export const PROVIDERS = ['github', 'bitbucket'] as const
 export const SLACK_PACINGS = ['published', 'off'] as const
+/** `notify.review_requests`: ping a newly requested reviewer in the message's thread, or not at all. */
+export const REVIEW_REQUEST_NOTIFY = ['thread', 'off'] as const
 
 export const configSchema = object({
   git_provider: enums(PROVIDERS),
@@ -157,6 +159,7 @@ export const configSchema = object({
     thread_updates: optional(boolean()),
   })),
   reviews: optional(reviews),
+  notify: optional(object({ review_requests: optional(enums(REVIEW_REQUEST_NOTIFY)) })),
   users: optional(record(personKey, slackUserId)),
   teams: optional(record(teamSlug, slackGroupId)),
   mappings: record(string(), record(string(), mappingEntry)),

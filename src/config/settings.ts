@@ -1,6 +1,7 @@
-import type { DEPENDENCY_BOT_LAYOUTS, LOG_FORMATS, LOG_LEVELS, Mappings, SLACK_PACINGS } from './schema.ts'
+import type { DEPENDENCY_BOT_LAYOUTS, REVIEW_REQUEST_NOTIFY, LOG_FORMATS, LOG_LEVELS, Mappings, SLACK_PACINGS } from './schema.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 
+export type ReviewRequestNotify = (typeof REVIEW_REQUEST_NOTIFY)[number]
 export type LogFormat = (typeof LOG_FORMATS)[number]
 export type LogLevel = (typeof LOG_LEVELS)[number]
 /** `published`: pace Slack calls to Slack's published limits. `off`: only honour 429s. */
@@ -66,6 +67,8 @@ export interface Settings {
   slackPacing: SlackPacingSetting
   /** `slack.thread_updates`: a reply in the message's thread per event that changes it; a mapping tier may override it. */
   threadUpdates: boolean
+  /** `notify.review_requests`: `thread` pings a newly requested, mapped reviewer in the message's thread. */
+  notifyReviewRequests: ReviewRequestNotify
   /**
    * `users:`: git-host person -> bare Slack user id (U…/W…). Keyed by GitHub login (lower-cased) or
    * Bitbucket account id; read it with mappedId (src/people/people-map.ts).
@@ -98,6 +101,7 @@ export const DEFAULTS = {
   reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
   slackPacing: 'published',
   threadUpdates: false,
+  notifyReviewRequests: 'thread',
   reactions: {
     approved: 'white_check_mark',
     commented: 'speech_balloon',
@@ -124,6 +128,7 @@ export const DEFAULTS = {
   reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>
   slackPacing: SlackPacingSetting
   threadUpdates: boolean
+  notifyReviewRequests: ReviewRequestNotify
   reactions: Record<ReactionKey, string>
   api: Settings['api']
 }

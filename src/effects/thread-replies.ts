@@ -1,8 +1,12 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { FoldStep } from '../../machines/fold-events.ts'
+import type { PullRequestContext } from '../../machines/pull-request.machine.ts'
+import { reviewPings } from '../../machines/review-pings.ts'
 import { threadEvents } from '../../machines/thread-events.ts'
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
+import { reviewerName, type People } from '../people/person-names.ts'
+import { renderReviewPing } from '../slack/render-review-ping.ts'
 import { renderThreadReply } from '../slack/render-thread-reply.ts'
 import type { PullRequestRef } from '../store/store.ts'
 import type { SlackCall } from './find-post.ts'
@@ -39,6 +43,28 @@ export interface ThreadUpdatesInput {
 export function plannedThreadUpdates(input: ThreadUpdatesInput): PlannedReply[] {
   if (!input.enabled) return []
   return threadEvents(input.stored, input.steps).map((e) => ({ replyKey: e.replyKey, text: renderThreadReply(e, input.slackUser) }))
+}
+
+export interface ReviewPingsInput {
+  /** `notify.review_requests: thread`. */
+  enabled: boolean
+  stored: StoredLifecycle | undefined
+  steps: readonly FoldStep[]
+  /** The lifecycle's context after the batch (it knows Bitbucket account ids by name). */
+  context: PullRequestContext
+  people: People | undefined
+}
+
+/**
+ * The pings `notify.review_requests: thread` asks for in a folded batch: one per reviewer newly waited on who
+ * maps to a Slack user (or team to a user group), keyed by delivery and reviewer. Pure.
+ */
+export function plannedReviewPings(input: ReviewPingsInput): PlannedReply[] {
+  if (!input.enabled || !input.people) return []
+  return reviewPings(input.stored, input.steps).flatMap((ping) => {
+    const named = reviewerName(input.context, input.people, ping.reviewer)
+    return 'token' in named ? [{ replyKey: ping.replyKey, text: renderReviewPing(named.token) }] : []
+  })
 }
 
 /**

@@ -43,6 +43,7 @@ describe('prherald-config list', () => {
       'server.metrics_listen: not set (GET /metrics on the webhook listener 127.0.0.1:0; keep your reverse proxy from forwarding it)',
       'slack.pacing: off (only 429 Retry-After is honoured)', // the tests' environment sets PRHERALD_SLACK_PACING=off
       'slack.thread_updates: false',
+      'notify.review_requests: thread (a newly requested reviewer mapped in users: or teams: is pinged in the thread)',
       'reviews.ignore_bot_reviews     false',
       'reviews.dependency_bots        compact',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot]',
@@ -58,6 +59,7 @@ describe('prherald-config list', () => {
       server: { metrics_listen: '127.0.0.1:9464' },
       slack: { reactions: { merged: 'rocket' }, thread_updates: true },
       reviews: { ignore_bot_reviews: true, dependency_bots: 'standard', dependency_bot_logins: ['Acme-Renovate[bot]'] },
+      notify: { review_requests: 'off' },
       users: { octocat: 'U0123ABCD', 'Dave-Smith': 'W0456DEFG' },
       teams: { backend: 'S0123ABCD' },
       mappings: {
@@ -78,6 +80,7 @@ describe('prherald-config list', () => {
       'server.metrics_listen: 127.0.0.1:9464 (GET /metrics there only; the webhook listener answers it 404)',
       'slack.pacing: off (only 429 Retry-After is honoured)',
       'slack.thread_updates: true (false for acme/docs)',
+      'notify.review_requests: off (requested reviewers are not pinged)',
       'reviews.ignore_bot_reviews     true',
       'reviews.dependency_bots        standard',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot] acme-renovate[bot]',
