@@ -10,7 +10,8 @@ export const DECODER_RUNS = 2000
 
 const REASONS = new Set(['ping', 'unsupported_event', 'unsupported_action', 'not_a_pull_request', 'invalid_payload'])
 const KINDS = new Set(['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'updated', 'edited', 'approved', 'changes_requested',
-  'commented', 'approval_removed', 'changes_request_removed', 'review_dismissed', 'merged', 'closed'])
+  'commented', 'approval_removed', 'changes_request_removed', 'review_dismissed', 'merged', 'closed', 'synchronize',
+  'review_requested', 'review_request_removed'])
 
 function expectWellFormed(provider: Provider, decoded: Decoded): void {
   if (isIgnored(decoded)) {
