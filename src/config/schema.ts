@@ -160,6 +160,7 @@ export const configSchema = object({
   })),
   reviews: optional(reviews),
   notify: optional(object({ review_requests: optional(enums(REVIEW_REQUEST_NOTIFY)) })),
+  reconcile: optional(object({ on_start: optional(boolean()) })),
   users: optional(record(personKey, slackUserId)),
   teams: optional(record(teamSlug, slackGroupId)),
   mappings: record(string(), record(string(), mappingEntry)),

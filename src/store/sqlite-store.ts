@@ -1,8 +1,12 @@
 import type { Provider } from '../decode/pull-request-event.ts'
 import { PrheraldError } from '../errors.ts'
 import type { SqliteDatabase } from './open-database.ts'
-import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store } from './store.ts'
-import { intentFromRow, messageFromRow, threadReplyFromRow, type IntentRow, type MessageRow, type ThreadReplyRow } from './store-rows.ts'
+import type {
+  DeliveryOutcome, HookDeliveryMark, IncomingDelivery, MessageRecord, OpenPullRequestFilter, PendingDelivery, PostIntent, PullRequestRef, Store,
+} from './store.ts'
+import {
+  intentFromRow, messageFromRow, refFromRow, threadReplyFromRow, type IntentRow, type MessageRow, type PullRequestRow, type ThreadReplyRow,
+} from './store-rows.ts'
 
 
 interface DeliveryRow {
@@ -78,6 +82,16 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     ON CONFLICT (provider, repository, sha, pr_number) DO UPDATE SET seen_at = excluded.seen_at`)
   const withHead = db.prepare<[string, string, string], { pr_number: number }>(
     'SELECT pr_number FROM pull_request_heads WHERE provider = ? AND repository = ? AND sha = ? ORDER BY pr_number')
+  const openPullRequests = db.prepare<[string, string | null, string | null, number], PullRequestRow>(`
+    SELECT provider, repository, pr_number FROM slack_messages
+    WHERE provider = ? AND state IN ('open', 'draft') AND (? IS NULL OR repository = ?) AND touched_at >= ?
+    GROUP BY provider, repository, pr_number ORDER BY repository, pr_number`)
+  const findHookMark = db.prepare<[string, string], { delivered_at: string; delivery_id: string }>(
+    'SELECT delivered_at, delivery_id FROM hook_delivery_marks WHERE provider = ? AND hook = ?')
+  const saveHookMark = db.prepare(`
+    INSERT INTO hook_delivery_marks (provider, hook, delivered_at, delivery_id, updated_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (provider, hook) DO UPDATE SET
+      delivered_at = excluded.delivered_at, delivery_id = excluded.delivery_id, updated_at = excluded.updated_at`)
 
   // Group commit: every write waits for the end of the current turn of the event loop, and all writes
   // queued by then share one transaction, so one fsync, instead of paying one each. Every caller hears back
@@ -164,6 +178,10 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     async saveMessage(m: MessageRecord) {
       await write(() => saveMessage.run(messageParams(m, now())))
     },
+    async openPullRequests(filter: OpenPullRequestFilter) {
+      const repository = filter.repository ?? null
+      return openPullRequests.all(filter.provider, repository, repository, filter.touchedSince ?? 0).map(refFromRow)
+    },
     deleteMessagesUntouchedSince(cutoff) {
       return write(() => deleteOldMessages.run(cutoff).changes)
     },
@@ -236,6 +254,13 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     },
     async pullRequestsWithHead(provider, repository, sha) {
       return withHead.all(provider, repository, sha).map((r) => r.pr_number)
+    },
+    async hookDeliveryMark(provider: Provider, hook: string) {
+      const row = findHookMark.get(provider, hook)
+      return row ? { deliveredAt: row.delivered_at, deliveryId: row.delivery_id } : undefined
+    },
+    async saveHookDeliveryMark(provider: Provider, hook: string, mark: HookDeliveryMark) {
+      await write(() => saveHookMark.run(provider, hook, mark.deliveredAt, mark.deliveryId, now()))
     },
     claimRun(job: string, runKey: string) {
       return write(() => claimRun.run(job, runKey, now()).changes === 1)
