@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { foldEvents } from '../machines/fold-events.ts'
 import { decodeDelivery } from '../src/decode/decode-delivery.ts'
+import { isCheckDelivery } from '../src/decode/check-delivery.ts'
 import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
 import { DEFAULTS } from '../src/config/settings.ts'
 import { SLACK_RATE_LIMITS, type SlackMethod } from '../src/slack/rate-limits.ts'
@@ -67,7 +68,7 @@ function expectedOf(sent: Sent[]): Expected {
     if (seen.has(s.id)) continue
     seen.add(s.id)
     const decoded = decodeDelivery('github', s.event, s.id, s.payload)
-    if (!('ignored' in decoded)) events.push(decoded)
+    if (!('ignored' in decoded) && !isCheckDelivery(decoded)) events.push(decoded)
   }
   const render = (n: number) => {
     const next = foldEvents(undefined, events.slice(0, n)).next!

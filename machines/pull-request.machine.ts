@@ -2,6 +2,7 @@ import { assign, setup } from 'xstate'
 import type { ReactionKey } from '../src/config/settings.ts'
 import type { DependencyBump } from '../src/decode/dependency-bump.ts'
 import type { EventKind, Provider, PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import { checksVerdict, isForHead, recordCheck, recordHead, type CheckFacts } from './check-facts.ts'
 import { recordEnd, stillEnded, type EndFacts } from './end-facts.ts'
 import { forgetReview, recordReview, type ReviewFacts } from './review-facts.ts'
 import type { WaitingFacts } from './review-requests.ts'
@@ -16,7 +17,7 @@ import type { AccountFacts } from './account-ids.ts'
 
 export type { ReactionKey }
 
-export interface PullRequestContext extends ReviewFacts, EndFacts, WaitingFacts, AccountFacts {
+export interface PullRequestContext extends ReviewFacts, EndFacts, WaitingFacts, AccountFacts, CheckFacts {
   provider: Provider
   owner: string
   repo: string
@@ -35,7 +36,7 @@ export interface PullRequestContext extends ReviewFacts, EndFacts, WaitingFacts,
   dependencyBump?: DependencyBump
 }
 
-export type IgnoreIntentReason = 'draft' | 'no_stored_message' | 'ended_before_announced'
+export type IgnoreIntentReason = 'draft' | 'no_stored_message' | 'ended_before_announced' | 'not_head_commit'
 
 export type Intent =
   | { type: 'post' }
@@ -82,6 +83,11 @@ function reviewReactions(context: PullRequestContext, event: PullRequestEvent): 
 const ignoreDraft = { type: 'ignore', params: { reason: 'draft' } } as const
 const ignoreNoMessage = { type: 'ignore', params: { reason: 'no_stored_message' } } as const
 const ignoreEnded = { type: 'ignore', params: { reason: 'ended_before_announced' } } as const
+const ignoreNotHead = { type: 'ignore', params: { reason: 'not_head_commit' } } as const
+
+/** The `checks_failed` reaction follows the head's results: on while any fails, off otherwise (a new head has none). */
+const checkReactions = (context: PullRequestContext, reactions = context.reactions) =>
+  checksVerdict(context) === 'failing' ? withReaction(reactions, 'checks_failed') : withoutReaction(reactions, 'checks_failed')
 /** Without a message, an event that shows the PR merged or closed records the end, so that nothing later announces it. */
 const end = { target: 'ended', actions: ['recordEnd', ignoreEnded] } as const
 const endIfEnded = { guard: 'prEnded', ...end } as const
@@ -126,7 +132,15 @@ export const pullRequestMachine = setup({
     update: () => {},
     ignore: (_, _params: { reason: IgnoreIntentReason }) => {},
 
-    refresh: assign(({ event }) => ({ title: event.event.pr.title, url: event.event.pr.url, author: event.event.pr.author })),
+    refresh: assign(({ context, event }) => {
+      const facts = { title: event.event.pr.title, url: event.event.pr.url, author: event.event.pr.author }
+      const head = recordHead(context, event.event)
+      return head.head === undefined ? facts : { ...facts, ...head, reactions: checkReactions({ ...context, ...head }) }
+    }),
+    recordCheck: assign(({ context, event }) => {
+      const checks = recordCheck(context, event.event)
+      return { ...checks, reactions: checkReactions({ ...context, ...checks }) }
+    }),
     // Only at announcement: the message keeps the form it was posted in.
     classify: assign(({ event }) => ({ dependencyBump: event.event.dependencyBump })),
     recordReview: assign(({ context, event }) => recordReview(context, event.event)),
@@ -138,8 +152,10 @@ export const pullRequestMachine = setup({
     forgetEnd: assign({ endedAt: undefined }),
   },
   guards: {
-    prIsDraft: ({ event }) => event.event.pr.draft,
-    prIsReady: ({ event }) => !event.event.pr.draft,
+    // A check result carries no draft flag of its own (check-intake.ts fills in a stored one, maybe stale).
+    prIsDraft: ({ event }) => event.type !== 'check_completed' && event.event.pr.draft,
+    prIsReady: ({ event }) => event.type !== 'check_completed' && !event.event.pr.draft,
+    checkForHead: ({ context, event }) => isForHead(context, event.event),
     prEnded: ({ event }) => event.event.pr.state !== 'open',
     stillEnded: ({ context, event }) => stillEnded(context, event.event),
     titleChanged: ({ context, event }) => event.event.pr.title !== context.title,
@@ -169,6 +185,10 @@ export const pullRequestMachine = setup({
     review_request_removed: { actions: ['refresh', 'update'] },
     merged: { target: '.merged', actions: ['refresh', 'update'] },
     closed: { target: '.closed', actions: ['refresh', 'update'] },
+    // GitHub: a push moves the head; its checks start over (refresh records the head).
+    synchronize: { actions: ['refresh', 'update'] },
+    // Never refreshes: a check result's pull-request facts are the stored ones (check-intake.ts).
+    check_completed: [{ guard: 'checkForHead', actions: ['recordCheck', 'update'] }, { actions: ignoreNotHead }],
   },
   states: {
     unannounced: {
@@ -190,6 +210,8 @@ export const pullRequestMachine = setup({
         review_requested: announce,
         review_request_removed: announce,
         edited: noMessage,
+        synchronize: noMessage,
+        check_completed: { actions: ignoreNoMessage },
         merged: end,
         closed: end,
       },
@@ -212,6 +234,8 @@ export const pullRequestMachine = setup({
         review_requested: announceReopened,
         review_request_removed: announceReopened,
         edited: [staysEnded, { actions: ignoreNoMessage }],
+        synchronize: [staysEnded, { actions: ignoreNoMessage }],
+        check_completed: { actions: ignoreNoMessage },
         merged: { actions: ['recordEnd', ignoreEnded] },
         closed: { actions: ['recordEnd', ignoreEnded] },
       },

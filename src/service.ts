@@ -16,6 +16,8 @@ import { configureTargets } from './effects/configure-targets.ts'
 import { createFindPost } from './effects/find-post.ts'
 import { createPostOnce } from './effects/post-once.ts'
 import { recoverPosts } from './effects/recover-posts.ts'
+import { createReplyOnce } from './effects/reply-once.ts'
+import { createThreadReplies } from './effects/thread-replies.ts'
 import type { ChooseTargets } from './effects/message-targets.ts'
 import type { PacerClock } from './effects/pacer-clock.ts'
 import { DEFAULT_RETRY, ShutdownInterrupt, type RetryPolicy } from './effects/retry-transient.ts'
@@ -135,9 +137,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const postOnce = createPostOnce({
     store, slack, logger, retry, sleep, findPost, settleMs: options.slackTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS,
   })
+  const replyOnce = createReplyOnce({ store, slack, logger, retry, sleep, settleMs: options.slackTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS })
   const applyDeliveries = createLifecycle({
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
+    threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ replyOnce, pacer, retry, sleep, logger }),
     people: configurePeople(settings, secrets, { store, slack, pacer, limit, logger }),
   })
   const mailboxes = createMailboxes<PullRequestEvent>((_key, events) => applyDeliveries(events), (key, error) => {

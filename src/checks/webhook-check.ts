@@ -1,7 +1,7 @@
 import { redactUrl, redactUrlsIn } from '../config/redact-url.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
-import { REQUIRED_EVENTS, type WebhookApi, type WebhookInfo } from '../git-host/webhooks.ts'
+import { OPTIONAL_EVENTS, REQUIRED_EVENTS, type WebhookApi, type WebhookInfo } from '../git-host/webhooks.ts'
 import type { CheckResult } from './check-result.ts'
 
 export const TOKEN_VARIABLE: Record<Provider, string> = { github: 'GITHUB_TOKEN', bitbucket: 'BITBUCKET_TOKEN' }
@@ -12,10 +12,10 @@ export function setupFix(provider: Provider, target: string): string {
     : `add the webhook in the repository's settings; prherald-config create-webhook ${target} prints the exact steps`
 }
 
-/** Events a hook lacks; GitHub's `*` (send me everything) covers them all. */
-function missingEvents(provider: Provider, hook: WebhookInfo): string[] {
+/** Events of `wanted` a hook lacks; GitHub's `*` (send me everything) covers them all. */
+function missingEvents(provider: Provider, hook: WebhookInfo, wanted = REQUIRED_EVENTS[provider]): string[] {
   if (provider === 'github' && hook.events.includes('*')) return []
-  return REQUIRED_EVENTS[provider].filter((e) => !hook.events.includes(e))
+  return wanted.filter((e) => !hook.events.includes(e))
 }
 
 /** Pure: judges a repository's hooks. Needs an active hook ending in /webhook/<provider> with every required event. */
@@ -44,7 +44,16 @@ export function judgeHooks(provider: Provider, target: string, hooks: readonly W
         : `edit the webhook and tick those triggers (prherald-config create-webhook ${target} lists them all)`,
     }
   }
-  return { ...base, status: 'OK', reason: `webhook ${redactUrl(best.hook.url)} is active with all ${REQUIRED_EVENTS[provider].length} events` }
+  // Without the optional events only checks on the message are missing: worth saying, never worth a FAIL.
+  const optional = missingEvents(provider, best.hook, OPTIONAL_EVENTS[provider])
+  if (optional.length > 0) {
+    return {
+      ...base, status: 'WARN',
+      reason: `webhook ${redactUrl(best.hook.url)} is active with all ${REQUIRED_EVENTS[provider].length} events, but does not send ${optional.join(', ')} (messages show no checks)`,
+      fix: `tick those events on the webhook, or run prherald-config create-webhook ${target} to update it`,
+    }
+  }
+  return { ...base, status: 'OK', reason: `webhook ${redactUrl(best.hook.url)} is active with all ${REQUIRED_EVENTS[provider].length + OPTIONAL_EVENTS[provider].length} events` }
 }
 
 const OWNER_KIND: Record<Provider, string> = { github: 'organisation', bitbucket: 'workspace' }
@@ -66,7 +75,7 @@ export async function webhookCheck(provider: Provider, api: WebhookApi | undefin
   } catch (error) {
     return gitHostFailure('webhook', target, error)
   }
-  if (verdict.status === 'OK') return verdict
+  if (verdict.status === 'OK' || verdict.status === 'WARN') return verdict
   try {
     const ownerVerdict = judgeHooks(provider, target, await api.listOwnerHooks(owner))
     return ownerVerdict.status === 'OK' ? { ...ownerVerdict, reason: `${OWNER_KIND[provider]} ${ownerVerdict.reason}` } : verdict

@@ -8,6 +8,7 @@ import { formatMetricsListen } from './format-metrics-listen.ts'
 import { formatPeople } from './format-people.ts'
 import { formatReviews } from './format-reviews.ts'
 import { formatRoutes } from './format-routes.ts'
+import { formatThreads } from './format-threads.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from './parse-repository.ts'
 import { runCommands } from './run-commands.ts'
@@ -21,7 +22,7 @@ function settings() {
   return loadSettings(process.env)
 }
 
-cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, the reviews and digest settings, the users and teams maps and reconcile.on_start').action(() => {
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, thread updates, the reviews and digest settings, the users and teams maps and reconcile.on_start').action(() => {
   const loaded = settings()
   const routes = listRoutes(loaded.mappings)
   if (routes.length === 0) print('no mapping entries: every delivery is ignored')
@@ -29,6 +30,7 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
   print('')
   print(formatMetricsListen(loaded))
   print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
+  for (const line of formatThreads(loaded.threadUpdates, routes, loaded.notifyReviewRequests)) print(line)
   for (const line of formatReviews(loaded.reviews, loaded.gitProvider)) print(line)
   for (const line of formatDigest(loaded.digest, routes)) print(line)
   for (const line of formatPeople(loaded, loaded.gitProvider)) print(line)

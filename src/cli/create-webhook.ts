@@ -3,7 +3,7 @@ import { redactUrl } from '../config/redact-url.ts'
 import type { Settings } from '../config/settings.ts'
 import { PrheraldError } from '../errors.ts'
 import { createGithubClient } from '../git-host/github-client.ts'
-import { REQUIRED_EVENTS, upsertGithubWebhook } from '../git-host/webhooks.ts'
+import { OPTIONAL_EVENTS, REQUIRED_EVENTS, upsertGithubWebhook } from '../git-host/webhooks.ts'
 import { bitbucketWebhookSteps } from './bitbucket-webhook-steps.ts'
 
 const PUBLIC_URL_PLACEHOLDER = '<PRHERALD_PUBLIC_URL>'
@@ -48,7 +48,7 @@ export async function createWebhook(settings: Settings, env: Env, owner: string,
   print(`  url:          ${shown}`)
   print('  content type: json')
   print('  secret:       GITHUB_WEBHOOK_SECRET (set)')
-  print(`  events:       ${REQUIRED_EVENTS.github.join(', ')}`)
+  print(`  events:       ${[...REQUIRED_EVENTS.github, ...OPTIONAL_EVENTS.github].join(', ')}`)
   print('  active:       yes')
   print(`check it with: prherald-config validate ${owner}/${repo}`)
 }

@@ -116,6 +116,8 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
       dependencyBotLogins: doc.reviews?.dependency_bot_logins ?? [],
     },
     slackPacing: pacingText,
+    threadUpdates: doc.slack?.thread_updates ?? DEFAULTS.threadUpdates,
+    notifyReviewRequests: doc.notify?.review_requests ?? DEFAULTS.notifyReviewRequests,
     reconcileOnStart: doc.reconcile?.on_start ?? false,
     users: normalisePeopleMap(doc.git_provider, doc.users),
     teams: normalisePeopleMap(doc.git_provider, doc.teams),

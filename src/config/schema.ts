@@ -49,6 +49,7 @@ const reactions = object({
   closed: optional(reactionName),
   draft: optional(reactionName),
   bot: optional(reactionName),
+  checks_failed: optional(reactionName),
   new_pr: optional(reactionName),
 })
 
@@ -74,7 +75,7 @@ export const mappingEntry = object({
   channels: optional(size(array(channelTarget), 1, 50)),
   mentions: optional(mentions),
   paths: optional(record(pathPrefix, pathRule)),
-  slack: optional(object({ reactions: optional(reactions) })),
+  slack: optional(object({ reactions: optional(reactions), thread_updates: optional(boolean()) })),
   digest: optional(digestTier),
 })
 
@@ -127,6 +128,8 @@ export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const
 export const LOG_FORMATS = ['json', 'pretty'] as const
 export const PROVIDERS = ['github', 'bitbucket'] as const
 export const SLACK_PACINGS = ['published', 'off'] as const
+/** `notify.review_requests`: ping a newly requested reviewer in the message's thread, or not at all. */
+export const REVIEW_REQUEST_NOTIFY = ['thread', 'off'] as const
 
 export const configSchema = object({
   git_provider: enums(PROVIDERS),
@@ -154,8 +157,10 @@ export const configSchema = object({
     pacing: optional(enums(SLACK_PACINGS)),
     reactions: optional(reactions),
     lookup_users_by_email: optional(boolean()),
+    thread_updates: optional(boolean()),
   })),
   reviews: optional(reviews),
+  notify: optional(object({ review_requests: optional(enums(REVIEW_REQUEST_NOTIFY)) })),
   reconcile: optional(object({ on_start: optional(boolean()) })),
   users: optional(record(personKey, slackUserId)),
   teams: optional(record(teamSlug, slackGroupId)),

@@ -1,11 +1,12 @@
-import type { DEPENDENCY_BOT_LAYOUTS, LOG_FORMATS, LOG_LEVELS, Mappings, SLACK_PACINGS } from './schema.ts'
+import type { DEPENDENCY_BOT_LAYOUTS, REVIEW_REQUEST_NOTIFY, LOG_FORMATS, LOG_LEVELS, Mappings, SLACK_PACINGS } from './schema.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 
+export type ReviewRequestNotify = (typeof REVIEW_REQUEST_NOTIFY)[number]
 export type LogFormat = (typeof LOG_FORMATS)[number]
 export type LogLevel = (typeof LOG_LEVELS)[number]
 /** `published`: pace Slack calls to Slack's published limits. `off`: only honour 429s. */
 export type SlackPacingSetting = (typeof SLACK_PACINGS)[number]
-export type ReactionKey = 'approved' | 'commented' | 'changes_requested' | 'merged' | 'closed' | 'draft' | 'bot'
+export type ReactionKey = 'approved' | 'commented' | 'changes_requested' | 'merged' | 'closed' | 'draft' | 'bot' | 'checks_failed'
 
 /** The reactions a message carries, after inheritance: the emoji for each machine key, and whether to react at all. */
 export interface ReactionSettings {
@@ -64,6 +65,10 @@ export interface Settings {
   digest: DigestSettings
   reviews: ReviewSettings
   slackPacing: SlackPacingSetting
+  /** `slack.thread_updates`: a reply in the message's thread per event that changes it; a mapping tier may override it. */
+  threadUpdates: boolean
+  /** `notify.review_requests`: `thread` pings a newly requested, mapped reviewer in the message's thread. */
+  notifyReviewRequests: ReviewRequestNotify
   /** `reconcile.on_start`: reconcile the pull requests touched in the last day once at start-up (docs/reconcile.md). */
   reconcileOnStart: boolean
   /**
@@ -99,6 +104,8 @@ export const DEFAULTS = {
   digest: { enabled: true, schedule: '0 9 * * 1-5', timezone: 'UTC', holidays: undefined, mention: false, includeDependencyBots: false },
   reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
   slackPacing: 'published',
+  threadUpdates: false,
+  notifyReviewRequests: 'thread',
   reactions: {
     approved: 'white_check_mark',
     commented: 'speech_balloon',
@@ -107,6 +114,7 @@ export const DEFAULTS = {
     closed: 'x',
     draft: 'construction',
     bot: 'robot_face',
+    checks_failed: 'red_circle',
   },
   api: {
     slack: 'https://slack.com/api/',
@@ -123,6 +131,8 @@ export const DEFAULTS = {
   digest: DigestSettings
   reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>
   slackPacing: SlackPacingSetting
+  threadUpdates: boolean
+  notifyReviewRequests: ReviewRequestNotify
   reactions: Record<ReactionKey, string>
   api: Settings['api']
 }

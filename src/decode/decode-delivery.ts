@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Decoded, Provider } from './pull-request-event.ts'
+import { CHECK_EVENTS, decodeGithubCheck, type CheckDelivery } from './check-delivery.ts'
 import { decodeGithub } from './github.ts'
 import { decodeBitbucket } from './bitbucket.ts'
 
@@ -18,7 +19,11 @@ export function deliveryIdOf(provider: Provider, headers: Headers, body: Uint8Ar
   return id || `sha256:${createHash('sha256').update(body).digest('hex')}`
 }
 
-export function decodeDelivery(provider: Provider, eventName: string, deliveryId: string, payload: unknown): Decoded {
+/** A decoded delivery: about one pull request, ignored, or a GitHub check result about a commit. */
+export type Delivery = Decoded | CheckDelivery
+
+export function decodeDelivery(provider: Provider, eventName: string, deliveryId: string, payload: unknown): Delivery {
+  if (provider === 'github' && CHECK_EVENTS.has(eventName)) return decodeGithubCheck(eventName, deliveryId, payload)
   return provider === 'github'
     ? decodeGithub(eventName, deliveryId, payload)
     : decodeBitbucket(eventName, deliveryId, payload)

@@ -13,6 +13,7 @@ const PULL_REQUEST_ACTIONS = new Map<string, EventKind>([
   ['reopened', 'reopened'],
   ['ready_for_review', 'ready_for_review'],
   ['converted_to_draft', 'converted_to_draft'],
+  ['synchronize', 'synchronize'],
   ['review_requested', 'review_requested'],
   ['review_request_removed', 'review_request_removed'],
 ])
@@ -113,7 +114,9 @@ export function decodeGithub(eventName: string, deliveryId: string, payload: unk
   const facts = factsOf(pr, isIssue)
   const actor = actorOf(actingUser(eventName, root)) ?? actorOf(at(root, 'sender'))
   if (!owner || !repo || number === undefined || !facts || !actor) return ignored('invalid_payload')
-  const event = { provider: 'github', deliveryId, owner, repo, number, kind: verdict.kind, pr: facts, actor } as const
+  // Only `pull_request` events move the head: a review's copy of the pull request may be older than the last push.
+  const head = eventName === 'pull_request' ? str(pr, 'head', 'sha') : undefined
+  const event = { provider: 'github', deliveryId, owner, repo, number, kind: verdict.kind, pr: facts, actor, ...(head ? { head } : {}) } as const
   if (verdict.kind === 'review_requested' || verdict.kind === 'review_request_removed') {
     // One of the two, per GitHub's schema: a person, or a team (whose members may get their own deliveries).
     const reviewer = githubUser(at(root, 'requested_reviewer')) ?? githubTeam(at(root, 'requested_team'))

@@ -20,6 +20,8 @@ export type EventKind =
   | 'review_request_removed' // GitHub pull_request review_request_removed: `reviewer` names the user or team
   | 'merged'
   | 'closed' // closed without merging, or declined on Bitbucket
+  | 'synchronize' // GitHub: new commits pushed; the head commit moved (its checks start over)
+  | 'check_completed' // GitHub: a check suite or a commit status for a commit; see check-delivery.ts
 
 /**
  * Someone asked to review. A user by the login the message shows (GitHub login, Bitbucket nickname or
@@ -93,6 +95,23 @@ export interface PullRequestEvent {
    * reviewer's request with it, which a conversation or line comment does not.
    */
   submittedReview?: true
+  /** GitHub `pull_request` events: the head commit's sha (`pull_request.head.sha`), for checks on the message. */
+  head?: string
+  /** For `check_completed`: the result, for which commit and from which app or status context. */
+  check?: CommitCheck
+}
+
+/** `passed`: success (or neutral, skipped); `failed`: failure, timed out, errored; `pending`: not decided yet. */
+export type CheckOutcome = 'passed' | 'failed' | 'pending'
+
+/** One check result for one commit: the latest per `source` counts. */
+export interface CommitCheck {
+  sha: string
+  /** `app:<slug>` for a check suite, `status:<context>` for a commit status. */
+  source: string
+  outcome: CheckOutcome
+  /** When the host last changed the result (ISO-8601): a later result of the same source replaces an earlier one. */
+  at: string
 }
 
 export type IgnoreReason =
@@ -107,6 +126,8 @@ export type IgnoreReason =
   | 'no_stored_message'
   | 'ended_before_announced'
   | 'bot_review'
+  | 'unknown_commit' // a check result for a commit that is no pull request's head, as far as prherald saw
+  | 'not_head_commit' // a check result for a commit that is no longer the pull request's head
 
 export interface Ignored {
   ignored: true

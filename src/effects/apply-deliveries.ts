@@ -2,7 +2,7 @@ import type { StoredLifecycle } from '../../machines/decide.ts'
 import { foldEvents } from '../../machines/fold-events.ts'
 import { initialContext } from '../../machines/pull-request.machine.ts'
 import type { Mappings } from '../config/schema.ts'
-import type { ReactionSettings } from '../config/settings.ts'
+import type { ReactionSettings, ReviewRequestNotify } from '../config/settings.ts'
 import { applyReactionTier, reactionNames } from '../routing/reactions.ts'
 import type { PullRequestEvent } from '../decode/pull-request-event.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
@@ -14,6 +14,8 @@ import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
 import { isSmokeTestDone, planSmokeCleanup } from './smoke-cleanup.ts'
+import { plannedReviewPings, plannedThreadUpdates, type PostThreadReplies } from './thread-replies.ts'
+import { mappedId } from '../people/people-map.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
@@ -23,6 +25,12 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   chooseTargets?: ChooseTargets
   /** Git-host calls (path routing's changed files): at most so many at once. Slack calls go through the pacer. */
   limit: CallLimit
+  /** The global `slack.thread_updates`; a mapping tier may override it. */
+  threadUpdates: boolean
+  /** Posts replies in the messages' threads, each at most once (thread-replies.ts). */
+  postThreadReplies: PostThreadReplies
+  /** `notify.review_requests`: `thread` pings newly requested, mapped reviewers there. */
+  notifyReviewRequests: ReviewRequestNotify
   /** Who is a Slack user for a lifecycle about to be rendered; without it everyone is plain text. */
   people?: ResolvePeople
 }
@@ -109,6 +117,13 @@ export function createLifecycle(deps: LifecycleDeps) {
       // A message the plan deleted takes its row with it.
       else if (plan.changes.some((c) => c.type === 'delete')) deleted.push({ ...ref, channel: plan.channel })
     }
+    // Before the commit: a crash between them replays the batch, and each reply's record keeps it single.
+    const slackUser = (key: string) => (people ? mappedId(people.users, first.provider, key) : undefined)
+    const replies = [
+      ...plannedThreadUpdates({ enabled: route.threadUpdates ?? deps.threadUpdates, stored, steps: folded.steps, slackUser }),
+      ...plannedReviewPings({ enabled: deps.notifyReviewRequests === 'thread', stored, steps: folded.steps, context: next.context, people }),
+    ]
+    await deps.postThreadReplies(placed, replies, { ref, facts })
     // Saved even when Slack refused a channel's change for good: the lifecycle belongs to the pull request,
     // and a row left behind would later hand an old state to the machine.
     await commit(placed.map((m) => ({

@@ -13,6 +13,16 @@ export const REQUIRED_EVENTS: Record<Provider, readonly string[]> = {
   ],
 }
 
+/**
+ * Events prherald uses when they come, without which the rest still works: GitHub's check results (a
+ * `check_suite` completed, a commit `status`) for "Checks failing" on the message. A webhook without them is
+ * a WARN in the checks, never a FAIL; create-webhook subscribes to them.
+ */
+export const OPTIONAL_EVENTS: Record<Provider, readonly string[]> = {
+  github: ['check_suite', 'status'],
+  bitbucket: [],
+}
+
 /** A repository webhook, the same shape for both hosts. */
 export interface WebhookInfo {
   id: string
@@ -125,7 +135,7 @@ export async function upsertGithubWebhook(octokit: GithubClient, spec: GithubWeb
   const same = (url: string | undefined) => url?.replace(/\/+$/, '') === spec.url
   const existing = hooks.find((h) => same(h.config.url))
   const config = { url: spec.url, content_type: 'json', secret: spec.secret, insecure_ssl: '0' as const }
-  const events = [...REQUIRED_EVENTS.github]
+  const events = [...REQUIRED_EVENTS.github, ...OPTIONAL_EVENTS.github]
   if (existing) {
     await githubCall(octokit, `PATCH /repos/${owner}/${repo}/hooks/${existing.id}`, () =>
       octokit.rest.repos.updateWebhook({ owner, repo, hook_id: existing.id, active: true, events, config }))

@@ -1,4 +1,6 @@
-import { isIgnored, pullRequestKey, type Decoded, type IgnoreReason, type Provider, type PullRequestEvent } from '../decode/pull-request-event.ts'
+import { isIgnored, pullRequestKey, type IgnoreReason, type Provider, type PullRequestEvent } from '../decode/pull-request-event.ts'
+import { isCheckDelivery } from '../decode/check-delivery.ts'
+import type { Delivery } from '../decode/decode-delivery.ts'
 import type { Mappings } from '../config/schema.ts'
 import type { ReviewSettings } from '../config/settings.ts'
 import { classifyDependencyBump } from '../decode/dependency-bump.ts'
@@ -6,6 +8,7 @@ import type { Logger } from '../log/logger.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
 import type { Store } from '../store/store.ts'
 import { isMutedBotReview } from './bot-review.ts'
+import { createCheckIntake } from './check-intake.ts'
 import { ignoredFacts, logIgnored } from './log-ignored.ts'
 
 export type IntakeResult = { status: 'accepted' } | { status: 'ignored'; reason: IgnoreReason }
@@ -30,8 +33,10 @@ export interface IntakeDeps {
  */
 export function createIntake(deps: IntakeDeps) {
   const ignore = (reason: IgnoreReason): IntakeResult => ({ status: 'ignored', reason })
+  const acceptCheck = createCheckIntake(deps)
 
-  return async function accept(decoded: Decoded, deliveryId: string): Promise<IntakeResult> {
+  return async function accept(decoded: Delivery, deliveryId: string): Promise<IntakeResult> {
+    if (isCheckDelivery(decoded)) return acceptCheck(decoded)
     if (isIgnored(decoded)) {
       logIgnored(deps.logger, decoded.reason, { ...decoded, provider: deps.provider, deliveryId })
       return ignore(decoded.reason)
@@ -48,6 +53,8 @@ export function createIntake(deps: IntakeDeps) {
     }
     const dependencyBump = classifyDependencyBump(decoded, deps.reviews)
     const event: PullRequestEvent = dependencyBump ? { ...decoded, dependencyBump } : decoded
+    // Before the delivery is acknowledged: a check result for this commit may follow at once (checks on the message).
+    if (event.head) await deps.store.saveHead({ provider: event.provider, repository: `${event.owner}/${event.repo}`, prNumber: event.number }, event.head)
     const recorded = await deps.store.recordDelivery({
       provider: event.provider,
       deliveryId: event.deliveryId,

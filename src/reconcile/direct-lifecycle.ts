@@ -3,6 +3,8 @@ import { createLifecycle, type ApplyDeliveries } from '../effects/apply-deliveri
 import { createCallLimit, type CallLimit } from '../effects/call-limit.ts'
 import { createFindPost } from '../effects/find-post.ts'
 import { repositoryChannel } from '../effects/message-targets.ts'
+import { createReplyOnce } from '../effects/reply-once.ts'
+import { createThreadReplies } from '../effects/thread-replies.ts'
 import { createPostOnce } from '../effects/post-once.ts'
 import { DEFAULT_RETRY } from '../effects/retry-transient.ts'
 import { createShutdownSleep } from '../effects/shutdown-sleep.ts'
@@ -28,7 +30,7 @@ export interface DirectLifecycle {
  * its message), so the repository's channels stand in for path routing.
  */
 export function createDirectLifecycle(deps: {
-  settings: Pick<Settings, 'api' | 'slackPacing' | 'mappings' | 'reactions'>
+  settings: Pick<Settings, 'api' | 'slackPacing' | 'mappings' | 'reactions' | 'threadUpdates' | 'notifyReviewRequests'>
   secrets: Pick<Secrets, 'slackBotToken'>
   store: Store
   logger: Logger
@@ -47,6 +49,11 @@ export function createDirectLifecycle(deps: {
   const applyDeliveries = createLifecycle({
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry: DEFAULT_RETRY, sleep, pacer,
     chooseTargets: repositoryChannel, limit, postOnce,
+    // Replies the reconciled events call for are posted once, like the server's (reply-once.ts).
+    threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests,
+    postThreadReplies: createThreadReplies({
+      replyOnce: createReplyOnce({ store, slack, logger, retry: DEFAULT_RETRY, sleep, settleMs: DEFAULT_SLACK_TIMEOUT_MS }), pacer, retry: DEFAULT_RETRY, sleep, logger,
+    }),
   })
   return { applyDeliveries, limit, abort: () => shutdown.abort() }
 }

@@ -17,6 +17,8 @@ export interface Route {
   paths: PathRoute[]
   /** The mapping tiers' `slack.reactions` (repository over the owner's `"*"`), still to be laid over the global ones. */
   reactions: ReactionsConfig | undefined
+  /** The mapping tiers' `slack.thread_updates` (repository over the owner's `"*"`); undefined: the global setting. */
+  threadUpdates: boolean | undefined
   /** The mapping tiers' `digest` overrides (repository over the owner's `"*"`), still to be laid over the global `digest`. */
   digest: DigestTier
   /** Which entry matched: the repository's own, or the owner's catch-all. */
@@ -51,6 +53,7 @@ export function resolveEntry(star: MappingEntry | undefined, entry: MappingEntry
       mentions: rule.mentions ?? [],
     })),
     reactions: mergeReactionTiers(star?.slack?.reactions, entry?.slack?.reactions),
+    threadUpdates: entry?.slack?.thread_updates ?? star?.slack?.thread_updates,
     digest: {
       enabled: entry?.digest?.enabled ?? star?.digest?.enabled,
       schedule: entry?.digest?.schedule ?? star?.digest?.schedule,

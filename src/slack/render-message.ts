@@ -1,3 +1,4 @@
+import { checksVerdict } from '../../machines/check-facts.ts'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { DependencyBump } from '../decode/dependency-bump.ts'
 import { waitingOn } from '../../machines/review-requests.ts'
@@ -69,6 +70,8 @@ function statusParts(lifecycle: StoredLifecycle, people: People | undefined, sho
   const waiting = state === 'merged' || state === 'closed' ? [] : waitingOn(context)
   if (waiting.length > 0) parts.push(`Waiting on ${waiting.map((r) => show(reviewerName(context, people, r))).join(', ')}`)
   if (context.commentCount > 0) parts.push(`${context.commentCount} ${context.commentCount === 1 ? 'comment' : 'comments'}`)
+  const checks = checksVerdict(context)
+  if (checks) parts.push(checks === 'failing' ? 'Checks failing' : 'Checks passing')
   return parts.length > 0 ? parts : ['Open']
 }
 

@@ -2,6 +2,7 @@ import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type RetryO
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
 import { findMarkedMessage, type HistoryLookup, type PostMarker } from './find-marked-message.ts'
+import { findMarkedReply, type ReplyMarker } from './find-marked-reply.ts'
 import { mayHavePosted } from './post-outcome.ts'
 import type { SlackTokenObserver } from './slack-token-state.ts'
 
@@ -23,6 +24,13 @@ export interface SlackClient {
   postMessage(channel: string, message: SlackMessage, marker?: PostMarker, threadTs?: string): Promise<string>
   /** Looks through the channel's recent history for the post carrying `marker` (see find-marked-message.ts). */
   findMarkedMessage(channel: string, marker: PostMarker, oldest: Date): Promise<HistoryLookup>
+  /**
+   * Replies in the thread of `threadTs`, never broadcast to the channel; like postMessage, never retried
+   * inside the client, and slack_outcome_unknown when the reply may be in the thread.
+   */
+  postReply(channel: string, threadTs: string, text: string, marker: ReplyMarker): Promise<string>
+  /** Looks through the thread of `threadTs` for the reply carrying `marker` (see find-marked-reply.ts). */
+  findMarkedReply(channel: string, threadTs: string, marker: ReplyMarker, oldest: Date): Promise<HistoryLookup>
   updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>
   addReaction(channel: string, ts: string, name: string): Promise<void>
   removeReaction(channel: string, ts: string, name: string): Promise<void>
@@ -153,23 +161,31 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
       return undefined
     }
   }
+  /** One chat.postMessage with the poster: a failure after which it may be in Slack is slack_outcome_unknown. */
+  const postOnce = async (args: Parameters<WebClient['chat']['postMessage']>[0]): Promise<string> => {
+    // Through `call` like every other method, so a 429 and a refused token are classified and observed the
+    // same way; only a failure after which the post may be in the channel is told apart first.
+    const result = await call(async () => {
+      try {
+        return await poster.chat.postMessage(args)
+      } catch (error) {
+        if (!mayHavePosted(error)) throw error
+        throw new PrheraldError('slack_outcome_unknown', `Slack: chat.postMessage outcome unknown (${errorText(error)})`, { cause: error })
+      }
+    })
+    if (!result?.ts) throw new PrheraldError('slack_outcome_unknown', 'Slack: chat.postMessage returned no ts')
+    return result.ts
+  }
   return {
     async postMessage(channel, message, marker, threadTs) {
       const metadata = marker ? { metadata: { event_type: marker.eventType, event_payload: { ...marker.payload } } } : {}
-      const thread = threadTs ? { thread_ts: threadTs } : {}
-      // Through `call` like every other method, so a 429 and a refused token are classified and observed the
-      // same way; only a failure after which the post may be in the channel is told apart first.
-      const result = await call(async () => {
-        try {
-          return await poster.chat.postMessage({ channel, text: message.text, blocks: message.blocks as never, unfurl_links: false, ...metadata, ...thread })
-        } catch (error) {
-          if (!mayHavePosted(error)) throw error
-          throw new PrheraldError('slack_outcome_unknown', `Slack: chat.postMessage outcome unknown (${errorText(error)})`, { cause: error })
-        }
-      })
-      if (!result?.ts) throw new PrheraldError('slack_outcome_unknown', 'Slack: chat.postMessage returned no ts')
-      return result.ts
+      return postOnce({ channel, text: message.text, blocks: message.blocks as never, unfurl_links: false, ...metadata, ...(threadTs ? { thread_ts: threadTs } : {}) })
     },
+    async postReply(channel, threadTs, text, marker) {
+      const metadata = { event_type: marker.eventType, event_payload: { ...marker.payload } }
+      return postOnce({ channel, thread_ts: threadTs, reply_broadcast: false, text, unfurl_links: false, metadata })
+    },
+    findMarkedReply: (channel, threadTs, marker, oldest) => findMarkedReply({ client, call }, channel, threadTs, marker, oldest),
     findMarkedMessage: (channel, marker, oldest) => findMarkedMessage({ client, call }, channel, marker, oldest),
     async updateMessage(channel, ts, message) {
       await call(() => client.chat.update({ channel, ts, text: message.text, blocks: message.blocks as never }))

@@ -21,7 +21,11 @@ export async function runCleanup(deps: CleanupDeps): Promise<{ messages: number;
   const deliveries = await deps.store.deleteAppliedDeliveriesBefore(cutoff)
   // A claim only has to outlive its run's day; ttl_days is at least one, so today's claims always stay.
   const runClaims = await deps.store.deleteRunClaimsBefore(cutoff)
-  deps.logger.info('cleanup finished', { deleted_messages: messages, deleted_deliveries: deliveries, deleted_run_claims: runClaims, ttl_days: deps.ttlDays })
+  // The record of a reply outlives a replay by far; once the message is aged out, nothing replays into it.
+  const replies = await deps.store.deleteThreadRepliesBefore(cutoff)
+  deps.logger.info('cleanup finished', {
+    deleted_messages: messages, deleted_deliveries: deliveries, deleted_run_claims: runClaims, deleted_thread_records: replies, ttl_days: deps.ttlDays,
+  })
   return { messages, deliveries, runClaims }
 }
 

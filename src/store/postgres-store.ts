@@ -4,7 +4,10 @@ import type { PoolClient } from 'pg'
 import type {
   DeliveryOutcome, HookDeliveryMark, IncomingDelivery, MessageRecord, OpenPullRequestFilter, PendingDelivery, PersonLookup, PostIntent, PullRequestRef, Store,
 } from './store.ts'
-import { intentFromRow, messageFromRow, OPEN_MESSAGES_SQL, openMessageFromRow, personLookupFromRow, refFromRow, type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow } from './store-rows.ts'
+import {
+  intentFromRow, messageFromRow, OPEN_MESSAGES_SQL, openMessageFromRow, personLookupFromRow, refFromRow, threadReplyFromRow,
+  type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow, type ThreadReplyRow,
+} from './store-rows.ts'
 
 
 
@@ -50,6 +53,16 @@ const OPEN_MESSAGES = `${OPEN_MESSAGES_SQL} ORDER BY channel COLLATE "C", create
 const MARK_ACTIVITY = `UPDATE slack_messages SET activity_at = $1 WHERE provider = $2 AND repository = $3 AND pr_number = $4 AND ts <> ''`
 const PENDING = `SELECT seq, provider, delivery_id, pr_key, event, received_at FROM deliveries
   WHERE applied_at IS NULL ORDER BY seq`
+
+const REPLY_KEYS = 'provider = $1 AND repository = $2 AND pr_number = $3 AND channel = $4 AND reply_key = $5'
+// An intent never overwrites a posted reply; a repeated intent moves the search's start to now.
+const RECORD_REPLY = `
+  INSERT INTO thread_replies (provider, repository, pr_number, channel, reply_key, ts, created_at) VALUES ($1, $2, $3, $4, $5, NULL, $6)
+  ON CONFLICT (provider, repository, pr_number, channel, reply_key) DO UPDATE SET created_at = excluded.created_at
+  WHERE thread_replies.ts IS NULL`
+const SAVE_HEAD = `
+  INSERT INTO pull_request_heads (provider, repository, sha, pr_number, seen_at) VALUES ($1, $2, $3, $4, $5)
+  ON CONFLICT (provider, repository, sha, pr_number) DO UPDATE SET seen_at = excluded.seen_at`
 
 export interface PostgresStoreDeps {
   pool: PostgresPool
@@ -163,6 +176,35 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
       await pool.query(`INSERT INTO person_lookups (login, outcome, slack_user_id, expires_at) VALUES ($1, $2, $3, $4)
         ON CONFLICT (login) DO UPDATE SET outcome = excluded.outcome, slack_user_id = excluded.slack_user_id, expires_at = excluded.expires_at`,
       [l.login, l.outcome, l.slackUserId ?? null, l.expiresAt])
+    },
+    async findThreadReply(pr, channel, replyKey) {
+      const { rows } = await pool.query<ThreadReplyRow>(`SELECT * FROM thread_replies WHERE ${REPLY_KEYS}`, [pr.provider, pr.repository, pr.prNumber, channel, replyKey])
+      return rows[0] ? threadReplyFromRow(rows[0]) : undefined
+    },
+    async recordThreadReplyIntent(r) {
+      await pool.query(RECORD_REPLY, [r.provider, r.repository, r.prNumber, r.channel, r.replyKey, r.createdAt])
+    },
+    async completeThreadReply(pr, channel, replyKey, ts) {
+      await pool.query(`UPDATE thread_replies SET ts = $6 WHERE ${REPLY_KEYS}`, [pr.provider, pr.repository, pr.prNumber, channel, replyKey, ts])
+    },
+    async dropThreadReplyIntent(pr, channel, replyKey) {
+      await pool.query(`DELETE FROM thread_replies WHERE ${REPLY_KEYS} AND ts IS NULL`, [pr.provider, pr.repository, pr.prNumber, channel, replyKey])
+    },
+    async deleteThreadRepliesBefore(cutoff) {
+      let deleted = 0
+      await transaction(async (client) => {
+        deleted += (await client.query('DELETE FROM thread_replies WHERE created_at < $1', [cutoff])).rowCount ?? 0
+        deleted += (await client.query('DELETE FROM pull_request_heads WHERE seen_at < $1', [cutoff])).rowCount ?? 0
+      })
+      return deleted
+    },
+    async saveHead(pr, sha) {
+      await pool.query(SAVE_HEAD, [pr.provider, pr.repository, sha, pr.prNumber, now()])
+    },
+    async pullRequestsWithHead(provider, repository, sha) {
+      const { rows } = await pool.query<{ pr_number: number }>(
+        'SELECT pr_number FROM pull_request_heads WHERE provider = $1 AND repository = $2 AND sha = $3 ORDER BY pr_number', [provider, repository, sha])
+      return rows.map((r) => r.pr_number)
     },
     async hookDeliveryMark(provider: Provider, hook: string) {
       const { rows } = await pool.query<{ delivered_at: string; delivery_id: string }>(

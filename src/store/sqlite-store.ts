@@ -4,7 +4,10 @@ import type { SqliteDatabase } from './open-database.ts'
 import type {
   DeliveryOutcome, HookDeliveryMark, IncomingDelivery, MessageRecord, OpenPullRequestFilter, PendingDelivery, PersonLookup, PostIntent, PullRequestRef, Store,
 } from './store.ts'
-import { intentFromRow, messageFromRow, OPEN_MESSAGES_SQL, openMessageFromRow, personLookupFromRow, refFromRow, type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow } from './store-rows.ts'
+import {
+  intentFromRow, messageFromRow, OPEN_MESSAGES_SQL, openMessageFromRow, personLookupFromRow, refFromRow, threadReplyFromRow,
+  type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow, type ThreadReplyRow,
+} from './store-rows.ts'
 
 
 interface DeliveryRow {
@@ -69,6 +72,22 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
   const deleteIntentWithMarker = db.prepare(
     'DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ? AND marker = ?')
 
+  const prKeys = 'provider = ? AND repository = ? AND pr_number = ? AND channel = ? AND reply_key = ?'
+  const findReply = db.prepare<[string, string, number, string, string], ThreadReplyRow>(`SELECT * FROM thread_replies WHERE ${prKeys}`)
+  // An intent never overwrites a posted reply; a repeated intent moves the search's start to now.
+  const recordReply = db.prepare(`
+    INSERT INTO thread_replies (provider, repository, pr_number, channel, reply_key, ts, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?)
+    ON CONFLICT (provider, repository, pr_number, channel, reply_key) DO UPDATE SET created_at = excluded.created_at
+    WHERE thread_replies.ts IS NULL`)
+  const completeReply = db.prepare(`UPDATE thread_replies SET ts = ? WHERE ${prKeys}`)
+  const dropReply = db.prepare(`DELETE FROM thread_replies WHERE ${prKeys} AND ts IS NULL`)
+  const deleteOldReplies = db.prepare('DELETE FROM thread_replies WHERE created_at < ?')
+  const deleteOldHeads = db.prepare('DELETE FROM pull_request_heads WHERE seen_at < ?')
+  const saveHead = db.prepare(`
+    INSERT INTO pull_request_heads (provider, repository, sha, pr_number, seen_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (provider, repository, sha, pr_number) DO UPDATE SET seen_at = excluded.seen_at`)
+  const withHead = db.prepare<[string, string, string], { pr_number: number }>(
+    'SELECT pr_number FROM pull_request_heads WHERE provider = ? AND repository = ? AND sha = ? ORDER BY pr_number')
   const openPullRequests = db.prepare<[string, string | null, string | null, number], PullRequestRow>(`
     SELECT provider, repository, pr_number FROM slack_messages
     WHERE provider = ? AND state IN ('open', 'draft') AND (? IS NULL OR repository = ?) AND touched_at >= ?
@@ -231,6 +250,28 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     },
     async savePersonLookup(l: PersonLookup) {
       await write(() => saveLookup.run(l.login, l.outcome, l.slackUserId ?? null, l.expiresAt))
+    },
+    async findThreadReply(pr: PullRequestRef, channel: string, replyKey: string) {
+      const row = findReply.get(pr.provider, pr.repository, pr.prNumber, channel, replyKey)
+      return row ? threadReplyFromRow(row) : undefined
+    },
+    async recordThreadReplyIntent(r) {
+      await write(() => recordReply.run(r.provider, r.repository, r.prNumber, r.channel, r.replyKey, r.createdAt))
+    },
+    async completeThreadReply(pr, channel, replyKey, ts) {
+      await write(() => completeReply.run(ts, pr.provider, pr.repository, pr.prNumber, channel, replyKey))
+    },
+    async dropThreadReplyIntent(pr, channel, replyKey) {
+      await write(() => dropReply.run(pr.provider, pr.repository, pr.prNumber, channel, replyKey))
+    },
+    deleteThreadRepliesBefore(cutoff) {
+      return write(() => deleteOldReplies.run(cutoff).changes + deleteOldHeads.run(cutoff).changes)
+    },
+    async saveHead(pr, sha) {
+      await write(() => saveHead.run(pr.provider, pr.repository, sha, pr.prNumber, now()))
+    },
+    async pullRequestsWithHead(provider, repository, sha) {
+      return withHead.all(provider, repository, sha).map((r) => r.pr_number)
     },
     async hookDeliveryMark(provider: Provider, hook: string) {
       const row = findHookMark.get(provider, hook)

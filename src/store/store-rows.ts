@@ -1,5 +1,5 @@
 import type { Provider } from '../decode/pull-request-event.ts'
-import type { OpenMessage, PersonLookup, PostIntent, PullRequestRef, StoredMessage } from './store.ts'
+import type { OpenMessage, PersonLookup, PostIntent, PullRequestRef, StoredMessage, ThreadReply } from './store.ts'
 
 /**
  * The rows both backends read, column for column, and how a row becomes what the Store interface returns.
@@ -89,4 +89,18 @@ export interface PersonLookupRow {
 export function personLookupFromRow(r: PersonLookupRow): PersonLookup {
   const outcome = r.outcome === 'found' || r.outcome === 'not_found' ? r.outcome : 'failed'
   return { login: r.login, outcome, slackUserId: r.slack_user_id ?? undefined, expiresAt: Number(r.expires_at) }
+}
+
+export interface ThreadReplyRow {
+  provider: Provider
+  repository: string
+  pr_number: number
+  channel: string
+  reply_key: string
+  ts: string | null
+  created_at: Millis
+}
+
+export function threadReplyFromRow(r: ThreadReplyRow): ThreadReply {
+  return { provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, replyKey: r.reply_key, ts: r.ts, createdAt: Number(r.created_at) }
 }

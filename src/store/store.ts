@@ -100,6 +100,18 @@ export interface PersonLookup {
   expiresAt: number // unix ms
 }
 
+/**
+ * A reply prherald posts in a message's thread, recorded under its key before it is posted (docs/reliability.md,
+ * "Thread replies, exactly once"). `ts` null: about to be posted, or the outcome is unknown.
+ */
+export interface ThreadReply extends PullRequestRef {
+  channel: string
+  /** The delivery id and what the reply tells of (an event, a reviewer): the same for a replay. */
+  replyKey: string
+  ts: string | null
+  createdAt: number // unix ms
+}
+
 /** Which pull requests prherald-reconcile asks the git host about (docs/reconcile.md). */
 export interface OpenPullRequestFilter {
   provider: Provider
@@ -159,6 +171,23 @@ export interface Store {
   findPersonLookup(login: string): Promise<PersonLookup | undefined>
   /** Inserts or replaces the look-up of its login. */
   savePersonLookup(lookup: PersonLookup): Promise<void>
+
+  /** The reply recorded under this key in the pull request's message in `channel`, posted or not. */
+  findThreadReply(pr: PullRequestRef, channel: string, replyKey: string): Promise<ThreadReply | undefined>
+  /** Records the intent to post a reply (committed on return); a reply already posted under the key is kept as it is. */
+  recordThreadReplyIntent(reply: Omit<ThreadReply, 'ts'>): Promise<void>
+  /** The reply is in Slack: saves its ts. */
+  completeThreadReply(pr: PullRequestRef, channel: string, replyKey: string, ts: string): Promise<void>
+  /** The reply is known not to be in Slack: drops the intent (never a posted reply). */
+  dropThreadReplyIntent(pr: PullRequestRef, channel: string, replyKey: string): Promise<void>
+  /** Cleanup: replies recorded before `cutoff` (unix ms), and head commits last seen before it. */
+  deleteThreadRepliesBefore(cutoff: number): Promise<number>
+
+  /** Records `sha` as a head commit of the pull request (idempotent; bumps when it was seen). */
+  saveHead(pr: PullRequestRef, sha: string): Promise<void>
+  /** The pull requests of the repository whose head `sha` is or was, by number. */
+  pullRequestsWithHead(provider: Provider, repository: string, sha: string): Promise<number[]>
+
   /** The mark of one webhook (`owner/repo#<hook id>`), if reconcile has looked at its log before. */
   hookDeliveryMark(provider: Provider, hook: string): Promise<HookDeliveryMark | undefined>
   /** Records (or replaces) a webhook's mark. */

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { webhookCheck } from '../../src/checks/webhook-check.ts'
 import { validateEntries } from '../../src/checks/validate-entries.ts'
 import { BITBUCKET_SCOPES } from '../../src/git-host/git-host-error.ts'
-import { createWebhookApi, REQUIRED_EVENTS } from '../../src/git-host/webhooks.ts'
+import { createWebhookApi, OPTIONAL_EVENTS, REQUIRED_EVENTS } from '../../src/git-host/webhooks.ts'
 import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucket.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 
@@ -15,7 +15,7 @@ afterEach(async () => {
   github = bitbucket = undefined
 })
 
-const githubHook = (id: number, url: string, events: string[] = [...REQUIRED_EVENTS.github], active = true) =>
+const githubHook = (id: number, url: string, events: string[] = [...REQUIRED_EVENTS.github, ...OPTIONAL_EVENTS.github], active = true) =>
   ({ id, name: 'web' as const, active, events, config: { url, content_type: 'json', insecure_ssl: '0' } })
 const githubApi = () => createWebhookApi({ provider: 'github', apiUrl: github!.url, token: TOKEN })
 
@@ -46,12 +46,23 @@ describe('webhook on GitHub', () => {
     expect(result).toMatchObject({ status: 'FAIL', reason: 'webhook https://pr.example.com/webhook/github does not send pull_request_review_comment, issue_comment' })
   })
 
+  it('WARNs (never FAILs) for a hook with every required event but without check_suite and status', async () => {
+    github = await startFakeGithub()
+    github.hooks.set('acme/api', [githubHook(1, 'https://pr.example.com/webhook/github', [...REQUIRED_EVENTS.github, 'status'])])
+    expect(await webhookCheck('github', githubApi(), 'acme', 'api')).toMatchObject({
+      status: 'WARN', reason: 'webhook https://pr.example.com/webhook/github is active with all 4 events, but does not send check_suite (messages show no checks)',
+      fix: 'tick those events on the webhook, or run prherald-config create-webhook acme/api to update it',
+    })
+    github.hooks.set('acme/api', [githubHook(1, 'https://pr.example.com/webhook/github', ['*'])])
+    expect((await webhookCheck('github', githubApi(), 'acme', 'api')).status).toBe('OK')
+  })
+
   it('is OK for an active hook with every event, found on a later page', async () => {
     github = await startFakeGithub()
     const others = Array.from({ length: 120 }, (_, i) => githubHook(i + 1, `https://other.example.com/${i}`))
     github.hooks.set('acme/api', [...others, githubHook(500, 'https://pr.example.com/webhook/github/')])
     const result = await webhookCheck('github', githubApi(), 'acme', 'api')
-    expect(result).toMatchObject({ status: 'OK', reason: 'webhook https://pr.example.com/webhook/github/ is active with all 4 events' })
+    expect(result).toMatchObject({ status: 'OK', reason: 'webhook https://pr.example.com/webhook/github/ is active with all 6 events' })
     expect(github.requests.length).toBe(2)
   })
 
@@ -60,7 +71,7 @@ describe('webhook on GitHub', () => {
     github.hooks.set('acme/api', [githubHook(1, 'https://ci.example.com/hook')])
     github.orgHooks.set('acme', [githubHook(7, 'https://pr.example.com/webhook/github')])
     expect(await webhookCheck('github', githubApi(), 'acme', 'api')).toMatchObject({
-      status: 'OK', target: 'acme/api', reason: 'organisation webhook https://pr.example.com/webhook/github is active with all 4 events',
+      status: 'OK', target: 'acme/api', reason: 'organisation webhook https://pr.example.com/webhook/github is active with all 6 events',
     })
     expect(github.requests.map((r) => r.path)).toEqual(['/repos/acme/api/hooks', '/orgs/acme/hooks'])
 

@@ -42,6 +42,8 @@ describe('prherald-config list', () => {
       'acme   monorepo  C0123456789  -                                  services/billing/→C0456789012 <@U0456DEFG>; web/→C0567890123  default',
       'server.metrics_listen: not set (GET /metrics on the webhook listener 127.0.0.1:0; keep your reverse proxy from forwarding it)',
       'slack.pacing: off (only 429 Retry-After is honoured)', // the tests' environment sets PRHERALD_SLACK_PACING=off
+      'slack.thread_updates: false',
+      'notify.review_requests: thread (a newly requested reviewer mapped in users: or teams: is pinged in the thread)',
       'reviews.ignore_bot_reviews     false',
       'reviews.dependency_bots        compact',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot]',
@@ -63,16 +65,17 @@ describe('prherald-config list', () => {
     writeConfig(dir.path, {
       git_provider: 'github',
       server: { metrics_listen: '127.0.0.1:9464' },
-      slack: { reactions: { merged: 'rocket' }, lookup_users_by_email: true },
+      slack: { reactions: { merged: 'rocket' }, lookup_users_by_email: true, thread_updates: true },
       reviews: { ignore_bot_reviews: true, dependency_bots: 'standard', dependency_bot_logins: ['Acme-Renovate[bot]'] },
       digest: { schedule: '30 8 * * 1-5', timezone: 'Europe/Berlin', holidays: 'DE-BY', mention: true, include_dependency_bots: true },
+      notify: { review_requests: 'off' },
       users: { octocat: 'U0123ABCD', 'Dave-Smith': 'W0456DEFG' },
       teams: { backend: 'S0123ABCD' },
       mappings: {
         acme: {
           '*': { channel: 'C0123456789', slack: { reactions: { new_pr: 'new' } } },
           api: { channels: ['C0234567890', { id: 'C0345678901', mentions: [] }], mentions: ['<!here>'], slack: { reactions: { approved: 'thumbsup' } }, digest: { schedule: '0 10 * * 1' } },
-          docs: { slack: { reactions: { enabled: false } }, digest: { enabled: false } },
+          docs: { slack: { reactions: { enabled: false }, thread_updates: false }, digest: { enabled: false } },
         },
       },
     })
@@ -85,6 +88,8 @@ describe('prherald-config list', () => {
       'acme   docs  C0123456789              -                                     -      off',
       'server.metrics_listen: 127.0.0.1:9464 (GET /metrics there only; the webhook listener answers it 404)',
       'slack.pacing: off (only 429 Retry-After is honoured)',
+      'slack.thread_updates: true (false for acme/docs)',
+      'notify.review_requests: off (requested reviewers are not pinged)',
       'reviews.ignore_bot_reviews     true',
       'reviews.dependency_bots        standard',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot] acme-renovate[bot]',

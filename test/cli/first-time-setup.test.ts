@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/load-config.ts'
-import { REQUIRED_EVENTS } from '../../src/git-host/webhooks.ts'
+import { OPTIONAL_EVENTS, REQUIRED_EVENTS } from '../../src/git-host/webhooks.ts'
 import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucket.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
@@ -68,13 +68,13 @@ describe('first-time setup on GitHub', () => {
     expect(created.status).toBe(0)
     expect(created.stdout).toContain('created webhook 1 on acme/api')
     expect(github.hooks.get('acme/api')).toEqual([{
-      id: 1, name: 'web', active: true, events: [...REQUIRED_EVENTS.github],
+      id: 1, name: 'web', active: true, events: [...REQUIRED_EVENTS.github, ...OPTIONAL_EVENTS.github],
       config: { url: `${PUBLIC_URL}/webhook/github`, content_type: 'json', secret: TEST_SECRET, insecure_ssl: '0' },
     }])
 
     const ok = await run('config', ['validate'], withToken)
     expect(ok.status).toBe(0)
-    expect(line(ok, 'OK', 'webhook', 'acme/api')).toContain(`webhook ${PUBLIC_URL}/webhook/github is active with all 4 events`)
+    expect(line(ok, 'OK', 'webhook', 'acme/api')).toContain(`webhook ${PUBLIC_URL}/webhook/github is active with all 6 events`)
     const doctorOk = await run('doctor', ['acme/api'], withToken)
     expect(doctorOk.status).toBe(0)
     expect(line(doctorOk, 'OK', 'webhook', 'acme/api')).toBeDefined()

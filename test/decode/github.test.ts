@@ -58,8 +58,14 @@ describe('decodeGithub: pull_request', () => {
         author: 'pr-author', draft: false, state: 'open', createdAt: '2019-05-15T15:20:33Z', updatedAt: '2019-05-15T15:20:33Z',
         requestedReviewers: [],
       },
-      actor: { login: 'the-sender', isBot: false },
+      actor: { login: 'the-sender', isBot: false }, head: 'ec26c3e57ca3a959ca5aad62de7213c562f8c821',
     })
+  })
+
+  it('maps the real synchronize example to synchronize, with the new head commit', () => {
+    const event = expectEvent(decode('pull_request', example('pull_request', 'synchronize')))
+    expect(event.kind).toBe('synchronize')
+    expect(event.head).toMatch(/^[0-9a-f]{40}$/)
   })
 
   it.each([
@@ -149,7 +155,7 @@ describe('decodeGithub: pull_request', () => {
     ])
   })
 
-  const handled = new Set(['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'closed', 'edited', 'review_requested', 'review_request_removed'])
+  const handled = new Set(['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'closed', 'edited', 'review_requested', 'review_request_removed', 'synchronize'])
   it.each(actionsOf('pull_request').filter((a) => !handled.has(a)))('ignores the real %s example as unsupported_action, naming the pull request', (action) => {
     expect(decode('pull_request', example('pull_request', action))).toEqual({
       ignored: true, reason: 'unsupported_action', event: 'pull_request', owner: 'Codertocat', repo: 'Hello-World', number: 2,

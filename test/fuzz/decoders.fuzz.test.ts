@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { decodeDelivery } from '../../src/decode/decode-delivery.ts'
+import { isCheckDelivery } from '../../src/decode/check-delivery.ts'
 import { isIgnored, type Decoded, type Provider } from '../../src/decode/pull-request-event.ts'
 import { mutatedDelivery, SEEDS } from './arbitraries.ts'
 
@@ -9,7 +10,8 @@ export const DECODER_RUNS = 2000
 
 const REASONS = new Set(['ping', 'unsupported_event', 'unsupported_action', 'not_a_pull_request', 'invalid_payload'])
 const KINDS = new Set(['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'updated', 'edited', 'approved', 'changes_requested',
-  'commented', 'approval_removed', 'changes_request_removed', 'review_dismissed', 'merged', 'closed'])
+  'commented', 'approval_removed', 'changes_request_removed', 'review_dismissed', 'merged', 'closed', 'synchronize',
+  'review_requested', 'review_request_removed'])
 
 function expectWellFormed(provider: Provider, decoded: Decoded): void {
   if (isIgnored(decoded)) {
@@ -37,7 +39,9 @@ describe('decoders on mutated real payloads', () => {
     let events = 0
     let ignored = 0
     fc.assert(fc.property(mutatedDelivery(provider), fc.string({ maxLength: 40 }), ({ event, payload }, deliveryId) => {
-      const decoded = decodeDelivery(provider, event, deliveryId, payload)
+      const delivered = decodeDelivery(provider, event, deliveryId, payload)
+      if (isCheckDelivery(delivered)) throw new Error(`a ${event} payload decoded as a check result`)
+      const decoded = delivered
       expectWellFormed(provider, decoded)
       if (isIgnored(decoded)) ignored++
       else events++

@@ -11,8 +11,10 @@ export interface SlackMessageState {
   updates: number
   /** The message metadata posted with it (`event_type`, `event_payload`), if any. */
   metadata?: unknown
-  /** The parent's ts for a reply in a thread (chat.postMessage's `thread_ts`). */
+  /** Set for a reply: the ts of the thread's parent message. */
   threadTs?: string
+  /** A reply posted with `reply_broadcast: true` (also shown in the channel). */
+  broadcast?: boolean
 }
 
 /** What the fake answers for one call instead of success: an HTTP status, a Slack error, a delay or hold, or a reset. */
@@ -45,7 +47,10 @@ export interface FakeSlack {
   usersByEmail: Map<string, string>
   /** Called for every API call (the demo prints them). */
   onCall: ((method: string, body: Record<string, unknown>) => void) | undefined
+  /** The channel's messages, without thread replies (as a reader sees the channel). */
   messagesIn(channel: string): SlackMessageState[]
+  /** The replies in the thread of `ts`, oldest first. */
+  repliesTo(channel: string, ts: string): SlackMessageState[]
   count(method: string): number
   close(): Promise<void>
 }
@@ -137,11 +142,38 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
 
     switch (method) {
       case 'chat.postMessage': {
+        // A reply names its parent in thread_ts; Slack answers thread_not_found for a parent it does not have.
+        const threadTs = body.thread_ts === undefined ? undefined : String(body.thread_ts)
+        if (threadTs !== undefined && state.messages.get(threadTs)?.channel !== channel) return sendJson(res, 200, { ok: false, error: 'thread_not_found' })
         const ts = nextTs()
         const metadata = body.metadata === undefined ? {} : { metadata: parseMetadata(body.metadata) }
-        const thread = typeof body.thread_ts === 'string' ? { threadTs: body.thread_ts } : {}
+        const thread = threadTs === undefined ? {} : { threadTs, broadcast: String(body.reply_broadcast) === 'true' }
         state.messages.set(ts, { channel: channel ?? '', ts, text: String(body.text ?? ''), blocks: parseBlocks(body.blocks), reactions: new Set(), updates: 0, ...metadata, ...thread })
         return sendJson(res, 200, { ok: true, channel, ts })
+      }
+      case 'conversations.replies': {
+        // The parent first, then its replies oldest first; oldest/latest exclusive (never dropping the parent),
+        // `limit` a page with an offset as cursor, metadata with include_all_metadata, scopes as for history.
+        if (channel && state.channels.get(channel)?.is_member === false) return sendJson(res, 200, { ok: false, error: 'not_in_channel' })
+        const needed = historyScope(channel ?? '')
+        if (!state.scopes.includes(needed)) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed, provided: state.scopes.join(',') })
+        const parent = state.messages.get(String(body.ts))
+        if (!parent || parent.channel !== channel || parent.threadTs !== undefined) return sendJson(res, 200, { ok: false, error: 'thread_not_found' })
+        const oldest = body.oldest === undefined ? 0 : Number(body.oldest)
+        const latest = body.latest === undefined ? Infinity : Number(body.latest)
+        const withMetadata = String(body.include_all_metadata) === 'true'
+        const replies = [...state.messages.values()]
+          .filter((m) => m.channel === channel && m.threadTs === parent.ts && Number(m.ts) > oldest && Number(m.ts) < latest)
+          .sort((a, b) => a.ts.localeCompare(b.ts))
+        const all = [parent, ...replies]
+        const start = Number(body.cursor ?? 0)
+        const limit = Number(body.limit ?? 1000)
+        const page = all.slice(start, start + limit).map((m) => ({
+          type: 'message', ts: m.ts, text: m.text, bot_id: 'B123', thread_ts: parent.ts,
+          ...(withMetadata && m.metadata !== undefined ? { metadata: m.metadata } : {}),
+        }))
+        const more = start + limit < all.length
+        return sendJson(res, 200, { ok: true, messages: page, has_more: more, response_metadata: { next_cursor: more ? String(start + limit) : '' } })
       }
       case 'conversations.history': {
         // Newest first, oldest/latest exclusive as in Slack, `limit` a page with an offset as cursor; reactions
@@ -153,9 +185,9 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
         const oldest = body.oldest === undefined ? 0 : Number(body.oldest)
         const latest = body.latest === undefined ? Infinity : Number(body.latest)
         const withMetadata = String(body.include_all_metadata) === 'true'
-        // Like Slack's, the channel's history holds no thread replies (conversations.replies would list them).
+        // Thread replies are not in a channel's history (unless broadcast), as in Slack.
         const all = [...state.messages.values()]
-          .filter((m) => m.channel === channel && m.threadTs === undefined && Number(m.ts) > oldest && Number(m.ts) < latest)
+          .filter((m) => m.channel === channel && (m.threadTs === undefined || m.broadcast) && Number(m.ts) > oldest && Number(m.ts) < latest)
           .sort((a, b) => b.ts.localeCompare(a.ts))
         const start = Number(body.cursor ?? 0)
         const limit = Number(body.limit ?? 100)
@@ -232,7 +264,9 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
 
   return Object.assign(state, {
     url: `${fake.url}/api/`,
-    messagesIn: (channel: string) => [...state.messages.values()].filter((m) => m.channel === channel),
+    messagesIn: (channel: string) => [...state.messages.values()].filter((m) => m.channel === channel && m.threadTs === undefined),
+    repliesTo: (channel: string, ts: string) =>
+      [...state.messages.values()].filter((m) => m.channel === channel && m.threadTs === ts).sort((a, b) => a.ts.localeCompare(b.ts)),
     count: (method: string) => state.calls.filter((c) => c.method === method).length,
     close: fake.close,
   })

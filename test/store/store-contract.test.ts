@@ -380,6 +380,50 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect(await store.countPendingDeliveries()).toBe(0)
     })
   })
+  describe('thread replies and head commits (14.3, 14.4)', () => {
+    const reply = { ...pr, channel: 'C0123ABC', replyKey: 'd-1:approved', createdAt: Date.UTC(2026, 0, 31, 11) }
+
+    it('records an intent, completes it with its ts, and never lets a later intent or a drop undo a posted reply', async () => {
+      expect(await store.findThreadReply(pr, 'C0123ABC', 'd-1:approved')).toBeUndefined()
+      await store.recordThreadReplyIntent(reply)
+      expect(await store.findThreadReply(pr, 'C0123ABC', 'd-1:approved')).toEqual({ ...reply, ts: null })
+      await store.recordThreadReplyIntent({ ...reply, createdAt: reply.createdAt + 5 })
+      expect(await store.findThreadReply(pr, 'C0123ABC', 'd-1:approved')).toEqual({ ...reply, ts: null, createdAt: reply.createdAt + 5 })
+      await store.completeThreadReply(pr, 'C0123ABC', 'd-1:approved', '1712345678.000200')
+      await store.recordThreadReplyIntent({ ...reply, createdAt: reply.createdAt + 9 })
+      await store.dropThreadReplyIntent(pr, 'C0123ABC', 'd-1:approved')
+      expect(await store.findThreadReply(pr, 'C0123ABC', 'd-1:approved')).toEqual({ ...reply, ts: '1712345678.000200', createdAt: reply.createdAt + 5 })
+    })
+
+    it('keys a reply by pull request, channel and reply key; drops an intent; ages records out', async () => {
+      await store.recordThreadReplyIntent(reply)
+      expect(await store.findThreadReply(pr, 'C0OTHER', 'd-1:approved')).toBeUndefined()
+      expect(await store.findThreadReply({ ...pr, prNumber: 8 }, 'C0123ABC', 'd-1:approved')).toBeUndefined()
+      expect(await store.findThreadReply(pr, 'C0123ABC', 'd-1:merged')).toBeUndefined()
+      await store.dropThreadReplyIntent(pr, 'C0123ABC', 'd-1:approved')
+      expect(await store.findThreadReply(pr, 'C0123ABC', 'd-1:approved')).toBeUndefined()
+      await store.recordThreadReplyIntent(reply)
+      await store.recordThreadReplyIntent({ ...reply, replyKey: 'd-2:merged', createdAt: reply.createdAt + 10 })
+      await store.saveHead(pr, 'abc123') // seen at `clock`, after both replies
+      expect(await store.deleteThreadRepliesBefore(reply.createdAt + 1)).toBe(1)
+      expect(await store.findThreadReply(pr, 'C0123ABC', 'd-2:merged')).toMatchObject({ replyKey: 'd-2:merged' })
+      expect(await store.pullRequestsWithHead('github', 'acme/api', 'abc123')).toEqual([7])
+      expect(await store.deleteThreadRepliesBefore(clock + 1)).toBe(2)
+      expect(await store.pullRequestsWithHead('github', 'acme/api', 'abc123')).toEqual([])
+    })
+
+    it('maps a head commit back to every pull request of the repository that had it, and no other', async () => {
+      await store.saveHead(pr, 'abc123')
+      await store.saveHead(pr, 'abc123')
+      await store.saveHead({ ...pr, prNumber: 3 }, 'abc123')
+      await store.saveHead(pr, 'def456')
+      await store.saveHead({ ...pr, repository: 'acme/web' }, 'abc123')
+      await store.saveHead({ ...pr, provider: 'bitbucket' }, 'abc123')
+      expect(await store.pullRequestsWithHead('github', 'acme/api', 'abc123')).toEqual([3, 7])
+      expect(await store.pullRequestsWithHead('github', 'acme/api', 'def456')).toEqual([7])
+      expect(await store.pullRequestsWithHead('github', 'acme/api', '000000')).toEqual([])
+    })
+  })
 
   describe('person look-ups (slack.lookup_users_by_email)', () => {
     it('finds nothing, then saves, finds and replaces a login\'s look-up', async () => {

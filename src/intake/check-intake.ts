@@ -1,0 +1,73 @@
+import type { StoredLifecycle } from '../../machines/decide.ts'
+import type { Mappings } from '../config/schema.ts'
+import type { CheckDelivery } from '../decode/check-delivery.ts'
+import { pullRequestKey, type IgnoreReason, type PullRequestEvent } from '../decode/pull-request-event.ts'
+import type { Logger } from '../log/logger.ts'
+import { resolveRoute } from '../routing/resolve-route.ts'
+import { hasMessage, type Store } from '../store/store.ts'
+import { logIgnored } from './log-ignored.ts'
+
+export interface CheckIntakeDeps {
+  mappings: Mappings
+  store: Store
+  logger: Logger
+  handOff: (event: PullRequestEvent) => void
+}
+
+export type CheckIntakeResult = { status: 'accepted' } | { status: 'ignored'; reason: IgnoreReason }
+
+/**
+ * The pull request's facts for a check event, from its stored lifecycle: a check payload carries no title
+ * or author, and the machine never refreshes from a check (nor follows its draft flag).
+ */
+function factsFrom(lifecycle: StoredLifecycle, at: string): PullRequestEvent['pr'] {
+  const { state, context } = lifecycle
+  return {
+    title: context.title, url: context.url, author: context.author, createdAt: context.createdAt, updatedAt: at,
+    draft: state === 'draft', state: state === 'merged' ? 'merged' : state === 'closed' || state === 'ended' ? 'closed' : 'open',
+  }
+}
+
+/**
+ * A check result names a commit; this finds the pull requests it belongs to: those the payload lists, and
+ * those whose head prherald recorded as this commit (a `status` lists none, a fork's check suite neither).
+ * Each pull request with a stored lifecycle gets a `check_completed` event in its mailbox, recorded under
+ * the delivery id and its number, so a redelivery is a duplicate for each. Whether the commit is still the
+ * head is the machine's call, in order with the pull request's other events.
+ */
+export function createCheckIntake(deps: CheckIntakeDeps) {
+  return async function acceptCheck(d: CheckDelivery): Promise<CheckIntakeResult> {
+    const facts = { provider: d.provider, deliveryId: d.deliveryId, event: 'check_completed', owner: d.owner, repo: d.repo }
+    const ignore = (reason: IgnoreReason, number?: number): CheckIntakeResult => {
+      logIgnored(deps.logger, reason, { ...facts, number })
+      return { status: 'ignored', reason }
+    }
+    if (!resolveRoute(deps.mappings, d.owner, d.repo)) return ignore('no_mapping')
+    const repository = `${d.owner}/${d.repo}`
+    const numbers = [...new Set([...d.prNumbers, ...await deps.store.pullRequestsWithHead(d.provider, repository, d.result.sha)])]
+    if (numbers.length === 0) return ignore('unknown_commit')
+    let accepted = 0
+    let reason: IgnoreReason = 'no_stored_message'
+    for (const number of numbers.sort((a, b) => a - b)) {
+      const rows = await deps.store.findMessages({ provider: d.provider, repository, prNumber: number })
+      const row = rows.find(hasMessage) ?? rows[0]
+      if (!row) {
+        logIgnored(deps.logger, 'no_stored_message', { ...facts, number })
+        continue
+      }
+      const event: PullRequestEvent = {
+        provider: d.provider, deliveryId: `${d.deliveryId}#${number}`, owner: d.owner, repo: d.repo, number, kind: 'check_completed',
+        pr: factsFrom(JSON.parse(row.lifecycle) as StoredLifecycle, d.result.at), actor: d.sender, check: d.result,
+      }
+      const recorded = await deps.store.recordDelivery({ provider: d.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event: JSON.stringify(event) })
+      if (!recorded) {
+        logIgnored(deps.logger, 'duplicate_delivery', { ...facts, deliveryId: event.deliveryId, number })
+        reason = 'duplicate_delivery'
+        continue
+      }
+      deps.handOff(event)
+      accepted++
+    }
+    return accepted > 0 ? { status: 'accepted' } : { status: 'ignored', reason }
+  }
+}
