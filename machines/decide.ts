@@ -1,5 +1,6 @@
 import { initialTransition, transition } from 'xstate'
 import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import type { ReviewClick } from '../src/decode/review-click.ts'
 import {
   initialContext, pullRequestMachine, toMachineEvent, type IgnoreIntentReason, type Intent, type PullRequestContext,
 } from './pull-request.machine.ts'
@@ -33,10 +34,13 @@ export interface Decision {
  *   late `opened` would announce it as new. No Slack call;
  * - any other ignore: nothing (`next` is then the stored snapshot, or an unannounced one when none is).
  */
-export function decide(stored: StoredLifecycle | undefined, event: PullRequestEvent): Decision {
+export function decide(stored: StoredLifecycle, event: PullRequestEvent | ReviewClick): Decision
+export function decide(stored: StoredLifecycle | undefined, event: PullRequestEvent): Decision
+export function decide(stored: StoredLifecycle | undefined, event: PullRequestEvent | ReviewClick): Decision {
+  // A click always has a stored lifecycle (fold-events.ts ignores one that has none): only a delivery starts one.
   const snapshot = stored
     ? pullRequestMachine.resolveState({ value: stored.state, context: stored.context })
-    : initialTransition(pullRequestMachine, initialContext(event))[0]
+    : initialTransition(pullRequestMachine, initialContext(event as PullRequestEvent))[0]
   const [next, actions] = transition(pullRequestMachine, snapshot, toMachineEvent(event))
 
   const ignore = actions.find((a) => a.type === 'ignore')

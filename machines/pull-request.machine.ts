@@ -2,7 +2,9 @@ import { assign, setup } from 'xstate'
 import type { ReactionKey } from '../src/config/settings.ts'
 import type { DependencyBump } from '../src/decode/dependency-bump.ts'
 import type { EventKind, Provider, PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import type { ReviewClick } from '../src/decode/review-click.ts'
 import { recordEnd, stillEnded, type EndFacts } from './end-facts.ts'
+import { clearClaims, toggleClaim, type ReviewClaims } from './review-claims.ts'
 import { forgetReview, recordReview, type ReviewFacts } from './review-facts.ts'
 
 /**
@@ -14,7 +16,7 @@ import { forgetReview, recordReview, type ReviewFacts } from './review-facts.ts'
 
 export type { ReactionKey }
 
-export interface PullRequestContext extends ReviewFacts, EndFacts {
+export interface PullRequestContext extends ReviewFacts, EndFacts, ReviewClaims {
   provider: Provider
   owner: string
   repo: string
@@ -33,7 +35,7 @@ export interface PullRequestContext extends ReviewFacts, EndFacts {
   dependencyBump?: DependencyBump
 }
 
-export type IgnoreIntentReason = 'draft' | 'no_stored_message' | 'ended_before_announced'
+export type IgnoreIntentReason = 'draft' | 'no_stored_message' | 'ended_before_announced' | 'pull_request_ended'
 
 export type Intent =
   | { type: 'post' }
@@ -42,12 +44,19 @@ export type Intent =
   | { type: 'removeReaction'; reaction: ReactionKey }
   | { type: 'ignore'; reason: IgnoreIntentReason }
 
-export interface MachineEvent {
-  type: EventKind
-  event: PullRequestEvent
-}
+/** A git host's delivery, or a "Start review" click in Slack (review-claims.ts). */
+export type MachineEvent =
+  | { type: EventKind; event: PullRequestEvent }
+  | { type: 'review_click'; click: ReviewClick }
 
-export const toMachineEvent = (event: PullRequestEvent): MachineEvent => ({ type: event.kind, event })
+export const toMachineEvent = (event: PullRequestEvent | ReviewClick): MachineEvent =>
+  event.kind === 'review_click' ? { type: 'review_click', click: event } : { type: event.kind, event }
+
+/** The delivery behind a git-host event; the actions that read it are bound to those events only. */
+function hostEvent(event: MachineEvent): PullRequestEvent {
+  if (event.type === 'review_click') throw new TypeError('a git-host action was bound to a review click')
+  return event.event
+}
 
 /** The context of a pull request that has no message yet; the transition that posts refreshes it anyway. */
 export function initialContext(event: PullRequestEvent): PullRequestContext {
@@ -80,6 +89,8 @@ function reviewReactions(context: PullRequestContext, event: PullRequestEvent): 
 const ignoreDraft = { type: 'ignore', params: { reason: 'draft' } } as const
 const ignoreNoMessage = { type: 'ignore', params: { reason: 'no_stored_message' } } as const
 const ignoreEnded = { type: 'ignore', params: { reason: 'ended_before_announced' } } as const
+/** A click on the button of a message that no longer has it (Slack had not redrawn it yet): the review is over. */
+const reviewOver = { type: 'ignore', params: { reason: 'pull_request_ended' } } as const
 /** Without a message, an event that shows the PR merged or closed records the end, so that nothing later announces it. */
 const end = { target: 'ended', actions: ['recordEnd', ignoreEnded] } as const
 const endIfEnded = { guard: 'prEnded', ...end } as const
@@ -124,23 +135,29 @@ export const pullRequestMachine = setup({
     update: () => {},
     ignore: (_, _params: { reason: IgnoreIntentReason }) => {},
 
-    refresh: assign(({ event }) => ({ title: event.event.pr.title, url: event.event.pr.url, author: event.event.pr.author })),
+    refresh: assign(({ event }) => {
+      const { pr } = hostEvent(event)
+      return { title: pr.title, url: pr.url, author: pr.author }
+    }),
     // Only at announcement: the message keeps the form it was posted in.
-    classify: assign(({ event }) => ({ dependencyBump: event.event.dependencyBump })),
-    recordReview: assign(({ context, event }) => recordReview(context, event.event)),
-    forgetReview: assign(({ context, event }) => forgetReview(context, event.event)),
-    syncReviewReactions: assign(({ context, event }) => ({ reactions: reviewReactions(context, event.event) })),
+    classify: assign(({ event }) => ({ dependencyBump: hostEvent(event).dependencyBump })),
+    recordReview: assign(({ context, event }) => recordReview(context, hostEvent(event))),
+    forgetReview: assign(({ context, event }) => forgetReview(context, hostEvent(event))),
+    syncReviewReactions: assign(({ context, event }) => ({ reactions: reviewReactions(context, hostEvent(event)) })),
     react: assign(({ context }, params: { reaction: ReactionKey }) => ({ reactions: withReaction(context.reactions, params.reaction) })),
     unreact: assign(({ context }, params: { reaction: ReactionKey }) => ({ reactions: withoutReaction(context.reactions, params.reaction) })),
-    recordEnd: assign(({ context, event }) => recordEnd(context, event.event)),
+    recordEnd: assign(({ context, event }) => recordEnd(context, hostEvent(event))),
     forgetEnd: assign({ endedAt: undefined }),
+    toggleClaim: assign(({ context, event }) => (event.type === 'review_click' ? toggleClaim(context, event.click.user) : {})),
+    clearClaims: assign(({ context, event }) => clearClaims(context, hostEvent(event))),
   },
   guards: {
-    prIsDraft: ({ event }) => event.event.pr.draft,
-    prIsReady: ({ event }) => !event.event.pr.draft,
-    prEnded: ({ event }) => event.event.pr.state !== 'open',
-    stillEnded: ({ context, event }) => stillEnded(context, event.event),
-    titleChanged: ({ context, event }) => event.event.pr.title !== context.title,
+    // Also checked after a click (open and draft's `always`), which says nothing about the draft flag.
+    prIsDraft: ({ event }) => event.type !== 'review_click' && event.event.pr.draft,
+    prIsReady: ({ event }) => event.type !== 'review_click' && !event.event.pr.draft,
+    prEnded: ({ event }) => hostEvent(event).pr.state !== 'open',
+    stillEnded: ({ context, event }) => stillEnded(context, hostEvent(event)),
+    titleChanged: ({ context, event }) => hostEvent(event).pr.title !== context.title,
   },
 }).createMachine({
   id: 'pullRequest',
@@ -156,14 +173,16 @@ export const pullRequestMachine = setup({
     // open/draft below) touches the message.
     updated: { guard: 'titleChanged', actions: ['refresh', 'update'] },
     edited: { actions: ['refresh', 'update'] },
-    approved: { actions: ['refresh', 'recordReview', 'syncReviewReactions', 'update'] },
-    changes_requested: { actions: ['refresh', 'recordReview', 'syncReviewReactions', 'update'] },
+    approved: { actions: ['refresh', 'recordReview', 'clearClaims', 'syncReviewReactions', 'update'] },
+    changes_requested: { actions: ['refresh', 'recordReview', 'clearClaims', 'syncReviewReactions', 'update'] },
     commented: { actions: ['refresh', 'recordReview', 'syncReviewReactions', 'update'] },
     approval_removed: { actions: ['refresh', 'forgetReview', 'syncReviewReactions', 'update'] },
     changes_request_removed: { actions: ['refresh', 'forgetReview', 'syncReviewReactions', 'update'] },
     review_dismissed: { actions: ['refresh', 'forgetReview', 'syncReviewReactions', 'update'] },
     merged: { target: '.merged', actions: ['refresh', 'update'] },
     closed: { target: '.closed', actions: ['refresh', 'update'] },
+    // "Start review" (only a message has the button): claims the review or gives it back.
+    review_click: { actions: ['toggleClaim', 'update'] },
   },
   states: {
     unannounced: {
@@ -183,6 +202,7 @@ export const pullRequestMachine = setup({
         edited: noMessage,
         merged: end,
         closed: end,
+        review_click: { actions: ignoreNoMessage },
       },
     },
     // Ended before it was announced (merged or closed while prherald was down, or delivered out of order): a row
@@ -203,6 +223,7 @@ export const pullRequestMachine = setup({
         edited: [staysEnded, { actions: ignoreNoMessage }],
         merged: { actions: ['recordEnd', ignoreEnded] },
         closed: { actions: ['recordEnd', ignoreEnded] },
+        review_click: { actions: ignoreNoMessage },
       },
     },
     // Open and draft follow the draft flag of every event (it is the freshest fact), whichever event carries it.
@@ -219,12 +240,13 @@ export const pullRequestMachine = setup({
     // Terminal: a merge cannot be undone on either host, so a late `closed` or `reopened` only refreshes.
     merged: {
       entry: { type: 'react', params: { reaction: 'merged' } },
-      on: { closed: { actions: ['refresh', 'update'] } },
+      on: { closed: { actions: ['refresh', 'update'] }, review_click: { actions: reviewOver } },
     },
     closed: {
       entry: { type: 'react', params: { reaction: 'closed' } },
       exit: { type: 'unreact', params: { reaction: 'closed' } },
       on: {
+        review_click: { actions: reviewOver },
         reopened: { target: 'open', actions: ['refresh', 'update'] },
         opened: { target: 'open', actions: ['refresh', 'update'] },
       },

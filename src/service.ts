@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { RetryOptions } from '@slack/web-api'
 import type { Secrets, Settings } from './config/settings.ts'
-import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-event.ts'
+import { pullRequestKey } from './decode/pull-request-event.ts'
+import type { LifecycleEvent } from './decode/review-click.ts'
 import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createCallLimit } from './effects/call-limit.ts'
 import { configureTargets } from './effects/configure-targets.ts'
@@ -17,6 +18,7 @@ import { DEFAULT_RETRY, ShutdownInterrupt, type RetryPolicy } from './effects/re
 import { createShutdownSleep } from './effects/shutdown-sleep.ts'
 import { createSlackPacer, type SlackPacer } from './effects/slack-pacer.ts'
 import { createTimedServer, HTTP_TIMEOUTS, type HttpTimeouts } from './http/http-timeouts.ts'
+import { createClickIntake } from './intake/accept-click.ts'
 import { createIntake } from './intake/intake.ts'
 import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
@@ -120,19 +122,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const applyDeliveries = createLifecycle({
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
+    render: { reviewButton: secrets.slackSigningSecret !== undefined },
   })
-  const mailboxes = createMailboxes<PullRequestEvent>((_key, events) => applyDeliveries(events), (key, error) => {
+  const mailboxes = createMailboxes<LifecycleEvent>((_key, events) => applyDeliveries(events), (key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })
     logger.error('delivery failed; it stays pending and is retried at the next start', {
       pr_key: key, ...errorFields(error), fix: isPrheraldError(error) ? error.fix : undefined,
     })
   })
-  const handOff = (event: PullRequestEvent) => mailboxes.post(pullRequestKey(event), event)
+  const handOff = (event: LifecycleEvent) => mailboxes.post(pullRequestKey(event), event)
 
   // Posts the last run left with an unknown outcome are settled first, so that the replay updates them.
   await recoverPosts({ store, findPost, pacer, logger })
   const pending = await store.pendingDeliveries()
-  for (const delivery of pending) handOff(JSON.parse(delivery.event) as PullRequestEvent)
+  for (const delivery of pending) handOff(JSON.parse(delivery.event) as LifecycleEvent)
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
 
   // A start that fails from here on (a port in use, most likely) must not keep the file claimed.
@@ -148,6 +151,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const app = createApp({
     provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
     health: { database: databaseWatch.state, slack: slackToken.current },
+    slackInteractions: secrets.slackSigningSecret === undefined ? undefined : {
+      signingSecret: secrets.slackSigningSecret,
+      accept: createClickIntake({ provider: settings.gitProvider, store, logger, handOff }),
+    },
   })
   const handler = toNodeHandler(app)
   const server = options.listen ? await options.listen(handler) : createTimedServer(handler, { ...HTTP_TIMEOUTS, ...options.httpTimeouts })

@@ -43,6 +43,8 @@ export interface PullRequestFacts {
 export interface Actor {
   login: string
   isBot: boolean
+  /** The Slack user `users:` maps the login to, set by the intake; undefined when unmapped. */
+  slackUser?: string
 }
 
 export interface PullRequestEvent {
@@ -73,6 +75,7 @@ export type IgnoreReason =
   | 'no_stored_message'
   | 'ended_before_announced'
   | 'bot_review'
+  | 'pull_request_ended' // a "Start review" click on a merged or closed pull request
 
 export interface Ignored {
   ignored: true

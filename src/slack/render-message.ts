@@ -1,10 +1,12 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { DependencyBump } from '../decode/dependency-bump.ts'
+import { NO_BUTTON, reviewBlocks, type ActionsBlock, type RenderOptions } from './render-review.ts'
 
-/** The two Block Kit blocks the message uses; enough for chat.postMessage / chat.update. */
+/** The Block Kit blocks the message uses; enough for chat.postMessage / chat.update. */
 export type SlackBlock =
   | { type: 'section'; text: { type: 'mrkdwn'; text: string } }
   | { type: 'context'; elements: { type: 'mrkdwn'; text: string }[] }
+  | ActionsBlock
 
 export interface RenderedMessage {
   /** Plain fallback, shown in notifications and by clients that cannot draw blocks. */
@@ -97,7 +99,13 @@ function headline(lifecycle: StoredLifecycle, mentions: readonly string[], lead?
  * Pure. Mentions are Slack tokens (`<@U…>`, `<!subteam^…>`) and are passed through unescaped. Every piece
  * from the git host is cut to fit Slack's sizes (SLACK_LIMITS), so the message always posts.
  */
-export function renderMessage(input: { lifecycle: StoredLifecycle; mentions: readonly string[] }): RenderedMessage {
+export function renderMessage(input: { lifecycle: StoredLifecycle; mentions: readonly string[]; options?: RenderOptions }): RenderedMessage {
+  const message = renderPullRequest(input)
+  // The review blocks (render-review.ts) go last, under whichever form the message takes.
+  return { ...message, blocks: [...message.blocks, ...reviewBlocks(input.lifecycle, input.options ?? NO_BUTTON)] }
+}
+
+function renderPullRequest(input: { lifecycle: StoredLifecycle; mentions: readonly string[] }): RenderedMessage {
   const { context } = input.lifecycle
   if (context.dependencyBump?.compact) return renderBump(input.lifecycle, context.dependencyBump, input.mentions)
   const repository = escapeWithin(`${context.owner}/${context.repo}`, PIECE_LIMIT.repository)
