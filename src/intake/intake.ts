@@ -1,4 +1,4 @@
-import { isIgnored, pullRequestKey, type Decoded, type IgnoreReason, type Provider, type PullRequestEvent } from '../decode/pull-request-event.ts'
+import { isIgnored, pullRequestKey, type Actor, type Decoded, type IgnoreReason, type Provider, type PullRequestEvent } from '../decode/pull-request-event.ts'
 import type { Mappings } from '../config/schema.ts'
 import type { ReviewSettings } from '../config/settings.ts'
 import { classifyDependencyBump } from '../decode/dependency-bump.ts'
@@ -21,6 +21,11 @@ export interface IntakeDeps {
   store: Store
   logger: Logger
   handOff: HandOff
+  /**
+   * `users:`: the Slack user a git-host person maps to. Kept on the event's actor, so that a review ends that
+   * person's "Start review" claim only (machines/review-claims.ts).
+   */
+  slackUserOf?: (actor: Actor) => string | undefined
 }
 
 /**
@@ -47,7 +52,9 @@ export function createIntake(deps: IntakeDeps) {
       return ignore('bot_review')
     }
     const dependencyBump = classifyDependencyBump(decoded, deps.reviews)
-    const event: PullRequestEvent = dependencyBump ? { ...decoded, dependencyBump } : decoded
+    const slackUser = deps.slackUserOf?.(decoded.actor)
+    const mapped: PullRequestEvent = slackUser === undefined ? decoded : { ...decoded, actor: { ...decoded.actor, slackUser } }
+    const event: PullRequestEvent = dependencyBump ? { ...mapped, dependencyBump } : mapped
     const recorded = await deps.store.recordDelivery({
       provider: event.provider,
       deliveryId: event.deliveryId,
