@@ -4,7 +4,7 @@ import type { Intake } from './intake/intake.ts'
 import type { Logger } from './log/logger.ts'
 import { errorFields } from './log/logger.ts'
 import { healthz, readyz, type HealthSources } from './http/health-routes.ts'
-import { createWebhookHandler } from './http/webhook-route.ts'
+import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-route.ts'
 import { createSlackInteractionsHandler, SLACK_INTERACTIONS_PATH } from './http/slack-interactions-route.ts'
 import type { ClickIntake } from './intake/accept-click.ts'
 import { errorResponse, json } from './http/respond.ts'
@@ -17,6 +17,10 @@ export interface AppDeps {
   bodyLimit?: number
   /** What /healthz and /readyz report; everything is ok when absent. */
   health?: HealthSources
+  /** Told what each delivery came to (the metrics). */
+  observe?: WebhookRouteDeps['observe']
+  /** `GET /metrics`, when it is served on this port (not when `server.metrics_listen` gives it its own). */
+  metrics?: () => Promise<HTTPResponse>
   /** The "Start review" button's clicks; without it (no SLACK_SIGNING_SECRET) the route does not exist. */
   slackInteractions?: { signingSecret: string; accept: ClickIntake }
 }
@@ -46,6 +50,7 @@ export function createApp(deps: AppDeps): H3 {
   const health = deps.health ?? ALWAYS_OK
   app.all('/healthz', only(['GET', 'HEAD'], () => healthz(health)))
   app.all('/readyz', only(['GET', 'HEAD'], () => readyz(health)))
+  if (deps.metrics) app.all('/metrics', only(['GET', 'HEAD'], deps.metrics))
   app.all(`/webhook/${deps.provider}`, only(['POST'], createWebhookHandler({
     provider: deps.provider,
     secrets: deps.webhookSecrets,
@@ -53,6 +58,7 @@ export function createApp(deps: AppDeps): H3 {
     logger: deps.logger,
     bodyLimit: deps.bodyLimit,
     ready: () => health.database() === 'ok',
+    observe: deps.observe,
   })))
   if (deps.slackInteractions) {
     app.all(SLACK_INTERACTIONS_PATH, only(['POST'], createSlackInteractionsHandler({

@@ -23,6 +23,9 @@ import { createIntake } from './intake/intake.ts'
 import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
+import { createMetrics } from './metrics/create-metrics.ts'
+import { metricsRoute } from './metrics/metrics-route.ts'
+import { startMetricsServer } from './metrics/metrics-server.ts'
 import { createApp } from './server.ts'
 import { createSlackClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack/slack-client.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
@@ -66,6 +69,8 @@ export interface RunningService {
   server: Server
   port: number
   url: string
+  /** Where `GET /metrics` answers: on `url`, or on `server.metrics_listen`'s own listener. */
+  metricsUrl: string
   /** Resolves true once every mailbox is empty (all accepted deliveries applied), false after `timeoutMs`. */
   settle(timeoutMs: number): Promise<boolean>
   /** What the service still holds: for tests that check nothing is left once it is idle. */
@@ -103,6 +108,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const databaseWatch = watchDatabaseFile({ path: settings.databasePath, logger, intervalMs: options.databaseCheckMs })
   const slackToken = createSlackTokenState(logger)
   const shutdown = new AbortController()
+  // Its gauges read the mailboxes (built below) only when scraped, which starts once the listener is open.
+  const metrics = createMetrics({
+    provider: settings.gitProvider, pendingDeliveries: () => store.pendingDeliveryStats(),
+    mailboxes: () => ({ queued: mailboxes.queued(), active: mailboxes.active() }),
+  })
 
   const slack = createSlackClient({
     token: secrets.slackBotToken, apiUrl: settings.api.slack, logger, retry: options.slackRetry, timeoutMs: options.slackTimeoutMs,
@@ -112,6 +122,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const pacer = createSlackPacer({
     pacing: settings.slackPacing, parallel: PARALLEL_CALLS, signal: shutdown.signal, clock: options.pacerClock,
     onHold: (method, channel, holdMs) => logger.warn('slack rate limit reached; holding these calls', { call: method, channel, hold_ms: holdMs }),
+    onCall: metrics.slackCall,
   })
   const retry = options.retry ?? DEFAULT_RETRY
   const limit = createCallLimit(PARALLEL_CALLS, shutdown.signal)
@@ -151,6 +162,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const app = createApp({
     provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
     health: { database: databaseWatch.state, slack: slackToken.current },
+    observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slackInteractions: secrets.slackSigningSecret === undefined ? undefined : {
       signingSecret: secrets.slackSigningSecret,
       accept: createClickIntake({ provider: settings.gitProvider, store, logger, handOff }),
@@ -171,7 +183,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   })
   const address = server.address() as AddressInfo
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  const metricsServer = settings.metricsListen && await startMetricsServer({ listen: settings.metricsListen, metrics }).catch(async (error: unknown) => {
+    cleanup.stop()
+    await closeServer(server, Date.now())
+    return abandon(error)
+  })
   logger.info('listening', { address: `${host}:${address.port}`, provider: settings.gitProvider, port: address.port })
+  if (metricsServer) logger.info('serving /metrics on its own listener', { address: metricsServer.address, port: metricsServer.port })
+  const url = `http://${address.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${address.port}`
 
   let stopping: Promise<{ drained: boolean }> | undefined
   const stop = () => (stopping ??= (async () => {
@@ -180,6 +199,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     cleanup.stop()
     databaseWatch.stop()
     await closeServer(server, deadline)
+    await metricsServer?.close()
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))
     if (!drained) {
       // Whatever did not finish stays in the intake table and is replayed at the next start.
@@ -197,7 +217,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     mailboxes: mailboxes.active(), pacer: pacer.stats(), sleeps: sleep.pending(),
     shutdownListeners: getEventListeners(shutdown.signal, 'abort').length,
   })
-  return { server, port: address.port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), holding, url: `http://${address.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${address.port}`, stop }
+  return {
+    server, port: address.port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), holding, url, stop,
+    metricsUrl: `${metricsServer ? metricsServer.url : url}/metrics`,
+  }
 }
 
 /** Stops accepting, lets in-flight requests finish, and cuts what is still open at the deadline. */

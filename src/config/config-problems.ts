@@ -16,7 +16,7 @@ const REACTION_KEYS = 'enabled, approved, commented, changes_requested, merged, 
 
 const KNOWN_KEYS: Record<string, string> = {
   '': 'git_provider, server, database, cleanup, slack, mappings',
-  server: 'listen, log_format, log_level, shutdown_timeout_seconds',
+  server: 'listen, metrics_listen, log_format, log_level, shutdown_timeout_seconds',
   database: 'url',
   cleanup: 'message_ttl_days',
   slack: 'reactions',

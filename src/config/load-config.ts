@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path'
 import { validate, type Failure } from 'superstruct'
 import { PrheraldError } from '../errors.ts'
 import { configSchema, type ConfigDocument } from './schema.ts'
-import { DEFAULTS, type Secrets, type Settings } from './settings.ts'
+import { DEFAULTS, type ListenAddress, type Secrets, type Settings } from './settings.ts'
 import { databasePathFromUrl, parseListen } from './parse-values.ts'
 import { applyReactionTier, DEFAULT_REACTIONS } from '../routing/reactions.ts'
 import { describeFailure, mappingProblems, type ConfigProblem } from './config-problems.ts'
@@ -77,6 +77,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     if (env.PRHERALD_LISTEN) throw envProblem('PRHERALD_LISTEN', 'use host:port or :port, e.g. :8080 or 127.0.0.1:8080')
     throw invalid(configFile, [{ key: 'server.listen', message: `"${listenText}" is not an address; use host:port or :port, e.g. :8080` }])
   }
+  const metricsListen = parseMetricsListen(doc.server?.metrics_listen, listen, configFile)
   const databaseUrl = env.PRHERALD_DATABASE_URL || doc.database?.url || DEFAULTS.databaseUrl
   const databasePath = databasePathFromUrl(databaseUrl, cwd)
   if (!databasePath) {
@@ -91,6 +92,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     lockFile: join(dirname(configFile), 'config.lock'),
     gitProvider: doc.git_provider,
     listen,
+    metricsListen,
     logFormat: doc.server?.log_format ?? DEFAULTS.logFormat,
     logLevel: doc.server?.log_level ?? DEFAULTS.logLevel,
     shutdownTimeoutSeconds: doc.server?.shutdown_timeout_seconds ?? DEFAULTS.shutdownTimeoutSeconds,
@@ -112,6 +114,19 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
       bitbucket: (env.BITBUCKET_API_URL || DEFAULTS.api.bitbucket).replace(/\/+$/, ''),
     },
   }
+}
+
+/** `server.metrics_listen`, parsed like `server.listen`; it cannot share the webhook listener's port. */
+function parseMetricsListen(text: string | undefined, listen: ListenAddress, configFile: string): ListenAddress | undefined {
+  if (text === undefined) return undefined
+  const address = parseListen(text)
+  const key = 'server.metrics_listen'
+  if (!address) throw invalid(configFile, [{ key, message: `"${text}" is not an address; use host:port or :port, e.g. 127.0.0.1:9464` }])
+  const overlaps = address.host === listen.host || address.host === undefined || listen.host === undefined
+  if (address.port !== 0 && address.port === listen.port && overlaps) {
+    throw invalid(configFile, [{ key, message: `"${text}" is the port the webhooks listen on (${listen.port}); give /metrics another port, e.g. 127.0.0.1:9464` }])
+  }
+  return address
 }
 
 function withTrailingSlash(url: string): string {

@@ -84,6 +84,7 @@ export const configSchema = object({
   git_provider: enums(PROVIDERS),
   server: optional(object({
     listen: optional(string()),
+    metrics_listen: optional(string()),
     log_format: optional(enums(LOG_FORMATS)),
     log_level: optional(enums(LOG_LEVELS)),
     // At most an hour: Node's timers cannot wait longer than about 24.8 days and would fire at once instead.

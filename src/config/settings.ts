@@ -39,6 +39,8 @@ export interface Settings {
   lockFile: string
   gitProvider: Provider
   listen: ListenAddress
+  /** `server.metrics_listen`: /metrics on a listener of its own; undefined serves it on `listen`. */
+  metricsListen: ListenAddress | undefined
   logFormat: LogFormat
   logLevel: LogLevel
   shutdownTimeoutSeconds: number

@@ -105,6 +105,13 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
       })
     },
     countPendingDeliveries: () => count('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL'),
+    async pendingDeliveryStats() {
+      // count(*) is a bigint and received_at a BIGINT column: both arrive as strings.
+      const { rows } = await pool.query<{ n: string; oldest: string | null }>(
+        'SELECT count(*) AS n, min(received_at) AS oldest FROM deliveries WHERE applied_at IS NULL')
+      const row = rows[0]
+      return { count: Number(row?.n ?? 0), oldestReceivedAt: row?.oldest == null ? undefined : Number(row.oldest) }
+    },
     async deleteAppliedDeliveriesBefore(cutoff) {
       return (await pool.query('DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < $1', [cutoff])).rowCount ?? 0
     },

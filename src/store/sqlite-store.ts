@@ -47,6 +47,8 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     'SELECT seq, provider, delivery_id, pr_key, event, received_at FROM deliveries WHERE applied_at IS NULL ORDER BY seq')
   const markApplied = db.prepare('UPDATE deliveries SET applied_at = ?, event = NULL WHERE provider = ? AND delivery_id = ?')
   const countPending = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL')
+  const pendingStats = db.prepare<[], { n: number; oldest: number | null }>(
+    'SELECT count(*) AS n, min(received_at) AS oldest FROM deliveries WHERE applied_at IS NULL')
   const deleteApplied = db.prepare('DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < ?')
   const recordIntent = db.prepare(`
     INSERT OR REPLACE INTO post_intents (provider, repository, pr_number, channel, marker, mentions, state, lifecycle, last_delivery_id, created_at)
@@ -167,6 +169,10 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     },
     async countPendingDeliveries() {
       return countPending.get()?.n ?? 0
+    },
+    async pendingDeliveryStats() {
+      const row = pendingStats.get()
+      return { count: row?.n ?? 0, oldestReceivedAt: row?.oldest ?? undefined }
     },
     deleteAppliedDeliveriesBefore(cutoff) {
       return write(() => deleteApplied.run(cutoff).changes)

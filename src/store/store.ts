@@ -51,6 +51,12 @@ export interface PendingDelivery extends IncomingDelivery {
   receivedAt: number
 }
 
+/** For the metrics: how many deliveries are pending, and when the oldest of them arrived (unix ms). */
+export interface PendingDeliveryStats {
+  count: number
+  oldestReceivedAt: number | undefined
+}
+
 export interface DeliveryOutcome {
   provider: Provider
   deliveryIds: readonly string[]
@@ -86,6 +92,8 @@ export interface Store {
    */
   commitOutcome(outcome: DeliveryOutcome): Promise<void>
   countPendingDeliveries(): Promise<number>
+  /** One query: the pending count and the oldest pending delivery's arrival, read at each metrics scrape. */
+  pendingDeliveryStats(): Promise<PendingDeliveryStats>
   /** Forgets applied delivery ids older than `cutoff` (they only serve duplicate detection). */
   deleteAppliedDeliveriesBefore(cutoff: number): Promise<number>
 

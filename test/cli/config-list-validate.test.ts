@@ -40,6 +40,7 @@ describe('prherald-config list', () => {
       'acme   api       C0234567890  <@U0123ABCD> <!subteam^S0123ABCD>  -                                                             default',
       'acme   web       C0123456789  <!here>                            -                                                             default',
       'acme   monorepo  C0123456789  -                                  services/billing/→C0456789012 <@U0456DEFG>; web/→C0567890123  default',
+      'server.metrics_listen: not set (GET /metrics on the webhook listener 127.0.0.1:0; keep your reverse proxy from forwarding it)',
       'slack.pacing: off (only 429 Retry-After is honoured)', // the tests' environment sets PRHERALD_SLACK_PACING=off
       'reviews.ignore_bot_reviews     false',
       'reviews.dependency_bots        compact',
@@ -51,6 +52,7 @@ describe('prherald-config list', () => {
   it('prints several channels, per-channel mentions and the effective emoji per repository', async () => {
     writeConfig(dir.path, {
       git_provider: 'github',
+      server: { metrics_listen: '127.0.0.1:9464' },
       slack: { reactions: { merged: 'rocket' } },
       reviews: { ignore_bot_reviews: true, dependency_bots: 'standard', dependency_bot_logins: ['Acme-Renovate[bot]'] },
       mappings: {
@@ -68,6 +70,7 @@ describe('prherald-config list', () => {
       'acme   *     C0123456789              -                                     -      new_pr=new merged=rocket',
       'acme   api   C0234567890 C0345678901  C0234567890: <!here>; C0345678901: -  -      new_pr=new approved=thumbsup merged=rocket',
       'acme   docs  C0123456789              -                                     -      off',
+      'server.metrics_listen: 127.0.0.1:9464 (GET /metrics there only; the webhook listener answers it 404)',
       'slack.pacing: off (only 429 Retry-After is honoured)',
       'reviews.ignore_bot_reviews     true',
       'reviews.dependency_bots        standard',

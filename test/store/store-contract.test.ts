@@ -202,6 +202,22 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect(await store.countPendingDeliveries()).toBe(1)
     })
 
+    it('pendingDeliveryStats counts pending deliveries and gives the oldest one\'s arrival, across providers', async () => {
+      expect(await store.pendingDeliveryStats()).toEqual({ count: 0, oldestReceivedAt: undefined })
+      const first = clock
+      await store.recordDelivery(delivery('d-1'))
+      clock += 5_000
+      await store.recordDelivery(delivery('d-2', { provider: 'bitbucket', prKey: 'bitbucket:acme/api#7' }))
+      clock += 5_000
+      await store.recordDelivery(delivery('d-3'))
+      expect(await store.pendingDeliveryStats()).toEqual({ count: 3, oldestReceivedAt: first })
+      await markApplied('github', 'd-1')
+      expect(await store.pendingDeliveryStats()).toEqual({ count: 2, oldestReceivedAt: first + 5_000 })
+      await markApplied('bitbucket', 'd-2')
+      await markApplied('github', 'd-3')
+      expect(await store.pendingDeliveryStats()).toEqual({ count: 0, oldestReceivedAt: undefined })
+    })
+
     it('applying is per provider and ignores an unknown delivery id', async () => {
       await store.recordDelivery(delivery('d-1'))
       await markApplied('bitbucket', 'd-1')
