@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { RetryOptions } from '@slack/web-api'
 import type { Secrets, Settings } from './config/settings.ts'
+import type { ControlHandler } from './control/control-response.ts'
+import { startControlServer } from './control/control-server.ts'
+import { controlSocketPath } from './control/control-socket-path.ts'
 import { pullRequestKey } from './decode/pull-request-event.ts'
 import type { LifecycleEvent } from './decode/review-click.ts'
 import { createLifecycle } from './effects/apply-deliveries.ts'
@@ -23,6 +26,7 @@ import { createIntake } from './intake/intake.ts'
 import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
+import { mappedId } from './people/people-map.ts'
 import { createMetrics } from './metrics/create-metrics.ts'
 import { metricsRoute } from './metrics/metrics-route.ts'
 import { startMetricsServer } from './metrics/metrics-server.ts'
@@ -158,7 +162,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw error
   }
   const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
-  const accept = createIntake({ provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff })
+  const accept = createIntake({
+    provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff,
+    // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
+    slackUserOf: (actor) => mappedId(settings.users, settings.gitProvider, actor.accountId ?? actor.login),
+  })
   const app = createApp({
     provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
     health: { database: databaseWatch.state, slack: slackToken.current },
@@ -169,6 +177,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     },
   })
   const handler = toNodeHandler(app)
+  // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
+  const controlHandlers = new Map<string, ControlHandler>([
+  ])
+  const controlPath = controlSocketPath(settings)
+  const control = controlPath ? await startControlServer({ path: controlPath, handlers: controlHandlers, logger }) : undefined
   const server = options.listen ? await options.listen(handler) : createTimedServer(handler, { ...HTTP_TIMEOUTS, ...options.httpTimeouts })
 
   if (!options.listen) await new Promise<void>((resolve, reject) => {
@@ -177,8 +190,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       server.off('error', reject)
       resolve()
     })
-  }).catch((error: unknown) => {
+  }).catch(async (error: unknown) => {
     cleanup.stop()
+    await control?.stop(Date.now())
     return abandon(error)
   })
   const address = server.address() as AddressInfo
@@ -198,7 +212,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     logger.info('shutting down', { window_seconds: settings.shutdownTimeoutSeconds })
     cleanup.stop()
     databaseWatch.stop()
-    await closeServer(server, deadline)
+    await Promise.all([closeServer(server, deadline), control?.stop(deadline)])
     await metricsServer?.close()
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))
     if (!drained) {

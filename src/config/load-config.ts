@@ -10,6 +10,8 @@ import { describeFailure, mappingProblems, type ConfigProblem } from './config-p
 import { emptyValueHint } from './empty-value-hint.ts'
 import { parseConfigText } from './parse-config-text.ts'
 import { redactUrl } from './redact-url.ts'
+import { peopleProblems } from './people-problems.ts'
+import { normalisePeopleMap } from '../people/people-map.ts'
 
 export type Env = Record<string, string | undefined>
 
@@ -51,7 +53,7 @@ export function readConfigDocument(file: string): ConfigDocument {
       return { ...describeFailure(failure), line, ...(hint ? { message: hint } : {}) }
     }), ...failures.slice(MAX_LISTED).map(describeFailure)])
   }
-  const problems = mappingProblems(value.mappings)
+  const problems = [...peopleProblems(value), ...mappingProblems(value.mappings)]
   if (problems.length > 0) throw invalid(file, problems.map((p, i) => (i < MAX_LISTED && p.path ? { ...p, line: lineOf(p.path) } : p)))
   return value as ConfigDocument
 }
@@ -100,12 +102,22 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     databasePath,
     messageTtlDays: doc.cleanup?.message_ttl_days ?? DEFAULTS.messageTtlDays,
     reactions: applyReactionTier(DEFAULT_REACTIONS, doc.slack?.reactions),
+    digest: {
+      enabled: doc.digest?.enabled ?? DEFAULTS.digest.enabled,
+      schedule: doc.digest?.schedule ?? DEFAULTS.digest.schedule,
+      timezone: doc.digest?.timezone ?? DEFAULTS.digest.timezone,
+      holidays: doc.digest?.holidays ?? DEFAULTS.digest.holidays,
+      mention: doc.digest?.mention ?? DEFAULTS.digest.mention,
+      includeDependencyBots: doc.digest?.include_dependency_bots ?? DEFAULTS.digest.includeDependencyBots,
+    },
     reviews: {
       ignoreBotReviews: doc.reviews?.ignore_bot_reviews ?? DEFAULTS.reviews.ignoreBotReviews,
       dependencyBots: doc.reviews?.dependency_bots ?? DEFAULTS.reviews.dependencyBots,
       dependencyBotLogins: doc.reviews?.dependency_bot_logins ?? [],
     },
     slackPacing: pacingText,
+    users: normalisePeopleMap(doc.git_provider, doc.users),
+    teams: normalisePeopleMap(doc.git_provider, doc.teams),
     mappings: doc.mappings,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: {

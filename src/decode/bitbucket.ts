@@ -38,7 +38,8 @@ function actorOf(user: unknown): Actor | undefined {
   // Only `app_user` is a bot: it is what Bitbucket calls the accounts behind Connect/Forge apps and repository,
   // project or workspace access tokens. `team` is a workspace owning a repository, never someone who reviews
   // or comments, so counting it as a bot (or anything but `user` as one) would only mislabel odd payloads.
-  return { login, isBot: str(user, 'type') === 'app_user' }
+  const accountId = str(user, 'account_id')
+  return { login, isBot: str(user, 'type') === 'app_user', ...(accountId ? { accountId } : {}) }
 }
 
 /** Decodes a Bitbucket Cloud delivery into a PullRequestEvent or an Ignored. Never throws. */
@@ -60,6 +61,7 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
   const title = str(pr, 'title')
   const url = str(pr, 'links', 'html', 'href')
   const author = str(pr, 'author', 'nickname') ?? str(pr, 'author', 'display_name')
+  const authorAccountId = str(pr, 'author', 'account_id')
   const createdAt = str(pr, 'created_on')
   const updatedAt = str(pr, 'updated_on')
   const actor = actorOf(actingUser(kind, root))
@@ -73,6 +75,7 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
       state: state === 'MERGED' ? 'merged' : state === 'DECLINED' || state === 'SUPERSEDED' ? 'closed' : 'open',
       // Bitbucket pull requests have no labels; the title and description carry Renovate's markers.
       ...(securityUpdate({ title, labels: [], body: str(pr, 'description') }) ? { securityUpdate: true } : {}),
+      ...(authorAccountId ? { authorAccountId } : {}),
     },
   }
 }

@@ -38,11 +38,19 @@ export interface PullRequestFacts {
    * logged. Absent in deliveries recorded before this field existed, which read as routine.
    */
   securityUpdate?: boolean
+  /**
+   * Bitbucket only: the author's Atlassian account id, the key `users:` maps (GitHub's key is the login
+   * itself). Absent on GitHub and in deliveries recorded before it existed.
+   */
+  authorAccountId?: string
 }
 
 export interface Actor {
+  /** What the message shows: the GitHub login, or the Bitbucket nickname (display name when there is none). */
   login: string
   isBot: boolean
+  /** Bitbucket only: the Atlassian account id, the key `users:` maps. See PullRequestFacts.authorAccountId. */
+  accountId?: string
   /** The Slack user `users:` maps the login to, set by the intake; undefined when unmapped. */
   slackUser?: string
 }

@@ -134,6 +134,14 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
     async dropPostIntent(pr: PullRequestRef, channel: string, marker: string) {
       await pool.query(`${DELETE_INTENT} AND marker = $5`, [pr.provider, pr.repository, pr.prNumber, channel, marker])
     },
+    async claimRun(job: string, runKey: string) {
+      // Across replicas: a concurrent second insert of the same key waits for the first, then does nothing.
+      const result = await pool.query('INSERT INTO job_runs (job, run_key, claimed_at) VALUES ($1, $2, $3) ON CONFLICT (job, run_key) DO NOTHING', [job, runKey, now()])
+      return result.rowCount === 1
+    },
+    async deleteRunClaimsBefore(cutoff) {
+      return (await pool.query('DELETE FROM job_runs WHERE claimed_at < $1', [cutoff])).rowCount ?? 0
+    },
     close() {
       // pool.end() throws when called twice; SQLite's close is idempotent, so this one is too.
       closed ??= pool.end()

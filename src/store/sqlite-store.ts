@@ -57,6 +57,8 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     'SELECT * FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
   const allIntents = db.prepare<[], IntentRow>('SELECT * FROM post_intents ORDER BY created_at')
   const deleteIntent = db.prepare('DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
+  const claimRun = db.prepare('INSERT INTO job_runs (job, run_key, claimed_at) VALUES (?, ?, ?) ON CONFLICT (job, run_key) DO NOTHING')
+  const deleteRunClaims = db.prepare('DELETE FROM job_runs WHERE claimed_at < ?')
   const deleteIntentWithMarker = db.prepare(
     'DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ? AND marker = ?')
 
@@ -195,6 +197,12 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     },
     async dropPostIntent(pr: PullRequestRef, channel: string, marker: string) {
       await write(() => deleteIntentWithMarker.run(pr.provider, pr.repository, pr.prNumber, channel, marker))
+    },
+    claimRun(job: string, runKey: string) {
+      return write(() => claimRun.run(job, runKey, now()).changes === 1)
+    },
+    deleteRunClaimsBefore(cutoff) {
+      return write(() => deleteRunClaims.run(cutoff).changes)
     },
     async close() {
       if (retry) clearTimeout(retry.timer)

@@ -108,5 +108,14 @@ export interface Store {
   /** The post with this marker is known not to be in Slack: drops the intent (a newer one is kept). */
   dropPostIntent(pr: PullRequestRef, channel: string, marker: string): Promise<void>
 
+  /**
+   * Claims one run of a scheduled job (`digest:<schedule>`, keyed by the run's local date, say): true for
+   * exactly one caller per (job, runKey) among every process sharing the database, false for all others.
+   * The claim is never released: a run that fails after claiming is not retried by another process.
+   */
+  claimRun(job: string, runKey: string): Promise<boolean>
+  /** Cleanup: forgets claims made before `cutoff` (unix ms). */
+  deleteRunClaimsBefore(cutoff: number): Promise<number>
+
   close(): Promise<void>
 }

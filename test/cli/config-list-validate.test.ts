@@ -45,6 +45,8 @@ describe('prherald-config list', () => {
       'reviews.ignore_bot_reviews     false',
       'reviews.dependency_bots        compact',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot]',
+      'users: none',
+      'teams: none',
     ])
     expect(slack.calls).toHaveLength(0)
   })
@@ -55,6 +57,8 @@ describe('prherald-config list', () => {
       server: { metrics_listen: '127.0.0.1:9464' },
       slack: { reactions: { merged: 'rocket' } },
       reviews: { ignore_bot_reviews: true, dependency_bots: 'standard', dependency_bot_logins: ['Acme-Renovate[bot]'] },
+      users: { octocat: 'U0123ABCD', 'Dave-Smith': 'W0456DEFG' },
+      teams: { backend: 'S0123ABCD' },
       mappings: {
         acme: {
           '*': { channel: 'C0123456789', slack: { reactions: { new_pr: 'new' } } },
@@ -75,6 +79,11 @@ describe('prherald-config list', () => {
       'reviews.ignore_bot_reviews     true',
       'reviews.dependency_bots        standard',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot] acme-renovate[bot]',
+      'users: 2 mapped (GitHub logins, case ignored; unmapped people show as plain text)',
+      '  dave-smith  W0456DEFG',
+      '  octocat     U0123ABCD',
+      'teams: 1 mapped (GitHub team slugs, case ignored)',
+      '  backend  S0123ABCD',
     ])
   })
 })

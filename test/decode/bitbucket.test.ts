@@ -26,9 +26,9 @@ describe('decodeBitbucket: pull request events', () => {
       pr: {
         title: 'Retry idempotent card captures', url: 'https://bitbucket.org/acme/payments-api/pull-requests/42',
         author: 'dana', draft: false, state: 'open', createdAt: '2025-03-04T09:12:31.118236+00:00',
-        updatedAt: '2025-03-04T09:12:31.118236+00:00',
+        updatedAt: '2025-03-04T09:12:31.118236+00:00', authorAccountId: '712020:5e1b4c3a-8f0d-4a7e-9c1b-2d3e4f5a6b7c',
       },
-      actor: { login: 'dana', isBot: false },
+      actor: { login: 'dana', isBot: false, accountId: '712020:5e1b4c3a-8f0d-4a7e-9c1b-2d3e4f5a6b7c' },
     })
   })
 
@@ -111,7 +111,16 @@ describe('decodeBitbucket: users', () => {
     ['team', false],
   ])('counts a %s as a bot: %s', (type, isBot) => {
     const payload = put(fixture('comment_created'), 'comment.user.type', type)
-    expect(expectEvent(decode('pullrequest:comment_created', payload)).actor).toEqual({ login: 'rcosta', isBot })
+    expect(expectEvent(decode('pullrequest:comment_created', payload)).actor).toEqual({ login: 'rcosta', isBot, accountId: '5b90d99f96cb052b5f65ab5d' })
+  })
+
+  it('exposes the account id users: is keyed by, for the actor and the author, and omits it when absent', () => {
+    const event = expectEvent(decode('pullrequest:approved', fixture('approved')))
+    expect(event.actor.accountId).toBe('5b90d99f96cb052b5f65ab5d')
+    expect(event.pr.authorAccountId).toBe('712020:5e1b4c3a-8f0d-4a7e-9c1b-2d3e4f5a6b7c')
+    const without = expectEvent(decode('pullrequest:approved', drop(drop(fixture('approved'), 'approval.user.account_id'), 'pullrequest.author.account_id')))
+    expect(without.actor).toEqual({ login: 'rcosta', isBot: false })
+    expect(without.pr).not.toHaveProperty('authorAccountId')
   })
 })
 

@@ -8,6 +8,7 @@ import {
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { pullRequest, review } from './github-payloads.ts'
+import { bitbucketPayload } from './bitbucket-payloads.ts'
 
 const CHANNEL = 'C0000000001'
 const ALICE = 'U0000ALICE'
@@ -157,6 +158,52 @@ describe('"Start review" with SLACK_SIGNING_SECRET set', () => {
     expect(await service!.settle(10_000)).toBe(true)
     expect(slack.count('chat.update')).toBe(updates)
     expect(service!.entries()).toContainEqual(expect.objectContaining({ msg: 'ignored webhook event', reason: 'pull_request_ended', event: 'review_click' }))
+  })
+})
+
+describe('"Start review" with users: mapping reviewers to Slack users', () => {
+  it('GitHub: an approval by a reviewer users: maps clears only that person\'s marker', async () => {
+    writeTestConfig({ users: { Carol: BOB } })
+    service = await startPrherald(dir.path, env())
+    await send('pull_request', pullRequest('opened', 21))
+    await click(ALICE)
+    await click(BOB)
+    await send('pull_request_review', review('approved', 21, 'carol'))
+    expect(blocksText()).toContain(`:eyes: <@${ALICE}> reviewing`)
+    expect(blocksText()).not.toContain(BOB)
+    expect(only().text).toContain('Approved by carol')
+  })
+
+  it('GitHub: a change request by a mapped person who had not clicked leaves the others\' markers', async () => {
+    writeTestConfig({ users: { carol: 'U000CAROL' } })
+    service = await startPrherald(dir.path, env())
+    await send('pull_request', pullRequest('opened', 22))
+    await click(ALICE)
+    await send('pull_request_review', review('changes_requested', 22, 'carol'))
+    expect(blocksText()).toContain(`:eyes: <@${ALICE}> reviewing`)
+  })
+
+  it('Bitbucket: the reviewer is matched by account id', async () => {
+    const CAROL_ACCOUNT = '557058:ca701000-0000-4000-8000-000000000001'
+    writeConfig(dir.path, {
+      git_provider: 'bitbucket', users: { [CAROL_ACCOUNT]: BOB }, mappings: { acme: { api: { channel: CHANNEL } } },
+    })
+    service = await startPrherald(dir.path, testEnv(dir.path, 'bitbucket', { SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET }))
+    const sendBitbucket = async (eventKey: string, actor: string) => {
+      const payload = bitbucketPayload(eventKey, { id: 23, actor })
+      // The account id users: keys Bitbucket people by (the approval's user is the same object).
+      if (actor === 'carol') (payload.actor as Record<string, unknown>).account_id = CAROL_ACCOUNT
+      const res = await deliver(service!.url, 'bitbucket', { event: eventKey, payload })
+      expect(res.status).toBe(200)
+      expect(await service!.settle(10_000)).toBe(true)
+    }
+    await sendBitbucket('pullrequest:created', 'bob')
+    expect(reviewButton(only())).toMatchObject({ value: 'bitbucket:acme/api#23', url: 'https://bitbucket.org/acme/api/pull-requests/23' })
+    await click(ALICE)
+    await click(BOB)
+    await sendBitbucket('pullrequest:approved', 'carol')
+    expect(blocksText()).toContain(`:eyes: <@${ALICE}> reviewing`)
+    expect(blocksText()).not.toContain(BOB)
   })
 })
 
