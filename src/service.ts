@@ -11,6 +11,7 @@ import { pullRequestKey } from './decode/pull-request-event.ts'
 import type { LifecycleEvent } from './decode/review-click.ts'
 import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createCallLimit } from './effects/call-limit.ts'
+import { configuredPeople } from './people/resolve-people.ts'
 import { configureTargets } from './effects/configure-targets.ts'
 import { createFindPost } from './effects/find-post.ts'
 import { createPostOnce } from './effects/post-once.ts'
@@ -138,6 +139,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
     render: { reviewButton: secrets.slackSigningSecret !== undefined },
+    people: configuredPeople({ users: settings.users, teams: settings.teams }),
   })
   const mailboxes = createMailboxes<LifecycleEvent>((_key, events) => applyDeliveries(events), (key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })

@@ -2,6 +2,7 @@ import type { Actor, Decoded, EventKind, Ignored, IgnoreReason } from './pull-re
 import { smokeNumber } from '../smoke/smoke-pull-request.ts'
 import { securityUpdate } from './dependency-bump.ts'
 import { at, bool, int, obj, str } from './read-fields.ts'
+import { bitbucketRequested } from './requested-reviewers.ts'
 
 /** Bitbucket Cloud event keys (`X-Event-Key`) prherald acts on. A Map, so `constructor` is not a key. */
 const EVENT_KEYS = new Map<string, EventKind>([
@@ -67,6 +68,7 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
   const actor = actorOf(actingUser(kind, root))
   if (!owner || !repo || number === undefined || title === undefined || !url || !author || !createdAt || !updatedAt || !actor) return ignored('invalid_payload')
   const state = str(pr, 'state')
+  const requested = bitbucketRequested(pr)
   return {
     provider: 'bitbucket', deliveryId, owner, repo, number, kind, actor,
     pr: {
@@ -76,6 +78,7 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
       // Bitbucket pull requests have no labels; the title and description carry Renovate's markers.
       ...(securityUpdate({ title, labels: [], body: str(pr, 'description') }) ? { securityUpdate: true } : {}),
       ...(authorAccountId ? { authorAccountId } : {}),
+      ...(requested ? { requestedReviewers: requested } : {}),
     },
   }
 }

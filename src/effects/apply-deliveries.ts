@@ -14,6 +14,7 @@ import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
 import { isSmokeTestDone, planSmokeCleanup } from './smoke-cleanup.ts'
+import type { ResolvePeople } from '../people/resolve-people.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
   mappings: Mappings
@@ -24,6 +25,8 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   limit: CallLimit
   /** Whether messages carry the "Start review" button (SLACK_SIGNING_SECRET is set). */
   render?: RenderOptions
+  /** Who is a Slack user for a lifecycle about to be rendered; without it everyone is plain text. */
+  people?: ResolvePeople
 }
 
 /**
@@ -80,6 +83,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       ? (await deps.limit(() => chooseTargets(folded.announcedBy!, route))).filter((t) => !taken.has(t.channel))
       : []
     const reactions = applyReactionTier(deps.reactions, route.reactions)
+    const people = deps.people ? await deps.people(next, facts) : undefined
     const plans = planSmokeCleanup(events, planChanges({
       messages: messages.map((r) => {
         const shown = JSON.parse(r.lifecycle) as StoredLifecycle
@@ -90,11 +94,12 @@ export function createLifecycle(deps: LifecycleDeps) {
       next,
       reactions,
       render: deps.render,
+      ...(people ? { people } : {}),
     }))
     // Nothing stored and something changed: a delivery announced the pull request (a click never does).
     const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(folded.announcedBy!) }
     const beforePost = { state: unannounced.state, lifecycle: JSON.stringify(unannounced), lastDeliveryId: current?.lastDeliveryId ?? null }
-    const context = { ref, facts, next, reactions, render: deps.render, beforePost, deliveryId: last.deliveryId }
+    const context = { ref, facts, next, reactions, render: deps.render, beforePost, deliveryId: last.deliveryId, ...(people ? { people } : {}) }
 
     const placed = []
     const deleted = []
