@@ -5,6 +5,7 @@ import { claimProvider } from '../store/database-provider.ts'
 import { migrateUp, migrationStatus } from '../store/migrations.ts'
 import { openDatabase } from '../store/open-database.ts'
 import { loadEnvFile } from './load-env-file.ts'
+import { migrateCopy } from './migrate-copy.ts'
 import { runCommands } from './run-commands.ts'
 
 const cli = cac('prherald-migrate')
@@ -37,6 +38,14 @@ cli.command('status', 'List each migration as applied or pending').action(() => 
     }
   })
 })
+
+cli.command('copy', 'Copy every table of a SQLite database into an empty PostgreSQL one (docs/scaling.md)')
+  .option('--from <url>', 'the SQLite database, e.g. file:./data/prherald.db (stop its server first)')
+  .option('--to <url>', 'the empty PostgreSQL database, e.g. postgres://prherald@db:5432/prherald (password in PGPASSWORD)')
+  .action(async (options: { from?: unknown; to?: unknown }) => {
+    loadEnvFile()
+    await migrateCopy(options, (line) => console.log(line))
+  })
 
 cli.help((sections) => {
   sections.push({

@@ -85,7 +85,7 @@ describe('first-time setup on GitHub', () => {
     expect(github.hooks.get('acme/api')).toHaveLength(1)
     expect(github.hooks.get('acme/api')![0]!.config.secret).toBe('rotated-secret-value')
     expectNoSecrets(noToken, doctorNoToken, noHook, doctorNoHook, created, ok, doctorOk, again)
-  })
+  }, 90_000) // eight CLI runs in a row: 16 s on a quiet machine, over 30 s on a loaded one
 
   it('create-webhook names the missing variable and exits 1, calling nothing', async () => {
     github = await startFakeGithub()
