@@ -1,5 +1,6 @@
 import { initialTransition, transition } from 'xstate'
 import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import type { ReviewClick } from '../src/decode/review-click.ts'
 import { recordAccountIds } from './account-ids.ts'
 import { recordRequests } from './review-requests.ts'
 import {
@@ -35,10 +36,13 @@ export interface Decision {
  *   late `opened` would announce it as new. No Slack call;
  * - any other ignore: nothing (`next` is then the stored snapshot, or an unannounced one when none is).
  */
-export function decide(stored: StoredLifecycle | undefined, event: PullRequestEvent): Decision {
+export function decide(stored: StoredLifecycle, event: PullRequestEvent | ReviewClick): Decision
+export function decide(stored: StoredLifecycle | undefined, event: PullRequestEvent): Decision
+export function decide(stored: StoredLifecycle | undefined, event: PullRequestEvent | ReviewClick): Decision {
+  // A click always has a stored lifecycle (fold-events.ts ignores one that has none): only a delivery starts one.
   const snapshot = stored
     ? pullRequestMachine.resolveState({ value: stored.state, context: stored.context })
-    : initialTransition(pullRequestMachine, initialContext(event))[0]
+    : initialTransition(pullRequestMachine, initialContext(event as PullRequestEvent))[0]
   const [next, actions] = transition(pullRequestMachine, snapshot, toMachineEvent(event))
 
   const ignore = actions.find((a) => a.type === 'ignore')
@@ -56,13 +60,14 @@ export function decide(stored: StoredLifecycle | undefined, event: PullRequestEv
   for (const reaction of after) if (!before.includes(reaction)) intents.push({ type: 'addReaction', reaction })
   for (const reaction of before) if (!after.includes(reaction)) intents.push({ type: 'removeReaction', reaction })
 
-  return { next: { state: next.value as LifecycleState, context: withPeople(next.context, event) }, intents }
+  return { next: { state: next.value as LifecycleState, context: event.kind === 'review_click' ? next.context : withPeople(next.context, event) }, intents }
 }
 
 /**
  * Who is waited on and the Bitbucket account ids, from every event the machine acts on, whichever transition
  * it took: a Bitbucket `updated` that changes only the reviewers moves the machine nowhere, and the full
- * list rides on most events. The planner renders `next`, so a change here alone updates the message.
+ * list rides on most events. The planner renders `next`, so a change here alone updates the message. A
+ * "Start review" click carries neither, and leaves them as they are.
  */
 function withPeople(context: PullRequestContext, event: PullRequestEvent): PullRequestContext {
   return { ...context, ...recordRequests(context, event), ...recordAccountIds(context, event) }

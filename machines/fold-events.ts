@@ -1,11 +1,12 @@
 import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import { isReviewClick, type LifecycleEvent } from '../src/decode/review-click.ts'
 import { decide, storesWithoutMessage, type StoredLifecycle } from './decide.ts'
 import { recordEnd } from './end-facts.ts'
 import type { IgnoreIntentReason } from './pull-request.machine.ts'
 
 /** One delivery's pass through the machine, in the order the deliveries arrived. */
 export interface FoldStep {
-  event: PullRequestEvent
+  event: LifecycleEvent
   /** The lifecycle before this event (undefined: nothing stored yet). */
   before: StoredLifecycle | undefined
   /**
@@ -36,13 +37,18 @@ export interface Folded {
  * reactions (added then removed is nothing). A first announcement therefore already shows the latest state,
  * and a pull request that ends within the batch that would announce it is not announced at all.
  */
-export function foldEvents(stored: StoredLifecycle | undefined, events: readonly PullRequestEvent[]): Folded {
+export function foldEvents(stored: StoredLifecycle | undefined, events: readonly LifecycleEvent[]): Folded {
   let current = stored
   let changed = false
   let announcedBy: PullRequestEvent | undefined
   const steps: FoldStep[] = []
   for (const event of events) {
-    const decision = decide(current, event)
+    if (isReviewClick(event) && !current) {
+      // A click needs the message it was made on; cleanup may have forgotten it since.
+      steps.push({ event, before: undefined, after: undefined, ignored: 'no_stored_message' })
+      continue
+    }
+    const decision = isReviewClick(event) ? decide(current!, event) : decide(current, event)
     const { next, intents } = decision
     const ignore = intents.find((i) => i.type === 'ignore')
     if (ignore) {
@@ -51,7 +57,7 @@ export function foldEvents(stored: StoredLifecycle | undefined, events: readonly
       current = after
       continue
     }
-    if (intents.some((i) => i.type === 'post')) announcedBy ??= event
+    if (!isReviewClick(event) && intents.some((i) => i.type === 'post')) announcedBy ??= event
     steps.push({ event, before: current, after: next })
     current = next
     changed = true
@@ -67,8 +73,9 @@ export function foldEvents(stored: StoredLifecycle | undefined, events: readonly
  * every delivery of the batch is logged as ignored.
  */
 function endedUnannounced(last: StoredLifecycle, steps: FoldStep[]): Folded {
+  // A click never ends a pull request, so the step that did is a delivery.
   const endedBy = [...steps].reverse().find((s) => s.after?.state === 'merged' || s.after?.state === 'closed')
-  const next: StoredLifecycle = { state: 'ended', context: { ...last.context, reactions: [], ...recordEnd({}, endedBy!.event) } }
+  const next: StoredLifecycle = { state: 'ended', context: { ...last.context, reactions: [], ...recordEnd({}, endedBy!.event as PullRequestEvent) } }
   return {
     next,
     changed: false,

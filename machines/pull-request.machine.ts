@@ -3,7 +3,9 @@ import type { ReactionKey } from '../src/config/settings.ts'
 import type { DependencyBump } from '../src/decode/dependency-bump.ts'
 import type { EventKind, Provider, PullRequestEvent } from '../src/decode/pull-request-event.ts'
 import { checksVerdict, isForHead, recordCheck, recordHead, type CheckFacts } from './check-facts.ts'
+import type { ReviewClick } from '../src/decode/review-click.ts'
 import { recordEnd, stillEnded, type EndFacts } from './end-facts.ts'
+import { clearClaims, toggleClaim, type ReviewClaims } from './review-claims.ts'
 import { forgetReview, recordReview, type ReviewFacts } from './review-facts.ts'
 import type { WaitingFacts } from './review-requests.ts'
 import type { AccountFacts } from './account-ids.ts'
@@ -17,7 +19,7 @@ import type { AccountFacts } from './account-ids.ts'
 
 export type { ReactionKey }
 
-export interface PullRequestContext extends ReviewFacts, EndFacts, WaitingFacts, AccountFacts, CheckFacts {
+export interface PullRequestContext extends ReviewFacts, EndFacts, WaitingFacts, AccountFacts, CheckFacts, ReviewClaims {
   provider: Provider
   owner: string
   repo: string
@@ -36,7 +38,7 @@ export interface PullRequestContext extends ReviewFacts, EndFacts, WaitingFacts,
   dependencyBump?: DependencyBump
 }
 
-export type IgnoreIntentReason = 'draft' | 'no_stored_message' | 'ended_before_announced' | 'not_head_commit'
+export type IgnoreIntentReason = 'draft' | 'no_stored_message' | 'ended_before_announced' | 'not_head_commit' | 'pull_request_ended'
 
 export type Intent =
   | { type: 'post' }
@@ -45,12 +47,19 @@ export type Intent =
   | { type: 'removeReaction'; reaction: ReactionKey }
   | { type: 'ignore'; reason: IgnoreIntentReason }
 
-export interface MachineEvent {
-  type: EventKind
-  event: PullRequestEvent
-}
+/** A git host's delivery, or a "Start review" click in Slack (review-claims.ts). */
+export type MachineEvent =
+  | { type: EventKind; event: PullRequestEvent }
+  | { type: 'review_click'; click: ReviewClick }
 
-export const toMachineEvent = (event: PullRequestEvent): MachineEvent => ({ type: event.kind, event })
+export const toMachineEvent = (event: PullRequestEvent | ReviewClick): MachineEvent =>
+  event.kind === 'review_click' ? { type: 'review_click', click: event } : { type: event.kind, event }
+
+/** The delivery behind a git-host event; the actions that read it are bound to those events only. */
+function hostEvent(event: MachineEvent): PullRequestEvent {
+  if (event.type === 'review_click') throw new TypeError('a git-host action was bound to a review click')
+  return event.event
+}
 
 /** The context of a pull request that has no message yet; the transition that posts refreshes it anyway. */
 export function initialContext(event: PullRequestEvent): PullRequestContext {
@@ -88,6 +97,9 @@ const ignoreNotHead = { type: 'ignore', params: { reason: 'not_head_commit' } } 
 /** The `checks_failed` reaction follows the head's results: on while any fails, off otherwise (a new head has none). */
 const checkReactions = (context: PullRequestContext, reactions = context.reactions) =>
   checksVerdict(context) === 'failing' ? withReaction(reactions, 'checks_failed') : withoutReaction(reactions, 'checks_failed')
+
+/** A click on the button of a message that no longer has it (Slack had not redrawn it yet): the review is over. */
+const reviewOver = { type: 'ignore', params: { reason: 'pull_request_ended' } } as const
 /** Without a message, an event that shows the PR merged or closed records the end, so that nothing later announces it. */
 const end = { target: 'ended', actions: ['recordEnd', ignoreEnded] } as const
 const endIfEnded = { guard: 'prEnded', ...end } as const
@@ -133,32 +145,36 @@ export const pullRequestMachine = setup({
     ignore: (_, _params: { reason: IgnoreIntentReason }) => {},
 
     refresh: assign(({ context, event }) => {
-      const facts = { title: event.event.pr.title, url: event.event.pr.url, author: event.event.pr.author }
-      const head = recordHead(context, event.event)
+      const host = hostEvent(event)
+      const facts = { title: host.pr.title, url: host.pr.url, author: host.pr.author }
+      const head = recordHead(context, host)
       return head.head === undefined ? facts : { ...facts, ...head, reactions: checkReactions({ ...context, ...head }) }
     }),
     recordCheck: assign(({ context, event }) => {
-      const checks = recordCheck(context, event.event)
+      const checks = recordCheck(context, hostEvent(event))
       return { ...checks, reactions: checkReactions({ ...context, ...checks }) }
     }),
     // Only at announcement: the message keeps the form it was posted in.
-    classify: assign(({ event }) => ({ dependencyBump: event.event.dependencyBump })),
-    recordReview: assign(({ context, event }) => recordReview(context, event.event)),
-    forgetReview: assign(({ context, event }) => forgetReview(context, event.event)),
-    syncReviewReactions: assign(({ context, event }) => ({ reactions: reviewReactions(context, event.event) })),
+    classify: assign(({ event }) => ({ dependencyBump: hostEvent(event).dependencyBump })),
+    recordReview: assign(({ context, event }) => recordReview(context, hostEvent(event))),
+    forgetReview: assign(({ context, event }) => forgetReview(context, hostEvent(event))),
+    syncReviewReactions: assign(({ context, event }) => ({ reactions: reviewReactions(context, hostEvent(event)) })),
     react: assign(({ context }, params: { reaction: ReactionKey }) => ({ reactions: withReaction(context.reactions, params.reaction) })),
     unreact: assign(({ context }, params: { reaction: ReactionKey }) => ({ reactions: withoutReaction(context.reactions, params.reaction) })),
-    recordEnd: assign(({ context, event }) => recordEnd(context, event.event)),
+    recordEnd: assign(({ context, event }) => recordEnd(context, hostEvent(event))),
     forgetEnd: assign({ endedAt: undefined }),
+    toggleClaim: assign(({ context, event }) => (event.type === 'review_click' ? toggleClaim(context, event.click.user) : {})),
+    clearClaims: assign(({ context, event }) => clearClaims(context, hostEvent(event))),
   },
   guards: {
-    // A check result carries no draft flag of its own (check-intake.ts fills in a stored one, maybe stale).
-    prIsDraft: ({ event }) => event.type !== 'check_completed' && event.event.pr.draft,
-    prIsReady: ({ event }) => event.type !== 'check_completed' && !event.event.pr.draft,
-    checkForHead: ({ context, event }) => isForHead(context, event.event),
-    prEnded: ({ event }) => event.event.pr.state !== 'open',
-    stillEnded: ({ context, event }) => stillEnded(context, event.event),
-    titleChanged: ({ context, event }) => event.event.pr.title !== context.title,
+    // A check result carries no draft flag of its own (check-intake.ts fills in a stored one, maybe stale), and a
+    // click (open and draft's `always` check these after it) says nothing about the draft flag.
+    prIsDraft: ({ event }) => event.type !== 'check_completed' && event.type !== 'review_click' && event.event.pr.draft,
+    prIsReady: ({ event }) => event.type !== 'check_completed' && event.type !== 'review_click' && !event.event.pr.draft,
+    checkForHead: ({ context, event }) => isForHead(context, hostEvent(event)),
+    prEnded: ({ event }) => hostEvent(event).pr.state !== 'open',
+    stillEnded: ({ context, event }) => stillEnded(context, hostEvent(event)),
+    titleChanged: ({ context, event }) => hostEvent(event).pr.title !== context.title,
   },
 }).createMachine({
   id: 'pullRequest',
@@ -174,8 +190,8 @@ export const pullRequestMachine = setup({
     // open/draft below) touches the message.
     updated: { guard: 'titleChanged', actions: ['refresh', 'update'] },
     edited: { actions: ['refresh', 'update'] },
-    approved: { actions: ['refresh', 'recordReview', 'syncReviewReactions', 'update'] },
-    changes_requested: { actions: ['refresh', 'recordReview', 'syncReviewReactions', 'update'] },
+    approved: { actions: ['refresh', 'recordReview', 'clearClaims', 'syncReviewReactions', 'update'] },
+    changes_requested: { actions: ['refresh', 'recordReview', 'clearClaims', 'syncReviewReactions', 'update'] },
     commented: { actions: ['refresh', 'recordReview', 'syncReviewReactions', 'update'] },
     approval_removed: { actions: ['refresh', 'forgetReview', 'syncReviewReactions', 'update'] },
     changes_request_removed: { actions: ['refresh', 'forgetReview', 'syncReviewReactions', 'update'] },
@@ -189,6 +205,9 @@ export const pullRequestMachine = setup({
     synchronize: { actions: ['refresh', 'update'] },
     // Never refreshes: a check result's pull-request facts are the stored ones (check-intake.ts).
     check_completed: [{ guard: 'checkForHead', actions: ['recordCheck', 'update'] }, { actions: ignoreNotHead }],
+
+    // "Start review" (only a message has the button): claims the review or gives it back.
+    review_click: { actions: ['toggleClaim', 'update'] },
   },
   states: {
     unannounced: {
@@ -214,6 +233,7 @@ export const pullRequestMachine = setup({
         check_completed: { actions: ignoreNoMessage },
         merged: end,
         closed: end,
+        review_click: { actions: ignoreNoMessage },
       },
     },
     // Ended before it was announced (merged or closed while prherald was down, or delivered out of order): a row
@@ -238,6 +258,7 @@ export const pullRequestMachine = setup({
         check_completed: { actions: ignoreNoMessage },
         merged: { actions: ['recordEnd', ignoreEnded] },
         closed: { actions: ['recordEnd', ignoreEnded] },
+        review_click: { actions: ignoreNoMessage },
       },
     },
     // Open and draft follow the draft flag of every event (it is the freshest fact), whichever event carries it.
@@ -254,12 +275,13 @@ export const pullRequestMachine = setup({
     // Terminal: a merge cannot be undone on either host, so a late `closed` or `reopened` only refreshes.
     merged: {
       entry: { type: 'react', params: { reaction: 'merged' } },
-      on: { closed: { actions: ['refresh', 'update'] } },
+      on: { closed: { actions: ['refresh', 'update'] }, review_click: { actions: reviewOver } },
     },
     closed: {
       entry: { type: 'react', params: { reaction: 'closed' } },
       exit: { type: 'unreact', params: { reaction: 'closed' } },
       on: {
+        review_click: { actions: reviewOver },
         reopened: { target: 'open', actions: ['refresh', 'update'] },
         opened: { target: 'open', actions: ['refresh', 'update'] },
       },

@@ -69,9 +69,10 @@ export function threadEvents(stored: StoredLifecycle | undefined, steps: readonl
   let shown = shows(stored)
   for (const step of steps) {
     if (step.ignored || !step.after) continue
-    const kind = shown && step.before ? changeOf(step.event, step.before, step.after) : undefined
-    if (kind) {
-      const { event } = step
+    // A "Start review" click shows on the message itself and is no event of the pull request's: no reply.
+    const { event } = step
+    const kind = shown && step.before && event.kind !== 'review_click' ? changeOf(event, step.before, step.after) : undefined
+    if (kind && event.kind !== 'review_click') {
       const author = userKeyOf(step.after.context, step.after.context.author)
       events.push({ kind, actor: event.actor.login, author, deliveryId: event.deliveryId, replyKey: `${event.deliveryId}:${kind}` })
     }

@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'copy_target_not_empty' // prherald-migrate copy refuses a PostgreSQL database that already holds data
   | 'body_too_large'
   | 'bad_signature'
+  | 'stale_timestamp' // a Slack request signed more than five minutes from our clock (a replay, or a skewed clock)
   | 'bad_json'
   | 'slack_transient'
   | 'slack_rate_limited' // HTTP 429: the pacer holds the budget for retryAfterMs and tries again

@@ -5,6 +5,8 @@ import type { Logger } from './log/logger.ts'
 import { errorFields } from './log/logger.ts'
 import { healthz, readyz, type HealthSources } from './http/health-routes.ts'
 import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-route.ts'
+import { createSlackInteractionsHandler, SLACK_INTERACTIONS_PATH } from './http/slack-interactions-route.ts'
+import type { ClickIntake } from './intake/accept-click.ts'
 import { errorResponse, json } from './http/respond.ts'
 
 export interface AppDeps {
@@ -19,6 +21,8 @@ export interface AppDeps {
   observe?: WebhookRouteDeps['observe']
   /** `GET /metrics`, when it is served on this port (not when `server.metrics_listen` gives it its own). */
   metrics?: () => Promise<HTTPResponse>
+  /** The "Start review" button's clicks; without it (no SLACK_SIGNING_SECRET) the route does not exist. */
+  slackInteractions?: { signingSecret: string; accept: ClickIntake }
 }
 
 const ALWAYS_OK: HealthSources = { database: () => 'ok', slack: () => 'ok' }
@@ -56,5 +60,10 @@ export function createApp(deps: AppDeps): H3 {
     ready: () => health.database() === 'ok',
     observe: deps.observe,
   })))
+  if (deps.slackInteractions) {
+    app.all(SLACK_INTERACTIONS_PATH, only(['POST'], createSlackInteractionsHandler({
+      ...deps.slackInteractions, logger: deps.logger, bodyLimit: deps.bodyLimit, ready: () => health.database() === 'ok',
+    })))
+  }
   return app
 }

@@ -8,7 +8,8 @@ import type { ControlHandler } from './control/control-response.ts'
 import { startControlServer } from './control/control-server.ts'
 import { controlSocketPath } from './control/control-socket-path.ts'
 import { startDigest } from './digest/start-digest.ts'
-import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-event.ts'
+import { pullRequestKey } from './decode/pull-request-event.ts'
+import type { LifecycleEvent } from './decode/review-click.ts'
 import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createCallLimit } from './effects/call-limit.ts'
 import { configurePeople } from './people/configure-people.ts'
@@ -24,10 +25,12 @@ import { DEFAULT_RETRY, ShutdownInterrupt, type RetryPolicy } from './effects/re
 import { createShutdownSleep } from './effects/shutdown-sleep.ts'
 import { createSlackPacer, type SlackPacer } from './effects/slack-pacer.ts'
 import { createTimedServer, HTTP_TIMEOUTS, type HttpTimeouts } from './http/http-timeouts.ts'
+import { createClickIntake } from './intake/accept-click.ts'
 import { createIntake } from './intake/intake.ts'
 import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
+import { mappedId } from './people/people-map.ts'
 import { reconcileControlHandler } from './reconcile/reconcile-control.ts'
 import { startReconcileOnStart } from './reconcile/reconcile-on-start.ts'
 import { createMetrics } from './metrics/create-metrics.ts'
@@ -142,20 +145,21 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
     threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ replyOnce, pacer, retry, sleep, logger }),
+    render: { reviewButton: secrets.slackSigningSecret !== undefined },
     people: configurePeople(settings, secrets, { store, slack, pacer, limit, logger }),
   })
-  const mailboxes = createMailboxes<PullRequestEvent>((_key, events) => applyDeliveries(events), (key, error) => {
+  const mailboxes = createMailboxes<LifecycleEvent>((_key, events) => applyDeliveries(events), (key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })
     logger.error('delivery failed; it stays pending and is retried at the next start', {
       pr_key: key, ...errorFields(error), fix: isPrheraldError(error) ? error.fix : undefined,
     })
   })
-  const handOff = (event: PullRequestEvent) => mailboxes.post(pullRequestKey(event), event)
+  const handOff = (event: LifecycleEvent) => mailboxes.post(pullRequestKey(event), event)
 
   // Posts the last run left with an unknown outcome are settled first, so that the replay updates them.
   await recoverPosts({ store, findPost, pacer, logger })
   const pending = await store.pendingDeliveries()
-  for (const delivery of pending) handOff(JSON.parse(delivery.event) as PullRequestEvent)
+  for (const delivery of pending) handOff(JSON.parse(delivery.event) as LifecycleEvent)
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
 
   // A start that fails from here on (a port in use, most likely) must not keep the file claimed.
@@ -167,11 +171,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw error
   }
   const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
-  const accept = createIntake({ provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff })
+  const accept = createIntake({
+    provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff,
+    // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
+    slackUserOf: (actor) => mappedId(settings.users, settings.gitProvider, actor.accountId ?? actor.login),
+  })
   const app = createApp({
     provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
     health: { database: databaseWatch.state, slack: slackToken.current },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
+    slackInteractions: secrets.slackSigningSecret === undefined ? undefined : {
+      signingSecret: secrets.slackSigningSecret,
+      accept: createClickIntake({ provider: settings.gitProvider, store, logger, handOff }),
+    },
   })
   const handler = toNodeHandler(app)
   const digest = startDigest({ store, slack, pacer, logger, mappings: settings.mappings, digest: settings.digest, onRun: metrics.digestRun })

@@ -9,6 +9,7 @@ import { providerMismatch } from '../store/database-provider.ts'
 import type { DatabaseReport } from '../store/inspect-database.ts'
 import type { CheckResult } from './check-result.ts'
 import { TOKEN_VARIABLE } from './webhook-check.ts'
+import { reviewButtonResult } from './review-button-check.ts'
 import { planValidation } from './validate-config.ts'
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
@@ -68,6 +69,7 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
   const results: CheckResult[] = [
     { name: 'file', target: settings.configFile, status: 'OK', reason: `parses: git_provider ${provider}, ${plural(listRoutes(settings.mappings).length, 'mapping entry', 'mapping entries')}` },
     ...secretResults(env, provider),
+    reviewButtonResult(env),
   ]
   if (provider === 'bitbucket') {
     results.push({

@@ -71,6 +71,7 @@ cli.help((sections) => {
       '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)',
       '  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',
       '  SLACK_BOT_TOKEN, GITHUB_WEBHOOK_SECRET / BITBUCKET_WEBHOOK_SECRET, GITHUB_TOKEN / BITBUCKET_TOKEN',
+      '  SLACK_SIGNING_SECRET   (optional) whether the Start review button is on',
       '                         reported as set or missing, never printed',
       'Exit status 1 when any line is FAIL.',
     ].join('\n'),

@@ -19,7 +19,7 @@ async function main(force: boolean): Promise<void> {
   const logger = createLogger({
     format: settings.logFormat,
     level: settings.logLevel,
-    redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? ''],
+    redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? '', secrets.slackSigningSecret ?? ''],
   })
   // Handlers first: a signal that arrives while validating or starting must not kill the process mid-step.
   let service: RunningService | undefined
@@ -55,6 +55,7 @@ cli.help((sections) => {
       '  SLACK_BOT_TOKEN        Slack bot token (required)',
       '  GITHUB_WEBHOOK_SECRET  or BITBUCKET_WEBHOOK_SECRET, for the configured git_provider (required)',
       '  GITHUB_TOKEN           or BITBUCKET_TOKEN (optional): path routing and the webhook check',
+      '  SLACK_SIGNING_SECRET   (optional) the Slack app\'s signing secret: the "Start review" button and its route',
       '  BITBUCKET_AUTH_EMAIL   (optional) HTTP Basic email:token for a Bitbucket API token; unset for access tokens',
       '  PRHERALD_LISTEN        listen address, overrides server.listen (default :8080)',
       '  PRHERALD_DATABASE_URL  SQLite file URL, overrides database.url (default file:./data/prherald.db)',

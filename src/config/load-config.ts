@@ -167,7 +167,13 @@ export function readSecrets(env: Env, provider: Settings['gitProvider']): Secret
       fix: 'set them in the environment or in a .env file in the working directory',
     })
   }
-  return { slackBotToken, webhookSecret, ...readGitHostAccess(env, provider) }
+  return { slackBotToken, webhookSecret, ...readGitHostAccess(env, provider), slackSigningSecret: readSlackSigningSecret(env) }
+}
+
+/** SLACK_SIGNING_SECRET, optional: a blank value reads as unset (no button), like an absent one. */
+export function readSlackSigningSecret(env: Env): string | undefined {
+  const secret = env.SLACK_SIGNING_SECRET?.trim() ?? ''
+  return secret === '' ? undefined : secret
 }
 
 /** The optional git-host credentials: the provider's token and, for Bitbucket, the Basic-auth email. */

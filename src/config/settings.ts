@@ -92,6 +92,11 @@ export interface Secrets {
   /** GITHUB_TOKEN or BITBUCKET_TOKEN, whichever belongs to the configured provider. */
   gitToken: string | undefined
   bitbucketAuthEmail: string | undefined
+  /**
+   * SLACK_SIGNING_SECRET: verifies Slack's requests to /webhook/slack/interactions. Set, open pull requests get
+   * the "Start review" button; unset, there is neither button nor route (docs/slack-app.md#start-review).
+   */
+  slackSigningSecret?: string | undefined
 }
 
 export const DEFAULTS = {

@@ -72,6 +72,8 @@ export interface Actor {
   isBot: boolean
   /** Bitbucket only: the Atlassian account id, the key `users:` maps. See PullRequestFacts.authorAccountId. */
   accountId?: string
+  /** The Slack user `users:` maps the login to, set by the intake; undefined when unmapped. */
+  slackUser?: string
 }
 
 export interface PullRequestEvent {
@@ -128,6 +130,7 @@ export type IgnoreReason =
   | 'bot_review'
   | 'unknown_commit' // a check result for a commit that is no pull request's head, as far as prherald saw
   | 'not_head_commit' // a check result for a commit that is no longer the pull request's head
+  | 'pull_request_ended' // a "Start review" click on a merged or closed pull request
 
 export interface Ignored {
   ignored: true

@@ -4,7 +4,8 @@ import { initialContext } from '../../machines/pull-request.machine.ts'
 import type { Mappings } from '../config/schema.ts'
 import type { ReactionSettings, ReviewRequestNotify } from '../config/settings.ts'
 import { applyReactionTier, reactionNames } from '../routing/reactions.ts'
-import type { PullRequestEvent } from '../decode/pull-request-event.ts'
+import type { LifecycleEvent } from '../decode/review-click.ts'
+import type { RenderOptions } from '../slack/render-review.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
 import { hasMessage, NO_MESSAGE, type MessageRecord } from '../store/store.ts'
@@ -31,6 +32,8 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   postThreadReplies: PostThreadReplies
   /** `notify.review_requests`: `thread` pings newly requested, mapped reviewers there. */
   notifyReviewRequests: ReviewRequestNotify
+  /** Whether messages carry the "Start review" button (SLACK_SIGNING_SECRET is set). */
+  render?: RenderOptions
   /** Who is a Slack user for a lifecycle about to be rendered; without it everyone is plain text. */
   people?: ResolvePeople
 }
@@ -45,7 +48,7 @@ export function createLifecycle(deps: LifecycleDeps) {
   const chooseTargets = deps.chooseTargets ?? repositoryChannel
   const runPlan = createPlanRunner(deps)
 
-  return async function applyDeliveries(events: readonly PullRequestEvent[]): Promise<void> {
+  return async function applyDeliveries(events: readonly LifecycleEvent[]): Promise<void> {
     const first = events[0]
     const last = events.at(-1)
     if (!first || !last) return
@@ -101,11 +104,13 @@ export function createLifecycle(deps: LifecycleDeps) {
       announceIn,
       next,
       reactions,
+      render: deps.render,
       ...(people ? { people } : {}),
     }))
-    const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(first) }
+    // Nothing stored and something changed: a delivery announced the pull request (a click never does).
+    const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(folded.announcedBy!) }
     const beforePost = { state: unannounced.state, lifecycle: JSON.stringify(unannounced), lastDeliveryId: current?.lastDeliveryId ?? null }
-    const context = { ref, facts, next, reactions, beforePost, deliveryId: last.deliveryId, ...(people ? { people } : {}) }
+    const context = { ref, facts, next, reactions, render: deps.render, beforePost, deliveryId: last.deliveryId, ...(people ? { people } : {}) }
 
     const placed = []
     const deleted = []

@@ -1,5 +1,6 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { ReactionSettings } from '../config/settings.ts'
+import type { RenderOptions } from '../slack/render-review.ts'
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
@@ -33,6 +34,8 @@ export interface PlanContext {
   next: StoredLifecycle
   /** The repository's reactions, after inheritance (a message posted again gets them all). */
   reactions: ReactionSettings
+  /** The render options the plan was made with (a message posted again is rendered with them too). */
+  render?: RenderOptions
   /** What a freshly posted message's row holds until the outcome is committed: the state before these deliveries. */
   beforePost: Pick<MessageRecord, 'state' | 'lifecycle' | 'lastDeliveryId'>
   /** The delivery the plan brings the messages to (the batch's last); a new post carries it in its metadata. */
@@ -107,7 +110,7 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
           // Someone deleted the message: announce the pull request again rather than go silent.
           deps.logger.warn('slack message was deleted, posting a new one', facts)
           ts = undefined
-          return run(planMessage(unposted(plan), context.next, context.reactions, context.people).changes)
+          return run(planMessage(unposted(plan), context.next, context.reactions, context.people, context.render).changes)
         }
       }
     }

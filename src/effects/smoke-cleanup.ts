@@ -1,9 +1,9 @@
-import type { PullRequestEvent } from '../decode/pull-request-event.ts'
+import type { LifecycleEvent } from '../decode/review-click.ts'
 import { isSmokePullRequest } from '../smoke/smoke-pull-request.ts'
 import type { MessagePlan } from './plan-changes.ts'
 
 /** prherald-smoke always ends a run with `closed`; it is the smoke test's last delivery. */
-export function isSmokeTestDone(events: readonly PullRequestEvent[]): boolean {
+export function isSmokeTestDone(events: readonly LifecycleEvent[]): boolean {
   return events.some((e) => e.kind === 'closed' && isSmokePullRequest(e.number, e.pr.title))
 }
 
@@ -12,7 +12,7 @@ export function isSmokeTestDone(events: readonly PullRequestEvent[]): boolean {
  * pull request is deleted instead of brought to the new state, and nothing new is announced, so the test
  * leaves no message and (the executor forgets deleted messages' rows) no row. Pure; other plans pass through.
  */
-export function planSmokeCleanup(events: readonly PullRequestEvent[], plans: MessagePlan[]): MessagePlan[] {
+export function planSmokeCleanup(events: readonly LifecycleEvent[], plans: MessagePlan[]): MessagePlan[] {
   if (!isSmokeTestDone(events)) return plans
   return plans.filter((p) => p.ts !== undefined).map((p) => ({ ...p, changes: [{ type: 'delete' }] }))
 }

@@ -4,6 +4,7 @@ import { isPrheraldError, type ErrorCode } from '../errors.ts'
 const STATUS: Partial<Record<ErrorCode, number>> = {
   body_too_large: 413,
   bad_signature: 401,
+  stale_timestamp: 401,
   bad_json: 400,
   // The database cannot take the delivery now; the git host shows the failure and can redeliver it.
   database_busy: 503,

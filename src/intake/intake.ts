@@ -1,4 +1,4 @@
-import { isIgnored, pullRequestKey, type IgnoreReason, type Provider, type PullRequestEvent } from '../decode/pull-request-event.ts'
+import { isIgnored, pullRequestKey, type Actor, type Decoded, type IgnoreReason, type Provider, type PullRequestEvent } from '../decode/pull-request-event.ts'
 import { isCheckDelivery } from '../decode/check-delivery.ts'
 import type { Delivery } from '../decode/decode-delivery.ts'
 import type { Mappings } from '../config/schema.ts'
@@ -24,6 +24,11 @@ export interface IntakeDeps {
   store: Store
   logger: Logger
   handOff: HandOff
+  /**
+   * `users:`: the Slack user a git-host person maps to. Kept on the event's actor, so that a review ends that
+   * person's "Start review" claim only (machines/review-claims.ts).
+   */
+  slackUserOf?: (actor: Actor) => string | undefined
 }
 
 /**
@@ -52,7 +57,9 @@ export function createIntake(deps: IntakeDeps) {
       return ignore('bot_review')
     }
     const dependencyBump = classifyDependencyBump(decoded, deps.reviews)
-    const event: PullRequestEvent = dependencyBump ? { ...decoded, dependencyBump } : decoded
+    const slackUser = deps.slackUserOf?.(decoded.actor)
+    const mapped: PullRequestEvent = slackUser === undefined ? decoded : { ...decoded, actor: { ...decoded.actor, slackUser } }
+    const event: PullRequestEvent = dependencyBump ? { ...mapped, dependencyBump } : mapped
     // Before the delivery is acknowledged: a check result for this commit may follow at once (checks on the message).
     if (event.head) await deps.store.saveHead({ provider: event.provider, repository: `${event.owner}/${event.repo}`, prNumber: event.number }, event.head)
     const recorded = await deps.store.recordDelivery({

@@ -17,6 +17,7 @@ export function logIgnored(
   })
 }
 
-export function ignoredFacts(e: PullRequestEvent): Omit<Ignored, 'ignored' | 'reason'> & { provider: string; deliveryId: string } {
+/** A delivery's facts, or a "Start review" click's (its `event` is then `review_click`). */
+export function ignoredFacts(e: Pick<PullRequestEvent, 'provider' | 'deliveryId' | 'owner' | 'repo' | 'number'> & { kind: string }): Omit<Ignored, 'ignored' | 'reason'> & { provider: string; deliveryId: string } {
   return { provider: e.provider, deliveryId: e.deliveryId, event: e.kind, owner: e.owner, repo: e.repo, number: e.number }
 }

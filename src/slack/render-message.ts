@@ -1,13 +1,15 @@
 import { checksVerdict } from '../../machines/check-facts.ts'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { DependencyBump } from '../decode/dependency-bump.ts'
+import { NO_BUTTON, reviewBlocks, type ActionsBlock, type RenderOptions } from './render-review.ts'
 import { waitingOn } from '../../machines/review-requests.ts'
 import { personName, reviewerName, type Named, type People } from '../people/person-names.ts'
 
-/** The two Block Kit blocks the message uses; enough for chat.postMessage / chat.update. */
+/** The Block Kit blocks the message uses; enough for chat.postMessage / chat.update. */
 export type SlackBlock =
   | { type: 'section'; text: { type: 'mrkdwn'; text: string } }
   | { type: 'context'; elements: { type: 'mrkdwn'; text: string }[] }
+  | ActionsBlock
 
 export interface RenderedMessage {
   /** Plain fallback, shown in notifications and by clients that cannot draw blocks. */
@@ -131,7 +133,13 @@ function headline(lifecycle: StoredLifecycle, mentions: readonly string[], lead?
  * people `people` maps (the author, reviewers, those waited on), the rest stay plain text. Every piece from
  * the git host is cut to fit Slack's sizes (SLACK_LIMITS), so the message always posts.
  */
-export function renderMessage(input: { lifecycle: StoredLifecycle; mentions: readonly string[]; people?: People }): RenderedMessage {
+export function renderMessage(input: { lifecycle: StoredLifecycle; mentions: readonly string[]; people?: People; options?: RenderOptions }): RenderedMessage {
+  const message = renderPullRequest(input)
+  // The review blocks (render-review.ts) go last, under whichever form the message takes.
+  return { ...message, blocks: [...message.blocks, ...reviewBlocks(input.lifecycle, input.options ?? NO_BUTTON)] }
+}
+
+function renderPullRequest(input: { lifecycle: StoredLifecycle; mentions: readonly string[]; people?: People }): RenderedMessage {
   const { context } = input.lifecycle
   if (context.dependencyBump?.compact) return renderBump(input.lifecycle, context.dependencyBump, input.mentions)
   const repository = escapeWithin(`${context.owner}/${context.repo}`, PIECE_LIMIT.repository)

@@ -50,6 +50,16 @@ describe('prherald-doctor', () => {
     expect(readdirSync(dir.path)).toEqual(['config.yaml'])
   })
 
+  it('reports whether the Start review button is on, with the Request URL to set in Slack, and never the signing secret', async () => {
+    const off = await doctor([])
+    expect(off.stdout).toMatch(/^ {2}SKIP {2}button +SLACK_SIGNING_SECRET +unset \(optional\): messages have no Start review button$/m)
+    const signingSecret = 'f0e1d2c3b4a5968778695a4b3c2d1e0f'
+    const on = await doctor([], testEnv(dir.path, 'github', { SLACK_SIGNING_SECRET: signingSecret, PRHERALD_PUBLIC_URL: 'https://prherald.example.com/' }))
+    expect(on.status).toBe(0)
+    expect(on.stdout).toMatch(/^ {2}OK {4}button +SLACK_SIGNING_SECRET +set: Start review button on; the Slack app's Interactivity Request URL must be https:\/\/prherald\.example\.com\/webhook\/slack\/interactions/m)
+    expect(on.stdout).not.toContain(signingSecret)
+  })
+
   it('exits 1 when a required secret is missing, or the config does not load', async () => {
     const env = testEnv(dir.path, 'github')
     delete env.GITHUB_WEBHOOK_SECRET

@@ -21,3 +21,12 @@ describe('the Slack app manifest in docs/slack-app.md', () => {
     expect([...scopes].sort()).toEqual(['channels:history', 'channels:read', 'chat:write', 'groups:history', 'groups:read', 'reactions:write'])
   })
 })
+
+describe('the Start review section of docs/slack-app.md', () => {
+  it('shows the manifest\'s interactivity setting pointing at the route prherald serves', () => {
+    const blocks = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!) as { settings?: { interactivity?: { is_enabled?: boolean; request_url?: string } } })
+    const interactivity = blocks.map((b) => b.settings?.interactivity).find((i) => i !== undefined)
+    expect(interactivity?.is_enabled).toBe(true)
+    expect(interactivity?.request_url).toMatch(/^https:\/\/[^/]+\/webhook\/slack\/interactions$/)
+  })
+})

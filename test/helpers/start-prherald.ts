@@ -49,7 +49,7 @@ export async function startPrherald(
   const logs: string[] = []
   const logger = createLogger({
     format: 'json', level: 'debug', write: (line) => logs.push(line),
-    redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? ''],
+    redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? '', secrets.slackSigningSecret ?? ''],
   })
   const service = await startService({
     settings: { ...settings, logFormat: 'json' },

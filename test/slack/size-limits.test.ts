@@ -16,7 +16,8 @@ function lifecycle(state: LifecycleState, context: Partial<PullRequestContext> =
   }
 }
 
-const blockTexts = (m: RenderedMessage) => m.blocks.flatMap((b) => (b.type === 'section' ? [b.text.text] : b.elements.map((e) => e.text)))
+const blockTexts = (m: RenderedMessage) =>
+  m.blocks.flatMap((b) => (b.type === 'section' ? [b.text.text] : b.type === 'context' ? b.elements.map((e) => e.text) : []))
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 /** Outside Slack's own tokens (`<…>`), every `&` starts one of the three escapes, and no `<` or `>` is left bare. */
 const BROKEN_ESCAPE = /&(?!amp;|lt;|gt;)|[<>]/

@@ -1,0 +1,22 @@
+import type { Env } from '../config/load-config.ts'
+import { readSlackSigningSecret } from '../config/load-config.ts'
+import { redactUrl } from '../config/redact-url.ts'
+import { SLACK_INTERACTIONS_PATH } from '../http/slack-interactions-route.ts'
+import type { CheckResult } from './check-result.ts'
+
+/**
+ * Whether the "Start review" button is on (SLACK_SIGNING_SECRET set, never shown), and the one setting prherald
+ * cannot check from here: the Interactivity Request URL lives in the Slack app. Optional, so never a FAIL.
+ */
+export function reviewButtonResult(env: Env): CheckResult {
+  const target = 'SLACK_SIGNING_SECRET'
+  if (readSlackSigningSecret(env) === undefined) {
+    return { name: 'button', target, status: 'SKIP', reason: 'unset (optional): messages have no Start review button' }
+  }
+  const base = env.PRHERALD_PUBLIC_URL?.trim().replace(/\/+$/, '')
+  const url = base ? `${redactUrl(base)}${SLACK_INTERACTIONS_PATH}` : `<your public URL>${SLACK_INTERACTIONS_PATH}`
+  return {
+    name: 'button', target, status: 'OK',
+    reason: `set: Start review button on; the Slack app's Interactivity Request URL must be ${url} (docs/slack-app.md#start-review)`,
+  }
+}

@@ -1,0 +1,46 @@
+import { pullRequestKey, type Provider } from '../decode/pull-request-event.ts'
+import type { LifecycleEvent, ReviewClick } from '../decode/review-click.ts'
+import type { Logger } from '../log/logger.ts'
+import { hasMessage, type Store } from '../store/store.ts'
+
+export type ClickResult = { status: 'accepted' } | { status: 'ignored'; reason: 'unknown_pull_request' | 'duplicate_click' }
+
+export interface ClickIntakeDeps {
+  /** The configured git provider: a button of another provider's pull request names none prherald holds. */
+  provider: Provider
+  store: Store
+  logger: Logger
+  /** The pull request's mailbox; called once the click is durable. */
+  handOff: (event: LifecycleEvent) => void
+}
+
+/**
+ * A verified "Start review" click: recorded in the intake table like a delivery (same provider column, the
+ * pull request's key, an id of its own), then handed to the pull request's mailbox. So a click answered 200
+ * is never lost: a crash before it is applied replays it at the next start, in order with the deliveries
+ * (docs/reliability.md#start-review-clicks). A click for a pull request without a message (never announced
+ * here, or forgotten by cleanup) is answered and logged, and changes nothing.
+ */
+export function createClickIntake(deps: ClickIntakeDeps) {
+  return async function acceptClick(click: ReviewClick): Promise<ClickResult> {
+    const facts = { repository: `${click.owner}/${click.repo}`, pr: click.number, slack_user: click.user, delivery_id: click.deliveryId }
+    const rows = click.provider === deps.provider
+      ? await deps.store.findMessages({ provider: click.provider, repository: `${click.owner}/${click.repo}`, prNumber: click.number })
+      : []
+    if (!rows.some(hasMessage)) {
+      deps.logger.info('start review click for an unknown pull request', { ...facts, provider: click.provider })
+      return { status: 'ignored', reason: 'unknown_pull_request' }
+    }
+    const recorded = await deps.store.recordDelivery({
+      provider: click.provider, deliveryId: click.deliveryId, prKey: pullRequestKey(click), event: JSON.stringify(click),
+    })
+    if (!recorded) {
+      deps.logger.info('start review click already recorded', facts)
+      return { status: 'ignored', reason: 'duplicate_click' }
+    }
+    deps.handOff(click)
+    return { status: 'accepted' }
+  }
+}
+
+export type ClickIntake = ReturnType<typeof createClickIntake>

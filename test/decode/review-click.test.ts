@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest'
+import { decodeInteraction } from '../../src/decode/review-click.ts'
+import { clickPayload } from '../helpers/slack-interaction.ts'
+
+const form = (payload: unknown) => new URLSearchParams({ payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }).toString()
+
+describe('decodeInteraction', () => {
+  it('reads a click on prherald\'s button: the pull request from the value, the person from user.id', () => {
+    const payload = clickPayload({ user: 'U0123ABCD', value: 'bitbucket:acme-team/web-app#1042' })
+    expect(decodeInteraction(form(payload))).toEqual({
+      click: {
+        kind: 'review_click', provider: 'bitbucket', owner: 'acme-team', repo: 'web-app', number: 1042, user: 'U0123ABCD',
+        deliveryId: `slack:${payload.trigger_id as string}`,
+      },
+    })
+  })
+
+  it('accepts Enterprise Grid user ids (W…)', () => {
+    expect(decodeInteraction(form(clickPayload({ user: 'W0123ABCD', value: 'github:acme/api#7' })))).toMatchObject({ click: { user: 'W0123ABCD' } })
+  })
+
+  it('ignores other interactions and other buttons', () => {
+    expect(decodeInteraction(form({ type: 'view_submission' }))).toEqual({ ignored: 'not_a_button_click' })
+    expect(decodeInteraction(form(clickPayload({ user: 'U0123ABCD', value: 'github:acme/api#7', actionId: 'something_else' })))).toEqual({ ignored: 'not_our_button' })
+  })
+
+  it.each([
+    ['no payload field', 'token=abc'],
+    ['a payload that is not JSON', form('{not json')],
+    ['a value that names no pull request', form(clickPayload({ user: 'U0123ABCD', value: 'acme/api#7' }))],
+    ['a value of an unknown provider', form(clickPayload({ user: 'U0123ABCD', value: 'gitlab:acme/api#7' }))],
+    ['a user id that is not one', form(clickPayload({ user: '<!channel>', value: 'github:acme/api#7' }))],
+  ])('calls %s an invalid payload', (_what, body) => {
+    expect(decodeInteraction(body)).toEqual({ ignored: 'invalid_payload' })
+  })
+})

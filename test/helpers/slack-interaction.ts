@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto'
+import { START_REVIEW_ACTION } from '../../src/decode/review-click.ts'
+import { signSlackRequest } from '../../src/intake/verify-slack-signature.ts'
+import type { SlackMessageState } from './fake-slack.ts'
+
+export const TEST_SLACK_SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5'
+
+/**
+ * A `block_actions` payload as Slack sends it for a click on a message's button (the shape of docs.slack.dev's
+ * "block_actions payload" reference), with only what a scenario changes: who clicked, the button's value, and
+ * the message it sits on.
+ */
+export function clickPayload(options: { user: string; value: string; channel?: string; messageTs?: string; actionId?: string; url?: string }): Record<string, unknown> {
+  const channel = options.channel ?? 'C0000000001'
+  const ts = options.messageTs ?? '1700000000.000100'
+  return {
+    type: 'block_actions',
+    user: { id: options.user, username: options.user.toLowerCase(), name: options.user.toLowerCase(), team_id: 'T0000TEAM' },
+    api_app_id: 'A0000APP01',
+    token: 'legacy-verification-token-unused',
+    container: { type: 'message', message_ts: ts, channel_id: channel, is_ephemeral: false },
+    trigger_id: `${Date.now()}.1379717998065.${randomBytes(16).toString('hex')}`,
+    team: { id: 'T0000TEAM', domain: 'acme' },
+    enterprise: null,
+    is_enterprise_install: false,
+    channel: { id: channel, name: 'reviews' },
+    message: { type: 'message', ts, bot_id: 'B0000BOT01', text: 'PR', blocks: [] },
+    response_url: 'https://hooks.slack.com/actions/T0000TEAM/1/abc',
+    actions: [{
+      type: 'button', action_id: options.actionId ?? START_REVIEW_ACTION, block_id: 'prherald_review',
+      text: { type: 'plain_text', text: 'Start review', emoji: true },
+      value: options.value, ...(options.url ? { url: options.url } : {}),
+      action_ts: `${Math.floor(Date.now() / 1000)}.000200`,
+    }],
+  }
+}
+
+export interface InteractionOptions {
+  secret?: string
+  /** Unix seconds; now by default. */
+  timestamp?: number
+  /** Replace or drop (undefined) headers after signing. */
+  headers?: Record<string, string | undefined>
+}
+
+/** The body and headers Slack sends to the Interactivity request URL: the payload form-encoded, signed v0. */
+export function signedInteraction(payload: unknown, options: InteractionOptions = {}): { body: string; headers: Record<string, string> } {
+  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString()
+  const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000))
+  const merged: Record<string, string | undefined> = {
+    'content-type': 'application/x-www-form-urlencoded',
+    'x-slack-request-timestamp': timestamp,
+    'x-slack-signature': signSlackRequest(options.secret ?? TEST_SLACK_SIGNING_SECRET, timestamp, body),
+    'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+    ...options.headers,
+  }
+  const headers = Object.fromEntries(Object.entries(merged).filter((e): e is [string, string] => e[1] !== undefined))
+  return { body, headers }
+}
+
+export async function sendInteraction(baseUrl: string, payload: unknown, options: InteractionOptions = {}): Promise<Response> {
+  const { body, headers } = signedInteraction(payload, options)
+  return fetch(`${baseUrl}/webhook/slack/interactions`, { method: 'POST', headers, body })
+}
+
+/** The "Start review" button of a message as the fake Slack holds it, if it has one. */
+export function reviewButton(message: SlackMessageState): { value: string; url?: string; action_id: string } | undefined {
+  for (const block of message.blocks as Array<{ type: string; elements?: Array<Record<string, unknown>> }>) {
+    if (block.type !== 'actions') continue
+    const button = block.elements?.find((e) => e.type === 'button')
+    if (button) return button as { value: string; url?: string; action_id: string }
+  }
+  return undefined
+}
+
+/** Clicks a message's button as `user` would in Slack: the payload names the button's value and the message. */
+export async function clickStartReview(baseUrl: string, message: SlackMessageState, user: string, options: InteractionOptions = {}): Promise<Response> {
+  const button = reviewButton(message)
+  if (!button) throw new Error('the message has no Start review button')
+  return sendInteraction(baseUrl, clickPayload({ user, value: button.value, channel: message.channel, messageTs: message.ts, url: button.url }), options)
+}
