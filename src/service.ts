@@ -6,6 +6,7 @@ import type { RetryOptions } from '@slack/web-api'
 import type { Secrets, Settings } from './config/settings.ts'
 import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-event.ts'
 import { createLifecycle } from './effects/apply-deliveries.ts'
+import { createApplyPending } from './effects/apply-pending.ts'
 import { createCallLimit } from './effects/call-limit.ts'
 import { configureTargets } from './effects/configure-targets.ts'
 import { createFindPost } from './effects/find-post.ts'
@@ -20,17 +21,13 @@ import { createTimedServer, HTTP_TIMEOUTS, type HttpTimeouts } from './http/http
 import { createIntake } from './intake/intake.ts'
 import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
+import { createLeaseKeeper, replicaId } from './mailbox/lease-keeper.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
 import { createApp } from './server.ts'
 import { createSlackClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack/slack-client.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
 import { startCleanupJob } from './store/cleanup-job.ts'
-import { claimProvider } from './store/database-provider.ts'
-import { watchDatabaseFile } from './store/database-watch.ts'
-import { migrateUp } from './store/migrations.ts'
-import { openDatabase } from './store/open-database.ts'
-import { acquireServerLock } from './store/server-lock.ts'
-import { createSqliteStore } from './store/sqlite-store.ts'
+import { openStore } from './store/open-store.ts'
 
 /** Outbound calls in flight at once across all pull requests: Slack calls (in the pacer), and git-host calls. */
 const PARALLEL_CALLS = 8
@@ -78,27 +75,10 @@ export interface RunningService {
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { settings, secrets, logger } = options
-  // One server per SQLite file: claimed before the database is even opened, released only by stop() or death.
-  const lock = acquireServerLock(settings.databasePath)
-  let db
-  try {
-    db = openDatabase(settings.databasePath)
-    const applied = migrateUp(db)
-    if (applied.length > 0) logger.info('migrations applied', { versions: applied.map((m) => `${m.version}_${m.name}`) })
-    claimProvider(db, settings.databasePath, settings.gitProvider)
-  } catch (error) {
-    db?.close()
-    lock.release()
-    throw error
-  }
-  const store = createSqliteStore(db, Date.now, {
-    lockWaitMs: options.databaseLockWaitMs,
-    onLockWait: (writes) => logger.warn('the database is locked by another program; writes wait for it', {
-      database: settings.databasePath, writes,
-      fix: 'end the other program\'s write transaction (a sqlite3 shell, a backup tool); deliveries that wait too long get a 503',
-    }),
+  const database = await openStore({
+    settings, logger, lockWaitMs: options.databaseLockWaitMs, checkMs: options.databaseCheckMs, lockConnections: PARALLEL_CALLS,
   })
-  const databaseWatch = watchDatabaseFile({ path: settings.databasePath, logger, intervalMs: options.databaseCheckMs })
+  const { store } = database
   const slackToken = createSlackTokenState(logger)
   const shutdown = new AbortController()
 
@@ -121,13 +101,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
   })
-  const mailboxes = createMailboxes<PullRequestEvent>((_key, events) => applyDeliveries(events), (key, error) => {
+  // The mailbox's events only say which pull request to look at: applyPending reads what is pending under its lock.
+  const applyPending = createApplyPending({ store, applyDeliveries })
+  const mailboxes = createMailboxes<PullRequestEvent>((key, events) => applyPending(key).finally(() => leases.done(events)), (key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })
     logger.error('delivery failed; it stays pending and is retried at the next start', {
       pr_key: key, ...errorFields(error), fix: isPrheraldError(error) ? error.fix : undefined,
     })
   })
-  const handOff = (event: PullRequestEvent) => mailboxes.post(pullRequestKey(event), event)
+  const handOff = (event: PullRequestEvent) => {
+    leases.hold(event)
+    mailboxes.post(pullRequestKey(event), event)
+  }
+  const leases = createLeaseKeeper({ store, logger, owner: replicaId(), leaseMs: settings.databaseLeaseSeconds * 1000, handOff })
 
   // Posts the last run left with an unknown outcome are settled first, so that the replay updates them.
   await recoverPosts({ store, findPost, pacer, logger })
@@ -137,17 +123,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   // A start that fails from here on (a port in use, most likely) must not keep the file claimed.
   const abandon = async (error: unknown): Promise<never> => {
-    databaseWatch.stop()
     shutdown.abort()
-    await store.close()
-    lock.release()
+    await leases.stop()
+    await database.close()
     throw error
   }
   const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
   const accept = createIntake({ provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff })
   const app = createApp({
     provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
-    health: { database: databaseWatch.state, slack: slackToken.current },
+    health: { database: database.state, slack: slackToken.current },
   })
   const handler = toNodeHandler(app)
   const server = options.listen ? await options.listen(handler) : createTimedServer(handler, { ...HTTP_TIMEOUTS, ...options.httpTimeouts })
@@ -171,7 +156,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const deadline = Date.now() + settings.shutdownTimeoutSeconds * 1000
     logger.info('shutting down', { window_seconds: settings.shutdownTimeoutSeconds })
     cleanup.stop()
-    databaseWatch.stop()
+    // No more taking over: what this server leaves pending, another replica (or the next start) finishes.
+    await leases.stop()
     await closeServer(server, deadline)
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))
     if (!drained) {
@@ -180,8 +166,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       mailboxes.clear()
       await mailboxes.drain(1000)
     }
-    await store.close()
-    lock.release()
+    await database.close()
     logger.info('stopped', { drained, pending_left: drained ? 0 : undefined })
     return { drained }
   })())

@@ -33,6 +33,9 @@ export interface ListenAddress {
   port: number
 }
 
+/** Where prherald keeps its state: a SQLite file (one server), or a PostgreSQL database (any number of replicas). */
+export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }
+
 /** Everything non-secret, after defaults and environment overrides. */
 export interface Settings {
   configFile: string
@@ -43,7 +46,9 @@ export interface Settings {
   logLevel: LogLevel
   shutdownTimeoutSeconds: number
   databaseUrl: string
-  databasePath: string
+  database: DatabaseTarget
+  /** PostgreSQL: how long a claim on a pending delivery lasts without renewal. */
+  databaseLeaseSeconds: number
   messageTtlDays: number
   reactions: ReactionSettings
   reviews: ReviewSettings
@@ -68,6 +73,7 @@ export const DEFAULTS = {
   logLevel: 'info',
   shutdownTimeoutSeconds: 25,
   databaseUrl: 'file:./data/prherald.db',
+  databaseLeaseSeconds: 15,
   messageTtlDays: 30,
   reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
   slackPacing: 'published',
@@ -91,6 +97,7 @@ export const DEFAULTS = {
   logLevel: LogLevel
   shutdownTimeoutSeconds: number
   databaseUrl: string
+  databaseLeaseSeconds: number
   messageTtlDays: number
   reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>
   slackPacing: SlackPacingSetting

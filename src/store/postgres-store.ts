@@ -3,6 +3,7 @@ import type { PostgresPool } from './postgres-pool.ts'
 import type { PoolClient } from 'pg'
 import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store } from './store.ts'
 import { intentFromRow, messageFromRow, type IntentRow, type MessageRow } from './store-rows.ts'
+import { createPostgresSharedWork } from './postgres-shared-work.ts'
 
 
 
@@ -43,6 +44,8 @@ const PENDING = `SELECT seq, provider, delivery_id, pr_key, event, received_at F
 export interface PostgresStoreDeps {
   pool: PostgresPool
   now?: () => number
+  /** The per-pull-request locks' own pool (src/store/postgres-shared-work.ts); the store ends it too. */
+  lockPool?: PostgresPool
 }
 
 /**
@@ -50,7 +53,7 @@ export interface PostgresStoreDeps {
  * statement on a pooled connection that commits on its own. SQLite's group commit is not needed here:
  * the server lets concurrent commits share a WAL flush. The pool belongs to the store: `close()` ends it.
  */
-export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps): Store {
+export function createPostgresStore({ pool, now = Date.now, lockPool }: PostgresStoreDeps): Store {
   const count = async (sql: string) => Number((await pool.query<{ n: string }>(sql)).rows[0]?.n ?? 0)
   const messageParams = (m: MessageRecord, at: number) => [
     m.provider, m.repository, m.prNumber, m.channel, m.ts, JSON.stringify(m.mentions), m.state, m.lifecycle, m.lastDeliveryId, JSON.stringify(m.reactions), at,
@@ -73,6 +76,9 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
   }
 
   return {
+    // Replicas: per-pull-request locks and delivery leases, in a file of their own.
+    ...createPostgresSharedWork({ pool, lockPool, now, closing: () => closed !== undefined }),
+
     async findMessages(pr: PullRequestRef) {
       const { rows } = await pool.query<MessageRow>(FIND_MESSAGES, [pr.provider, pr.repository, pr.prNumber])
       return rows.map(messageFromRow)
@@ -129,7 +135,7 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
     },
     close() {
       // pool.end() throws when called twice; SQLite's close is idempotent, so this one is too.
-      closed ??= pool.end()
+      closed ??= Promise.all([pool.end(), lockPool?.end()]).then(() => undefined)
       return closed
     },
   }

@@ -3,6 +3,7 @@ import { PrheraldError } from '../errors.ts'
 import type { SqliteDatabase } from './open-database.ts'
 import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store } from './store.ts'
 import { intentFromRow, messageFromRow, type IntentRow, type MessageRow } from './store-rows.ts'
+import { createSqliteSharedWork } from './sqlite-shared-work.ts'
 
 
 interface DeliveryRow {
@@ -137,6 +138,7 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
 
 
   return {
+    ...createSqliteSharedWork(db),
     async findMessages(pr: PullRequestRef) {
       return findMessages.all(pr.provider, pr.repository, pr.prNumber).map(messageFromRow)
     },

@@ -1,5 +1,5 @@
 import type { Provider } from '../decode/pull-request-event.ts'
-import type { PostIntent, StoredMessage } from './store.ts'
+import type { PendingDelivery, PostIntent, StoredMessage } from './store.ts'
 
 /**
  * The rows both backends read, column for column, and how a row becomes what the Store interface returns.
@@ -51,4 +51,17 @@ export function intentFromRow(r: IntentRow): PostIntent {
     createdAt: Number(r.created_at),
     reactions: [], // a message is posted without reactions; they are added after it, once its ts is known
   }
+}
+
+export interface DeliveryRow {
+  seq: Millis // a BIGINT identity in PostgreSQL, handed back as a string like the times
+  provider: Provider
+  delivery_id: string
+  pr_key: string
+  event: string
+  received_at: Millis
+}
+
+export function deliveryFromRow(r: DeliveryRow): PendingDelivery {
+  return { seq: Number(r.seq), provider: r.provider, deliveryId: r.delivery_id, prKey: r.pr_key, event: r.event, receivedAt: Number(r.received_at) }
 }

@@ -1,0 +1,56 @@
+import type { Settings } from '../config/settings.ts'
+import { redactUrl } from '../config/redact-url.ts'
+import { databaseSecrets } from './database-secrets.ts'
+import { claimProvider } from './database-provider.ts'
+import { migrateUp, migrationStatus, type Migration, type MigrationState } from './migrations.ts'
+import { openDatabase } from './open-database.ts'
+import { postgresMigrateUp, postgresMigrationStatus } from './postgres-migrations.ts'
+import { openPostgresPool, type PostgresPool } from './postgres-pool.ts'
+import { claimPostgresProvider } from './postgres-provider.ts'
+
+type Target = Pick<Settings, 'database' | 'gitProvider'>
+type Env = Record<string, string | undefined>
+
+async function withPostgres<T>(url: string, env: Env, run: (pool: PostgresPool) => Promise<T>): Promise<T> {
+  const pool = await openPostgresPool({ url, secrets: databaseSecrets(url, env), maxConnections: 2, onIdleError: () => {} })
+  try {
+    return await run(pool)
+  } finally {
+    await pool.end()
+  }
+}
+
+/**
+ * prherald-migrate up, for either backend: applies pending migrations, then claims the database for the
+ * configured git provider (the server's refusal, made early).
+ */
+export async function migrateStore(settings: Target, env: Env = process.env): Promise<Migration[]> {
+  const target = settings.database
+  if (target.kind === 'postgres') {
+    return withPostgres(target.url, env, async (pool) => {
+      const applied = await postgresMigrateUp(pool)
+      await claimPostgresProvider(pool, redactUrl(target.url), settings.gitProvider)
+      return applied
+    })
+  }
+  const db = openDatabase(target.path)
+  try {
+    const applied = migrateUp(db)
+    claimProvider(db, target.path, settings.gitProvider)
+    return applied
+  } finally {
+    db.close()
+  }
+}
+
+/** prherald-migrate status, for either backend. */
+export async function storeMigrationStatus(settings: Target, env: Env = process.env): Promise<MigrationState[]> {
+  const target = settings.database
+  if (target.kind === 'postgres') return withPostgres(target.url, env, (pool) => postgresMigrationStatus(pool))
+  const db = openDatabase(target.path)
+  try {
+    return migrationStatus(db)
+  } finally {
+    db.close()
+  }
+}
