@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { cac } from 'cac'
+import { redactUrl } from '../config/redact-url.ts'
 import { loadSettings } from '../config/load-config.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { createWebhook } from './create-webhook.ts'
@@ -26,6 +27,9 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
   print('')
   print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
   for (const line of formatReviews(loaded.reviews, loaded.gitProvider)) print(line)
+  print(loaded.database.kind === 'sqlite'
+    ? `database: ${redactUrl(loaded.databaseUrl)} (SQLite: one server)`
+    : `database: ${redactUrl(loaded.databaseUrl)} (PostgreSQL: replicas share it; database.lease_seconds ${loaded.databaseLeaseSeconds})`)
 })
 
 cli.command('validate [repository]', 'Check mapping entries against Slack and the git host; write config.lock on success')

@@ -44,8 +44,17 @@ describe('prherald-config list', () => {
       'reviews.ignore_bot_reviews     false',
       'reviews.dependency_bots        compact',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot]',
+      `database: file:${join(dir.path, 'prherald.db')} (SQLite: one server)`,
     ])
     expect(slack.calls).toHaveLength(0)
+  })
+
+  it('prints a PostgreSQL database without its password, with the lease', async () => {
+    writeConfig(dir.path, { git_provider: 'github', database: { lease_seconds: 4 }, mappings: { acme: { api: { channel: 'C0123456789' } } } })
+    const result = await runCliAsync('config', ['list'], testEnv(dir.path, 'github', { PRHERALD_DATABASE_URL: 'postgres://prherald:Pw-list-9c1@db.example.com/prherald' }), dir.path)
+    expect(result.status).toBe(0)
+    expect(result.stdout).toContain('database: postgres://***@db.example.com/prherald (PostgreSQL: replicas share it; database.lease_seconds 4)')
+    expect(result.stdout + result.stderr).not.toContain('Pw-list-9c1')
   })
 
   it('prints several channels, per-channel mentions and the effective emoji per repository', async () => {
@@ -72,6 +81,7 @@ describe('prherald-config list', () => {
       'reviews.ignore_bot_reviews     true',
       'reviews.dependency_bots        standard',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot] acme-renovate[bot]',
+      `database: file:${join(dir.path, 'prherald.db')} (SQLite: one server)`,
     ])
   })
 })
