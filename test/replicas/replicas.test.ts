@@ -179,8 +179,13 @@ describe('three replicas on one PostgreSQL database', () => {
     const second = await burst(before, () => servers, random)
     const acknowledged = first.accepted.size + second.accepted.size
     expect(acknowledged).toBe(90)
-    await waitFor('every batch to reach its reactions', () => slack.count('reactions.add') > 0 && slack.count('chat.postMessage') >= 30, 30_000)
-    expect(await pendingInDatabase()).toBe(acknowledged)
+    // Batches are under way, their reactions held (each replica's parallel calls are all taken by them). A
+    // batch of the victim's pull requests that carries a review or a comment needs a reaction, so it cannot
+    // have committed: the victim dies holding at least those ten acknowledged deliveries.
+    await waitFor('batches holding reactions', () => slack.count('reactions.add') >= 3, 30_000)
+    const victimKeys = victimsOnly.map((n) => `'github:${OWNER}/Hello-World#${n}'`).join(', ')
+    const victimPending = Number((await query<{ n: string }>(`SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL AND pr_key IN (${victimKeys})`))[0]!.n)
+    expect(victimPending).toBeGreaterThanOrEqual(10)
 
     victim.child.kill('SIGKILL')
     expect(await victim.exited).toEqual({ code: null, signal: 'SIGKILL' })
@@ -194,6 +199,10 @@ describe('three replicas on one PostgreSQL database', () => {
     const all = [...victimsOnly, ...before, ...after]
     await waitFor('every pull request complete', () => all.every((n) => isComplete(slack, OWNER, n)), 60_000)
     await waitFor('nothing pending', async () => (await pendingInDatabase()) === 0, 20_000)
+    // Every acknowledged delivery id is recorded as applied: none was lost with the victim.
+    const applied = await query<{ delivery_id: string }>('SELECT delivery_id FROM deliveries WHERE applied_at IS NOT NULL')
+    const acknowledgedIds = [...first.accepted.keys(), ...second.accepted.keys(), ...third.accepted.keys()]
+    expect(new Set(applied.map((r) => r.delivery_id))).toEqual(new Set(acknowledgedIds))
     for (const n of all) expectOneCorrectMessage(slack, OWNER, n, CHANNEL)
     expect(slack.count('chat.postMessage')).toBe(all.length)
     const takenOver = [a, b].flatMap((s) => s.entries().filter((e) => e.msg === 'taking over deliveries another server left unfinished'))
