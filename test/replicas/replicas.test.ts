@@ -21,7 +21,6 @@ let dir: ReturnType<typeof makeTempDir>
 let database: TestDatabase
 let slack: FakeSlack
 let replicas: SpawnedServer[]
-const afterCleanup: Array<() => void> = []
 
 beforeEach(async () => {
   dir = makeTempDir()
@@ -32,7 +31,6 @@ beforeEach(async () => {
   writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json' }, database: { lease_seconds: 2 }, mappings: { [OWNER]: { '*': { channel: CHANNEL } } } })
 })
 afterEach(async () => {
-  for (const f of afterCleanup.splice(0)) f()
   await Promise.all(replicas.map((r) => killServer(r)))
   await slack.close()
   await database.drop()
@@ -139,11 +137,7 @@ describe('three replicas on one PostgreSQL database', () => {
     const random = seeded(17)
     const prs = shuffled(Array.from({ length: 200 }, (_, i) => i + 1), random)
 
-    const t0 = Date.now()
     const sent = await burst(prs, () => servers, random)
-    console.log('burst', Date.now() - t0)
-    const progress = setInterval(() => console.log('complete', prs.filter((n) => isComplete(slack, OWNER, n)).length, slack.calls.length, Date.now() - t0), 2000)
-    afterCleanup.push(() => clearInterval(progress))
     // Every delivery id was accepted by exactly one replica; its second copy was a duplicate wherever it went.
     expect(sent.accepted.size).toBe(600)
     expect([...sent.accepted.values()].every((n) => n === 1)).toBe(true)
