@@ -80,7 +80,17 @@ async function burst(prs: number[], targets: () => SpawnedServer[], random: () =
   const queue = [...prs]
   let count = 0
   const send = async (server: SpawnedServer, d: ReturnType<typeof prDeliveries>[number]) => {
-    const response = await deliver(server.url, 'github', d)
+    let response: Response
+    for (let attempt = 1; ; attempt++) {
+      try {
+        response = await deliver(server.url, 'github', d)
+        break
+      } catch (error) {
+        // The answer was lost (a keep-alive connection the server closed as the request went out, on a loaded
+        // machine): the git host redelivers, and so does this. The redelivery may find it recorded: a duplicate.
+        if (attempt === 3) throw error
+      }
+    }
     expect(response.status, `${d.deliveryId} at ${server.url}`).toBe(200)
     const body = await response.json() as { status: string; reason?: string }
     if (body.status === 'accepted') result.accepted.set(d.deliveryId, (result.accepted.get(d.deliveryId) ?? 0) + 1)
@@ -138,10 +148,10 @@ describe('three replicas on one PostgreSQL database', () => {
     const prs = shuffled(Array.from({ length: 200 }, (_, i) => i + 1), random)
 
     const sent = await burst(prs, () => servers, random)
-    // Every delivery id was accepted by exactly one replica; its second copy was a duplicate wherever it went.
-    expect(sent.accepted.size).toBe(600)
+    // No delivery id was accepted twice: its second copy was a duplicate wherever it went. Each is recorded once.
     expect([...sent.accepted.values()].every((n) => n === 1)).toBe(true)
     expect(sent.sent).toBe(600 + 120)
+    expect(Number((await query<{ n: string }>('SELECT count(*) AS n FROM deliveries'))[0]!.n)).toBe(600)
 
     await waitFor('every pull request complete', () => prs.every((n) => isComplete(slack, OWNER, n)), 60_000)
     await waitFor('nothing pending', async () => (await pendingInDatabase()) === 0, 20_000)
@@ -171,8 +181,6 @@ describe('three replicas on one PostgreSQL database', () => {
     const after = shuffled(Array.from({ length: 30 }, (_, i) => i + 31), random)
     const first = await burst(victimsOnly, () => [victim], random, 5)
     const second = await burst(before, () => servers, random)
-    const acknowledged = first.accepted.size + second.accepted.size
-    expect(acknowledged).toBe(90)
     // Batches are under way, their reactions held (each replica's parallel calls are all taken by them). A
     // batch of the victim's pull requests that carries a review or a comment needs a reaction, so it cannot
     // have committed: the victim dies holding at least those ten acknowledged deliveries.
@@ -188,15 +196,16 @@ describe('three replicas on one PostgreSQL database', () => {
 
     // The burst goes on against the survivors.
     const third = await burst(after, () => [a, b], random)
-    expect(third.accepted.size).toBe(90)
 
     const all = [...victimsOnly, ...before, ...after]
     await waitFor('every pull request complete', () => all.every((n) => isComplete(slack, OWNER, n)), 60_000)
     await waitFor('nothing pending', async () => (await pendingInDatabase()) === 0, 20_000)
     // Every acknowledged delivery id is recorded as applied: none was lost with the victim.
-    const applied = await query<{ delivery_id: string }>('SELECT delivery_id FROM deliveries WHERE applied_at IS NOT NULL')
-    const acknowledgedIds = [...first.accepted.keys(), ...second.accepted.keys(), ...third.accepted.keys()]
-    expect(new Set(applied.map((r) => r.delivery_id))).toEqual(new Set(acknowledgedIds))
+    const applied = new Set((await query<{ delivery_id: string }>('SELECT delivery_id FROM deliveries WHERE applied_at IS NOT NULL')).map((r) => r.delivery_id))
+    const acknowledged = [...first.accepted.keys(), ...second.accepted.keys(), ...third.accepted.keys()]
+    expect(acknowledged.length).toBeGreaterThan(150) // 180 sent; only a lost answer's redelivery is a duplicate
+    expect(acknowledged.filter((id) => !applied.has(id))).toEqual([])
+    expect(applied.size).toBe(180)
     for (const n of all) expectOneCorrectMessage(slack, OWNER, n, CHANNEL)
     expect(slack.count('chat.postMessage')).toBe(all.length)
     const takenOver = [a, b].flatMap((s) => s.entries().filter((e) => e.msg === 'taking over deliveries another server left unfinished'))
