@@ -17,6 +17,16 @@ export function openedPayload(number: number): Payload {
 }
 
 /** Six deliveries per PR: opened, its retry (same delivery id), three reviews and a conversation comment. */
+/** The burst's deliveries, `prs` x 6, in random order. */
+export function shuffledBurst(prs: number, sign: Sign): Delivery[] {
+  const burst = Array.from({ length: prs }, (_, i) => deliveriesFor(i + 1, sign)).flat()
+  for (let i = burst.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1))
+    ;[burst[i], burst[j]] = [burst[j]!, burst[i]!]
+  }
+  return burst
+}
+
 function deliveriesFor(n: number, sign: Sign): Delivery[] {
   const first = sign('pull_request', openedPayload(n))
   const review = (state: string, user: string) => {
@@ -53,11 +63,7 @@ export async function runCorrectnessBurst(options: {
   settleSeconds: number
 }): Promise<BurstReport> {
   const { server, slack, prs } = options
-  const burst = Array.from({ length: prs }, (_, i) => deliveriesFor(i + 1, options.sign)).flat()
-  for (let i = burst.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1))
-    ;[burst[i], burst[j]] = [burst[j]!, burst[i]!]
-  }
+  const burst = shuffledBurst(prs, options.sign)
   slack.calls.length = 0
   slack.messages.clear()
   const before = rssMiB(server.child.pid)
@@ -102,4 +108,24 @@ export async function runCorrectnessBurst(options: {
       `  correctness: ${ok ? 'PASS' : 'FAIL'}`,
     ],
   }
+}
+
+/**
+ * The same burst against the bare node:http server (HMAC and JSON.parse, nothing kept): its resident memory
+ * before, at peak and `settleSeconds` after, as the baseline for prherald's figures in the same run. Parsing
+ * thousands of 21 KB payloads a second makes garbage in any Node server; this shows how much of prherald's
+ * growth that alone accounts for.
+ */
+export async function runBareBurstMemory(options: { server: Child; url: string; sign: Sign; prs: number; concurrency: number; settleSeconds: number }): Promise<string> {
+  const burst = shuffledBurst(options.prs, options.sign)
+  const before = rssMiB(options.server.child.pid)
+  let peak = before
+  const sampler = setInterval(() => { peak = Math.max(peak, rssMiB(options.server.child.pid)) }, 100)
+  const acks = await runLoad(options.url, (i) => burst[i]!, { total: burst.length, concurrency: options.concurrency, maxSeconds: 60 })
+  clearInterval(sampler)
+  await sleep(options.settleSeconds * 1000)
+  const after = rssMiB(options.server.child.pid)
+  return `  bare node:http, the same burst (${acks.completed}/${burst.length} acknowledged): resident memory before ${before.toFixed(0)} MiB, `
+    + `peak ${peak.toFixed(0)} MiB, ${options.settleSeconds} s after ${after.toFixed(0)} MiB; grew ${(peak - before).toFixed(0)} MiB, `
+    + `${(after - before).toFixed(0)} MiB above the start`
 }

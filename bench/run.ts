@@ -5,7 +5,7 @@ import { signBody } from '../src/intake/verify-signature.ts'
 import { startFakeSlack } from '../test/helpers/fake-slack.ts'
 import { makeTempDir } from '../test/helpers/temp-dir.ts'
 import { testEnv, writeConfig } from '../test/helpers/start-prherald.ts'
-import { openedPayload, runCorrectnessBurst } from './correctness-burst.ts'
+import { openedPayload, runBareBurstMemory, runCorrectnessBurst } from './correctness-burst.ts'
 import { runLoad, type Delivery, type LoadResult } from './load.ts'
 import { pacedMappings, runPacedBurst } from './paced-burst.ts'
 import { createSlackLimitGate } from '../test/helpers/slack-limit-gate.ts'
@@ -139,6 +139,9 @@ if (!ONLY || ONLY === 'burst') {
   })
   for (const line of report.lines) console.log(line)
   await server.stop()
+  const bare = await spawnListening('dist/bench/serve-baseline.js', ['bare', SECRET], process.env)
+  console.log(await runBareBurstMemory({ server: bare, url: `${bare.url}/webhook/github`, sign: signed, prs: BURST_PRS, concurrency: CONCURRENCY, settleSeconds: SETTLE_SECONDS }))
+  await bare.stop()
   process.exitCode = report.ok ? 0 : 1
 }
 

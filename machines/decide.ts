@@ -1,5 +1,7 @@
 import { initialTransition, transition } from 'xstate'
 import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import { recordAccountIds } from './account-ids.ts'
+import { recordRequests } from './review-requests.ts'
 import {
   initialContext, pullRequestMachine, toMachineEvent, type IgnoreIntentReason, type Intent, type PullRequestContext,
 } from './pull-request.machine.ts'
@@ -54,7 +56,16 @@ export function decide(stored: StoredLifecycle | undefined, event: PullRequestEv
   for (const reaction of after) if (!before.includes(reaction)) intents.push({ type: 'addReaction', reaction })
   for (const reaction of before) if (!after.includes(reaction)) intents.push({ type: 'removeReaction', reaction })
 
-  return { next: { state: next.value as LifecycleState, context: next.context }, intents }
+  return { next: { state: next.value as LifecycleState, context: withPeople(next.context, event) }, intents }
+}
+
+/**
+ * Who is waited on and the Bitbucket account ids, from every event the machine acts on, whichever transition
+ * it took: a Bitbucket `updated` that changes only the reviewers moves the machine nowhere, and the full
+ * list rides on most events. The planner renders `next`, so a change here alone updates the message.
+ */
+function withPeople(context: PullRequestContext, event: PullRequestEvent): PullRequestContext {
+  return { ...context, ...recordRequests(context, event), ...recordAccountIds(context, event) }
 }
 
 /** The second case above: store `decision.next` in a row that has no Slack message, and call Slack for nothing. */

@@ -4,6 +4,8 @@ import type { DependencyBump } from '../src/decode/dependency-bump.ts'
 import type { EventKind, Provider, PullRequestEvent } from '../src/decode/pull-request-event.ts'
 import { recordEnd, stillEnded, type EndFacts } from './end-facts.ts'
 import { forgetReview, recordReview, type ReviewFacts } from './review-facts.ts'
+import type { WaitingFacts } from './review-requests.ts'
+import type { AccountFacts } from './account-ids.ts'
 
 /**
  * The lifecycle of one pull request's Slack message. It decides and never does I/O: transitions return
@@ -14,7 +16,7 @@ import { forgetReview, recordReview, type ReviewFacts } from './review-facts.ts'
 
 export type { ReactionKey }
 
-export interface PullRequestContext extends ReviewFacts, EndFacts {
+export interface PullRequestContext extends ReviewFacts, EndFacts, WaitingFacts, AccountFacts {
   provider: Provider
   owner: string
   repo: string
@@ -162,6 +164,9 @@ export const pullRequestMachine = setup({
     approval_removed: { actions: ['refresh', 'forgetReview', 'syncReviewReactions', 'update'] },
     changes_request_removed: { actions: ['refresh', 'forgetReview', 'syncReviewReactions', 'update'] },
     review_dismissed: { actions: ['refresh', 'forgetReview', 'syncReviewReactions', 'update'] },
+    // Who is waited on is recorded for every event by decide() (review-requests.ts); here, only refresh.
+    review_requested: { actions: ['refresh', 'update'] },
+    review_request_removed: { actions: ['refresh', 'update'] },
     merged: { target: '.merged', actions: ['refresh', 'update'] },
     closed: { target: '.closed', actions: ['refresh', 'update'] },
   },
@@ -180,6 +185,9 @@ export const pullRequestMachine = setup({
         approval_removed: noMessage,
         changes_request_removed: noMessage,
         review_dismissed: noMessage,
+        // A request for review is news, like a review: a ready pull request without a message is announced.
+        review_requested: announce,
+        review_request_removed: noMessage,
         edited: noMessage,
         merged: end,
         closed: end,
@@ -200,6 +208,8 @@ export const pullRequestMachine = setup({
         approval_removed: [staysEnded, { actions: ignoreNoMessage }],
         changes_request_removed: [staysEnded, { actions: ignoreNoMessage }],
         review_dismissed: [staysEnded, { actions: ignoreNoMessage }],
+        review_requested: announceReopened,
+        review_request_removed: [staysEnded, { actions: ignoreNoMessage }],
         edited: [staysEnded, { actions: ignoreNoMessage }],
         merged: { actions: ['recordEnd', ignoreEnded] },
         closed: { actions: ['recordEnd', ignoreEnded] },

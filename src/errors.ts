@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'lock' // config.lock cannot be read or written
   | 'usage' // a command-line argument is malformed
   | 'validation_failed' // a start-up check of a mapping entry answered FAIL
+  | 'control' // the server's control channel failed a command or could not be reached
 
 export class PrheraldError extends Error {
   override readonly name = 'PrheraldError'

@@ -4,7 +4,7 @@ import type { Intake } from './intake/intake.ts'
 import type { Logger } from './log/logger.ts'
 import { errorFields } from './log/logger.ts'
 import { healthz, readyz, type HealthSources } from './http/health-routes.ts'
-import { createWebhookHandler } from './http/webhook-route.ts'
+import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-route.ts'
 import { errorResponse, json } from './http/respond.ts'
 
 export interface AppDeps {
@@ -15,6 +15,10 @@ export interface AppDeps {
   bodyLimit?: number
   /** What /healthz and /readyz report; everything is ok when absent. */
   health?: HealthSources
+  /** Told what each delivery came to (the metrics). */
+  observe?: WebhookRouteDeps['observe']
+  /** `GET /metrics`, when it is served on this port (not when `server.metrics_listen` gives it its own). */
+  metrics?: () => Promise<HTTPResponse>
 }
 
 const ALWAYS_OK: HealthSources = { database: () => 'ok', slack: () => 'ok' }
@@ -42,6 +46,7 @@ export function createApp(deps: AppDeps): H3 {
   const health = deps.health ?? ALWAYS_OK
   app.all('/healthz', only(['GET', 'HEAD'], () => healthz(health)))
   app.all('/readyz', only(['GET', 'HEAD'], () => readyz(health)))
+  if (deps.metrics) app.all('/metrics', only(['GET', 'HEAD'], deps.metrics))
   app.all(`/webhook/${deps.provider}`, only(['POST'], createWebhookHandler({
     provider: deps.provider,
     secrets: deps.webhookSecrets,
@@ -49,6 +54,7 @@ export function createApp(deps: AppDeps): H3 {
     logger: deps.logger,
     bodyLimit: deps.bodyLimit,
     ready: () => health.database() === 'ok',
+    observe: deps.observe,
   })))
   return app
 }

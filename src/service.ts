@@ -4,10 +4,14 @@ import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { RetryOptions } from '@slack/web-api'
 import type { Secrets, Settings } from './config/settings.ts'
+import type { ControlHandler } from './control/control-response.ts'
+import { startControlServer } from './control/control-server.ts'
+import { controlSocketPath } from './control/control-socket-path.ts'
 import { pullRequestKey, type PullRequestEvent } from './decode/pull-request-event.ts'
 import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createApplyPending } from './effects/apply-pending.ts'
 import { createCallLimit } from './effects/call-limit.ts'
+import { configuredPeople } from './people/resolve-people.ts'
 import { configureTargets } from './effects/configure-targets.ts'
 import { createFindPost } from './effects/find-post.ts'
 import { createPostOnce } from './effects/post-once.ts'
@@ -23,6 +27,9 @@ import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createLeaseKeeper, replicaId } from './mailbox/lease-keeper.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
+import { createMetrics } from './metrics/create-metrics.ts'
+import { metricsRoute } from './metrics/metrics-route.ts'
+import { startMetricsServer } from './metrics/metrics-server.ts'
 import { createApp } from './server.ts'
 import { createSlackClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack/slack-client.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
@@ -61,6 +68,8 @@ export interface RunningService {
   server: Server
   port: number
   url: string
+  /** Where `GET /metrics` answers: on `url`, or on `server.metrics_listen`'s own listener. */
+  metricsUrl: string
   /** Resolves true once every mailbox is empty (all accepted deliveries applied), false after `timeoutMs`. */
   settle(timeoutMs: number): Promise<boolean>
   /** What the service still holds: for tests that check nothing is left once it is idle. */
@@ -81,6 +90,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { store } = database
   const slackToken = createSlackTokenState(logger)
   const shutdown = new AbortController()
+  // Its gauges read the mailboxes (built below) only when scraped, which starts once the listener is open.
+  const metrics = createMetrics({
+    provider: settings.gitProvider, pendingDeliveries: () => store.pendingDeliveryStats(),
+    mailboxes: () => ({ queued: mailboxes.queued(), active: mailboxes.active() }),
+  })
 
   const slack = createSlackClient({
     token: secrets.slackBotToken, apiUrl: settings.api.slack, logger, retry: options.slackRetry, timeoutMs: options.slackTimeoutMs,
@@ -90,6 +104,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const pacer = createSlackPacer({
     pacing: settings.slackPacing, parallel: PARALLEL_CALLS, signal: shutdown.signal, clock: options.pacerClock,
     onHold: (method, channel, holdMs) => logger.warn('slack rate limit reached; holding these calls', { call: method, channel, hold_ms: holdMs }),
+    onCall: metrics.slackCall,
   })
   const retry = options.retry ?? DEFAULT_RETRY
   const limit = createCallLimit(PARALLEL_CALLS, shutdown.signal)
@@ -100,6 +115,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const applyDeliveries = createLifecycle({
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
+    people: configuredPeople({ users: settings.users, teams: settings.teams }),
   })
   // The mailbox's events only say which pull request to look at: applyPending reads what is pending under its lock.
   const applyPending = createApplyPending({ store, applyDeliveries })
@@ -133,8 +149,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const app = createApp({
     provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
     health: { database: database.state, slack: slackToken.current },
+    observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
   })
   const handler = toNodeHandler(app)
+  // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
+  const controlHandlers = new Map<string, ControlHandler>([
+  ])
+  const controlPath = controlSocketPath(settings)
+  const control = controlPath ? await startControlServer({ path: controlPath, handlers: controlHandlers, logger }) : undefined
   const server = options.listen ? await options.listen(handler) : createTimedServer(handler, { ...HTTP_TIMEOUTS, ...options.httpTimeouts })
 
   if (!options.listen) await new Promise<void>((resolve, reject) => {
@@ -143,13 +165,21 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       server.off('error', reject)
       resolve()
     })
-  }).catch((error: unknown) => {
+  }).catch(async (error: unknown) => {
     cleanup.stop()
+    await control?.stop(Date.now())
     return abandon(error)
   })
   const address = server.address() as AddressInfo
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  const metricsServer = settings.metricsListen && await startMetricsServer({ listen: settings.metricsListen, metrics }).catch(async (error: unknown) => {
+    cleanup.stop()
+    await closeServer(server, Date.now())
+    return abandon(error)
+  })
   logger.info('listening', { address: `${host}:${address.port}`, provider: settings.gitProvider, port: address.port })
+  if (metricsServer) logger.info('serving /metrics on its own listener', { address: metricsServer.address, port: metricsServer.port })
+  const url = `http://${address.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${address.port}`
 
   let stopping: Promise<{ drained: boolean }> | undefined
   const stop = () => (stopping ??= (async () => {
@@ -158,7 +188,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     cleanup.stop()
     // No more taking over: what this server leaves pending, another replica (or the next start) finishes.
     await leases.stop()
-    await closeServer(server, deadline)
+    await Promise.all([closeServer(server, deadline), control?.stop(deadline)])
+    await metricsServer?.close()
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))
     if (!drained) {
       // Whatever did not finish stays in the intake table and is replayed at the next start.
@@ -175,7 +206,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     mailboxes: mailboxes.active(), pacer: pacer.stats(), sleeps: sleep.pending(),
     shutdownListeners: getEventListeners(shutdown.signal, 'abort').length,
   })
-  return { server, port: address.port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), holding, url: `http://${address.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${address.port}`, stop }
+  return {
+    server, port: address.port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), holding, url, stop,
+    metricsUrl: `${metricsServer ? metricsServer.url : url}/metrics`,
+  }
 }
 
 /** Stops accepting, lets in-flight requests finish, and cuts what is still open at the deadline. */

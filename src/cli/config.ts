@@ -4,6 +4,8 @@ import { redactUrl } from '../config/redact-url.ts'
 import { loadSettings } from '../config/load-config.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { createWebhook } from './create-webhook.ts'
+import { formatMetricsListen } from './format-metrics-listen.ts'
+import { formatPeople } from './format-people.ts'
 import { formatReviews } from './format-reviews.ts'
 import { formatRoutes } from './format-routes.ts'
 import { loadEnvFile } from './load-env-file.ts'
@@ -19,14 +21,16 @@ function settings() {
   return loadSettings(process.env)
 }
 
-cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, the Slack pacing and the reviews settings').action(() => {
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, the reviews settings and the users and teams maps').action(() => {
   const loaded = settings()
   const routes = listRoutes(loaded.mappings)
   if (routes.length === 0) print('no mapping entries: every delivery is ignored')
   else for (const line of formatRoutes(routes, loaded.reactions)) print(line)
   print('')
+  print(formatMetricsListen(loaded))
   print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
   for (const line of formatReviews(loaded.reviews, loaded.gitProvider)) print(line)
+  for (const line of formatPeople(loaded, loaded.gitProvider)) print(line)
   print(loaded.database.kind === 'sqlite'
     ? `database: ${redactUrl(loaded.databaseUrl)} (SQLite: one server)`
     : `database: ${redactUrl(loaded.databaseUrl)} (PostgreSQL: replicas share it; database.lease_seconds ${loaded.databaseLeaseSeconds})`)

@@ -15,10 +15,11 @@ export interface ConfigProblem {
 const REACTION_KEYS = 'enabled, approved, commented, changes_requested, merged, closed, draft, bot, new_pr'
 
 const KNOWN_KEYS: Record<string, string> = {
-  '': 'git_provider, server, database, cleanup, slack, mappings',
-  server: 'listen, log_format, log_level, shutdown_timeout_seconds',
+  '': 'git_provider, server, database, cleanup, digest, slack, reviews, users, teams, mappings',
+  server: 'listen, metrics_listen, log_format, log_level, shutdown_timeout_seconds',
   database: 'url',
   cleanup: 'message_ttl_days',
+  digest: 'enabled, schedule, timezone, holidays, mention, include_dependency_bots',
   slack: 'reactions',
   'slack.reactions': REACTION_KEYS,
 }
@@ -27,8 +28,9 @@ function parentKnownKeys(path: string[]): string {
   if (path[0] === 'mappings') {
     // mappings.<owner>.<repo>.<key>, …slack.<key>, …slack.reactions.<key>, …paths.<prefix>.<key>, …channels.<n>.<key>
     if (path[4] === 'slack') return path.length === 6 ? 'reactions' : REACTION_KEYS
+    if (path[4] === 'digest') return 'enabled, schedule'
     if (path[4] === 'paths' || path[4] === 'channels') return path[4] === 'paths' ? 'channel, mentions' : 'id, mentions'
-    return 'channel, channels, mentions, paths, slack'
+    return 'channel, channels, mentions, paths, slack, digest'
   }
   return KNOWN_KEYS[path.slice(0, -1).join('.')] ?? ''
 }

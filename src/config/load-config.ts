@@ -3,13 +3,15 @@ import { dirname, join, resolve } from 'node:path'
 import { validate, type Failure } from 'superstruct'
 import { PrheraldError } from '../errors.ts'
 import { configSchema, type ConfigDocument } from './schema.ts'
-import { DEFAULTS, type Secrets, type Settings } from './settings.ts'
+import { DEFAULTS, type ListenAddress, type Secrets, type Settings } from './settings.ts'
 import { databaseTargetFromUrl, hasUrlPassword, parseListen } from './parse-values.ts'
 import { applyReactionTier, DEFAULT_REACTIONS } from '../routing/reactions.ts'
 import { describeFailure, mappingProblems, type ConfigProblem } from './config-problems.ts'
 import { emptyValueHint } from './empty-value-hint.ts'
 import { parseConfigText } from './parse-config-text.ts'
 import { redactUrl } from './redact-url.ts'
+import { peopleProblems } from './people-problems.ts'
+import { normalisePeopleMap } from '../people/people-map.ts'
 
 export type Env = Record<string, string | undefined>
 
@@ -51,7 +53,7 @@ export function readConfigDocument(file: string): ConfigDocument {
       return { ...describeFailure(failure), line, ...(hint ? { message: hint } : {}) }
     }), ...failures.slice(MAX_LISTED).map(describeFailure)])
   }
-  const problems = mappingProblems(value.mappings)
+  const problems = [...peopleProblems(value), ...mappingProblems(value.mappings)]
   if (problems.length > 0) throw invalid(file, problems.map((p, i) => (i < MAX_LISTED && p.path ? { ...p, line: lineOf(p.path) } : p)))
   return value as ConfigDocument
 }
@@ -77,6 +79,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     if (env.PRHERALD_LISTEN) throw envProblem('PRHERALD_LISTEN', 'use host:port or :port, e.g. :8080 or 127.0.0.1:8080')
     throw invalid(configFile, [{ key: 'server.listen', message: `"${listenText}" is not an address; use host:port or :port, e.g. :8080` }])
   }
+  const metricsListen = parseMetricsListen(doc.server?.metrics_listen, listen, configFile)
   const databaseUrl = env.PRHERALD_DATABASE_URL || doc.database?.url || DEFAULTS.databaseUrl
   const database = databaseTargetFromUrl(databaseUrl, cwd)
   if (!database) {
@@ -98,6 +101,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     lockFile: join(dirname(configFile), 'config.lock'),
     gitProvider: doc.git_provider,
     listen,
+    metricsListen,
     logFormat: doc.server?.log_format ?? DEFAULTS.logFormat,
     logLevel: doc.server?.log_level ?? DEFAULTS.logLevel,
     shutdownTimeoutSeconds: doc.server?.shutdown_timeout_seconds ?? DEFAULTS.shutdownTimeoutSeconds,
@@ -106,12 +110,22 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     databaseLeaseSeconds: doc.database?.lease_seconds ?? DEFAULTS.databaseLeaseSeconds,
     messageTtlDays: doc.cleanup?.message_ttl_days ?? DEFAULTS.messageTtlDays,
     reactions: applyReactionTier(DEFAULT_REACTIONS, doc.slack?.reactions),
+    digest: {
+      enabled: doc.digest?.enabled ?? DEFAULTS.digest.enabled,
+      schedule: doc.digest?.schedule ?? DEFAULTS.digest.schedule,
+      timezone: doc.digest?.timezone ?? DEFAULTS.digest.timezone,
+      holidays: doc.digest?.holidays ?? DEFAULTS.digest.holidays,
+      mention: doc.digest?.mention ?? DEFAULTS.digest.mention,
+      includeDependencyBots: doc.digest?.include_dependency_bots ?? DEFAULTS.digest.includeDependencyBots,
+    },
     reviews: {
       ignoreBotReviews: doc.reviews?.ignore_bot_reviews ?? DEFAULTS.reviews.ignoreBotReviews,
       dependencyBots: doc.reviews?.dependency_bots ?? DEFAULTS.reviews.dependencyBots,
       dependencyBotLogins: doc.reviews?.dependency_bot_logins ?? [],
     },
     slackPacing: pacingText,
+    users: normalisePeopleMap(doc.git_provider, doc.users),
+    teams: normalisePeopleMap(doc.git_provider, doc.teams),
     mappings: doc.mappings,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: {
@@ -120,6 +134,19 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
       bitbucket: (env.BITBUCKET_API_URL || DEFAULTS.api.bitbucket).replace(/\/+$/, ''),
     },
   }
+}
+
+/** `server.metrics_listen`, parsed like `server.listen`; it cannot share the webhook listener's port. */
+function parseMetricsListen(text: string | undefined, listen: ListenAddress, configFile: string): ListenAddress | undefined {
+  if (text === undefined) return undefined
+  const address = parseListen(text)
+  const key = 'server.metrics_listen'
+  if (!address) throw invalid(configFile, [{ key, message: `"${text}" is not an address; use host:port or :port, e.g. 127.0.0.1:9464` }])
+  const overlaps = address.host === listen.host || address.host === undefined || listen.host === undefined
+  if (address.port !== 0 && address.port === listen.port && overlaps) {
+    throw invalid(configFile, [{ key, message: `"${text}" is the port the webhooks listen on (${listen.port}); give /metrics another port, e.g. 127.0.0.1:9464` }])
+  }
+  return address
 }
 
 function withTrailingSlash(url: string): string {

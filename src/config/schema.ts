@@ -1,6 +1,8 @@
 import {
   array, boolean, enums, integer, object, optional, record, refine, size, string, union, type Infer, type Struct,
 } from 'superstruct'
+import { Cron } from 'croner'
+import { holidayCalendarProblem, timeZoneProblem } from '../digest/digest-day.ts'
 
 /**
  * The shape of config.yaml. `object` (not `type`) so that unknown keys are errors: a typo such as
@@ -50,12 +52,30 @@ const reactions = object({
   new_pr: optional(reactionName),
 })
 
+/** A 5-field cron expression (minute hour day-of-month month day-of-week), as croner reads it. */
+const cronExpression = refine(string(), 'cron', (value) => {
+  if (value.trim().split(/\s+/).length !== 5) return `"${value}" is not a 5-field cron expression (minute hour day month weekday), e.g. "0 9 * * 1-5"`
+  try {
+    new Cron(value, { paused: true })
+    return true
+  } catch (error) {
+    return `"${value}" is not a valid cron expression (${(error as Error).message}); e.g. "0 9 * * 1-5" is 09:00 on weekdays`
+  }
+})
+
+const timeZone = refine(string(), 'time_zone', (value) => timeZoneProblem(value) ?? true)
+const holidayCalendar = refine(string(), 'holidays', (value) => holidayCalendarProblem(value) ?? true)
+
+/** `digest` in a mapping tier: a repository or owner may turn its digest off or run it on its own schedule. */
+const digestTier = object({ enabled: optional(boolean()), schedule: optional(cronExpression) })
+
 export const mappingEntry = object({
   channel: optional(channelId),
   channels: optional(size(array(channelTarget), 1, 50)),
   mentions: optional(mentions),
   paths: optional(record(pathPrefix, pathRule)),
   slack: optional(object({ reactions: optional(reactions) })),
+  digest: optional(digestTier),
 })
 
 const positiveInteger = (fix: string, max = Number.MAX_SAFE_INTEGER): Struct<number, null> =>
@@ -75,6 +95,34 @@ const reviews = object({
   dependency_bot_logins: optional(size(array(botLogin), 0, 100)),
 })
 
+/** A git-host login or Bitbucket account id as a key of `users:`; provider-specific rules are in people-problems.ts. */
+const personKey = refine(string(), 'person_key', (value) =>
+  /^[^\s@<>]{1,128}$/.test(value) ||
+  `"${value}" is not a login; write the GitHub login (octocat) or the Bitbucket account id (557058:…) exactly, without @`)
+
+/** Slack's bare user id: U… (or W… on Enterprise Grid). The mention token is built from it, never written here. */
+export const SLACK_USER_ID = /^[UW][A-Z0-9]{2,}$/
+const slackUserId = refine(string(), 'slack_user_id', (value) => {
+  if (SLACK_USER_ID.test(value)) return true
+  const token = /^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$/.exec(value)
+  if (token) return `"${value}" is a mention token; write the bare user id ${token[1]}`
+  return `"${value}" is not a Slack user id; write the member id (U… or W…): in Slack, open the person's profile, ⋮ More, Copy member ID`
+})
+
+/** A GitHub team's slug as the webhook names it in `requested_team.slug`. */
+const teamSlug = refine(string(), 'team_slug', (value) =>
+  /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(value) ||
+  `"${value}" is not a team slug; write the slug from the team's URL (github.com/orgs/acme/teams/backend: backend), without the organisation or @`)
+
+/** Slack's bare user-group id: S…. */
+export const SLACK_GROUP_ID = /^S[A-Z0-9]{2,}$/
+const slackGroupId = refine(string(), 'slack_group_id', (value) => {
+  if (SLACK_GROUP_ID.test(value)) return true
+  const token = /^<!subteam\^(S[A-Z0-9]+)(?:\|[^>]*)?>$/.exec(value)
+  if (token) return `"${value}" is a mention token; write the bare user-group id ${token[1]}`
+  return `"${value}" is not a Slack user-group id; write the group's id (S…): in Slack, People > User groups, open the group, copy the S… id from the browser's address bar`
+})
+
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const
 export const LOG_FORMATS = ['json', 'pretty'] as const
 export const PROVIDERS = ['github', 'bitbucket'] as const
@@ -84,6 +132,7 @@ export const configSchema = object({
   git_provider: enums(PROVIDERS),
   server: optional(object({
     listen: optional(string()),
+    metrics_listen: optional(string()),
     log_format: optional(enums(LOG_FORMATS)),
     log_level: optional(enums(LOG_LEVELS)),
     // At most an hour: Node's timers cannot wait longer than about 24.8 days and would fire at once instead.
@@ -95,6 +144,14 @@ export const configSchema = object({
     // (docs/architecture.md). A dead server's deliveries move to another within about 4/3 of it.
     lease_seconds: optional(positiveInteger('use a whole number of seconds from 1 to 300, e.g. 15', 300)),
   })),
+  digest: optional(object({
+    enabled: optional(boolean()),
+    schedule: optional(cronExpression),
+    timezone: optional(timeZone),
+    holidays: optional(holidayCalendar),
+    mention: optional(boolean()),
+    include_dependency_bots: optional(boolean()),
+  })),
   cleanup: optional(object({
     message_ttl_days: optional(positiveInteger('use a whole number of days from 1 to 36500, e.g. 30', 36_500)),
   })),
@@ -103,6 +160,8 @@ export const configSchema = object({
     reactions: optional(reactions),
   })),
   reviews: optional(reviews),
+  users: optional(record(personKey, slackUserId)),
+  teams: optional(record(teamSlug, slackGroupId)),
   mappings: record(string(), record(string(), mappingEntry)),
 })
 
@@ -110,3 +169,4 @@ export type ConfigDocument = Infer<typeof configSchema>
 export type MappingEntry = Infer<typeof mappingEntry>
 export type Mappings = ConfigDocument['mappings']
 export type ReactionsConfig = Infer<typeof reactions>
+export type DigestTier = Infer<typeof digestTier>

@@ -15,6 +15,19 @@ export interface ReactionSettings {
   newPr: string | undefined
 }
 
+/** `digest`, after defaults; a mapping tier may still override `enabled` and `schedule`. */
+export interface DigestSettings {
+  enabled: boolean
+  /** 5-field cron expression, read in `timezone`. */
+  schedule: string
+  timezone: string
+  /** `DE` or `DE-BY`; undefined: only weekends are skipped. */
+  holidays: string | undefined
+  /** Put the channel's mentions on the digest's parent message (thread replies never notify). */
+  mention: boolean
+  includeDependencyBots: boolean
+}
+
 export type DependencyBotLayout = (typeof DEPENDENCY_BOT_LAYOUTS)[number]
 
 /** `reviews`: how bot activity shows in the channel. Global, applied by the intake. */
@@ -42,6 +55,8 @@ export interface Settings {
   lockFile: string
   gitProvider: Provider
   listen: ListenAddress
+  /** `server.metrics_listen`: /metrics on a listener of its own; undefined serves it on `listen`. */
+  metricsListen: ListenAddress | undefined
   logFormat: LogFormat
   logLevel: LogLevel
   shutdownTimeoutSeconds: number
@@ -51,8 +66,16 @@ export interface Settings {
   databaseLeaseSeconds: number
   messageTtlDays: number
   reactions: ReactionSettings
+  digest: DigestSettings
   reviews: ReviewSettings
   slackPacing: SlackPacingSetting
+  /**
+   * `users:`: git-host person -> bare Slack user id (U…/W…). Keyed by GitHub login (lower-cased) or
+   * Bitbucket account id; read it with mappedId (src/people/people-map.ts).
+   */
+  users: Record<string, string>
+  /** `teams:`: GitHub team slug (lower-cased) -> bare Slack user-group id (S…). */
+  teams: Record<string, string>
   mappings: Mappings
   publicUrl: string | undefined
   api: { slack: string; github: string; bitbucket: string }
@@ -75,6 +98,7 @@ export const DEFAULTS = {
   databaseUrl: 'file:./data/prherald.db',
   databaseLeaseSeconds: 15,
   messageTtlDays: 30,
+  digest: { enabled: true, schedule: '0 9 * * 1-5', timezone: 'UTC', holidays: undefined, mention: false, includeDependencyBots: false },
   reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
   slackPacing: 'published',
   reactions: {
@@ -99,6 +123,7 @@ export const DEFAULTS = {
   databaseUrl: string
   databaseLeaseSeconds: number
   messageTtlDays: number
+  digest: DigestSettings
   reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>
   slackPacing: SlackPacingSetting
   reactions: Record<ReactionKey, string>

@@ -2,6 +2,7 @@ import type { Actor, Decoded, EventKind, Ignored, IgnoreReason } from './pull-re
 import { smokeNumber } from '../smoke/smoke-pull-request.ts'
 import { securityUpdate } from './dependency-bump.ts'
 import { at, bool, int, obj, str } from './read-fields.ts'
+import { bitbucketRequested } from './requested-reviewers.ts'
 
 /** Bitbucket Cloud event keys (`X-Event-Key`) prherald acts on. A Map, so `constructor` is not a key. */
 const EVENT_KEYS = new Map<string, EventKind>([
@@ -38,7 +39,8 @@ function actorOf(user: unknown): Actor | undefined {
   // Only `app_user` is a bot: it is what Bitbucket calls the accounts behind Connect/Forge apps and repository,
   // project or workspace access tokens. `team` is a workspace owning a repository, never someone who reviews
   // or comments, so counting it as a bot (or anything but `user` as one) would only mislabel odd payloads.
-  return { login, isBot: str(user, 'type') === 'app_user' }
+  const accountId = str(user, 'account_id')
+  return { login, isBot: str(user, 'type') === 'app_user', ...(accountId ? { accountId } : {}) }
 }
 
 /** Decodes a Bitbucket Cloud delivery into a PullRequestEvent or an Ignored. Never throws. */
@@ -60,11 +62,13 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
   const title = str(pr, 'title')
   const url = str(pr, 'links', 'html', 'href')
   const author = str(pr, 'author', 'nickname') ?? str(pr, 'author', 'display_name')
+  const authorAccountId = str(pr, 'author', 'account_id')
   const createdAt = str(pr, 'created_on')
   const updatedAt = str(pr, 'updated_on')
   const actor = actorOf(actingUser(kind, root))
   if (!owner || !repo || number === undefined || title === undefined || !url || !author || !createdAt || !updatedAt || !actor) return ignored('invalid_payload')
   const state = str(pr, 'state')
+  const requested = bitbucketRequested(pr)
   return {
     provider: 'bitbucket', deliveryId, owner, repo, number, kind, actor,
     pr: {
@@ -73,6 +77,8 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
       state: state === 'MERGED' ? 'merged' : state === 'DECLINED' || state === 'SUPERSEDED' ? 'closed' : 'open',
       // Bitbucket pull requests have no labels; the title and description carry Renovate's markers.
       ...(securityUpdate({ title, labels: [], body: str(pr, 'description') }) ? { securityUpdate: true } : {}),
+      ...(authorAccountId ? { authorAccountId } : {}),
+      ...(requested ? { requestedReviewers: requested } : {}),
     },
   }
 }

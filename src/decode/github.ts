@@ -2,6 +2,7 @@ import type { Actor, Decoded, EventKind, Ignored, IgnoreReason, PullRequestFacts
 import { smokeNumber } from '../smoke/smoke-pull-request.ts'
 import { securityUpdate } from './dependency-bump.ts'
 import { at, bool, int, obj, str, type JsonObject } from './read-fields.ts'
+import { githubRequested, githubTeam, githubUser } from './requested-reviewers.ts'
 
 /** Either the kind of change a delivery announces, or why it is not one prherald acts on. */
 type Verdict = { kind: EventKind } | { reason: IgnoreReason }
@@ -12,6 +13,8 @@ const PULL_REQUEST_ACTIONS = new Map<string, EventKind>([
   ['reopened', 'reopened'],
   ['ready_for_review', 'ready_for_review'],
   ['converted_to_draft', 'converted_to_draft'],
+  ['review_requested', 'review_requested'],
+  ['review_request_removed', 'review_request_removed'],
 ])
 
 const REVIEW_STATES = new Map<string, EventKind>([
@@ -80,6 +83,8 @@ function factsOf(pr: JsonObject | undefined, isIssue: boolean): PullRequestFacts
   if (title === undefined || !url || !author || !createdAt || !updatedAt) return undefined
   const labelList = at(pr, 'labels')
   const labels = Array.isArray(labelList) ? labelList.flatMap((l: unknown) => str(l, 'name') ?? []) : []
+  // An issue_comment's issue has no review requests: absent, not empty, so it clears nobody.
+  const requested = isIssue ? undefined : githubRequested(pr)
   const merged = isIssue ? typeof at(pr, 'pull_request', 'merged_at') === 'string' : bool(pr, 'merged') === true
   return {
     title, url, author, createdAt, updatedAt,
@@ -87,6 +92,7 @@ function factsOf(pr: JsonObject | undefined, isIssue: boolean): PullRequestFacts
     state: merged ? 'merged' : str(pr, 'state') === 'closed' ? 'closed' : 'open',
     // Set only when true: the stored event stays as it was for every other pull request.
     ...(securityUpdate({ title, labels, body: str(pr, 'body') }) ? { securityUpdate: true } : {}),
+    ...(requested ? { requestedReviewers: requested } : {}),
   }
 }
 
@@ -107,5 +113,11 @@ export function decodeGithub(eventName: string, deliveryId: string, payload: unk
   const facts = factsOf(pr, isIssue)
   const actor = actorOf(actingUser(eventName, root)) ?? actorOf(at(root, 'sender'))
   if (!owner || !repo || number === undefined || !facts || !actor) return ignored('invalid_payload')
-  return { provider: 'github', deliveryId, owner, repo, number, kind: verdict.kind, pr: facts, actor }
+  const event = { provider: 'github', deliveryId, owner, repo, number, kind: verdict.kind, pr: facts, actor } as const
+  if (verdict.kind === 'review_requested' || verdict.kind === 'review_request_removed') {
+    // One of the two, per GitHub's schema: a person, or a team (whose members may get their own deliveries).
+    const reviewer = githubUser(at(root, 'requested_reviewer')) ?? githubTeam(at(root, 'requested_team'))
+    return reviewer ? { ...event, reviewer } : ignored('invalid_payload')
+  }
+  return eventName === 'pull_request_review' && verdict.kind !== 'review_dismissed' ? { ...event, submittedReview: true } : event
 }

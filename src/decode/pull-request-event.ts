@@ -16,8 +16,19 @@ export type EventKind =
   | 'approval_removed' // Bitbucket pullrequest:unapproved
   | 'changes_request_removed' // Bitbucket pullrequest:changes_request_removed
   | 'review_dismissed' // GitHub pull_request_review dismissed
+  | 'review_requested' // GitHub pull_request review_requested: `reviewer` names the user or team
+  | 'review_request_removed' // GitHub pull_request review_request_removed: `reviewer` names the user or team
   | 'merged'
   | 'closed' // closed without merging, or declined on Bitbucket
+
+/**
+ * Someone asked to review. A user by the login the message shows (GitHub login, Bitbucket nickname or
+ * display name) and, on Bitbucket, the account id `users:` is keyed by; a GitHub team by its slug (the key
+ * of `teams:`) and its name.
+ */
+export type Reviewer =
+  | { type: 'user'; login: string; accountId?: string }
+  | { type: 'team'; slug: string; name: string }
 
 export interface PullRequestFacts {
   title: string
@@ -38,11 +49,27 @@ export interface PullRequestFacts {
    * logged. Absent in deliveries recorded before this field existed, which read as routine.
    */
   securityUpdate?: boolean
+  /**
+   * Bitbucket only: the author's Atlassian account id, the key `users:` maps (GitHub's key is the login
+   * itself). Absent on GitHub and in deliveries recorded before it existed.
+   */
+  authorAccountId?: string
+  /**
+   * The reviewers still asked to review when the host sent this delivery: the full list, not a change.
+   * GitHub: `requested_reviewers` then `requested_teams`, on every pull_request and pull_request_review
+   * payload (GitHub drops a reviewer from it once they review). Bitbucket: `reviewers`, less the
+   * participants who approved or requested changes. Absent when the payload carries no list (issue_comment,
+   * a payload without the field, deliveries recorded before it existed); an empty list means nobody.
+   */
+  requestedReviewers?: Reviewer[]
 }
 
 export interface Actor {
+  /** What the message shows: the GitHub login, or the Bitbucket nickname (display name when there is none). */
   login: string
   isBot: boolean
+  /** Bitbucket only: the Atlassian account id, the key `users:` maps. See PullRequestFacts.authorAccountId. */
+  accountId?: string
 }
 
 export interface PullRequestEvent {
@@ -59,6 +86,13 @@ export interface PullRequestEvent {
    * the context from the announcement on.
    */
   dependencyBump?: DependencyBump
+  /** review_requested / review_request_removed: who was asked, or is no longer asked, to review. */
+  reviewer?: Reviewer
+  /**
+   * GitHub: set on a submitted review (pull_request_review), whose state may be `commented`; GitHub ends the
+   * reviewer's request with it, which a conversation or line comment does not.
+   */
+  submittedReview?: true
 }
 
 export type IgnoreReason =

@@ -13,6 +13,7 @@ import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
 import { isSmokeTestDone, planSmokeCleanup } from './smoke-cleanup.ts'
+import type { ResolvePeople } from '../people/resolve-people.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
   mappings: Mappings
@@ -21,6 +22,8 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   chooseTargets?: ChooseTargets
   /** Git-host calls (path routing's changed files): at most so many at once. Slack calls go through the pacer. */
   limit: CallLimit
+  /** Who is a Slack user for a lifecycle about to be rendered; without it everyone is plain text. */
+  people?: ResolvePeople
 }
 
 /**
@@ -77,6 +80,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       ? (await deps.limit(() => chooseTargets(folded.announcedBy!, route))).filter((t) => !taken.has(t.channel))
       : []
     const reactions = applyReactionTier(deps.reactions, route.reactions)
+    const people = deps.people ? await deps.people(next, facts) : undefined
     const plans = planSmokeCleanup(events, planChanges({
       messages: messages.map((r) => {
         const shown = JSON.parse(r.lifecycle) as StoredLifecycle
@@ -86,10 +90,11 @@ export function createLifecycle(deps: LifecycleDeps) {
       announceIn,
       next,
       reactions,
+      ...(people ? { people } : {}),
     }))
     const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(first) }
     const beforePost = { state: unannounced.state, lifecycle: JSON.stringify(unannounced), lastDeliveryId: current?.lastDeliveryId ?? null }
-    const context = { ref, facts, next, reactions, beforePost, deliveryId: last.deliveryId }
+    const context = { ref, facts, next, reactions, beforePost, deliveryId: last.deliveryId, ...(people ? { people } : {}) }
 
     const placed = []
     const deleted = []

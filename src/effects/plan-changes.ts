@@ -2,6 +2,7 @@ import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { ReactionSettings } from '../config/settings.ts'
 import { reactionNames } from '../routing/reactions.ts'
 import { renderMessage, type RenderedMessage } from '../slack/render-message.ts'
+import type { People } from '../people/person-names.ts'
 import type { MessageTarget } from './message-targets.ts'
 
 /** One Slack write. Reactions are emoji names, already mapped from the machine's reaction keys. */
@@ -42,9 +43,12 @@ export interface PlanInput {
   next: StoredLifecycle
   /** The repository's reactions, after inheritance. */
   reactions: ReactionSettings
+  /** Who is a Slack user (`users:`, `teams:`, email look-ups); both renders use it, so a new mapping shows as an edit. */
+  people?: People
 }
 
-const renderFor = (lifecycle: StoredLifecycle, mentions: readonly string[]) => renderMessage({ lifecycle, mentions })
+const renderFor = (lifecycle: StoredLifecycle, mentions: readonly string[], people: People | undefined) =>
+  renderMessage({ lifecycle, mentions, ...(people ? { people } : {}) })
 
 /** A channel without a message of the pull request yet. */
 export const unposted = (target: MessageTarget): ShownMessage => ({ channel: target.channel, mentions: target.mentions, ts: undefined, shown: undefined, reactions: [] })
@@ -55,12 +59,12 @@ export const unposted = (target: MessageTarget): ShownMessage => ({ channel: tar
  * nothing a reader sees), and reactions follow the difference between the emoji the message carries and
  * the emoji `next` calls for, so a renamed emoji is swapped. A new message is posted, then gets its emoji.
  */
-export function planMessage(message: ShownMessage, next: StoredLifecycle, reactions: ReactionSettings): MessagePlan {
-  const wanted = renderFor(next, message.mentions)
+export function planMessage(message: ShownMessage, next: StoredLifecycle, reactions: ReactionSettings, people?: People): MessagePlan {
+  const wanted = renderFor(next, message.mentions, people)
   const emoji = reactionNames(reactions, next.context.reactions)
   const changes: SlackChange[] = []
   if (message.ts === undefined || message.shown === undefined) changes.push({ type: 'post', message: wanted })
-  else if (JSON.stringify(renderFor(message.shown, message.mentions)) !== JSON.stringify(wanted)) changes.push({ type: 'update', message: wanted })
+  else if (JSON.stringify(renderFor(message.shown, message.mentions, people)) !== JSON.stringify(wanted)) changes.push({ type: 'update', message: wanted })
   const carried = message.ts === undefined ? [] : message.reactions
   for (const name of emoji) if (!carried.includes(name)) changes.push({ type: 'addReaction', name })
   for (const name of carried) if (!emoji.includes(name)) changes.push({ type: 'removeReaction', name })
@@ -72,5 +76,5 @@ export function planMessage(message: ShownMessage, next: StoredLifecycle, reacti
  * no changes: its row is still saved, so that it records the deliveries it now reflects.
  */
 export function planChanges(input: PlanInput): MessagePlan[] {
-  return [...input.messages, ...input.announceIn.map(unposted)].map((m) => planMessage(m, input.next, input.reactions))
+  return [...input.messages, ...input.announceIn.map(unposted)].map((m) => planMessage(m, input.next, input.reactions, input.people))
 }

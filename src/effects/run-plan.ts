@@ -10,6 +10,7 @@ import type { PostOnce } from './post-once.ts'
 import { retryTransient, type RetryPolicy } from './retry-transient.ts'
 import type { ShutdownSleep } from './shutdown-sleep.ts'
 import type { SlackPacer } from './slack-pacer.ts'
+import type { People } from '../people/person-names.ts'
 
 export interface PlanRunnerDeps {
   store: Store
@@ -36,6 +37,8 @@ export interface PlanContext {
   beforePost: Pick<MessageRecord, 'state' | 'lifecycle' | 'lastDeliveryId'>
   /** The delivery the plan brings the messages to (the batch's last); a new post carries it in its metadata. */
   deliveryId: string
+  /** Who is a Slack user, as the plan was made with. */
+  people?: People
 }
 
 /** A message as it stands after its plan ran: what the outcome's row is saved with. */
@@ -104,7 +107,7 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
           // Someone deleted the message: announce the pull request again rather than go silent.
           deps.logger.warn('slack message was deleted, posting a new one', facts)
           ts = undefined
-          return run(planMessage(unposted(plan), context.next, context.reactions).changes)
+          return run(planMessage(unposted(plan), context.next, context.reactions, context.people).changes)
         }
       }
     }

@@ -16,6 +16,8 @@ export interface SlackPacerOptions {
   limits?: Record<SlackMethod, readonly RateLimit[]>
   /** Told about every 429, with how long its budget is now held. */
   onHold?: (method: SlackMethod, channel: string, holdMs: number) => void
+  /** Told how every call that ran ended (`error` undefined: it went through), 429s included; for the metrics. */
+  onCall?: (method: SlackMethod, error?: unknown) => void
 }
 
 export interface PacerStats {
@@ -149,7 +151,11 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
 
   const start = (w: Waiting) => {
     running++
-    w.run().then(w.resolve, (error: unknown) => {
+    w.run().then((value) => {
+      options.onCall?.(w.method)
+      w.resolve(value)
+    }, (error: unknown) => {
+      options.onCall?.(w.method, error)
       if (!isPrheraldError(error, 'slack_rate_limited')) return w.reject(error)
       if (options.signal.aborted) return w.reject(new ShutdownInterrupt('shutting down'))
       const holdMs = Math.max(1000, error.retryAfterMs ?? 1000)

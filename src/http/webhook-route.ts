@@ -5,6 +5,7 @@ import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Intake } from '../intake/intake.ts'
 import { verifySignature } from '../intake/verify-signature.ts'
 import type { Logger } from '../log/logger.ts'
+import { intakeOutcome, rejectedOutcome, type DeliveryOutcome } from '../metrics/delivery-outcome.ts'
 import { readRawBody } from './read-raw-body.ts'
 import { errorResponse, json } from './respond.ts'
 
@@ -16,6 +17,8 @@ export interface WebhookRouteDeps {
   bodyLimit?: number
   /** false while deliveries cannot be stored (the database file vanished): they are refused with 503. */
   ready?: () => boolean
+  /** Told what each delivery came to and how many seconds its answer took (the metrics). */
+  observe?: (outcome: DeliveryOutcome, seconds: number) => void
 }
 
 /** How each host spells its headers, for log lines and answers an operator compares with the host's delivery log. */
@@ -26,6 +29,11 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
   const headerNames = DELIVERY_HEADERS[deps.provider]
   const eventHeader = HEADER_SPELLING[headerNames.event] ?? headerNames.event
   return async (event: H3Event): Promise<HTTPResponse> => {
+    const started = performance.now()
+    const answer = (response: HTTPResponse, outcome: DeliveryOutcome) => {
+      deps.observe?.(outcome, (performance.now() - started) / 1000)
+      return response
+    }
     const headers = event.req.headers
     const deliveryHeader = headers.get(headerNames.delivery) ?? undefined
     try {
@@ -54,9 +62,9 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
           header: eventHeader, provider: deps.provider, delivery_id: deliveryHeader,
           fix: `${deps.provider === 'github' ? 'GitHub' : 'Bitbucket'} always sends ${eventHeader}; check that no proxy in front of prherald drops it`,
         })
-        return json(200, { ...result, missing_header: eventHeader })
+        return answer(json(200, { ...result, missing_header: eventHeader }), intakeOutcome(result))
       }
-      return json(200, result)
+      return answer(json(200, result), intakeOutcome(result))
     } catch (error) {
       const response = errorResponse(error)
       const status = response.status ?? 500
@@ -75,7 +83,7 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
         // delivery log. Headers only: never the signature value or the body.
         deps.logger.warn('rejected webhook delivery', { reason: error.code, ...facts })
       }
-      return response
+      return answer(response, rejectedOutcome(error))
     }
   }
 }

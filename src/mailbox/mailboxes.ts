@@ -10,6 +10,8 @@ export interface Mailboxes<T> {
   post(key: string, item: T): void
   /** Number of pull requests with queued or running work. */
   active(): number
+  /** Number of items posted and not yet finished (waiting, or in the batch being applied). */
+  queued(): number
   /** Resolves true when every mailbox is empty, false if `timeoutMs` passed first. */
   drain(timeoutMs: number): Promise<boolean>
   /** Drops queued (not running) work; used when the shutdown window has expired. */
@@ -26,6 +28,7 @@ interface Mailbox<T> {
 export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string, error: unknown) => void): Mailboxes<T> {
   const boxes = new Map<string, Mailbox<T>>()
   let idleWaiters: Array<() => void> = []
+  let held = 0
 
   const run = async (key: string, box: Mailbox<T>) => {
     while (box.queued.length > 0) {
@@ -35,6 +38,8 @@ export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string
         await work(key, items)
       } catch (error) {
         onError(key, error)
+      } finally {
+        held -= items.length
       }
     }
     boxes.delete(key)
@@ -47,6 +52,7 @@ export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string
 
   return {
     post(key, item) {
+      held++
       const box = boxes.get(key)
       if (box) return void box.queued.push(item)
       const fresh: Mailbox<T> = { queued: [item] }
@@ -55,6 +61,7 @@ export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string
       setImmediate(() => void run(key, fresh))
     },
     active: () => boxes.size,
+    queued: () => held,
     drain(timeoutMs) {
       if (boxes.size === 0) return Promise.resolve(true)
       return new Promise<boolean>((resolve) => {
@@ -70,7 +77,10 @@ export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string
       })
     },
     clear() {
-      for (const box of boxes.values()) box.queued = []
+      for (const box of boxes.values()) {
+        held -= box.queued.length
+        box.queued = []
+      }
     },
   }
 }

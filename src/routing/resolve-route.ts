@@ -1,4 +1,4 @@
-import type { MappingEntry, Mappings, ReactionsConfig } from '../config/schema.ts'
+import type { DigestTier, MappingEntry, Mappings, ReactionsConfig } from '../config/schema.ts'
 import type { MessageTarget } from '../effects/message-targets.ts'
 import { mergeReactionTiers } from './reactions.ts'
 
@@ -17,6 +17,8 @@ export interface Route {
   paths: PathRoute[]
   /** The mapping tiers' `slack.reactions` (repository over the owner's `"*"`), still to be laid over the global ones. */
   reactions: ReactionsConfig | undefined
+  /** The mapping tiers' `digest` overrides (repository over the owner's `"*"`), still to be laid over the global `digest`. */
+  digest: DigestTier
   /** Which entry matched: the repository's own, or the owner's catch-all. */
   source: 'repository' | 'wildcard'
 }
@@ -49,6 +51,10 @@ export function resolveEntry(star: MappingEntry | undefined, entry: MappingEntry
       mentions: rule.mentions ?? [],
     })),
     reactions: mergeReactionTiers(star?.slack?.reactions, entry?.slack?.reactions),
+    digest: {
+      enabled: entry?.digest?.enabled ?? star?.digest?.enabled,
+      schedule: entry?.digest?.schedule ?? star?.digest?.schedule,
+    },
   }
 }
 

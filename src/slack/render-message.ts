@@ -1,5 +1,7 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { DependencyBump } from '../decode/dependency-bump.ts'
+import { waitingOn } from '../../machines/review-requests.ts'
+import { personName, reviewerName, type Named, type People } from '../people/person-names.ts'
 
 /** The two Block Kit blocks the message uses; enough for chat.postMessage / chat.update. */
 export type SlackBlock =
@@ -51,17 +53,45 @@ export function escapeWithin(text: string, max: number): string {
 
 const ENDED_LABEL = { merged: '[Merged]', closed: '[Closed]' } as const
 
-/** Where the pull request stands, e.g. `Approved by a, b · Changes requested by c · 2 comments`. Unescaped. */
-export function statusLine(lifecycle: StoredLifecycle): string {
+/**
+ * The status line's pieces, each person through `show`: `Approved by a, b · Changes requested by c · Waiting
+ * on d, acme/backend · 2 comments`. Nobody is waited on once the pull request ended.
+ */
+function statusParts(lifecycle: StoredLifecycle, people: People | undefined, show: (named: Named) => string): string[] {
   const { state, context } = lifecycle
+  const list = (logins: readonly string[]) => logins.map((login) => show(personName(context, people, login))).join(', ')
   const parts: string[] = []
   if (state === 'draft') parts.push('Draft')
   if (state === 'merged') parts.push('Merged')
   if (state === 'closed') parts.push('Closed')
-  if (context.approvedBy.length > 0) parts.push(`Approved by ${context.approvedBy.join(', ')}`)
-  if (context.changesRequestedBy.length > 0) parts.push(`Changes requested by ${context.changesRequestedBy.join(', ')}`)
+  if (context.approvedBy.length > 0) parts.push(`Approved by ${list(context.approvedBy)}`)
+  if (context.changesRequestedBy.length > 0) parts.push(`Changes requested by ${list(context.changesRequestedBy)}`)
+  const waiting = state === 'merged' || state === 'closed' ? [] : waitingOn(context)
+  if (waiting.length > 0) parts.push(`Waiting on ${waiting.map((r) => show(reviewerName(context, people, r))).join(', ')}`)
   if (context.commentCount > 0) parts.push(`${context.commentCount} ${context.commentCount === 1 ? 'comment' : 'comments'}`)
-  return parts.length > 0 ? parts.join(' · ') : 'Open'
+  return parts.length > 0 ? parts : ['Open']
+}
+
+const plainOf = (named: Named) => ('token' in named ? named.token : named.plain)
+
+/** Where the pull request stands, with plain names. Unescaped; the fallback text and the digest use it. */
+export function statusLine(lifecycle: StoredLifecycle): string {
+  return statusParts(lifecycle, undefined, plainOf).join(' · ')
+}
+
+/**
+ * The status line as mrkdwn: mapped people as mention tokens, the rest escaped. Tokens cannot be cut, so a
+ * line over a block's size (hundreds of reviewers) falls back to plain names, cut as any text from the host.
+ */
+function statusMrkdwn(lifecycle: StoredLifecycle, people: People | undefined): string {
+  const rich = statusParts(lifecycle, people, (named) => ('token' in named ? named.token : escapeText(named.plain))).join(' · ')
+  return rich.length <= SLACK_LIMITS.blockText ? rich : escapeWithin(statusLine(lifecycle), SLACK_LIMITS.blockText)
+}
+
+/** The author for the context line: a mention when mapped, else the escaped login, cut like any piece. */
+function authorMrkdwn(lifecycle: StoredLifecycle, people: People | undefined): string {
+  const named = personName(lifecycle.context, people, lifecycle.context.author)
+  return 'token' in named ? named.token : escapeWithin(named.plain, PIECE_LIMIT.author)
 }
 
 /** A date Slack shows in each reader's time zone; the fallback is the UTC day, so the output is deterministic. */
@@ -94,14 +124,15 @@ function headline(lifecycle: StoredLifecycle, mentions: readonly string[], lead?
 
 /**
  * The Block Kit message for a pull request: headline with mentions and link, context line, status line.
- * Pure. Mentions are Slack tokens (`<@U…>`, `<!subteam^…>`) and are passed through unescaped. Every piece
- * from the git host is cut to fit Slack's sizes (SLACK_LIMITS), so the message always posts.
+ * Pure. Mentions are Slack tokens (`<@U…>`, `<!subteam^…>`) and are passed through unescaped; so are the
+ * people `people` maps (the author, reviewers, those waited on), the rest stay plain text. Every piece from
+ * the git host is cut to fit Slack's sizes (SLACK_LIMITS), so the message always posts.
  */
-export function renderMessage(input: { lifecycle: StoredLifecycle; mentions: readonly string[] }): RenderedMessage {
+export function renderMessage(input: { lifecycle: StoredLifecycle; mentions: readonly string[]; people?: People }): RenderedMessage {
   const { context } = input.lifecycle
   if (context.dependencyBump?.compact) return renderBump(input.lifecycle, context.dependencyBump, input.mentions)
   const repository = escapeWithin(`${context.owner}/${context.repo}`, PIECE_LIMIT.repository)
-  const author = escapeWithin(context.author, PIECE_LIMIT.author)
+  const author = authorMrkdwn(input.lifecycle, input.people)
   const status = escapeWithin(statusLine(input.lifecycle), SLACK_LIMITS.blockText)
   const title = escapeWithin(context.title.trim(), SLACK_LIMITS.blockText)
   // Each piece is within a block's size, so the fallback text stays far below SLACK_LIMITS.messageText.
@@ -110,7 +141,7 @@ export function renderMessage(input: { lifecycle: StoredLifecycle; mentions: rea
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: headline(input.lifecycle, input.mentions) } },
       { type: 'context', elements: [{ type: 'mrkdwn', text: `${repository} · ${author} · opened ${slackDate(context.createdAt)}` }] },
-      { type: 'section', text: { type: 'mrkdwn', text: status } },
+      { type: 'section', text: { type: 'mrkdwn', text: statusMrkdwn(input.lifecycle, input.people) } },
     ],
   }
 }

@@ -13,14 +13,16 @@ export interface CleanupDeps {
 
 /**
  * Forgets `slack_messages` rows untouched for `ttlDays` (the Slack messages themselves stay; a later
- * event on such a PR posts a fresh one) and applied delivery ids older than that.
+ * event on such a PR posts a fresh one), applied delivery ids older than that, and once-per-run claims too.
  */
-export async function runCleanup(deps: CleanupDeps): Promise<{ messages: number; deliveries: number }> {
+export async function runCleanup(deps: CleanupDeps): Promise<{ messages: number; deliveries: number; runClaims: number }> {
   const cutoff = (deps.now ?? Date.now)() - deps.ttlDays * DAY_MS
   const messages = await deps.store.deleteMessagesUntouchedSince(cutoff)
   const deliveries = await deps.store.deleteAppliedDeliveriesBefore(cutoff)
-  deps.logger.info('cleanup finished', { deleted_messages: messages, deleted_deliveries: deliveries, ttl_days: deps.ttlDays })
-  return { messages, deliveries }
+  // A claim only has to outlive its run's day; ttl_days is at least one, so today's claims always stay.
+  const runClaims = await deps.store.deleteRunClaimsBefore(cutoff)
+  deps.logger.info('cleanup finished', { deleted_messages: messages, deleted_deliveries: deliveries, deleted_run_claims: runClaims, ttl_days: deps.ttlDays })
+  return { messages, deliveries, runClaims }
 }
 
 /** Runs the cleanup now, then every 24 hours on an unref'd timer that never keeps the process alive. */

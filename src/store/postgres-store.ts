@@ -111,6 +111,13 @@ export function createPostgresStore({ pool, now = Date.now, lockPool }: Postgres
       })
     },
     countPendingDeliveries: () => count('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL'),
+    async pendingDeliveryStats() {
+      // count(*) is a bigint and received_at a BIGINT column: both arrive as strings.
+      const { rows } = await pool.query<{ n: string; oldest: string | null }>(
+        'SELECT count(*) AS n, min(received_at) AS oldest FROM deliveries WHERE applied_at IS NULL')
+      const row = rows[0]
+      return { count: Number(row?.n ?? 0), oldestReceivedAt: row?.oldest == null ? undefined : Number(row.oldest) }
+    },
     async deleteAppliedDeliveriesBefore(cutoff) {
       return (await pool.query('DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < $1', [cutoff])).rowCount ?? 0
     },
@@ -132,6 +139,14 @@ export function createPostgresStore({ pool, now = Date.now, lockPool }: Postgres
     },
     async dropPostIntent(pr: PullRequestRef, channel: string, marker: string) {
       await pool.query(`${DELETE_INTENT} AND marker = $5`, [pr.provider, pr.repository, pr.prNumber, channel, marker])
+    },
+    async claimRun(job: string, runKey: string) {
+      // Across replicas: a concurrent second insert of the same key waits for the first, then does nothing.
+      const result = await pool.query('INSERT INTO job_runs (job, run_key, claimed_at) VALUES ($1, $2, $3) ON CONFLICT (job, run_key) DO NOTHING', [job, runKey, now()])
+      return result.rowCount === 1
+    },
+    async deleteRunClaimsBefore(cutoff) {
+      return (await pool.query('DELETE FROM job_runs WHERE claimed_at < $1', [cutoff])).rowCount ?? 0
     },
     close() {
       // pool.end() throws when called twice; SQLite's close is idempotent, so this one is too.

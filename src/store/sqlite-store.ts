@@ -48,6 +48,8 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     'SELECT seq, provider, delivery_id, pr_key, event, received_at FROM deliveries WHERE applied_at IS NULL ORDER BY seq')
   const markApplied = db.prepare('UPDATE deliveries SET applied_at = ?, event = NULL WHERE provider = ? AND delivery_id = ?')
   const countPending = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL')
+  const pendingStats = db.prepare<[], { n: number; oldest: number | null }>(
+    'SELECT count(*) AS n, min(received_at) AS oldest FROM deliveries WHERE applied_at IS NULL')
   const deleteApplied = db.prepare('DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < ?')
   const recordIntent = db.prepare(`
     INSERT OR REPLACE INTO post_intents (provider, repository, pr_number, channel, marker, mentions, state, lifecycle, last_delivery_id, created_at)
@@ -56,6 +58,8 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     'SELECT * FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
   const allIntents = db.prepare<[], IntentRow>('SELECT * FROM post_intents ORDER BY created_at')
   const deleteIntent = db.prepare('DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ?')
+  const claimRun = db.prepare('INSERT INTO job_runs (job, run_key, claimed_at) VALUES (?, ?, ?) ON CONFLICT (job, run_key) DO NOTHING')
+  const deleteRunClaims = db.prepare('DELETE FROM job_runs WHERE claimed_at < ?')
   const deleteIntentWithMarker = db.prepare(
     'DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ? AND marker = ?')
 
@@ -170,6 +174,10 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     async countPendingDeliveries() {
       return countPending.get()?.n ?? 0
     },
+    async pendingDeliveryStats() {
+      const row = pendingStats.get()
+      return { count: row?.n ?? 0, oldestReceivedAt: row?.oldest ?? undefined }
+    },
     deleteAppliedDeliveriesBefore(cutoff) {
       return write(() => deleteApplied.run(cutoff).changes)
     },
@@ -191,6 +199,12 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     },
     async dropPostIntent(pr: PullRequestRef, channel: string, marker: string) {
       await write(() => deleteIntentWithMarker.run(pr.provider, pr.repository, pr.prNumber, channel, marker))
+    },
+    claimRun(job: string, runKey: string) {
+      return write(() => claimRun.run(job, runKey, now()).changes === 1)
+    },
+    deleteRunClaimsBefore(cutoff) {
+      return write(() => deleteRunClaims.run(cutoff).changes)
     },
     async close() {
       if (retry) clearTimeout(retry.timer)

@@ -51,6 +51,12 @@ export interface PendingDelivery extends IncomingDelivery {
   receivedAt: number
 }
 
+/** For the metrics: how many deliveries are pending, and when the oldest of them arrived (unix ms). */
+export interface PendingDeliveryStats {
+  count: number
+  oldestReceivedAt: number | undefined
+}
+
 export interface DeliveryOutcome {
   provider: Provider
   deliveryIds: readonly string[]
@@ -112,6 +118,8 @@ export interface Store extends SharedWork {
    */
   commitOutcome(outcome: DeliveryOutcome): Promise<void>
   countPendingDeliveries(): Promise<number>
+  /** One query: the pending count and the oldest pending delivery's arrival, read at each metrics scrape. */
+  pendingDeliveryStats(): Promise<PendingDeliveryStats>
   /** Forgets applied delivery ids older than `cutoff` (they only serve duplicate detection). */
   deleteAppliedDeliveriesBefore(cutoff: number): Promise<number>
 
@@ -125,6 +133,15 @@ export interface Store extends SharedWork {
   completePostIntent(message: MessageRecord): Promise<void>
   /** The post with this marker is known not to be in Slack: drops the intent (a newer one is kept). */
   dropPostIntent(pr: PullRequestRef, channel: string, marker: string): Promise<void>
+
+  /**
+   * Claims one run of a scheduled job (`digest:<schedule>`, keyed by the run's local date, say): true for
+   * exactly one caller per (job, runKey) among every process sharing the database, false for all others.
+   * The claim is never released: a run that fails after claiming is not retried by another process.
+   */
+  claimRun(job: string, runKey: string): Promise<boolean>
+  /** Cleanup: forgets claims made before `cutoff` (unix ms). */
+  deleteRunClaimsBefore(cutoff: number): Promise<number>
 
   close(): Promise<void>
 }

@@ -40,10 +40,13 @@ describe('prherald-config list', () => {
       'acme   api       C0234567890  <@U0123ABCD> <!subteam^S0123ABCD>  -                                                             default',
       'acme   web       C0123456789  <!here>                            -                                                             default',
       'acme   monorepo  C0123456789  -                                  services/billing/→C0456789012 <@U0456DEFG>; web/→C0567890123  default',
+      'server.metrics_listen: not set (GET /metrics on the webhook listener 127.0.0.1:0; keep your reverse proxy from forwarding it)',
       'slack.pacing: off (only 429 Retry-After is honoured)', // the tests' environment sets PRHERALD_SLACK_PACING=off
       'reviews.ignore_bot_reviews     false',
       'reviews.dependency_bots        compact',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot]',
+      'users: none',
+      'teams: none',
       `database: file:${join(dir.path, 'prherald.db')} (SQLite: one server)`,
     ])
     expect(slack.calls).toHaveLength(0)
@@ -60,8 +63,11 @@ describe('prherald-config list', () => {
   it('prints several channels, per-channel mentions and the effective emoji per repository', async () => {
     writeConfig(dir.path, {
       git_provider: 'github',
+      server: { metrics_listen: '127.0.0.1:9464' },
       slack: { reactions: { merged: 'rocket' } },
       reviews: { ignore_bot_reviews: true, dependency_bots: 'standard', dependency_bot_logins: ['Acme-Renovate[bot]'] },
+      users: { octocat: 'U0123ABCD', 'Dave-Smith': 'W0456DEFG' },
+      teams: { backend: 'S0123ABCD' },
       mappings: {
         acme: {
           '*': { channel: 'C0123456789', slack: { reactions: { new_pr: 'new' } } },
@@ -77,10 +83,16 @@ describe('prherald-config list', () => {
       'acme   *     C0123456789              -                                     -      new_pr=new merged=rocket',
       'acme   api   C0234567890 C0345678901  C0234567890: <!here>; C0345678901: -  -      new_pr=new approved=thumbsup merged=rocket',
       'acme   docs  C0123456789              -                                     -      off',
+      'server.metrics_listen: 127.0.0.1:9464 (GET /metrics there only; the webhook listener answers it 404)',
       'slack.pacing: off (only 429 Retry-After is honoured)',
       'reviews.ignore_bot_reviews     true',
       'reviews.dependency_bots        standard',
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot] acme-renovate[bot]',
+      'users: 2 mapped (GitHub logins, case ignored; unmapped people show as plain text)',
+      '  dave-smith  W0456DEFG',
+      '  octocat     U0123ABCD',
+      'teams: 1 mapped (GitHub team slugs, case ignored)',
+      '  backend  S0123ABCD',
       `database: file:${join(dir.path, 'prherald.db')} (SQLite: one server)`,
     ])
   })

@@ -46,6 +46,39 @@ describe('configuration', () => {
     expect(s.reviews).toEqual({ ignoreBotReviews: true, dependencyBots: 'standard', dependencyBotLogins: ['renovate-bot'] })
   })
 
+  it('reads users and teams as plain maps, GitHub logins and slugs lower-cased, Bitbucket account ids as written', () => {
+    const github = load(`git_provider: github\nusers:\n  OctoCat: U0123ABCD\n  dave: W0456DEFG\nteams:\n  Backend: S0123ABCD\n${MAPPINGS}`)
+    expect(github.users).toEqual({ octocat: 'U0123ABCD', dave: 'W0456DEFG' })
+    expect(github.teams).toEqual({ backend: 'S0123ABCD' })
+    expect(load(`git_provider: github\n${MAPPINGS}`)).toMatchObject({ users: {}, teams: {} })
+    const bitbucket = load(`git_provider: bitbucket\nusers:\n  "712020:5E1B4C3A-8f0d-4a7e-9c1b-2d3e4f5a6b7c": U0123ABCD\n  5b90d99f96cb052b5f65ab5d: U0234BCDE\n${MAPPINGS}`)
+    expect(bitbucket.users).toEqual({ '712020:5E1B4C3A-8f0d-4a7e-9c1b-2d3e4f5a6b7c': 'U0123ABCD', '5b90d99f96cb052b5f65ab5d': 'U0234BCDE' })
+  })
+
+  it.each([
+    ['users:\n  dave: "<@U0123ABCD>"', 'users.dave', 'is a mention token; write the bare user id U0123ABCD'],
+    ['users:\n  dave: "@dave"', 'users.dave', 'is not a Slack user id; write the member id (U… or W…)'],
+    ['users:\n  dave: Dave Smith', 'users.dave', 'Copy member ID'],
+    ['users:\n  dave: S0123ABCD', 'users.dave', 'is not a Slack user id'],
+    ['users:\n  "@dave": U0123ABCD', 'users.@dave', 'is not a login'],
+    ['teams:\n  backend: "<!subteam^S0123ABCD|@backend>"', 'teams.backend', 'is a mention token; write the bare user-group id S0123ABCD'],
+    ['teams:\n  backend: "@backend"', 'teams.backend', 'is not a Slack user-group id'],
+    ['teams:\n  acme/backend: S0123ABCD', 'teams.acme/backend', 'is not a team slug'],
+    ['users:\n  Dave: U0123ABCD\n  dave: U0234BCDE', 'users.dave', 'is the same GitHub login as users.Dave (case is ignored)'],
+  ])('refuses %j as config_invalid naming %s and the fix', (yaml, key, message) => {
+    const error = failure(`git_provider: github\n${yaml}\n${MAPPINGS}`)
+    expect(error.code).toBe('config_invalid')
+    expect(error.message).toContain(`${key}: `)
+    expect(error.message).toContain(message)
+  })
+
+  it('refuses a Bitbucket nickname as a users key, and teams, naming the fix', () => {
+    const error = failure(`git_provider: bitbucket\nusers:\n  dana: U0123ABCD\nteams:\n  backend: S0123ABCD\n${MAPPINGS}`)
+    expect(error.code).toBe('config_invalid')
+    expect(error.message).toMatch(/line 3, users\.dana: "dana" is not an Atlassian account id; Bitbucket users are keyed by account id/)
+    expect(error.message).toContain('teams: Bitbucket has no teams as reviewers')
+  })
+
   it('lets PRHERALD_LISTEN, PRHERALD_DATABASE_URL and the *_API_URL variables override', () => {
     const s = load(`git_provider: bitbucket\nserver:\n  listen: ":9000"\n${MAPPINGS}`, {
       PRHERALD_LISTEN: '127.0.0.1:0', PRHERALD_DATABASE_URL: 'file:/tmp/x.db', SLACK_API_URL: 'http://127.0.0.1:1/api', BITBUCKET_API_URL: 'http://127.0.0.1:2/2.0/',
@@ -90,6 +123,11 @@ describe('configuration', () => {
     ['bad listen', `git_provider: github\nserver:\n  listen: "localhost"\n${MAPPINGS}`, /server\.listen: "localhost" is not an address/],
     ['bad path rule', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      paths:\n        /abs/:\n          channel: C0456DEF\n', /mappings\.acme\.api\.paths\.\/abs\/: "\/abs\/" is not a directory prefix/],
     ['path rule without channel', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      paths:\n        web/:\n          mentions: []\n', /mappings\.acme\.api\.paths\.web\/\.channel: is required/],
+    ['bad digest cron', `git_provider: github\ndigest:\n  schedule: "0 9 * *"\n${MAPPINGS}`, /digest\.schedule: "0 9 \* \*" is not a 5-field cron expression/],
+    ['bad digest cron field', `git_provider: github\ndigest:\n  schedule: "61 9 * * 1-5"\n${MAPPINGS}`, /digest\.schedule: "61 9 \* \* 1-5" is not a valid cron expression/],
+    ['bad digest time zone', `git_provider: github\ndigest:\n  timezone: Europe/Atlantis\n${MAPPINGS}`, /digest\.timezone: "Europe\/Atlantis" is not an IANA time zone/],
+    ['bad digest holidays', `git_provider: github\ndigest:\n  holidays: XX\n${MAPPINGS}`, /digest\.holidays: "XX" is not a country the holiday calendar knows/],
+    ['bad tier digest cron', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      digest:\n        schedule: nope\n', /mappings\.acme\.api\.digest\.schedule: "nope" is not a 5-field cron expression/],
     ['missing mappings', 'git_provider: github\n', /mappings: is required/],
     ['YAML syntax error', 'git_provider: github\nmappings: [\n', /line \d+: .*fix the YAML syntax there/],
     ['database URL of another kind', `git_provider: github\ndatabase:\n  url: mysql://db/prherald\n${MAPPINGS}`, /database\.url: "mysql:\/\/db\/prherald" is not supported; use a SQLite file URL .* or a PostgreSQL URL/],

@@ -26,9 +26,10 @@ describe('decodeBitbucket: pull request events', () => {
       pr: {
         title: 'Retry idempotent card captures', url: 'https://bitbucket.org/acme/payments-api/pull-requests/42',
         author: 'dana', draft: false, state: 'open', createdAt: '2025-03-04T09:12:31.118236+00:00',
-        updatedAt: '2025-03-04T09:12:31.118236+00:00',
+        updatedAt: '2025-03-04T09:12:31.118236+00:00', authorAccountId: '712020:5e1b4c3a-8f0d-4a7e-9c1b-2d3e4f5a6b7c',
+        requestedReviewers: [],
       },
-      actor: { login: 'dana', isBot: false },
+      actor: { login: 'dana', isBot: false, accountId: '712020:5e1b4c3a-8f0d-4a7e-9c1b-2d3e4f5a6b7c' },
     })
   })
 
@@ -111,7 +112,42 @@ describe('decodeBitbucket: users', () => {
     ['team', false],
   ])('counts a %s as a bot: %s', (type, isBot) => {
     const payload = put(fixture('comment_created'), 'comment.user.type', type)
-    expect(expectEvent(decode('pullrequest:comment_created', payload)).actor).toEqual({ login: 'rcosta', isBot })
+    expect(expectEvent(decode('pullrequest:comment_created', payload)).actor).toEqual({ login: 'rcosta', isBot, accountId: '5b90d99f96cb052b5f65ab5d' })
+  })
+
+  it('exposes the account id users: is keyed by, for the actor and the author, and omits it when absent', () => {
+    const event = expectEvent(decode('pullrequest:approved', fixture('approved')))
+    expect(event.actor.accountId).toBe('5b90d99f96cb052b5f65ab5d')
+    expect(event.pr.authorAccountId).toBe('712020:5e1b4c3a-8f0d-4a7e-9c1b-2d3e4f5a6b7c')
+    const without = expectEvent(decode('pullrequest:approved', drop(drop(fixture('approved'), 'approval.user.account_id'), 'pullrequest.author.account_id')))
+    expect(without.actor).toEqual({ login: 'rcosta', isBot: false })
+    expect(without.pr).not.toHaveProperty('authorAccountId')
+  })
+})
+
+describe('decodeBitbucket: reviewers', () => {
+  const rui = { display_name: 'Rui Costa', type: 'user', nickname: 'rcosta', account_id: '5b90d99f96cb052b5f65ab5d', uuid: '{4c1d2e3f-0000-4000-8000-000000000001}' }
+  const mei = { display_name: 'Mei Lin', type: 'user', nickname: 'mlin', account_id: '557058:0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0', uuid: '{4c1d2e3f-0000-4000-8000-000000000002}' }
+  const participant = (user: Json, approved: boolean, state: string | null) => ({ type: 'participant', user, role: 'REVIEWER', approved, state, participated_on: null })
+
+  it.each(['created', 'updated'])('reads pullrequest:%s reviewers as the requested list, by nickname with the account id', (name) => {
+    const payload = put(fixture(name), 'pullrequest.reviewers', [rui, mei])
+    expect(expectEvent(decode(`pullrequest:${name}`, payload)).pr.requestedReviewers).toEqual([
+      { type: 'user', login: 'rcosta', accountId: '5b90d99f96cb052b5f65ab5d' },
+      { type: 'user', login: 'mlin', accountId: '557058:0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0' },
+    ])
+  })
+
+  it('leaves out reviewers whose participant entry shows an approval or a change request: they are not waited on', () => {
+    const payload = put(fixture('approved'), 'pullrequest.reviewers', [rui, mei])
+    put(payload, 'pullrequest.participants', [participant(rui, true, 'approved'), participant(mei, false, null)])
+    expect(expectEvent(decode('pullrequest:approved', payload)).pr.requestedReviewers).toEqual([{ type: 'user', login: 'mlin', accountId: mei.account_id }])
+    put(payload, 'pullrequest.participants', [participant(rui, false, null), participant(mei, false, 'changes_requested')])
+    expect(expectEvent(decode('pullrequest:approved', payload)).pr.requestedReviewers).toEqual([{ type: 'user', login: 'rcosta', accountId: rui.account_id }])
+  })
+
+  it('has no requested list when the payload has no reviewers field', () => {
+    expect(expectEvent(decode('pullrequest:updated', drop(fixture('updated'), 'pullrequest.reviewers'))).pr).not.toHaveProperty('requestedReviewers')
   })
 })
 

@@ -56,6 +56,7 @@ describe('decodeGithub: pull_request', () => {
       pr: {
         title: 'Update the README with new information.', url: 'https://github.com/Codertocat/Hello-World/pull/2',
         author: 'pr-author', draft: false, state: 'open', createdAt: '2019-05-15T15:20:33Z', updatedAt: '2019-05-15T15:20:33Z',
+        requestedReviewers: [],
       },
       actor: { login: 'the-sender', isBot: false },
     })
@@ -99,7 +100,56 @@ describe('decodeGithub: pull_request', () => {
     expect(decode('pull_request', bodyOnly)).toEqual({ ignored: true, reason: 'unsupported_action', event: 'pull_request', owner: 'Codertocat', repo: 'Hello-World', number: 2 })
   })
 
-  const handled = new Set(['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'closed', 'edited'])
+  it('maps the real review_requested example to review_requested, naming the requested user and the full list', () => {
+    const event = expectEvent(decode('pull_request', withDistinctUsers(example('pull_request', 'review_requested'))))
+    expect(event).toMatchObject({ kind: 'review_requested', number: 2, actor: { login: 'the-sender' }, reviewer: { type: 'user', login: 'octocat' } })
+    expect(event.pr.requestedReviewers).toEqual([{ type: 'user', login: 'octocat' }])
+  })
+
+  it('maps the real review_request_removed example to review_request_removed, naming the user no longer asked', () => {
+    const event = expectEvent(decode('pull_request', example('pull_request', 'review_request_removed')))
+    expect(event).toMatchObject({ kind: 'review_request_removed', reviewer: { type: 'user', login: 'octocat' } })
+  })
+
+  // No example requests a team; GitHub's schema puts `requested_team` (a Team) where `requested_reviewer` is.
+  const team = { name: 'Backend Team', id: 42, node_id: 'T_42', slug: 'backend-team', description: null, privacy: 'closed', url: 'https://api.github.com/teams/42', html_url: 'https://github.com/orgs/Codertocat/teams/backend-team', members_url: '', repositories_url: '', permission: 'pull' }
+  it.each(['review_requested', 'review_request_removed'])('maps %s of a team, naming the team by slug and name', (action) => {
+    const payload = drop(example('pull_request', action), 'requested_reviewer')
+    payload.requested_team = team
+    put(payload, 'pull_request.requested_teams', [team])
+    const event = expectEvent(decode('pull_request', payload))
+    expect(event.reviewer).toEqual({ type: 'team', slug: 'backend-team', name: 'Backend Team' })
+    expect(event.pr.requestedReviewers).toEqual([{ type: 'user', login: 'octocat' }, { type: 'team', slug: 'backend-team', name: 'Backend Team' }])
+  })
+
+  it('ignores a review request that names neither a user nor a team as invalid_payload', () => {
+    const payload = drop(example('pull_request', 'review_requested'), 'requested_reviewer')
+    expectIgnored(decode('pull_request', payload), 'invalid_payload')
+  })
+
+  it('reads the full requested list from every pull_request and review payload, and none from an issue comment', () => {
+    expect(expectEvent(decode('pull_request', example('pull_request', 'ready_for_review'))).pr.requestedReviewers).toEqual([{ type: 'user', login: 'octocat' }])
+    const review = expectEvent(decode('pull_request_review', example('pull_request_review', 'submitted', (p) => ((p.pull_request as { requested_reviewers: unknown[] }).requested_reviewers.length > 0))))
+    expect(review.pr.requestedReviewers).toEqual([{ type: 'user', login: 'octocat' }])
+    expect(review.submittedReview).toBe(true)
+    const withoutLists = drop(drop(example('pull_request', 'opened'), 'pull_request.requested_reviewers'), 'pull_request.requested_teams')
+    expect(expectEvent(decode('pull_request', withoutLists)).pr).not.toHaveProperty('requestedReviewers')
+    const comment = expectEvent(decode('issue_comment', commentOnPullRequest()))
+    expect(comment.pr).not.toHaveProperty('requestedReviewers')
+    expect(comment).not.toHaveProperty('submittedReview')
+    const line = expectEvent(decode('pull_request_review_comment', example('pull_request_review_comment', 'created')))
+    expect(line).not.toHaveProperty('submittedReview')
+  })
+
+  it('skips entries of the lists that name no one, keeping the rest', () => {
+    const payload = put(example('pull_request', 'opened'), 'pull_request.requested_reviewers', [{ id: 1 }, 'x', { login: 'dave' }])
+    put(payload, 'pull_request.requested_teams', [{ name: 'no slug' }, team])
+    expect(expectEvent(decode('pull_request', payload)).pr.requestedReviewers).toEqual([
+      { type: 'user', login: 'dave' }, { type: 'team', slug: 'backend-team', name: 'Backend Team' },
+    ])
+  })
+
+  const handled = new Set(['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'closed', 'edited', 'review_requested', 'review_request_removed'])
   it.each(actionsOf('pull_request').filter((a) => !handled.has(a)))('ignores the real %s example as unsupported_action, naming the pull request', (action) => {
     expect(decode('pull_request', example('pull_request', action))).toEqual({
       ignored: true, reason: 'unsupported_action', event: 'pull_request', owner: 'Codertocat', repo: 'Hello-World', number: 2,
@@ -314,4 +364,4 @@ describe('decodeGithub: malformed payloads never throw', () => {
   })
 })
 
-const wellFormed = wellFormedFor('github', ['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'edited', 'approved', 'changes_requested', 'commented', 'review_dismissed', 'merged', 'closed'], ['ping', 'unsupported_event', 'unsupported_action', 'not_a_pull_request', 'invalid_payload'])
+const wellFormed = wellFormedFor('github', ['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'edited', 'approved', 'changes_requested', 'commented', 'review_dismissed', 'review_requested', 'review_request_removed', 'merged', 'closed'], ['ping', 'unsupported_event', 'unsupported_action', 'not_a_pull_request', 'invalid_payload'])

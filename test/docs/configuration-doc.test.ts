@@ -18,6 +18,8 @@ const RECORD_KEYS: Record<string, string> = {
   mappings: '<owner>',
   'mappings.<owner>': '<repo>',
   'mappings.<owner>.<repo>.paths': '<prefix>',
+  users: '<login>',
+  teams: '<slug>',
 }
 
 const probeContext: Context = { branch: [], path: [] }

@@ -45,9 +45,11 @@ function setup(pacing: SlackPacing = 'published', parallel = 8) {
   const controller = new AbortController()
   const made: Made[] = []
   const holds: Array<{ method: SlackMethod; channel: string; holdMs: number }> = []
+  const ended: Array<{ method: SlackMethod; code: string }> = []
   const pacer = createSlackPacer({
     pacing, parallel, signal: controller.signal, clock: time.clock,
     onHold: (method, channel, holdMs) => holds.push({ method, channel, holdMs }),
+    onCall: (method, error) => ended.push({ method, code: error === undefined ? 'ok' : (error as PrheraldError).code }),
   })
   /** Queues a call; `answer` decides what Slack says (default: ok). */
   const call = (method: SlackMethod, channel: string, answer: () => Promise<void> = async () => {}) =>
@@ -56,7 +58,7 @@ function setup(pacing: SlackPacing = 'published', parallel = 8) {
       await answer()
       return channel
     })
-  return { time, controller, made, holds, pacer, call }
+  return { time, controller, made, holds, ended, pacer, call }
 }
 
 const rateLimited = (seconds: number) => new PrheraldError('slack_rate_limited', 'Slack: rate limited', { retryAfterMs: seconds * 1000 })
@@ -111,6 +113,29 @@ describe('the Slack pacer', () => {
     await Promise.all([first, laterOnC1, onC2, updateOnC1])
     // The refused post went again first, then the one queued behind it, both at the end of the hold.
     expect(made.slice(3)).toEqual([{ method: 'chat.postMessage', channel: 'C1', at: 5000 }, { method: 'chat.postMessage', channel: 'C1', at: 5000 }])
+  })
+
+  it('tells onCall how each call that ran ended: a 429 and its retry are two calls, a call cut at shutdown none', async () => {
+    const { time, controller, ended, call } = setup('off')
+    let refuse = true
+    const post = call('chat.postMessage', 'C1', async () => { if (refuse) { refuse = false; throw rateLimited(1) } })
+    const failing = call('chat.update', 'C1', async () => { throw new PrheraldError('slack_permanent', 'Slack: channel_not_found') })
+    await time.advance(0)
+    await expect(failing).rejects.toMatchObject({ code: 'slack_permanent' })
+    await time.advance(1000)
+    await post
+    expect(ended).toEqual([
+      { method: 'chat.postMessage', code: 'slack_rate_limited' },
+      { method: 'chat.update', code: 'slack_permanent' },
+      { method: 'chat.postMessage', code: 'ok' },
+    ])
+    const held = call('reactions.add', 'C1', async () => { throw rateLimited(60) })
+    await time.advance(0)
+    const waiting = call('reactions.add', 'C1')
+    controller.abort()
+    await expect(held).rejects.toBeInstanceOf(ShutdownInterrupt)
+    await expect(waiting).rejects.toBeInstanceOf(ShutdownInterrupt)
+    expect(ended.map((e) => e.method)).toEqual(['chat.postMessage', 'chat.update', 'chat.postMessage', 'reactions.add'])
   })
 
   it('a 429 on a Tier 3 method holds that method in every channel, not the others', async () => {

@@ -130,7 +130,8 @@ describe.each(['github', 'bitbucket'] as const)('%s: a pull request that ended b
     expect(slack.calls.map((c) => c.method)).toEqual(['chat.postMessage'])
     const [message] = slack.messagesIn(CHANNEL)
     expect(JSON.stringify(message!.blocks)).toContain('<!here>')
-    expect(message!.text).toMatch(/— Open$/)
+    // Open again: GitHub's reopened example still asks octocat to review; the Bitbucket fixture asks no one.
+    expect(message!.text).toMatch(provider === 'github' ? /— Waiting on octocat$/ : /— Open$/)
     // The message's row now holds the lifecycle; the row without a message only recorded the end.
     expect(rows(33).map((r) => [r.channel, r.state])).toEqual([['', 'ended'], [CHANNEL, 'open']])
 

@@ -83,4 +83,30 @@ describe('mailboxes', () => {
     expect(await boxes.drain(5000)).toBe(true)
     expect(worker.batches).toEqual([{ key: 'pr-1', items: [1] }])
   })
+
+  it('counts the items not finished yet: waiting, in the running batch, failed ones released, cleared ones dropped', async () => {
+    const worker = heldWorker()
+    const boxes = createMailboxes(worker.work, () => {})
+    expect(boxes.queued()).toBe(0)
+    boxes.post('pr-1', 1)
+    boxes.post('pr-1', 2)
+    boxes.post('pr-2', 3)
+    expect(boxes.queued()).toBe(3)
+    await turn()
+    boxes.post('pr-1', 4)
+    expect(boxes.queued()).toBe(4) // [1, 2] and [3] running, [4] waiting
+    await worker.releaseNext() // pr-1's first batch
+    expect(boxes.queued()).toBe(2)
+    boxes.post('pr-2', 5)
+    boxes.clear() // drops [5]; [4] and [3] are running
+    expect(boxes.queued()).toBe(2)
+    await worker.releaseNext()
+    await worker.releaseNext()
+    expect(boxes.queued()).toBe(0)
+
+    const failing = createMailboxes<number>(async () => { throw new Error('boom') }, () => {})
+    failing.post('pr-1', 1)
+    expect(await failing.drain(5000)).toBe(true)
+    expect(failing.queued()).toBe(0)
+  })
 })

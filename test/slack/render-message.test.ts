@@ -89,8 +89,65 @@ describe('statusLine', () => {
     ['Approved by a · Changes requested by c · 2 comments', lifecycle('open', { approvedBy: ['a'], changesRequestedBy: ['c'], commentCount: 2 })],
     ['1 comment', lifecycle('open', { commentCount: 1 })],
     ['Draft · 4 comments', lifecycle('draft', { commentCount: 4 })],
+    ['Approved by a · Waiting on b · 1 comment', lifecycle('open', {
+      approvedBy: ['a'], commentCount: 1,
+      reviewRequests: { listedAt: '2026-11-20T10:00:00Z', listed: [{ type: 'user', login: 'a' }, { type: 'user', login: 'b' }], marks: [{ reviewer: { type: 'user', login: 'a' }, at: '2026-11-20T10:00:00Z', asked: false }] },
+    })],
   ])('%s', (expected, input) => {
     expect(statusLine(input)).toBe(expected)
+  })
+})
+
+describe('people in the message', () => {
+  const people = { users: { carol: 'U0CAROL', bob: 'W0BOB', dave: 'U0DAVE' }, teams: { backend: 'S0BACK' } }
+  const requests = (r: NonNullable<PullRequestContext['reviewRequests']>) => ({ reviewRequests: r })
+  const waitingOnDaveAndBackend = requests({
+    listedAt: '2026-11-20T10:00:00Z', listed: [{ type: 'user', login: 'dave' }, { type: 'team', slug: 'backend', name: 'Backend' }, { type: 'user', login: 'x<y' }], marks: [],
+  })
+
+  it('mentions mapped people in the context and status lines, and leaves the others plain and escaped', () => {
+    const message = renderMessage({
+      lifecycle: lifecycle('open', { approvedBy: ['carol', 'erin&co'], changesRequestedBy: ['Dave'], ...waitingOnDaveAndBackend }),
+      mentions: [], people,
+    })
+    const [, context, status] = texts(message)
+    expect(context).toMatch(/^acme\/api · <@W0BOB> · opened /)
+    expect(status).toBe('Approved by <@U0CAROL>, erin&amp;co · Changes requested by <@U0DAVE> · Waiting on <@U0DAVE>, <!subteam^S0BACK>, x&lt;y')
+    // The notification text keeps plain names: a fallback for clients without blocks.
+    expect(message.text).toBe('PR #12: Add limits (acme/api) — Approved by carol, erin&amp;co · Changes requested by Dave · Waiting on dave, acme/backend, x&lt;y')
+  })
+
+  it('without a people map (or unmapped), names everyone plainly, teams as owner/slug', () => {
+    const status = texts(renderMessage({ lifecycle: lifecycle('open', { ...waitingOnDaveAndBackend }), mentions: [] }))[2]
+    expect(status).toBe('Waiting on dave, acme/backend, x&lt;y')
+  })
+
+  it('maps a Bitbucket person by the account id the lifecycle recorded for the shown nickname', () => {
+    const bitbucket = { users: { '557058:aaaa-bbbb': 'U0DANA', '5b90d99f96cb052b5f65ab5d': 'U0RUI' }, teams: {} }
+    const message = renderMessage({
+      lifecycle: lifecycle('open', {
+        provider: 'bitbucket', author: 'dana', approvedBy: ['rcosta', 'Rcosta'], accountIds: { dana: '557058:aaaa-bbbb', rcosta: '5b90d99f96cb052b5f65ab5d' },
+        reviewRequests: { listedAt: '2026-11-20T10:00:00Z', listed: [{ type: 'user', login: 'mlin', accountId: '557058:aaaa-bbbb' }], marks: [] },
+      }),
+      mentions: [], people: bitbucket,
+    })
+    const [, context, status] = texts(message)
+    expect(context).toMatch(/ · <@U0DANA> · /)
+    // Account ids are matched exactly; a nickname is never a key.
+    expect(status).toBe('Approved by <@U0RUI>, Rcosta · Waiting on <@U0DANA>')
+  })
+
+  it('shows nobody waited on once the pull request ended', () => {
+    expect(texts(renderMessage({ lifecycle: lifecycle('merged', { ...waitingOnDaveAndBackend }), mentions: [], people }))[2]).toBe('Merged')
+  })
+
+  it('falls back to plain, cut names when the mentions would overflow the block', () => {
+    const many = Array.from({ length: 400 }, (_, i) => `user${i}`)
+    const users = Object.fromEntries(many.map((login, i) => [login, `U${String(i).padStart(9, '0')}`]))
+    const status = texts(renderMessage({ lifecycle: lifecycle('open', { approvedBy: many }), mentions: [], people: { users, teams: {} } }))[2]!
+    expect(status.length).toBeLessThanOrEqual(3000)
+    expect(status).not.toContain('<@')
+    expect(status).toMatch(/^Approved by user0, user1, .*…$/)
   })
 })
 

@@ -72,4 +72,18 @@ describe('cleanup', () => {
     expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['old-pending'])
     expect(await store.recordDelivery({ provider: 'github', deliveryId: 'old-applied', prKey: 'k', event: '{}' })).toBe(true)
   })
+
+  it('forgets once-per-run claims after the same age, keeping recent ones claimed', async () => {
+    clock -= 40 * DAY
+    await store.claimRun('digest:0 9 * * 1-5', '2025-12-22')
+    clock += 39 * DAY
+    await store.claimRun('digest:0 9 * * 1-5', '2026-01-30')
+    clock += 1 * DAY
+    const logs: string[] = []
+    const logger = createLogger({ format: 'json', level: 'info', write: (l) => logs.push(l) })
+    expect((await runCleanup({ store, logger, ttlDays: 30, now: () => clock })).runClaims).toBe(1)
+    expect(JSON.parse(logs[0] ?? '{}')).toMatchObject({ msg: 'cleanup finished', deleted_run_claims: 1 })
+    expect(await store.claimRun('digest:0 9 * * 1-5', '2026-01-30')).toBe(false)
+    expect(await store.claimRun('digest:0 9 * * 1-5', '2025-12-22')).toBe(true)
+  })
 })

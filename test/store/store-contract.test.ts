@@ -202,6 +202,22 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect(await store.countPendingDeliveries()).toBe(1)
     })
 
+    it('pendingDeliveryStats counts pending deliveries and gives the oldest one\'s arrival, across providers', async () => {
+      expect(await store.pendingDeliveryStats()).toEqual({ count: 0, oldestReceivedAt: undefined })
+      const first = clock
+      await store.recordDelivery(delivery('d-1'))
+      clock += 5_000
+      await store.recordDelivery(delivery('d-2', { provider: 'bitbucket', prKey: 'bitbucket:acme/api#7' }))
+      clock += 5_000
+      await store.recordDelivery(delivery('d-3'))
+      expect(await store.pendingDeliveryStats()).toEqual({ count: 3, oldestReceivedAt: first })
+      await markApplied('github', 'd-1')
+      expect(await store.pendingDeliveryStats()).toEqual({ count: 2, oldestReceivedAt: first + 5_000 })
+      await markApplied('bitbucket', 'd-2')
+      await markApplied('github', 'd-3')
+      expect(await store.pendingDeliveryStats()).toEqual({ count: 0, oldestReceivedAt: undefined })
+    })
+
     it('applying is per provider and ignores an unknown delivery id', async () => {
       await store.recordDelivery(delivery('d-1'))
       await markApplied('bitbucket', 'd-1')
@@ -358,6 +374,42 @@ describe.each(backends)('Store contract: $name', (backend) => {
       await store.commitOutcome({ provider: 'github', deliveryIds: ['d-9'], messages: [], forget: [{ ...pr, channel: 'C0123ABC' }] })
       expect(await store.findMessages(pr)).toEqual([])
       expect(await store.countPendingDeliveries()).toBe(0)
+    })
+  })
+
+  describe('once-per-run claims', () => {
+    it('claims a run once; another job or another run key is a claim of its own', async () => {
+      expect(await store.claimRun('digest:0 9 * * 1-5', '2026-11-23')).toBe(true)
+      expect(await store.claimRun('digest:0 9 * * 1-5', '2026-11-23')).toBe(false)
+      expect(await store.claimRun('digest:0 9 * * 1-5', '2026-11-24')).toBe(true)
+      expect(await store.claimRun('digest:30 8 * * *', '2026-11-23')).toBe(true)
+    })
+
+    it('of concurrent claims of one run exactly one is true', async () => {
+      const results = await Promise.all(Array.from({ length: 8 }, () => store.claimRun('digest', '2026-11-23')))
+      expect(results.filter(Boolean)).toHaveLength(1)
+    })
+
+    it('two stores on one database racing for the same runs: exactly one wins each', async () => {
+      const other = await db.open(now)
+      try {
+        const keys = ['2026-11-23', '2026-11-24', '2026-11-25', '2026-11-26']
+        const results = await Promise.all(keys.flatMap((key) => [store.claimRun('digest', key), other.claimRun('digest', key)]))
+        for (let i = 0; i < keys.length; i++) expect(results.slice(2 * i, 2 * i + 2).filter(Boolean)).toHaveLength(1)
+        expect(await other.claimRun('digest', '2026-11-23')).toBe(false)
+      } finally {
+        await other.close()
+      }
+    })
+
+    it('forgets claims made before the cutoff, and says how many; a forgotten run can be claimed again', async () => {
+      await store.claimRun('digest', '2026-11-20')
+      clock += 1000
+      const cutoff = clock
+      await store.claimRun('digest', '2026-11-21')
+      expect(await store.deleteRunClaimsBefore(cutoff)).toBe(1)
+      expect(await store.claimRun('digest', '2026-11-21')).toBe(false)
+      expect(await store.claimRun('digest', '2026-11-20')).toBe(true)
     })
   })
 })

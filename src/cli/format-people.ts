@@ -1,0 +1,20 @@
+import type { Provider } from '../decode/pull-request-event.ts'
+import { formatTable } from './format-routes.ts'
+
+/**
+ * `users:` and `teams:` for `prherald-config list`: one indented row per key as prherald matches it
+ * (GitHub logins and slugs lower-cased), sorted, so a reader can check who is mapped at a glance.
+ */
+export function formatPeople(people: { users: Record<string, string>; teams: Record<string, string> }, provider: Provider): string[] {
+  const keyName = provider === 'github' ? 'GitHub logins, case ignored' : 'Bitbucket account ids'
+  return [
+    ...section('users', `${keyName}; unmapped people show as plain text`, people.users),
+    ...(provider === 'github' ? section('teams', 'GitHub team slugs, case ignored', people.teams) : []),
+  ]
+}
+
+function section(name: string, note: string, map: Record<string, string>): string[] {
+  const entries = Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  if (entries.length === 0) return [`${name}: none`]
+  return [`${name}: ${entries.length} mapped (${note})`, ...formatTable(entries).map((row) => `  ${row}`)]
+}

@@ -1,0 +1,105 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { Provider } from '../decode/pull-request-event.ts'
+import { SLACK_RATE_LIMITS, type SlackMethod } from '../slack/rate-limits.ts'
+import type { PendingDeliveryStats } from '../store/store.ts'
+import type { DeliveryOutcome } from './delivery-outcome.ts'
+import { slackCallOutcome } from './slack-call-outcome.ts'
+
+export type DigestRunResult = 'posted' | 'skipped' | 'failed'
+
+/** What the gauges read at scrape time. Functions, so the sources may be built after the metrics. */
+export interface MetricsSources {
+  provider: Provider
+  /** Deliveries handed to the mailboxes and not applied yet, and the pull requests they belong to. */
+  mailboxes: () => { queued: number; active: number }
+  /** One store query per scrape. */
+  pendingDeliveries: () => Promise<PendingDeliveryStats>
+  now?: () => number
+}
+
+export interface Metrics {
+  /** One webhook delivery answered: what it came to, and seconds from the request to the answer. */
+  delivery(outcome: DeliveryOutcome, seconds: number): void
+  /** One Slack call ended (error undefined: it went through). */
+  slackCall(method: SlackMethod, error?: unknown): void
+  /** One digest run ended: posted, nothing to post (skipped), or failed. */
+  digestRun(result: DigestRunResult): void
+  /** The Prometheus text exposition of everything above plus the process metrics. */
+  render(): Promise<string>
+  contentType: string
+}
+
+/** Acknowledgements should take milliseconds; the git hosts give up at 10 s, the top bucket. */
+const ACK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+/**
+ * The service's metrics on a registry of its own (never prom-client's global one: tests run several services
+ * in one process). Every label value comes from a fixed set; nothing from a delivery (pull request, repository,
+ * title) ever becomes a label. Series that alerts watch start at 0, so `increase()` sees their first event.
+ */
+export function createMetrics(sources: MetricsSources): Metrics {
+  const registry = new Registry()
+  const registers = [registry]
+  const now = sources.now ?? Date.now
+  // The process metrics (CPU, memory, event loop lag, GC). prom-client cannot stop their event-loop and GC
+  // observers (prometheus/client_js#494, #500), so each service started keeps one of each for the life of
+  // the process: one in production, a handful in a test file.
+  collectDefaultMetrics({ register: registry })
+
+  const deliveries = new Counter({
+    name: 'prherald_deliveries_total', help: 'Webhook deliveries answered, by provider, result and reason (ignore or reject reason)',
+    labelNames: ['provider', 'result', 'reason'] as const, registers,
+  })
+  const ack = new Histogram({
+    name: 'prherald_delivery_ack_seconds', help: 'Seconds from a webhook request to its answer, by provider and result',
+    labelNames: ['provider', 'result'] as const, buckets: ACK_BUCKETS, registers,
+  })
+  const slackCalls = new Counter({
+    name: 'prherald_slack_calls_total', help: 'Slack Web API calls made, by method and outcome (rate_limited is an HTTP 429)',
+    labelNames: ['method', 'outcome'] as const, registers,
+  })
+  const digestRuns = new Counter({
+    name: 'prherald_digest_runs_total', help: 'Digest runs, by result: posted, skipped (nothing to post) or failed',
+    labelNames: ['result'] as const, registers,
+  })
+  for (const result of ['accepted', 'duplicate'] as const) deliveries.inc({ provider: sources.provider, result, reason: '' }, 0)
+  for (const method of Object.keys(SLACK_RATE_LIMITS)) for (const outcome of ['ok', 'rate_limited']) slackCalls.inc({ method, outcome }, 0)
+  for (const result of ['posted', 'skipped', 'failed'] as const) digestRuns.inc({ result }, 0)
+
+  new Gauge({
+    name: 'prherald_queued_deliveries', help: 'Deliveries in the per-pull-request mailboxes of this process, waiting or being applied',
+    registers, collect() { this.set(sources.mailboxes().queued) },
+  })
+  new Gauge({
+    name: 'prherald_active_mailboxes', help: 'Pull requests with deliveries waiting or being applied in this process',
+    registers, collect() { this.set(sources.mailboxes().active) },
+  })
+  // A scrape collects every metric at once, so the two below share one query. A store that cannot answer
+  // (its file is gone) reads as NaN, not 0: an alert must not clear because the count is unknown.
+  let stats: Promise<PendingDeliveryStats | undefined> | undefined
+  const readStats = () => (stats ??= sources.pendingDeliveries().catch(() => undefined).finally(() => { stats = undefined }))
+  new Gauge({
+    name: 'prherald_pending_deliveries', help: 'Deliveries acknowledged but not yet applied, in the store (replayed at the next start)',
+    registers, async collect() { this.set((await readStats())?.count ?? Number.NaN) },
+  })
+  new Gauge({
+    name: 'prherald_oldest_pending_delivery_age_seconds', help: 'Age of the oldest delivery not yet applied, 0 when none is pending',
+    registers,
+    async collect() {
+      const read = await readStats()
+      if (!read) return this.set(Number.NaN)
+      this.set(read.oldestReceivedAt === undefined ? 0 : Math.max(0, (now() - read.oldestReceivedAt) / 1000))
+    },
+  })
+
+  return {
+    delivery(outcome, seconds) {
+      deliveries.inc({ provider: sources.provider, result: outcome.result, reason: outcome.reason ?? '' })
+      ack.observe({ provider: sources.provider, result: outcome.result }, seconds)
+    },
+    slackCall: (method, error) => slackCalls.inc({ method, outcome: slackCallOutcome(error) }),
+    digestRun: (result) => digestRuns.inc({ result }),
+    render: () => registry.metrics(),
+    contentType: registry.contentType,
+  }
+}
