@@ -9,7 +9,6 @@ import { readConfigLock } from '../lock/config-lock.ts'
 import { redactUrl } from '../config/redact-url.ts'
 import { databaseSecrets } from '../store/database-secrets.ts'
 import { inspectDatabase } from '../store/inspect-database.ts'
-import { inspectPostgresDatabase } from '../store/inspect-postgres-database.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from './parse-repository.ts'
 import { runCommands } from './run-commands.ts'
@@ -42,7 +41,10 @@ async function doctor(repository: string | undefined): Promise<boolean> {
     const store = settings.database
     const where = store.kind === 'sqlite' ? store.path : redactUrl(store.url)
     try {
-      const report = store.kind === 'sqlite' ? inspectDatabase(store.path) : await inspectPostgresDatabase(store.url, databaseSecrets(store.url, env))
+      // The PostgreSQL driver is loaded only for a PostgreSQL URL.
+      const report = store.kind === 'sqlite'
+        ? inspectDatabase(store.path)
+        : await (await import('../store/inspect-postgres-database.ts')).inspectPostgresDatabase(store.url, databaseSecrets(store.url, env))
       database = databaseSection(where, report, settings.gitProvider)
     } catch (error) {
       if (!isPrheraldError(error)) throw error

@@ -4,14 +4,14 @@ import { databaseSecrets } from './database-secrets.ts'
 import { claimProvider } from './database-provider.ts'
 import { migrateUp, migrationStatus, type Migration, type MigrationState } from './migrations.ts'
 import { openDatabase } from './open-database.ts'
-import { postgresMigrateUp, postgresMigrationStatus } from './postgres-migrations.ts'
-import { openPostgresPool, type PostgresPool } from './postgres-pool.ts'
-import { claimPostgresProvider } from './postgres-provider.ts'
+import type { PostgresPool } from './postgres-pool.ts'
 
 type Target = Pick<Settings, 'database' | 'gitProvider'>
 type Env = Record<string, string | undefined>
 
+// The PostgreSQL modules are loaded only for a PostgreSQL URL: the driver is not loaded for a SQLite file.
 async function withPostgres<T>(url: string, env: Env, run: (pool: PostgresPool) => Promise<T>): Promise<T> {
+  const { openPostgresPool } = await import('./postgres-pool.ts')
   const pool = await openPostgresPool({ url, secrets: databaseSecrets(url, env), maxConnections: 2, onIdleError: () => {} })
   try {
     return await run(pool)
@@ -28,6 +28,8 @@ export async function migrateStore(settings: Target, env: Env = process.env): Pr
   const target = settings.database
   if (target.kind === 'postgres') {
     return withPostgres(target.url, env, async (pool) => {
+      const { postgresMigrateUp } = await import('./postgres-migrations.ts')
+      const { claimPostgresProvider } = await import('./postgres-provider.ts')
       const applied = await postgresMigrateUp(pool)
       await claimPostgresProvider(pool, redactUrl(target.url), settings.gitProvider)
       return applied
@@ -46,7 +48,10 @@ export async function migrateStore(settings: Target, env: Env = process.env): Pr
 /** prherald-migrate status, for either backend. */
 export async function storeMigrationStatus(settings: Target, env: Env = process.env): Promise<MigrationState[]> {
   const target = settings.database
-  if (target.kind === 'postgres') return withPostgres(target.url, env, (pool) => postgresMigrationStatus(pool))
+  if (target.kind === 'postgres') {
+    const { postgresMigrationStatus } = await import('./postgres-migrations.ts')
+    return withPostgres(target.url, env, (pool) => postgresMigrationStatus(pool))
+  }
   const db = openDatabase(target.path)
   try {
     return migrationStatus(db)

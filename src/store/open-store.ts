@@ -1,18 +1,12 @@
 import type { Settings } from '../config/settings.ts'
-import { redactUrl } from '../config/redact-url.ts'
 import type { Logger } from '../log/logger.ts'
 import { claimProvider } from './database-provider.ts'
 import { watchDatabaseFile, type DatabaseState } from './database-watch.ts'
-import { migrateUp, type Migration } from './migrations.ts'
+import { migrateUp } from './migrations.ts'
 import { openDatabase } from './open-database.ts'
-import { postgresMigrateUp } from './postgres-migrations.ts'
-import { openPostgresPool } from './postgres-pool.ts'
-import { claimPostgresProvider } from './postgres-provider.ts'
-import { createPostgresStore } from './postgres-store.ts'
 import { acquireServerLock } from './server-lock.ts'
 import { createSqliteStore } from './sqlite-store.ts'
 import type { Store } from './store.ts'
-import { databaseSecrets } from './database-secrets.ts'
 
 export interface OpenStoreDeps {
   settings: Pick<Settings, 'database' | 'gitProvider'>
@@ -42,27 +36,11 @@ export interface OpenedStore {
  */
 export async function openStore(deps: OpenStoreDeps): Promise<OpenedStore> {
   const { settings, logger } = deps
-  const logApplied = (applied: Migration[]) => {
-    if (applied.length > 0) logger.info('migrations applied', { versions: applied.map((m) => `${m.version}_${m.name}`) })
-  }
   const target = settings.database
   if (target.kind === 'postgres') {
-    const secrets = databaseSecrets(target.url, deps.env ?? process.env)
-    const onIdleError = (message: string) => logger.warn('a PostgreSQL connection broke; the next query opens a new one', { error: message })
-    const pool = await openPostgresPool({ url: target.url, secrets, onIdleError })
-    const lockPool = await openPostgresPool({ url: target.url, secrets, onIdleError, maxConnections: deps.lockConnections }).catch(async (error: unknown) => {
-      await pool.end()
-      throw error
-    })
-    const store = createPostgresStore({ pool, lockPool })
-    try {
-      logApplied(await postgresMigrateUp(pool))
-      await claimPostgresProvider(pool, redactUrl(target.url), settings.gitProvider)
-    } catch (error) {
-      await store.close()
-      throw error
-    }
-    return { store, state: () => 'ok', close: () => store.close() }
+    // Loaded only here: a server on SQLite does not load the PostgreSQL driver at all.
+    const { openPostgresStore } = await import('./open-postgres-store.ts')
+    return openPostgresStore({ url: target.url, gitProvider: settings.gitProvider, logger, env: deps.env ?? process.env, lockConnections: deps.lockConnections })
   }
 
   // One server per SQLite file: claimed before the database is even opened, released only by close() or death.
@@ -70,7 +48,8 @@ export async function openStore(deps: OpenStoreDeps): Promise<OpenedStore> {
   let db
   try {
     db = openDatabase(target.path)
-    logApplied(migrateUp(db))
+    const applied = migrateUp(db)
+    if (applied.length > 0) logger.info('migrations applied', { versions: applied.map((m) => `${m.version}_${m.name}`) })
     claimProvider(db, target.path, settings.gitProvider)
   } catch (error) {
     db?.close()
