@@ -38,9 +38,10 @@ function post(agent: Agent, url: URL, delivery: Delivery): Promise<number> {
  * a request to its acknowledgement. Bounded in count and in time (no new request after `maxSeconds`);
  * every target is on 127.0.0.1.
  */
-export async function runLoad(url: string, next: (i: number) => Delivery, options: { total: number; concurrency: number; maxSeconds?: number }): Promise<LoadResult> {
+export async function runLoad(url: string | readonly string[], next: (i: number) => Delivery, options: { total: number; concurrency: number; maxSeconds?: number }): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency })
-  const target = new URL(url)
+  // Several urls: delivery i goes to url i mod n, a round-robin load balancer in front of replicas.
+  const targets = (typeof url === 'string' ? [url] : url).map((u) => new URL(u))
   const latencies: number[] = []
   let issued = 0
   let failed = 0
@@ -48,6 +49,7 @@ export async function runLoad(url: string, next: (i: number) => Delivery, option
   const deadline = started + BigInt(Math.round((options.maxSeconds ?? 60) * 1e9))
   const worker = async () => {
     while (issued < options.total && process.hrtime.bigint() < deadline) {
+      const target = targets[issued % targets.length]!
       const delivery = next(issued++)
       const t0 = process.hrtime.bigint()
       try {

@@ -10,6 +10,7 @@ import { runLoad, type Delivery, type LoadResult } from './load.ts'
 import { pacedMappings, runPacedBurst } from './paced-burst.ts'
 import { createSlackLimitGate } from '../test/helpers/slack-limit-gate.ts'
 import { cpuMs, killChildren, spawnListening, type Child } from './processes.ts'
+import { runPostgresBenches } from './postgres-benches.ts'
 
 /**
  * `npm run bench`: acknowledgement throughput of prherald against a bare node:http server and
@@ -29,8 +30,10 @@ const PACED_CHANNELS = Number(process.env.BENCH_PACED_CHANNELS ?? 10)
 const PACED_SCALE = Number(process.env.BENCH_PACED_SCALE ?? 30)
 const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 30)
 // One server's name (prherald, bare, octokit, intake-only or h3-only) runs that server alone and skips the
-// bursts; `burst` runs the correctness burst alone, `paced` the burst against a rate-limited Slack alone.
+// bursts; `burst` runs the correctness burst alone, `paced` the burst against a rate-limited Slack alone,
+// `postgres` the burst against 1 and 3 replicas on PostgreSQL alone.
 const ONLY = process.env.BENCH_ONLY
+const BURSTS_ONLY = ONLY === 'burst' || ONLY === 'paced' || ONLY === 'postgres'
 const started = Date.now()
 // The whole run must stay well under 3 minutes; anything stuck past this is reported, not waited for.
 const hardStop = setTimeout(() => {
@@ -90,9 +93,9 @@ const label: Record<string, string> = { prherald: 'prherald', bare: 'bare node:h
 
 type Measured = LoadResult & { cpuUsPerDelivery: number }
 const results = new Map<string, Measured[]>()
-if (ONLY !== 'burst' && ONLY !== 'paced') console.log(`throughput: ${TOTAL} signed deliveries of ~${Math.round(bodies[0]!.body.length / 1024)} KB per run after ${WARMUP} to warm up, `
+if (!BURSTS_ONLY) console.log(`throughput: ${TOTAL} signed deliveries of ~${Math.round(bodies[0]!.body.length / 1024)} KB per run after ${WARMUP} to warm up, `
   + `${CONCURRENCY} keep-alive connections on 127.0.0.1, fake Slack answering after ${slack.latencyMs} ms; servers in turn, ${ROUNDS} rounds`)
-for (let round = 1; round <= (ONLY === 'burst' || ONLY === 'paced' ? 0 : ROUNDS); round++) {
+for (let round = 1; round <= (BURSTS_ONLY ? 0 : ROUNDS); round++) {
   for (const [name, start] of servers.filter(([n]) => !ONLY || n === ONLY)) {
     const server = await start(round)
     const url = `${server.url}/webhook/github`
@@ -165,6 +168,15 @@ if (!ONLY || ONLY === 'paced') {
     await limited.close()
     if (!report.ok && pacing === 'published') process.exitCode = 1
   }
+}
+if (!ONLY || ONLY === 'postgres') {
+  const ok = await runPostgresBenches({
+    slack, sign: signed, prs: Number(process.env.BENCH_PG_PRS ?? 400), concurrency: CONCURRENCY,
+    replicas: (process.env.BENCH_REPLICAS ?? '1,3').split(',').map(Number),
+    env: prheraldEnv(join(dir.path, 'burst'), 'unused.db'),
+    idleTimeoutSeconds: Number(process.env.BENCH_IDLE_TIMEOUT_SECONDS ?? 90),
+  })
+  if (!ok) process.exitCode = 1
 }
 await slack.close()
 dir.remove()

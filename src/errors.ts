@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'database_gone' // the file was deleted or replaced under the running server
   | 'database_provider' // the database serves another git_provider
   | 'migration'
+  | 'copy_target_not_empty' // prherald-migrate copy refuses a PostgreSQL database that already holds data
   | 'body_too_large'
   | 'bad_signature'
   | 'bad_json'
@@ -25,6 +26,7 @@ export type ErrorCode =
   | 'git_host_auth' // 401: the token or its auth scheme is wrong
   | 'git_host_scope' // 403: the token lacks a scope or permission
   | 'git_host_not_found' // 404: no such repository or pull request, or the token cannot see it
+  | 'git_host_rate_limited' // the token's budget is spent for longer than a command waits (reconcile)
   | 'lock' // config.lock cannot be read or written
   | 'usage' // a command-line argument is malformed
   | 'validation_failed' // a start-up check of a mapping entry answered FAIL

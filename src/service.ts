@@ -27,6 +27,8 @@ import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createLeaseKeeper, replicaId } from './mailbox/lease-keeper.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
+import { reconcileControlHandler } from './reconcile/reconcile-control.ts'
+import { startReconcileOnStart } from './reconcile/reconcile-on-start.ts'
 import { createMetrics } from './metrics/create-metrics.ts'
 import { metricsRoute } from './metrics/metrics-route.ts'
 import { startMetricsServer } from './metrics/metrics-server.ts'
@@ -154,6 +156,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const handler = toNodeHandler(app)
   // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
   const controlHandlers = new Map<string, ControlHandler>([
+    ['reconcile', reconcileControlHandler({ settings, secrets, store, logger, handOff, limit })],
   ])
   const controlPath = controlSocketPath(settings)
   const control = controlPath ? await startControlServer({ path: controlPath, handlers: controlHandlers, logger }) : undefined
@@ -180,12 +183,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   logger.info('listening', { address: `${host}:${address.port}`, provider: settings.gitProvider, port: address.port })
   if (metricsServer) logger.info('serving /metrics on its own listener', { address: metricsServer.address, port: metricsServer.port })
   const url = `http://${address.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${address.port}`
+  const reconcileOnStart = startReconcileOnStart({ settings, secrets, store, logger, handOff, limit })
 
   let stopping: Promise<{ drained: boolean }> | undefined
   const stop = () => (stopping ??= (async () => {
     const deadline = Date.now() + settings.shutdownTimeoutSeconds * 1000
     logger.info('shutting down', { window_seconds: settings.shutdownTimeoutSeconds })
     cleanup.stop()
+    reconcileOnStart.stop()
     // No more taking over: what this server leaves pending, another replica (or the next start) finishes.
     await leases.stop()
     await Promise.all([closeServer(server, deadline), control?.stop(deadline)])

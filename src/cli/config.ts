@@ -21,7 +21,7 @@ function settings() {
   return loadSettings(process.env)
 }
 
-cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, the reviews settings and the users and teams maps').action(() => {
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, the reviews settings, the users and teams maps and reconcile.on_start').action(() => {
   const loaded = settings()
   const routes = listRoutes(loaded.mappings)
   if (routes.length === 0) print('no mapping entries: every delivery is ignored')
@@ -31,6 +31,7 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
   print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
   for (const line of formatReviews(loaded.reviews, loaded.gitProvider)) print(line)
   for (const line of formatPeople(loaded, loaded.gitProvider)) print(line)
+  print(`reconcile.on_start: ${loaded.reconcileOnStart}${loaded.reconcileOnStart ? ' (pull requests touched in the last day are reconciled at start-up)' : ''}`)
   print(loaded.database.kind === 'sqlite'
     ? `database: ${redactUrl(loaded.databaseUrl)} (SQLite: one server)`
     : `database: ${redactUrl(loaded.databaseUrl)} (PostgreSQL: replicas share it; database.lease_seconds ${loaded.databaseLeaseSeconds})`)

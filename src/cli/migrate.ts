@@ -3,6 +3,7 @@ import { cac } from 'cac'
 import { loadSettings } from '../config/load-config.ts'
 import { migrateStore, storeMigrationStatus } from '../store/migrate-store.ts'
 import { loadEnvFile } from './load-env-file.ts'
+import { migrateCopy } from './migrate-copy.ts'
 import { runCommands } from './run-commands.ts'
 
 const cli = cac('prherald-migrate')
@@ -24,6 +25,14 @@ cli.command('status', 'List each migration as applied or pending').action(async 
     console.log(`${s.appliedAt ? 'applied' : 'pending'}  ${s.version}_${s.name}${s.appliedAt ? `  ${s.appliedAt.toISOString()}` : ''}`)
   }
 })
+
+cli.command('copy', 'Copy every table of a SQLite database into an empty PostgreSQL one (docs/scaling.md)')
+  .option('--from <url>', 'the SQLite database, e.g. file:./data/prherald.db (stop its server first)')
+  .option('--to <url>', 'the empty PostgreSQL database, e.g. postgres://prherald@db:5432/prherald (password in PGPASSWORD)')
+  .action(async (options: { from?: unknown; to?: unknown }) => {
+    loadEnvFile()
+    await migrateCopy(options, (line) => console.log(line))
+  })
 
 cli.help((sections) => {
   sections.push({

@@ -124,6 +124,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
       dependencyBotLogins: doc.reviews?.dependency_bot_logins ?? [],
     },
     slackPacing: pacingText,
+    reconcileOnStart: doc.reconcile?.on_start ?? false,
     users: normalisePeopleMap(doc.git_provider, doc.users),
     teams: normalisePeopleMap(doc.git_provider, doc.teams),
     mappings: doc.mappings,

@@ -160,6 +160,7 @@ export const configSchema = object({
     reactions: optional(reactions),
   })),
   reviews: optional(reviews),
+  reconcile: optional(object({ on_start: optional(boolean()) })),
   users: optional(record(personKey, slackUserId)),
   teams: optional(record(teamSlug, slackGroupId)),
   mappings: record(string(), record(string(), mappingEntry)),

@@ -69,6 +69,8 @@ export interface Settings {
   digest: DigestSettings
   reviews: ReviewSettings
   slackPacing: SlackPacingSetting
+  /** `reconcile.on_start`: reconcile the pull requests touched in the last day once at start-up (docs/reconcile.md). */
+  reconcileOnStart: boolean
   /**
    * `users:`: git-host person -> bare Slack user id (U…/W…). Keyed by GitHub login (lower-cased) or
    * Bitbucket account id; read it with mappedId (src/people/people-map.ts).

@@ -1,6 +1,7 @@
 import { isPrheraldError } from '../errors.ts'
 import { budgetKey, heldScope, SLACK_RATE_LIMITS, type RateLimit, type SlackMethod } from '../slack/rate-limits.ts'
 import { systemClock, type PacerClock } from './pacer-clock.ts'
+import type { SharedPacingBudget } from './shared-pacing-budget.ts'
 import { ShutdownInterrupt } from './retry-transient.ts'
 
 /** `published`: spend Slack's published limits. `off`: no budgets, only the holds a 429 asks for. */
@@ -18,6 +19,10 @@ export interface SlackPacerOptions {
   onHold?: (method: SlackMethod, channel: string, holdMs: number) => void
   /** Told how every call that ran ended (`error` undefined: it went through), 429s included; for the metrics. */
   onCall?: (method: SlackMethod, error?: unknown) => void
+  /** The budget the replicas share (PostgreSQL); none for a single process, whose own buckets are the whole budget. */
+  shared?: SharedPacingBudget
+  /** The shared budget could not be asked: the call went ahead on this process's own budget. */
+  onSharedError?: (error: unknown) => void
 }
 
 export interface PacerStats {
@@ -74,6 +79,8 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
   let seq = 0
   let running = 0
   let timer: { handle: unknown; at: number } | undefined
+  // Budgets whose call is being put to the shared budget: later calls on them wait, so arrival order holds.
+  const admitting = new Set<string>()
 
   const budgetsOf = (w: Waiting) => w.budgets
   const holdKeyOf = (w: Waiting) => w.holdKey
@@ -89,9 +96,14 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
   /** When `w` may start (now, or the latest of its hold and each budget's next token), and the keys that hold it back. */
   const readiness = (w: Waiting, now: number): { at: number; waitingOn: string[] } => {
     const waitingOn: string[] = []
-    const holdKey = holdKeyOf(w)
-    let at = holds.get(holdKey) ?? now
-    if (at > now) waitingOn.push(holdKey)
+    let at = now
+    // A 429 holds the call's hold key; the shared budget's refusal holds the budgets it found short.
+    for (const key of new Set([holdKeyOf(w), ...budgetsOf(w).map((b) => b.key)])) {
+      const until = holds.get(key) ?? now
+      if (until <= now) continue
+      waitingOn.push(key)
+      at = Math.max(at, until)
+    }
     for (const { key, limit } of budgetsOf(w)) {
       const b = bucket(key, limit, now)
       if (b.tokens >= 1 - EPSILON) continue
@@ -110,7 +122,8 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
     for (let i = 0; i < queue.length && running < options.parallel;) {
       const w = queue[i]!
       // A call never overtakes an earlier one that waits on one of its budgets.
-      if (blocked.has(holdKeyOf(w)) || budgetsOf(w).some((b) => blocked.has(b.key))) { i++; continue }
+      const busy = (key: string) => blocked.has(key) || admitting.has(key)
+      if (busy(holdKeyOf(w)) || budgetsOf(w).some((b) => busy(b.key))) { i++; continue }
       const { at, waitingOn } = readiness(w, now)
       if (at > now) {
         for (const k of waitingOn) blocked.add(k)
@@ -120,7 +133,8 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
       }
       for (const { key, limit } of budgetsOf(w)) bucket(key, limit, now).tokens -= 1
       queue.splice(i, 1)
-      start(w)
+      if (options.shared) admit(w, options.shared)
+      else start(w)
     }
     arm(wakeAt)
     if (queue.length === 0 && running === 0) forgetFullBuckets(now)
@@ -149,6 +163,34 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
     }
   }
 
+  /** Puts a call back in its place in the queue, behind the calls that arrived before it. */
+  const requeue = (w: Waiting) => {
+    const at = queue.findIndex((q) => q.seq > w.seq)
+    queue.splice(at < 0 ? queue.length : at, 0, w)
+  }
+
+  /** Asks the shared budget; refused, the call gives back its local tokens and waits for what was short. */
+  const admit = (w: Waiting, shared: SharedPacingBudget) => {
+    running++
+    const keys = [holdKeyOf(w), ...budgetsOf(w).map((b) => b.key)]
+    for (const key of keys) admitting.add(key)
+    shared.take(budgetsOf(w), holdKeyOf(w)).catch((error: unknown) => {
+      // Fail open: this process's own buckets still pace it, and Slack's 429s still hold it.
+      options.onSharedError?.(error)
+      return { granted: true } as const
+    }).then((admission) => {
+      running--
+      for (const key of keys) admitting.delete(key)
+      if (options.signal.aborted) return w.reject(new ShutdownInterrupt('shutting down'))
+      if (admission.granted) return start(w)
+      const now = clock.now()
+      for (const { key, limit } of budgetsOf(w)) bucket(key, limit, now).tokens = Math.min(limit.burst, bucket(key, limit, now).tokens + 1)
+      for (const { key, waitMs } of admission.short) holds.set(key, Math.max(holds.get(key) ?? 0, now + Math.max(1, waitMs)))
+      requeue(w)
+      pump()
+    })
+  }
+
   const start = (w: Waiting) => {
     running++
     w.run().then((value) => {
@@ -163,8 +205,8 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
       holds.set(holdKeyOf(w), Math.max(holds.get(holdKeyOf(w)) ?? 0, now + holdMs))
       for (const { key, limit } of budgetsOf(w)) bucket(key, limit, now).tokens = Math.min(0, bucket(key, limit, now).tokens)
       options.onHold?.(w.method, w.channel, holdMs)
-      const at = queue.findIndex((q) => q.seq > w.seq)
-      queue.splice(at < 0 ? queue.length : at, 0, w)
+      options.shared?.hold(holdKeyOf(w), budgetsOf(w), holdMs).catch((e: unknown) => options.onSharedError?.(e))
+      requeue(w)
     }).finally(() => {
       running--
       pump()

@@ -23,6 +23,15 @@ export interface BitbucketClient {
 }
 
 /**
+ * A 429's wait: its Retry-After in seconds when it sends one. Bitbucket's limits are an hourly window that
+ * rolls by the minute, so without the header a minute is what frees budget again.
+ */
+function retryAfter(header: string | null): number {
+  const seconds = Number(header)
+  return header !== null && header.trim() !== '' && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 60_000
+}
+
+/**
  * Bitbucket Cloud has no maintained Node client worth a dependency for two GET calls, so this is `fetch`
  * with the auth scheme the token kind needs, a timeout, and errors that name the fix.
  */
@@ -46,7 +55,8 @@ export function createBitbucketClient(options: BitbucketClientOptions): Bitbucke
     }
     if (!response.ok) {
       await response.body?.cancel()
-      throw gitHostError({ provider: 'bitbucket', what, status: response.status, basicAuth })
+      const retryAfterMs = response.status === 429 ? retryAfter(response.headers.get('retry-after')) : undefined
+      throw gitHostError({ provider: 'bitbucket', what, status: response.status, basicAuth, retryAfterMs })
     }
     return (await response.json()) as T
   }

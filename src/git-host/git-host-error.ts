@@ -12,6 +12,8 @@ export interface FailedCall {
   basicAuth?: boolean
   /** GitHub answers 403 (or 429) with x-ratelimit-remaining: 0 when the token's hourly budget is spent. */
   rateLimited?: boolean
+  /** A 429's Retry-After (or its default), for callers that wait it out (reconcile). */
+  retryAfterMs?: number
   /** GITHUB_API_URL or BITBUCKET_API_URL as used: named when the host could not be reached at all. */
   apiUrl?: string
   cause?: unknown
@@ -61,7 +63,7 @@ function scopeFix(call: FailedCall): string {
 /** Turns a failed call into a PrheraldError whose code callers branch on and whose fix the operator reads. */
 export function gitHostError(call: FailedCall): PrheraldError {
   const host = call.provider === 'github' ? 'GitHub' : 'Bitbucket'
-  const options = { cause: call.cause }
+  const options = { cause: call.cause, ...(call.retryAfterMs === undefined ? {} : { retryAfterMs: call.retryAfterMs }) }
   if (call.rateLimited) {
     return new PrheraldError('git_host', `${host} API rate limit reached on ${call.what}`, { ...options, fix: 'wait for the limit to reset (x-ratelimit-reset), then retry' })
   }

@@ -38,13 +38,18 @@ export async function githubCall<T>(octokit: GithubClient, what: string, run: ()
   try {
     return await run()
   } catch (error) {
-    const failure = error as RequestErrorLike
-    const answered = failure.response !== undefined
-    const status = answered && typeof failure.status === 'number' && failure.status > 0 ? failure.status : undefined
-    const remaining = failure.response?.headers?.['x-ratelimit-remaining']
-    throw gitHostError({
-      provider: 'github', what, status, cause: error, apiUrl: octokit.request.endpoint.DEFAULTS.baseUrl,
-      rateLimited: (status === 403 || status === 429) && String(remaining) === '0',
-    })
+    throw githubError(octokit, what, error)
   }
+}
+
+/** The PrheraldError for an error Octokit threw on `what`. */
+export function githubError(octokit: GithubClient, what: string, error: unknown) {
+  const failure = error as RequestErrorLike
+  const answered = failure.response !== undefined
+  const status = answered && typeof failure.status === 'number' && failure.status > 0 ? failure.status : undefined
+  const remaining = failure.response?.headers?.['x-ratelimit-remaining']
+  return gitHostError({
+    provider: 'github', what, status, cause: error, apiUrl: octokit.request.endpoint.DEFAULTS.baseUrl,
+    rateLimited: (status === 403 || status === 429) && String(remaining) === '0',
+  })
 }

@@ -1,8 +1,10 @@
 import type { Provider } from '../decode/pull-request-event.ts'
 import type { PostgresPool } from './postgres-pool.ts'
 import type { PoolClient } from 'pg'
-import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store } from './store.ts'
-import { intentFromRow, messageFromRow, type IntentRow, type MessageRow } from './store-rows.ts'
+import type {
+  DeliveryOutcome, HookDeliveryMark, IncomingDelivery, MessageRecord, OpenPullRequestFilter, PendingDelivery, PostIntent, PullRequestRef, Store,
+} from './store.ts'
+import { intentFromRow, messageFromRow, refFromRow, type IntentRow, type MessageRow, type PullRequestRow } from './store-rows.ts'
 import { createPostgresSharedWork } from './postgres-shared-work.ts'
 
 
@@ -26,6 +28,13 @@ const SAVE_MESSAGE = `
     ts = excluded.ts, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
     last_delivery_id = excluded.last_delivery_id, reactions = excluded.reactions, touched_at = excluded.touched_at`
 const FORGET_MESSAGE = 'DELETE FROM slack_messages WHERE provider = $1 AND repository = $2 AND pr_number = $3 AND channel = $4'
+const OPEN_PULL_REQUESTS = `SELECT provider, repository, pr_number FROM slack_messages
+  WHERE provider = $1 AND state IN ('open', 'draft') AND ($2::text IS NULL OR repository = $2) AND touched_at >= $3
+  GROUP BY provider, repository, pr_number ORDER BY repository COLLATE "C", pr_number`
+const SAVE_HOOK_MARK = `
+  INSERT INTO hook_delivery_marks (provider, hook, delivered_at, delivery_id, updated_at) VALUES ($1, $2, $3, $4, $5)
+  ON CONFLICT (provider, hook) DO UPDATE SET
+    delivered_at = excluded.delivered_at, delivery_id = excluded.delivery_id, updated_at = excluded.updated_at`
 const RECORD_INTENT = `
   INSERT INTO post_intents (provider, repository, pr_number, channel, marker, mentions, state, lifecycle, last_delivery_id, created_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
@@ -83,6 +92,10 @@ export function createPostgresStore({ pool, now = Date.now, lockPool }: Postgres
       const { rows } = await pool.query<MessageRow>(FIND_MESSAGES, [pr.provider, pr.repository, pr.prNumber])
       return rows.map(messageFromRow)
     },
+    async openPullRequests(filter: OpenPullRequestFilter) {
+      const { rows } = await pool.query<PullRequestRow>(OPEN_PULL_REQUESTS, [filter.provider, filter.repository ?? null, filter.touchedSince ?? 0])
+      return rows.map(refFromRow)
+    },
     async saveMessage(m: MessageRecord) {
       await pool.query(SAVE_MESSAGE, messageParams(m, now()))
     },
@@ -139,6 +152,14 @@ export function createPostgresStore({ pool, now = Date.now, lockPool }: Postgres
     },
     async dropPostIntent(pr: PullRequestRef, channel: string, marker: string) {
       await pool.query(`${DELETE_INTENT} AND marker = $5`, [pr.provider, pr.repository, pr.prNumber, channel, marker])
+    },
+    async hookDeliveryMark(provider: Provider, hook: string) {
+      const { rows } = await pool.query<{ delivered_at: string; delivery_id: string }>(
+        'SELECT delivered_at, delivery_id FROM hook_delivery_marks WHERE provider = $1 AND hook = $2', [provider, hook])
+      return rows[0] ? { deliveredAt: rows[0].delivered_at, deliveryId: rows[0].delivery_id } : undefined
+    },
+    async saveHookDeliveryMark(provider: Provider, hook: string, mark: HookDeliveryMark) {
+      await pool.query(SAVE_HOOK_MARK, [provider, hook, mark.deliveredAt, mark.deliveryId, now()])
     },
     async claimRun(job: string, runKey: string) {
       // Across replicas: a concurrent second insert of the same key waits for the first, then does nothing.

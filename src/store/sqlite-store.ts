@@ -1,8 +1,10 @@
 import type { Provider } from '../decode/pull-request-event.ts'
 import { PrheraldError } from '../errors.ts'
 import type { SqliteDatabase } from './open-database.ts'
-import type { DeliveryOutcome, IncomingDelivery, MessageRecord, PendingDelivery, PostIntent, PullRequestRef, Store } from './store.ts'
-import { intentFromRow, messageFromRow, type IntentRow, type MessageRow } from './store-rows.ts'
+import type {
+  DeliveryOutcome, HookDeliveryMark, IncomingDelivery, MessageRecord, OpenPullRequestFilter, PendingDelivery, PostIntent, PullRequestRef, Store,
+} from './store.ts'
+import { intentFromRow, messageFromRow, refFromRow, type IntentRow, type MessageRow, type PullRequestRow } from './store-rows.ts'
 import { createSqliteSharedWork } from './sqlite-shared-work.ts'
 
 
@@ -62,6 +64,17 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
   const deleteRunClaims = db.prepare('DELETE FROM job_runs WHERE claimed_at < ?')
   const deleteIntentWithMarker = db.prepare(
     'DELETE FROM post_intents WHERE provider = ? AND repository = ? AND pr_number = ? AND channel = ? AND marker = ?')
+
+  const openPullRequests = db.prepare<[string, string | null, string | null, number], PullRequestRow>(`
+    SELECT provider, repository, pr_number FROM slack_messages
+    WHERE provider = ? AND state IN ('open', 'draft') AND (? IS NULL OR repository = ?) AND touched_at >= ?
+    GROUP BY provider, repository, pr_number ORDER BY repository, pr_number`)
+  const findHookMark = db.prepare<[string, string], { delivered_at: string; delivery_id: string }>(
+    'SELECT delivered_at, delivery_id FROM hook_delivery_marks WHERE provider = ? AND hook = ?')
+  const saveHookMark = db.prepare(`
+    INSERT INTO hook_delivery_marks (provider, hook, delivered_at, delivery_id, updated_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (provider, hook) DO UPDATE SET
+      delivered_at = excluded.delivered_at, delivery_id = excluded.delivery_id, updated_at = excluded.updated_at`)
 
   // Group commit: every write waits for the end of the current turn of the event loop, and all writes
   // queued by then share one transaction, so one fsync, instead of paying one each. Every caller hears back
@@ -149,6 +162,10 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     async saveMessage(m: MessageRecord) {
       await write(() => saveMessage.run(messageParams(m, now())))
     },
+    async openPullRequests(filter: OpenPullRequestFilter) {
+      const repository = filter.repository ?? null
+      return openPullRequests.all(filter.provider, repository, repository, filter.touchedSince ?? 0).map(refFromRow)
+    },
     deleteMessagesUntouchedSince(cutoff) {
       return write(() => deleteOldMessages.run(cutoff).changes)
     },
@@ -199,6 +216,13 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
     },
     async dropPostIntent(pr: PullRequestRef, channel: string, marker: string) {
       await write(() => deleteIntentWithMarker.run(pr.provider, pr.repository, pr.prNumber, channel, marker))
+    },
+    async hookDeliveryMark(provider: Provider, hook: string) {
+      const row = findHookMark.get(provider, hook)
+      return row ? { deliveredAt: row.delivered_at, deliveryId: row.delivery_id } : undefined
+    },
+    async saveHookDeliveryMark(provider: Provider, hook: string, mark: HookDeliveryMark) {
+      await write(() => saveHookMark.run(provider, hook, mark.deliveredAt, mark.deliveryId, now()))
     },
     claimRun(job: string, runKey: string) {
       return write(() => claimRun.run(job, runKey, now()).changes === 1)

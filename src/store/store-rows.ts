@@ -1,5 +1,5 @@
 import type { Provider } from '../decode/pull-request-event.ts'
-import type { PendingDelivery, PostIntent, StoredMessage } from './store.ts'
+import type { PendingDelivery, PostIntent, PullRequestRef, StoredMessage } from './store.ts'
 
 /**
  * The rows both backends read, column for column, and how a row becomes what the Store interface returns.
@@ -35,6 +35,10 @@ export interface IntentRow {
   last_delivery_id: string | null
   created_at: Millis
 }
+
+export type PullRequestRow = Pick<MessageRow, 'provider' | 'repository' | 'pr_number'>
+
+export const refFromRow = (r: PullRequestRow): PullRequestRef => ({ provider: r.provider, repository: r.repository, prNumber: Number(r.pr_number) })
 
 export function messageFromRow(r: MessageRow): StoredMessage {
   return {

@@ -100,8 +100,27 @@ export interface SharedWork {
   claimExpiredDeliveries(lease: DeliveryLease & { limit: number }): Promise<PendingDelivery[]>
 }
 
+/** Which pull requests prherald-reconcile asks the git host about (docs/reconcile.md). */
+export interface OpenPullRequestFilter {
+  provider: Provider
+  /** owner/repo; every repository when absent. */
+  repository?: string | undefined
+  /** Only pull requests whose rows were touched at or after this time (unix ms): `reconcile.on_start`'s last day. */
+  touchedSince?: number | undefined
+}
+
+/** The newest entry of a GitHub webhook's delivery log that reconcile has looked at (migration 0009). */
+export interface HookDeliveryMark {
+  /** delivered_at of that entry, ISO-8601 as GitHub wrote it. */
+  deliveredAt: string
+  /** Its numeric id in the log, as text. */
+  deliveryId: string
+}
+
 export interface Store extends SharedWork {
   findMessages(pr: PullRequestRef): Promise<StoredMessage[]>
+  /** Pull requests with a message shown as open or draft, each once, by repository then number. */
+  openPullRequests(filter: OpenPullRequestFilter): Promise<PullRequestRef[]>
   /** Inserts or replaces the row of one channel; bumps `touched_at`. */
   saveMessage(message: MessageRecord): Promise<void>
   /** Cleanup: rows untouched since `cutoff` (unix ms). Never touches Slack. */
@@ -134,6 +153,10 @@ export interface Store extends SharedWork {
   /** The post with this marker is known not to be in Slack: drops the intent (a newer one is kept). */
   dropPostIntent(pr: PullRequestRef, channel: string, marker: string): Promise<void>
 
+  /** The mark of one webhook (`owner/repo#<hook id>`), if reconcile has looked at its log before. */
+  hookDeliveryMark(provider: Provider, hook: string): Promise<HookDeliveryMark | undefined>
+  /** Records (or replaces) a webhook's mark. */
+  saveHookDeliveryMark(provider: Provider, hook: string, mark: HookDeliveryMark): Promise<void>
   /**
    * Claims one run of a scheduled job (`digest:<schedule>`, keyed by the run's local date, say): true for
    * exactly one caller per (job, runKey) among every process sharing the database, false for all others.

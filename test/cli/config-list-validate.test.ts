@@ -47,6 +47,7 @@ describe('prherald-config list', () => {
       'reviews.dependency_bot_logins  dependabot[bot] renovate[bot]',
       'users: none',
       'teams: none',
+      'reconcile.on_start: false',
       `database: file:${join(dir.path, 'prherald.db')} (SQLite: one server)`,
     ])
     expect(slack.calls).toHaveLength(0)
@@ -93,6 +94,7 @@ describe('prherald-config list', () => {
       '  octocat     U0123ABCD',
       'teams: 1 mapped (GitHub team slugs, case ignored)',
       '  backend  S0123ABCD',
+      'reconcile.on_start: false',
       `database: file:${join(dir.path, 'prherald.db')} (SQLite: one server)`,
     ])
   })

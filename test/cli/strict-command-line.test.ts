@@ -13,7 +13,7 @@ import { makeTempDir } from '../helpers/temp-dir.ts'
  * would appear): the checks below would see it.
  */
 type CliName = Parameters<typeof runCliAsync>[0]
-const CLIS: CliName[] = ['server', 'migrate', 'config', 'doctor']
+const CLIS: CliName[] = ['server', 'migrate', 'config', 'doctor', 'reconcile']
 const VERSION = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version
 
 let dir: ReturnType<typeof makeTempDir>
@@ -61,6 +61,7 @@ describe('unknown options and commands', () => {
   it('prherald-server takes no argument, prherald-doctor at most one', async () => {
     expectUsageError(await run('server', ['acme/api']), 'server', /unexpected argument "acme\/api"/)
     expectUsageError(await run('doctor', ['acme/api', 'acme/web']), 'doctor', /unexpected argument "acme\/web"/)
+    expectUsageError(await run('reconcile', ['acme/api', 'acme/web']), 'reconcile', /unexpected argument "acme\/web"/)
   })
 
   it('prherald-config bogus names the unknown command and the real ones', async () => {

@@ -46,6 +46,11 @@ describe('configuration', () => {
     expect(s.reviews).toEqual({ ignoreBotReviews: true, dependencyBots: 'standard', dependencyBotLogins: ['renovate-bot'] })
   })
 
+  it('reads reconcile.on_start, false when absent', () => {
+    expect(load(`git_provider: github\n${MAPPINGS}`).reconcileOnStart).toBe(false)
+    expect(load(`git_provider: github\nreconcile:\n  on_start: true\n${MAPPINGS}`).reconcileOnStart).toBe(true)
+  })
+
   it('reads users and teams as plain maps, GitHub logins and slugs lower-cased, Bitbucket account ids as written', () => {
     const github = load(`git_provider: github\nusers:\n  OctoCat: U0123ABCD\n  dave: W0456DEFG\nteams:\n  Backend: S0123ABCD\n${MAPPINGS}`)
     expect(github.users).toEqual({ octocat: 'U0123ABCD', dave: 'W0456DEFG' })
@@ -138,6 +143,8 @@ describe('configuration', () => {
     ['unknown dependency_bots layout', `git_provider: github\nreviews:\n  dependency_bots: loud\n${MAPPINGS}`, /reviews\.dependency_bots: "loud" is not allowed; use one of/],
     ['ignore_bot_reviews not a boolean', `git_provider: github\nreviews:\n  ignore_bot_reviews: sometimes\n${MAPPINGS}`, /reviews\.ignore_bot_reviews: /],
     ['a login with spaces', `git_provider: github\nreviews:\n  dependency_bot_logins: ["my renovate"]\n${MAPPINGS}`, /reviews\.dependency_bot_logins\.0: "my renovate" is not a login/],
+    ['reconcile.on_start not a boolean', `git_provider: github\nreconcile:\n  on_start: sometimes\n${MAPPINGS}`, /reconcile\.on_start: /],
+    ['an unknown reconcile key', `git_provider: github\nreconcile:\n  on_startup: true\n${MAPPINGS}`, /reconcile\.on_startup: unknown key/],
     ['reviews in a mapping tier', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      reviews:\n        ignore_bot_reviews: true\n', /mappings\.acme\.api\.reviews: unknown key/],
   ]
 

@@ -20,6 +20,7 @@ const CLIS: Array<{ name: CliName; doc: string }> = [
   { name: 'doctor', doc: 'docs/operators.md' },
   { name: 'setup', doc: 'docs/operators.md' },
   { name: 'smoke', doc: 'docs/operators.md' },
+  { name: 'reconcile', doc: 'docs/reconcile.md' },
 ]
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')

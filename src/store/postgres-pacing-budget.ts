@@ -1,0 +1,83 @@
+import type { Admission, BudgetDraw, SharedPacingBudget } from '../effects/shared-pacing-budget.ts'
+import type { PostgresPool } from './postgres-pool.ts'
+
+export interface PostgresPacingBudgetDeps {
+  pool: PostgresPool
+  /**
+   * The cluster's clock, unix milliseconds (the pacer's own clock is per process). Replicas' clocks are
+   * assumed NTP-close; `at` never moves backwards, so a replica behind the others refills nothing rather
+   * than spending a budget twice. The bench passes a scaled one.
+   */
+  now?: () => number
+}
+
+interface BudgetRow { key: string; tokens: number; at: string; held_until: string }
+
+// Same tolerance as the pacer's own buckets: float arithmetic must not leave a call a hair short of its token.
+const EPSILON = 1e-9
+
+const ENSURE = `INSERT INTO pacing_budgets (key, tokens, at) SELECT * FROM unnest($1::text[], $2::float8[], $3::bigint[])
+  ON CONFLICT (key) DO NOTHING`
+const LOCK = 'SELECT key, tokens, at, held_until FROM pacing_budgets WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE'
+const SPEND = `UPDATE pacing_budgets p SET tokens = u.tokens, at = greatest(p.at, $1)
+  FROM unnest($2::text[], $3::float8[]) AS u(key, tokens) WHERE p.key = u.key`
+const HOLD = `INSERT INTO pacing_budgets (key, tokens, at, held_until) VALUES ($1, 0, $2, $3)
+  ON CONFLICT (key) DO UPDATE SET held_until = greatest(pacing_budgets.held_until, excluded.held_until)`
+const EMPTY = `UPDATE pacing_budgets p SET tokens = least(0, p.tokens + greatest(0, $1 - p.at) * u.per_minute / 60000.0), at = greatest(p.at, $1)
+  FROM unnest($2::text[], $3::float8[]) AS u(key, per_minute) WHERE p.key = u.key`
+
+/**
+ * The replicas' shared Slack budget: a token bucket per budget key in `pacing_budgets`, refilled and spent
+ * in one short transaction under the rows' locks (taken in key order, so two calls never deadlock), the
+ * same arithmetic as the pacer's in-memory buckets. No Slack call happens inside it: the transaction ends
+ * before the call is made. A refusal says how long each short budget needs, and the pacer waits that long.
+ */
+export function createPostgresPacingBudget({ pool, now = Date.now }: PostgresPacingBudgetDeps): SharedPacingBudget {
+  // A key's row is made once (full bucket) and never deleted; remembering which exist spares the insert.
+  const ensured = new Set<string>()
+  return {
+    async take(budgets: readonly BudgetDraw[], holdKey: string): Promise<Admission> {
+      const keys = [...new Set([holdKey, ...budgets.map((b) => b.key)])].sort()
+      const client = await pool.connect()
+      let broken: Error | undefined
+      try {
+        const t = now()
+        const missing = keys.filter((k) => !ensured.has(k))
+        if (missing.length > 0) {
+          const burst = (k: string) => budgets.find((b) => b.key === k)?.limit.burst ?? 0
+          await client.query(ENSURE, [missing, missing.map(burst), missing.map(() => t)])
+          for (const k of missing) ensured.add(k)
+        }
+        await client.query('BEGIN')
+        const rows = new Map((await client.query<BudgetRow>(LOCK, [keys])).rows.map((r) => [r.key, r]))
+        const short: Array<{ key: string; waitMs: number }> = []
+        const held = Number(rows.get(holdKey)?.held_until ?? 0)
+        if (held > t) short.push({ key: holdKey, waitMs: held - t })
+        const after = budgets.map(({ key, limit }) => {
+          const row = rows.get(key)
+          // Only a row deleted by hand is missing: make it again at the next try.
+          if (!row) return (ensured.delete(key), short.push({ key, waitMs: 0 }), 0)
+          const heldUntil = Number(row.held_until)
+          const tokens = Math.min(limit.burst, row.tokens + (Math.max(0, t - Number(row.at)) * limit.perMinute) / 60_000)
+          if (heldUntil > t && key !== holdKey) short.push({ key, waitMs: heldUntil - t })
+          else if (tokens < 1 - EPSILON) short.push({ key, waitMs: ((1 - tokens) * 60_000) / limit.perMinute })
+          return tokens - 1
+        })
+        if (short.length === 0) await client.query(SPEND, [t, budgets.map((b) => b.key), after])
+        await client.query('COMMIT')
+        return short.length === 0 ? { granted: true } : { granted: false, short }
+      } catch (error) {
+        await client.query('ROLLBACK').catch((e: Error) => { broken = e })
+        throw error
+      } finally {
+        client.release(broken)
+      }
+    },
+    async hold(holdKey: string, budgets: readonly BudgetDraw[], holdMs: number) {
+      const t = now()
+      await pool.query(HOLD, [holdKey, t, t + holdMs])
+      ensured.add(holdKey)
+      await pool.query(EMPTY, [t, budgets.map((b) => b.key), budgets.map((b) => b.limit.perMinute)])
+    },
+  }
+}
