@@ -11,6 +11,7 @@ import { startDigest } from './digest/start-digest.ts'
 import { pullRequestKey } from './decode/pull-request-event.ts'
 import type { LifecycleEvent } from './decode/review-click.ts'
 import { createLifecycle } from './effects/apply-deliveries.ts'
+import { createApplyPending } from './effects/apply-pending.ts'
 import { createCallLimit } from './effects/call-limit.ts'
 import { configurePeople } from './people/configure-people.ts'
 import { configureTargets } from './effects/configure-targets.ts'
@@ -29,6 +30,7 @@ import { createClickIntake } from './intake/accept-click.ts'
 import { createIntake } from './intake/intake.ts'
 import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
+import { createLeaseKeeper, replicaId } from './mailbox/lease-keeper.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
 import { mappedId } from './people/people-map.ts'
 import { reconcileControlHandler } from './reconcile/reconcile-control.ts'
@@ -40,12 +42,7 @@ import { createApp } from './server.ts'
 import { createSlackClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack/slack-client.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
 import { startCleanupJob } from './store/cleanup-job.ts'
-import { claimProvider } from './store/database-provider.ts'
-import { watchDatabaseFile } from './store/database-watch.ts'
-import { migrateUp } from './store/migrations.ts'
-import { openDatabase } from './store/open-database.ts'
-import { acquireServerLock } from './store/server-lock.ts'
-import { createSqliteStore } from './store/sqlite-store.ts'
+import { openStore } from './store/open-store.ts'
 
 /** Outbound calls in flight at once across all pull requests: Slack calls (in the pacer), and git-host calls. */
 const PARALLEL_CALLS = 8
@@ -95,27 +92,10 @@ export interface RunningService {
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { settings, secrets, logger } = options
-  // One server per SQLite file: claimed before the database is even opened, released only by stop() or death.
-  const lock = acquireServerLock(settings.databasePath)
-  let db
-  try {
-    db = openDatabase(settings.databasePath)
-    const applied = migrateUp(db)
-    if (applied.length > 0) logger.info('migrations applied', { versions: applied.map((m) => `${m.version}_${m.name}`) })
-    claimProvider(db, settings.databasePath, settings.gitProvider)
-  } catch (error) {
-    db?.close()
-    lock.release()
-    throw error
-  }
-  const store = createSqliteStore(db, Date.now, {
-    lockWaitMs: options.databaseLockWaitMs,
-    onLockWait: (writes) => logger.warn('the database is locked by another program; writes wait for it', {
-      database: settings.databasePath, writes,
-      fix: 'end the other program\'s write transaction (a sqlite3 shell, a backup tool); deliveries that wait too long get a 503',
-    }),
+  const database = await openStore({
+    settings, logger, lockWaitMs: options.databaseLockWaitMs, checkMs: options.databaseCheckMs, lockConnections: PARALLEL_CALLS,
   })
-  const databaseWatch = watchDatabaseFile({ path: settings.databasePath, logger, intervalMs: options.databaseCheckMs })
+  const { store } = database
   const slackToken = createSlackTokenState(logger)
   const shutdown = new AbortController()
   // Its gauges read the mailboxes (built below) only when scraped, which starts once the listener is open.
@@ -133,6 +113,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     pacing: settings.slackPacing, parallel: PARALLEL_CALLS, signal: shutdown.signal, clock: options.pacerClock,
     onHold: (method, channel, holdMs) => logger.warn('slack rate limit reached; holding these calls', { call: method, channel, hold_ms: holdMs }),
     onCall: metrics.slackCall,
+    shared: database.pacingBudget,
+    onSharedError: (error) => logger.warn('the shared Slack budget could not be asked; this call went ahead on this replica\'s own budget', {
+      ...errorFields(error), fix: 'check the connection to PostgreSQL; until it is back each replica paces alone',
+    }),
   })
   const retry = options.retry ?? DEFAULT_RETRY
   const limit = createCallLimit(PARALLEL_CALLS, shutdown.signal)
@@ -148,13 +132,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     render: { reviewButton: secrets.slackSigningSecret !== undefined },
     people: configurePeople(settings, secrets, { store, slack, pacer, limit, logger }),
   })
-  const mailboxes = createMailboxes<LifecycleEvent>((_key, events) => applyDeliveries(events), (key, error) => {
+  // The mailbox's events only say which pull request to look at: applyPending reads what is pending under its lock.
+  const applyPending = createApplyPending({ store, applyDeliveries })
+  const mailboxes = createMailboxes<LifecycleEvent>((key, events) => applyPending(key).finally(() => leases.done(events)), (key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })
     logger.error('delivery failed; it stays pending and is retried at the next start', {
       pr_key: key, ...errorFields(error), fix: isPrheraldError(error) ? error.fix : undefined,
     })
   })
-  const handOff = (event: LifecycleEvent) => mailboxes.post(pullRequestKey(event), event)
+  const handOff = (event: LifecycleEvent) => {
+    leases.hold(event)
+    mailboxes.post(pullRequestKey(event), event)
+  }
+  const leases = createLeaseKeeper({ store, logger, owner: replicaId(), leaseMs: settings.databaseLeaseSeconds * 1000, handOff })
 
   // Posts the last run left with an unknown outcome are settled first, so that the replay updates them.
   await recoverPosts({ store, findPost, pacer, logger })
@@ -164,10 +154,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   // A start that fails from here on (a port in use, most likely) must not keep the file claimed.
   const abandon = async (error: unknown): Promise<never> => {
-    databaseWatch.stop()
     shutdown.abort()
-    await store.close()
-    lock.release()
+    await leases.stop()
+    await database.close()
     throw error
   }
   const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
@@ -178,7 +167,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   })
   const app = createApp({
     provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
-    health: { database: databaseWatch.state, slack: slackToken.current },
+    health: { database: database.state, slack: slackToken.current },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slackInteractions: secrets.slackSigningSecret === undefined ? undefined : {
       signingSecret: secrets.slackSigningSecret,
@@ -229,7 +218,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     cleanup.stop()
     reconcileOnStart.stop()
     digest.stop()
-    databaseWatch.stop()
+    // No more taking over: what this server leaves pending, another replica (or the next start) finishes.
+    await leases.stop()
     await Promise.all([closeServer(server, deadline), control?.stop(deadline)])
     await metricsServer?.close()
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))
@@ -239,8 +229,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       mailboxes.clear()
       await mailboxes.drain(1000)
     }
-    await store.close()
-    lock.release()
+    await database.close()
     logger.info('stopped', { drained, pending_left: drained ? 0 : undefined })
     return { drained }
   })())

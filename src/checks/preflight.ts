@@ -79,7 +79,7 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
   }
   results.push(
     { name: 'ttl', target: 'cleanup.message_ttl_days', status: 'OK', reason: `${settings.messageTtlDays} days` },
-    { name: 'database', target: redactUrl(settings.databaseUrl), status: 'OK', reason: settings.databasePath },
+    { name: 'database', target: redactUrl(settings.databaseUrl), status: 'OK', reason: settings.database.kind === 'sqlite' ? settings.database.path : 'PostgreSQL: replicas may share it' },
     settings.publicUrl
       ? { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'OK', reason: redactUrl(settings.publicUrl) }
       : { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'SKIP', reason: 'not set (only create-webhook needs it)' },

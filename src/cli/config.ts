@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { cac } from 'cac'
+import { redactUrl } from '../config/redact-url.ts'
 import { loadSettings } from '../config/load-config.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { createWebhook } from './create-webhook.ts'
@@ -35,6 +36,9 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
   for (const line of formatDigest(loaded.digest, routes)) print(line)
   for (const line of formatPeople(loaded, loaded.gitProvider)) print(line)
   print(`reconcile.on_start: ${loaded.reconcileOnStart}${loaded.reconcileOnStart ? ' (pull requests touched in the last day are reconciled at start-up)' : ''}`)
+  print(loaded.database.kind === 'sqlite'
+    ? `database: ${redactUrl(loaded.databaseUrl)} (SQLite: one server)`
+    : `database: ${redactUrl(loaded.databaseUrl)} (PostgreSQL: replicas share it; database.lease_seconds ${loaded.databaseLeaseSeconds})`)
 })
 
 cli.command('validate [repository]', 'Check mapping entries against Slack and the git host; write config.lock on success')

@@ -6,6 +6,8 @@ import { configSection, databaseSection, mappingsSection } from '../checks/prefl
 import { validateEntries } from '../checks/validate-entries.ts'
 import { isPrheraldError } from '../errors.ts'
 import { readConfigLock } from '../lock/config-lock.ts'
+import { redactUrl } from '../config/redact-url.ts'
+import { databaseSecrets } from '../store/database-secrets.ts'
 import { inspectDatabase } from '../store/inspect-database.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from './parse-repository.ts'
@@ -36,11 +38,17 @@ async function doctor(repository: string | undefined): Promise<boolean> {
     all.push(...section('mappings', [{ name: 'entries', target: 'config', status: 'SKIP', reason: 'not checked: the config did not load' }]))
   } else {
     let database: CheckResult[]
+    const store = settings.database
+    const where = store.kind === 'sqlite' ? store.path : redactUrl(store.url)
     try {
-      database = databaseSection(settings.databasePath, inspectDatabase(settings.databasePath), settings.gitProvider)
+      // The PostgreSQL driver is loaded only for a PostgreSQL URL.
+      const report = store.kind === 'sqlite'
+        ? inspectDatabase(store.path)
+        : await (await import('../store/inspect-postgres-database.ts')).inspectPostgresDatabase(store.url, databaseSecrets(store.url, env))
+      database = databaseSection(where, report, settings.gitProvider)
     } catch (error) {
       if (!isPrheraldError(error)) throw error
-      database = [{ name: 'file', target: settings.databasePath, status: 'FAIL', reason: error.message, fix: error.fix }]
+      database = [{ name: 'file', target: where, status: 'FAIL', reason: error.message, fix: error.fix }]
     }
     all.push(...section('database', database))
     const credentials = credentialsFromEnv(env, settings.gitProvider)

@@ -1,42 +1,29 @@
 #!/usr/bin/env node
 import { cac } from 'cac'
 import { loadSettings } from '../config/load-config.ts'
-import { claimProvider } from '../store/database-provider.ts'
-import { migrateUp, migrationStatus } from '../store/migrations.ts'
-import { openDatabase } from '../store/open-database.ts'
+import { migrateStore, storeMigrationStatus } from '../store/migrate-store.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { migrateCopy } from './migrate-copy.ts'
 import { runCommands } from './run-commands.ts'
 
 const cli = cac('prherald-migrate')
 
-function withDatabase<T>(run: (db: ReturnType<typeof openDatabase>, settings: ReturnType<typeof loadSettings>) => T): T {
+function settings() {
   loadEnvFile()
-  const settings = loadSettings(process.env)
-  const db = openDatabase(settings.databasePath)
-  try {
-    return run(db, settings)
-  } finally {
-    db.close()
-  }
+  return loadSettings(process.env)
 }
 
-cli.command('up', 'Apply pending database migrations (the server also does this at start-up)').action(() => {
-  withDatabase((db, settings) => {
-    const applied = migrateUp(db)
-    if (applied.length === 0) console.log('database is up to date')
-    for (const m of applied) console.log(`applied  ${m.version}_${m.name}`)
-    // Same refusal as the server's: the database serves one git provider.
-    claimProvider(db, settings.databasePath, settings.gitProvider)
-  })
+cli.command('up', 'Apply pending database migrations (the server also does this at start-up)').action(async () => {
+  // Same refusal as the server's, made after the migrations: the database serves one git provider.
+  const applied = await migrateStore(settings())
+  if (applied.length === 0) console.log('database is up to date')
+  for (const m of applied) console.log(`applied  ${m.version}_${m.name}`)
 })
 
-cli.command('status', 'List each migration as applied or pending').action(() => {
-  withDatabase((db) => {
-    for (const s of migrationStatus(db)) {
-      console.log(`${s.appliedAt ? 'applied' : 'pending'}  ${s.version}_${s.name}${s.appliedAt ? `  ${s.appliedAt.toISOString()}` : ''}`)
-    }
-  })
+cli.command('status', 'List each migration as applied or pending').action(async () => {
+  for (const s of await storeMigrationStatus(settings())) {
+    console.log(`${s.appliedAt ? 'applied' : 'pending'}  ${s.version}_${s.name}${s.appliedAt ? `  ${s.appliedAt.toISOString()}` : ''}`)
+  }
 })
 
 cli.command('copy', 'Copy every table of a SQLite database into an empty PostgreSQL one (docs/scaling.md)')
@@ -50,7 +37,7 @@ cli.command('copy', 'Copy every table of a SQLite database into an empty Postgre
 cli.help((sections) => {
   sections.push({
     title: 'Environment',
-    body: '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)\n  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',
+    body: '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)\n  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config):\n                         file:… for SQLite, postgres://… for PostgreSQL (user and password may come from PGUSER / PGPASSWORD)',
   })
 })
 

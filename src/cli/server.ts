@@ -3,6 +3,7 @@ import { cac } from 'cac'
 import { validateAtStartup } from '../checks/validate-at-startup.ts'
 import { loadSettings, readSecrets } from '../config/load-config.ts'
 import { createLogger } from '../log/logger.ts'
+import { databaseSecrets } from '../store/database-secrets.ts'
 import { startService, type RunningService } from '../service.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { reportError } from './report-error.ts'
@@ -19,7 +20,7 @@ async function main(force: boolean): Promise<void> {
   const logger = createLogger({
     format: settings.logFormat,
     level: settings.logLevel,
-    redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? '', secrets.slackSigningSecret ?? ''],
+    redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? '', secrets.slackSigningSecret ?? '', ...databaseSecrets(settings.databaseUrl, process.env)],
   })
   // Handlers first: a signal that arrives while validating or starting must not kill the process mid-step.
   let service: RunningService | undefined
@@ -58,7 +59,9 @@ cli.help((sections) => {
       '  SLACK_SIGNING_SECRET   (optional) the Slack app\'s signing secret: the "Start review" button and its route',
       '  BITBUCKET_AUTH_EMAIL   (optional) HTTP Basic email:token for a Bitbucket API token; unset for access tokens',
       '  PRHERALD_LISTEN        listen address, overrides server.listen (default :8080)',
-      '  PRHERALD_DATABASE_URL  SQLite file URL, overrides database.url (default file:./data/prherald.db)',
+      '  PRHERALD_DATABASE_URL  database URL, overrides database.url (default file:./data/prherald.db);',
+      '                         postgres://… lets several replicas share one PostgreSQL database',
+      '  PGUSER, PGPASSWORD     PostgreSQL credentials, when not in PRHERALD_DATABASE_URL (and the other PG* variables)',
       '  PRHERALD_PUBLIC_URL    public base URL, reported by prherald-doctor and used by create-webhook',
       '  PRHERALD_SLACK_PACING  published or off, overrides slack.pacing (default published)',
       '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',

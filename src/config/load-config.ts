@@ -4,7 +4,7 @@ import { validate, type Failure } from 'superstruct'
 import { PrheraldError } from '../errors.ts'
 import { configSchema, type ConfigDocument } from './schema.ts'
 import { DEFAULTS, type ListenAddress, type Secrets, type Settings } from './settings.ts'
-import { databasePathFromUrl, parseListen } from './parse-values.ts'
+import { databaseTargetFromUrl, hasUrlPassword, parseListen } from './parse-values.ts'
 import { applyReactionTier, DEFAULT_REACTIONS } from '../routing/reactions.ts'
 import { describeFailure, mappingProblems, type ConfigProblem } from './config-problems.ts'
 import { emptyValueHint } from './empty-value-hint.ts'
@@ -81,11 +81,18 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
   }
   const metricsListen = parseMetricsListen(doc.server?.metrics_listen, listen, configFile)
   const databaseUrl = env.PRHERALD_DATABASE_URL || doc.database?.url || DEFAULTS.databaseUrl
-  const databasePath = databasePathFromUrl(databaseUrl, cwd)
-  if (!databasePath) {
-    const message = 'use a SQLite file URL such as file:./data/prherald.db'
+  const database = databaseTargetFromUrl(databaseUrl, cwd)
+  if (!database) {
+    const message = 'use a SQLite file URL such as file:./data/prherald.db, or a PostgreSQL URL such as postgres://db.example.com:5432/prherald'
     if (env.PRHERALD_DATABASE_URL) throw envProblem('PRHERALD_DATABASE_URL', message)
     throw invalid(configFile, [{ key: 'database.url', message: `"${redactUrl(databaseUrl)}" is not supported; ${message}` }])
+  }
+  // config.yaml is meant to be committed and reviewed: a password in it would be a secret in git.
+  if (!env.PRHERALD_DATABASE_URL && database.kind === 'postgres' && hasUrlPassword(databaseUrl)) {
+    throw invalid(configFile, [{
+      key: 'database.url',
+      message: `"${redactUrl(databaseUrl)}" holds a password; remove it from the URL and give it through the PGPASSWORD environment variable (or put the whole URL in PRHERALD_DATABASE_URL)`,
+    }])
   }
   const pacingText = env.PRHERALD_SLACK_PACING || doc.slack?.pacing || DEFAULTS.slackPacing
   if (pacingText !== 'published' && pacingText !== 'off') throw envProblem('PRHERALD_SLACK_PACING', 'use published or off')
@@ -99,7 +106,8 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     logLevel: doc.server?.log_level ?? DEFAULTS.logLevel,
     shutdownTimeoutSeconds: doc.server?.shutdown_timeout_seconds ?? DEFAULTS.shutdownTimeoutSeconds,
     databaseUrl,
-    databasePath,
+    database,
+    databaseLeaseSeconds: doc.database?.lease_seconds ?? DEFAULTS.databaseLeaseSeconds,
     messageTtlDays: doc.cleanup?.message_ttl_days ?? DEFAULTS.messageTtlDays,
     reactions: applyReactionTier(DEFAULT_REACTIONS, doc.slack?.reactions),
     digest: {

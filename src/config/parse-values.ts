@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path'
-import type { ListenAddress } from './settings.ts'
+import type { DatabaseTarget, ListenAddress } from './settings.ts'
 
 /** `:8080`, `8080`, `127.0.0.1:0`, `[::1]:8080`, or undefined when the value is not an address. */
 export function parseListen(value: string): ListenAddress | undefined {
@@ -25,4 +25,33 @@ export function databasePathFromUrl(url: string, cwd: string): string | undefine
   else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return undefined
   if (path === '') return undefined
   return isAbsolute(path) ? path : resolve(cwd, path)
+}
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//i
+
+/**
+ * `file:…` or a plain path: SQLite; `postgres://` or `postgresql://`: PostgreSQL. undefined for anything
+ * else, or a PostgreSQL URL that is not a URL at all.
+ */
+export function databaseTargetFromUrl(url: string, cwd: string): DatabaseTarget | undefined {
+  if (!POSTGRES_URL.test(url)) {
+    const path = databasePathFromUrl(url, cwd)
+    return path === undefined ? undefined : { kind: 'sqlite', path }
+  }
+  try {
+    new URL(url)
+  } catch {
+    return undefined
+  }
+  return { kind: 'postgres', url }
+}
+
+/** Whether a PostgreSQL URL carries a password: in its user-info, or as a `password` parameter. */
+export function hasUrlPassword(url: string): boolean {
+  try {
+    const parsed = new URL(url)
+    return parsed.password !== '' || [...parsed.searchParams.keys()].some((k) => /^(ssl)?password$/i.test(k))
+  } catch {
+    return false
+  }
 }

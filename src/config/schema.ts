@@ -141,7 +141,12 @@ export const configSchema = object({
     // At most an hour: Node's timers cannot wait longer than about 24.8 days and would fire at once instead.
     shutdown_timeout_seconds: optional(positiveInteger('use a whole number of seconds from 1 to 3600, e.g. 25', 3600)),
   })),
-  database: optional(object({ url: optional(string()) })),
+  database: optional(object({
+    url: optional(string()),
+    // PostgreSQL replicas only: how long a server's claim on a pending delivery lasts without renewal
+    // (docs/architecture.md). A dead server's deliveries move to another within about 4/3 of it.
+    lease_seconds: optional(positiveInteger('use a whole number of seconds from 1 to 300, e.g. 15', 300)),
+  })),
   digest: optional(object({
     enabled: optional(boolean()),
     schedule: optional(cronExpression),

@@ -47,6 +47,9 @@ export interface ListenAddress {
   port: number
 }
 
+/** Where prherald keeps its state: a SQLite file (one server), or a PostgreSQL database (any number of replicas). */
+export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }
+
 /** Everything non-secret, after defaults and environment overrides. */
 export interface Settings {
   configFile: string
@@ -59,7 +62,9 @@ export interface Settings {
   logLevel: LogLevel
   shutdownTimeoutSeconds: number
   databaseUrl: string
-  databasePath: string
+  database: DatabaseTarget
+  /** PostgreSQL: how long a claim on a pending delivery lasts without renewal. */
+  databaseLeaseSeconds: number
   messageTtlDays: number
   reactions: ReactionSettings
   digest: DigestSettings
@@ -105,6 +110,7 @@ export const DEFAULTS = {
   logLevel: 'info',
   shutdownTimeoutSeconds: 25,
   databaseUrl: 'file:./data/prherald.db',
+  databaseLeaseSeconds: 15,
   messageTtlDays: 30,
   digest: { enabled: true, schedule: '0 9 * * 1-5', timezone: 'UTC', holidays: undefined, mention: false, includeDependencyBots: false },
   reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
@@ -132,6 +138,7 @@ export const DEFAULTS = {
   logLevel: LogLevel
   shutdownTimeoutSeconds: number
   databaseUrl: string
+  databaseLeaseSeconds: number
   messageTtlDays: number
   digest: DigestSettings
   reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>

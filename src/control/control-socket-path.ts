@@ -6,7 +6,6 @@ import type { Settings } from '../config/settings.ts'
  * (PostgreSQL): there is no file to sit beside, so no control channel, and the commands that change messages
  * work on the database directly (docs/control-channel.md).
  */
-export function controlSocketPath(settings: Pick<Settings, 'databaseUrl' | 'databasePath'>): string | undefined {
-  if (/^postgres(ql)?:/i.test(settings.databaseUrl)) return undefined
-  return `${settings.databasePath}-control.sock`
+export function controlSocketPath(settings: Pick<Settings, 'database'>): string | undefined {
+  return settings.database.kind === 'sqlite' ? `${settings.database.path}-control.sock` : undefined
 }

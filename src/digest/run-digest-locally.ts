@@ -24,14 +24,22 @@ export interface LocalDigestDeps {
  */
 export async function runDigestLocally(deps: LocalDigestDeps, request: Omit<DigestRunRequest, 'claim'>): Promise<DigestRunResult> {
   const { settings, logger } = deps
-  const lock = request.dryRun ? undefined : holdServerLock(settings.databasePath, deps.controlPath)
+  if (settings.database.kind !== 'sqlite') {
+    // PostgreSQL replicas have no control socket and apply deliveries under per-pull-request locks that this direct
+    // path does not take; the scheduled digest runs once per cluster there (store.claimRun).
+    throw new PrheraldError('config_invalid', 'prherald-digest works on a SQLite database only; with PostgreSQL the replicas post the scheduled digest', {
+      fix: 'with PostgreSQL, let the servers post it on digest.schedule, or use --dry-run against a SQLite copy',
+    })
+  }
+  const databasePath = settings.database.path
+  const lock = request.dryRun ? undefined : holdServerLock(databasePath, deps.controlPath)
   const shutdown = new AbortController()
   let db
   try {
-    db = openDatabase(settings.databasePath)
+    db = openDatabase(databasePath)
     if (lock) migrateUp(db)
     else if (migrationStatus(db).some((m) => m.appliedAt === undefined)) {
-      throw new PrheraldError('migration', `the database ${settings.databasePath} has pending migrations`, {
+      throw new PrheraldError('migration', `the database ${databasePath} has pending migrations`, {
         fix: 'run prherald-migrate up (or start prherald-server once), then run prherald-digest again',
       })
     }

@@ -1,6 +1,6 @@
 import { errorFields, type Logger } from '../log/logger.ts'
 import type { Store } from '../store/store.ts'
-import type { FindPost, SlackCall } from './find-post.ts'
+import { intentPrKey, type FindPost, type SlackCall } from './find-post.ts'
 import type { SlackPacer } from './slack-pacer.ts'
 
 /**
@@ -15,12 +15,19 @@ import type { SlackPacer } from './slack-pacer.ts'
 export async function recoverPosts(deps: { store: Store; findPost: FindPost; pacer: SlackPacer; logger: Logger }): Promise<void> {
   const intents = await deps.store.postIntents()
   if (intents.length === 0) return
-  const counts = { found: 0, not_found: 0, not_searched: 0 }
+  const counts = { found: 0, not_found: 0, not_searched: 0, settled_elsewhere: 0 }
   await Promise.all(intents.map(async (intent) => {
     const { marker, createdAt: _createdAt, ...row } = intent
     const facts = { repository: row.repository, pr: row.prNumber, channel: row.channel, delivery_id: marker }
     const once: SlackCall = (method, run) => deps.pacer.call(method, row.channel, run)
+    // Under the pull request's lock: on PostgreSQL the intent may be a live replica's post in flight. Once
+    // that replica's batch is over, its intent is gone (or replaced), and an old state must not be written over its rows.
+    const release = await deps.store.lockPullRequest(intentPrKey(intent))
     try {
+      if ((await deps.store.findPostIntent(row, row.channel))?.marker !== marker) {
+        counts.settled_elsewhere++
+        return
+      }
       const ts = await deps.findPost(intent, once, facts)
       if (ts) {
         await deps.store.completePostIntent({ ...row, ts })
@@ -33,6 +40,8 @@ export async function recoverPosts(deps: { store: Store; findPost: FindPost; pac
     } catch (error) {
       deps.logger.warn('could not look for an interrupted post; its next post in the channel looks first', { ...facts, ...errorFields(error) })
       counts.not_searched++
+    } finally {
+      await release()
     }
   }))
   deps.logger.info('interrupted posts looked up', { count: intents.length, ...counts })

@@ -51,16 +51,23 @@ export async function reconcileLocally(
       fix: 'set SLACK_BOT_TOKEN (the bot token of your Slack app, xoxb-…), or run with --dry-run to only see what would change',
     })
   }
+  if (settings.database.kind !== 'sqlite') {
+    // On PostgreSQL replicas apply deliveries under per-pull-request locks that this direct path does not take.
+    throw new PrheraldError('config_invalid', 'prherald-reconcile works on a SQLite database only (PostgreSQL replicas have no control socket yet)', {
+      fix: 'with PostgreSQL, set reconcile.on_start: true so that the replicas reconcile at start-up',
+    })
+  }
+  const databasePath = settings.database.path
   let lock: ServerLock | undefined
-  if (!request.dryRun) lock = lockOrExplain(settings.databasePath)
+  if (!request.dryRun) lock = lockOrExplain(databasePath)
   const logger = createLogger({ format: 'pretty', level: 'warn', write: (line) => process.stderr.write(`${line}\n`), redact: [slackBotToken, access.gitToken ?? ''] })
   const shutdown = new AbortController()
   let store
   try {
-    const db = openDatabase(settings.databasePath)
+    const db = openDatabase(databasePath)
     try {
       migrateUp(db)
-      claimProvider(db, settings.databasePath, settings.gitProvider)
+      claimProvider(db, databasePath, settings.gitProvider)
     } catch (error) {
       db.close()
       throw error

@@ -8,6 +8,7 @@ import {
   intentFromRow, messageFromRow, OPEN_MESSAGES_SQL, openMessageFromRow, personLookupFromRow, refFromRow, threadReplyFromRow,
   type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow, type ThreadReplyRow,
 } from './store-rows.ts'
+import { createPostgresSharedWork } from './postgres-shared-work.ts'
 
 
 
@@ -67,6 +68,8 @@ const SAVE_HEAD = `
 export interface PostgresStoreDeps {
   pool: PostgresPool
   now?: () => number
+  /** The per-pull-request locks' own pool (src/store/postgres-shared-work.ts); the store ends it too. */
+  lockPool?: PostgresPool
 }
 
 /**
@@ -74,7 +77,7 @@ export interface PostgresStoreDeps {
  * statement on a pooled connection that commits on its own. SQLite's group commit is not needed here:
  * the server lets concurrent commits share a WAL flush. The pool belongs to the store: `close()` ends it.
  */
-export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps): Store {
+export function createPostgresStore({ pool, now = Date.now, lockPool }: PostgresStoreDeps): Store {
   const count = async (sql: string) => Number((await pool.query<{ n: string }>(sql)).rows[0]?.n ?? 0)
   const messageParams = (m: MessageRecord, at: number) => [
     m.provider, m.repository, m.prNumber, m.channel, m.ts, JSON.stringify(m.mentions), m.state, m.lifecycle, m.lastDeliveryId, JSON.stringify(m.reactions), at,
@@ -97,6 +100,9 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
   }
 
   return {
+    // Replicas: per-pull-request locks and delivery leases, in a file of their own.
+    ...createPostgresSharedWork({ pool, lockPool, now, closing: () => closed !== undefined }),
+
     async findMessages(pr: PullRequestRef) {
       const { rows } = await pool.query<MessageRow>(FIND_MESSAGES, [pr.provider, pr.repository, pr.prNumber])
       return rows.map(messageFromRow)
@@ -224,7 +230,7 @@ export function createPostgresStore({ pool, now = Date.now }: PostgresStoreDeps)
     },
     close() {
       // pool.end() throws when called twice; SQLite's close is idempotent, so this one is too.
-      closed ??= pool.end()
+      closed ??= Promise.all([pool.end(), lockPool?.end()]).then(() => undefined)
       return closed
     },
   }

@@ -35,7 +35,7 @@ export function acquireServerLock(databasePath: string): ServerLock {
     if (isBusy(cause)) {
       throw new PrheraldError('database_in_use', `another prherald-server is using the database ${databasePath} (it holds ${path})`, {
         cause,
-        fix: 'run one server per SQLite file: stop the other server, or give this one its own database (PRHERALD_DATABASE_URL / database.url); several replicas sharing one store will need PostgreSQL once prherald supports it',
+        fix: 'run one server per SQLite file: stop the other server, or give this one its own database (PRHERALD_DATABASE_URL / database.url); or run several replicas on one PostgreSQL database (database.url: postgres://…)',
       })
     }
     throw new PrheraldError('database', `cannot create the lock file ${path}: ${(cause as Error).message}`, {

@@ -8,6 +8,7 @@ import {
   intentFromRow, messageFromRow, OPEN_MESSAGES_SQL, openMessageFromRow, personLookupFromRow, refFromRow, threadReplyFromRow,
   type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow, type ThreadReplyRow,
 } from './store-rows.ts'
+import { createSqliteSharedWork } from './sqlite-shared-work.ts'
 
 
 interface DeliveryRow {
@@ -178,6 +179,7 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
 
 
   return {
+    ...createSqliteSharedWork(db),
     async findMessages(pr: PullRequestRef) {
       return findMessages.all(pr.provider, pr.repository, pr.prNumber).map(messageFromRow)
     },

@@ -1,5 +1,5 @@
 import type { Provider } from '../decode/pull-request-event.ts'
-import type { OpenMessage, PersonLookup, PostIntent, PullRequestRef, StoredMessage, ThreadReply } from './store.ts'
+import type { OpenMessage, PendingDelivery, PersonLookup, PostIntent, PullRequestRef, StoredMessage, ThreadReply } from './store.ts'
 
 /**
  * The rows both backends read, column for column, and how a row becomes what the Store interface returns.
@@ -103,4 +103,17 @@ export interface ThreadReplyRow {
 
 export function threadReplyFromRow(r: ThreadReplyRow): ThreadReply {
   return { provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, replyKey: r.reply_key, ts: r.ts, createdAt: Number(r.created_at) }
+}
+
+export interface DeliveryRow {
+  seq: Millis // a BIGINT identity in PostgreSQL, handed back as a string like the times
+  provider: Provider
+  delivery_id: string
+  pr_key: string
+  event: string
+  received_at: Millis
+}
+
+export function deliveryFromRow(r: DeliveryRow): PendingDelivery {
+  return { seq: Number(r.seq), provider: r.provider, deliveryId: r.delivery_id, prKey: r.pr_key, event: r.event, receivedAt: Number(r.received_at) }
 }

@@ -112,6 +112,32 @@ export interface ThreadReply extends PullRequestRef {
   createdAt: number // unix ms
 }
 
+/** A claim on pending deliveries for one server (docs/architecture.md, "How replicas share the work"). */
+export interface DeliveryLease {
+  /** The server's replica id: who holds the deliveries. */
+  owner: string
+  /** How long a lease lasts from now, in ms. */
+  leaseMs: number
+}
+
+/**
+ * Work shared between servers on one database. SQLite has one server per file, so there these are trivial
+ * (no lock to take, no other server's lease to take over); PostgreSQL coordinates replicas through them.
+ */
+export interface SharedWork {
+  /**
+   * Waits until no other server works on this pull request, then holds it until the returned release is
+   * called. Never a transaction: Slack calls made while it is held keep no transaction open.
+   */
+  lockPullRequest(prKey: string): Promise<() => Promise<void>>
+  /** Every pending delivery of one pull request, in arrival order, whichever server accepted it. */
+  pendingDeliveriesOf(prKey: string): Promise<PendingDelivery[]>
+  /** Extends the leases of deliveries this server holds; never takes one another server holds (unexpired). */
+  renewLeases(lease: DeliveryLease & { provider: Provider; deliveryIds: readonly string[] }): Promise<void>
+  /** Claims up to `limit` pending deliveries whose lease ran out (their server died), in arrival order. */
+  claimExpiredDeliveries(lease: DeliveryLease & { limit: number }): Promise<PendingDelivery[]>
+}
+
 /** Which pull requests prherald-reconcile asks the git host about (docs/reconcile.md). */
 export interface OpenPullRequestFilter {
   provider: Provider
@@ -129,7 +155,7 @@ export interface HookDeliveryMark {
   deliveryId: string
 }
 
-export interface Store {
+export interface Store extends SharedWork {
   findMessages(pr: PullRequestRef): Promise<StoredMessage[]>
   /** Pull requests with a message shown as open or draft, each once, by repository then number. */
   openPullRequests(filter: OpenPullRequestFilter): Promise<PullRequestRef[]>

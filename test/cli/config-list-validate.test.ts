@@ -57,8 +57,17 @@ describe('prherald-config list', () => {
       'teams: none',
       'slack.lookup_users_by_email: false',
       'reconcile.on_start: false',
+      `database: file:${join(dir.path, 'prherald.db')} (SQLite: one server)`,
     ])
     expect(slack.calls).toHaveLength(0)
+  })
+
+  it('prints a PostgreSQL database without its password, with the lease', async () => {
+    writeConfig(dir.path, { git_provider: 'github', database: { lease_seconds: 4 }, mappings: { acme: { api: { channel: 'C0123456789' } } } })
+    const result = await runCliAsync('config', ['list'], testEnv(dir.path, 'github', { PRHERALD_DATABASE_URL: 'postgres://prherald:Pw-list-9c1@db.example.com/prherald' }), dir.path)
+    expect(result.status).toBe(0)
+    expect(result.stdout).toContain('database: postgres://***@db.example.com/prherald (PostgreSQL: replicas share it; database.lease_seconds 4)')
+    expect(result.stdout + result.stderr).not.toContain('Pw-list-9c1')
   })
 
   it('prints several channels, per-channel mentions and the effective emoji per repository', async () => {
@@ -107,6 +116,7 @@ describe('prherald-config list', () => {
       '  backend  S0123ABCD',
       'slack.lookup_users_by_email: true (unmapped people found by their public GitHub email)',
       'reconcile.on_start: false',
+      `database: file:${join(dir.path, 'prherald.db')} (SQLite: one server)`,
     ])
   })
 })

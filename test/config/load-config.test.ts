@@ -33,7 +33,8 @@ describe('configuration', () => {
     expect(s.listen).toEqual({ host: undefined, port: 8080 })
     expect(s.shutdownTimeoutSeconds).toBe(25)
     expect(s.messageTtlDays).toBe(30)
-    expect(s.databasePath).toBe(join(dir.path, 'data/prherald.db'))
+    expect(s.database).toEqual({ kind: 'sqlite', path: join(dir.path, 'data/prherald.db') })
+    expect(s.databaseLeaseSeconds).toBe(15)
     expect(s.lockFile).toBe(join(dir.path, 'config.lock'))
     expect(s.reactions).toEqual({ enabled: true, names: expect.objectContaining({ approved: 'white_check_mark' }), newPr: undefined })
     expect(s.api.slack).toBe('https://slack.com/api/')
@@ -95,9 +96,18 @@ describe('configuration', () => {
       PRHERALD_LISTEN: '127.0.0.1:0', PRHERALD_DATABASE_URL: 'file:/tmp/x.db', SLACK_API_URL: 'http://127.0.0.1:1/api', BITBUCKET_API_URL: 'http://127.0.0.1:2/2.0/',
     })
     expect(s.listen).toEqual({ host: '127.0.0.1', port: 0 })
-    expect(s.databasePath).toBe('/tmp/x.db')
+    expect(s.database).toEqual({ kind: 'sqlite', path: '/tmp/x.db' })
     expect(s.api.slack).toBe('http://127.0.0.1:1/api/')
     expect(s.api.bitbucket).toBe('http://127.0.0.1:2/2.0')
+  })
+
+  it('selects PostgreSQL for a postgres:// or postgresql:// URL, with the lease from database.lease_seconds', () => {
+    const s = load(`git_provider: github\ndatabase:\n  url: postgres://db.example.com:5432/prherald\n  lease_seconds: 4\n${MAPPINGS}`)
+    expect(s.database).toEqual({ kind: 'postgres', url: 'postgres://db.example.com:5432/prherald' })
+    expect(s.databaseLeaseSeconds).toBe(4)
+    // A password belongs in the environment: there it is accepted.
+    const fromEnv = load(`git_provider: github\n${MAPPINGS}`, { PRHERALD_DATABASE_URL: 'postgresql://prherald:hunter22@db/prherald' })
+    expect(fromEnv.database).toEqual({ kind: 'postgres', url: 'postgresql://prherald:hunter22@db/prherald' })
   })
 
   it('names the file and the fix when the file is missing', () => {
@@ -132,7 +142,10 @@ describe('configuration', () => {
     ['bad tier digest cron', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      digest:\n        schedule: nope\n', /mappings\.acme\.api\.digest\.schedule: "nope" is not a 5-field cron expression/],
     ['missing mappings', 'git_provider: github\n', /mappings: is required/],
     ['YAML syntax error', 'git_provider: github\nmappings: [\n', /line \d+: .*fix the YAML syntax there/],
-    ['database URL of another kind', `git_provider: github\ndatabase:\n  url: postgres://db/prherald\n${MAPPINGS}`, /database\.url: "postgres:\/\/db\/prherald" is not supported; use a SQLite file URL/],
+    ['database URL of another kind', `git_provider: github\ndatabase:\n  url: mysql://db/prherald\n${MAPPINGS}`, /database\.url: "mysql:\/\/db\/prherald" is not supported; use a SQLite file URL .* or a PostgreSQL URL/],
+    ['a password in database.url', `git_provider: github\ndatabase:\n  url: postgres://prherald:hunter22@db/prherald\n${MAPPINGS}`, /database\.url: "postgres:\/\/\*\*\*@db\/prherald" holds a password; remove it from the URL and give it through the PGPASSWORD environment variable/],
+    ['a password parameter in database.url', `git_provider: github\ndatabase:\n  url: postgresql://db/prherald?user=p&password=hunter22\n${MAPPINGS}`, /database\.url: "postgresql:\/\/db\/prherald\?user=p&password=\*\*\*" holds a password/],
+    ['zero lease', `git_provider: github\ndatabase:\n  lease_seconds: 0\n${MAPPINGS}`, /database\.lease_seconds: 0 is not allowed; use a whole number of seconds from 1 to 300/],
     ['bad reaction name', `git_provider: github\nslack:\n  reactions:\n    approved: ":tada:"\n${MAPPINGS}`, /slack\.reactions\.approved: ":tada:" is not a Slack emoji name/],
     ['unknown dependency_bots layout', `git_provider: github\nreviews:\n  dependency_bots: loud\n${MAPPINGS}`, /reviews\.dependency_bots: "loud" is not allowed; use one of/],
     ['ignore_bot_reviews not a boolean', `git_provider: github\nreviews:\n  ignore_bot_reviews: sometimes\n${MAPPINGS}`, /reviews\.ignore_bot_reviews: /],

@@ -85,24 +85,31 @@ describe('the loader', () => {
   }
 
   it('PRHERALD_DATABASE_URL of another kind is named without its password', () => {
-    const message = failure({ PRHERALD_DATABASE_URL: `postgres://prherald:${PASSWORD}@db.example.com/prherald` })
-    expect(message).toContain('PRHERALD_DATABASE_URL=postgres://***@db.example.com/prherald is invalid')
+    const message = failure({ PRHERALD_DATABASE_URL: `mysql://prherald:${PASSWORD}@db.example.com/prherald` })
+    expect(message).toContain('PRHERALD_DATABASE_URL=mysql://***@db.example.com/prherald is invalid')
     expect(message).not.toContain(PASSWORD)
   })
 
   it('database.url in the file likewise', () => {
+    writeFileSync(file(), `git_provider: github\ndatabase:\n  url: mysql://prherald:${PASSWORD}@db/prherald\nmappings: {}\n`)
+    const message = failure({})
+    expect(message).toContain('database.url: "mysql://***@db/prherald" is not supported')
+    expect(message).not.toContain(PASSWORD)
+  })
+
+  it('a PostgreSQL password in database.url is refused, named without the password', () => {
     writeFileSync(file(), `git_provider: github\ndatabase:\n  url: postgres://prherald:${PASSWORD}@db/prherald\nmappings: {}\n`)
     const message = failure({})
-    expect(message).toContain('database.url: "postgres://***@db/prherald" is not supported')
+    expect(message).toContain('database.url: "postgres://***@db/prherald" holds a password')
     expect(message).not.toContain(PASSWORD)
   })
 })
 
 describe('commands', () => {
   it('prherald-server refuses an invalid database URL at start-up without printing its password', async () => {
-    const result = await run('server', [], testEnv(dir.path, 'github', { PRHERALD_DATABASE_URL: `postgresql://prherald:${PASSWORD}@db.example.com/prherald` }))
+    const result = await run('server', [], testEnv(dir.path, 'github', { PRHERALD_DATABASE_URL: `mysql://prherald:${PASSWORD}@db.example.com/prherald` }))
     expect(result.status).toBe(1)
-    expect(expectRedacted(result)).toContain('PRHERALD_DATABASE_URL=postgresql://***@db.example.com/prherald is invalid')
+    expect(expectRedacted(result)).toContain('PRHERALD_DATABASE_URL=mysql://***@db.example.com/prherald is invalid')
   })
 
   it('prherald-doctor shows PRHERALD_PUBLIC_URL and an unreachable SLACK_API_URL redacted', async () => {

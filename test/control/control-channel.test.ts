@@ -44,8 +44,8 @@ const echo: ControlHandler = async (body) => ({ lines: [`got ${JSON.stringify(bo
 
 describe('control channel', () => {
   it('the socket sits beside the SQLite database; a PostgreSQL database has none', () => {
-    expect(controlSocketPath({ databaseUrl: 'file:./data/prherald.db', databasePath: '/srv/data/prherald.db' })).toBe('/srv/data/prherald.db-control.sock')
-    expect(controlSocketPath({ databaseUrl: 'postgres://db:5432/prherald', databasePath: '' })).toBeUndefined()
+    expect(controlSocketPath({ database: { kind: 'sqlite', path: '/srv/data/prherald.db' } })).toBe('/srv/data/prherald.db-control.sock')
+    expect(controlSocketPath({ database: { kind: 'postgres', url: 'postgres://db:5432/prherald' } })).toBeUndefined()
   })
 
   it('a registered handler is called through the socket with the body, and its lines and exit status come back', async () => {

@@ -66,7 +66,8 @@ const TIMER_LIMIT_MS = 2 ** 31 - 1 // setTimeout's limit: a longer shutdown wind
 function expectValidSettings(settings: Settings): void {
   expect(PROVIDERS).toContain(settings.gitProvider)
   expect(Number.isInteger(settings.listen.port) && settings.listen.port >= 0 && settings.listen.port <= 65535).toBe(true)
-  expect(isAbsolute(settings.databasePath)).toBe(true)
+  if (settings.database.kind === 'sqlite') expect(isAbsolute(settings.database.path)).toBe(true)
+  else expect(settings.database.url).toMatch(/^postgres(ql)?:\/\//i)
   expect(Number.isSafeInteger(settings.shutdownTimeoutSeconds) && settings.shutdownTimeoutSeconds > 0).toBe(true)
   expect(settings.shutdownTimeoutSeconds * 1000).toBeLessThanOrEqual(TIMER_LIMIT_MS)
   expect(Number.isSafeInteger(settings.messageTtlDays) && settings.messageTtlDays > 0).toBe(true)

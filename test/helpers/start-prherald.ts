@@ -4,6 +4,7 @@ import { stringify } from 'yaml'
 import { loadSettings, readSecrets, type Env } from '../../src/config/load-config.ts'
 import type { Provider } from '../../src/decode/pull-request-event.ts'
 import { createLogger } from '../../src/log/logger.ts'
+import { databaseSecrets } from '../../src/store/database-secrets.ts'
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.ts'
 import { TEST_SECRET, TEST_SLACK_TOKEN } from './signed-delivery.ts'
 
@@ -49,7 +50,7 @@ export async function startPrherald(
   const logs: string[] = []
   const logger = createLogger({
     format: 'json', level: 'debug', write: (line) => logs.push(line),
-    redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? '', secrets.slackSigningSecret ?? ''],
+    redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? '', secrets.slackSigningSecret ?? '', ...databaseSecrets(settings.databaseUrl, env)],
   })
   const service = await startService({
     settings: { ...settings, logFormat: 'json' },

@@ -310,6 +310,41 @@ describe.each(backends)('Store contract: $name', (backend) => {
     })
   })
 
+  describe('work shared between servers (docs/architecture.md)', () => {
+    const lease = { owner: 'replica-a', leaseMs: 10_000 }
+
+    it('lists the pending deliveries of one pull request in arrival order, without applied ones or other pull requests', async () => {
+      await store.recordDelivery(delivery('d-2'))
+      await store.recordDelivery(delivery('other', { prKey: 'github:acme/api#8' }))
+      await store.recordDelivery(delivery('d-1'))
+      await store.recordDelivery(delivery('d-3'))
+      await markApplied('github', 'd-3')
+      const pending = await store.pendingDeliveriesOf('github:acme/api#7')
+      expect(pending.map((d) => d.deliveryId)).toEqual(['d-2', 'd-1'])
+      expect(pending[0]).toMatchObject({ provider: 'github', prKey: 'github:acme/api#7', event: delivery('d-2').event, receivedAt: clock })
+      expect(await store.pendingDeliveriesOf('github:acme/api#9')).toEqual([])
+    })
+
+    it('locks a pull request and releases it; releasing twice is harmless and the lock can be taken again', async () => {
+      const release = await store.lockPullRequest('github:acme/api#7')
+      const other = await store.lockPullRequest('github:acme/api#8') // another pull request is not in the way
+      await other()
+      await release()
+      await release()
+      await (await store.lockPullRequest('github:acme/api#7'))()
+    })
+
+    it('never hands out a delivery whose lease its server keeps renewing', async () => {
+      await store.recordDelivery(delivery('d-1'))
+      for (let round = 0; round < 3; round++) {
+        clock += lease.leaseMs - 1
+        await store.renewLeases({ ...lease, provider: 'github', deliveryIds: ['d-1'] })
+        expect(await store.claimExpiredDeliveries({ owner: 'replica-b', leaseMs: lease.leaseMs, limit: 10 })).toEqual([])
+      }
+      expect(await store.countPendingDeliveries()).toBe(1)
+    })
+  })
+
   describe('reconcile (15.3)', () => {
     it('lists each pull request shown as open or draft once, by repository then number, for one provider', async () => {
       await store.saveMessage(message({ repository: 'acme/web', prNumber: 3 }))

@@ -1,0 +1,28 @@
+import type { LifecycleEvent } from '../decode/review-click.ts'
+import type { Store } from '../store/store.ts'
+import type { ApplyDeliveries } from './apply-deliveries.ts'
+
+export interface ApplyPendingDeps {
+  store: Store
+  applyDeliveries: ApplyDeliveries
+}
+
+/**
+ * The mailbox worker of one pull request, whichever server runs it: takes the pull request's lock in the
+ * store (PostgreSQL: an advisory lock, so no other replica works on it meanwhile; SQLite: nothing to take),
+ * then applies every delivery of the pull request still pending, in arrival order. The deliveries in the
+ * mailbox are only the reason to look: another replica may have applied them already (they are skipped),
+ * or accepted earlier ones that are not applied yet (they are applied first, so the order holds across
+ * replicas). docs/architecture.md, "How replicas share the work".
+ */
+export function createApplyPending(deps: ApplyPendingDeps) {
+  return async function applyPending(prKey: string): Promise<void> {
+    const release = await deps.store.lockPullRequest(prKey)
+    try {
+      const pending = await deps.store.pendingDeliveriesOf(prKey)
+      if (pending.length > 0) await deps.applyDeliveries(pending.map((d) => JSON.parse(d.event) as LifecycleEvent))
+    } finally {
+      await release()
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import type { Settings } from '../config/settings.ts'
+import { redactUrl } from '../config/redact-url.ts'
+import { databaseSecrets } from './database-secrets.ts'
+import { claimProvider } from './database-provider.ts'
+import { migrateUp, migrationStatus, type Migration, type MigrationState } from './migrations.ts'
+import { openDatabase } from './open-database.ts'
+import type { PostgresPool } from './postgres-pool.ts'
+
+type Target = Pick<Settings, 'database' | 'gitProvider'>
+type Env = Record<string, string | undefined>
+
+// The PostgreSQL modules are loaded only for a PostgreSQL URL: the driver is not loaded for a SQLite file.
+async function withPostgres<T>(url: string, env: Env, run: (pool: PostgresPool) => Promise<T>): Promise<T> {
+  const { openPostgresPool } = await import('./postgres-pool.ts')
+  const pool = await openPostgresPool({ url, secrets: databaseSecrets(url, env), maxConnections: 2, onIdleError: () => {} })
+  try {
+    return await run(pool)
+  } finally {
+    await pool.end()
+  }
+}
+
+/**
+ * prherald-migrate up, for either backend: applies pending migrations, then claims the database for the
+ * configured git provider (the server's refusal, made early).
+ */
+export async function migrateStore(settings: Target, env: Env = process.env): Promise<Migration[]> {
+  const target = settings.database
+  if (target.kind === 'postgres') {
+    return withPostgres(target.url, env, async (pool) => {
+      const { postgresMigrateUp } = await import('./postgres-migrations.ts')
+      const { claimPostgresProvider } = await import('./postgres-provider.ts')
+      const applied = await postgresMigrateUp(pool)
+      await claimPostgresProvider(pool, redactUrl(target.url), settings.gitProvider)
+      return applied
+    })
+  }
+  const db = openDatabase(target.path)
+  try {
+    const applied = migrateUp(db)
+    claimProvider(db, target.path, settings.gitProvider)
+    return applied
+  } finally {
+    db.close()
+  }
+}
+
+/** prherald-migrate status, for either backend. */
+export async function storeMigrationStatus(settings: Target, env: Env = process.env): Promise<MigrationState[]> {
+  const target = settings.database
+  if (target.kind === 'postgres') {
+    const { postgresMigrationStatus } = await import('./postgres-migrations.ts')
+    return withPostgres(target.url, env, (pool) => postgresMigrationStatus(pool))
+  }
+  const db = openDatabase(target.path)
+  try {
+    return migrationStatus(db)
+  } finally {
+    db.close()
+  }
+}

@@ -1,0 +1,42 @@
+import { createPostgresPacingBudget } from './postgres-pacing-budget.ts'
+import { redactUrl } from '../config/redact-url.ts'
+import type { Provider } from '../decode/pull-request-event.ts'
+import type { Logger } from '../log/logger.ts'
+import { databaseSecrets } from './database-secrets.ts'
+import type { OpenedStore } from './open-store.ts'
+import { postgresMigrateUp } from './postgres-migrations.ts'
+import { openPostgresPool } from './postgres-pool.ts'
+import { claimPostgresProvider } from './postgres-provider.ts'
+import { createPostgresStore } from './postgres-store.ts'
+
+export interface OpenPostgresStoreDeps {
+  url: string
+  gitProvider: Provider
+  logger: Logger
+  /** Where PGPASSWORD is read from, to keep it out of messages (the driver reads it itself). */
+  env: Record<string, string | undefined>
+  /** Connections for per-pull-request locks, which the batches running at once each hold. */
+  lockConnections: number
+}
+
+/** open-store.ts for a PostgreSQL URL: two pools (queries, and per-PR locks), migrated, claimed for the provider. */
+export async function openPostgresStore(deps: OpenPostgresStoreDeps): Promise<OpenedStore> {
+  const { url, logger } = deps
+  const secrets = databaseSecrets(url, deps.env)
+  const onIdleError = (message: string) => logger.warn('a PostgreSQL connection broke; the next query opens a new one', { error: message })
+  const pool = await openPostgresPool({ url, secrets, onIdleError })
+  const lockPool = await openPostgresPool({ url, secrets, onIdleError, maxConnections: deps.lockConnections }).catch(async (error: unknown) => {
+    await pool.end()
+    throw error
+  })
+  const store = createPostgresStore({ pool, lockPool })
+  try {
+    const applied = await postgresMigrateUp(pool)
+    if (applied.length > 0) logger.info('migrations applied', { versions: applied.map((m) => `${m.version}_${m.name}`) })
+    await claimPostgresProvider(pool, redactUrl(url), deps.gitProvider)
+  } catch (error) {
+    await store.close()
+    throw error
+  }
+  return { store, state: () => 'ok', close: () => store.close(), pacingBudget: createPostgresPacingBudget({ pool }) }
+}

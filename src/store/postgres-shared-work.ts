@@ -1,0 +1,78 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { PostgresPool } from './postgres-pool.ts'
+import { deliveryFromRow, type DeliveryRow } from './store-rows.ts'
+import type { SharedWork } from './store.ts'
+
+// Per-pull-request advisory locks use the two-key form (namespace, hash of the pr key): they never meet the
+// migration lock, which uses the one-bigint form. Two pull requests whose keys hash alike only wait for each other.
+const PR_LOCK_NAMESPACE = 0x707268 // "prh"
+const TRY_LOCK = 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked'
+const UNLOCK = 'SELECT pg_advisory_unlock($1, hashtext($2)) AS unlocked'
+const PENDING_OF = `SELECT seq, provider, delivery_id, pr_key, event, received_at FROM deliveries
+  WHERE pr_key = $1 AND applied_at IS NULL ORDER BY seq`
+// A lease held by another server and not expired is left alone: renewing only extends what is ours.
+const RENEW = `UPDATE deliveries SET lease_owner = $1, lease_expires_at = $2
+  WHERE provider = $3 AND delivery_id = ANY($4::text[]) AND applied_at IS NULL
+    AND (lease_owner IS NULL OR lease_owner = $1 OR lease_expires_at < $5)`
+// A row never leased (lease_owner NULL) is its receiver's until received_at plus the lease. SKIP LOCKED: two
+// servers sweeping at once each claim different rows, and neither waits for the other.
+const CLAIM_EXPIRED = `UPDATE deliveries d SET lease_owner = $1, lease_expires_at = $2
+  FROM (SELECT seq FROM deliveries
+    WHERE applied_at IS NULL AND coalesce(lease_expires_at, received_at + $3) < $4
+    ORDER BY seq LIMIT $5 FOR UPDATE SKIP LOCKED) expired
+  WHERE d.seq = expired.seq
+  RETURNING d.seq, d.provider, d.delivery_id, d.pr_key, d.event, d.received_at`
+
+export interface PostgresSharedWorkDeps {
+  pool: PostgresPool
+  /**
+   * Where per-pull-request locks live: a lock is a session's, so it holds one connection for as long as the
+   * pull request's batch runs (Slack calls included). A pool of their own keeps them from taking every
+   * connection the batches' queries need; without one, they share `pool`.
+   */
+  lockPool?: PostgresPool
+  now: () => number
+  /** True once the store is closing: a lock still waited for gives up. */
+  closing: () => boolean
+}
+
+/** SharedWork for PostgreSQL: advisory locks per pull request and leases on pending deliveries. */
+export function createPostgresSharedWork(deps: PostgresSharedWorkDeps): SharedWork {
+  const lockPool = deps.lockPool ?? deps.pool
+  return {
+    async lockPullRequest(prKey) {
+      const client = await lockPool.connect()
+      try {
+        // Polled rather than waited for in pg_advisory_lock: a blocked query could not be given up at shutdown.
+        for (let waitMs = 5; !(await client.query<{ locked: boolean }>(TRY_LOCK, [PR_LOCK_NAMESPACE, prKey])).rows[0]?.locked; waitMs = Math.min(waitMs * 2, 200)) {
+          if (deps.closing()) throw new Error(`the store closed while waiting for the lock of ${prKey}`)
+          await sleep(waitMs)
+        }
+      } catch (error) {
+        client.release(true)
+        throw error
+      }
+      let released = false
+      return async () => {
+        if (released) return
+        released = true
+        // A lock that cannot be given back must not go back to the pool with its connection: destroy that.
+        const unlocked = await client.query(UNLOCK, [PR_LOCK_NAMESPACE, prKey]).then(() => true, () => false)
+        client.release(!unlocked)
+      }
+    },
+    async pendingDeliveriesOf(prKey) {
+      return (await deps.pool.query<DeliveryRow>(PENDING_OF, [prKey])).rows.map(deliveryFromRow)
+    },
+    async renewLeases({ owner, leaseMs, provider, deliveryIds }) {
+      if (deliveryIds.length === 0) return
+      const now = deps.now()
+      await deps.pool.query(RENEW, [owner, now + leaseMs, provider, deliveryIds, now])
+    },
+    async claimExpiredDeliveries({ owner, leaseMs, limit }) {
+      const now = deps.now()
+      const { rows } = await deps.pool.query<DeliveryRow>(CLAIM_EXPIRED, [owner, now + leaseMs, leaseMs, now, limit])
+      return rows.map(deliveryFromRow).sort((a, b) => a.seq - b.seq)
+    },
+  }
+}

@@ -1,0 +1,91 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { readPostgresMigrations } from '../../src/store/postgres-migrations.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
+import { runCliAsync, type CliResult } from '../helpers/run-cli-async.ts'
+import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+
+/**
+ * prherald-migrate up/status and prherald-doctor on a PostgreSQL database (issue 17.1): the same commands
+ * as for SQLite, the password given through PGPASSWORD and never printed.
+ */
+
+let dir: ReturnType<typeof makeTempDir>
+let database: TestDatabase
+beforeEach(async () => {
+  dir = makeTempDir()
+  database = await createTestDatabase()
+  writeConfig(dir.path, { git_provider: 'github', mappings: { acme: { api: { channel: 'C0123456789' } } } })
+})
+afterEach(async () => {
+  await database.drop()
+  dir.remove()
+})
+
+function credentials(): { url: string; password: string } {
+  const url = new URL(database.url)
+  const password = decodeURIComponent(url.password)
+  url.password = ''
+  return { url: url.toString(), password }
+}
+const run = (cli: 'migrate' | 'doctor', args: string[]) => {
+  const { url, password } = credentials()
+  return runCliAsync(cli, args, testEnv(dir.path, 'github', { PRHERALD_DATABASE_URL: url, PGPASSWORD: password }), dir.path)
+}
+const shown = (result: CliResult) => {
+  const output = result.stdout + result.stderr
+  expect(output).not.toContain(credentials().password)
+  return output
+}
+const versions = readPostgresMigrations().map((m) => `${m.version}_${m.name}`)
+
+describe('on PostgreSQL', () => {
+  it('prherald-migrate status lists every migration pending, up applies them and claims the provider, status then lists them applied', async () => {
+    const before = await run('migrate', ['status'])
+    expect(before.status).toBe(0)
+    expect(shown(before).trim().split('\n')).toEqual(versions.map((v) => `pending  ${v}`))
+
+    const up = await run('migrate', ['up'])
+    expect(up.status).toBe(0)
+    expect(shown(up).trim().split('\n')).toEqual(versions.map((v) => `applied  ${v}`))
+    expect(shown(await run('migrate', ['up'])).trim()).toBe('database is up to date')
+
+    const after = await run('migrate', ['status'])
+    expect(shown(after).trim().split('\n').map((l) => l.replace(/\s+\S+$/, ''))).toEqual(versions.map((v) => `applied  ${v}`))
+  })
+
+  it('prherald-doctor reads the database without changing it, and reports the migrations and the provider', async () => {
+    const fresh = await run('doctor', [])
+    expect(shown(fresh)).toMatch(new RegExp(`SKIP\\s+migrations\\s+postgres://[^\\s]*@127\\.0\\.0\\.1:\\d+/\\w+\\s+0 applied, ${versions.length} pending`))
+    // Reading changed nothing: the migrations are still all pending.
+    expect(shown(await run('migrate', ['status'])).trim().split('\n')).toEqual(versions.map((v) => `pending  ${v}`))
+
+    expect((await run('migrate', ['up'])).status).toBe(0)
+    const migrated = await run('doctor', [])
+    const output = shown(migrated)
+    expect(output).toMatch(/OK\s+migrations\s+\S+\s+all \d+ applied/)
+    expect(output).toMatch(/OK\s+provider\s+\S+\s+serves github/)
+    expect(output).toMatch(/OK\s+intake\s+\S+\s+0 deliveries waiting/)
+    expect(output).toMatch(/OK\s+database\s+\S+\s+PostgreSQL: replicas may share it/)
+  })
+
+  it('prherald-migrate up refuses a database that serves the other provider', async () => {
+    expect((await run('migrate', ['up'])).status).toBe(0)
+    writeConfig(dir.path, { git_provider: 'bitbucket', mappings: { ws: { repo: { channel: 'C0123456789' } } } })
+    const { url, password } = credentials()
+    const result = await runCliAsync('migrate', ['up'], testEnv(dir.path, 'bitbucket', { PRHERALD_DATABASE_URL: url, PGPASSWORD: password }), dir.path)
+    expect(result.status).toBe(1)
+    expect(shown(result)).toContain('serves git_provider github, but the configuration says bitbucket')
+  })
+
+  it('a wrong password is a clear start-up error that prints neither password', async () => {
+    const { url } = credentials()
+    const wrong = 'Wrong-Pw-77c1e0'
+    const result = await runCliAsync('migrate', ['status'], testEnv(dir.path, 'github', { PRHERALD_DATABASE_URL: url, PGPASSWORD: wrong }), dir.path)
+    expect(result.status).toBe(1)
+    const output = shown(result)
+    expect(output).not.toContain(wrong)
+    expect(output).toContain('cannot connect to PostgreSQL at postgres://')
+    expect(output).toContain('PRHERALD_DATABASE_URL or PGUSER / PGPASSWORD')
+  })
+})

@@ -1,0 +1,117 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { postgresMigrateUp } from '../../src/store/postgres-migrations.ts'
+import { openPostgresPool } from '../../src/store/postgres-pool.ts'
+import { createPostgresStore } from '../../src/store/postgres-store.ts'
+import type { IncomingDelivery, Store } from '../../src/store/store.ts'
+import { createTestDatabase, createTestSchema, type TestDatabase } from '../helpers/postgres.ts'
+
+/**
+ * What PostgreSQL adds to the Store contract for replicas: several stores (servers) on one database
+ * exclude each other per pull request, and take over the deliveries whose lease ran out, each one once.
+ */
+
+let database: TestDatabase
+let schema: TestDatabase
+let stores: Store[]
+let clock: number
+beforeAll(async () => { database = await createTestDatabase() })
+afterAll(() => database.drop())
+beforeEach(async () => {
+  clock = Date.UTC(2026, 0, 31, 12)
+  schema = await createTestSchema(database)
+  stores = []
+})
+afterEach(async () => {
+  await Promise.all(stores.map((s) => s.close()))
+  await schema.drop()
+})
+
+/** A store as one server would open it: its own pools on the shared database. */
+async function server(): Promise<Store> {
+  const pool = await openPostgresPool({ url: schema.url, onIdleError: () => {} })
+  await postgresMigrateUp(pool)
+  const lockPool = await openPostgresPool({ url: schema.url, maxConnections: 2, onIdleError: () => {} })
+  const store = createPostgresStore({ pool, lockPool, now: () => clock })
+  stores.push(store)
+  return store
+}
+
+const delivery = (deliveryId: string, prNumber = 7): IncomingDelivery => ({
+  provider: 'github', deliveryId, prKey: `github:acme/api#${prNumber}`, event: JSON.stringify({ id: deliveryId }),
+})
+const LEASE = 10_000
+const ids = (deliveries: Array<{ deliveryId: string }>) => deliveries.map((d) => d.deliveryId)
+
+describe('per-pull-request locks across servers', () => {
+  it('a second server waits for the pull request until the first releases it; other pull requests do not wait', async () => {
+    const [a, b] = [await server(), await server()]
+    const releaseA = await a.lockPullRequest('github:acme/api#7')
+    const order: string[] = []
+    const waiting = b.lockPullRequest('github:acme/api#7').then((release) => { order.push('b locked'); return release })
+    await (await b.lockPullRequest('github:acme/api#8'))()
+    // Several round trips later b still waits: a holds the lock.
+    for (let i = 0; i < 5; i++) await a.countPendingDeliveries()
+    expect(order).toEqual([])
+    order.push('a released')
+    await releaseA()
+    await (await waiting)()
+    expect(order).toEqual(['a released', 'b locked'])
+  })
+
+  it('a server that closes while it waits for a lock gives the wait up instead of hanging its shutdown', async () => {
+    const [a, b] = [await server(), await server()]
+    const releaseA = await a.lockPullRequest('github:acme/api#7')
+    const waiting = b.lockPullRequest('github:acme/api#7').then(() => 'locked', (error: Error) => error.message)
+    for (let i = 0; i < 5; i++) await a.countPendingDeliveries() // b is polling by now
+    await b.close()
+    expect(await waiting).toBe('the store closed while waiting for the lock of github:acme/api#7')
+    await releaseA()
+  })
+})
+
+describe('leases on pending deliveries', () => {
+  it('a delivery nobody renewed is taken over once its receiver\'s lease ran out, in arrival order, by one server', async () => {
+    const [a, b, c] = [await server(), await server(), await server()]
+    for (const id of ['d-1', 'd-2']) await a.recordDelivery(delivery(id))
+    await a.recordDelivery(delivery('d-3', 8))
+    await a.commitOutcome({ provider: 'github', deliveryIds: ['d-2'], messages: [] })
+    clock += LEASE // exactly at the end of the lease it is still the receiver's
+    expect(await b.claimExpiredDeliveries({ owner: 'b', leaseMs: LEASE, limit: 10 })).toEqual([])
+    clock += 1
+    const claimed = await b.claimExpiredDeliveries({ owner: 'b', leaseMs: LEASE, limit: 10 })
+    expect(ids(claimed)).toEqual(['d-1', 'd-3']) // d-2 is applied: never claimed
+    expect(claimed[0]).toMatchObject({ prKey: 'github:acme/api#7', event: JSON.stringify({ id: 'd-1' }) })
+    // b holds them now: c gets nothing until b stops renewing.
+    expect(await c.claimExpiredDeliveries({ owner: 'c', leaseMs: LEASE, limit: 10 })).toEqual([])
+    clock += LEASE - 1
+    await b.renewLeases({ owner: 'b', leaseMs: LEASE, provider: 'github', deliveryIds: ['d-1'] })
+    clock += 2
+    expect(ids(await c.claimExpiredDeliveries({ owner: 'c', leaseMs: LEASE, limit: 10 }))).toEqual(['d-3'])
+  })
+
+  it('renewing never takes a delivery another server holds, but does extend one whose lease ran out', async () => {
+    const [a, b] = [await server(), await server()]
+    await a.recordDelivery(delivery('d-1'))
+    clock += LEASE + 1
+    expect(ids(await b.claimExpiredDeliveries({ owner: 'b', leaseMs: LEASE, limit: 10 }))).toEqual(['d-1'])
+    // a was only slow, not dead: its renewal leaves b's claim alone.
+    await a.renewLeases({ owner: 'a', leaseMs: LEASE, provider: 'github', deliveryIds: ['d-1'] })
+    clock += LEASE + 1
+    expect(ids(await a.claimExpiredDeliveries({ owner: 'a', leaseMs: LEASE, limit: 10 }))).toEqual(['d-1'])
+    clock += LEASE + 1
+    await b.renewLeases({ owner: 'b', leaseMs: LEASE, provider: 'github', deliveryIds: ['d-1'] }) // a's lease ran out: b may renew
+    clock += 1
+    expect(await a.claimExpiredDeliveries({ owner: 'a', leaseMs: LEASE, limit: 10 })).toEqual([])
+  })
+
+  it('servers sweeping at once claim every expired delivery exactly once between them (SKIP LOCKED)', async () => {
+    const servers = [await server(), await server(), await server()]
+    const all = Array.from({ length: 120 }, (_, i) => `d-${i}`)
+    await Promise.all(all.map((id, i) => servers[0]!.recordDelivery(delivery(id, i % 17))))
+    clock += LEASE + 1
+    const claims = await Promise.all(servers.flatMap((s, i) => [0, 1].map(() => s.claimExpiredDeliveries({ owner: `s${i}`, leaseMs: LEASE, limit: 50 }))))
+    const claimed = claims.flatMap(ids)
+    expect(claimed).toHaveLength(all.length)
+    expect(new Set(claimed)).toEqual(new Set(all))
+  })
+})
