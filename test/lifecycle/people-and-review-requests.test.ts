@@ -112,7 +112,12 @@ describe('GitHub: people as Slack users, and who is waited on', () => {
     expect(shown().status).toBe('Waiting on <@U0OCTO>, <!subteam^S0BACK> · 1 comment')
     await send('github', reviewed('approved', 'octocat', 5, [], ['backend']))
     expect(shown().status).toBe('Approved by <@U0OCTO> · Waiting on <!subteam^S0BACK> · 1 comment')
-    expect(slack.count('chat.postMessage')).toBe(1)
+    // One message in the channel; the mapped reviewer and team were pinged in its thread (notify.review_requests
+    // defaults to thread), the unmapped dave was not.
+    const [message] = slack.messagesIn(TEAM)
+    expect(slack.messagesIn(TEAM)).toHaveLength(1)
+    expect(slack.repliesTo(TEAM, message!.ts).map((r) => r.text).join('\n')).toMatch(/<@U0OCTO>[\s\S]*<!subteam\^S0BACK>/)
+    expect(slack.repliesTo(TEAM, message!.ts)).toHaveLength(2)
   })
 
   it('a removal clears the reviewer or team', async () => {
