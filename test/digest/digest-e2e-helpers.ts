@@ -32,8 +32,8 @@ export const approve = (service: TestService, repo: string, number: number, revi
 
 /** The digest's messages in a channel: parents (no thread) that are not a pull request's message, and the replies to them. */
 export function digestIn(slack: FakeSlack, channel: string): { parents: SlackMessageState[]; replies: SlackMessageState[] } {
-  const messages = slack.messagesIn(channel)
-  const parents = messages.filter((m) => m.threadTs === undefined && / waiting since before today/.test(m.text))
-  const replies = messages.filter((m) => m.threadTs !== undefined)
+  // messagesIn is the channel itself (no thread replies, as in Slack); repliesTo each parent's thread.
+  const parents = slack.messagesIn(channel).filter((m) => / waiting since before today/.test(m.text))
+  const replies = parents.flatMap((p) => slack.repliesTo(channel, p.ts))
   return { parents, replies }
 }
