@@ -18,7 +18,7 @@ export function postMarker(prKey: string, deliveryId: string): PostMarker {
 /** The marked post's ts (undefined: not in the history searched), or the scope the token lacks to search. */
 export type HistoryLookup = { ts: string | undefined } | { missingScope: string }
 
-/** Slack recommends at most 200 a page; a lookup reads at most PAGES × PAGE_SIZE messages. */
+/** Slack recommends at most 200 a page; a lookup reads at most PAGES × PAGE_SIZE messages (a history or a thread). */
 const PAGE_SIZE = 100
 const PAGES = 3
 
@@ -46,19 +46,39 @@ export async function findMarkedMessage(
   marker: PostMarker,
   oldest: Date,
 ): Promise<HistoryLookup> {
+  return findInPages(channel, (cursor) => deps.call(() => deps.client.conversations.history({
+    channel, oldest: (oldest.getTime() / 1000).toFixed(6), limit: PAGE_SIZE, include_all_metadata: true, ...(cursor ? { cursor } : {}),
+  })), (m) => matches(m.metadata, marker))
+}
+
+/** One page of `conversations.history` or `conversations.replies`, as far as a search reads it. */
+export type MessagePage = {
+  messages?: Array<{ ts?: string; metadata?: unknown }>
+  has_more?: boolean
+  response_metadata?: { next_cursor?: string }
+} | undefined
+
+/**
+ * Reads at most PAGES pages through `read` (a history or a thread, PAGE_SIZE a page) and returns the ts of the
+ * first message `isMarked` accepts. A token without the history scope is an answer (`missingScope`), not an
+ * error: the caller then posts again.
+ */
+export async function findInPages(
+  channel: string,
+  read: (cursor: string | undefined) => Promise<MessagePage>,
+  isMarked: (message: { ts?: string; metadata?: unknown }) => boolean,
+): Promise<HistoryLookup> {
   let cursor: string | undefined
   for (let page = 0; page < PAGES; page++) {
     let answer
     try {
-      answer = await deps.call(() => deps.client.conversations.history({
-        channel, oldest: (oldest.getTime() / 1000).toFixed(6), limit: PAGE_SIZE, include_all_metadata: true, ...(cursor ? { cursor } : {}),
-      }))
+      answer = await read(cursor)
     } catch (error) {
       const data = isPrheraldError(error, 'slack_permanent') ? (error.cause as { data?: { error?: unknown; needed?: unknown } } | undefined)?.data : undefined
       if (data?.error === 'missing_scope') return { missingScope: typeof data.needed === 'string' ? data.needed : historyScope(channel) }
       throw error
     }
-    const found = answer?.messages?.find((m) => matches(m.metadata, marker))
+    const found = answer?.messages?.find(isMarked)
     if (found?.ts) return { ts: found.ts }
     cursor = answer?.response_metadata?.next_cursor
     if (!answer?.has_more || !cursor) break

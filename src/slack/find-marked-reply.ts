@@ -1,6 +1,5 @@
 import type { WebClient } from '@slack/web-api'
-import { isPrheraldError } from '../errors.ts'
-import { historyScope, type HistoryLookup } from './find-marked-message.ts'
+import { findInPages, type HistoryLookup } from './find-marked-message.ts'
 
 /** The metadata `event_type` of every reply prherald posts in a message's thread. */
 export const REPLY_EVENT_TYPE = 'prherald_thread_reply'
@@ -16,9 +15,8 @@ export function replyMarker(prKey: string, replyKey: string): ReplyMarker {
   return { eventType: REPLY_EVENT_TYPE, payload: { pr: prKey, reply_key: replyKey } }
 }
 
-/** A thread holds few replies; a lookup reads at most PAGES × PAGE_SIZE of them. */
+/** A thread holds few replies; a lookup reads at most three pages of them. */
 const PAGE_SIZE = 100
-const PAGES = 3
 
 function matches(metadata: unknown, marker: ReplyMarker): boolean {
   const m = metadata as { event_type?: unknown; event_payload?: { pr?: unknown; reply_key?: unknown } } | undefined
@@ -37,22 +35,7 @@ export async function findMarkedReply(
   marker: ReplyMarker,
   oldest: Date,
 ): Promise<HistoryLookup> {
-  let cursor: string | undefined
-  for (let page = 0; page < PAGES; page++) {
-    let answer
-    try {
-      answer = await deps.call(() => deps.client.conversations.replies({
-        channel, ts: threadTs, oldest: (oldest.getTime() / 1000).toFixed(6), limit: PAGE_SIZE, include_all_metadata: true, ...(cursor ? { cursor } : {}),
-      }))
-    } catch (error) {
-      const data = isPrheraldError(error, 'slack_permanent') ? (error.cause as { data?: { error?: unknown; needed?: unknown } } | undefined)?.data : undefined
-      if (data?.error === 'missing_scope') return { missingScope: typeof data.needed === 'string' ? data.needed : historyScope(channel) }
-      throw error
-    }
-    const found = answer?.messages?.find((m) => m.ts !== threadTs && matches(m.metadata, marker))
-    if (found?.ts) return { ts: found.ts }
-    cursor = answer?.response_metadata?.next_cursor
-    if (!answer?.has_more || !cursor) break
-  }
-  return { ts: undefined }
+  return findInPages(channel, (cursor) => deps.call(() => deps.client.conversations.replies({
+    channel, ts: threadTs, oldest: (oldest.getTime() / 1000).toFixed(6), limit: PAGE_SIZE, include_all_metadata: true, ...(cursor ? { cursor } : {}),
+  })), (m) => m.ts !== threadTs && matches(m.metadata, marker))
 }
