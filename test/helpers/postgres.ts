@@ -25,9 +25,8 @@ export default async function setup(project: { provide(key: 'postgresAdminUrl', 
   // process with process.exit(0): that overrode the exit code vitest sets for failed tests, so a red run exited
   // 0 and CI passed it (and its 'exit' listener, run alone, throws). The teardown below stops the server
   // itself, so both listeners go; the package's signal handlers stay, for a run cut short with Ctrl-C.
-  for (const event of ['beforeExit', 'exit'] as const) {
-    for (const listener of process.listeners(event)) if (!own[event].has(listener)) process.off(event, listener)
-  }
+  for (const listener of process.listeners('beforeExit')) if (!own.beforeExit.has(listener)) process.off('beforeExit', listener)
+  for (const listener of process.listeners('exit')) if (!own.exit.has(listener)) process.off('exit', listener)
   if (process.env.PRHERALD_TEST_TIMINGS) console.log(`postgres: started in ${Math.round(performance.now() - started)} ms`)
   project.provide('postgresAdminUrl', server.adminUrl)
   return () => server.stop()
