@@ -183,6 +183,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   ])
   const controlPath = controlSocketPath(settings)
   const control = controlPath ? await startControlServer({ path: controlPath, handlers: controlHandlers, logger }) : undefined
+  // A start that fails once the jobs and the control channel run stops them before giving the database up.
+  const abandonStarted = async (error: unknown): Promise<never> => {
+    cleanup.stop()
+    digest.stop()
+    await control?.stop(Date.now())
+    return abandon(error)
+  }
   const server = options.listen ? await options.listen(handler) : createTimedServer(handler, { ...HTTP_TIMEOUTS, ...options.httpTimeouts })
 
   if (!options.listen) await new Promise<void>((resolve, reject) => {
@@ -191,20 +198,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       server.off('error', reject)
       resolve()
     })
-  }).catch(async (error: unknown) => {
-    cleanup.stop()
-    digest.stop()
-    await control?.stop(Date.now())
-    return abandon(error)
-  })
+  }).catch(abandonStarted)
   const address = server.address() as AddressInfo
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   const metricsServer = settings.metricsListen && await startMetricsServer({ listen: settings.metricsListen, metrics }).catch(async (error: unknown) => {
-    cleanup.stop()
-    digest.stop()
-    await control?.stop(Date.now())
     await closeServer(server, Date.now())
-    return abandon(error)
+    return abandonStarted(error)
   })
   logger.info('listening', { address: `${host}:${address.port}`, provider: settings.gitProvider, port: address.port })
   if (metricsServer) logger.info('serving /metrics on its own listener', { address: metricsServer.address, port: metricsServer.port })
