@@ -6,12 +6,15 @@
 
 # Build stage: compiles TypeScript and the native SQLite module (better-sqlite3 builds from source with
 # node-gyp), then drops the dev dependencies so the runtime stage copies production ones only.
-# Base: Node 22 LTS (security fixes until April 2027), pinned by the digest of its multi-platform index so a
-# rebuild gets the same bytes; both stages use the same one. Not Node 24 yet: better-sqlite3 12 aborts the
-# process there (docs/decisions.md#supported-node-lines-20-and-22-the-image-on-22). To move the digest (Dependabot proposes it weekly):
-#   docker buildx imagetools inspect node:22-bookworm-slim   # the "Digest:" line, then replace it twice here
-# The digest below is node:22-bookworm-slim as of Node 22.23.1; CI checks that it serves both platforms.
-FROM node:22-bookworm-slim@sha256:53ada149d435c38b14476cb57e4a7da73c15595aba79bd6971b547ceb6d018bf AS build
+# Base: Node 24 LTS on Debian 13 "trixie" (the current stable Debian; bookworm became oldstable in August
+# 2025), pinned by the digest of its multi-platform index so a rebuild gets the same bytes; both stages use the
+# same one. Move on when the first of these comes: Debian 14 "forky" is released (expected mid-2027, about two
+# years after trixie; trixie's security support runs to about August 2028), or Node 24 reaches its end of life
+# (2028-04-30, github.com/nodejs/Release). To move the digest (Dependabot proposes it weekly):
+#   docker buildx imagetools inspect node:24-trixie-slim   # the "Digest:" line, then replace it twice here
+# The digest below is node:24-trixie-slim as rebuilt in October 2026 (Node 24.21.0), read from public pins of
+# that tag (no registry is reachable where it was written); CI checks that it serves both platforms.
+FROM node:24-trixie-slim@sha256:173f125896c3b47ddf056734c7ea789d04595a6a08769a8f78e0df642781fb66 AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
@@ -37,7 +40,7 @@ RUN npm ci --no-audit --no-fund \
 
 # Runtime stage: the same base (so the native module's ABI matches), production dependencies and the
 # compiled service only (dist/src and dist/machines; the demo and test helpers stay in the build stage).
-FROM node:22-bookworm-slim@sha256:53ada149d435c38b14476cb57e4a7da73c15595aba79bd6971b547ceb6d018bf AS runtime
+FROM node:24-trixie-slim@sha256:173f125896c3b47ddf056734c7ea789d04595a6a08769a8f78e0df642781fb66 AS runtime
 ENV NODE_ENV=production \
     PRHERALD_DATABASE_URL=file:/data/prherald.db \
     PRHERALD_CONFIG_FILE=/config/config.yaml

@@ -48,12 +48,33 @@ const one = (stage: Instruction[], keyword: string) => {
 const defaultPort = parseListen(DEFAULTS.listen)?.port
 
 describe('Dockerfile', () => {
-  it('builds in one stage and runs in another, both on the same digest-pinned node:22-bookworm-slim', () => {
+  it('builds in one stage and runs in another, both on the same digest-pinned node:<LTS>-trixie-slim', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2)
     const bases = stages.map((stage) => /^(\S+)(\s+AS\s+\S+)?$/i.exec(stage[0]?.args ?? '')?.[1])
-    // The digest is the multi-platform index's (sha256, 64 hex digits); the tag beside it is for people.
-    for (const base of bases) expect(base).toMatch(/^node:22-bookworm-slim@sha256:[0-9a-f]{64}$/)
+    // Debian 13 "trixie", the current stable release (test/docs/runtime-support.test.ts ties the Node line to
+    // engines). The digest is the multi-platform index's (sha256, 64 hex digits); the tag beside it is for people.
+    for (const base of bases) expect(base).toMatch(/^node:\d+-trixie-slim@sha256:[0-9a-f]{64}$/)
     expect(new Set(bases).size).toBe(1) // the native module's ABI must match between stages
+  })
+
+  it('gives CI\'s platform check every pinned base: its sed expression finds each FROM image', () => {
+    // .github/workflows/ci.yml inspects `sed -n 's/^FROM \([^ ]*@sha256:[0-9a-f]*\).*/\1/p' Dockerfile`; a FROM
+    // written another way (a --platform flag, an ARG) would leave the check with nothing to inspect.
+    const ci = readFileSync(join(ROOT, '.github/workflows/ci.yml'), 'utf8')
+    expect(ci).toContain("sed -n 's/^FROM \\([^ ]*@sha256:[0-9a-f]*\\).*/\\1/p' Dockerfile")
+    const fromLines = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').split('\n').filter((l) => /^FROM\s/i.test(l))
+    const found = fromLines.map((l) => /^FROM ([^ ]*@sha256:[0-9a-f]*)/.exec(l)?.[1])
+    expect(found.every(Boolean), fromLines.join('\n')).toBe(true)
+    expect(found).toEqual(stages.map((stage) => stage[0]?.args.split(/\s+/)[0]))
+  })
+
+  it('installs node-gyp\'s toolchain in the build stage only, from Debian\'s packages, leaving no package lists', () => {
+    const install = build.flatMap((s) => all(s, 'RUN')).find((r) => /apt-get install/.test(r)) ?? ''
+    // The slim image has no compiler; these are the package names in Debian 13 (and 12).
+    for (const pkg of ['python3', 'make', 'g++']) expect(install.split(/\s+/)).toContain(pkg)
+    expect(install).toMatch(/apt-get update\b[\s\S]*apt-get install -y --no-install-recommends/)
+    expect(install).toMatch(/rm -rf \/var\/lib\/apt\/lists\/\*/)
+    expect(all(runtime, 'RUN').join('\n')).not.toMatch(/apt-get/)
   })
 
   it('compiles TypeScript and better-sqlite3 in the build stage, and ships production dependencies only', () => {
