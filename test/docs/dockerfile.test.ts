@@ -7,39 +7,19 @@ import { DEFAULTS } from '../../src/config/settings.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { packageRoot } from '../../src/package-root.ts'
 import { createApp } from '../../src/server.ts'
+import { argsOf as all, readDockerfile, type Instruction } from '../helpers/dockerfile.ts'
 
 /**
- * No Docker engine runs in CI, so the Dockerfile's promises are checked statically against the code:
- * stages and base image, production dependencies only, non-root user, the database on the /data volume,
- * the exposed port and health check matching the defaults, and SIGTERM reaching node directly.
+ * No Docker engine runs in CI (nor where this was written), so the Dockerfile's promises are checked
+ * statically against the code: stages and base image, production dependencies only, non-root user, the
+ * database on the /data volume, the exposed port and health check matching the defaults, and SIGTERM
+ * reaching node directly.
  */
 const ROOT = packageRoot()
 
-interface Instruction { keyword: string; args: string }
-
-function parseDockerfile(text: string): Instruction[][] {
-  const logical = text
-    .split('\n')
-    .filter((line) => !/^\s*#/.test(line))
-    .join('\n')
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .map((line) => line.trim())
-    .filter(Boolean)
-  const stages: Instruction[][] = []
-  for (const line of logical) {
-    const [, keyword = '', args = ''] = /^(\S+)\s*(.*)$/.exec(line) ?? []
-    const instruction = { keyword: keyword.toUpperCase(), args }
-    if (instruction.keyword === 'FROM') stages.push([])
-    stages.at(-1)?.push(instruction)
-  }
-  return stages
-}
-
-const stages = parseDockerfile(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))
+const stages = readDockerfile(ROOT)
 const runtime = stages.at(-1) ?? []
 const build = stages.slice(0, -1)
-const all = (stage: Instruction[], keyword: string) => stage.filter((i) => i.keyword === keyword).map((i) => i.args)
 const one = (stage: Instruction[], keyword: string) => {
   const found = all(stage, keyword)
   expect(found, `exactly one ${keyword} in the runtime stage`).toHaveLength(1)
