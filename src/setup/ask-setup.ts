@@ -106,6 +106,7 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
 
 /** auth.test and the scopes, right away: a token Slack refuses is the answer's error, so it is asked for again. */
 async function checkSlackToken(token: string, deps: AskSetupDeps): Promise<string> {
+  if (token === '') throw new PrheraldError('usage', 'no Slack token given', { fix: 'paste the Bot User OAuth Token (xoxb-…), under OAuth & Permissions in your Slack app' })
   const result = await slackAuthCheck({ token, apiUrl: deps.slackApiUrl })
   if (result.status === 'FAIL') throw new PrheraldError('validation_failed', `the Slack token was not accepted: ${result.reason}`, { fix: result.fix })
   for (const line of formatChecks([result])) deps.print(line)
