@@ -30,6 +30,7 @@ export type ErrorCode =
   | 'git_host_rate_limited' // the token's budget is spent for longer than a command waits (reconcile)
   | 'lock' // config.lock cannot be read or written
   | 'usage' // a command-line argument is malformed
+  | 'cancelled' // the person at the terminal pressed Ctrl+C at a question (prherald-setup)
   | 'validation_failed' // a start-up check of a mapping entry answered FAIL
   | 'control' // the server's control channel failed a command or could not be reached
 

@@ -1,16 +1,7 @@
 #!/usr/bin/env node
-import { isAbsolute, relative, resolve } from 'node:path'
 import { cac } from 'cac'
-import { consola } from 'consola'
-import { loadSettings, SECRET_VARIABLES, type Env } from '../config/load-config.ts'
-import { PrheraldError } from '../errors.ts'
-import { askSetup, type SetupFlags } from '../setup/ask-setup.ts'
-import { unattended, type Asker } from '../setup/asker.ts'
-import { renderConfig, renderEnvFile, type SetupAnswers } from '../setup/render-setup-files.ts'
-import { setupWebhook } from '../setup/setup-webhook.ts'
-import { writeSetupFiles } from '../setup/write-setup-files.ts'
+import { runSetup } from '../setup/run-setup.ts'
 import { runCommands } from './run-commands.ts'
-import { validateCommand } from './validate-command.ts'
 
 interface Options {
   provider?: unknown
@@ -24,81 +15,10 @@ interface Options {
   config?: unknown
   yes?: boolean
   force?: boolean
-  help?: boolean
 }
 
-const print = (line: string) => console.log(line)
 // cac reads `--channel 123` as a number; every answer is text.
 const text = (value: unknown) => (value === undefined || value === true ? undefined : String(value))
-
-/** consola's prompts; Ctrl+C rejects, which ends the wizard before anything is written. */
-const prompts: Asker = {
-  // An empty answer comes back undefined; it means the question's default.
-  text: async (question, { initial, placeholder }) => (await consola.prompt(question, { type: 'text', initial, placeholder, cancel: 'reject' })) ?? initial ?? '',
-  select: async (question, { choices, initial }) =>
-    String(await consola.prompt(question, { type: 'select', options: choices.map((c) => ({ value: c.value, label: c.label })), initial, cancel: 'reject' })),
-  confirm: (question, { initial }) => consola.prompt(question, { type: 'confirm', initial, cancel: 'reject' }),
-}
-
-function relativeOrAbsolute(path: string): string {
-  const rel = relative(process.cwd(), path)
-  return rel.startsWith('..') || isAbsolute(rel) ? path : rel
-}
-
-/** What every later prherald command in this directory will see: the environment plus what the wizard wrote. */
-function writtenEnv(answers: SetupAnswers, configFile: string): Env {
-  const names = SECRET_VARIABLES[answers.provider]
-  return {
-    ...process.env,
-    PRHERALD_CONFIG_FILE: configFile,
-    SLACK_BOT_TOKEN: answers.slackToken,
-    [names.secret]: answers.webhookSecret,
-    [names.token]: answers.gitToken ?? '',
-    PRHERALD_PUBLIC_URL: answers.publicUrl ?? '',
-  }
-}
-
-async function main(options: Options): Promise<boolean> {
-  const interactive = options.yes !== true
-  if (interactive && !process.stdin.isTTY) {
-    throw new PrheraldError('usage', 'no terminal to ask the questions on', { fix: 'run it in a terminal, or pass --yes with the answers as flags (prherald-setup --help)' })
-  }
-  const ask = interactive ? prompts : unattended
-  const configFile = resolve(text(options.config) ?? 'config.yaml')
-  const envFile = resolve('.env')
-  // .env stays in the working directory, where every prherald command reads it; it names any other config file.
-  const configForEnv = configFile === resolve('config.yaml') ? undefined : relativeOrAbsolute(configFile)
-  const flags: SetupFlags = {
-    provider: text(options.provider), slackToken: text(options.slackToken), channel: text(options.channel),
-    repository: text(options.repository), mentions: text(options.mentions), publicUrl: text(options.publicUrl), gitToken: text(options.gitToken),
-  }
-  const slackApiUrl = (process.env.SLACK_API_URL || 'https://slack.com/api/').replace(/\/?$/, '/')
-  const answers = await askSetup({ flags, env: process.env, ask, interactive, slackApiUrl, print })
-
-  await writeSetupFiles(
-    [{ path: configFile, text: renderConfig(answers), mode: 0o644 }, { path: envFile, text: renderEnvFile(answers, configForEnv), mode: 0o600 }],
-    (path) => (options.force === true ? Promise.resolve(true) : ask.confirm(`${path} exists. Overwrite it?`, { flag: '--force', initial: false })),
-  )
-  print(`wrote ${configFile}`)
-  print(`wrote ${envFile} (mode 0600: the Slack token and the webhook secret)`)
-
-  const env = writtenEnv(answers, configFile)
-  const settings = loadSettings(env)
-  await setupWebhook({
-    answers, settings, env, envFile, ask, print,
-    create: options.createWebhook ?? (interactive ? undefined : false),
-    showSecret: interactive && process.stdout.isTTY === true,
-  })
-
-  print('')
-  print('Checking the configuration (as prherald-config validate --force does):')
-  const ok = await validateCommand(settings, env, { target: undefined, force: true }, print)
-  print('')
-  print(ok
-    ? 'Done. Start prherald here with prherald-server, then prove the path with prherald-smoke.'
-    : 'The files are written; fix the FAIL lines above, then run prherald-config validate.')
-  return ok
-}
 
 const cli = cac('prherald-setup')
 cli.usage('[--yes] [options]')
@@ -131,7 +51,19 @@ cli.help((sections) => {
 // Strict like every prherald CLI: --version, and an unknown option or argument is a usage error (exit 2).
 await runCommands(cli, {
   maxArgs: 0,
-  run: async (_args, options) => {
-    if (!(await main(options as Options))) process.exitCode = 1
+  run: async (_args, parsed) => {
+    const options = parsed as Options
+    process.exitCode = await runSetup({
+      provider: text(options.provider), slackToken: text(options.slackToken), channel: text(options.channel),
+      repository: text(options.repository), mentions: text(options.mentions), publicUrl: text(options.publicUrl), gitToken: text(options.gitToken),
+      createWebhook: options.createWebhook, config: text(options.config), yes: options.yes === true, force: options.force === true,
+    }, {
+      cwd: process.cwd(),
+      env: process.env,
+      terminal: process.stdin.isTTY ? { input: process.stdin, output: process.stdout } : undefined,
+      outputIsTerminal: process.stdout.isTTY === true,
+      print: (line) => console.log(line),
+      printError: (t) => process.stderr.write(t),
+    })
   },
 })

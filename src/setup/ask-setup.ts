@@ -4,7 +4,8 @@ import { parseRepository } from '../cli/parse-repository.ts'
 import { SECRET_VARIABLES, type Env } from '../config/load-config.ts'
 import type { Provider } from '../decode/pull-request-event.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
-import type { Asker } from './asker.ts'
+import { askValid } from './ask-valid.ts'
+import { missingFlags, type Asker } from './asker.ts'
 import { listBotChannels, resolveChannel, type BotChannel } from './bot-channels.ts'
 import { normaliseMentions } from './normalise-mentions.ts'
 import type { SetupAnswers } from './render-setup-files.ts'
@@ -26,94 +27,113 @@ export interface AskSetupDeps {
   /** Defaults for the flags: SLACK_BOT_TOKEN, PRHERALD_PUBLIC_URL and the provider's token, when set. */
   env: Env
   ask: Asker
-  /** false with --yes: optional questions take their empty default, and a failed check ends the run. */
+  /** false with --yes: optional questions take their empty default, and a wrong answer ends the run. */
   interactive: boolean
   slackApiUrl: string
   print: (line: string) => void
 }
 
 const PROVIDERS: readonly Provider[] = ['github', 'bitbucket']
-const TOKEN_TRIES = 3
+/** The answers --yes cannot do without, by their flag. */
+const REQUIRED = { provider: '--provider', slackToken: '--slack-token', channel: '--channel', repository: '--repository' } as const
 
-/** The wizard's questions in order, each answered by its flag when given. Checks the Slack token at once. */
+function parseProvider(answer: string): Provider {
+  if (PROVIDERS.includes(answer as Provider)) return answer as Provider
+  throw new PrheraldError('usage', `"${answer}" is not a git provider`, { fix: 'use --provider github or --provider bitbucket' })
+}
+
+function parsePublicUrl(answer: string): string | undefined {
+  if (answer === '') return undefined
+  if (!/^https?:\/\/[^\s/]+/.test(answer)) {
+    throw new PrheraldError('usage', `"${answer}" is not a URL`, { fix: 'give the public base URL, e.g. https://prherald.example.com' })
+  }
+  return answer.replace(/\/+$/, '')
+}
+
+/** The wizard's questions in order, each answered by its flag when given and asked again while wrong. Checks the Slack token at once. */
 export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
   const { ask } = deps
   const set = (name: string) => (deps.env[name]?.trim() ? deps.env[name] : undefined)
   const flags: SetupFlags = { ...deps.flags, slackToken: deps.flags.slackToken ?? set('SLACK_BOT_TOKEN'), publicUrl: deps.flags.publicUrl ?? set('PRHERALD_PUBLIC_URL') }
-  const provider = flags.provider ?? await ask.select('Which git host sends the webhooks?', {
-    flag: '--provider',
+  if (!deps.interactive) {
+    const missing = Object.entries(REQUIRED).filter(([key]) => flags[key as keyof typeof REQUIRED] === undefined)
+    if (missing.length > 0) throw missingFlags(missing.map(([key, flag]) => (key === 'slackToken' ? `${flag} (or SLACK_BOT_TOKEN)` : flag)))
+  }
+  const valid = <T>(given: string | undefined, question: () => Promise<string>, check: (answer: string) => T | Promise<T>) =>
+    askValid({ given, ask: question, check, retry: deps.interactive, print: deps.print })
+
+  const provider = await valid(flags.provider, () => ask.select('Which git host sends the webhooks?', {
+    flag: REQUIRED.provider,
     initial: 'github',
     choices: [{ value: 'github', label: 'GitHub (github.com or GitHub Enterprise Server)' }, { value: 'bitbucket', label: 'Bitbucket Cloud' }],
-  })
-  if (!PROVIDERS.includes(provider as Provider)) {
-    throw new PrheraldError('usage', `"${provider}" is not a git provider`, { fix: 'use --provider github or --provider bitbucket' })
-  }
+  }), parseProvider)
 
-  const slackToken = await askSlackToken({ ...deps, flags })
-  const slack = { token: slackToken, apiUrl: deps.slackApiUrl }
-  const channel = await askChannel({ ...deps, flags }, () => listBotChannels(slack))
+  const slackToken = await valid(flags.slackToken, () => ask.secret('Slack bot token (xoxb-…, under OAuth & Permissions in your Slack app)', { flag: REQUIRED.slackToken }),
+    (answer) => checkSlackToken(answer.trim(), deps))
+  const channels = await botChannels(deps, slackToken)
+  const channel = await valid(flags.channel, () => askChannel(ask, channels), (answer) => resolveChannel(answer, channels))
 
-  const repository = parseRepository(flags.repository ?? await ask.text(
+  const repository = await valid(flags.repository, () => ask.text(
     provider === 'github' ? 'Repository (owner/repo)' : 'Repository (workspace/repository-slug)',
-    { flag: '--repository', placeholder: 'acme/api' },
-  ))
-  const optional = async (value: string | undefined, question: string, flag: string) =>
-    (value ?? (deps.interactive ? await ask.text(question, { flag, initial: '' }) : '')).trim()
-  const mentions = normaliseMentions(await optional(flags.mentions, 'Who is pinged when a pull request is first announced? (member IDs U…, group IDs S…, here; optional)', '--mentions'))
-  const publicUrl = await optional(flags.publicUrl, 'Public URL the git host delivers to, e.g. https://prherald.example.com (optional)', '--public-url')
-  if (publicUrl !== '' && !/^https?:\/\/[^\s/]+/.test(publicUrl)) {
-    throw new PrheraldError('usage', `"${publicUrl}" is not a URL`, { fix: 'give the public base URL, e.g. https://prherald.example.com' })
-  }
-  const tokenName = SECRET_VARIABLES[provider as Provider].token
-  const gitToken = await optional(flags.gitToken ?? set(tokenName), `${tokenName} (optional: the webhook check, path rules${provider === 'github' ? ' and creating the webhook' : ''} use it)`, '--git-token')
+    { flag: REQUIRED.repository, placeholder: 'acme/api' },
+  ), parseRepository)
+  // Optional: --yes takes the empty answer; on a terminal an empty answer is accepted.
+  const optional = <T>(given: string | undefined, question: () => Promise<string>, check: (answer: string) => T) =>
+    valid(given ?? (deps.interactive ? undefined : ''), question, (answer) => check(answer.trim()))
+  const mentions = await optional(flags.mentions,
+    () => ask.text('Who is pinged when a pull request is first announced? (member IDs U…, group IDs S…, here; optional)', { flag: '--mentions', initial: '' }),
+    normaliseMentions)
+  const publicUrl = await optional(flags.publicUrl,
+    () => ask.text('Public URL the git host delivers to, e.g. https://prherald.example.com (optional)', { flag: '--public-url', initial: '' }),
+    parsePublicUrl)
+  const tokenName = SECRET_VARIABLES[provider].token
+  const gitToken = await optional(flags.gitToken ?? set(tokenName),
+    () => ask.secret(`${tokenName} (optional: the webhook check, path rules${provider === 'github' ? ' and creating the webhook' : ''} use it)`, { flag: '--git-token' }),
+    (answer) => answer)
 
   return {
-    provider: provider as Provider,
+    provider,
     slackToken,
     channel,
     owner: repository.owner,
     repo: repository.repo,
     mentions,
     webhookSecret: generateWebhookSecret(),
-    publicUrl: publicUrl === '' ? undefined : publicUrl.replace(/\/+$/, ''),
+    publicUrl,
     gitToken: gitToken === '' ? undefined : gitToken,
   }
 }
 
-/** auth.test and the scopes, right away: a wrong token is asked for again (up to 3 times) or ends an unattended run. */
-async function askSlackToken(deps: AskSetupDeps): Promise<string> {
-  let given = deps.flags.slackToken
-  for (let attempt = 1; ; attempt++) {
-    const token = (given ?? await deps.ask.text('Slack bot token (xoxb-…, under OAuth & Permissions in your Slack app)', { flag: '--slack-token' })).trim()
-    given = undefined
-    const result = await slackAuthCheck({ token, apiUrl: deps.slackApiUrl })
-    for (const line of formatChecks([result])) deps.print(line)
-    if (result.status !== 'FAIL') return token
-    if (!deps.interactive || attempt >= TOKEN_TRIES) {
-      throw new PrheraldError('validation_failed', `the Slack token was not accepted: ${result.reason}`, { fix: result.fix })
-    }
-  }
+/** auth.test and the scopes, right away: a token Slack refuses is the answer's error, so it is asked for again. */
+async function checkSlackToken(token: string, deps: AskSetupDeps): Promise<string> {
+  if (token === '') throw new PrheraldError('usage', 'no Slack token given', { fix: 'paste the Bot User OAuth Token (xoxb-…), under OAuth & Permissions in your Slack app' })
+  const result = await slackAuthCheck({ token, apiUrl: deps.slackApiUrl })
+  if (result.status === 'FAIL') throw new PrheraldError('validation_failed', `the Slack token was not accepted: ${result.reason}`, { fix: result.fix })
+  for (const line of formatChecks([result])) deps.print(line)
+  return token
 }
 
-/** Offers the channels the bot is in, by name; stores the ID. A typed name must be one of them. */
-async function askChannel(deps: AskSetupDeps, list: () => Promise<BotChannel[]>): Promise<string> {
+/** The channels the bot is in, to offer them by name. Without the list a channel ID still works. */
+async function botChannels(deps: AskSetupDeps, token: string): Promise<BotChannel[]> {
   let channels: BotChannel[] = []
   try {
-    channels = await list()
+    channels = await listBotChannels({ token, apiUrl: deps.slackApiUrl })
   } catch (error) {
-    // Without the list, a channel ID still works; a name cannot be resolved and says so below.
     if (!isPrheraldError(error)) throw error
     deps.print(`note: the bot's channels could not be listed: ${error.message}${error.fix ? ` (${error.fix})` : ''}`)
   }
-  if (deps.flags.channel !== undefined) return resolveChannel(deps.flags.channel, channels)
-  if (channels.length === 0) {
-    if (deps.interactive) deps.print('The bot is in no channel yet: in Slack, /invite @your-bot in the channel it should post to.')
-    return resolveChannel(await deps.ask.text('Channel ID (C…)', { flag: '--channel' }), channels)
-  }
+  if (channels.length === 0 && deps.interactive) deps.print('The bot is in no channel yet: in Slack, /invite @your-bot in the channel it should post to.')
+  return channels
+}
+
+/** Offers the channels the bot is in, by name, or takes a typed ID (or name, which must be one of them). */
+async function askChannel(ask: Asker, channels: readonly BotChannel[]): Promise<string> {
+  const typed = () => ask.text('Channel ID (C…)', { flag: REQUIRED.channel })
+  if (channels.length === 0) return typed()
   const other = '(another)'
-  const picked = await deps.ask.select('Which channel hears about the pull requests?', {
-    flag: '--channel',
+  const picked = await ask.select('Which channel hears about the pull requests?', {
+    flag: REQUIRED.channel,
     choices: [...channels.map((c) => ({ value: c.id, label: `#${c.name} (${c.id})` })), { value: other, label: 'another channel (type its ID)' }],
   })
-  return resolveChannel(picked === other ? await deps.ask.text('Channel ID (C…)', { flag: '--channel' }) : picked, channels)
+  return picked === other ? typed() : picked
 }

@@ -47,6 +47,6 @@ export function resolveChannel(answer: string, channels: readonly BotChannel[]):
   if (found) return found.id
   const known = channels.length === 0 ? 'the bot is in no channel yet' : `the bot is in ${channels.map((c) => `#${c.name}`).join(', ')}`
   throw new PrheraldError('usage', `the bot is not in a channel named #${name} (${known})`, {
-    fix: `invite the bot in Slack (in #${name}: /invite @your-bot) and run prherald-setup again, or pass the channel ID (C…)`,
+    fix: `invite the bot in Slack (in #${name}: /invite @your-bot), then give the channel ID (C…) or run prherald-setup again`,
   })
 }

@@ -12,17 +12,26 @@ export interface SetupWebhookDeps {
   /** The environment with what the wizard wrote, as create-webhook reads it. */
   env: Env
   envFile: string
-  ask: Asker
   print: (line: string) => void
-  /** GitHub: --create-webhook; undefined asks. */
+  /** GitHub: --create-webhook, or the answer of askCreateWebhook. */
   create: boolean | undefined
   /** The Bitbucket secret is printed for a person at a terminal; captured output only names where it is. */
   showSecret: boolean
 }
 
 /**
+ * GitHub, with the public URL and a token known: whether to create the webhook, asked unless --create-webhook
+ * or --yes decided. Asked with the other questions, before any file is written, so that Ctrl+C writes nothing.
+ */
+export async function askCreateWebhook(answers: SetupAnswers, create: boolean | undefined, ask: Asker): Promise<boolean | undefined> {
+  if (create !== undefined || answers.provider !== 'github' || !answers.publicUrl || !answers.gitToken) return create
+  const target = `${answers.owner}/${answers.repo}`
+  return ask.confirm(`Create the webhook on ${target} now, pointing at ${answers.publicUrl}/webhook/github?`, { flag: '--create-webhook', initial: true })
+}
+
+/**
  * The webhook step. GitHub: create it through create-webhook when the public URL and a token are known
- * (asked first unless --create-webhook or --yes decided). Bitbucket: the manual steps, URL and secret filled in.
+ * and `create` says so. Bitbucket: the manual steps, URL and secret filled in.
  */
 export async function setupWebhook(deps: SetupWebhookDeps): Promise<void> {
   const { answers, print } = deps
@@ -42,8 +51,7 @@ export async function setupWebhook(deps: SetupWebhookDeps): Promise<void> {
     print(`Create the webhook later with: prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL and GITHUB_TOKEN in ${deps.envFile})`)
     return
   }
-  const create = deps.create ?? await deps.ask.confirm(`Create the webhook on ${target} now, pointing at ${answers.publicUrl}/webhook/github?`, { flag: '--create-webhook', initial: true })
-  if (!create) {
+  if (deps.create !== true) {
     print(`webhook not created; later: prherald-config create-webhook ${target}`)
     return
   }

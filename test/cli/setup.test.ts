@@ -81,7 +81,7 @@ describe('prherald-setup --yes (GitHub)', () => {
     slack.faults.push({ method: 'auth.test', fault: { error: 'invalid_auth' } })
     const result = await setup(githubFlags)
     expect(result.status).toBe(1)
-    expect(result.stdout).toMatch(/^FAIL\s+slack-auth\s+SLACK_BOT_TOKEN\s+auth.test answered invalid_auth/m)
+    expect(result.stderr).toContain('the Slack token was not accepted: auth.test answered invalid_auth')
     expect(result.stderr).toContain('fix: SLACK_BOT_TOKEN is not valid')
     expect(existsSync(file('config.yaml'))).toBe(false)
     expect(existsSync(file('.env'))).toBe(false)
@@ -99,6 +99,15 @@ describe('prherald-setup --yes (GitHub)', () => {
     const result = await setup(['--yes', '--provider', 'github', '--channel', 'C0DEPLOYS1'])
     expect(result.status).toBe(1)
     expect(result.stderr).toContain('--yes needs --repository')
+    expect(existsSync(file('.env'))).toBe(false)
+  })
+
+  it('names every missing flag at once, before asking Slack anything', async () => {
+    const result = await setup(['--yes'], { SLACK_BOT_TOKEN: '' })
+    expect(result.status).toBe(1)
+    expect(result.stderr).toBe('prherald: --yes needs --provider, --slack-token (or SLACK_BOT_TOKEN), --channel and --repository\n'
+      + '  fix: pass them, or run prherald-setup without --yes to be asked\n')
+    expect(slack.calls).toHaveLength(0)
     expect(existsSync(file('.env'))).toBe(false)
   })
 

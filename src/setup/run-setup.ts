@@ -1,0 +1,98 @@
+import { isAbsolute, relative, resolve } from 'node:path'
+import { validateCommand } from '../cli/validate-command.ts'
+import { reportError } from '../cli/report-error.ts'
+import { loadSettings, SECRET_VARIABLES, type Env } from '../config/load-config.ts'
+import { isPrheraldError, PrheraldError } from '../errors.ts'
+import { askSetup, type SetupFlags } from './ask-setup.ts'
+import { unattended } from './asker.ts'
+import { renderConfig, renderEnvFile, type SetupAnswers } from './render-setup-files.ts'
+import { askCreateWebhook, setupWebhook } from './setup-webhook.ts'
+import { terminalAsker, type Terminal } from './terminal-asker.ts'
+import { writeSetupFiles } from './write-setup-files.ts'
+
+/** The command line of prherald-setup, values as text. */
+export interface SetupOptions extends SetupFlags {
+  createWebhook?: boolean | undefined
+  config?: string | undefined
+  yes: boolean
+  force: boolean
+}
+
+export interface SetupIo {
+  cwd: string
+  env: Env
+  /** Where the questions are asked: stdin and stdout when stdin is a terminal, else undefined. */
+  terminal: Terminal | undefined
+  /** A person reads the output (not a pipe or a log): the Bitbucket secret may be shown. */
+  outputIsTerminal: boolean
+  print: (line: string) => void
+  printError: (text: string) => void
+}
+
+/** Exit status of a run ended by Ctrl+C at a question, as a shell reports SIGINT (128 + 2). */
+export const CANCELLED_STATUS = 130
+
+/** What every later prherald command in this directory will see: the environment plus what the wizard wrote. */
+function writtenEnv(env: Env, answers: SetupAnswers, configFile: string): Env {
+  const names = SECRET_VARIABLES[answers.provider]
+  return {
+    ...env,
+    PRHERALD_CONFIG_FILE: configFile,
+    SLACK_BOT_TOKEN: answers.slackToken,
+    [names.secret]: answers.webhookSecret,
+    [names.token]: answers.gitToken ?? '',
+    PRHERALD_PUBLIC_URL: answers.publicUrl ?? '',
+  }
+}
+
+/**
+ * prherald-setup: asks (or reads the flags), writes config.yaml and .env, sets up the webhook, checks.
+ * Returns the exit status: 0, 1 for a failure reported on printError or failing checks, 130 for Ctrl+C.
+ * Every question comes before the files are written, so a cancelled or failed answer writes nothing.
+ */
+export async function runSetup(options: SetupOptions, io: SetupIo): Promise<number> {
+  try {
+    return (await setup(options, io)) ? 0 : 1
+  } catch (error) {
+    if (!isPrheraldError(error)) throw error
+    reportError(error, io.printError)
+    return error.code === 'cancelled' ? CANCELLED_STATUS : 1
+  }
+}
+
+async function setup(options: SetupOptions, io: SetupIo): Promise<boolean> {
+  const { print } = io
+  const interactive = !options.yes
+  if (interactive && !io.terminal) {
+    throw new PrheraldError('usage', 'no terminal to ask the questions on', { fix: 'run it in a terminal, or pass --yes with the answers as flags (prherald-setup --help)' })
+  }
+  const ask = io.terminal && interactive ? terminalAsker(io.terminal) : unattended
+  const configFile = resolve(io.cwd, options.config ?? 'config.yaml')
+  const envFile = resolve(io.cwd, '.env')
+  // .env stays in the working directory, where every prherald command reads it; it names any other config file.
+  const rel = relative(io.cwd, configFile)
+  const configForEnv = configFile === resolve(io.cwd, 'config.yaml') ? undefined : rel.startsWith('..') || isAbsolute(rel) ? configFile : rel
+  const slackApiUrl = (io.env.SLACK_API_URL || 'https://slack.com/api/').replace(/\/?$/, '/')
+  const answers = await askSetup({ flags: options, env: io.env, ask, interactive, slackApiUrl, print })
+  const create = await askCreateWebhook(answers, options.createWebhook ?? (interactive ? undefined : false), ask)
+
+  await writeSetupFiles(
+    [{ path: configFile, text: renderConfig(answers), mode: 0o644 }, { path: envFile, text: renderEnvFile(answers, configForEnv), mode: 0o600 }],
+    (path) => (options.force ? Promise.resolve(true) : ask.confirm(`${path} exists. Overwrite it?`, { flag: '--force', initial: false })),
+  )
+  print(`wrote ${configFile}`)
+  print(`wrote ${envFile} (mode 0600: the Slack token and the webhook secret)`)
+
+  const env = writtenEnv(io.env, answers, configFile)
+  const settings = loadSettings(env, io.cwd)
+  await setupWebhook({ answers, settings, env, envFile, print, create, showSecret: interactive && io.outputIsTerminal })
+
+  print('')
+  print('Checking the configuration (as prherald-config validate --force does):')
+  const ok = await validateCommand(settings, env, { target: undefined, force: true }, print)
+  print('')
+  print(ok
+    ? 'Done. Start prherald here with prherald-server, then prove the path with prherald-smoke.'
+    : 'The files are written; fix the FAIL lines above, then run prherald-config validate.')
+  return ok
+}

@@ -1,0 +1,148 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseEnv } from 'node:util'
+import { parse } from 'yaml'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Env } from '../../src/config/load-config.ts'
+import { runSetup, type SetupOptions } from '../../src/setup/run-setup.ts'
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { fakeTerminal, KEY, type FakeTerminal } from '../helpers/fake-terminal.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+
+/**
+ * prherald-setup answered at a terminal: the wizard's own code (runSetup, the clack prompts) with its
+ * terminal as streams that the test types into, against the fake Slack. What the terminal shows is the
+ * output stream; the exit status is what the CLI exits with; the files are the ones on disk.
+ */
+const SLACK_TOKEN = 'xoxb-typed-token-7d2f'
+let dir: ReturnType<typeof makeTempDir>
+let slack: FakeSlack
+let term: FakeTerminal
+let errors: string
+
+beforeEach(async () => {
+  dir = makeTempDir()
+  slack = await startFakeSlack()
+  slack.channels.set('C0DEPLOYS1', { name: 'deploys' })
+  slack.channels.set('C0RANDOM01', { name: 'random' })
+  slack.channels.set('C0GENERAL1', { name: 'general', is_member: false })
+  term = fakeTerminal()
+  errors = ''
+})
+afterEach(async () => {
+  await slack.close()
+  dir.remove()
+})
+
+function setup(env: Env = {}, options: Partial<SetupOptions> = {}): Promise<number> {
+  return runSetup({ yes: false, force: false, ...options }, {
+    cwd: dir.path,
+    env: { SLACK_API_URL: slack.url, ...env },
+    terminal: { input: term.input, output: term.output },
+    outputIsTerminal: true,
+    print: (line) => term.output.write(`${line}\n`),
+    printError: (text) => { errors += text },
+  })
+}
+const file = (name: string) => join(dir.path, name)
+const nothingWritten = () => expect([existsSync(file('config.yaml')), existsSync(file('.env'))]).toEqual([false, false])
+
+// The questions as they are asked, in order.
+const Q = {
+  provider: 'Which git host sends the webhooks?',
+  token: 'Slack bot token',
+  channel: 'Which channel hears about the pull requests?',
+  channelId: 'Channel ID',
+  repository: 'Repository (owner/repo)',
+  mentions: 'Who is pinged',
+  publicUrl: 'Public URL',
+  gitToken: 'GITHUB_TOKEN',
+  createWebhook: 'Create the webhook on acme/api',
+}
+
+describe('prherald-setup at a terminal', () => {
+  it('masks the Slack token as it is typed, shows no "undefined" for empty answers, and writes what was answered', async () => {
+    const run = setup()
+    await term.answer(Q.provider, KEY.enter)
+    await term.answer(Q.token, `${SLACK_TOKEN}${KEY.enter}`)
+    await term.answer(Q.channel, KEY.enter)
+    await term.answer(Q.repository, `acme/api${KEY.enter}`)
+    await term.answer(Q.mentions, KEY.enter)
+    await term.answer(Q.publicUrl, KEY.enter)
+    await term.answer(Q.gitToken, KEY.enter)
+    expect(await run).toBe(0)
+
+    // The typed secrets never reach the terminal, not even in a frame later redrawn: one mask per character.
+    expect(term.written()).not.toContain(SLACK_TOKEN)
+    expect(term.screen()).toMatch(new RegExp(`[▪•]{${SLACK_TOKEN.length}}`))
+    expect(term.screen()).not.toContain('undefined')
+    expect(errors).toBe('')
+
+    expect(parseEnv(readFileSync(file('.env'), 'utf8')).SLACK_BOT_TOKEN).toBe(SLACK_TOKEN)
+    const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { mappings: Record<string, Record<string, unknown>> }
+    expect(config.mappings.acme!.api).toEqual({ channel: 'C0DEPLOYS1', mentions: [] })
+  })
+
+  it('asks a wrongly answered question again with the reason, instead of ending the wizard', async () => {
+    slack.faults.push({ method: 'auth.test', fault: { error: 'invalid_auth' } })
+    const run = setup()
+    await term.answer(Q.provider, KEY.enter)
+    await term.answer(Q.token, `xoxb-mistyped${KEY.enter}`)
+    await term.waitFor('✖ the Slack token was not accepted: auth.test answered invalid_auth')
+    await term.answer(Q.token, `${SLACK_TOKEN}${KEY.enter}`)
+    // "another channel" is the third choice, after #deploys and #random.
+    await term.answer(Q.channel, `${KEY.down}${KEY.down}${KEY.enter}`)
+    await term.answer(Q.channelId, `#general${KEY.enter}`)
+    await term.waitFor('✖ the bot is not in a channel named #general (the bot is in #deploys, #random)')
+    await term.waitFor('/invite @your-bot')
+    await term.answer(Q.channel, `${KEY.down}${KEY.enter}`)
+    await term.answer(Q.repository, `acme api${KEY.enter}`)
+    await term.waitFor('✖ "acme api" is not a repository')
+    await term.waitFor('try again (2 tries left)')
+    await term.answer(Q.repository, `acme/api${KEY.enter}`)
+    await term.answer(Q.mentions, `@alice, here${KEY.enter}`)
+    await term.waitFor('✖ "@alice" is not a Slack mention')
+    await term.answer(Q.mentions, `U0123ABCD, here${KEY.enter}`)
+    await term.answer(Q.publicUrl, `prherald.example.com${KEY.enter}`)
+    await term.waitFor('✖ "prherald.example.com" is not a URL')
+    await term.answer(Q.publicUrl, KEY.enter)
+    await term.answer(Q.gitToken, KEY.enter)
+    expect(await run).toBe(0)
+    expect(errors).toBe('')
+
+    const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { mappings: Record<string, Record<string, unknown>> }
+    expect(config.mappings.acme!.api).toEqual({ channel: 'C0RANDOM01', mentions: ['<@U0123ABCD>', '<!here>'] })
+    expect(slack.count('auth.test')).toBeGreaterThanOrEqual(2)
+  })
+
+  it('stops after three wrong answers to one question with the reason, exit 1, and writes nothing', async () => {
+    const run = setup({}, { provider: 'github', channel: 'C0DEPLOYS1' })
+    await term.answer(Q.token, `${SLACK_TOKEN}${KEY.enter}`)
+    for (const wrong of ['acme', 'acme api', 'acme/api/x']) await term.answer(Q.repository, `${wrong}${KEY.enter}`)
+    expect(await run).toBe(1)
+    expect(term.screen().match(/try again/g)).toHaveLength(2)
+    expect(errors).toBe('prherald: "acme/api/x" is not a repository\n'
+      + '  fix: write it as <owner>/<repo>, e.g. acme/api (Bitbucket: <workspace>/<repository slug>)\n')
+    nothingWritten()
+  })
+
+  it('a wrong flag is asked for again on a terminal', async () => {
+    const run = setup({ SLACK_BOT_TOKEN: SLACK_TOKEN }, { provider: 'gitlab', channel: '#general', repository: 'acme/api', mentions: '', publicUrl: '', gitToken: '' })
+    await term.waitFor('✖ "gitlab" is not a git provider')
+    await term.answer(Q.provider, KEY.enter)
+    await term.waitFor('✖ the bot is not in a channel named #general')
+    await term.answer(Q.channel, KEY.enter)
+    expect(await run).toBe(0)
+    expect(readFileSync(file('config.yaml'), 'utf8')).toContain('channel: C0DEPLOYS1')
+  })
+
+  it('Ctrl+C says the setup is cancelled, exits 130 and writes nothing, even at the last question', async () => {
+    const run = setup({ PRHERALD_PUBLIC_URL: 'https://prherald.example.com', GITHUB_TOKEN: 'ghp-from-env' },
+      { provider: 'github', channel: 'C0DEPLOYS1', repository: 'acme/api', mentions: '' })
+    await term.answer(Q.token, `${SLACK_TOKEN}${KEY.enter}`)
+    await term.answer(Q.createWebhook, KEY.ctrlC)
+    expect(await run).toBe(130)
+    expect(errors).toBe('prherald: setup cancelled, nothing written\n')
+    nothingWritten()
+  })
+})
