@@ -17,8 +17,8 @@ import { waitFor } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 
 /**
- * The README's quick start, run as a new user would: the commands are the README's own ```sh quick-start=…
- * blocks (test/helpers/markdown-blocks.ts), in a fresh $HOME that holds nothing but what they create. The
+ * The quick starts of the README and docs/getting-started.md (step 8), run as a new user would: the commands
+ * are the documents' own ```sh quick-start=… blocks (test/helpers/markdown-blocks.ts), in a fresh $HOME that holds nothing but what they create. The
  * test gives only what a user's environment has: the prherald-* commands on PATH (shims standing in for
  * `npm link`), the Slack and git-host API URLs pointing at the fakes, and PRHERALD_LISTEN (a documented
  * variable) set to a free port, because the docs' :8080 may be taken on the machine running the tests.
@@ -44,14 +44,14 @@ afterEach(async () => {
  * The documented commands, with the placeholders a user fills in replaced, split where the docs switch to a
  * second terminal: the first terminal's part ends with the command that keeps running, `prherald-server`.
  */
-function documentedTerminals(provider: Provider, publicUrl: string): [first: string, second: string] {
-  const blocks = markedShellBlocks('README.md', 'quick-start', provider)
+function documentedTerminals(doc: Doc, publicUrl: string): [first: string, second: string] {
+  const blocks = markedShellBlocks(doc.file, 'quick-start', doc.name)
   const script = substitute(blocks.join(''), [
     // npm link puts the commands on PATH; the test's PATH already has them (linkCommands), built from this checkout.
-    ['npm ci && npm link', 'true'],
+    ...(doc.file === 'README.md' ? [['npm ci && npm link', 'true'] as const] : []),
     ['xoxb-…', SLACK_TOKEN],
     ['https://prherald.example.com', publicUrl],
-    ...(provider === 'github' ? [['github_pat_…', GITHUB_TOKEN] as const] : []),
+    ...(doc.provider === 'github' ? [['github_pat_…', GITHUB_TOKEN] as const] : []),
   ])
   const lines = script.split('\n')
   const server = lines.findIndex((line) => /^prherald-server(\s|$)/.test(line))
@@ -79,8 +79,17 @@ function payload(provider: Provider): Record<string, unknown> {
   return body
 }
 
-describe('the README quick start, in a fresh directory', () => {
-  it.each(['github', 'bitbucket'] as const)('%s: setup --yes, then prherald-server with nothing else, prherald-smoke, and a signed delivery reaches the channel', async (provider) => {
+/** The blocks marked `quick-start=<name>` in `file`, and the git host they set up. */
+interface Doc { file: string; name: string; provider: Provider }
+const DOCS: Doc[] = [
+  { file: 'README.md', name: 'github', provider: 'github' },
+  { file: 'README.md', name: 'bitbucket', provider: 'bitbucket' },
+  { file: 'docs/getting-started.md', name: 'getting-started', provider: 'github' },
+]
+
+describe('the documented quick starts, in a fresh directory', () => {
+  it.each(DOCS)('$file $name: setup --yes, then prherald-server with nothing else, prherald-smoke, and a signed delivery reaches the channel', async (doc) => {
+    const { provider } = doc
     dir = makeTempDir('prherald-quick-start-')
     const home = join(dir.path, 'home')
     const bin = join(dir.path, 'bin')
@@ -106,7 +115,7 @@ describe('the README quick start, in a fresh directory', () => {
       bitbucket = await startFakeBitbucket()
       env.BITBUCKET_API_URL = bitbucket.url
     }
-    const [first, second] = documentedTerminals(provider, url)
+    const [first, second] = documentedTerminals(doc, url)
 
     terminal = startShellScript(first, env, home)
     await untilListening(terminal, url)

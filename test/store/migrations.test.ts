@@ -57,7 +57,7 @@ describe('migrations', () => {
     expect(runCli('migrate', ['status'], env).stdout).toMatch(/^applied {2}0001_initial {2}\d{4}-\d\d-\d\dT/m)
   })
 
-  it('from an empty directory, status reports "no database yet" and creates nothing; up creates data/ and the database', () => {
+  it('from an empty directory, status and doctor report no database yet and create nothing; up creates data/ and the database', () => {
     // The default database, file:./data/prherald.db, relative to the working directory: nothing there yet.
     writeConfig(dir.path, { git_provider: 'github', mappings: {} })
     const env = { PRHERALD_CONFIG_FILE: join(dir.path, 'config.yaml') }
@@ -65,6 +65,9 @@ describe('migrations', () => {
     expect(status.stderr).toBe('')
     expect(status.stdout).toBe('no database yet at file:./data/prherald.db: prherald-server creates it (and its directory) at start-up, as does prherald-migrate up\n')
     expect(status.status).toBe(0)
+    expect(readdirSync(dir.path)).toEqual(['config.yaml'])
+    const doctor = runCli('doctor', [], env, dir.path)
+    expect(doctor.stdout).toMatch(/^\s*SKIP\s+file\s+\S*data\/prherald\.db\s+not created yet; the server creates it and its directory at start-up/m)
     expect(readdirSync(dir.path)).toEqual(['config.yaml'])
 
     const up = runCli('migrate', ['up'], env, dir.path)
