@@ -94,7 +94,7 @@ const messageRows = (n: number, withoutMessage: number) =>
 /** [database], pure: judges what inspectDatabase read; `report` undefined means there is no file yet. */
 export function databaseSection(path: string, report: DatabaseReport | undefined, configured?: Provider): CheckResult[] {
   if (!report) {
-    return [{ name: 'file', target: path, status: 'SKIP', reason: 'not created yet; the server creates it at start-up (or run prherald-migrate up)' }]
+    return [{ name: 'file', target: path, status: 'SKIP', reason: 'not created yet; the server creates it and its directory at start-up (or run prherald-migrate up)' }]
   }
   const { applied, pending, unknown } = report.migrations
   const migrations: CheckResult = unknown.length > 0

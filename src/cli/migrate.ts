@@ -21,7 +21,14 @@ cli.command('up', 'Apply pending database migrations (the server also does this 
 })
 
 cli.command('status', 'List each migration as applied or pending').action(async () => {
-  for (const s of await storeMigrationStatus(settings())) {
+  const current = settings()
+  const status = await storeMigrationStatus(current)
+  if (status === undefined) {
+    // Only a SQLite file can be missing (a PostgreSQL database is its administrator's to create); its URL holds no secret.
+    console.log(`no database yet at ${current.databaseUrl}: prherald-server creates it (and its directory) at start-up, as does prherald-migrate up`)
+    return
+  }
+  for (const s of status) {
     console.log(`${s.appliedAt ? 'applied' : 'pending'}  ${s.version}_${s.name}${s.appliedAt ? `  ${s.appliedAt.toISOString()}` : ''}`)
   }
 })

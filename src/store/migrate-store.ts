@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import type { Settings } from '../config/settings.ts'
 import { redactUrl } from '../config/redact-url.ts'
 import { databaseSecrets } from './database-secrets.ts'
@@ -45,13 +46,17 @@ export async function migrateStore(settings: Target, env: Env = process.env): Pr
   }
 }
 
-/** prherald-migrate status, for either backend. */
-export async function storeMigrationStatus(settings: Target, env: Env = process.env): Promise<MigrationState[]> {
+/**
+ * prherald-migrate status, for either backend; undefined for a SQLite file that does not exist yet, which a
+ * read-only command must not create (nor its directory).
+ */
+export async function storeMigrationStatus(settings: Target, env: Env = process.env): Promise<MigrationState[] | undefined> {
   const target = settings.database
   if (target.kind === 'postgres') {
     const { postgresMigrationStatus } = await import('./postgres-migrations.ts')
     return withPostgres(target.url, env, (pool) => postgresMigrationStatus(pool))
   }
+  if (!existsSync(target.path)) return undefined
   const db = openDatabase(target.path)
   try {
     return migrationStatus(db)

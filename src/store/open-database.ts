@@ -1,14 +1,13 @@
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import { PrheraldError } from '../errors.ts'
+import { ensureDatabaseDirectory } from './ensure-database-directory.ts'
 
 export type SqliteDatabase = Database.Database
 
 /** Opens (creating its directory) the SQLite file in WAL mode. */
 export function openDatabase(path: string): SqliteDatabase {
   try {
-    mkdirSync(dirname(path), { recursive: true })
+    ensureDatabaseDirectory(path)
     const db = new Database(path)
     db.pragma('journal_mode = WAL')
     // FULL: an acknowledged delivery must survive power loss too, not only a process crash.

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3'
 import { PrheraldError } from '../errors.ts'
+import { ensureDatabaseDirectory } from './ensure-database-directory.ts'
 
 export interface ServerLock {
   path: string
@@ -25,6 +26,7 @@ export function acquireServerLock(databasePath: string): ServerLock {
   const path = serverLockPath(databasePath)
   let db: Database.Database | undefined
   try {
+    ensureDatabaseDirectory(databasePath)
     db = new Database(path)
     // Never wait: a held lock means another server, and waiting would only delay the refusal.
     db.pragma('busy_timeout = 0')

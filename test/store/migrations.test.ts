@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import Database from 'better-sqlite3'
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { migrateUp, migrationStatus, readMigrations } from '../../src/store/migrations.ts'
 import { openDatabase } from '../../src/store/open-database.ts'
@@ -45,6 +46,7 @@ describe('migrations', () => {
   it('prherald-migrate status lists pending, up applies, status then lists applied', () => {
     writeConfig(dir.path, { git_provider: 'github', mappings: {} })
     const env = testEnv(dir.path, 'github')
+    new Database(join(dir.path, 'prherald.db')).close()
     const before = runCli('migrate', ['status'], env)
     expect(before.status).toBe(0)
     expect(before.stdout).toMatch(/^pending {2}0001_initial$/m)
@@ -53,6 +55,26 @@ describe('migrations', () => {
     expect(up.stdout).toContain('applied  0001_initial')
     expect(runCli('migrate', ['up'], env).stdout).toContain('database is up to date')
     expect(runCli('migrate', ['status'], env).stdout).toMatch(/^applied {2}0001_initial {2}\d{4}-\d\d-\d\dT/m)
+  })
+
+  it('from an empty directory, status and doctor report no database yet and create nothing; up creates data/ and the database', () => {
+    // The default database, file:./data/prherald.db, relative to the working directory: nothing there yet.
+    writeConfig(dir.path, { git_provider: 'github', mappings: {} })
+    const env = { PRHERALD_CONFIG_FILE: join(dir.path, 'config.yaml') }
+    const status = runCli('migrate', ['status'], env, dir.path)
+    expect(status.stderr).toBe('')
+    expect(status.stdout).toBe('no database yet at file:./data/prherald.db: prherald-server creates it (and its directory) at start-up, as does prherald-migrate up\n')
+    expect(status.status).toBe(0)
+    expect(readdirSync(dir.path)).toEqual(['config.yaml'])
+    const doctor = runCli('doctor', [], env, dir.path)
+    expect(doctor.stdout).toMatch(/^\s*SKIP\s+file\s+\S*data\/prherald\.db\s+not created yet; the server creates it and its directory at start-up/m)
+    expect(readdirSync(dir.path)).toEqual(['config.yaml'])
+
+    const up = runCli('migrate', ['up'], env, dir.path)
+    expect(up.stderr).toBe('')
+    expect(up.stdout).toContain('applied  0001_initial')
+    expect(readdirSync(join(dir.path, 'data'))).toContain('prherald.db')
+    expect(runCli('migrate', ['status'], env, dir.path).stdout).toMatch(/^applied {2}0001_initial {2}\d{4}-/m)
   })
 
   it('prherald-migrate fails with the config error and a non-zero exit when the config is bad', () => {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { isPrheraldError } from '../../src/errors.ts'
+import { acquireServerLock } from '../../src/store/server-lock.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { killServer, spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
@@ -30,6 +31,17 @@ const env = () => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url })
 const dbFile = () => join(dir.path, 'prherald.db')
 
 describe('one server per SQLite file', () => {
+  it('creates a missing database directory for its lock file, as the database opener does', () => {
+    const databasePath = join(dir.path, 'not/yet/prherald.db')
+    const lock = acquireServerLock(databasePath)
+    try {
+      expect(existsSync(lock.path)).toBe(true)
+      expect(lock.path).toBe(`${databasePath}-server.lock`)
+    } finally {
+      lock.release()
+    }
+  })
+
   it('refuses a second in-process service on the same file, naming the file and the choice; stop() releases it', async () => {
     services.push(await startPrherald(dir.path, env()))
     const second = await startPrherald(dir.path, env()).then(
