@@ -1,5 +1,5 @@
 import { H3, type H3Event, type HTTPResponse } from 'h3'
-import type { Provider } from './decode/pull-request-event.ts'
+import type { Provider } from '../machines/pull-request-event.ts'
 import type { Intake } from './intake/intake.ts'
 import type { Logger } from './log/logger.ts'
 import { errorFields } from './log/logger.ts'

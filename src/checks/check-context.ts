@@ -1,7 +1,7 @@
 import { readGitHostAccess, type Env } from '../config/load-config.ts'
 import type { Secrets, Settings } from '../config/settings.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
-import { createWebhookApi } from '../git-host/webhooks.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
+import { createWebhookApi } from '../hosts/webhooks.ts'
 import type { CheckContext } from './validate-entries.ts'
 import { LOOKUP_SCOPE } from './slack-auth-check.ts'
 

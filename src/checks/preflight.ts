@@ -1,7 +1,7 @@
 import { configFilePath, loadSettings, SECRET_VARIABLES, type Env } from '../config/load-config.ts'
 import { redactUrl } from '../config/redact-url.ts'
 import type { Settings } from '../config/settings.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import type { ConfigLock } from '../lock/config-lock.ts'
 import { listRoutes } from '../routing/resolve-route.ts'

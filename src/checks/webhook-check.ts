@@ -1,7 +1,7 @@
 import { redactUrl, redactUrlsIn } from '../config/redact-url.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
-import { OPTIONAL_EVENTS, REQUIRED_EVENTS, type WebhookApi, type WebhookInfo } from '../git-host/webhooks.ts'
+import { OPTIONAL_EVENTS, REQUIRED_EVENTS, type WebhookApi, type WebhookInfo } from '../hosts/webhooks.ts'
 import type { CheckResult } from './check-result.ts'
 
 export const TOKEN_VARIABLE: Record<Provider, string> = { github: 'GITHUB_TOKEN', bitbucket: 'BITBUCKET_TOKEN' }

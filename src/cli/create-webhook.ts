@@ -2,9 +2,9 @@ import type { Env } from '../config/load-config.ts'
 import { redactUrl } from '../config/redact-url.ts'
 import type { Settings } from '../config/settings.ts'
 import { PrheraldError } from '../errors.ts'
-import { createGithubClient } from '../git-host/github-client.ts'
-import { OPTIONAL_EVENTS, REQUIRED_EVENTS, upsertGithubWebhook } from '../git-host/webhooks.ts'
-import { bitbucketWebhookSteps } from './bitbucket-webhook-steps.ts'
+import { createGithubClient } from '../hosts/github/client.ts'
+import { OPTIONAL_EVENTS, REQUIRED_EVENTS, upsertGithubWebhook } from '../hosts/webhooks.ts'
+import { bitbucketWebhookSteps } from '../hosts/bitbucket/webhook-steps.ts'
 
 const PUBLIC_URL_PLACEHOLDER = '<PRHERALD_PUBLIC_URL>'
 

@@ -1,6 +1,6 @@
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import type { ReviewSettings } from '../config/settings.ts'
-import { dependencyBotLogins } from '../decode/dependency-bump.ts'
+import { dependencyBotLogins } from '../../machines/dependency-bump.ts'
 import { formatTable } from './format-routes.ts'
 
 /**

@@ -1,5 +1,5 @@
 import type { DEPENDENCY_BOT_LAYOUTS, REVIEW_REQUEST_NOTIFY, LOG_FORMATS, LOG_LEVELS, Mappings, SLACK_PACINGS } from './schema.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 
 export type ReviewRequestNotify = (typeof REVIEW_REQUEST_NOTIFY)[number]
 export type LogFormat = (typeof LOG_FORMATS)[number]

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
-import type { Decoded, Provider } from './pull-request-event.ts'
-import { CHECK_EVENTS, decodeGithubCheck, type CheckDelivery } from './check-delivery.ts'
-import { decodeGithub } from './github.ts'
-import { decodeBitbucket } from './bitbucket.ts'
+import type { Decoded, Provider } from '../../machines/pull-request-event.ts'
+import { CHECK_EVENTS, decodeGithubCheck, type CheckDelivery } from '../hosts/github/decode-check.ts'
+import { decodeGithub } from '../hosts/github/decode.ts'
+import { decodeBitbucket } from '../hosts/bitbucket/decode.ts'
 
 /** The headers that name a delivery's event and identity, per provider. */
 export const DELIVERY_HEADERS = {

@@ -1,4 +1,4 @@
-import type { LifecycleEvent } from '../decode/review-click.ts'
+import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import { isSmokePullRequest } from '../smoke/smoke-pull-request.ts'
 import type { MessagePlan } from './plan-changes.ts'
 

@@ -1,5 +1,5 @@
 import type { Secrets, Settings } from '../config/settings.ts'
-import { createGithubClient } from '../git-host/github-client.ts'
+import { createGithubClient } from '../hosts/github/client.ts'
 import type { Logger } from '../log/logger.ts'
 import { createEmailLookup, type EmailLookupDeps } from './email-lookup.ts'
 import { configuredPeople, lookedUpPeople, type ResolvePeople } from './resolve-people.ts'

@@ -1,4 +1,4 @@
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 
 /**
  * `users:` and `teams:` as Settings keeps them: plain maps from the git host's identifier to a bare Slack id.

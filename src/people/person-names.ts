@@ -1,6 +1,6 @@
 import { userKeyOf } from '../../machines/account-ids.ts'
 import type { PullRequestContext } from '../../machines/pull-request.machine.ts'
-import type { Reviewer } from '../decode/pull-request-event.ts'
+import type { Reviewer } from '../../machines/pull-request-event.ts'
 import { mappedId, type PeopleMap } from './people-map.ts'
 
 /**

@@ -1,6 +1,6 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import { waitingOn } from '../../machines/review-requests.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import type { LogFields } from '../log/logger.ts'
 import type { LookupUser } from './email-lookup.ts'
 import { mappedId } from './people-map.ts'

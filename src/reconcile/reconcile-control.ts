@@ -1,7 +1,7 @@
 import { SECRET_VARIABLES } from '../config/load-config.ts'
 import type { Secrets, Settings } from '../config/settings.ts'
 import type { ControlHandler } from '../control/control-response.ts'
-import type { PullRequestEvent } from '../decode/pull-request-event.ts'
+import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { CallLimit } from '../effects/call-limit.ts'
 import { PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'

@@ -1,6 +1,6 @@
 import { SECRET_VARIABLES } from '../config/load-config.ts'
 import type { Secrets, Settings } from '../config/settings.ts'
-import type { PullRequestEvent } from '../decode/pull-request-event.ts'
+import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { CallLimit } from '../effects/call-limit.ts'
 import { ShutdownInterrupt } from '../effects/retry-transient.ts'
 import { isPrheraldError } from '../errors.ts'

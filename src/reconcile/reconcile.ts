@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import { pullRequestKey, type Provider, type PullRequestEvent } from '../decode/pull-request-event.ts'
+import { pullRequestKey, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import { hasMessage, type PullRequestRef, type Store } from '../store/store.ts'
-import type { ReadPullRequest } from './read-pull-request.ts'
+import type { ReadPullRequest } from '../hosts/read-pull-request.ts'
 import { differenceOf, reconcileEvent, type ReconcileChange } from './reconcile-difference.ts'
 
 export interface ReconcileDeps {

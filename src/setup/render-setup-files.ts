@@ -1,6 +1,6 @@
 import { stringify } from 'yaml'
 import { SECRET_VARIABLES } from '../config/load-config.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 
 export interface SetupAnswers {
   provider: Provider

@@ -1,6 +1,6 @@
 import type { Env } from '../config/load-config.ts'
 import type { Settings } from '../config/settings.ts'
-import { bitbucketWebhookSteps } from '../cli/bitbucket-webhook-steps.ts'
+import { bitbucketWebhookSteps } from '../hosts/bitbucket/webhook-steps.ts'
 import { createWebhook } from '../cli/create-webhook.ts'
 import { isPrheraldError } from '../errors.ts'
 import type { Asker } from './asker.ts'

@@ -1,6 +1,6 @@
 import type { CheckResult } from '../checks/check-result.ts'
 import { SECRET_VARIABLES } from '../config/load-config.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import type { SmokeDelivery } from './smoke-deliveries.ts'
 
 const TUNNEL_FIX = "start prherald-server; if the URL is a tunnel or a proxy, check that it runs and forwards to the server's port (PRHERALD_LISTEN)"

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { DELIVERY_HEADERS } from '../decode/decode-delivery.ts'
-import { signBody } from '../intake/verify-signature.ts'
+import { signBody } from '../hosts/verify-signature.ts'
 import { SMOKE_PR_NUMBER, SMOKE_TITLE_PREFIX } from './smoke-pull-request.ts'
 
 /** The deliveries a smoke run sends, in order; `closed` is always the last, and the service cleans up on it. */

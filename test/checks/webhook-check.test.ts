@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { webhookCheck } from '../../src/checks/webhook-check.ts'
 import { validateEntries } from '../../src/checks/validate-entries.ts'
-import { BITBUCKET_SCOPES } from '../../src/git-host/git-host-error.ts'
-import { createWebhookApi, OPTIONAL_EVENTS, REQUIRED_EVENTS } from '../../src/git-host/webhooks.ts'
+import { BITBUCKET_SCOPES } from '../../src/hosts/git-host-error.ts'
+import { createWebhookApi, OPTIONAL_EVENTS, REQUIRED_EVENTS } from '../../src/hosts/webhooks.ts'
 import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucket.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/load-config.ts'
-import { OPTIONAL_EVENTS, REQUIRED_EVENTS } from '../../src/git-host/webhooks.ts'
+import { OPTIONAL_EVENTS, REQUIRED_EVENTS } from '../../src/hosts/webhooks.ts'
 import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucket.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { decodeDelivery } from '../../src/decode/decode-delivery.ts'
-import { isCheckDelivery } from '../../src/decode/check-delivery.ts'
-import { isIgnored, type Decoded, type Provider } from '../../src/decode/pull-request-event.ts'
+import { isCheckDelivery } from '../../src/hosts/github/decode-check.ts'
+import { isIgnored, type Decoded, type Provider } from '../../machines/pull-request-event.ts'
 import { mutatedDelivery, SEEDS } from './arbitraries.ts'
 
 /** Decoders on mutated real payloads: always a well-formed event or an Ignored with a known reason, never a throw. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Provider } from '../../src/decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { packageRoot } from '../../src/package-root.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { decide, storesWithoutMessage } from '../../machines/decide.ts'
 import type { Intent } from '../../machines/pull-request.machine.ts'
-import type { EventKind, Provider } from '../../src/decode/pull-request-event.ts'
+import type { EventKind, Provider } from '../../machines/pull-request-event.ts'
 import { prEvent, run } from './lifecycle-run.ts'
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { initialContext } from '../../machines/pull-request.machine.ts'
-import type { PullRequestEvent } from '../../src/decode/pull-request-event.ts'
+import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { createCallLimit } from '../../src/effects/call-limit.ts'
 import { formatReport, reportFailed } from '../../src/reconcile/format-report.ts'
 import { runReconcile, type RunReconcileOptions } from '../../src/reconcile/run-reconcile.ts'

@@ -1,4 +1,4 @@
-import { REQUIRED_EVENTS } from '../git-host/webhooks.ts'
+import { REQUIRED_EVENTS } from '../webhooks.ts'
 
 /** The label Bitbucket's "Choose from a full list of triggers" shows for each event prherald needs. */
 const TRIGGER_LABELS: Record<string, string> = {

@@ -1,5 +1,5 @@
-import type { Actor, CheckOutcome, CommitCheck, Ignored, IgnoreReason } from './pull-request-event.ts'
-import { at, int, obj, str } from './read-fields.ts'
+import type { Actor, CheckOutcome, CommitCheck, Ignored, IgnoreReason } from '../../../machines/pull-request-event.ts'
+import { at, int, obj, str } from '../../read-fields.ts'
 
 /**
  * A GitHub check result (`check_suite` completed, or a commit `status`). It names a commit, not a pull

@@ -1,7 +1,7 @@
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
-import { createBitbucketClient, type BitbucketClient } from './bitbucket-client.ts'
-import { createGithubClient, githubCall, type GithubClient } from './github-client.ts'
+import { createBitbucketClient, type BitbucketClient } from './bitbucket/client.ts'
+import { createGithubClient, githubCall, type GithubClient } from './github/client.ts'
 
 /** The events prherald decodes; a webhook missing one silently drops that part of the lifecycle. */
 export const REQUIRED_EVENTS: Record<Provider, readonly string[]> = {

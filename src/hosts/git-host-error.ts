@@ -1,4 +1,4 @@
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { redactUrl, redactUrlsIn } from '../config/redact-url.ts'
 import { PrheraldError } from '../errors.ts'
 

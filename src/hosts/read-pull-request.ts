@@ -1,10 +1,10 @@
-import { decodeBitbucket } from '../decode/bitbucket.ts'
-import { decodeGithub } from '../decode/github.ts'
-import { isIgnored, type Decoded, type PullRequestFacts } from '../decode/pull-request-event.ts'
+import { decodeBitbucket } from './bitbucket/decode.ts'
+import { decodeGithub } from './github/decode.ts'
+import { isIgnored, type Decoded, type PullRequestFacts } from '../../machines/pull-request-event.ts'
 import { PrheraldError, isPrheraldError } from '../errors.ts'
-import type { BitbucketClient } from '../git-host/bitbucket-client.ts'
-import type { GithubRequest } from './github-requests.ts'
-import { RateLimited, type GateClock, type HostRateGate } from './host-rate-gate.ts'
+import type { BitbucketClient } from './bitbucket/client.ts'
+import type { GithubRequest } from './github/requests.ts'
+import { RateLimited, type GateClock, type HostRateGate } from '../reconcile/host-rate-gate.ts'
 
 export interface PullRequestAddress {
   owner: string

@@ -1,6 +1,6 @@
 import type { ChangedFile } from '../routing/route-by-paths.ts'
-import type { BitbucketClient } from './bitbucket-client.ts'
-import { githubCall, type GithubClient } from './github-client.ts'
+import type { BitbucketClient } from './bitbucket/client.ts'
+import { githubCall, type GithubClient } from './github/client.ts'
 
 /**
  * GitHub's pull-request files endpoint stops at 3000 files whatever the page size, so a larger pull request

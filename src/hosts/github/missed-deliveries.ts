@@ -1,7 +1,7 @@
-import { isPrheraldError } from '../errors.ts'
-import { REQUIRED_EVENTS } from '../git-host/webhooks.ts'
-import type { Store } from '../store/store.ts'
-import { nextLink, type GithubRequest } from './github-requests.ts'
+import { isPrheraldError } from '../../errors.ts'
+import { REQUIRED_EVENTS } from '../webhooks.ts'
+import type { Store } from '../../store/store.ts'
+import { nextLink, type GithubRequest } from './requests.ts'
 
 /** The fields of a GitHub webhook delivery-log entry that reconcile reads. */
 export interface DeliveryLogEntry {

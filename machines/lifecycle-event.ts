@@ -1,5 +1,5 @@
 import type { Provider, PullRequestEvent } from './pull-request-event.ts'
-import { at, str } from './read-fields.ts'
+import { at, str } from '../src/read-fields.ts'
 
 /** The button's `action_id`: what tells prherald's own button from anything else Slack might send. */
 export const START_REVIEW_ACTION = 'prherald_start_review'
