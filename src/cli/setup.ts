@@ -2,7 +2,8 @@
 import { isAbsolute, relative, resolve } from 'node:path'
 import { cac } from 'cac'
 import { consola } from 'consola'
-import { loadSettings, SECRET_VARIABLES, type Env } from '../config/load-config.ts'
+import { loadSettings, type Env } from '../config/load-config.ts'
+import { hostOf } from '../hosts/registry.ts'
 import { PrheraldError } from '../errors.ts'
 import { askSetup, type SetupFlags } from '../setup/ask-setup.ts'
 import { unattended, type Asker } from '../setup/asker.ts'
@@ -47,7 +48,7 @@ function relativeOrAbsolute(path: string): string {
 
 /** What every later prherald command in this directory will see: the environment plus what the wizard wrote. */
 function writtenEnv(answers: SetupAnswers, configFile: string): Env {
-  const names = SECRET_VARIABLES[answers.provider]
+  const names = hostOf(answers.provider).variables
   return {
     ...process.env,
     PRHERALD_CONFIG_FILE: configFile,

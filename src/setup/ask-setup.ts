@@ -1,8 +1,8 @@
 import { formatChecks } from '../checks/check-result.ts'
 import { slackAuthCheck } from '../checks/slack-auth-check.ts'
 import { parseRepository } from '../cli/parse-repository.ts'
-import { SECRET_VARIABLES, type Env } from '../config/load-config.ts'
-import type { Provider } from '../../machines/pull-request-event.ts'
+import type { Env } from '../config/load-config.ts'
+import { HOSTS, HOST_IDS, hostOf } from '../hosts/registry.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Asker } from './asker.ts'
 import { listBotChannels, resolveChannel, type BotChannel } from './bot-channels.ts'
@@ -32,7 +32,6 @@ export interface AskSetupDeps {
   print: (line: string) => void
 }
 
-const PROVIDERS: readonly Provider[] = ['github', 'bitbucket']
 const TOKEN_TRIES = 3
 
 /** The wizard's questions in order, each answered by its flag when given. Checks the Slack token at once. */
@@ -42,19 +41,20 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
   const flags: SetupFlags = { ...deps.flags, slackToken: deps.flags.slackToken ?? set('SLACK_BOT_TOKEN'), publicUrl: deps.flags.publicUrl ?? set('PRHERALD_PUBLIC_URL') }
   const provider = flags.provider ?? await ask.select('Which git host sends the webhooks?', {
     flag: '--provider',
-    initial: 'github',
-    choices: [{ value: 'github', label: 'GitHub (github.com or GitHub Enterprise Server)' }, { value: 'bitbucket', label: 'Bitbucket Cloud' }],
+    initial: HOST_IDS[0],
+    choices: [...HOSTS.values()].map((host) => ({ value: host.id, label: host.words.product })),
   })
-  if (!PROVIDERS.includes(provider as Provider)) {
-    throw new PrheraldError('usage', `"${provider}" is not a git provider`, { fix: 'use --provider github or --provider bitbucket' })
+  if (!HOST_IDS.includes(provider)) {
+    throw new PrheraldError('usage', `"${provider}" is not a git provider`, { fix: `use --provider ${HOST_IDS.join(' or --provider ')}` })
   }
+  const host = hostOf(provider)
 
   const slackToken = await askSlackToken({ ...deps, flags })
   const slack = { token: slackToken, apiUrl: deps.slackApiUrl }
   const channel = await askChannel({ ...deps, flags }, () => listBotChannels(slack))
 
   const repository = parseRepository(flags.repository ?? await ask.text(
-    provider === 'github' ? 'Repository (owner/repo)' : 'Repository (workspace/repository-slug)',
+    `Repository (${host.words.repositoryExample})`,
     { flag: '--repository', placeholder: 'acme/api' },
   ))
   const optional = async (value: string | undefined, question: string, flag: string) =>
@@ -64,11 +64,11 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
   if (publicUrl !== '' && !/^https?:\/\/[^\s/]+/.test(publicUrl)) {
     throw new PrheraldError('usage', `"${publicUrl}" is not a URL`, { fix: 'give the public base URL, e.g. https://prherald.example.com' })
   }
-  const tokenName = SECRET_VARIABLES[provider as Provider].token
-  const gitToken = await optional(flags.gitToken ?? set(tokenName), `${tokenName} (optional: the webhook check, path rules${provider === 'github' ? ' and creating the webhook' : ''} use it)`, '--git-token')
+  const tokenName = host.variables.token
+  const gitToken = await optional(flags.gitToken ?? set(tokenName), `${tokenName} (optional: the webhook check, path rules${host.webhook.manualSteps ? '' : ' and creating the webhook'} use it)`, '--git-token')
 
   return {
-    provider: provider as Provider,
+    provider,
     slackToken,
     channel,
     owner: repository.owner,

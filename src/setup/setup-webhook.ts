@@ -1,6 +1,6 @@
 import type { Env } from '../config/load-config.ts'
 import type { Settings } from '../config/settings.ts'
-import { bitbucketWebhookSteps } from '../hosts/bitbucket/webhook-steps.ts'
+import { hostOf } from '../hosts/registry.ts'
 import { createWebhook } from '../cli/create-webhook.ts'
 import { isPrheraldError } from '../errors.ts'
 import type { Asker } from './asker.ts'
@@ -28,21 +28,23 @@ export async function setupWebhook(deps: SetupWebhookDeps): Promise<void> {
   const { answers, print } = deps
   const target = `${answers.owner}/${answers.repo}`
   print('')
-  if (answers.provider === 'bitbucket') {
-    const url = `${answers.publicUrl ?? 'https://<your prherald host>'}/webhook/bitbucket`
-    for (const line of bitbucketWebhookSteps(answers.owner, answers.repo, url, true)) print(line)
+  const host = hostOf(answers.provider)
+  const manualSteps = host.webhook.manualSteps
+  if (manualSteps) {
+    const url = `${answers.publicUrl ?? 'https://<your prherald host>'}/webhook/${host.id}`
+    for (const line of manualSteps(answers.owner, answers.repo, url, true)) print(line)
     print(deps.showSecret
       ? `Secret for step 5: ${answers.webhookSecret}`
-      : `Secret for step 5: the value of BITBUCKET_WEBHOOK_SECRET in ${deps.envFile}`)
+      : `Secret for step 5: the value of ${host.variables.secret} in ${deps.envFile}`)
     if (!answers.publicUrl) print('Replace <your prherald host> with the public address of the server (PRHERALD_PUBLIC_URL).')
     return
   }
   if (!answers.publicUrl || !answers.gitToken) {
     if (deps.create === true) print('webhook not created: it needs --public-url and --git-token (a token with "Webhooks: read and write")')
-    print(`Create the webhook later with: prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL and GITHUB_TOKEN in ${deps.envFile})`)
+    print(`Create the webhook later with: prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL and ${host.variables.token} in ${deps.envFile})`)
     return
   }
-  const create = deps.create ?? await deps.ask.confirm(`Create the webhook on ${target} now, pointing at ${answers.publicUrl}/webhook/github?`, { flag: '--create-webhook', initial: true })
+  const create = deps.create ?? await deps.ask.confirm(`Create the webhook on ${target} now, pointing at ${answers.publicUrl}/webhook/${host.id}?`, { flag: '--create-webhook', initial: true })
   if (!create) {
     print(`webhook not created; later: prherald-config create-webhook ${target}`)
     return

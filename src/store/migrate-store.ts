@@ -1,5 +1,5 @@
 import type { Settings } from '../config/settings.ts'
-import { redactUrl } from '../config/redact-url.ts'
+import { redactUrl } from '../log/redact-url.ts'
 import { databaseSecrets } from './database-secrets.ts'
 import { claimProvider } from './database-provider.ts'
 import { migrateUp, migrationStatus, type Migration, type MigrationState } from './migrations.ts'

@@ -98,7 +98,7 @@ describe('configuration', () => {
     expect(s.listen).toEqual({ host: '127.0.0.1', port: 0 })
     expect(s.database).toEqual({ kind: 'sqlite', path: '/tmp/x.db' })
     expect(s.api.slack).toBe('http://127.0.0.1:1/api/')
-    expect(s.api.bitbucket).toBe('http://127.0.0.1:2/2.0')
+    expect(s.api.git).toBe('http://127.0.0.1:2/2.0')
   })
 
   it('selects PostgreSQL for a postgres:// or postgresql:// URL, with the lease from database.lease_seconds', () => {

@@ -1,3 +1,4 @@
+import { gitSecrets } from '../../src/hosts/contract.ts'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
@@ -50,7 +51,7 @@ export async function startPrherald(
   const logs: string[] = []
   const logger = createLogger({
     format: 'json', level: 'debug', write: (line) => logs.push(line),
-    redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? '', secrets.slackSigningSecret ?? '', ...databaseSecrets(settings.databaseUrl, env)],
+    redact: [secrets.slackBotToken, secrets.webhookSecret, ...gitSecrets(secrets.gitAccess), secrets.slackSigningSecret ?? '', ...databaseSecrets(settings.databaseUrl, env)],
   })
   const service = await startService({
     settings: { ...settings, logFormat: 'json' },

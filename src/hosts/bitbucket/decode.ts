@@ -1,5 +1,5 @@
 import type { Actor, Decoded, EventKind, Ignored, IgnoreReason } from '../../../machines/pull-request-event.ts'
-import { smokeNumber } from '../../smoke/smoke-pull-request.ts'
+import { smokeNumber } from '../smoke-pull-request.ts'
 import { securityUpdate } from '../../../machines/dependency-bump.ts'
 import { at, bool, int, obj, str } from '../../read-fields.ts'
 import { bitbucketRequested } from '../requested-reviewers.ts'

@@ -1,5 +1,5 @@
 import type { Actor, Decoded, EventKind, Ignored, IgnoreReason, PullRequestFacts } from '../../../machines/pull-request-event.ts'
-import { smokeNumber } from '../../smoke/smoke-pull-request.ts'
+import { smokeNumber } from '../smoke-pull-request.ts'
 import { securityUpdate } from '../../../machines/dependency-bump.ts'
 import { at, bool, int, obj, str, type JsonObject } from '../../read-fields.ts'
 import { githubRequested, githubTeam, githubUser } from '../requested-reviewers.ts'
