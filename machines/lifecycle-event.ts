@@ -1,8 +1,4 @@
 import type { Provider, PullRequestEvent } from './pull-request-event.ts'
-import { at, str } from '../src/read-fields.ts'
-
-/** The button's `action_id`: what tells prherald's own button from anything else Slack might send. */
-export const START_REVIEW_ACTION = 'prherald_start_review'
 
 /**
  * A click on a message's "Start review" button: someone in Slack claims (or, clicking again, gives back) the
@@ -24,53 +20,3 @@ export interface ReviewClick {
 export type LifecycleEvent = PullRequestEvent | ReviewClick
 
 export const isReviewClick = (event: LifecycleEvent): event is ReviewClick => event.kind === 'review_click'
-
-/** Why a well-signed interaction is not a click prherald acts on; the route answers 200 and logs it. */
-export type InteractionIgnored = 'not_a_button_click' | 'not_our_button' | 'invalid_payload'
-
-export type DecodedInteraction = { click: ReviewClick } | { ignored: InteractionIgnored }
-
-/** The value the button carries: the pull request's key (pullRequestKey), e.g. `github:acme/api#42`. */
-const BUTTON_VALUE = /^(github|bitbucket):([^/\s]+)\/([^#\s]+)#(\d{1,9})$/
-/** Slack user IDs: `U…`, or `W…` on Enterprise Grid. Checked because the ID is written into mrkdwn. */
-const SLACK_USER = /^[UW][A-Z0-9]{2,20}$/
-/** Slack's trigger_id, e.g. `1388105719492.1379717998065.9bc1638…`; bounded because it becomes a stored id. */
-const TRIGGER_ID = /^[\w.-]{1,200}$/
-
-/**
- * Decodes Slack's interaction request: an `application/x-www-form-urlencoded` body whose `payload` field is
- * JSON (docs.slack.dev, "block_actions payload"). Only a `block_actions` click on prherald's own button is a
- * click; the pull request comes from the button's value, the person from `user.id`. Pure; called only
- * after the signature was verified.
- */
-export function decodeInteraction(body: string): DecodedInteraction {
-  const field = new URLSearchParams(body).get('payload')
-  if (field === null) return { ignored: 'invalid_payload' }
-  let payload: unknown
-  try {
-    payload = JSON.parse(field)
-  } catch {
-    return { ignored: 'invalid_payload' }
-  }
-  if (str(payload, 'type') !== 'block_actions') return { ignored: 'not_a_button_click' }
-  const actions = at(payload, 'actions')
-  const action = Array.isArray(actions)
-    ? (actions as unknown[]).find((a) => str(a, 'action_id') === START_REVIEW_ACTION)
-    : undefined
-  if (action === undefined) return { ignored: 'not_our_button' }
-  const target = BUTTON_VALUE.exec(str(action, 'value') ?? '')
-  const user = str(payload, 'user', 'id') ?? ''
-  const trigger = str(payload, 'trigger_id') ?? ''
-  if (!target || !SLACK_USER.test(user) || !TRIGGER_ID.test(trigger)) return { ignored: 'invalid_payload' }
-  return {
-    click: {
-      kind: 'review_click',
-      provider: target[1] as Provider,
-      deliveryId: `slack:${trigger}`,
-      owner: target[2]!,
-      repo: target[3]!,
-      number: Number(target[4]),
-      user,
-    },
-  }
-}

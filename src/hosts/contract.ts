@@ -112,6 +112,8 @@ export interface PeopleFacts {
   teamDescription: string | undefined
   /** slack.lookup_users_by_email works here (the host's API gives a profile's public email). */
   emailLookup: boolean
+  /** Why a `users:` key cannot be one of this host's keys (a nickname where an account id is needed); undefined when it can. */
+  keyProblem?(key: string): string | undefined
 }
 
 export interface PullRequestAddress {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodeInteraction } from '../../machines/lifecycle-event.ts'
+import { decodeInteraction } from '../../src/slack/decode-interaction.ts'
 import { clickPayload } from '../helpers/slack-interaction.ts'
 
 const form = (payload: unknown) => new URLSearchParams({ payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }).toString()

@@ -13,6 +13,9 @@ import { bitbucketSmokePayload } from './smoke.ts'
 import { bitbucketWebhookSteps } from './webhook-steps.ts'
 import { bitbucketWebhookApi } from './webhooks.ts'
 
+/** Atlassian account ids: `557058:uuid`, or the older 24-hex form. */
+const ACCOUNT_ID = /^(?:\d+:[0-9A-Za-z-]+|[0-9a-f]{24})$/i
+
 const headers = { event: 'X-Event-Key', delivery: 'X-Request-UUID', auth: 'X-Hub-Signature' } as const
 
 
@@ -70,6 +73,10 @@ export const bitbucket: GitHost = {
     keyDescription: 'Bitbucket account ids',
     teamDescription: undefined,
     emailLookup: false,
+    // A key that cannot be an account id is almost certainly a nickname or display name, which would silently never match.
+    keyProblem: (key) => ACCOUNT_ID.test(key)
+      ? undefined
+      : `"${key}" is not an Atlassian account id; Bitbucket users are keyed by account id (e.g. "557058:0b1c2d3e-…", quoted), not by nickname, which is not unique: the workspace's members list shows each one (docs/bitbucket.md#people)`,
   },
   // Bitbucket has no fixed identity for the hosted bots, so it has no built-ins.
   dependencyBots: [],
