@@ -1,5 +1,6 @@
 import type { ReviewClick } from '../../machines/lifecycle-event.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
+import { HOSTS } from '../hosts/registry.ts'
 import { at, str } from '../read-fields.ts'
 
 /** The button's `action_id`: what tells prherald's own button from anything else Slack might send. */
@@ -41,7 +42,7 @@ export function decodeInteraction(body: string): DecodedInteraction {
   const target = BUTTON_VALUE.exec(str(action, 'value') ?? '')
   const user = str(payload, 'user', 'id') ?? ''
   const trigger = str(payload, 'trigger_id') ?? ''
-  if (!target || !SLACK_USER.test(user) || !TRIGGER_ID.test(trigger)) return { ignored: 'invalid_payload' }
+  if (!target || !HOSTS.has(target[1]!) || !SLACK_USER.test(user) || !TRIGGER_ID.test(trigger)) return { ignored: 'invalid_payload' }
   return {
     click: {
       kind: 'review_click',
