@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { foldEvents } from '../machines/fold-events.ts'
-import { decodeDelivery } from '../src/decode/decode-delivery.ts'
-import { isCheckDelivery } from '../src/decode/check-delivery.ts'
-import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import { hostOf } from '../src/hosts/registry.ts'
+import { isCheckDelivery } from '../machines/pull-request-event.ts'
+import type { PullRequestEvent } from '../machines/pull-request-event.ts'
 import { DEFAULTS } from '../src/config/settings.ts'
 import { SLACK_RATE_LIMITS, type SlackMethod } from '../src/slack/rate-limits.ts'
 import { renderMessage } from '../src/slack/render-message.ts'
@@ -67,7 +67,7 @@ function expectedOf(sent: Sent[]): Expected {
   for (const s of sent) {
     if (seen.has(s.id)) continue
     seen.add(s.id)
-    const decoded = decodeDelivery('github', s.event, s.id, s.payload)
+    const decoded = hostOf('github').delivery.decode(s.event, s.id, s.payload)
     if (!('ignored' in decoded) && !isCheckDelivery(decoded)) events.push(decoded)
   }
   const render = (n: number) => {

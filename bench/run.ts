@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { signBody } from '../src/intake/verify-signature.ts'
+import { signBody } from '../src/hosts/verify-signature.ts'
 import { startFakeSlack } from '../test/helpers/fake-slack.ts'
 import { makeTempDir } from '../test/helpers/temp-dir.ts'
 import { testEnv, writeConfig } from '../test/helpers/start-prherald.ts'

@@ -1,4 +1,4 @@
-import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import type { PullRequestEvent } from './pull-request-event.ts'
 
 /**
  * Bitbucket only: the account id of each person the message names, by the name it shows (nickname or display

@@ -1,4 +1,4 @@
-import type { CheckOutcome, PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import type { CheckOutcome, PullRequestEvent } from './pull-request-event.ts'
 
 /**
  * The head commit and its check results (GitHub): what "Checks failing" / "Checks passing" and the

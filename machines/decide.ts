@@ -1,6 +1,6 @@
 import { initialTransition, transition } from 'xstate'
-import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
-import type { ReviewClick } from '../src/decode/review-click.ts'
+import type { PullRequestEvent } from './pull-request-event.ts'
+import type { ReviewClick } from './lifecycle-event.ts'
 import { recordAccountIds } from './account-ids.ts'
 import { recordRequests } from './review-requests.ts'
 import {

@@ -1,4 +1,4 @@
-import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import type { PullRequestEvent } from './pull-request-event.ts'
 
 /**
  * When a pull request ended before prherald announced it. Pure helpers; the machine assigns their results.

@@ -1,5 +1,5 @@
-import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
-import { isReviewClick, type LifecycleEvent } from '../src/decode/review-click.ts'
+import type { PullRequestEvent } from './pull-request-event.ts'
+import { isReviewClick, type LifecycleEvent } from './lifecycle-event.ts'
 import { decide, storesWithoutMessage, type StoredLifecycle } from './decide.ts'
 import { recordEnd } from './end-facts.ts'
 import type { IgnoreIntentReason } from './pull-request.machine.ts'

@@ -1,4 +1,4 @@
-import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import type { PullRequestEvent } from './pull-request-event.ts'
 
 /**
  * Who in Slack said "I am reviewing this" with the message's "Start review" button. Pure helpers; the machine

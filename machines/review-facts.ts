@@ -1,4 +1,4 @@
-import type { EventKind, PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import type { EventKind, PullRequestEvent } from './pull-request-event.ts'
 import type { ReactionKey } from '../src/config/settings.ts'
 
 /** What the message shows besides the pull request itself. Pure helpers; the machine assigns their results. */

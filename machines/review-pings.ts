@@ -1,4 +1,4 @@
-import type { Reviewer } from '../src/decode/pull-request-event.ts'
+import type { Reviewer } from './pull-request-event.ts'
 import type { LifecycleState, StoredLifecycle } from './decide.ts'
 import type { FoldStep } from './fold-events.ts'
 import { reviewerKey, waitingOn } from './review-requests.ts'

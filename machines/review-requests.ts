@@ -1,4 +1,4 @@
-import type { PullRequestEvent, Reviewer } from '../src/decode/pull-request-event.ts'
+import type { PullRequestEvent, Reviewer } from './pull-request-event.ts'
 
 /**
  * Who the pull request is waiting on: the reviewers and teams asked to review who have not reviewed and

@@ -1,4 +1,4 @@
-import type { PullRequestEvent } from '../src/decode/pull-request-event.ts'
+import type { PullRequestEvent } from './pull-request-event.ts'
 import { userKeyOf } from './account-ids.ts'
 import type { LifecycleState, StoredLifecycle } from './decide.ts'
 import type { FoldStep } from './fold-events.ts'

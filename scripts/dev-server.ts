@@ -1,3 +1,4 @@
+import { gitSecrets } from '../src/hosts/contract.ts'
 import type { Server } from 'node:http'
 import { listen } from 'listhen'
 import { loadSettings, readSecrets } from '../src/config/load-config.ts'
@@ -14,7 +15,7 @@ const secrets = readSecrets(process.env, settings.gitProvider)
 const logger = createLogger({
   format: settings.logFormat,
   level: settings.logLevel,
-  redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? ''],
+  redact: [secrets.slackBotToken, secrets.webhookSecret, ...gitSecrets(secrets.gitAccess)],
 })
 const port = Number(process.env.PRHERALD_DEV_PORT ?? settings.listen.port)
 

@@ -1,9 +1,10 @@
 import { H3, type H3Event, type HTTPResponse } from 'h3'
-import type { Provider } from './decode/pull-request-event.ts'
+import type { Provider } from '../machines/pull-request-event.ts'
 import type { Intake } from './intake/intake.ts'
 import type { Logger } from './log/logger.ts'
 import { errorFields } from './log/logger.ts'
 import { healthz, readyz, type HealthSources } from './http/health-routes.ts'
+import { hostOf } from './hosts/registry.ts'
 import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-route.ts'
 import { createSlackInteractionsHandler, SLACK_INTERACTIONS_PATH } from './http/slack-interactions-route.ts'
 import type { ClickIntake } from './intake/accept-click.ts'
@@ -52,7 +53,7 @@ export function createApp(deps: AppDeps): H3 {
   app.all('/readyz', only(['GET', 'HEAD'], () => readyz(health)))
   if (deps.metrics) app.all('/metrics', only(['GET', 'HEAD'], deps.metrics))
   app.all(`/webhook/${deps.provider}`, only(['POST'], createWebhookHandler({
-    provider: deps.provider,
+    host: hostOf(deps.provider),
     secrets: deps.webhookSecrets,
     accept: deps.accept,
     logger: deps.logger,

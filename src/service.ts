@@ -8,8 +8,8 @@ import type { ControlHandler } from './control/control-response.ts'
 import { startControlServer } from './control/control-server.ts'
 import { controlSocketPath } from './control/control-socket-path.ts'
 import { startDigest } from './digest/start-digest.ts'
-import { pullRequestKey } from './decode/pull-request-event.ts'
-import type { LifecycleEvent } from './decode/review-click.ts'
+import { pullRequestKey } from '../machines/pull-request-event.ts'
+import type { LifecycleEvent } from '../machines/lifecycle-event.ts'
 import { createLifecycle } from './effects/apply-deliveries.ts'
 import { createApplyPending } from './effects/apply-pending.ts'
 import { createCallLimit } from './effects/call-limit.ts'
@@ -38,6 +38,7 @@ import { startReconcileOnStart } from './reconcile/reconcile-on-start.ts'
 import { createMetrics } from './metrics/create-metrics.ts'
 import { metricsRoute } from './metrics/metrics-route.ts'
 import { startMetricsServer } from './metrics/metrics-server.ts'
+import { hostOf } from './hosts/registry.ts'
 import { createApp } from './server.ts'
 import { createSlackClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack/slack-client.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
@@ -163,7 +164,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const accept = createIntake({
     provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff,
     // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
-    slackUserOf: (actor) => mappedId(settings.users, settings.gitProvider, actor.accountId ?? actor.login),
+    slackUserOf: (actor) => mappedId(settings.users, hostOf(settings.gitProvider).people.keyOf(actor)),
   })
   const app = createApp({
     provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,

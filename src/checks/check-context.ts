@@ -1,39 +1,38 @@
-import { readGitHostAccess, type Env } from '../config/load-config.ts'
+import type { Env } from '../config/load-config.ts'
 import type { Secrets, Settings } from '../config/settings.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
-import { createWebhookApi } from '../git-host/webhooks.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
+import type { HostAccess } from '../hosts/contract.ts'
+import { hostOf } from '../hosts/registry.ts'
 import type { CheckContext } from './validate-entries.ts'
 import { LOOKUP_SCOPE } from './slack-auth-check.ts'
 
 /** The secrets the checks use. Unlike the server, the checks run without a webhook secret. */
 export interface CheckCredentials {
   slackToken: string | undefined
-  gitToken: string | undefined
-  bitbucketAuthEmail: string | undefined
+  git: HostAccess
 }
 
 export function credentialsFromEnv(env: Env, provider: Provider): CheckCredentials {
   return {
     // Used as the server uses it (untrimmed); only a blank value counts as unset.
     slackToken: env.SLACK_BOT_TOKEN?.trim() ? env.SLACK_BOT_TOKEN : undefined,
-    ...readGitHostAccess(env, provider),
+    git: hostOf(provider).readAccess(env),
   }
 }
 
 export function credentialsFromSecrets(secrets: Secrets): CheckCredentials {
-  return { slackToken: secrets.slackBotToken, gitToken: secrets.gitToken, bitbucketAuthEmail: secrets.bitbucketAuthEmail }
+  return { slackToken: secrets.slackBotToken, git: secrets.gitAccess }
 }
 
 /** The checks' clients, all pointed at settings.api.* so that tests (and GitHub Enterprise) can redirect them. */
 export function createCheckContext(settings: Settings, credentials: CheckCredentials): CheckContext {
   const provider = settings.gitProvider
+  const host = hostOf(provider)
   return {
     provider,
     mappings: settings.mappings,
-    featureScopes: settings.lookupUsersByEmail && provider === 'github' ? [LOOKUP_SCOPE] : [],
+    featureScopes: settings.lookupUsersByEmail && host.people.emailLookup ? [LOOKUP_SCOPE] : [],
     slack: credentials.slackToken ? { token: credentials.slackToken, apiUrl: settings.api.slack } : undefined,
-    git: credentials.gitToken
-      ? createWebhookApi({ provider, apiUrl: settings.api[provider], token: credentials.gitToken, bitbucketAuthEmail: credentials.bitbucketAuthEmail })
-      : undefined,
+    git: host.connect(credentials.git, settings.api.git)?.webhooks,
   }
 }

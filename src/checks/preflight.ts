@@ -1,14 +1,14 @@
-import { configFilePath, loadSettings, SECRET_VARIABLES, type Env } from '../config/load-config.ts'
-import { redactUrl } from '../config/redact-url.ts'
+import { configFilePath, loadSettings, type Env } from '../config/load-config.ts'
+import { HOSTS, hostOf } from '../hosts/registry.ts'
+import { redactUrl } from '../log/redact-url.ts'
 import type { Settings } from '../config/settings.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import type { ConfigLock } from '../lock/config-lock.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { providerMismatch } from '../store/database-provider.ts'
 import type { DatabaseReport } from '../store/inspect-database.ts'
 import type { CheckResult } from './check-result.ts'
-import { TOKEN_VARIABLE } from './webhook-check.ts'
 import { reviewButtonResult } from './review-button-check.ts'
 import { planValidation } from './validate-config.ts'
 
@@ -41,16 +41,17 @@ function secretResults(env: Env, provider: Provider | undefined): CheckResult[] 
     : { name: 'secret', target: name, status: 'FAIL', reason: 'missing', fix: `set ${name} (${what}) in the environment or in .env` }
   const slack = secret('SLACK_BOT_TOKEN', 'the Bot User OAuth Token of your Slack app, xoxb-…')
   if (!provider) {
-    const either = (['github', 'bitbucket'] as const).map((p) => SECRET_VARIABLES[p].secret)
+    const either = [...HOSTS.values()].map((host) => host.variables.secret)
     const set = either.filter((name) => isSet(env, name))
     return [slack, set.length > 0
       ? { name: 'secret', target: either.join(' / '), status: 'OK', reason: `${set.join(', ')} set` }
       : { name: 'secret', target: either.join(' / '), status: 'FAIL', reason: 'neither is set', fix: 'set the one for your git_provider (the secret set on the webhook) in the environment or in .env' }]
   }
-  const token = TOKEN_VARIABLE[provider]
+  const host = hostOf(provider)
+  const token = host.variables.token
   return [
     slack,
-    secret(SECRET_VARIABLES[provider].secret, `the secret set on the ${provider} webhook`),
+    secret(host.variables.secret, `the secret set on the ${host.words.name} webhook`),
     isSet(env, token)
       ? { name: 'token', target: token, status: 'OK', reason: 'set' }
       : { name: 'token', target: token, status: 'SKIP', reason: 'missing (optional: path routing and the webhook check need it)' },
@@ -71,12 +72,9 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
     ...secretResults(env, provider),
     reviewButtonResult(env),
   ]
-  if (provider === 'bitbucket') {
-    results.push({
-      name: 'auth', target: 'BITBUCKET_AUTH_EMAIL', status: 'OK',
-      reason: isSet(env, 'BITBUCKET_AUTH_EMAIL') ? 'set: HTTP Basic with a scoped API token' : 'unset: Bearer with an access token',
-    })
-  }
+  const host = hostOf(provider)
+  const scheme = host.readAccess(env).scheme
+  if (scheme !== undefined) results.push({ name: 'auth', target: host.variables.extra.join(' / '), status: 'OK', reason: scheme })
   results.push(
     { name: 'ttl', target: 'cleanup.message_ttl_days', status: 'OK', reason: `${settings.messageTtlDays} days` },
     { name: 'database', target: redactUrl(settings.databaseUrl), status: 'OK', reason: settings.database.kind === 'sqlite' ? settings.database.path : 'PostgreSQL: replicas may share it' },
@@ -125,7 +123,7 @@ export function mappingsSection(settings: Settings, gitTokenSet: boolean, lock: 
   const target = settings.configFile
   const owners = new Set(routes.map((r) => r.owner)).size
   const withPaths = routes.filter((r) => r.paths.length > 0).length
-  const token = TOKEN_VARIABLE[settings.gitProvider]
+  const token = hostOf(settings.gitProvider).variables.token
   const plan = planValidation({ provider: settings.gitProvider, mappings: settings.mappings }, lock, gitTokenSet, false)
   const results: CheckResult[] = [
     routes.length === 0

@@ -1,6 +1,6 @@
 import type { Env } from '../config/load-config.ts'
 import { readSlackSigningSecret } from '../config/load-config.ts'
-import { redactUrl } from '../config/redact-url.ts'
+import { redactUrl } from '../log/redact-url.ts'
 import { SLACK_INTERACTIONS_PATH } from '../http/slack-interactions-route.ts'
 import type { CheckResult } from './check-result.ts'
 

@@ -1,4 +1,4 @@
-import { redactUrl, redactUrlsIn } from '../config/redact-url.ts'
+import { redactUrl, redactUrlsIn } from '../log/redact-url.ts'
 
 /** What the checks need to reach Slack: the bot token and SLACK_API_URL (with its trailing slash). */
 export interface SlackCheckOptions {

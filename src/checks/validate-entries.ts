@@ -1,14 +1,15 @@
 import PQueue from 'p-queue'
 import type { Mappings } from '../config/schema.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
-import type { WebhookApi } from '../git-host/webhooks.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
+import type { WebhookApi } from '../hosts/webhooks.ts'
 import type { CheckResult } from './check-result.ts'
 import { mappingCheck } from './mapping-check.ts'
 import { routeChannels } from '../routing/resolve-route.ts'
 import type { SlackCheckOptions } from './slack-api.ts'
 import { slackAuthCheck } from './slack-auth-check.ts'
 import { slackChannelCheck } from './slack-channel-check.ts'
-import { gitHostFailure, TOKEN_VARIABLE, webhookCheck } from './webhook-check.ts'
+import { hostOf } from '../hosts/registry.ts'
+import { gitHostFailure, webhookCheck } from './webhook-check.ts'
 
 export interface CheckContext {
   provider: Provider
@@ -100,7 +101,7 @@ async function wildcardWebhooks(ctx: CheckContext, owner: string, calls: PQueue,
   const target = `${owner}/*`
   const git = ctx.git
   if (!git) {
-    return [reported({ name: 'webhook', target, status: 'SKIP', reason: `${TOKEN_VARIABLE[ctx.provider]} is not set; ${owner}'s repositories not listed, webhooks not checked` })]
+    return [reported({ name: 'webhook', target, status: 'SKIP', reason: `${hostOf(ctx.provider).variables.token} is not set; ${owner}'s repositories not listed, webhooks not checked` })]
   }
   let names: string[]
   try {

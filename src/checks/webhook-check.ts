@@ -1,37 +1,31 @@
-import { redactUrl, redactUrlsIn } from '../config/redact-url.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import { redactUrl, redactUrlsIn } from '../log/redact-url.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
-import { OPTIONAL_EVENTS, REQUIRED_EVENTS, type WebhookApi, type WebhookInfo } from '../git-host/webhooks.ts'
+import { hostOf } from '../hosts/registry.ts'
+import type { WebhookApi, WebhookInfo } from '../hosts/webhooks.ts'
 import type { CheckResult } from './check-result.ts'
 
-export const TOKEN_VARIABLE: Record<Provider, string> = { github: 'GITHUB_TOKEN', bitbucket: 'BITBUCKET_TOKEN' }
-
-export function setupFix(provider: Provider, target: string): string {
-  return provider === 'github'
-    ? `run prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL, GITHUB_TOKEN and GITHUB_WEBHOOK_SECRET)`
-    : `add the webhook in the repository's settings; prherald-config create-webhook ${target} prints the exact steps`
-}
-
-/** Events of `wanted` a hook lacks; GitHub's `*` (send me everything) covers them all. */
-function missingEvents(provider: Provider, hook: WebhookInfo, wanted = REQUIRED_EVENTS[provider]): string[] {
-  if (provider === 'github' && hook.events.includes('*')) return []
+/** Events of `wanted` a hook lacks; a hook that sends everything (GitHub's `*`) lacks none. */
+function missingEvents(provider: Provider, hook: WebhookInfo, wanted = hostOf(provider).webhook.required): string[] {
+  if (hostOf(provider).webhook.sendsEverything(hook.events)) return []
   return wanted.filter((e) => !hook.events.includes(e))
 }
 
 /** Pure: judges a repository's hooks. Needs an active hook ending in /webhook/<provider> with every required event. */
 export function judgeHooks(provider: Provider, target: string, hooks: readonly WebhookInfo[]): CheckResult {
+  const facts = hostOf(provider).webhook
   const suffix = `/webhook/${provider}`
   const ours = hooks.filter((h) => h.url.replace(/[?#].*$/, '').replace(/\/+$/, '').endsWith(suffix))
   const active = ours.filter((h) => h.active)
   const base = { name: 'webhook', target } as const
   if (active.length === 0) {
     if (ours.length > 0) {
-      return { ...base, status: 'FAIL', reason: `webhook ${redactUrl(ours[0]!.url)} is inactive`, fix: `activate it in the repository's webhook settings, or ${setupFix(provider, target)}` }
+      return { ...base, status: 'FAIL', reason: `webhook ${redactUrl(ours[0]!.url)} is inactive`, fix: `activate it in the repository's webhook settings, or ${facts.setupFix(target)}` }
     }
     return {
       ...base, status: 'FAIL',
       reason: `no webhook whose URL ends in ${suffix} (${hooks.length === 0 ? 'the repository has none' : `${hooks.length} other webhook${hooks.length === 1 ? '' : 's'}`})`,
-      fix: setupFix(provider, target),
+      fix: facts.setupFix(target),
     }
   }
   const best = active.map((h) => ({ hook: h, missing: missingEvents(provider, h) })).sort((a, b) => a.missing.length - b.missing.length)[0]!
@@ -39,27 +33,19 @@ export function judgeHooks(provider: Provider, target: string, hooks: readonly W
     return {
       ...base, status: 'FAIL',
       reason: `webhook ${redactUrl(best.hook.url)} does not send ${best.missing.join(', ')}`,
-      fix: provider === 'github'
-        ? `tick those events on the webhook, or run prherald-config create-webhook ${target} to update it`
-        : `edit the webhook and tick those triggers (prherald-config create-webhook ${target} lists them all)`,
+      fix: facts.eventsFix(target),
     }
   }
   // Without the optional events only checks on the message are missing: worth saying, never worth a FAIL.
-  const optional = missingEvents(provider, best.hook, OPTIONAL_EVENTS[provider])
+  const optional = missingEvents(provider, best.hook, facts.optional)
   if (optional.length > 0) {
     return {
       ...base, status: 'WARN',
-      reason: `webhook ${redactUrl(best.hook.url)} is active with all ${REQUIRED_EVENTS[provider].length} events, but does not send ${optional.join(', ')} (messages show no checks)`,
+      reason: `webhook ${redactUrl(best.hook.url)} is active with all ${facts.required.length} events, but does not send ${optional.join(', ')} (messages show no checks)`,
       fix: `tick those events on the webhook, or run prherald-config create-webhook ${target} to update it`,
     }
   }
-  return { ...base, status: 'OK', reason: `webhook ${redactUrl(best.hook.url)} is active with all ${REQUIRED_EVENTS[provider].length + OPTIONAL_EVENTS[provider].length} events` }
-}
-
-const OWNER_KIND: Record<Provider, string> = { github: 'organisation', bitbucket: 'workspace' }
-const OWNER_HOOK_ACCESS: Record<Provider, string> = {
-  github: 'GITHUB_TOKEN must be able to read organisation webhooks (fine-grained: Organization permissions → Webhooks: read; classic: admin:org_hook)',
-  bitbucket: 'BITBUCKET_TOKEN must be able to read workspace webhooks (a workspace access token with the webhook scope, or an API token of a workspace admin)',
+  return { ...base, status: 'OK', reason: `webhook ${redactUrl(best.hook.url)} is active with all ${facts.required.length + facts.optional.length} events` }
 }
 
 /**
@@ -68,7 +54,8 @@ const OWNER_HOOK_ACCESS: Record<Provider, string> = {
  */
 export async function webhookCheck(provider: Provider, api: WebhookApi | undefined, owner: string, repo: string): Promise<CheckResult> {
   const target = `${owner}/${repo}`
-  if (!api) return { name: 'webhook', target, status: 'SKIP', reason: `${TOKEN_VARIABLE[provider]} is not set; webhook not checked` }
+  const host = hostOf(provider)
+  if (!api) return { name: 'webhook', target, status: 'SKIP', reason: `${host.variables.token} is not set; webhook not checked` }
   let verdict: CheckResult
   try {
     verdict = judgeHooks(provider, target, await api.listHooks(owner, repo))
@@ -78,11 +65,11 @@ export async function webhookCheck(provider: Provider, api: WebhookApi | undefin
   if (verdict.status === 'OK' || verdict.status === 'WARN') return verdict
   try {
     const ownerVerdict = judgeHooks(provider, target, await api.listOwnerHooks(owner))
-    return ownerVerdict.status === 'OK' ? { ...ownerVerdict, reason: `${OWNER_KIND[provider]} ${ownerVerdict.reason}` } : verdict
+    return ownerVerdict.status === 'OK' ? { ...ownerVerdict, reason: `${host.words.owner} ${ownerVerdict.reason}` } : verdict
   } catch (error) {
     // A personal account has no organisation hooks (404); any other failure leaves the repository's verdict.
     if (isPrheraldError(error, 'git_host_scope') || isPrheraldError(error, 'git_host_auth')) {
-      return { ...verdict, fix: `${verdict.fix}; if the webhook is set on the ${OWNER_KIND[provider]} instead, ${OWNER_HOOK_ACCESS[provider]}` }
+      return { ...verdict, fix: `${verdict.fix}; if the webhook is set on the ${host.words.owner} instead, ${host.webhook.ownerHookAccess}` }
     }
     return verdict
   }

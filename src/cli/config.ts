@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { cac } from 'cac'
-import { redactUrl } from '../config/redact-url.ts'
+import { redactUrl } from '../log/redact-url.ts'
 import { loadSettings } from '../config/load-config.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { createWebhook } from './create-webhook.ts'

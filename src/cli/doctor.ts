@@ -6,7 +6,7 @@ import { configSection, databaseSection, mappingsSection } from '../checks/prefl
 import { validateEntries } from '../checks/validate-entries.ts'
 import { isPrheraldError } from '../errors.ts'
 import { readConfigLock } from '../lock/config-lock.ts'
-import { redactUrl } from '../config/redact-url.ts'
+import { redactUrl } from '../log/redact-url.ts'
 import { databaseSecrets } from '../store/database-secrets.ts'
 import { inspectDatabase } from '../store/inspect-database.ts'
 import { loadEnvFile } from './load-env-file.ts'
@@ -52,7 +52,7 @@ async function doctor(repository: string | undefined): Promise<boolean> {
     }
     all.push(...section('database', database))
     const credentials = credentialsFromEnv(env, settings.gitProvider)
-    all.push(...section('mappings', mappingsSection(settings, credentials.gitToken !== undefined, readConfigLock(settings.lockFile).lock)))
+    all.push(...section('mappings', mappingsSection(settings, credentials.git.token !== undefined, readConfigLock(settings.lockFile).lock)))
     if (target) {
       // Live checks print as they complete, like prherald-config validate.
       const title = `${target.owner}/${target.repo}`

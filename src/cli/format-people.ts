@@ -1,4 +1,5 @@
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
+import { hostOf } from '../hosts/registry.ts'
 import { formatTable } from './format-routes.ts'
 
 /**
@@ -6,12 +7,13 @@ import { formatTable } from './format-routes.ts'
  * (GitHub logins and slugs lower-cased), sorted, so a reader can check who is mapped at a glance.
  */
 export function formatPeople(people: { users: Record<string, string>; teams: Record<string, string>; lookupUsersByEmail: boolean }, provider: Provider): string[] {
-  const keyName = provider === 'github' ? 'GitHub logins, case ignored' : 'Bitbucket account ids'
+  const host = hostOf(provider)
+  const { keyDescription, teamDescription, emailLookup } = host.people
   return [
-    ...section('users', `${keyName}; unmapped people show as plain text`, people.users),
-    ...(provider === 'github' ? section('teams', 'GitHub team slugs, case ignored', people.teams) : []),
-    ...(provider === 'github'
-      ? [`slack.lookup_users_by_email: ${people.lookupUsersByEmail}${people.lookupUsersByEmail ? ' (unmapped people found by their public GitHub email)' : ''}`]
+    ...section('users', `${keyDescription}; unmapped people show as plain text`, people.users),
+    ...(teamDescription === undefined ? [] : section('teams', teamDescription, people.teams)),
+    ...(emailLookup
+      ? [`slack.lookup_users_by_email: ${people.lookupUsersByEmail}${people.lookupUsersByEmail ? ` (unmapped people found by their public ${host.words.name} email)` : ''}`]
       : []),
   ]
 }

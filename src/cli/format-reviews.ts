@@ -1,6 +1,7 @@
-import type { Provider } from '../decode/pull-request-event.ts'
+import { hostOf } from '../hosts/registry.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import type { ReviewSettings } from '../config/settings.ts'
-import { dependencyBotLogins } from '../decode/dependency-bump.ts'
+import { dependencyBotLogins } from '../../machines/dependency-bump.ts'
 import { formatTable } from './format-routes.ts'
 
 /**
@@ -8,7 +9,7 @@ import { formatTable } from './format-routes.ts'
  * dependency-bot logins with the host's built-ins added (none on Bitbucket).
  */
 export function formatReviews(reviews: ReviewSettings, provider: Provider): string[] {
-  const logins = dependencyBotLogins(provider, reviews.dependencyBotLogins)
+  const logins = dependencyBotLogins(hostOf(provider).dependencyBots, reviews.dependencyBotLogins)
   return formatTable([
     ['reviews.ignore_bot_reviews', String(reviews.ignoreBotReviews)],
     ['reviews.dependency_bots', reviews.dependencyBots],

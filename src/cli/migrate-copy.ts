@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { redactUrl } from '../config/redact-url.ts'
+import { redactUrl } from '../log/redact-url.ts'
 import { databasePathFromUrl } from '../config/parse-values.ts'
 import { PrheraldError } from '../errors.ts'
 import { copyToPostgres } from '../store/copy-to-postgres.ts'

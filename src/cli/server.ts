@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { gitSecrets } from '../hosts/contract.ts'
 import { cac } from 'cac'
 import { validateAtStartup } from '../checks/validate-at-startup.ts'
 import { loadSettings, readSecrets } from '../config/load-config.ts'
@@ -20,7 +21,7 @@ async function main(force: boolean): Promise<void> {
   const logger = createLogger({
     format: settings.logFormat,
     level: settings.logLevel,
-    redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? '', secrets.slackSigningSecret ?? '', ...databaseSecrets(settings.databaseUrl, process.env)],
+    redact: [secrets.slackBotToken, secrets.webhookSecret, ...gitSecrets(secrets.gitAccess), secrets.slackSigningSecret ?? '', ...databaseSecrets(settings.databaseUrl, process.env)],
   })
   // Handlers first: a signal that arrives while validating or starting must not kill the process mid-step.
   let service: RunningService | undefined

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { cac } from 'cac'
-import { loadSettings, SECRET_VARIABLES } from '../config/load-config.ts'
+import { loadSettings } from '../config/load-config.ts'
+import { hostOf } from '../hosts/registry.ts'
 import type { Settings } from '../config/settings.ts'
 import { PrheraldError } from '../errors.ts'
 import { applyReactionTier } from '../routing/reactions.ts'
@@ -65,7 +66,7 @@ async function main(options: Options): Promise<boolean> {
   const provider = settings.gitProvider
   return runSmoke({
     url, provider, ...target,
-    webhookSecret: required(SECRET_VARIABLES[provider].secret, 'the smoke test signs its deliveries with it'),
+    webhookSecret: required(hostOf(provider).variables.secret, 'the smoke test signs its deliveries with it'),
     slack: { token: required('SLACK_BOT_TOKEN', 'the smoke test reads the channel with it'), apiUrl: settings.api.slack },
     reactions: options.reactions === true ? expectedReactions(settings, route) : undefined,
     timeoutMs: seconds * 1000,

@@ -27,7 +27,7 @@ function summary(results: readonly CheckResult[]): string {
 export async function validateCommand(settings: Settings, env: Env, options: ValidateOptions, print: (line: string) => void): Promise<boolean> {
   const credentials = credentialsFromEnv(env, settings.gitProvider)
   const ctx = createCheckContext(settings, credentials)
-  const gitTokenSet = credentials.gitToken !== undefined
+  const gitTokenSet = credentials.git.token !== undefined
   const { lock, problem } = readConfigLock(settings.lockFile)
   if (problem) print(`note: ${problem}`)
 

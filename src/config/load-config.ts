@@ -9,9 +9,10 @@ import { applyReactionTier, DEFAULT_REACTIONS } from '../routing/reactions.ts'
 import { describeFailure, mappingProblems, type ConfigProblem } from './config-problems.ts'
 import { emptyValueHint } from './empty-value-hint.ts'
 import { parseConfigText } from './parse-config-text.ts'
-import { redactUrl } from './redact-url.ts'
+import { redactUrl } from '../log/redact-url.ts'
 import { peopleProblems } from './people-problems.ts'
 import { normalisePeopleMap } from '../people/people-map.ts'
+import { hostOf } from '../hosts/registry.ts'
 
 export type Env = Record<string, string | undefined>
 
@@ -94,6 +95,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
       message: `"${redactUrl(databaseUrl)}" holds a password; remove it from the URL and give it through the PGPASSWORD environment variable (or put the whole URL in PRHERALD_DATABASE_URL)`,
     }])
   }
+  const host = hostOf(doc.git_provider)
   const pacingText = env.PRHERALD_SLACK_PACING || doc.slack?.pacing || DEFAULTS.slackPacing
   if (pacingText !== 'published' && pacingText !== 'off') throw envProblem('PRHERALD_SLACK_PACING', 'use published or off')
   return {
@@ -127,15 +129,14 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     threadUpdates: doc.slack?.thread_updates ?? DEFAULTS.threadUpdates,
     notifyReviewRequests: doc.notify?.review_requests ?? DEFAULTS.notifyReviewRequests,
     reconcileOnStart: doc.reconcile?.on_start ?? false,
-    users: normalisePeopleMap(doc.git_provider, doc.users),
-    teams: normalisePeopleMap(doc.git_provider, doc.teams),
+    users: normalisePeopleMap(host.people.caseInsensitive, doc.users),
+    teams: normalisePeopleMap(host.people.caseInsensitive, doc.teams),
     lookupUsersByEmail: doc.slack?.lookup_users_by_email ?? false,
     mappings: doc.mappings,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: {
       slack: withTrailingSlash(env.SLACK_API_URL || DEFAULTS.api.slack),
-      github: (env.GITHUB_API_URL || DEFAULTS.api.github).replace(/\/+$/, ''),
-      bitbucket: (env.BITBUCKET_API_URL || DEFAULTS.api.bitbucket).replace(/\/+$/, ''),
+      git: (env[host.variables.apiUrl] || host.defaultApiUrl).replace(/\/+$/, ''),
     },
   }
 }
@@ -157,38 +158,24 @@ function withTrailingSlash(url: string): string {
   return url.endsWith('/') ? url : `${url}/`
 }
 
-export const SECRET_VARIABLES = {
-  github: { secret: 'GITHUB_WEBHOOK_SECRET', token: 'GITHUB_TOKEN' },
-  bitbucket: { secret: 'BITBUCKET_WEBHOOK_SECRET', token: 'BITBUCKET_TOKEN' },
-} as const
-
 /** Reads the secrets the configured provider needs; throws `env_missing` naming every missing variable. */
 export function readSecrets(env: Env, provider: Settings['gitProvider']): Secrets {
-  const names = SECRET_VARIABLES[provider]
+  const names = hostOf(provider).variables
   const missing: string[] = []
   const slackBotToken = env.SLACK_BOT_TOKEN ?? ''
   const webhookSecret = env[names.secret] ?? ''
   if (slackBotToken.trim() === '') missing.push('SLACK_BOT_TOKEN (the bot token of your Slack app, xoxb-…)')
-  if (webhookSecret.trim() === '') missing.push(`${names.secret} (the secret you set on the ${provider} webhook)`)
+  if (webhookSecret.trim() === '') missing.push(`${names.secret} (the secret you set on the ${hostOf(provider).words.name} webhook)`)
   if (missing.length > 0) {
     throw new PrheraldError('env_missing', `missing environment variables:\n${missing.map((m) => `  - ${m}`).join('\n')}`, {
       fix: 'set them in the environment or in a .env file in the working directory',
     })
   }
-  return { slackBotToken, webhookSecret, ...readGitHostAccess(env, provider), slackSigningSecret: readSlackSigningSecret(env) }
+  return { slackBotToken, webhookSecret, gitAccess: hostOf(provider).readAccess(env), slackSigningSecret: readSlackSigningSecret(env) }
 }
 
 /** SLACK_SIGNING_SECRET, optional: a blank value reads as unset (no button), like an absent one. */
 export function readSlackSigningSecret(env: Env): string | undefined {
   const secret = env.SLACK_SIGNING_SECRET?.trim() ?? ''
   return secret === '' ? undefined : secret
-}
-
-/** The optional git-host credentials: the provider's token and, for Bitbucket, the Basic-auth email. */
-export function readGitHostAccess(env: Env, provider: Settings['gitProvider']): Pick<Secrets, 'gitToken' | 'bitbucketAuthEmail'> {
-  return {
-    gitToken: env[SECRET_VARIABLES[provider].token] || undefined,
-    // Read verbatim (no trimming): Bitbucket compares it byte for byte, and docs/bitbucket.md says so.
-    bitbucketAuthEmail: provider === 'bitbucket' ? env.BITBUCKET_AUTH_EMAIL || undefined : undefined,
-  }
 }

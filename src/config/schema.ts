@@ -1,3 +1,4 @@
+import { HOST_IDS } from '../hosts/registry.ts'
 import {
   array, boolean, enums, integer, object, optional, record, refine, size, string, union, type Infer, type Struct,
 } from 'superstruct'
@@ -126,13 +127,14 @@ const slackGroupId = refine(string(), 'slack_group_id', (value) => {
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const
 export const LOG_FORMATS = ['json', 'pretty'] as const
-export const PROVIDERS = ['github', 'bitbucket'] as const
+/** `git_provider`: the hosts of src/hosts/registry.ts. */
+export const PROVIDERS = HOST_IDS
 export const SLACK_PACINGS = ['published', 'off'] as const
 /** `notify.review_requests`: ping a newly requested reviewer in the message's thread, or not at all. */
 export const REVIEW_REQUEST_NOTIFY = ['thread', 'off'] as const
 
 export const configSchema = object({
-  git_provider: enums(PROVIDERS),
+  git_provider: enums(PROVIDERS as string[]),
   server: optional(object({
     listen: optional(string()),
     metrics_listen: optional(string()),

@@ -1,5 +1,6 @@
 import type { DEPENDENCY_BOT_LAYOUTS, REVIEW_REQUEST_NOTIFY, LOG_FORMATS, LOG_LEVELS, Mappings, SLACK_PACINGS } from './schema.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
+import type { HostAccess } from '../hosts/contract.ts'
 
 export type ReviewRequestNotify = (typeof REVIEW_REQUEST_NOTIFY)[number]
 export type LogFormat = (typeof LOG_FORMATS)[number]
@@ -87,16 +88,16 @@ export interface Settings {
   lookupUsersByEmail: boolean
   mappings: Mappings
   publicUrl: string | undefined
-  api: { slack: string; github: string; bitbucket: string }
+  /** SLACK_API_URL, and the git host's API URL (GITHUB_API_URL, …; src/hosts/<host>/index.ts). */
+  api: { slack: string; git: string }
 }
 
 /** Only ever read from the environment; never logged. */
 export interface Secrets {
   slackBotToken: string
   webhookSecret: string
-  /** GITHUB_TOKEN or BITBUCKET_TOKEN, whichever belongs to the configured provider. */
-  gitToken: string | undefined
-  bitbucketAuthEmail: string | undefined
+  /** The configured host's optional API credentials (GITHUB_TOKEN, BITBUCKET_TOKEN, …). */
+  gitAccess: HostAccess
   /**
    * SLACK_SIGNING_SECRET: verifies Slack's requests to /webhook/slack/interactions. Set, open pull requests get
    * the "Start review" button; unset, there is neither button nor route (docs/slack-app.md#start-review).
@@ -127,11 +128,7 @@ export const DEFAULTS = {
     bot: 'robot_face',
     checks_failed: 'red_circle',
   },
-  api: {
-    slack: 'https://slack.com/api/',
-    github: 'https://api.github.com',
-    bitbucket: 'https://api.bitbucket.org/2.0',
-  },
+  api: { slack: 'https://slack.com/api/' },
 } as const satisfies {
   listen: string
   logFormat: LogFormat
@@ -146,5 +143,5 @@ export const DEFAULTS = {
   threadUpdates: boolean
   notifyReviewRequests: ReviewRequestNotify
   reactions: Record<ReactionKey, string>
-  api: Settings['api']
+  api: Pick<Settings['api'], 'slack'>
 }

@@ -4,7 +4,7 @@ import { initialContext } from '../../machines/pull-request.machine.ts'
 import type { Mappings } from '../config/schema.ts'
 import type { ReactionSettings, ReviewRequestNotify } from '../config/settings.ts'
 import { applyReactionTier, reactionNames } from '../routing/reactions.ts'
-import type { LifecycleEvent } from '../decode/review-click.ts'
+import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { RenderOptions } from '../slack/render-review.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
@@ -123,7 +123,7 @@ export function createLifecycle(deps: LifecycleDeps) {
       else if (plan.changes.some((c) => c.type === 'delete')) deleted.push({ ...ref, channel: plan.channel })
     }
     // Before the commit: a crash between them replays the batch, and each reply's record keeps it single.
-    const slackUser = (key: string) => (people ? mappedId(people.users, first.provider, key) : undefined)
+    const slackUser = (key: string) => (people ? mappedId(people.users, key) : undefined)
     const replies = [
       ...plannedThreadUpdates({ enabled: route.threadUpdates ?? deps.threadUpdates, stored, steps: folded.steps, slackUser }),
       ...plannedReviewPings({ enabled: deps.notifyReviewRequests === 'thread', stored, steps: folded.steps, context: next.context, people }),

@@ -1,4 +1,4 @@
-import type { LifecycleEvent } from '../decode/review-click.ts'
+import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { Store } from '../store/store.ts'
 import type { ApplyDeliveries } from './apply-deliveries.ts'
 

@@ -1,8 +1,5 @@
-import { SECRET_VARIABLES } from '../config/load-config.ts'
 import type { Secrets, Settings } from '../config/settings.ts'
-import { createBitbucketClient } from '../git-host/bitbucket-client.ts'
-import { createGithubClient } from '../git-host/github-client.ts'
-import { bitbucketChangedFiles, githubChangedFiles } from '../git-host/list-changed-files.ts'
+import { hostOf } from '../hosts/registry.ts'
 import type { Logger } from '../log/logger.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
@@ -15,8 +12,10 @@ import { pathTargets } from './path-targets.ts'
 export function configureTargets(settings: Settings, secrets: Secrets, logger: Logger): ChooseTargets {
   const withPaths = listRoutes(settings.mappings).filter((r) => r.paths.length > 0)
   if (withPaths.length === 0) return repositoryChannel
-  const variable = SECRET_VARIABLES[settings.gitProvider].token
-  if (secrets.gitToken === undefined) {
+  const host = hostOf(settings.gitProvider)
+  const variable = host.variables.token
+  const api = host.connect(secrets.gitAccess, settings.api.git)
+  if (api === undefined) {
     logger.warn(`path rules are inert: ${variable} is not set`, {
       variable,
       repositories: withPaths.map((r) => `${r.owner}/${r.repo}`),
@@ -24,8 +23,5 @@ export function configureTargets(settings: Settings, secrets: Secrets, logger: L
     })
     return repositoryChannel
   }
-  const listChangedFiles = settings.gitProvider === 'github'
-    ? githubChangedFiles(createGithubClient({ baseUrl: settings.api.github, token: secrets.gitToken }))
-    : bitbucketChangedFiles(createBitbucketClient({ baseUrl: settings.api.bitbucket, token: secrets.gitToken, authEmail: secrets.bitbucketAuthEmail }))
-  return pathTargets({ listChangedFiles, logger })
+  return pathTargets({ listChangedFiles: api.changedFiles, logger })
 }

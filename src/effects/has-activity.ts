@@ -1,4 +1,4 @@
-import type { EventKind } from '../decode/pull-request-event.ts'
+import type { EventKind } from '../../machines/pull-request-event.ts'
 
 /**
  * What counts as a pull request's activity for the digest, beside its announcement: a review and a comment.

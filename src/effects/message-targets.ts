@@ -1,4 +1,4 @@
-import type { PullRequestEvent } from '../decode/pull-request-event.ts'
+import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { Route } from '../routing/resolve-route.ts'
 
 /** One Slack message a pull request is announced with: the channel and the mentions it carries. */

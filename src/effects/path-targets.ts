@@ -1,5 +1,5 @@
 import { isPrheraldError } from '../errors.ts'
-import { MAX_CHANGED_FILES, type ListChangedFiles } from '../git-host/list-changed-files.ts'
+import { MAX_CHANGED_FILES, type ListChangedFiles } from '../hosts/list-changed-files.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { routeByPaths } from '../routing/route-by-paths.ts'
 import { repositoryChannel, type ChooseTargets } from './message-targets.ts'

@@ -1,5 +1,5 @@
-import type { LifecycleEvent } from '../decode/review-click.ts'
-import { isSmokePullRequest } from '../smoke/smoke-pull-request.ts'
+import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
+import { isSmokePullRequest } from '../hosts/smoke-pull-request.ts'
 import type { MessagePlan } from './plan-changes.ts'
 
 /** prherald-smoke always ends a run with `closed`; it is the smoke test's last delivery. */

@@ -1,5 +1,5 @@
 import { HTTPResponse, type H3Event } from 'h3'
-import { decodeInteraction } from '../decode/review-click.ts'
+import { decodeInteraction } from '../slack/decode-interaction.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { ClickIntake } from '../intake/accept-click.ts'
 import { verifySlackSignature } from '../intake/verify-slack-signature.ts'

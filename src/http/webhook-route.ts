@@ -1,16 +1,14 @@
 import type { H3Event, HTTPResponse } from 'h3'
-import type { Provider } from '../decode/pull-request-event.ts'
-import { DELIVERY_HEADERS, decodeDelivery, deliveryIdOf } from '../decode/decode-delivery.ts'
+import type { GitHost } from '../hosts/contract.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Intake } from '../intake/intake.ts'
-import { verifySignature } from '../intake/verify-signature.ts'
 import type { Logger } from '../log/logger.ts'
 import { intakeOutcome, rejectedOutcome, type DeliveryOutcome } from '../metrics/delivery-outcome.ts'
 import { readRawBody } from './read-raw-body.ts'
 import { errorResponse, json } from './respond.ts'
 
 export interface WebhookRouteDeps {
-  provider: Provider
+  host: GitHost
   secrets: readonly string[]
   accept: Intake
   logger: Logger
@@ -21,13 +19,12 @@ export interface WebhookRouteDeps {
   observe?: (outcome: DeliveryOutcome, seconds: number) => void
 }
 
-/** How each host spells its headers, for log lines and answers an operator compares with the host's delivery log. */
-const HEADER_SPELLING: Record<string, string> = { 'x-github-event': 'X-GitHub-Event', 'x-event-key': 'X-Event-Key' }
-
-/** `POST /webhook/<provider>`: raw bytes → HMAC → JSON.parse → decode → intake, then 200. */
+/** `POST /webhook/<host>`: raw bytes → the host's authentication → JSON.parse → the host's decoder → intake, then 200. */
 export function createWebhookHandler(deps: WebhookRouteDeps) {
-  const headerNames = DELIVERY_HEADERS[deps.provider]
-  const eventHeader = HEADER_SPELLING[headerNames.event] ?? headerNames.event
+  const { host } = deps
+  const reader = host.delivery
+  const eventHeader = reader.headers.event
+  const provider = host.id
   return async (event: H3Event): Promise<HTTPResponse> => {
     const started = performance.now()
     const answer = (response: HTTPResponse, outcome: DeliveryOutcome) => {
@@ -35,11 +32,11 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
       return response
     }
     const headers = event.req.headers
-    const deliveryHeader = headers.get(headerNames.delivery) ?? undefined
+    const deliveryHeader = headers.get(reader.headers.delivery) ?? undefined
     try {
       const body = await readRawBody(event, deps.bodyLimit)
-      if (!verifySignature(deps.secrets, body, headers.get(headerNames.signature))) {
-        throw new PrheraldError('bad_signature', `missing or invalid ${headerNames.signature} signature`)
+      if (!reader.authenticate(deps.secrets, headers, body)) {
+        throw new PrheraldError('bad_signature', `missing or invalid ${reader.headers.auth}`)
       }
       let payload: unknown
       try {
@@ -52,15 +49,15 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
           fix: 'put the database file back and restart prherald (see the server log); redeliver this delivery afterwards',
         })
       }
-      const eventName = headers.get(headerNames.event)?.trim() ?? ''
-      const deliveryId = deliveryIdOf(deps.provider, headers, body)
-      const result = await deps.accept(decodeDelivery(deps.provider, eventName, deliveryId, payload), deliveryId)
+      const eventName = reader.eventName(headers)
+      const deliveryId = reader.deliveryId(headers, body)
+      const result = await deps.accept(reader.decode(eventName, deliveryId, payload), deliveryId)
       if (eventName === '') {
         // Still ignored as before (what is it about?), but say which header was missing: a proxy that strips it
         // would otherwise look like a host sending events prherald does not know.
         deps.logger.warn('webhook delivery without its event header', {
-          header: eventHeader, provider: deps.provider, delivery_id: deliveryHeader,
-          fix: `${deps.provider === 'github' ? 'GitHub' : 'Bitbucket'} always sends ${eventHeader}; check that no proxy in front of prherald drops it`,
+          header: eventHeader, provider, delivery_id: deliveryHeader,
+          fix: `${host.words.name} always sends ${eventHeader}; check that no proxy in front of prherald drops it`,
         })
         return answer(json(200, { ...result, missing_header: eventHeader }), intakeOutcome(result))
       }
@@ -68,7 +65,7 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
     } catch (error) {
       const response = errorResponse(error)
       const status = response.status ?? 500
-      const facts = { status, provider: deps.provider, event: headers.get(headerNames.event) ?? undefined, delivery_id: deliveryHeader }
+      const facts = { status, provider, event: headers.get(eventHeader) ?? undefined, delivery_id: deliveryHeader }
       if (status >= 500) {
         // Every 5xx leaves a line: the answer only says "see the server log". The error's kind and message,
         // never the body, the signature or a secret.

@@ -1,5 +1,5 @@
-import { pullRequestKey, type Provider } from '../decode/pull-request-event.ts'
-import type { LifecycleEvent, ReviewClick } from '../decode/review-click.ts'
+import { pullRequestKey, type Provider } from '../../machines/pull-request-event.ts'
+import type { LifecycleEvent, ReviewClick } from '../../machines/lifecycle-event.ts'
 import type { Logger } from '../log/logger.ts'
 import { hasMessage, type Store } from '../store/store.ts'
 

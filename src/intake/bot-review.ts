@@ -1,4 +1,4 @@
-import type { EventKind, PullRequestEvent } from '../decode/pull-request-event.ts'
+import type { EventKind, PullRequestEvent } from '../../machines/pull-request-event.ts'
 
 /**
  * What `reviews.ignore_bot_reviews` mutes: a bot's review verdict or comment, and a verdict a bot takes back

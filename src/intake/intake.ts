@@ -1,9 +1,9 @@
-import { isIgnored, pullRequestKey, type Actor, type Decoded, type IgnoreReason, type Provider, type PullRequestEvent } from '../decode/pull-request-event.ts'
-import { isCheckDelivery } from '../decode/check-delivery.ts'
-import type { Delivery } from '../decode/decode-delivery.ts'
+import { isIgnored, pullRequestKey, type Actor, type Delivery, type IgnoreReason, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
+import { isCheckDelivery } from '../../machines/pull-request-event.ts'
 import type { Mappings } from '../config/schema.ts'
 import type { ReviewSettings } from '../config/settings.ts'
-import { classifyDependencyBump } from '../decode/dependency-bump.ts'
+import { hostOf } from '../hosts/registry.ts'
+import { classifyDependencyBump } from '../../machines/dependency-bump.ts'
 import type { Logger } from '../log/logger.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
 import type { Store } from '../store/store.ts'
@@ -56,7 +56,7 @@ export function createIntake(deps: IntakeDeps) {
       logIgnored(deps.logger, 'bot_review', ignoredFacts(decoded))
       return ignore('bot_review')
     }
-    const dependencyBump = classifyDependencyBump(decoded, deps.reviews)
+    const dependencyBump = classifyDependencyBump(decoded, deps.reviews, hostOf(deps.provider).dependencyBots)
     const slackUser = deps.slackUserOf?.(decoded.actor)
     const mapped: PullRequestEvent = slackUser === undefined ? decoded : { ...decoded, actor: { ...decoded.actor, slackUser } }
     const event: PullRequestEvent = dependencyBump ? { ...mapped, dependencyBump } : mapped

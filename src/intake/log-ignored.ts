@@ -1,4 +1,4 @@
-import type { Ignored, IgnoreReason, PullRequestEvent } from '../decode/pull-request-event.ts'
+import type { Ignored, IgnoreReason, PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { Logger } from '../log/logger.ts'
 
 /** The one log line for every deliberately ignored delivery; operations.md lists the reasons. */

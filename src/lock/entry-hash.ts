@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import type { Route } from '../routing/resolve-route.ts'
 
 /** JSON with object keys sorted at every level, so that equal values always hash alike. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
-import type { Provider, PullRequestEvent } from '../decode/pull-request-event.ts'
-import type { LifecycleEvent } from '../decode/review-click.ts'
+import type { Provider, PullRequestEvent } from '../../machines/pull-request-event.ts'
+import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import type { Store } from '../store/store.ts'
 

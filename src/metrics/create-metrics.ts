@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { SLACK_RATE_LIMITS, type SlackMethod } from '../slack/rate-limits.ts'
 import type { PendingDeliveryStats } from '../store/store.ts'
 import type { DeliveryOutcome } from './delivery-outcome.ts'

@@ -1,4 +1,4 @@
-import type { IgnoreReason } from '../decode/pull-request-event.ts'
+import type { IgnoreReason } from '../../machines/pull-request-event.ts'
 import { isPrheraldError, type ErrorCode } from '../errors.ts'
 import type { IntakeResult } from '../intake/intake.ts'
 

@@ -1,12 +1,11 @@
 import { isPrheraldError } from '../errors.ts'
 import type { CallLimit } from '../effects/call-limit.ts'
 import type { SlackPacer } from '../effects/slack-pacer.ts'
-import { githubCall, type GithubClient } from '../git-host/github-client.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { PersonLookup, Store } from '../store/store.ts'
 
-/** A GitHub login's Slack user id, or undefined. Never throws. */
+/** A git-host login's Slack user id, or undefined. Never throws. */
 export type LookupUser = (login: string) => Promise<string | undefined>
 
 const HOUR = 3_600_000
@@ -19,7 +18,8 @@ export const LOOKUP_TTL_MS: Record<PersonLookup['outcome'], number> = { found: 7
 
 export interface EmailLookupDeps {
   store: Pick<Store, 'findPersonLookup' | 'savePersonLookup'>
-  github: GithubClient
+  /** The host's look-up of a login's public profile email (GitHost's HostApi.emailOf). */
+  emailOf: (login: string) => Promise<string | undefined>
   slack: Pick<SlackClient, 'lookupUserByEmail'>
   pacer: Pick<SlackPacer, 'call'>
   /** The git-host call slots path routing uses. */
@@ -29,7 +29,7 @@ export interface EmailLookupDeps {
 }
 
 /**
- * slack.lookup_users_by_email: `GET /users/{login}` on GitHub for the profile's public email (webhooks carry
+ * slack.lookup_users_by_email: the git host's profile of the login for its public email (webhooks carry
  * none), then Slack's users.lookupByEmail, cached in the database. The email is used for the one call and
  * never stored or logged. Concurrent look-ups of one login share one pair of calls.
  */
@@ -38,17 +38,9 @@ export function createEmailLookup(deps: EmailLookupDeps): LookupUser {
   const inFlight = new Map<string, Promise<string | undefined>>()
 
   async function lookUp(login: string): Promise<PersonLookup> {
-    let step: 'github' | 'slack' = 'github'
+    let step: 'git_host' | 'slack' = 'git_host'
     try {
-      const email = await deps.limit(() => githubCall(deps.github, `GET /users/${login}`, async () => {
-        try {
-          return (await deps.github.request('GET /users/{username}', { username: login })).data.email ?? undefined
-        } catch (error) {
-          // No such account (renamed or deleted since the delivery): nobody to find, not a failure.
-          if ((error as { status?: unknown }).status === 404) return undefined
-          throw error
-        }
-      }))
+      const email = await deps.limit(() => deps.emailOf(login))
       if (!email) return { login, outcome: 'not_found', slackUserId: undefined, expiresAt: now() + LOOKUP_TTL_MS.not_found }
       step = 'slack'
       const id = await deps.pacer.call('users.lookupByEmail', '', () => deps.slack.lookupUserByEmail(email))

@@ -1,6 +1,6 @@
 import { userKeyOf } from '../../machines/account-ids.ts'
 import type { PullRequestContext } from '../../machines/pull-request.machine.ts'
-import type { Reviewer } from '../decode/pull-request-event.ts'
+import type { Reviewer } from '../../machines/pull-request-event.ts'
 import { mappedId, type PeopleMap } from './people-map.ts'
 
 /**
@@ -20,13 +20,13 @@ export type Named = { token: string } | { plain: string }
  * lifecycle recorded (or a reviewer's own, when the list carried it).
  */
 export function personName(context: PullRequestContext, people: People | undefined, login: string, accountId?: string): Named {
-  const id = people && mappedId(people.users, context.provider, accountId ?? userKeyOf(context, login))
+  const id = people && mappedId(people.users, accountId ?? userKeyOf(context, login))
   return id ? { token: `<@${id}>` } : { plain: login }
 }
 
 /** A GitHub team: its user group when mapped, else `owner/slug`, the way GitHub writes a team. */
 export function teamName(context: PullRequestContext, people: People | undefined, slug: string): Named {
-  const id = people && mappedId(people.teams, context.provider, slug)
+  const id = people && mappedId(people.teams, slug)
   return id ? { token: `<!subteam^${id}>` } : { plain: `${context.owner}/${slug}` }
 }
 

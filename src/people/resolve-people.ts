@@ -1,6 +1,5 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import { waitingOn } from '../../machines/review-requests.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
 import type { LogFields } from '../log/logger.ts'
 import type { LookupUser } from './email-lookup.ts'
 import { mappedId } from './people-map.ts'
@@ -25,11 +24,11 @@ export function peopleNamed(lifecycle: StoredLifecycle): string[] {
  * `users:` first; then, for GitHub people it does not map, the email look-up (slack.lookup_users_by_email),
  * one person after another. Bots have no profile email, so they are never looked up.
  */
-export function lookedUpPeople(deps: { provider: Provider; people: People; lookup: LookupUser }): ResolvePeople {
+export function lookedUpPeople(deps: { people: People; lookup: LookupUser }): ResolvePeople {
   return async (lifecycle) => {
     const found: Record<string, string> = {}
     for (const login of peopleNamed(lifecycle)) {
-      if (login.endsWith('[bot]') || mappedId(deps.people.users, deps.provider, login)) continue
+      if (login.endsWith('[bot]') || mappedId(deps.people.users, login)) continue
       const id = await deps.lookup(login)
       if (id) found[login.toLowerCase()] = id
     }

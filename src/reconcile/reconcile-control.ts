@@ -1,7 +1,7 @@
-import { SECRET_VARIABLES } from '../config/load-config.ts'
+import { hostOf } from '../hosts/registry.ts'
 import type { Secrets, Settings } from '../config/settings.ts'
 import type { ControlHandler } from '../control/control-response.ts'
-import type { PullRequestEvent } from '../decode/pull-request-event.ts'
+import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { CallLimit } from '../effects/call-limit.ts'
 import { PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
@@ -12,7 +12,7 @@ import { runReconcile } from './run-reconcile.ts'
 
 export interface ReconcileControlDeps {
   settings: Settings
-  secrets: Pick<Secrets, 'gitToken' | 'bitbucketAuthEmail'>
+  secrets: Pick<Secrets, 'gitAccess'>
   store: Store
   logger: Logger
   /** The pull request's mailbox, as for a delivery. */
@@ -39,14 +39,14 @@ function readRequest(body: unknown): { repository: string | undefined; dryRun: b
 export function reconcileControlHandler(deps: ReconcileControlDeps): ControlHandler {
   return async (body) => {
     const request = readRequest(body)
-    if (!deps.secrets.gitToken) {
-      const variable = SECRET_VARIABLES[deps.settings.gitProvider].token
+    if (!deps.secrets.gitAccess.token) {
+      const variable = hostOf(deps.settings.gitProvider).variables.token
       throw new PrheraldError('env_missing', `the running prherald-server has no ${variable}: reconcile asks the git host for the state of each pull request`, {
         fix: `set ${variable} in the server's environment and restart it (docs/reconcile.md lists the scopes)`,
       })
     }
     const report = await runReconcile({
-      settings: deps.settings, access: deps.secrets, store: deps.store, limit: deps.limit, repository: request.repository, redeliver: true,
+      settings: deps.settings, access: deps.secrets.gitAccess, store: deps.store, limit: deps.limit, repository: request.repository, redeliver: true,
       apply: request.dryRun ? undefined : async (event) => deps.handOff(event),
       onWait: (waitMs, resumeAt) => deps.logger.warn('git host rate limit reached; reconcile waits', { wait_ms: waitMs, until: new Date(resumeAt).toISOString() }),
     })

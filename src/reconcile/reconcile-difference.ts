@@ -1,5 +1,5 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import type { EventKind, PullRequestEvent, PullRequestFacts } from '../decode/pull-request-event.ts'
+import type { EventKind, PullRequestEvent, PullRequestFacts } from '../../machines/pull-request-event.ts'
 import type { PullRequestRef } from '../store/store.ts'
 
 /** What reconcile found different between the message and the pull request, as its output line names it. */

@@ -1,5 +1,6 @@
 import type { Env } from '../config/load-config.ts'
-import { readGitHostAccess } from '../config/load-config.ts'
+import { gitSecrets } from '../hosts/contract.ts'
+import { hostOf } from '../hosts/registry.ts'
 import type { Settings } from '../config/settings.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import { createLogger } from '../log/logger.ts'
@@ -10,7 +11,7 @@ import { acquireServerLock, type ServerLock } from '../store/server-lock.ts'
 import { createSqliteStore } from '../store/sqlite-store.ts'
 import { createCallLimit } from '../effects/call-limit.ts'
 import { createDirectLifecycle } from './direct-lifecycle.ts'
-import { reconcileToken, runReconcile, type ReconcileReport, type RunReconcileOptions } from './run-reconcile.ts'
+import { reconcileApi, runReconcile, type ReconcileReport, type RunReconcileOptions } from './run-reconcile.ts'
 
 /** The server lock, or why it cannot be had: a server holds it whose control channel did not answer. */
 function lockOrExplain(databasePath: string): ServerLock {
@@ -43,8 +44,8 @@ export async function reconcileLocally(
   request: ReconcileRequest,
   extra: Pick<RunReconcileOptions, 'onWait' | 'clock' | 'maxWaitMs'> = {},
 ): Promise<ReconcileReport> {
-  const access = readGitHostAccess(env, settings.gitProvider)
-  reconcileToken(settings.gitProvider, access)
+  const access = hostOf(settings.gitProvider).readAccess(env)
+  reconcileApi(settings, access)
   const slackBotToken = env.SLACK_BOT_TOKEN ?? ''
   if (!request.dryRun && slackBotToken.trim() === '') {
     throw new PrheraldError('env_missing', 'SLACK_BOT_TOKEN is not set: reconcile edits the pull requests\' Slack messages', {
@@ -60,7 +61,7 @@ export async function reconcileLocally(
   const databasePath = settings.database.path
   let lock: ServerLock | undefined
   if (!request.dryRun) lock = lockOrExplain(databasePath)
-  const logger = createLogger({ format: 'pretty', level: 'warn', write: (line) => process.stderr.write(`${line}\n`), redact: [slackBotToken, access.gitToken ?? ''] })
+  const logger = createLogger({ format: 'pretty', level: 'warn', write: (line) => process.stderr.write(`${line}\n`), redact: [slackBotToken, ...gitSecrets(access)] })
   const shutdown = new AbortController()
   let store
   try {

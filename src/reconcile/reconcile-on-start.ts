@@ -1,12 +1,12 @@
-import { SECRET_VARIABLES } from '../config/load-config.ts'
+import { hostOf } from '../hosts/registry.ts'
 import type { Secrets, Settings } from '../config/settings.ts'
-import type { PullRequestEvent } from '../decode/pull-request-event.ts'
+import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { CallLimit } from '../effects/call-limit.ts'
 import { ShutdownInterrupt } from '../effects/retry-transient.ts'
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import type { Store } from '../store/store.ts'
-import type { GateClock } from './host-rate-gate.ts'
+import type { GateClock } from '../hosts/host-rate-gate.ts'
 import { logReport } from './log-report.ts'
 import { runReconcile } from './run-reconcile.ts'
 
@@ -23,7 +23,7 @@ export const ON_START_CLAIM_MS = 60_000
 
 export interface ReconcileOnStartDeps {
   settings: Settings
-  secrets: Pick<Secrets, 'gitToken' | 'bitbucketAuthEmail'>
+  secrets: Pick<Secrets, 'gitAccess'>
   store: Store
   logger: Logger
   /** The intake's hand-off: the pull request's mailbox. */
@@ -49,8 +49,8 @@ export interface ReconcileOnStart {
 export function startReconcileOnStart(deps: ReconcileOnStartDeps): ReconcileOnStart {
   const { settings, logger } = deps
   if (!settings.reconcileOnStart) return { done: Promise.resolve(), stop: () => {} }
-  if (!deps.secrets.gitToken) {
-    const variable = SECRET_VARIABLES[settings.gitProvider].token
+  if (!deps.secrets.gitAccess.token) {
+    const variable = hostOf(settings.gitProvider).variables.token
     logger.warn(`reconcile.on_start is set but ${variable} is not; start-up reconcile skipped`, {
       variable, fix: `set ${variable} (docs/reconcile.md lists the scopes), or set reconcile.on_start: false`,
     })
@@ -73,7 +73,7 @@ export function startReconcileOnStart(deps: ReconcileOnStartDeps): ReconcileOnSt
     }
     logger.info('reconcile at start-up', { touched_since_hours: ON_START_WINDOW_MS / 3_600_000 })
     const report = await runReconcile({
-      settings, access: deps.secrets, store: deps.store, limit, clock: deps.clock, redeliver: true,
+      settings, access: deps.secrets.gitAccess, store: deps.store, limit, clock: deps.clock, redeliver: true,
       touchedSince: now() - ON_START_WINDOW_MS,
       apply: async (event) => {
         refuseWhenStopping()

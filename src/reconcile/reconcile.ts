@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import { pullRequestKey, type Provider, type PullRequestEvent } from '../decode/pull-request-event.ts'
+import { pullRequestKey, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import { hasMessage, type PullRequestRef, type Store } from '../store/store.ts'
-import type { ReadPullRequest } from './read-pull-request.ts'
+import type { HostReconcile } from '../hosts/contract.ts'
 import { differenceOf, reconcileEvent, type ReconcileChange } from './reconcile-difference.ts'
 
 export interface ReconcileDeps {
   store: Store
   provider: Provider
-  readPullRequest: ReadPullRequest
+  readPullRequest: HostReconcile['readPullRequest']
   /**
    * Hands a recorded synthetic delivery to the lifecycle path: the pull request's mailbox in a server, the
    * worker itself in the CLI. Absent: a dry run, which records and changes nothing.

@@ -1,17 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { SECRET_VARIABLES } from '../config/load-config.ts'
-import type { Secrets, Settings } from '../config/settings.ts'
-import type { PullRequestEvent } from '../decode/pull-request-event.ts'
+import type { Settings } from '../config/settings.ts'
+import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { CallLimit } from '../effects/call-limit.ts'
 import { PrheraldError } from '../errors.ts'
-import { createBitbucketClient } from '../git-host/bitbucket-client.ts'
-import { createGithubClient } from '../git-host/github-client.ts'
+import type { HostAccess, HostApi, MissedDeliveriesResult } from '../hosts/contract.ts'
+import { hostOf } from '../hosts/registry.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import type { Store } from '../store/store.ts'
-import { githubRequests } from './github-requests.ts'
-import { createHostRateGate, type GateClock } from './host-rate-gate.ts'
-import { missedDeliveries, type MissedDeliveriesResult } from './missed-deliveries.ts'
-import { bitbucketPullRequests, githubPullRequests } from './read-pull-request.ts'
+import { createHostRateGate, type GateClock } from '../hosts/host-rate-gate.ts'
 import { reconcile, type ReconcileResult } from './reconcile.ts'
 
 /** A rate-limit hold up to this long is waited out; a longer one stops the run (docs/reconcile.md). */
@@ -19,12 +15,12 @@ export const MAX_RATE_LIMIT_WAIT_MS = 5 * 60_000
 
 export interface RunReconcileOptions {
   settings: Pick<Settings, 'gitProvider' | 'mappings' | 'api' | 'publicUrl'>
-  access: Pick<Secrets, 'gitToken' | 'bitbucketAuthEmail'>
+  access: HostAccess
   store: Store
   /** Hands a synthetic delivery to the lifecycle path; absent for a dry run. */
   apply?: ((event: PullRequestEvent) => Promise<void>) | undefined
   /**
-   * GitHub: ask GitHub to redeliver missed deliveries. Only where a server is there to receive them; without
+   * Hosts with a delivery log (GitHub): ask the host to redeliver missed deliveries. Only where a server is there to receive them; without
    * one they are listed (and left for a run that has one).
    */
   redeliver: boolean
@@ -40,19 +36,21 @@ export interface RunReconcileOptions {
 export interface ReconcileReport {
   dryRun: boolean
   pullRequests: ReconcileResult
-  /** GitHub only. */
+  /** Hosts with a delivery log only (GitHub). */
   deliveries?: MissedDeliveriesResult | undefined
 }
 
 const realClock: GateClock = { now: Date.now, sleep: (ms) => sleep(ms) }
 
-/** The token reconcile needs, or a clear error naming the variable. */
-export function reconcileToken(provider: Settings['gitProvider'], access: Pick<Secrets, 'gitToken'>): string {
-  if (access.gitToken) return access.gitToken
-  const variable = SECRET_VARIABLES[provider].token
-  const host = provider === 'github' ? 'GitHub' : 'Bitbucket'
-  throw new PrheraldError('env_missing', `${variable} is not set: reconcile asks ${host} for the state of each pull request`, {
-    fix: `set ${variable} to a token that can read pull requests${provider === 'github' ? ' (and webhooks, to redeliver missed deliveries)' : ''}; docs/reconcile.md lists the scopes`,
+/** The host's API for reconcile, or a clear error naming the token variable. */
+export function reconcileApi(settings: Pick<Settings, 'gitProvider' | 'api'>, access: HostAccess): HostApi {
+  const host = hostOf(settings.gitProvider)
+  const api = host.connect(access, settings.api.git)
+  if (api) return api
+  const variable = host.variables.token
+  const log = host.webhook.manualSteps ? '' : ' (and webhooks, to redeliver missed deliveries)'
+  throw new PrheraldError('env_missing', `${variable} is not set: reconcile asks ${host.words.name} for the state of each pull request`, {
+    fix: `set ${variable} to a token that can read pull requests${log}; docs/reconcile.md lists the scopes`,
   })
 }
 
@@ -63,29 +61,27 @@ function repositoriesToExamine(options: RunReconcileOptions, withOpen: string[])
   return [...new Set([...named, ...withOpen])].sort()
 }
 
-/** One reconcile run against the configured git host: pull requests first, then (GitHub) missed deliveries. */
+/** One reconcile run against the configured git host: pull requests first, then missed deliveries where the host keeps a log. */
 export async function runReconcile(options: RunReconcileOptions): Promise<ReconcileReport> {
   const { settings, store } = options
-  const token = reconcileToken(settings.gitProvider, options.access)
+  const api = reconcileApi(settings, options.access)
+  const host = hostOf(settings.gitProvider)
   const clock = options.clock ?? realClock
-  const host = settings.gitProvider === 'github' ? 'GitHub' : 'Bitbucket'
-  const gate = createHostRateGate({ host, limit: options.limit, clock, maxWaitMs: options.maxWaitMs ?? MAX_RATE_LIMIT_WAIT_MS, onWait: options.onWait })
-  const common = { store, provider: settings.gitProvider, apply: options.apply, repository: options.repository, touchedSince: options.touchedSince }
+  const gate = createHostRateGate({ host: host.words.name, limit: options.limit, clock, maxWaitMs: options.maxWaitMs ?? MAX_RATE_LIMIT_WAIT_MS, onWait: options.onWait })
+  const reads = api.reconcile(gate, clock)
+  const common = { store, provider: host.id, apply: options.apply, repository: options.repository, touchedSince: options.touchedSince }
   const dryRun = options.apply === undefined
+  const missedDeliveries = reads.missedDeliveries
+  if (!missedDeliveries) return { dryRun, pullRequests: await reconcile({ ...common, readPullRequest: reads.readPullRequest }) }
 
-  if (settings.gitProvider === 'bitbucket') {
-    const client = createBitbucketClient({ baseUrl: settings.api.bitbucket, token, authEmail: options.access.bitbucketAuthEmail })
-    return { dryRun, pullRequests: await reconcile({ ...common, readPullRequest: bitbucketPullRequests(client, gate, clock) }) }
-  }
-  const request = githubRequests(createGithubClient({ baseUrl: settings.api.github, token }), gate, clock)
   // Read before the run: a pull request it finds merged is no longer open afterwards, but its repository counts.
-  const withOpen = (await store.openPullRequests({ provider: 'github', touchedSince: options.touchedSince })).map((r) => r.repository)
-  const pullRequests = await reconcile({ ...common, readPullRequest: githubPullRequests(request) })
+  const withOpen = (await store.openPullRequests({ provider: host.id, touchedSince: options.touchedSince })).map((r) => r.repository)
+  const pullRequests = await reconcile({ ...common, readPullRequest: reads.readPullRequest })
   if (pullRequests.stopped) return { dryRun, pullRequests }
   try {
     const deliveries = await missedDeliveries({
-      request, store, repositories: repositoriesToExamine(options, withOpen),
-      hookUrl: settings.publicUrl ? `${settings.publicUrl}/webhook/github` : undefined,
+      store, repositories: repositoriesToExamine(options, withOpen),
+      hookUrl: settings.publicUrl ? `${settings.publicUrl}/webhook/${host.id}` : undefined,
       redeliver: !dryRun && options.redeliver,
     })
     return { dryRun, pullRequests, deliveries }

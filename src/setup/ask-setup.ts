@@ -1,8 +1,9 @@
 import { formatChecks } from '../checks/check-result.ts'
 import { slackAuthCheck } from '../checks/slack-auth-check.ts'
 import { parseRepository } from '../cli/parse-repository.ts'
-import { SECRET_VARIABLES, type Env } from '../config/load-config.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Env } from '../config/load-config.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
+import { HOSTS, HOST_IDS, hostOf } from '../hosts/registry.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import { askValid } from './ask-valid.ts'
 import { missingFlags, type Asker } from './asker.ts'
@@ -33,13 +34,12 @@ export interface AskSetupDeps {
   print: (line: string) => void
 }
 
-const PROVIDERS: readonly Provider[] = ['github', 'bitbucket']
 /** The answers --yes cannot do without, by their flag. */
 const REQUIRED = { provider: '--provider', slackToken: '--slack-token', channel: '--channel', repository: '--repository' } as const
 
 function parseProvider(answer: string): Provider {
-  if (PROVIDERS.includes(answer as Provider)) return answer as Provider
-  throw new PrheraldError('usage', `"${answer}" is not a git provider`, { fix: 'use --provider github or --provider bitbucket' })
+  if (HOST_IDS.includes(answer)) return answer
+  throw new PrheraldError('usage', `"${answer}" is not a git provider`, { fix: `use --provider ${HOST_IDS.join(' or --provider ')}` })
 }
 
 function parsePublicUrl(answer: string): string | undefined {
@@ -64,9 +64,10 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
 
   const provider = await valid(flags.provider, () => ask.select('Which git host sends the webhooks?', {
     flag: REQUIRED.provider,
-    initial: 'github',
-    choices: [{ value: 'github', label: 'GitHub (github.com or GitHub Enterprise Server)' }, { value: 'bitbucket', label: 'Bitbucket Cloud' }],
+    initial: HOST_IDS[0],
+    choices: [...HOSTS.values()].map((host) => ({ value: host.id, label: host.words.product })),
   }), parseProvider)
+  const host = hostOf(provider)
 
   const slackToken = await valid(flags.slackToken, () => ask.secret('Slack bot token (xoxb-…, under OAuth & Permissions in your Slack app)', { flag: REQUIRED.slackToken }),
     (answer) => checkSlackToken(answer.trim(), deps))
@@ -74,7 +75,7 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
   const channel = await valid(flags.channel, () => askChannel(ask, channels), (answer) => resolveChannel(answer, channels))
 
   const repository = await valid(flags.repository, () => ask.text(
-    provider === 'github' ? 'Repository (owner/repo)' : 'Repository (workspace/repository-slug)',
+    `Repository (${host.words.repositoryExample})`,
     { flag: REQUIRED.repository, placeholder: 'acme/api' },
   ), parseRepository)
   // Optional: --yes takes the empty answer; on a terminal an empty answer is accepted.
@@ -86,9 +87,9 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
   const publicUrl = await optional(flags.publicUrl,
     () => ask.text('Public URL the git host delivers to, e.g. https://prherald.example.com (optional)', { flag: '--public-url', initial: '' }),
     parsePublicUrl)
-  const tokenName = SECRET_VARIABLES[provider].token
+  const tokenName = host.variables.token
   const gitToken = await optional(flags.gitToken ?? set(tokenName),
-    () => ask.secret(`${tokenName} (optional: the webhook check, path rules${provider === 'github' ? ' and creating the webhook' : ''} use it)`, { flag: '--git-token' }),
+    () => ask.secret(`${tokenName} (optional: the webhook check, path rules${host.webhook.manualSteps ? '' : ' and creating the webhook'} use it)`, { flag: '--git-token' }),
     (answer) => answer)
 
   return {

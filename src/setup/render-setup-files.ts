@@ -1,6 +1,6 @@
 import { stringify } from 'yaml'
-import { SECRET_VARIABLES } from '../config/load-config.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import { hostOf } from '../hosts/registry.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 
 export interface SetupAnswers {
   provider: Provider
@@ -25,7 +25,7 @@ export function renderConfig(answers: SetupAnswers): string {
     database: { url: 'file:./data/prherald.db' },
     mappings: { [answers.owner]: { [answers.repo]: entry } },
   }
-  const secret = SECRET_VARIABLES[answers.provider].secret
+  const secret = hostOf(answers.provider).variables.secret
   return [
     '# prherald configuration, written by prherald-setup. Every key is described in docs/configuration.md.',
     `# The secrets (SLACK_BOT_TOKEN, ${secret}) are in .env in the directory prherald runs from, never here.`,
@@ -43,7 +43,7 @@ function envLine(name: string, value: string): string {
  * config file's path when it is not ./config.yaml.
  */
 export function renderEnvFile(answers: SetupAnswers, configFile?: string): string {
-  const names = SECRET_VARIABLES[answers.provider]
+  const names = hostOf(answers.provider).variables
   const lines = [
     '# prherald secrets, written by prherald-setup. Readable by its owner only; never commit it.',
     ...(configFile ? [envLine('PRHERALD_CONFIG_FILE', configFile)] : []),

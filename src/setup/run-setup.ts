@@ -1,7 +1,8 @@
 import { isAbsolute, relative, resolve } from 'node:path'
 import { validateCommand } from '../cli/validate-command.ts'
 import { reportError } from '../cli/report-error.ts'
-import { loadSettings, SECRET_VARIABLES, type Env } from '../config/load-config.ts'
+import { loadSettings, type Env } from '../config/load-config.ts'
+import { hostOf } from '../hosts/registry.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import { askSetup, type SetupFlags } from './ask-setup.ts'
 import { unattended } from './asker.ts'
@@ -34,7 +35,7 @@ export const CANCELLED_STATUS = 130
 
 /** What every later prherald command in this directory will see: the environment plus what the wizard wrote. */
 function writtenEnv(env: Env, answers: SetupAnswers, configFile: string): Env {
-  const names = SECRET_VARIABLES[answers.provider]
+  const names = hostOf(answers.provider).variables
   return {
     ...env,
     PRHERALD_CONFIG_FILE: configFile,

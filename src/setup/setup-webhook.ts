@@ -1,6 +1,6 @@
 import type { Env } from '../config/load-config.ts'
 import type { Settings } from '../config/settings.ts'
-import { bitbucketWebhookSteps } from '../cli/bitbucket-webhook-steps.ts'
+import { hostOf } from '../hosts/registry.ts'
 import { createWebhook } from '../cli/create-webhook.ts'
 import { isPrheraldError } from '../errors.ts'
 import type { Asker } from './asker.ts'
@@ -24,9 +24,10 @@ export interface SetupWebhookDeps {
  * or --yes decided. Asked with the other questions, before any file is written, so that Ctrl+C writes nothing.
  */
 export async function askCreateWebhook(answers: SetupAnswers, create: boolean | undefined, ask: Asker): Promise<boolean | undefined> {
-  if (create !== undefined || answers.provider !== 'github' || !answers.publicUrl || !answers.gitToken) return create
+  const host = hostOf(answers.provider)
+  if (create !== undefined || host.webhook.manualSteps || !answers.publicUrl || !answers.gitToken) return create
   const target = `${answers.owner}/${answers.repo}`
-  return ask.confirm(`Create the webhook on ${target} now, pointing at ${answers.publicUrl}/webhook/github?`, { flag: '--create-webhook', initial: true })
+  return ask.confirm(`Create the webhook on ${target} now, pointing at ${answers.publicUrl}/webhook/${host.id}?`, { flag: '--create-webhook', initial: true })
 }
 
 /**
@@ -37,18 +38,20 @@ export async function setupWebhook(deps: SetupWebhookDeps): Promise<void> {
   const { answers, print } = deps
   const target = `${answers.owner}/${answers.repo}`
   print('')
-  if (answers.provider === 'bitbucket') {
-    const url = `${answers.publicUrl ?? 'https://<your prherald host>'}/webhook/bitbucket`
-    for (const line of bitbucketWebhookSteps(answers.owner, answers.repo, url, true)) print(line)
+  const host = hostOf(answers.provider)
+  const manualSteps = host.webhook.manualSteps
+  if (manualSteps) {
+    const url = `${answers.publicUrl ?? 'https://<your prherald host>'}/webhook/${host.id}`
+    for (const line of manualSteps(answers.owner, answers.repo, url, true)) print(line)
     print(deps.showSecret
       ? `Secret for step 5: ${answers.webhookSecret}`
-      : `Secret for step 5: the value of BITBUCKET_WEBHOOK_SECRET in ${deps.envFile}`)
+      : `Secret for step 5: the value of ${host.variables.secret} in ${deps.envFile}`)
     if (!answers.publicUrl) print('Replace <your prherald host> with the public address of the server (PRHERALD_PUBLIC_URL).')
     return
   }
   if (!answers.publicUrl || !answers.gitToken) {
     if (deps.create === true) print('webhook not created: it needs --public-url and --git-token (a token with "Webhooks: read and write")')
-    print(`Create the webhook later with: prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL and GITHUB_TOKEN in ${deps.envFile})`)
+    print(`Create the webhook later with: prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL and ${host.variables.token} in ${deps.envFile})`)
     return
   }
   if (deps.create !== true) {

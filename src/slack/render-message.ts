@@ -1,6 +1,6 @@
 import { checksVerdict } from '../../machines/check-facts.ts'
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import type { DependencyBump } from '../decode/dependency-bump.ts'
+import type { DependencyBump } from '../../machines/dependency-bump.ts'
 import { NO_BUTTON, reviewBlocks, type ActionsBlock, type RenderOptions } from './render-review.ts'
 import { waitingOn } from '../../machines/review-requests.ts'
 import { personName, reviewerName, type Named, type People } from '../people/person-names.ts'

@@ -1,6 +1,6 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import { pullRequestKey } from '../decode/pull-request-event.ts'
-import { START_REVIEW_ACTION } from '../decode/review-click.ts'
+import { pullRequestKey } from '../../machines/pull-request-event.ts'
+import { START_REVIEW_ACTION } from './decode-interaction.ts'
 
 /** Block Kit's actions block with one button (docs.slack.dev, "Button element"). */
 export interface ActionsBlock {

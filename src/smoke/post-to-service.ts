@@ -1,6 +1,6 @@
 import type { CheckResult } from '../checks/check-result.ts'
-import { SECRET_VARIABLES } from '../config/load-config.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import { hostOf } from '../hosts/registry.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import type { SmokeDelivery } from './smoke-deliveries.ts'
 
 const TUNNEL_FIX = "start prherald-server; if the URL is a tunnel or a proxy, check that it runs and forwards to the server's port (PRHERALD_LISTEN)"
@@ -50,7 +50,7 @@ export async function postDelivery(baseUrl: string, provider: Provider, delivery
   const text = await response.text()
   const fail = (reason: string, fix: string): CheckResult => ({ name, target, status: 'FAIL', reason, fix })
   if (response.status === 401) {
-    const variable = SECRET_VARIABLES[provider].secret
+    const variable = hostOf(provider).variables.secret
     return fail('the service refused the signature (401): wrong webhook secret',
       `prherald-smoke signs with ${variable} from its environment or .env; give it the server's value (the git host's webhook must use the same one)`)
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { formatChecks, type CheckResult } from '../checks/check-result.ts'
 import { callSlack, type SlackCheckOptions } from '../checks/slack-api.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import { readChannel, type ChannelMessage } from './channel-history.ts'
 import { poll } from './poll.ts'

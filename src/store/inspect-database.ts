@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { PrheraldError } from '../errors.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { databaseProvider } from './database-provider.ts'
 import { readMigrations } from './migrations.ts'
 

@@ -1,4 +1,4 @@
-import { redactUrl } from '../config/redact-url.ts'
+import { redactUrl } from '../log/redact-url.ts'
 import { PrheraldError } from '../errors.ts'
 import type { DatabaseReport } from './inspect-database.ts'
 import { openPostgresPool } from './postgres-pool.ts'

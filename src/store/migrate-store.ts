@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs'
 import type { Settings } from '../config/settings.ts'
-import { redactUrl } from '../config/redact-url.ts'
+import { redactUrl } from '../log/redact-url.ts'
 import { databaseSecrets } from './database-secrets.ts'
 import { claimProvider } from './database-provider.ts'
 import { migrateUp, migrationStatus, type Migration, type MigrationState } from './migrations.ts'

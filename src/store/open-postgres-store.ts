@@ -1,6 +1,6 @@
 import { createPostgresPacingBudget } from './postgres-pacing-budget.ts'
-import { redactUrl } from '../config/redact-url.ts'
-import type { Provider } from '../decode/pull-request-event.ts'
+import { redactUrl } from '../log/redact-url.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import type { Logger } from '../log/logger.ts'
 import { databaseSecrets } from './database-secrets.ts'
 import type { OpenedStore } from './open-store.ts'

@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { PrheraldError } from '../errors.ts'
-import { redactUrl } from '../config/redact-url.ts'
+import { redactUrl } from '../log/redact-url.ts'
 import { scrubPostgresSecrets } from './postgres-url.ts'
 
 export type PostgresPool = pg.Pool

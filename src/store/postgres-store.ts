@@ -1,4 +1,4 @@
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import type { PostgresPool } from './postgres-pool.ts'
 import type { PoolClient } from 'pg'
 import type {

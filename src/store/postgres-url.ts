@@ -1,4 +1,4 @@
-import { redactUrl } from '../config/redact-url.ts'
+import { redactUrl } from '../log/redact-url.ts'
 
 /**
  * Connection URLs carry credentials (`postgres://user:password@host/db`, `?password=`). What prherald

@@ -1,4 +1,4 @@
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { PrheraldError } from '../errors.ts'
 import type { SqliteDatabase } from './open-database.ts'
 import type {

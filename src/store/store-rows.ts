@@ -1,4 +1,4 @@
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import type { OpenMessage, PendingDelivery, PersonLookup, PostIntent, PullRequestRef, StoredMessage, ThreadReply } from './store.ts'
 
 /**

@@ -1,4 +1,4 @@
-import type { Provider } from '../decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 
 /**
  * What prherald keeps. Callers see only this interface; `sqlite-store.ts` is today's backend, and a

@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { webhookCheck } from '../../src/checks/webhook-check.ts'
 import { validateEntries } from '../../src/checks/validate-entries.ts'
-import { BITBUCKET_SCOPES } from '../../src/git-host/git-host-error.ts'
-import { createWebhookApi, OPTIONAL_EVENTS, REQUIRED_EVENTS } from '../../src/git-host/webhooks.ts'
+import { BITBUCKET_SCOPES } from '../../src/hosts/git-host-error.ts'
+import { GITHUB_OPTIONAL_EVENTS, GITHUB_REQUIRED_EVENTS } from '../../src/hosts/github/events.ts'
+import { BITBUCKET_REQUIRED_EVENTS } from '../../src/hosts/bitbucket/events.ts'
+import { github as githubHost } from '../../src/hosts/github/index.ts'
+import { bitbucket as bitbucketHost } from '../../src/hosts/bitbucket/index.ts'
 import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucket.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 
@@ -15,9 +18,9 @@ afterEach(async () => {
   github = bitbucket = undefined
 })
 
-const githubHook = (id: number, url: string, events: string[] = [...REQUIRED_EVENTS.github, ...OPTIONAL_EVENTS.github], active = true) =>
+const githubHook = (id: number, url: string, events: string[] = [...GITHUB_REQUIRED_EVENTS, ...GITHUB_OPTIONAL_EVENTS], active = true) =>
   ({ id, name: 'web' as const, active, events, config: { url, content_type: 'json', insecure_ssl: '0' } })
-const githubApi = () => createWebhookApi({ provider: 'github', apiUrl: github!.url, token: TOKEN })
+const githubApi = () => githubHost.connect({ token: TOKEN, extra: {}, scheme: undefined }, github!.url)!.webhooks
 
 describe('webhook on GitHub', () => {
   it('SKIPs without GITHUB_TOKEN, calling nothing', async () => {
@@ -39,7 +42,7 @@ describe('webhook on GitHub', () => {
 
   it('FAILs for an inactive hook and for a hook missing events, naming them', async () => {
     github = await startFakeGithub()
-    github.hooks.set('acme/api', [githubHook(1, 'https://pr.example.com/webhook/github', [...REQUIRED_EVENTS.github], false)])
+    github.hooks.set('acme/api', [githubHook(1, 'https://pr.example.com/webhook/github', [...GITHUB_REQUIRED_EVENTS], false)])
     expect((await webhookCheck('github', githubApi(), 'acme', 'api')).reason).toBe('webhook https://pr.example.com/webhook/github is inactive')
     github.hooks.set('acme/api', [githubHook(2, 'https://pr.example.com/webhook/github', ['pull_request', 'pull_request_review'])])
     const result = await webhookCheck('github', githubApi(), 'acme', 'api')
@@ -48,7 +51,7 @@ describe('webhook on GitHub', () => {
 
   it('WARNs (never FAILs) for a hook with every required event but without check_suite and status', async () => {
     github = await startFakeGithub()
-    github.hooks.set('acme/api', [githubHook(1, 'https://pr.example.com/webhook/github', [...REQUIRED_EVENTS.github, 'status'])])
+    github.hooks.set('acme/api', [githubHook(1, 'https://pr.example.com/webhook/github', [...GITHUB_REQUIRED_EVENTS, 'status'])])
     expect(await webhookCheck('github', githubApi(), 'acme', 'api')).toMatchObject({
       status: 'WARN', reason: 'webhook https://pr.example.com/webhook/github is active with all 4 events, but does not send check_suite (messages show no checks)',
       fix: 'tick those events on the webhook, or run prherald-config create-webhook acme/api to update it',
@@ -133,11 +136,11 @@ describe('webhook on GitHub', () => {
 
 describe('webhook on Bitbucket', () => {
   const bbHook = (events: readonly string[]) => ({ uuid: '{1}', url: 'https://pr.example.com/webhook/bitbucket', description: 'prherald', active: true, events: [...events] })
-  const api = (authEmail?: string) => createWebhookApi({ provider: 'bitbucket', apiUrl: bitbucket!.url, token: 'bb-token', bitbucketAuthEmail: authEmail })
+  const api = (authEmail?: string) => bitbucketHost.connect({ token: 'bb-token', extra: { BITBUCKET_AUTH_EMAIL: authEmail }, scheme: undefined }, bitbucket!.url)!.webhooks
 
   it('is OK with every pullrequest trigger, sending Bearer without BITBUCKET_AUTH_EMAIL and Basic with it', async () => {
     bitbucket = await startFakeBitbucket()
-    bitbucket.hooks.set('ws/repo', [bbHook(REQUIRED_EVENTS.bitbucket)])
+    bitbucket.hooks.set('ws/repo', [bbHook(BITBUCKET_REQUIRED_EVENTS)])
     bitbucket.auth = { bearer: 'bb-token' }
     expect((await webhookCheck('bitbucket', api(), 'ws', 'repo')).status).toBe('OK')
     bitbucket.auth = { basic: { email: 'ops@example.com', token: 'bb-token' } }
@@ -151,7 +154,7 @@ describe('webhook on Bitbucket', () => {
   it('falls back to the workspace\'s webhooks', async () => {
     bitbucket = await startFakeBitbucket()
     bitbucket.hooks.set('ws/repo', [])
-    bitbucket.workspaceHooks.set('ws', [bbHook(REQUIRED_EVENTS.bitbucket)])
+    bitbucket.workspaceHooks.set('ws', [bbHook(BITBUCKET_REQUIRED_EVENTS)])
     expect(await webhookCheck('bitbucket', api(), 'ws', 'repo')).toMatchObject({
       status: 'OK', reason: 'workspace webhook https://pr.example.com/webhook/bitbucket is active with all 9 events',
     })
@@ -160,7 +163,7 @@ describe('webhook on Bitbucket', () => {
 
   it('FAILs naming the missing triggers', async () => {
     bitbucket = await startFakeBitbucket()
-    bitbucket.hooks.set('ws/repo', [bbHook(REQUIRED_EVENTS.bitbucket.filter((e) => !e.endsWith('unapproved') && !e.endsWith('rejected')))])
+    bitbucket.hooks.set('ws/repo', [bbHook(BITBUCKET_REQUIRED_EVENTS.filter((e) => !e.endsWith('unapproved') && !e.endsWith('rejected')))])
     expect((await webhookCheck('bitbucket', api(), 'ws', 'repo')).reason)
       .toBe('webhook https://pr.example.com/webhook/bitbucket does not send pullrequest:unapproved, pullrequest:rejected')
   })
@@ -187,7 +190,7 @@ describe('webhook on Bitbucket', () => {
     bitbucket = await startFakeBitbucket()
     bitbucket.pagelen = 2
     bitbucket.repos.set('ws', ['a', 'b', 'c'])
-    for (const slug of ['a', 'b', 'c']) bitbucket.hooks.set(`ws/${slug}`, [bbHook(REQUIRED_EVENTS.bitbucket)])
+    for (const slug of ['a', 'b', 'c']) bitbucket.hooks.set(`ws/${slug}`, [bbHook(BITBUCKET_REQUIRED_EVENTS)])
     const report = await validateEntries({ provider: 'bitbucket', mappings: { ws: { '*': { channel: 'C0000000001' } } }, slack: undefined, git: api() }, [{ owner: 'ws', repo: '*' }])
     expect(report.entries[0]!.results.filter((r) => r.name === 'webhook').map((r) => `${r.target} ${r.status}`)).toEqual(['ws/a OK', 'ws/b OK', 'ws/c OK'])
   })

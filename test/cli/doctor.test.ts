@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { OPTIONAL_EVENTS, REQUIRED_EVENTS } from '../../src/git-host/webhooks.ts'
+import { GITHUB_OPTIONAL_EVENTS, GITHUB_REQUIRED_EVENTS } from '../../src/hosts/github/events.ts'
+import { BITBUCKET_REQUIRED_EVENTS } from '../../src/hosts/bitbucket/events.ts'
 import { readMigrations } from '../../src/store/migrations.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
@@ -92,7 +93,7 @@ describe('prherald-doctor', () => {
   it('with <owner>/<repo> adds the Slack and webhook checks of that repository, path-rule channels included', async () => {
     slack = await startFakeSlack({ anyChannel: true })
     github = await startFakeGithub()
-    github.hooks.set('acme/api', [{ id: 1, name: 'web', active: true, events: [...REQUIRED_EVENTS.github, ...OPTIONAL_EVENTS.github], config: { url: 'https://x.example/webhook/github', content_type: 'json', insecure_ssl: '0' } }])
+    github.hooks.set('acme/api', [{ id: 1, name: 'web', active: true, events: [...GITHUB_REQUIRED_EVENTS, ...GITHUB_OPTIONAL_EVENTS], config: { url: 'https://x.example/webhook/github', content_type: 'json', insecure_ssl: '0' } }])
     const env = testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, GITHUB_API_URL: github.url, GITHUB_TOKEN: 'ghp-doctor' })
     const ok = await doctor(['acme/api'], env)
     expect(ok.status).toBe(0)

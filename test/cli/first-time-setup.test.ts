@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/load-config.ts'
-import { OPTIONAL_EVENTS, REQUIRED_EVENTS } from '../../src/git-host/webhooks.ts'
+import { GITHUB_OPTIONAL_EVENTS, GITHUB_REQUIRED_EVENTS } from '../../src/hosts/github/events.ts'
+import { BITBUCKET_REQUIRED_EVENTS } from '../../src/hosts/bitbucket/events.ts'
 import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucket.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
@@ -68,7 +69,7 @@ describe('first-time setup on GitHub', () => {
     expect(created.status).toBe(0)
     expect(created.stdout).toContain('created webhook 1 on acme/api')
     expect(github.hooks.get('acme/api')).toEqual([{
-      id: 1, name: 'web', active: true, events: [...REQUIRED_EVENTS.github, ...OPTIONAL_EVENTS.github],
+      id: 1, name: 'web', active: true, events: [...GITHUB_REQUIRED_EVENTS, ...GITHUB_OPTIONAL_EVENTS],
       config: { url: `${PUBLIC_URL}/webhook/github`, content_type: 'json', secret: TEST_SECRET, insecure_ssl: '0' },
     }])
 
@@ -121,7 +122,7 @@ describe('first-time setup on Bitbucket', () => {
     expect(steps.stdout).toMatch(/Active checked/)
     expect(steps.stdout).toMatch(/without a secret .* 401/s)
     expect(steps.stdout).toMatch(/test ping .* can be ignored/)
-    for (const event of REQUIRED_EVENTS.bitbucket) expect(steps.stdout).toContain(`(${event})`)
+    for (const event of BITBUCKET_REQUIRED_EVENTS) expect(steps.stdout).toContain(`(${event})`)
     const noSecret = await run('config', ['create-webhook', 'ws/repo'], { ...base, BITBUCKET_WEBHOOK_SECRET: '' })
     expect(noSecret.stdout).toContain('openssl rand -base64 32')
 
@@ -132,7 +133,7 @@ describe('first-time setup on Bitbucket', () => {
     expect(line(fail, 'FAIL', 'webhook', 'ws/repo')).toContain('no webhook whose URL ends in /webhook/bitbucket')
 
     // The operator follows the steps in Bitbucket's UI.
-    bitbucket.hooks.set('ws/repo', [{ uuid: '{h1}', url: `${PUBLIC_URL}/webhook/bitbucket`, description: 'prherald', active: true, events: [...REQUIRED_EVENTS.bitbucket] }])
+    bitbucket.hooks.set('ws/repo', [{ uuid: '{h1}', url: `${PUBLIC_URL}/webhook/bitbucket`, description: 'prherald', active: true, events: [...BITBUCKET_REQUIRED_EVENTS] }])
     const ok = await run('config', ['validate'], withToken)
     expect(ok.status).toBe(0)
     expect(line(ok, 'OK', 'webhook', 'ws/repo')).toBeDefined()

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Env } from '../../src/config/load-config.ts'
-import { REQUIRED_EVENTS } from '../../src/git-host/webhooks.ts'
+import { GITHUB_OPTIONAL_EVENTS, GITHUB_REQUIRED_EVENTS } from '../../src/hosts/github/events.ts'
+import { BITBUCKET_REQUIRED_EVENTS } from '../../src/hosts/bitbucket/events.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { spawnCli, type RunningCli } from '../helpers/run-cli-async.ts'
@@ -16,7 +17,7 @@ let slack: FakeSlack
 let github: FakeGithub
 let servers: Array<SpawnedServer | RunningCli> = []
 
-const hook = (url: string) => ({ id: 1, name: 'web' as const, active: true, events: [...REQUIRED_EVENTS.github], config: { url, content_type: 'json', insecure_ssl: '0' } })
+const hook = (url: string) => ({ id: 1, name: 'web' as const, active: true, events: [...GITHUB_REQUIRED_EVENTS], config: { url, content_type: 'json', insecure_ssl: '0' } })
 const config = (apiChannel: string): TestConfig => ({
   git_provider: 'github',
   server: { log_format: 'json' },

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Provider } from '../../src/decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { TEST_SECRET, TEST_SLACK_TOKEN } from '../helpers/signed-delivery.ts'

@@ -81,7 +81,7 @@ describe('configuration', () => {
     expect(load(`git_provider: github\n${MAPPINGS}`).lookupUsersByEmail).toBe(false)
     expect(load(`git_provider: github\nslack:\n  lookup_users_by_email: true\n${MAPPINGS}`).lookupUsersByEmail).toBe(true)
     const error = failure(`git_provider: bitbucket\nslack:\n  lookup_users_by_email: true\n${MAPPINGS}`)
-    expect(error.message).toContain('slack.lookup_users_by_email: works with GitHub only')
+    expect(error.message).toContain('slack.lookup_users_by_email: does not work with Bitbucket (its API exposes no email)')
   })
 
   it('refuses a Bitbucket nickname as a users key, and teams, naming the fix', () => {
@@ -98,7 +98,7 @@ describe('configuration', () => {
     expect(s.listen).toEqual({ host: '127.0.0.1', port: 0 })
     expect(s.database).toEqual({ kind: 'sqlite', path: '/tmp/x.db' })
     expect(s.api.slack).toBe('http://127.0.0.1:1/api/')
-    expect(s.api.bitbucket).toBe('http://127.0.0.1:2/2.0')
+    expect(s.api.git).toBe('http://127.0.0.1:2/2.0')
   })
 
   it('selects PostgreSQL for a postgres:// or postgresql:// URL, with the lease from database.lease_seconds', () => {
@@ -186,6 +186,9 @@ describe('secrets', () => {
 
   it('reads the provider token and, for Bitbucket, the auth email verbatim', () => {
     const s = readSecrets({ SLACK_BOT_TOKEN: 'xoxb-1', BITBUCKET_WEBHOOK_SECRET: 's', BITBUCKET_TOKEN: 't', BITBUCKET_AUTH_EMAIL: ' a@b.c ' }, 'bitbucket')
-    expect(s).toEqual({ slackBotToken: 'xoxb-1', webhookSecret: 's', gitToken: 't', bitbucketAuthEmail: ' a@b.c ' })
+    expect(s).toEqual({
+      slackBotToken: 'xoxb-1', webhookSecret: 's',
+      gitAccess: { token: 't', extra: { BITBUCKET_AUTH_EMAIL: ' a@b.c ' }, scheme: 'set: HTTP Basic with a scoped API token' },
+    })
   })
 })

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { decodeDelivery } from '../../src/decode/decode-delivery.ts'
+import { hostOf } from '../../src/hosts/registry.ts'
 import { githubExample } from '../helpers/github-examples.ts'
 
-const decode = (event: string, payload: unknown) => decodeDelivery('github', event, 'delivery-1', payload)
+const decode = (event: string, payload: unknown) => hostOf('github').delivery.decode(event, 'delivery-1', payload)
 
 describe('decodeGithubCheck', () => {
   it('decodes the real completed check_suite: commit, app, outcome, and the pull requests it lists', () => {

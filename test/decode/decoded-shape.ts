@@ -1,4 +1,4 @@
-import { isIgnored, type Decoded, type EventKind, type IgnoreReason, type Provider } from '../../src/decode/pull-request-event.ts'
+import { isIgnored, type Decoded, type EventKind, type IgnoreReason, type Provider } from '../../machines/pull-request-event.ts'
 
 /**
  * A property for decoder fuzzing: the result is either one of `reasons`, or an event of `provider` whose every

@@ -3,10 +3,12 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   classifyDependencyBump, dependencyBotLogins, securityUpdate, type BumpText,
-} from '../../src/decode/dependency-bump.ts'
-import { decodeBitbucket } from '../../src/decode/bitbucket.ts'
-import { decodeGithub } from '../../src/decode/github.ts'
-import { isIgnored, type PullRequestEvent } from '../../src/decode/pull-request-event.ts'
+} from '../../machines/dependency-bump.ts'
+import { decodeBitbucket } from '../../src/hosts/bitbucket/decode.ts'
+import { decodeGithub } from '../../src/hosts/github/decode.ts'
+import { github } from '../../src/hosts/github/index.ts'
+import { bitbucket } from '../../src/hosts/bitbucket/index.ts'
+import { isIgnored, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { packageRoot } from '../../src/package-root.ts'
 import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
 import { pullRequest } from '../lifecycle/github-payloads.ts'
@@ -54,23 +56,23 @@ describe('securityUpdate', () => {
 
 describe('dependency bots', () => {
   it('GitHub knows dependabot[bot] and renovate[bot]; the configured logins extend the list; Bitbucket has only the configured ones', () => {
-    expect(dependencyBotLogins('github', [])).toEqual(['dependabot[bot]', 'renovate[bot]'])
-    expect(dependencyBotLogins('github', ['Acme-Renovate[bot]'])).toEqual(['dependabot[bot]', 'renovate[bot]', 'acme-renovate[bot]'])
-    expect(dependencyBotLogins('bitbucket', [])).toEqual([])
-    expect(dependencyBotLogins('bitbucket', ['renovate-bot'])).toEqual(['renovate-bot'])
+    expect(dependencyBotLogins(github.dependencyBots, [])).toEqual(['dependabot[bot]', 'renovate[bot]'])
+    expect(dependencyBotLogins(github.dependencyBots, ['Acme-Renovate[bot]'])).toEqual(['dependabot[bot]', 'renovate[bot]', 'acme-renovate[bot]'])
+    expect(dependencyBotLogins(bitbucket.dependencyBots, [])).toEqual([])
+    expect(dependencyBotLogins(bitbucket.dependencyBots, ['renovate-bot'])).toEqual(['renovate-bot'])
   })
 
   const reviews = { dependencyBots: 'compact' as const, dependencyBotLogins: [] }
   it('matches the login exactly and case-insensitively, never by a prefix or a look-alike', () => {
-    const github = (author: string) => classifyDependencyBump({ provider: 'github', pr: { author } }, reviews)
-    expect(github('Dependabot[bot]')).toEqual({ bot: 'Dependabot[bot]', security: false, compact: true })
-    expect(github('dependabot')).toBeUndefined()
-    expect(github('dependabot[bot]-fork')).toBeUndefined()
-    expect(classifyDependencyBump({ provider: 'bitbucket', pr: { author: 'renovate[bot]' } }, reviews)).toBeUndefined()
+    const onGithub = (author: string) => classifyDependencyBump({ pr: { author } }, reviews, github.dependencyBots)
+    expect(onGithub('Dependabot[bot]')).toEqual({ bot: 'Dependabot[bot]', security: false, compact: true })
+    expect(onGithub('dependabot')).toBeUndefined()
+    expect(onGithub('dependabot[bot]-fork')).toBeUndefined()
+    expect(classifyDependencyBump({ pr: { author: 'renovate[bot]' } }, reviews, bitbucket.dependencyBots)).toBeUndefined()
   })
 
   it('carries the security verdict and the layout', () => {
-    const bump = classifyDependencyBump({ provider: 'github', pr: { author: 'renovate[bot]', securityUpdate: true } }, { ...reviews, dependencyBots: 'standard' })
+    const bump = classifyDependencyBump({ pr: { author: 'renovate[bot]', securityUpdate: true } }, { ...reviews, dependencyBots: 'standard' }, github.dependencyBots)
     expect(bump).toEqual({ bot: 'renovate[bot]', security: true, compact: false })
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodeInteraction } from '../../src/decode/review-click.ts'
+import { decodeInteraction } from '../../src/slack/decode-interaction.ts'
 import { clickPayload } from '../helpers/slack-interaction.ts'
 
 const form = (payload: unknown) => new URLSearchParams({ payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }).toString()
@@ -28,7 +28,7 @@ describe('decodeInteraction', () => {
     ['no payload field', 'token=abc'],
     ['a payload that is not JSON', form('{not json')],
     ['a value that names no pull request', form(clickPayload({ user: 'U0123ABCD', value: 'acme/api#7' }))],
-    ['a value of an unknown provider', form(clickPayload({ user: 'U0123ABCD', value: 'gitlab:acme/api#7' }))],
+    ['a value of an unknown provider', form(clickPayload({ user: 'U0123ABCD', value: 'sourcehut:acme/api#7' }))],
     ['a user id that is not one', form(clickPayload({ user: '<!channel>', value: 'github:acme/api#7' }))],
   ])('calls %s an invalid payload', (_what, body) => {
     expect(decodeInteraction(body)).toEqual({ ignored: 'invalid_payload' })

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Context, Struct } from 'superstruct'
-import { readConfigDocument, SECRET_VARIABLES } from '../../src/config/load-config.ts'
+import { readConfigDocument } from '../../src/config/load-config.ts'
+import { HOSTS } from '../../src/hosts/registry.ts'
 import { configSchema } from '../../src/config/schema.ts'
 import { DEFAULTS } from '../../src/config/settings.ts'
 import { packageRoot } from '../../src/package-root.ts'
@@ -60,7 +61,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 function variablesReadBySource(): string[] {
-  const names = new Set<string>(Object.values(SECRET_VARIABLES).flatMap((v) => Object.values(v)))
+  const names = new Set<string>([...HOSTS.values()].flatMap((h) => [h.variables.secret, h.variables.token, h.variables.apiUrl, ...h.variables.extra]))
   for (const file of sourceFiles(join(ROOT, 'src'))) {
     for (const match of readFileSync(file, 'utf8').matchAll(/\benv(?:\.|\[['"])([A-Z][A-Z0-9_]+)/g)) names.add(match[1] ?? '')
   }

@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import type { Provider } from '../../src/decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { bitbucketFixture } from '../helpers/bitbucket-fixtures.ts'
 import { githubExample } from '../helpers/github-examples.ts'
 

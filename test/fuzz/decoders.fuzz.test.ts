@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { decodeDelivery } from '../../src/decode/decode-delivery.ts'
-import { isCheckDelivery } from '../../src/decode/check-delivery.ts'
-import { isIgnored, type Decoded, type Provider } from '../../src/decode/pull-request-event.ts'
+import { hostOf } from '../../src/hosts/registry.ts'
+import { isCheckDelivery } from '../../machines/pull-request-event.ts'
+import { isIgnored, type Decoded, type Provider } from '../../machines/pull-request-event.ts'
 import { mutatedDelivery, SEEDS } from './arbitraries.ts'
 
 /** Decoders on mutated real payloads: always a well-formed event or an Ignored with a known reason, never a throw. */
@@ -39,7 +39,7 @@ describe('decoders on mutated real payloads', () => {
     let events = 0
     let ignored = 0
     fc.assert(fc.property(mutatedDelivery(provider), fc.string({ maxLength: 40 }), ({ event, payload }, deliveryId) => {
-      const delivered = decodeDelivery(provider, event, deliveryId, payload)
+      const delivered = hostOf(provider).delivery.decode(event, deliveryId, payload)
       if (isCheckDelivery(delivered)) throw new Error(`a ${event} payload decoded as a check result`)
       const decoded = delivered
       expectWellFormed(provider, decoded)

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { isPrheraldError, type PrheraldError } from '../../src/errors.ts'
-import { createBitbucketClient } from '../../src/git-host/bitbucket-client.ts'
-import { createGithubClient, githubCall } from '../../src/git-host/github-client.ts'
-import { BITBUCKET_SCOPES } from '../../src/git-host/git-host-error.ts'
+import { createBitbucketClient } from '../../src/hosts/bitbucket/client.ts'
+import { createGithubClient, githubCall } from '../../src/hosts/github/client.ts'
+import { BITBUCKET_SCOPES } from '../../src/hosts/git-host-error.ts'
 import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucket.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { signBody } from '../../src/intake/verify-signature.ts'
-import type { Provider } from '../../src/decode/pull-request-event.ts'
+import { signBody } from '../../src/hosts/verify-signature.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 
 export const TEST_SECRET = 'test-webhook-secret-0f9d2c'
 export const TEST_SLACK_TOKEN = 'xoxb-test-token-7a1e5b'

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { START_REVIEW_ACTION } from '../../src/decode/review-click.ts'
+import { START_REVIEW_ACTION } from '../../src/slack/decode-interaction.ts'
 import { signSlackRequest } from '../../src/intake/verify-slack-signature.ts'
 import type { SlackMessageState } from './fake-slack.ts'
 

@@ -1,8 +1,9 @@
+import { gitSecrets } from '../../src/hosts/contract.ts'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { loadSettings, readSecrets, type Env } from '../../src/config/load-config.ts'
-import type { Provider } from '../../src/decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { databaseSecrets } from '../../src/store/database-secrets.ts'
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.ts'
@@ -50,7 +51,7 @@ export async function startPrherald(
   const logs: string[] = []
   const logger = createLogger({
     format: 'json', level: 'debug', write: (line) => logs.push(line),
-    redact: [secrets.slackBotToken, secrets.webhookSecret, secrets.gitToken ?? '', secrets.slackSigningSecret ?? '', ...databaseSecrets(settings.databaseUrl, env)],
+    redact: [secrets.slackBotToken, secrets.webhookSecret, ...gitSecrets(secrets.gitAccess), secrets.slackSigningSecret ?? '', ...databaseSecrets(settings.databaseUrl, env)],
   })
   const service = await startService({
     settings: { ...settings, logFormat: 'json' },

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { Provider } from '../../src/decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { packageRoot } from '../../src/package-root.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
@@ -131,7 +131,7 @@ const expected = {
   github: { bot: 'dependabot[bot]', url: 'https://github.com/Codertocat/Hello-World/pull/9', title: 'Bump express from 4.18.2 to 4.19.0', logins: [] },
   bitbucket: { bot: 'renovate-bot', url: 'https://bitbucket.org/acme/api/pull-requests/9', title: 'Update dependency vitest to v2.1.5', logins: ['renovate-bot'] },
 } as const
-const withLogins = (provider: Provider, reviews: Record<string, unknown> = {}) =>
+const withLogins = (provider: keyof typeof expected, reviews: Record<string, unknown> = {}) =>
   ({ reviews: { dependency_bot_logins: [...expected[provider].logins], ...reviews } })
 
 describe.each(['github', 'bitbucket'] as const)('%s: reviews.dependency_bots', (provider) => {

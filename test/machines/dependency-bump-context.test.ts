@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { DependencyBump } from '../../src/decode/dependency-bump.ts'
-import type { PullRequestEvent } from '../../src/decode/pull-request-event.ts'
+import type { DependencyBump } from '../../machines/dependency-bump.ts'
+import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { prEvent, run, type Facts } from './lifecycle-run.ts'
 
 const ROUTINE: DependencyBump = { bot: 'dependabot[bot]', security: false, compact: true }

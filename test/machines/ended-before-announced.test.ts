@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { decide, storesWithoutMessage } from '../../machines/decide.ts'
 import type { Intent } from '../../machines/pull-request.machine.ts'
-import type { EventKind, Provider } from '../../src/decode/pull-request-event.ts'
+import type { EventKind } from '../../machines/pull-request-event.ts'
+
+/** The hosts these cases cover. */
+type Provider = 'github' | 'bitbucket'
 import { prEvent, run } from './lifecycle-run.ts'
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { decide, storesWithoutMessage, type StoredLifecycle } from '../../machines/decide.ts'
 import { foldEvents } from '../../machines/fold-events.ts'
-import type { EventKind, PullRequestEvent } from '../../src/decode/pull-request-event.ts'
+import type { EventKind, PullRequestEvent } from '../../machines/pull-request-event.ts'
 
 let sequence = 0
 function event(kind: EventKind, facts: { draft?: boolean; actor?: string; title?: string; provider?: 'github' | 'bitbucket' } = {}): PullRequestEvent {

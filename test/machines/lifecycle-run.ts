@@ -1,6 +1,6 @@
 import { decide, storesWithoutMessage, type StoredLifecycle } from '../../machines/decide.ts'
 import type { Intent } from '../../machines/pull-request.machine.ts'
-import type { EventKind, Provider, PullRequestEvent, PullRequestFacts } from '../../src/decode/pull-request-event.ts'
+import type { EventKind, Provider, PullRequestEvent, PullRequestFacts } from '../../machines/pull-request-event.ts'
 
 export interface Facts {
   provider?: Provider

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { decide, storesWithoutMessage, type StoredLifecycle } from '../../machines/decide.ts'
 import { prEvent, run } from './lifecycle-run.ts'
 import { initialContext, pullRequestMachine, toMachineEvent, type Intent, type ReactionKey } from '../../machines/pull-request.machine.ts'
-import type { EventKind, PullRequestFacts } from '../../src/decode/pull-request-event.ts'
+import type { EventKind, PullRequestFacts } from '../../machines/pull-request-event.ts'
 
 const opened = () => prEvent('opened')
 const asDraft = () => [opened(), prEvent('converted_to_draft', { draft: true })]

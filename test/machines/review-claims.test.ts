@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import { foldEvents } from '../../machines/fold-events.ts'
-import type { ReviewClick } from '../../src/decode/review-click.ts'
+import type { ReviewClick } from '../../machines/lifecycle-event.ts'
 import { prEvent } from './lifecycle-run.ts'
 
 let clicks = 0

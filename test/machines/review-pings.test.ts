@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { foldEvents } from '../../machines/fold-events.ts'
 import { reviewPings } from '../../machines/review-pings.ts'
-import type { EventKind, PullRequestEvent, Reviewer } from '../../src/decode/pull-request-event.ts'
+import type { EventKind, PullRequestEvent, Reviewer } from '../../machines/pull-request-event.ts'
 
 let sequence = 0
 function event(kind: EventKind, extra: { reviewer?: Reviewer; listed?: Reviewer[]; actor?: string } = {}): PullRequestEvent {

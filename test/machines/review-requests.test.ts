@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { recordRequests, reviewerKey, waitingOn, type WaitingFacts } from '../../machines/review-requests.ts'
-import type { EventKind, PullRequestEvent, Reviewer } from '../../src/decode/pull-request-event.ts'
+import type { EventKind, PullRequestEvent, Reviewer } from '../../machines/pull-request-event.ts'
 import { prEvent, run } from './lifecycle-run.ts'
 
 const user = (login: string, accountId?: string): Reviewer => ({ type: 'user', login, ...(accountId ? { accountId } : {}) })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { foldEvents } from '../../machines/fold-events.ts'
 import { threadEvents } from '../../machines/thread-events.ts'
-import type { EventKind, PullRequestEvent } from '../../src/decode/pull-request-event.ts'
+import type { EventKind, PullRequestEvent } from '../../machines/pull-request-event.ts'
 
 let sequence = 0
 function event(kind: EventKind, facts: { draft?: boolean; actor?: string } = {}): PullRequestEvent {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { createCallLimit } from '../../src/effects/call-limit.ts'
 import { createSlackPacer } from '../../src/effects/slack-pacer.ts'
-import { createGithubClient } from '../../src/git-host/github-client.ts'
+import { github as githubHost } from '../../src/hosts/github/index.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { createEmailLookup, LOOKUP_TTL_MS } from '../../src/people/email-lookup.ts'
 import { lookedUpPeople } from '../../src/people/resolve-people.ts'
@@ -47,7 +47,7 @@ function lookup() {
   const logger = createLogger({ format: 'json', level: 'info', write: (line: string) => lines.push(line) })
   return createEmailLookup({
     store, logger, now: () => clock,
-    github: createGithubClient({ baseUrl: github.url, token: 'ghp_test' }),
+    emailOf: githubHost.connect({ token: 'ghp_test', extra: {}, scheme: undefined }, github.url)!.emailOf!,
     slack: createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: slack.url.endsWith('/') ? slack.url : `${slack.url}/`, logger, retry: { retries: 0 } }),
     pacer: createSlackPacer({ pacing: 'off', parallel: 2, signal: shutdown.signal }),
     limit: createCallLimit(2, shutdown.signal),
@@ -102,13 +102,13 @@ describe('createEmailLookup', () => {
     github.failures.push({ path: /^\/users\//, status: 500, times: 5 })
     clock += LOOKUP_TTL_MS.failed + 1
     expect(await find('octocat')).toBeUndefined()
-    expect(warnings().at(-1)).toMatchObject({ step: 'github', error_code: expect.any(String) })
+    expect(warnings().at(-1)).toMatchObject({ step: 'git_host', error_code: expect.any(String) })
   })
 
   it('resolves everyone the message names that users: does not map, never bots', async () => {
     github.users.set('carol', { email: 'carol@example.com' })
     slack.usersByEmail.set('carol@example.com', 'U0CAROL')
-    const resolve = lookedUpPeople({ provider: 'github', people: { users: { bob: 'U0BOB' }, teams: {} }, lookup: lookup() })
+    const resolve = lookedUpPeople({ people: { users: { bob: 'U0BOB' }, teams: {} }, lookup: lookup() })
     const context = {
       provider: 'github' as const, owner: 'acme', repo: 'api', number: 1, title: 't', url: 'u', author: 'bob', createdAt: '', reactions: [],
       approvedBy: ['Carol', 'ci[bot]'], changesRequestedBy: [], commentCount: 0, botReviewers: [],

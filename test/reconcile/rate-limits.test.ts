@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { initialContext } from '../../machines/pull-request.machine.ts'
-import type { PullRequestEvent } from '../../src/decode/pull-request-event.ts'
+import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { createCallLimit } from '../../src/effects/call-limit.ts'
 import { formatReport, reportFailed } from '../../src/reconcile/format-report.ts'
 import { runReconcile, type RunReconcileOptions } from '../../src/reconcile/run-reconcile.ts'
@@ -62,8 +62,8 @@ afterEach(async () => {
 })
 
 const options = (over: Partial<RunReconcileOptions>): RunReconcileOptions => ({
-  settings: { gitProvider: 'github', mappings: {}, api: { slack: '', github: '', bitbucket: '' }, publicUrl: undefined },
-  access: { gitToken: 'token', bitbucketAuthEmail: undefined },
+  settings: { gitProvider: 'github', mappings: {}, api: { slack: '', git: '' }, publicUrl: undefined },
+  access: { token: 'token', extra: {}, scheme: undefined },
   store, redeliver: false,
   // One call at a time, so that which call meets the spent budget is certain.
   limit: createCallLimit(1, shutdown.signal),
@@ -82,7 +82,7 @@ describe('GitHub x-ratelimit-*', () => {
     github.hooks.set('acme/api', [])
   })
   afterEach(() => github.close())
-  const run = () => runReconcile(options({ settings: { gitProvider: 'github', mappings: {}, api: { slack: '', github: github.url, bitbucket: '' }, publicUrl: undefined } }))
+  const run = () => runReconcile(options({ settings: { gitProvider: 'github', mappings: {}, api: { slack: '', git: github.url }, publicUrl: undefined } }))
   const pullCalls = () => github.requests.filter((r) => r.path.includes('/pulls/'))
 
   it('an answer that spends the budget holds the next call until x-ratelimit-reset, then goes on', async () => {
@@ -133,7 +133,7 @@ describe('Bitbucket 429', () => {
     bitbucket.pullRequests.set('acme/api#1', bitbucketPayload('pullrequest:updated', { id: 1, title: 'Change 1', state: 'MERGED' }).pullrequest as Record<string, unknown>)
   })
   afterEach(() => bitbucket.close())
-  const run = () => runReconcile(options({ settings: { gitProvider: 'bitbucket', mappings: {}, api: { slack: '', github: '', bitbucket: bitbucket.url }, publicUrl: undefined } }))
+  const run = () => runReconcile(options({ settings: { gitProvider: 'bitbucket', mappings: {}, api: { slack: '', git: bitbucket.url }, publicUrl: undefined } }))
 
   it('waits Retry-After, or a minute without it, and tries again', async () => {
     bitbucket.throttled.push({ path: /pullrequests\/1$/, times: 1, retryAfter: '30' }, { path: /pullrequests\/1$/, times: 1 })

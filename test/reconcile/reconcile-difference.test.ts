@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import { foldEvents } from '../../machines/fold-events.ts'
 import { initialContext } from '../../machines/pull-request.machine.ts'
-import type { PullRequestEvent, PullRequestFacts } from '../../src/decode/pull-request-event.ts'
+import type { PullRequestEvent, PullRequestFacts } from '../../machines/pull-request-event.ts'
 import { differenceOf, reconcileEvent } from '../../src/reconcile/reconcile-difference.ts'
 
 /** The pure half of reconcile: the difference, and that the machine takes its synthetic event to the real state. */

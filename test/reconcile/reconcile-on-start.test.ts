@@ -141,7 +141,7 @@ describe('reconcile.on_start window', () => {
     const shutdown = new AbortController()
     try {
       const run = (now: number) => startReconcileOnStart({
-        settings, secrets: { gitToken: TOKEN, bitbucketAuthEmail: undefined }, store, handOff: (e) => handedOff.push(e),
+        settings, secrets: { gitAccess: { token: TOKEN, extra: {}, scheme: undefined } }, store, handOff: (e) => handedOff.push(e),
         logger: createLogger({ format: 'json', level: 'info', write: (l) => logs.push(l) }), limit: createCallLimit(2, shutdown.signal), now: () => now,
       }).done
       await run(Date.now() + ON_START_WINDOW_MS + 60_000)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { LifecycleState, StoredLifecycle } from '../../machines/decide.ts'
 import type { PullRequestContext } from '../../machines/pull-request.machine.ts'
-import type { DependencyBump } from '../../src/decode/dependency-bump.ts'
+import type { DependencyBump } from '../../machines/dependency-bump.ts'
 import { renderMessage, SLACK_LIMITS } from '../../src/slack/render-message.ts'
 
 const ROUTINE: DependencyBump = { bot: 'dependabot[bot]', security: false, compact: true }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import type { Provider } from '../../src/decode/pull-request-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../../src/errors.ts'
 import { migrateUp, readMigrations } from '../../src/store/migrations.ts'
 import { openDatabase } from '../../src/store/open-database.ts'

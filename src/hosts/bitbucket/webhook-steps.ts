@@ -1,4 +1,4 @@
-import { REQUIRED_EVENTS } from '../git-host/webhooks.ts'
+import { BITBUCKET_REQUIRED_EVENTS } from './events.ts'
 
 /** The label Bitbucket's "Choose from a full list of triggers" shows for each event prherald needs. */
 const TRIGGER_LABELS: Record<string, string> = {
@@ -18,7 +18,7 @@ const TRIGGER_LABELS: Record<string, string> = {
  * to paste. Pure; whether the secret is set is passed in, the secret itself never is.
  */
 export function bitbucketWebhookSteps(workspace: string, repo: string, webhookUrl: string, secretSet: boolean): string[] {
-  const triggers = REQUIRED_EVENTS.bitbucket.map((e) => `       - ${TRIGGER_LABELS[e] ?? e}  (${e})`)
+  const triggers = BITBUCKET_REQUIRED_EVENTS.map((e) => `       - ${TRIGGER_LABELS[e] ?? e}  (${e})`)
   return [
     `Bitbucket webhooks are created by hand. For ${workspace}/${repo}:`,
     '',

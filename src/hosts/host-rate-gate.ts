@@ -1,4 +1,5 @@
-import type { CallLimit } from '../effects/call-limit.ts'
+/** The git-host call slots (a CallLimit): at most so many calls at once. */
+type CallLimit = <T>(run: () => Promise<T>) => Promise<T>
 import { PrheraldError } from '../errors.ts'
 
 /** The clock a gate waits on; tests pass a fake one whose sleep only records. */

@@ -1,5 +1,5 @@
-import type { Provider } from '../decode/pull-request-event.ts'
-import { redactUrl, redactUrlsIn } from '../config/redact-url.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
+import { redactUrl, redactUrlsIn } from '../log/redact-url.ts'
 import { PrheraldError } from '../errors.ts'
 
 /** What a failed git-host API call looked like; enough to tell the operator what to change. */

@@ -1,4 +1,4 @@
-import { gitHostError } from './git-host-error.ts'
+import { gitHostError } from '../git-host-error.ts'
 
 export interface BitbucketClientOptions {
   /** BITBUCKET_API_URL, e.g. https://api.bitbucket.org/2.0 */

@@ -1,8 +1,8 @@
-import type { Actor, Decoded, EventKind, Ignored, IgnoreReason, PullRequestFacts } from './pull-request-event.ts'
-import { smokeNumber } from '../smoke/smoke-pull-request.ts'
-import { securityUpdate } from './dependency-bump.ts'
-import { at, bool, int, obj, str, type JsonObject } from './read-fields.ts'
-import { githubRequested, githubTeam, githubUser } from './requested-reviewers.ts'
+import type { Actor, Decoded, EventKind, Ignored, IgnoreReason, PullRequestFacts } from '../../../machines/pull-request-event.ts'
+import { smokeNumber } from '../smoke-pull-request.ts'
+import { securityUpdate } from '../../../machines/dependency-bump.ts'
+import { at, bool, int, obj, str, type JsonObject } from '../../read-fields.ts'
+import { githubRequested, githubTeam, githubUser } from '../requested-reviewers.ts'
 
 /** Either the kind of change a delivery announces, or why it is not one prherald acts on. */
 type Verdict = { kind: EventKind } | { reason: IgnoreReason }

@@ -1,7 +1,7 @@
-import { isPrheraldError } from '../errors.ts'
-import { REQUIRED_EVENTS } from '../git-host/webhooks.ts'
-import type { Store } from '../store/store.ts'
-import { nextLink, type GithubRequest } from './github-requests.ts'
+import { isPrheraldError } from '../../errors.ts'
+import type { MissedDeliveriesOptions, MissedDeliveriesResult, MissedDelivery } from '../contract.ts'
+import { GITHUB_REQUIRED_EVENTS } from './events.ts'
+import { nextLink, type GithubRequest } from './requests.ts'
 
 /** The fields of a GitHub webhook delivery-log entry that reconcile reads. */
 export interface DeliveryLogEntry {
@@ -15,34 +15,8 @@ export interface DeliveryLogEntry {
   action: string | null
 }
 
-export interface MissedDelivery {
-  repository: string
-  hookId: number
-  /** X-GitHub-Delivery of the event. */
-  guid: string
-  /** e.g. pull_request.closed */
-  event: string
-  deliveredAt: string
-  statusCode: number
-  /** True once GitHub accepted the redelivery request. */
-  redelivered: boolean
-}
-
-export interface MissedDeliveriesResult {
-  missed: MissedDelivery[]
-  /** Repositories that could not be examined, and why (no prherald webhook, several, an error). */
-  problems: Array<{ repository: string; message: string; fix?: string | undefined }>
-}
-
-export interface MissedDeliveriesDeps {
+export interface MissedDeliveriesDeps extends MissedDeliveriesOptions {
   request: GithubRequest
-  store: Store
-  /** owner/repo of each repository to examine. */
-  repositories: readonly string[]
-  /** `${PRHERALD_PUBLIC_URL}/webhook/github` when set: the hook with exactly this URL is prherald's. */
-  hookUrl: string | undefined
-  /** Request redeliveries and move each hook's mark; false lists what it would redeliver. */
-  redeliver: boolean
 }
 
 /** GitHub keeps three days of deliveries; this many pages of 100 is far beyond what one repository's prherald hook logs in that time. */
@@ -50,7 +24,7 @@ const MAX_PAGES = 20
 const enc = encodeURIComponent
 const trim = (url: string) => url.replace(/\/+$/, '')
 const ok = (entry: DeliveryLogEntry) => entry.status_code >= 200 && entry.status_code < 300
-const WANTED = new Set(REQUIRED_EVENTS.github)
+const WANTED: ReadonlySet<string> = new Set(GITHUB_REQUIRED_EVENTS)
 
 interface HookBody { id: number; active: boolean; config: { url?: string } }
 

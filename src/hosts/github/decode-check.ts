@@ -1,22 +1,5 @@
-import type { Actor, CheckOutcome, CommitCheck, Ignored, IgnoreReason } from './pull-request-event.ts'
-import { at, int, obj, str } from './read-fields.ts'
-
-/**
- * A GitHub check result (`check_suite` completed, or a commit `status`). It names a commit, not a pull
- * request: a check suite lists the pull requests whose head it is (`pull_requests`, empty for a pull request
- * from a fork), a status lists none. The intake maps the commit to pull requests (check-intake.ts).
- */
-export interface CheckDelivery {
-  check: true
-  provider: 'github'
-  deliveryId: string
-  owner: string
-  repo: string
-  result: CommitCheck
-  /** The pull requests the payload names (check_suite.pull_requests of this repository); often none. */
-  prNumbers: number[]
-  sender: Actor
-}
+import type { CheckDelivery, CheckOutcome, CommitCheck, Ignored, IgnoreReason } from '../../../machines/pull-request-event.ts'
+import { at, int, obj, str } from '../../read-fields.ts'
 
 export const CHECK_EVENTS: ReadonlySet<string> = new Set(['check_suite', 'status'])
 
@@ -28,8 +11,6 @@ const SUITE_CONCLUSIONS = new Map<string, CheckOutcome>([
   ['action_required', 'pending'], ['cancelled', 'pending'], ['stale', 'pending'],
 ])
 const STATUS_STATES = new Map<string, CheckOutcome>([['success', 'passed'], ['failure', 'failed'], ['error', 'failed'], ['pending', 'pending']])
-
-export const isCheckDelivery = (value: unknown): value is CheckDelivery => (value as { check?: unknown } | undefined)?.check === true
 
 function suiteResult(root: Record<string, unknown>): { result?: CommitCheck; prNumbers: number[]; reason?: IgnoreReason } {
   if (str(root, 'action') !== 'completed') return { prNumbers: [], reason: 'unsupported_action' }

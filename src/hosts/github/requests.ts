@@ -1,5 +1,5 @@
-import { githubError, type GithubClient } from '../git-host/github-client.ts'
-import { RateLimited, type GateClock, type HostRateGate } from './host-rate-gate.ts'
+import { githubError, type GithubClient } from './client.ts'
+import { RateLimited, type GateClock, type HostRateGate } from '../host-rate-gate.ts'
 
 type Headers = Record<string, string | number | undefined>
 

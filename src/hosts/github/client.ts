@@ -1,5 +1,5 @@
 import { Octokit } from '@octokit/rest'
-import { gitHostError } from './git-host-error.ts'
+import { gitHostError } from '../git-host-error.ts'
 
 export interface GithubClientOptions {
   /** GITHUB_API_URL: api.github.com, a GitHub Enterprise Server `/api/v3`, or a fake in tests. */

@@ -1,8 +1,8 @@
-import type { Actor, Decoded, EventKind, Ignored, IgnoreReason } from './pull-request-event.ts'
-import { smokeNumber } from '../smoke/smoke-pull-request.ts'
-import { securityUpdate } from './dependency-bump.ts'
-import { at, bool, int, obj, str } from './read-fields.ts'
-import { bitbucketRequested } from './requested-reviewers.ts'
+import type { Actor, Decoded, EventKind, Ignored, IgnoreReason } from '../../../machines/pull-request-event.ts'
+import { smokeNumber } from '../smoke-pull-request.ts'
+import { securityUpdate } from '../../../machines/dependency-bump.ts'
+import { at, bool, int, obj, str } from '../../read-fields.ts'
+import { bitbucketRequested } from '../requested-reviewers.ts'
 
 /** Bitbucket Cloud event keys (`X-Event-Key`) prherald acts on. A Map, so `constructor` is not a key. */
 const EVENT_KEYS = new Map<string, EventKind>([

@@ -1,7 +1,8 @@
 /** The provider-neutral shape every accepted delivery is decoded into. Decoders are pure. */
 import type { DependencyBump } from './dependency-bump.ts'
 
-export type Provider = 'github' | 'bitbucket'
+/** A git host's id (src/hosts/registry.ts): the core never asks which one, it only carries it. */
+export type Provider = string
 
 export type EventKind =
   | 'opened' // a new pull request (may be a draft)
@@ -143,6 +144,28 @@ export interface Ignored {
 }
 
 export type Decoded = PullRequestEvent | Ignored
+
+/**
+ * A check result about a commit (GitHub: a `check_suite` completed or a commit `status`). It names a commit,
+ * not a pull request: the pull requests the host names, often none; the intake maps the commit to pull
+ * requests (check-intake.ts).
+ */
+export interface CheckDelivery {
+  check: true
+  provider: Provider
+  deliveryId: string
+  owner: string
+  repo: string
+  result: CommitCheck
+  /** The pull requests the payload names (check_suite.pull_requests of this repository); often none. */
+  prNumbers: number[]
+  sender: Actor
+}
+
+export const isCheckDelivery = (value: unknown): value is CheckDelivery => (value as { check?: unknown } | undefined)?.check === true
+
+/** A decoded delivery: about one pull request, ignored, or a check result about a commit. */
+export type Delivery = Decoded | CheckDelivery
 
 export function isIgnored(decoded: Decoded): decoded is Ignored {
   return 'ignored' in decoded

@@ -1,29 +1,10 @@
-import type { Provider, PullRequestEvent } from './pull-request-event.ts'
-import { at, str } from './read-fields.ts'
+import type { ReviewClick } from '../../machines/lifecycle-event.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
+import { HOSTS } from '../hosts/registry.ts'
+import { at, str } from '../read-fields.ts'
 
 /** The button's `action_id`: what tells prherald's own button from anything else Slack might send. */
 export const START_REVIEW_ACTION = 'prherald_start_review'
-
-/**
- * A click on a message's "Start review" button: someone in Slack claims (or, clicking again, gives back) the
- * review of a pull request. It goes through the pull request's mailbox like a delivery, so it never races one.
- */
-export interface ReviewClick {
-  kind: 'review_click'
-  provider: Provider
-  /** `slack:<trigger_id>`: unique per click, and never a git host's delivery id (theirs are UUIDs). */
-  deliveryId: string
-  owner: string
-  repo: string
-  number: number
-  /** The Slack user who clicked (`U…` or `W…`). */
-  user: string
-}
-
-/** What a pull request's mailbox carries: a git host's delivery or a click in Slack. */
-export type LifecycleEvent = PullRequestEvent | ReviewClick
-
-export const isReviewClick = (event: LifecycleEvent): event is ReviewClick => event.kind === 'review_click'
 
 /** Why a well-signed interaction is not a click prherald acts on; the route answers 200 and logs it. */
 export type InteractionIgnored = 'not_a_button_click' | 'not_our_button' | 'invalid_payload'
@@ -31,7 +12,7 @@ export type InteractionIgnored = 'not_a_button_click' | 'not_our_button' | 'inva
 export type DecodedInteraction = { click: ReviewClick } | { ignored: InteractionIgnored }
 
 /** The value the button carries: the pull request's key (pullRequestKey), e.g. `github:acme/api#42`. */
-const BUTTON_VALUE = /^(github|bitbucket):([^/\s]+)\/([^#\s]+)#(\d{1,9})$/
+const BUTTON_VALUE = /^([a-z][a-z0-9-]{0,30}):([^/\s]+)\/([^#\s]+)#(\d{1,9})$/
 /** Slack user IDs: `U…`, or `W…` on Enterprise Grid. Checked because the ID is written into mrkdwn. */
 const SLACK_USER = /^[UW][A-Z0-9]{2,20}$/
 /** Slack's trigger_id, e.g. `1388105719492.1379717998065.9bc1638…`; bounded because it becomes a stored id. */
@@ -61,7 +42,7 @@ export function decodeInteraction(body: string): DecodedInteraction {
   const target = BUTTON_VALUE.exec(str(action, 'value') ?? '')
   const user = str(payload, 'user', 'id') ?? ''
   const trigger = str(payload, 'trigger_id') ?? ''
-  if (!target || !SLACK_USER.test(user) || !TRIGGER_ID.test(trigger)) return { ignored: 'invalid_payload' }
+  if (!target || !HOSTS.has(target[1]!) || !SLACK_USER.test(user) || !TRIGGER_ID.test(trigger)) return { ignored: 'invalid_payload' }
   return {
     click: {
       kind: 'review_click',

@@ -1,5 +1,5 @@
-import type { Reviewer } from './pull-request-event.ts'
-import { at, str } from './read-fields.ts'
+import type { Reviewer } from '../../machines/pull-request-event.ts'
+import { at, str } from '../read-fields.ts'
 
 /**
  * Readers of the reviewers a payload asks for, one per host. Pure; entries of the wrong shape are skipped

@@ -1,16 +1,8 @@
-import type { Provider } from './pull-request-event.ts'
-
 /**
  * Dependency-bot pull requests (issue 13.2): who counts as a dependency bot, and whether a bump is a security
  * update. Pure. The security check fails safe: it looks only for the markers the bots themselves write, and
  * anything it cannot recognise is a routine bump, so a channel is never alarmed by a guess.
  */
-
-/** The GitHub App logins of the hosted bots. Bitbucket has no such fixed identity, so it has no built-ins. */
-export const BUILT_IN_DEPENDENCY_BOTS: Readonly<Record<Provider, readonly string[]>> = {
-  github: ['dependabot[bot]', 'renovate[bot]'],
-  bitbucket: [],
-}
 
 /** How a dependency-bot pull request was classified when it was announced; kept in the machine context. */
 export interface DependencyBump {
@@ -69,9 +61,9 @@ export function securityUpdate(text: BumpText): boolean {
   return text.body !== undefined && bodyNamesAdvisory(text.body)
 }
 
-/** The logins announced as dependency bumps: the host's built-ins plus `reviews.dependency_bot_logins`, lower-cased. */
-export function dependencyBotLogins(provider: Provider, configured: readonly string[]): string[] {
-  return [...new Set([...BUILT_IN_DEPENDENCY_BOTS[provider], ...configured].map((l) => l.toLowerCase()))]
+/** The logins announced as dependency bumps: the host's built-ins (GitHost.dependencyBots) plus `reviews.dependency_bot_logins`, lower-cased. */
+export function dependencyBotLogins(builtIn: readonly string[], configured: readonly string[]): string[] {
+  return [...new Set([...builtIn, ...configured].map((l) => l.toLowerCase()))]
 }
 
 export function isDependencyBot(author: string, logins: readonly string[]): boolean {
@@ -83,9 +75,10 @@ export function isDependencyBot(author: string, logins: readonly string[]): bool
  * intake attaches it to each event; the machine keeps the one it sees at announcement.
  */
 export function classifyDependencyBump(
-  event: { provider: Provider; pr: { author: string; securityUpdate?: boolean } },
+  event: { pr: { author: string; securityUpdate?: boolean } },
   reviews: { dependencyBots: 'compact' | 'standard'; dependencyBotLogins: readonly string[] },
+  builtIn: readonly string[],
 ): DependencyBump | undefined {
-  if (!isDependencyBot(event.pr.author, dependencyBotLogins(event.provider, reviews.dependencyBotLogins))) return undefined
+  if (!isDependencyBot(event.pr.author, dependencyBotLogins(builtIn, reviews.dependencyBotLogins))) return undefined
   return { bot: event.pr.author, security: event.pr.securityUpdate === true, compact: reviews.dependencyBots === 'compact' }
 }

@@ -1,0 +1,6 @@
+/** The triggers prherald decodes; a webhook missing one silently drops that part of the lifecycle. */
+export const BITBUCKET_REQUIRED_EVENTS = [
+  'pullrequest:created', 'pullrequest:updated', 'pullrequest:approved', 'pullrequest:unapproved',
+  'pullrequest:changes_request_created', 'pullrequest:changes_request_removed',
+  'pullrequest:fulfilled', 'pullrequest:rejected', 'pullrequest:comment_created',
+] as const

@@ -1,0 +1,200 @@
+import type { Actor, Delivery, PullRequestFacts } from '../../machines/pull-request-event.ts'
+import type { ChangedFile } from '../routing/route-by-paths.ts'
+import type { GateClock, HostRateGate } from './host-rate-gate.ts'
+import type { Store } from '../store/store.ts'
+import type { WebhookApi } from './webhooks.ts'
+
+/**
+ * What differs between git hosts, and nothing else. Each host is one folder under src/hosts/ whose index.ts
+ * exports one `GitHost`; src/hosts/registry.ts lists them. Outside src/hosts/ (and the config schema, which
+ * takes the registry's ids) nothing asks which host it is: it asks the host.
+ */
+/** The process environment, as the config loader passes it. */
+export type Env = Readonly<Record<string, string | undefined>>
+
+export interface GitHost {
+  /** `git_provider`, the route `/webhook/<id>`, and the first part of a pull request's key. */
+  readonly id: string
+  readonly words: HostWords
+  readonly variables: HostVariables
+  /** The API base when `variables.apiUrl` is unset. */
+  readonly defaultApiUrl: string
+  readonly delivery: DeliveryReader
+  readonly webhook: WebhookFacts
+  readonly people: PeopleFacts
+  /** Authors whose pull requests are dependency bumps without any configuration (GitHub's hosted bots). */
+  readonly dependencyBots: readonly string[]
+  /** The optional credentials for API calls; `token` undefined means none (the features that need one are off). */
+  readAccess(env: Env): HostAccess
+  /** The API with those credentials; undefined when there are none. */
+  connect(access: HostAccess, apiUrl: string): HostApi | undefined
+  /** The signed deliveries prherald-smoke sends, as this host would send them. */
+  smokeDelivery(run: SmokeRun, step: SmokeStep, secret: string): SmokeDelivery
+}
+
+/** How operator output and messages name things on this host. */
+export interface HostWords {
+  /** `GitHub`, `Bitbucket`, `GitLab`. */
+  name: string
+  /** The setup wizard's choice: `GitHub (github.com or GitHub Enterprise Server)`. */
+  product: string
+  /** `pull request`, or `merge request`. */
+  pullRequest: string
+  /** Short form before the number: `PR #`, `MR !`. */
+  reference: string
+  /** What owns repositories: `organisation`, `workspace`, `group`. */
+  owner: string
+  /** The setup prompt's example: `owner/repo`. */
+  repositoryExample: string
+}
+
+export interface HostVariables {
+  /** The webhook secret (or token) variable: required to run the server. */
+  secret: string
+  /** The API token variable: optional. */
+  token: string
+  apiUrl: string
+  /** Further optional variables the host reads (documented in its page); never printed with their values. */
+  extra: readonly string[]
+}
+
+/** Credentials as read from the environment; values are secrets, to be redacted from every log line. */
+export interface HostAccess {
+  token: string | undefined
+  /** Host-specific settings of the credentials (Bitbucket's HTTP Basic email). */
+  extra: Readonly<Record<string, string | undefined>>
+  /** A human line saying how API calls authenticate, for the doctor (`Bearer with an access token`). */
+  scheme: string | undefined
+}
+
+/** Reading a delivery: who sent it (authenticated), which event, which id, and what it means to prherald. */
+export interface DeliveryReader {
+  /** Header names as the host's delivery log spells them, for answers and log lines. */
+  headers: { event: string; delivery: string; auth: string }
+  /** Checks the delivery's authentication against every configured secret, in constant time. */
+  authenticate(secrets: readonly string[], headers: Headers, body: Uint8Array): boolean
+  eventName(headers: Headers): string
+  /** Stable across the host's own retries of the same delivery. */
+  deliveryId(headers: Headers, body: Uint8Array): string
+  /** Pure: a parsed, authenticated payload into prherald's events. */
+  decode(eventName: string, deliveryId: string, payload: unknown): Delivery
+  /** Headers the host sends besides the ones above (smoke deliveries and tests send them too). */
+  extraHeaders?: Readonly<Record<string, string>>
+}
+
+/** What the checks and create-webhook need to know about the host's webhooks. */
+export interface WebhookFacts {
+  /** Events prherald decodes; a webhook missing one drops that part of the lifecycle (FAIL). */
+  required: readonly string[]
+  /** Events used when they come (checks on the message); missing ones are a WARN. */
+  optional: readonly string[]
+  /** True when the hook sends every event whatever its list says (GitHub's `*`). */
+  sendsEverything(events: readonly string[]): boolean
+  /** The fix when the repository has no usable webhook. */
+  setupFix(target: string): string
+  /** The fix when the webhook lacks events. */
+  eventsFix(target: string): string
+  /** What reading the owner's webhooks needs of the token. */
+  ownerHookAccess: string
+  /** Hosts whose webhooks prherald cannot create print these steps instead (create-webhook, setup). */
+  manualSteps?(owner: string, repo: string, url: string, secretSet: boolean): string[]
+}
+
+/** How `users:` and `teams:` key people on this host. */
+export interface PeopleFacts {
+  /** The key of `users:` for an actor (login, or account id). */
+  keyOf(actor: Pick<Actor, 'login' | 'accountId'>): string
+  /** Logins that ignore case are stored and looked up lower-cased. */
+  caseInsensitive: boolean
+  /** What `users:` keys are, for `prherald-config list`. */
+  keyDescription: string
+  /** What `teams:` keys are; undefined when the host has no teams prherald reads. */
+  teamDescription: string | undefined
+  /** slack.lookup_users_by_email works here (the host's API gives a profile's public email). */
+  emailLookup: boolean
+  /** Why a `users:` key cannot be one of this host's keys (a nickname where an account id is needed); undefined when it can. */
+  keyProblem?(key: string): string | undefined
+}
+
+export interface PullRequestAddress {
+  owner: string
+  repo: string
+  number: number
+}
+
+/** The host's API, for a token. Optional members are capabilities only some hosts have. */
+export interface HostApi {
+  webhooks: WebhookApi
+  /** The changed files of a pull request, for path routing. */
+  changedFiles(pr: PullRequestAddress): Promise<ChangedFile[]>
+  /** Reconcile's reads for one run, every call through the gate (the host's rate limits). */
+  reconcile(gate: HostRateGate, clock: GateClock): HostReconcile
+  /** Creates the repository's webhook or updates the one with the same URL. Absent: `webhook.manualSteps`. */
+  upsertWebhook?(spec: WebhookSpec): Promise<{ action: 'created' | 'updated'; id: string }>
+  /** A login's public profile email, for slack.lookup_users_by_email. */
+  emailOf?(login: string): Promise<string | undefined>
+}
+
+export interface HostReconcile {
+  /** The pull request as the host shows it now, in the facts a delivery carries. */
+  readPullRequest(pr: PullRequestAddress): Promise<PullRequestFacts>
+  /** Hosts with a delivery log: finds the failed deliveries since the last run and asks for them again. */
+  missedDeliveries?(options: MissedDeliveriesOptions): Promise<MissedDeliveriesResult>
+}
+
+export interface MissedDeliveriesOptions {
+  store: Store
+  /** owner/repo of each repository to examine. */
+  repositories: readonly string[]
+  /** `${PRHERALD_PUBLIC_URL}/webhook/<id>` when set: the hook with exactly this URL is prherald's. */
+  hookUrl: string | undefined
+  /** Request redeliveries and move each hook's mark; false lists what it would redeliver. */
+  redeliver: boolean
+}
+
+export interface MissedDelivery {
+  repository: string
+  hookId: number
+  /** The delivery id of the event. */
+  guid: string
+  /** e.g. pull_request.closed */
+  event: string
+  deliveredAt: string
+  statusCode: number
+  /** True once the host accepted the redelivery request. */
+  redelivered: boolean
+}
+
+export interface MissedDeliveriesResult {
+  missed: MissedDelivery[]
+  /** Repositories that could not be examined, and why (no prherald webhook, several, an error). */
+  problems: Array<{ repository: string; message: string; fix?: string | undefined }>
+}
+
+export interface WebhookSpec {
+  owner: string
+  repo: string
+  url: string
+  secret: string
+}
+
+/** The deliveries a smoke run sends, in order; `closed` is always the last, and the service cleans up on it. */
+export type SmokeStep = 'opened' | 'approved' | 'merged' | 'closed'
+
+export interface SmokeRun {
+  owner: string
+  repo: string
+  /** Distinguishes this run's message from an earlier run's in the channel. */
+  runId: string
+  createdAt: string
+}
+
+export interface SmokeDelivery {
+  headers: Record<string, string>
+  body: string
+}
+
+/** The values of the credentials, for the logger's redaction list. */
+export function gitSecrets(access: HostAccess): string[] {
+  return [access.token, ...Object.values(access.extra)].filter((v): v is string => v !== undefined && v !== '')
+}

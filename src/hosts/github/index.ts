@@ -1,0 +1,90 @@
+import type { GitHost, HostApi } from '../contract.ts'
+import { readPullRequestWith } from '../read-pull-request.ts'
+import { smokeRequest } from '../smoke-delivery.ts'
+import { bodyDigestId, signBody, verifySignature } from '../verify-signature.ts'
+import { createGithubClient, githubCall } from './client.ts'
+import { githubChangedFiles } from './changed-files.ts'
+import { GITHUB_OPTIONAL_EVENTS, GITHUB_REQUIRED_EVENTS } from './events.ts'
+import { CHECK_EVENTS, decodeGithubCheck } from './decode-check.ts'
+import { decodeGithub } from './decode.ts'
+import { missedDeliveries } from './missed-deliveries.ts'
+import { githubRequests } from './requests.ts'
+import { githubSmokePayload } from './smoke.ts'
+import { githubWebhookApi, upsertGithubWebhook } from './webhooks.ts'
+import { cachingOwnerHooks } from '../webhooks.ts'
+
+const headers = { event: 'X-GitHub-Event', delivery: 'X-GitHub-Delivery', auth: 'X-Hub-Signature-256' } as const
+
+
+function connect(token: string, apiUrl: string): HostApi {
+  const octokit = createGithubClient({ baseUrl: apiUrl, token })
+  return {
+    webhooks: cachingOwnerHooks(githubWebhookApi(octokit)),
+    changedFiles: githubChangedFiles(octokit),
+    reconcile(gate, clock) {
+      const request = githubRequests(octokit, gate, clock)
+      return {
+        readPullRequest: readPullRequestWith(async ({ owner, repo, number }) => {
+          const path = `/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/pulls/${number}`
+          const { data } = await request<{ user?: unknown }>('GET', path)
+          return {
+            what: `GET ${path}`,
+            decoded: decodeGithub('pull_request', 'reconcile', { action: 'opened', pull_request: data, repository: { owner: { login: owner }, name: repo }, sender: data.user }),
+          }
+        }),
+        missedDeliveries: (options) => missedDeliveries({ ...options, request }),
+      }
+    },
+    async upsertWebhook(spec) {
+      const { action, id } = await upsertGithubWebhook(octokit, spec, [...GITHUB_REQUIRED_EVENTS, ...GITHUB_OPTIONAL_EVENTS])
+      return { action, id: String(id) }
+    },
+    emailOf: (login) => githubCall(octokit, `GET /users/${login}`, async () => {
+      try {
+        return (await octokit.request('GET /users/{username}', { username: login })).data.email ?? undefined
+      } catch (error) {
+        // No such account (renamed or deleted since the delivery): nobody to find, not a failure.
+        if ((error as { status?: unknown }).status === 404) return undefined
+        throw error
+      }
+    }),
+  }
+}
+
+export const github: GitHost = {
+  id: 'github',
+  words: { name: 'GitHub', product: 'GitHub (github.com or GitHub Enterprise Server)', pullRequest: 'pull request', reference: 'PR #', owner: 'organisation', repositoryExample: 'owner/repo' },
+  variables: { secret: 'GITHUB_WEBHOOK_SECRET', token: 'GITHUB_TOKEN', apiUrl: 'GITHUB_API_URL', extra: [] },
+  defaultApiUrl: 'https://api.github.com',
+  delivery: {
+    headers,
+    authenticate: (secrets, given, body) => verifySignature(secrets, body, given.get(headers.auth)),
+    eventName: (given) => given.get(headers.event)?.trim() ?? '',
+    deliveryId: (given, body) => given.get(headers.delivery)?.trim() || bodyDigestId(body),
+    decode: (eventName, deliveryId, payload) => CHECK_EVENTS.has(eventName)
+      ? decodeGithubCheck(eventName, deliveryId, payload)
+      : decodeGithub(eventName, deliveryId, payload),
+  },
+  webhook: {
+    required: GITHUB_REQUIRED_EVENTS,
+    optional: GITHUB_OPTIONAL_EVENTS,
+    sendsEverything: (events) => events.includes('*'),
+    setupFix: (target) => `run prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL, GITHUB_TOKEN and GITHUB_WEBHOOK_SECRET)`,
+    eventsFix: (target) => `tick those events on the webhook, or run prherald-config create-webhook ${target} to update it`,
+    ownerHookAccess: 'GITHUB_TOKEN must be able to read organisation webhooks (fine-grained: Organization permissions → Webhooks: read; classic: admin:org_hook)',
+  },
+  people: {
+    keyOf: (actor) => actor.login,
+    caseInsensitive: true,
+    keyDescription: 'GitHub logins, case ignored',
+    teamDescription: 'GitHub team slugs, case ignored',
+    emailLookup: true,
+  },
+  dependencyBots: ['dependabot[bot]', 'renovate[bot]'],
+  readAccess: (env) => ({ token: env.GITHUB_TOKEN || undefined, extra: {}, scheme: undefined }),
+  connect: (access, apiUrl) => (access.token === undefined ? undefined : connect(access.token, apiUrl)),
+  smokeDelivery(run, step, secret) {
+    const { event, payload } = githubSmokePayload(run, step, new Date().toISOString())
+    return smokeRequest(github.delivery, event, payload, (body) => signBody(secret, body))
+  },
+}

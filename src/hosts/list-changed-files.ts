@@ -1,0 +1,16 @@
+import type { ChangedFile } from '../routing/route-by-paths.ts'
+
+/**
+ * GitHub's pull-request files endpoint stops at 3000 files whatever the page size, so a larger pull request
+ * cannot be seen whole there. Bitbucket is held to the same bound so both providers route alike and one
+ * enormous diff cannot hold up a mailbox.
+ */
+export const MAX_CHANGED_FILES = 3000
+
+export interface PullRequestRef {
+  owner: string
+  repo: string
+  number: number
+}
+
+export type ListChangedFiles = (pr: PullRequestRef) => Promise<ChangedFile[]>

@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { packageRoot } from '../../src/package-root.ts'
+import { HOST_IDS } from '../../src/hosts/registry.ts'
+import { importsOf, sourceFiles } from '../helpers/import-graph.ts'
+
+/**
+ * The layout's promises (docs/architecture.md), checked on the source itself so that a change that breaks
+ * one fails here rather than in the next review: hosts are plug-ins, and the folders do not import in circles.
+ */
+const ROOT = packageRoot()
+const CODE = ['src', 'machines']
+const files = CODE.flatMap((dir) => sourceFiles(ROOT, dir))
+
+/** The code of a file without its comments, so a comment may name a host. */
+const code = (file: string) => readFileSync(join(ROOT, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
+
+describe('hosts are plug-ins', () => {
+  it('nothing outside src/hosts/ names a host: no comparison, case or table keyed by a host id', () => {
+    const literal = new RegExp(`(['"\`])(?:${HOST_IDS.join('|')})\\1`)
+    const offenders = files
+      .filter((file) => !file.startsWith('src/hosts/'))
+      .flatMap((file) => code(file).split('\n').map((line, i) => ({ file, line: i + 1, text: line.trim() })))
+      .filter(({ text }) => literal.test(text))
+    expect(offenders).toEqual([])
+  })
+
+  it('the machine, the Slack renderer and the stores never import a host', () => {
+    const core = files.filter((file) => file.startsWith('machines/') || file.startsWith('src/store/') || /^src\/slack\/render/.test(file))
+    const offenders = core.flatMap((file) => importsOf(ROOT, file).filter((target) => target.startsWith('src/hosts/')).map((target) => `${file} -> ${target}`))
+    expect(offenders).toEqual([])
+  })
+
+  it('a host imports neither the configuration nor the service around it', () => {
+    const hosts = files.filter((file) => file.startsWith('src/hosts/'))
+    const offenders = hosts.flatMap((file) => importsOf(ROOT, file)
+      .filter((target) => !target.startsWith('src/hosts/') && !target.startsWith('machines/') && !/^src\/(errors|read-fields)\.ts$/.test(target) && !target.startsWith('src/log/') && !target.startsWith('src/routing/route-by-paths'))
+      .filter((target) => !target.startsWith('src/store/store.ts'))
+      .map((target) => `${file} -> ${target}`))
+    expect(offenders).toEqual([])
+  })
+})
