@@ -196,7 +196,7 @@ describe('GitHub: slack.lookup_users_by_email', () => {
       expect(paths.sort()).toEqual(['/users/dave', '/users/erin', '/users/octocat'])
       expect(slack.count('users.lookupByEmail')).toBe(2)
       const warned = service!.entries().filter((e) => e.msg === 'person lookup by email failed; shown as plain text')
-      expect(warned).toEqual([expect.objectContaining({ level: 'warn', login: 'dave', step: 'github' })])
+      expect(warned).toEqual([expect.objectContaining({ level: 'warn', login: 'dave', step: 'git_host' })])
       expect(service!.logs.join('\n')).not.toMatch(/@example\.com/)
     } finally {
       await github.close()
