@@ -1,5 +1,5 @@
 import type { EventKind, PullRequestEvent } from './pull-request-event.ts'
-import type { ReactionKey } from '../src/config/settings.ts'
+import type { ReactionKey } from './reaction-key.ts'
 
 /** What the message shows besides the pull request itself. Pure helpers; the machine assigns their results. */
 export interface ReviewFacts {

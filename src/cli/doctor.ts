@@ -10,7 +10,7 @@ import { redactUrl } from '../log/redact-url.ts'
 import { databaseSecrets } from '../store/database-secrets.ts'
 import { inspectDatabase } from '../store/inspect-database.ts'
 import { loadEnvFile } from './load-env-file.ts'
-import { parseRepository } from './parse-repository.ts'
+import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
 
 const print = (line: string) => console.log(line)

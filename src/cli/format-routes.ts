@@ -1,5 +1,5 @@
 import { DEFAULTS, type ReactionKey, type ReactionSettings } from '../config/settings.ts'
-import { applyReactionTier } from '../routing/reactions.ts'
+import { applyReactionTier } from '../config/reactions.ts'
 import type { Route } from '../routing/resolve-route.ts'
 
 /** Columns padded to the widest cell; the last column is not padded. */

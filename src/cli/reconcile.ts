@@ -7,7 +7,7 @@ import { PrheraldError } from '../errors.ts'
 import { formatReport, reportFailed } from '../reconcile/format-report.ts'
 import { reconcileLocally } from '../reconcile/reconcile-locally.ts'
 import { loadEnvFile } from './load-env-file.ts'
-import { parseRepository } from './parse-repository.ts'
+import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CAC, Command } from 'cac'
 import { packageRoot } from '../package-root.ts'
-import { reportError } from './report-error.ts'
+import { reportError } from '../log/report-error.ts'
 
 /** Exit status of a command line that was never run: an unknown option, command or argument (as getopt-style tools do). */
 export const USAGE_ERROR = 2

@@ -7,7 +7,7 @@ import { createLogger } from '../log/logger.ts'
 import { databaseSecrets } from '../store/database-secrets.ts'
 import { startService, type RunningService } from '../service.ts'
 import { loadEnvFile } from './load-env-file.ts'
-import { reportError } from './report-error.ts'
+import { reportError } from '../log/report-error.ts'
 import { runCommands } from './run-commands.ts'
 
 /**

@@ -4,11 +4,11 @@ import { loadSettings } from '../config/load-config.ts'
 import { hostOf } from '../hosts/registry.ts'
 import type { Settings } from '../config/settings.ts'
 import { PrheraldError } from '../errors.ts'
-import { applyReactionTier } from '../routing/reactions.ts'
+import { applyReactionTier } from '../config/reactions.ts'
 import { listRoutes, resolveRoute, type Route } from '../routing/resolve-route.ts'
 import { runSmoke } from '../smoke/run-smoke.ts'
 import { loadEnvFile } from './load-env-file.ts'
-import { parseRepository } from './parse-repository.ts'
+import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
 
 interface Options {

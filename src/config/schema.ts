@@ -1,9 +1,10 @@
 import { HOST_IDS } from '../hosts/registry.ts'
+import { LOG_FORMATS, LOG_LEVELS } from '../log/logger.ts'
 import {
   array, boolean, enums, integer, object, optional, record, refine, size, string, union, type Infer, type Struct,
 } from 'superstruct'
 import { Cron } from 'croner'
-import { holidayCalendarProblem, timeZoneProblem } from '../digest/digest-day.ts'
+import { holidayCalendarProblem, timeZoneProblem } from './digest-calendar.ts'
 
 /**
  * The shape of config.yaml. `object` (not `type`) so that unknown keys are errors: a typo such as
@@ -125,8 +126,7 @@ const slackGroupId = refine(string(), 'slack_group_id', (value) => {
   return `"${value}" is not a Slack user-group id; write the group's id (S…): in Slack, People > User groups, open the group, copy the S… id from the browser's address bar`
 })
 
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const
-export const LOG_FORMATS = ['json', 'pretty'] as const
+export { LOG_FORMATS, LOG_LEVELS } from '../log/logger.ts'
 /** `git_provider`: the hosts of src/hosts/registry.ts. */
 export const PROVIDERS = HOST_IDS
 export const SLACK_PACINGS = ['published', 'off'] as const

@@ -1,13 +1,14 @@
-import type { DEPENDENCY_BOT_LAYOUTS, REVIEW_REQUEST_NOTIFY, LOG_FORMATS, LOG_LEVELS, Mappings, SLACK_PACINGS } from './schema.ts'
+import type { DEPENDENCY_BOT_LAYOUTS, REVIEW_REQUEST_NOTIFY, Mappings, SLACK_PACINGS } from './schema.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { HostAccess } from '../hosts/contract.ts'
 
 export type ReviewRequestNotify = (typeof REVIEW_REQUEST_NOTIFY)[number]
-export type LogFormat = (typeof LOG_FORMATS)[number]
-export type LogLevel = (typeof LOG_LEVELS)[number]
+export type { LogFormat, LogLevel } from '../log/logger.ts'
+import type { LogFormat, LogLevel } from '../log/logger.ts'
 /** `published`: pace Slack calls to Slack's published limits. `off`: only honour 429s. */
 export type SlackPacingSetting = (typeof SLACK_PACINGS)[number]
-export type ReactionKey = 'approved' | 'commented' | 'changes_requested' | 'merged' | 'closed' | 'draft' | 'bot' | 'checks_failed'
+export type { ReactionKey } from '../../machines/reaction-key.ts'
+import type { ReactionKey } from '../../machines/reaction-key.ts'
 
 /** The reactions a message carries, after inheritance: the emoji for each machine key, and whether to react at all. */
 export interface ReactionSettings {

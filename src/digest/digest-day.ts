@@ -1,4 +1,5 @@
 import Holidays from 'date-holidays'
+import { parseHolidayCalendar, type HolidayCalendar } from '../config/digest-calendar.ts'
 
 /** Where a moment falls for the digest: the calendar day in the digest's time zone, and whether it is skipped. */
 export interface DigestDay {
@@ -9,39 +10,6 @@ export interface DigestDay {
   skip: { reason: 'weekend' } | { reason: 'holiday'; name: string } | undefined
 }
 
-/** `DE` or `DE-BY`: a country and optionally one of its regions, as date-holidays names them. */
-export interface HolidayCalendar {
-  country: string
-  region: string | undefined
-}
-
-export function parseHolidayCalendar(value: string): HolidayCalendar {
-  const [country = '', region] = value.split('-', 2)
-  return { country: country.toUpperCase(), region: region?.toUpperCase() }
-}
-
-/** What is wrong with a `digest.holidays` value, or undefined when the holiday library knows it. */
-export function holidayCalendarProblem(value: string): string | undefined {
-  const { country, region } = parseHolidayCalendar(value)
-  const countries = new Holidays().getCountries() ?? {}
-  if (!Object.hasOwn(countries, country)) return `"${value}" is not a country the holiday calendar knows; use an ISO 3166 code such as DE, US or GB`
-  if (region === undefined) return undefined
-  const regions = new Holidays().getStates(country) ?? {}
-  if (!Object.hasOwn(regions, region)) {
-    return `"${value}": ${country} has no region ${region}; use one of ${Object.keys(regions).slice(0, 12).join(', ')}${Object.keys(regions).length > 12 ? ', …' : ''}`
-  }
-  return undefined
-}
-
-/** What is wrong with an IANA time zone name, or undefined. */
-export function timeZoneProblem(zone: string): string | undefined {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone })
-    return undefined
-  } catch {
-    return `"${zone}" is not an IANA time zone; use a name such as UTC, Europe/Berlin or America/New_York`
-  }
-}
 
 const parts = (ms: number, zone: string) => {
   const fields = new Intl.DateTimeFormat('en-US', {

@@ -1,9 +1,9 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { ReactionSettings } from '../config/settings.ts'
-import { reactionNames } from '../routing/reactions.ts'
+import { reactionNames } from '../config/reactions.ts'
 import { renderMessage, type RenderedMessage } from '../slack/render-message.ts'
 import { NO_BUTTON, type RenderOptions } from '../slack/render-review.ts'
-import type { People } from '../people/person-names.ts'
+import type { People } from '../slack/person-names.ts'
 import type { MessageTarget } from './message-targets.ts'
 
 /** One Slack write. Reactions are emoji names, already mapped from the machine's reaction keys. */

@@ -11,7 +11,7 @@ import type { PostOnce } from './post-once.ts'
 import { retryTransient, type RetryPolicy } from './retry-transient.ts'
 import type { ShutdownSleep } from './shutdown-sleep.ts'
 import type { SlackPacer } from './slack-pacer.ts'
-import type { People } from '../people/person-names.ts'
+import type { People } from '../slack/person-names.ts'
 
 export interface PlanRunnerDeps {
   store: Store

@@ -1,5 +1,9 @@
 import { createConsola, type ConsolaReporter, type LogObject } from 'consola'
-import type { LogFormat, LogLevel } from '../config/settings.ts'
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const
+export const LOG_FORMATS = ['json', 'pretty'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+export type LogFormat = (typeof LOG_FORMATS)[number]
 
 export type LogFields = Record<string, string | number | boolean | null | undefined | readonly string[]>
 

@@ -2,8 +2,8 @@ import type { StoredLifecycle } from '../../machines/decide.ts'
 import { waitingOn } from '../../machines/review-requests.ts'
 import type { LogFields } from '../log/logger.ts'
 import type { LookupUser } from './email-lookup.ts'
-import { mappedId } from './people-map.ts'
-import type { People } from './person-names.ts'
+import { mappedId } from '../config/people-map.ts'
+import type { People } from '../slack/person-names.ts'
 
 /** Who is a Slack user, for the lifecycle about to be rendered. Never throws: a failed look-up is plain text. */
 export type ResolvePeople = (lifecycle: StoredLifecycle, facts: LogFields) => Promise<People>

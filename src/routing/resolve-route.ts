@@ -1,6 +1,6 @@
 import type { DigestTier, MappingEntry, Mappings, ReactionsConfig } from '../config/schema.ts'
 import type { MessageTarget } from '../effects/message-targets.ts'
-import { mergeReactionTiers } from './reactions.ts'
+import { mergeReactionTiers } from '../config/reactions.ts'
 
 export interface PathRoute {
   prefix: string

@@ -1,6 +1,6 @@
 import { formatChecks } from '../checks/check-result.ts'
 import { slackAuthCheck } from '../checks/slack-auth-check.ts'
-import { parseRepository } from '../cli/parse-repository.ts'
+import { parseRepository } from '../config/parse-repository.ts'
 import type { Env } from '../config/load-config.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { HOSTS, HOST_IDS, hostOf } from '../hosts/registry.ts'

@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve } from 'node:path'
-import { validateCommand } from '../cli/validate-command.ts'
-import { reportError } from '../cli/report-error.ts'
+import { validateCommand } from '../checks/validate-command.ts'
+import { reportError } from '../log/report-error.ts'
 import { loadSettings, type Env } from '../config/load-config.ts'
 import { hostOf } from '../hosts/registry.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'

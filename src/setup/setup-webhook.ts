@@ -1,7 +1,7 @@
 import type { Env } from '../config/load-config.ts'
 import type { Settings } from '../config/settings.ts'
 import { hostOf } from '../hosts/registry.ts'
-import { createWebhook } from '../cli/create-webhook.ts'
+import { createWebhook } from './create-webhook.ts'
 import { isPrheraldError } from '../errors.ts'
 import type { Asker } from './asker.ts'
 import type { SetupAnswers } from './render-setup-files.ts'

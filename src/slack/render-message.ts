@@ -3,7 +3,7 @@ import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { DependencyBump } from '../../machines/dependency-bump.ts'
 import { NO_BUTTON, reviewBlocks, type ActionsBlock, type RenderOptions } from './render-review.ts'
 import { waitingOn } from '../../machines/review-requests.ts'
-import { personName, reviewerName, type Named, type People } from '../people/person-names.ts'
+import { personName, reviewerName, type Named, type People } from './person-names.ts'
 
 /** The Block Kit blocks the message uses; enough for chat.postMessage / chat.update. */
 export type SlackBlock =

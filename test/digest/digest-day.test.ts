@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { digestDay, holidayCalendarProblem, parseHolidayCalendar, timeZoneProblem } from '../../src/digest/digest-day.ts'
+import { holidayCalendarProblem, parseHolidayCalendar, timeZoneProblem } from '../../src/config/digest-calendar.ts'
+import { digestDay } from '../../src/digest/digest-day.ts'
 
 const at = (iso: string) => Date.parse(iso)
 

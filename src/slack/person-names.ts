@@ -1,7 +1,7 @@
 import { userKeyOf } from '../../machines/account-ids.ts'
 import type { PullRequestContext } from '../../machines/pull-request.machine.ts'
 import type { Reviewer } from '../../machines/pull-request-event.ts'
-import { mappedId, type PeopleMap } from './people-map.ts'
+import { mappedId, type PeopleMap } from '../config/people-map.ts'
 
 /**
  * Who the message names, as Slack should show them. Pure. `users` is `users:` from the config, plus any

@@ -1,4 +1,4 @@
-import { redactUrlsIn } from '../log/redact-url.ts'
+import { redactUrlsIn } from './redact-url.ts'
 import { isPrheraldError } from '../errors.ts'
 
 /** Prints a startup or CLI failure for a person: what is wrong, then what to do. Never a stack for known errors. */

@@ -1,5 +1,5 @@
-import type { ReactionsConfig } from '../config/schema.ts'
-import { DEFAULTS, type ReactionKey, type ReactionSettings } from '../config/settings.ts'
+import type { ReactionsConfig } from './schema.ts'
+import { DEFAULTS, type ReactionKey, type ReactionSettings } from './settings.ts'
 
 const KEYS = Object.keys(DEFAULTS.reactions) as ReactionKey[]
 
