@@ -1,5 +1,5 @@
 import type { Settings } from '../config/settings.ts'
-import { createSlackPacer } from '../effects/slack-pacer.ts'
+import { createSlackPacer } from '../slack/slack-pacer.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
 import { createSlackClient } from '../slack/slack-client.ts'

@@ -1,4 +1,4 @@
-import type { CallLimit } from '../effects/call-limit.ts'
+import type { CallLimit } from '../worker/call-limit.ts'
 import { PrheraldError } from '../errors.ts'
 
 /** The clock a gate waits on; tests pass a fake one whose sleep only records. */

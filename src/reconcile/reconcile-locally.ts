@@ -8,7 +8,7 @@ import { migrateUp } from '../store/migrations.ts'
 import { openDatabase } from '../store/open-database.ts'
 import { acquireServerLock, type ServerLock } from '../store/server-lock.ts'
 import { createSqliteStore } from '../store/sqlite-store.ts'
-import { createCallLimit } from '../effects/call-limit.ts'
+import { createCallLimit } from '../worker/call-limit.ts'
 import { createDirectLifecycle } from './direct-lifecycle.ts'
 import { reconcileToken, runReconcile, type ReconcileReport, type RunReconcileOptions } from './run-reconcile.ts'
 

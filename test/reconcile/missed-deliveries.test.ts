@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
-import { createCallLimit } from '../../src/effects/call-limit.ts'
+import { createCallLimit } from '../../src/worker/call-limit.ts'
 import { createGithubClient } from '../../src/git-host/github-client.ts'
 import { githubRequests } from '../../src/reconcile/github-requests.ts'
 import { createHostRateGate } from '../../src/reconcile/host-rate-gate.ts'

@@ -4,7 +4,7 @@ import { createBitbucketClient } from '../git-host/bitbucket-client.ts'
 import { createGithubClient } from '../git-host/github-client.ts'
 import { bitbucketChangedFiles, githubChangedFiles } from '../git-host/list-changed-files.ts'
 import type { Logger } from '../log/logger.ts'
-import { listRoutes } from '../routing/resolve-route.ts'
+import { listRoutes } from './resolve-route.ts'
 import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 import { pathTargets } from './path-targets.ts'
 

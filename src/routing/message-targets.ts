@@ -1,5 +1,5 @@
 import type { PullRequestEvent } from '../decode/pull-request-event.ts'
-import type { Route } from '../routing/resolve-route.ts'
+import type { Route } from './resolve-route.ts'
 
 /** One Slack message a pull request is announced with: the channel and the mentions it carries. */
 export interface MessageTarget {
