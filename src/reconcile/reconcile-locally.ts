@@ -1,5 +1,5 @@
 import type { Env } from '../config/load-config.ts'
-import { readGitHostAccess } from '../config/load-config.ts'
+import { readGitHostAccess, readSlackSigningSecret } from '../config/load-config.ts'
 import type { Settings } from '../config/settings.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import { createLogger } from '../log/logger.ts'
@@ -8,8 +8,9 @@ import { migrateUp } from '../store/migrations.ts'
 import { openDatabase } from '../store/open-database.ts'
 import { acquireServerLock, type ServerLock } from '../store/server-lock.ts'
 import { createSqliteStore } from '../store/sqlite-store.ts'
+import { PARALLEL_CALLS } from '../worker/create-outbound.ts'
 import { createCallLimit } from '../worker/call-limit.ts'
-import { createDirectLifecycle } from './direct-lifecycle.ts'
+import { createWorker } from '../worker/create-worker.ts'
 import { reconcileToken, runReconcile, type ReconcileReport, type RunReconcileOptions } from './run-reconcile.ts'
 
 /** The server lock, or why it cannot be had: a server holds it whose control channel did not answer. */
@@ -60,7 +61,10 @@ export async function reconcileLocally(
   const databasePath = settings.database.path
   let lock: ServerLock | undefined
   if (!request.dryRun) lock = lockOrExplain(databasePath)
-  const logger = createLogger({ format: 'pretty', level: 'warn', write: (line) => process.stderr.write(`${line}\n`), redact: [slackBotToken, access.gitToken ?? ''] })
+  const slackSigningSecret = readSlackSigningSecret(env)
+  const logger = createLogger({
+    format: 'pretty', level: 'warn', write: (line) => process.stderr.write(`${line}\n`), redact: [slackBotToken, access.gitToken ?? '', slackSigningSecret ?? ''],
+  })
   const shutdown = new AbortController()
   let store
   try {
@@ -73,15 +77,18 @@ export async function reconcileLocally(
       throw error
     }
     store = createSqliteStore(db)
-    const lifecycle = request.dryRun ? undefined : createDirectLifecycle({ settings, secrets: { slackBotToken }, store, logger })
+    // The server's worker: this run holds the server lock, so nothing else applies deliveries to this database.
+    const worker = request.dryRun ? undefined : createWorker({
+      settings, secrets: { slackBotToken, ...access, slackSigningSecret }, store, logger, signal: shutdown.signal,
+    })
     try {
       return await runReconcile({
         settings, access, store, repository: request.repository, redeliver: false,
-        apply: lifecycle ? (event) => lifecycle.applyDeliveries([event]) : undefined,
-        limit: lifecycle?.limit ?? createCallLimit(8, shutdown.signal), ...extra,
+        apply: worker ? (event) => worker.applyDeliveries([event]) : undefined,
+        limit: worker?.limit ?? createCallLimit(PARALLEL_CALLS, shutdown.signal), ...extra,
       })
     } finally {
-      lifecycle?.abort()
+      shutdown.abort()
     }
   } finally {
     await store?.close()

@@ -12,7 +12,9 @@ import { pathTargets } from './path-targets.ts'
  * Per-path routing needs the provider's token to list changed files. Without it the rules are inert, and
  * start-up says so once rather than on every pull request.
  */
-export function configureTargets(settings: Settings, secrets: Secrets, logger: Logger): ChooseTargets {
+export function configureTargets(
+  settings: Pick<Settings, 'mappings' | 'gitProvider' | 'api'>, secrets: Pick<Secrets, 'gitToken' | 'bitbucketAuthEmail'>, logger: Logger,
+): ChooseTargets {
   const withPaths = listRoutes(settings.mappings).filter((r) => r.paths.length > 0)
   if (withPaths.length === 0) return repositoryChannel
   const variable = SECRET_VARIABLES[settings.gitProvider].token
