@@ -16,8 +16,7 @@ import { recoverPosts } from './recover-posts.ts'
 import { createThreadReplies } from './thread-replies.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
-  settings: Pick<Settings, 'api' | 'slackPacing' | 'gitProvider' | 'mappings' | 'reactions' | 'threadUpdates' | 'notifyReviewRequests'
-    | 'users' | 'teams' | 'lookupUsersByEmail'>
+  settings: Settings
   /** SLACK_SIGNING_SECRET set: messages carry the Start review button. */
   secrets: Pick<Secrets, 'slackBotToken' | 'gitToken' | 'bitbucketAuthEmail' | 'slackSigningSecret'>
   store: Store
