@@ -1,5 +1,5 @@
 import { loadSettings, readSecrets } from '../src/config/load-config.ts'
-import { scaledClock } from '../src/effects/pacer-clock.ts'
+import { scaledClock } from '../src/slack/pacer-clock.ts'
 import { createLogger } from '../src/log/logger.ts'
 import { startService } from '../src/service.ts'
 

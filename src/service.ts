@@ -10,21 +10,10 @@ import { controlSocketPath } from './control/control-socket-path.ts'
 import { startDigest } from './digest/start-digest.ts'
 import { pullRequestKey } from '../machines/pull-request-event.ts'
 import type { LifecycleEvent } from '../machines/lifecycle-event.ts'
-import { createLifecycle } from './effects/apply-deliveries.ts'
-import { createApplyPending } from './effects/apply-pending.ts'
-import { createCallLimit } from './effects/call-limit.ts'
-import { configurePeople } from './people/configure-people.ts'
-import { configureTargets } from './effects/configure-targets.ts'
-import { createFindPost } from './effects/find-post.ts'
-import { createPostOnce } from './effects/post-once.ts'
-import { recoverPosts } from './effects/recover-posts.ts'
-import { createReplyOnce } from './effects/reply-once.ts'
-import { createThreadReplies } from './effects/thread-replies.ts'
-import type { ChooseTargets } from './effects/message-targets.ts'
-import type { PacerClock } from './effects/pacer-clock.ts'
-import { DEFAULT_RETRY, ShutdownInterrupt, type RetryPolicy } from './effects/retry-transient.ts'
-import { createShutdownSleep } from './effects/shutdown-sleep.ts'
-import { createSlackPacer, type SlackPacer } from './effects/slack-pacer.ts'
+import type { ChooseTargets } from './routing/message-targets.ts'
+import type { PacerClock } from './slack/pacer-clock.ts'
+import { ShutdownInterrupt, type RetryPolicy } from './slack/retry-transient.ts'
+import type { SlackPacer } from './slack/slack-pacer.ts'
 import { createTimedServer, HTTP_TIMEOUTS, type HttpTimeouts } from './http/http-timeouts.ts'
 import { createClickIntake } from './intake/accept-click.ts'
 import { createIntake } from './intake/intake.ts'
@@ -35,18 +24,16 @@ import { createMailboxes } from './mailbox/mailboxes.ts'
 import { mappedId } from './config/people-map.ts'
 import { reconcileControlHandler } from './reconcile/reconcile-control.ts'
 import { startReconcileOnStart } from './reconcile/reconcile-on-start.ts'
+import { PARALLEL_CALLS } from './worker/create-outbound.ts'
+import { createWorker } from './worker/create-worker.ts'
 import { createMetrics } from './metrics/create-metrics.ts'
 import { metricsRoute } from './metrics/metrics-route.ts'
 import { startMetricsServer } from './metrics/metrics-server.ts'
 import { hostOf } from './hosts/registry.ts'
 import { createApp } from './server.ts'
-import { createSlackClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack/slack-client.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
 import { startCleanupJob } from './store/cleanup-job.ts'
 import { openStore } from './store/open-store.ts'
-
-/** Outbound calls in flight at once across all pull requests: Slack calls (in the pacer), and git-host calls. */
-const PARALLEL_CALLS = 8
 
 export interface ServiceOptions {
   settings: Settings
@@ -105,36 +92,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     mailboxes: () => ({ queued: mailboxes.queued(), active: mailboxes.active() }),
   })
 
-  const slack = createSlackClient({
-    token: secrets.slackBotToken, apiUrl: settings.api.slack, logger, retry: options.slackRetry, timeoutMs: options.slackTimeoutMs,
-    tokenObserver: slackToken,
+  const worker = createWorker({
+    settings, secrets, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
+    retry: options.retry, chooseTargets: options.chooseTargets, pacerClock: options.pacerClock,
+    tokenObserver: slackToken, onCall: metrics.slackCall, shared: database.pacingBudget,
   })
-  const sleep = createShutdownSleep(shutdown.signal)
-  const pacer = createSlackPacer({
-    pacing: settings.slackPacing, parallel: PARALLEL_CALLS, signal: shutdown.signal, clock: options.pacerClock,
-    onHold: (method, channel, holdMs) => logger.warn('slack rate limit reached; holding these calls', { call: method, channel, hold_ms: holdMs }),
-    onCall: metrics.slackCall,
-    shared: database.pacingBudget,
-    onSharedError: (error) => logger.warn('the shared Slack budget could not be asked; this call went ahead on this replica\'s own budget', {
-      ...errorFields(error), fix: 'check the connection to PostgreSQL; until it is back each replica paces alone',
-    }),
-  })
-  const retry = options.retry ?? DEFAULT_RETRY
-  const limit = createCallLimit(PARALLEL_CALLS, shutdown.signal)
-  const findPost = createFindPost({ slack, logger })
-  const postOnce = createPostOnce({
-    store, slack, logger, retry, sleep, findPost, settleMs: options.slackTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS,
-  })
-  const replyOnce = createReplyOnce({ store, slack, logger, retry, sleep, settleMs: options.slackTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS })
-  const applyDeliveries = createLifecycle({
-    store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
-    chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
-    threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ replyOnce, pacer, retry, sleep, logger }),
-    render: { reviewButton: secrets.slackSigningSecret !== undefined },
-    people: configurePeople(settings, secrets, { store, slack, pacer, limit, logger }),
-  })
-  // The mailbox's events only say which pull request to look at: applyPending reads what is pending under its lock.
-  const applyPending = createApplyPending({ store, applyDeliveries })
+  const { slack, pacer, sleep, limit, applyPending } = worker
   const mailboxes = createMailboxes<LifecycleEvent>((key, events) => applyPending(key).finally(() => leases.done(events)), (key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })
     logger.error('delivery failed; it stays pending and is retried at the next start', {
@@ -148,7 +111,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const leases = createLeaseKeeper({ store, logger, owner: replicaId(), leaseMs: settings.databaseLeaseSeconds * 1000, handOff })
 
   // Posts the last run left with an unknown outcome are settled first, so that the replay updates them.
-  await recoverPosts({ store, findPost, pacer, logger })
+  await worker.recoverPosts()
   const pending = await store.pendingDeliveries()
   for (const delivery of pending) handOff(JSON.parse(delivery.event) as LifecycleEvent)
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })

@@ -1,6 +1,6 @@
 import { isPrheraldError } from '../errors.ts'
-import { ShutdownInterrupt } from '../effects/retry-transient.ts'
-import type { SlackPacer } from '../effects/slack-pacer.ts'
+import { ShutdownInterrupt } from '../slack/retry-transient.ts'
+import type { SlackPacer } from '../slack/slack-pacer.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { ChannelDigest } from './build-digest.ts'

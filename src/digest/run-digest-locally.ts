@@ -1,12 +1,11 @@
 import type { Settings } from '../config/settings.ts'
-import { createSlackPacer } from '../effects/slack-pacer.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
-import { createSlackClient } from '../slack/slack-client.ts'
 import { migrateUp, migrationStatus } from '../store/migrations.ts'
 import { openDatabase } from '../store/open-database.ts'
 import { acquireServerLock } from '../store/server-lock.ts'
 import { createSqliteStore } from '../store/sqlite-store.ts'
+import { createOutbound } from '../worker/create-outbound.ts'
 import { runDigest, type DigestRunRequest, type DigestRunResult } from './run-digest.ts'
 
 export interface LocalDigestDeps {
@@ -44,8 +43,7 @@ export async function runDigestLocally(deps: LocalDigestDeps, request: Omit<Dige
       })
     }
     const store = createSqliteStore(db)
-    const slack = createSlackClient({ token: deps.slackToken, apiUrl: settings.api.slack, logger })
-    const pacer = createSlackPacer({ pacing: settings.slackPacing, parallel: 4, signal: shutdown.signal })
+    const { slack, pacer } = createOutbound({ settings, secrets: { slackBotToken: deps.slackToken }, logger, signal: shutdown.signal })
     return await runDigest({ store, slack, pacer, logger, mappings: settings.mappings, digest: settings.digest }, { ...request, claim: false })
   } finally {
     shutdown.abort()

@@ -1,6 +1,6 @@
 import type { DigestSettings } from '../config/settings.ts'
 import type { Mappings } from '../config/schema.ts'
-import type { SlackPacer } from '../effects/slack-pacer.ts'
+import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { Store } from '../store/store.ts'

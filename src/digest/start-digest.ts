@@ -1,7 +1,7 @@
 import { array, assert, boolean, number, object, optional, string } from 'superstruct'
 import type { ControlHandler } from '../control/control-response.ts'
 import { PrheraldError } from '../errors.ts'
-import { ShutdownInterrupt } from '../effects/retry-transient.ts'
+import { ShutdownInterrupt } from '../slack/retry-transient.ts'
 import { errorFields } from '../log/logger.ts'
 import { startDigestScheduler } from './digest-scheduler.ts'
 import { digestSchedules } from './digest-schedules.ts'

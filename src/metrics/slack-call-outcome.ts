@@ -1,5 +1,5 @@
 import { isPrheraldError, type ErrorCode } from '../errors.ts'
-import { ShutdownInterrupt } from '../effects/retry-transient.ts'
+import { ShutdownInterrupt } from '../slack/retry-transient.ts'
 
 /**
  * How one Slack call ended, as counted. `rate_limited` is an HTTP 429; `timeout` a call that got no answer

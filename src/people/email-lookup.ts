@@ -1,6 +1,6 @@
 import { isPrheraldError } from '../errors.ts'
-import type { CallLimit } from '../effects/call-limit.ts'
-import type { SlackPacer } from '../effects/slack-pacer.ts'
+import type { CallLimit } from '../worker/call-limit.ts'
+import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { PersonLookup, Store } from '../store/store.ts'

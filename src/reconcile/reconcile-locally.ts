@@ -1,4 +1,5 @@
 import type { Env } from '../config/load-config.ts'
+import { readSlackSigningSecret } from '../config/load-config.ts'
 import { gitSecrets } from '../hosts/contract.ts'
 import { hostOf } from '../hosts/registry.ts'
 import type { Settings } from '../config/settings.ts'
@@ -9,8 +10,9 @@ import { migrateUp } from '../store/migrations.ts'
 import { openDatabase } from '../store/open-database.ts'
 import { acquireServerLock, type ServerLock } from '../store/server-lock.ts'
 import { createSqliteStore } from '../store/sqlite-store.ts'
-import { createCallLimit } from '../effects/call-limit.ts'
-import { createDirectLifecycle } from './direct-lifecycle.ts'
+import { PARALLEL_CALLS } from '../worker/create-outbound.ts'
+import { createCallLimit } from '../worker/call-limit.ts'
+import { createWorker } from '../worker/create-worker.ts'
 import { reconcileApi, runReconcile, type ReconcileReport, type RunReconcileOptions } from './run-reconcile.ts'
 
 /** The server lock, or why it cannot be had: a server holds it whose control channel did not answer. */
@@ -61,7 +63,10 @@ export async function reconcileLocally(
   const databasePath = settings.database.path
   let lock: ServerLock | undefined
   if (!request.dryRun) lock = lockOrExplain(databasePath)
-  const logger = createLogger({ format: 'pretty', level: 'warn', write: (line) => process.stderr.write(`${line}\n`), redact: [slackBotToken, ...gitSecrets(access)] })
+  const slackSigningSecret = readSlackSigningSecret(env)
+  const logger = createLogger({
+    format: 'pretty', level: 'warn', write: (line) => process.stderr.write(`${line}\n`), redact: [slackBotToken, ...gitSecrets(access), slackSigningSecret ?? ''],
+  })
   const shutdown = new AbortController()
   let store
   try {
@@ -74,15 +79,18 @@ export async function reconcileLocally(
       throw error
     }
     store = createSqliteStore(db)
-    const lifecycle = request.dryRun ? undefined : createDirectLifecycle({ settings, secrets: { slackBotToken }, store, logger })
+    // The server's worker: this run holds the server lock, so nothing else applies deliveries to this database.
+    const worker = request.dryRun ? undefined : createWorker({
+      settings, secrets: { slackBotToken, gitAccess: access, slackSigningSecret }, store, logger, signal: shutdown.signal,
+    })
     try {
       return await runReconcile({
         settings, access, store, repository: request.repository, redeliver: false,
-        apply: lifecycle ? (event) => lifecycle.applyDeliveries([event]) : undefined,
-        limit: lifecycle?.limit ?? createCallLimit(8, shutdown.signal), ...extra,
+        apply: worker ? (event) => worker.applyDeliveries([event]) : undefined,
+        limit: worker?.limit ?? createCallLimit(PARALLEL_CALLS, shutdown.signal), ...extra,
       })
     } finally {
-      lifecycle?.abort()
+      shutdown.abort()
     }
   } finally {
     await store?.close()

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Settings } from '../config/settings.ts'
 import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
-import type { CallLimit } from '../effects/call-limit.ts'
+import type { CallLimit } from '../worker/call-limit.ts'
 import { PrheraldError } from '../errors.ts'
 import type { HostAccess, HostApi, MissedDeliveriesResult } from '../hosts/contract.ts'
 import { hostOf } from '../hosts/registry.ts'

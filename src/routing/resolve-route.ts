@@ -1,5 +1,5 @@
 import type { DigestTier, MappingEntry, Mappings, ReactionsConfig } from '../config/schema.ts'
-import type { MessageTarget } from '../effects/message-targets.ts'
+import type { MessageTarget } from './message-targets.ts'
 import { mergeReactionTiers } from '../config/reactions.ts'
 
 export interface PathRoute {

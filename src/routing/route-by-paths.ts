@@ -1,4 +1,4 @@
-import type { MessageTarget } from '../effects/message-targets.ts'
+import type { MessageTarget } from './message-targets.ts'
 import type { PathRoute, Route } from './resolve-route.ts'
 
 /** One changed file of a pull request. A rename or move carries the path it had before. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { ShutdownInterrupt } from '../../src/effects/retry-transient.ts'
+import { ShutdownInterrupt } from '../../src/slack/retry-transient.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { slackCallOutcome } from '../../src/metrics/slack-call-outcome.ts'
 import { createSlackClient, type SlackClient } from '../../src/slack/slack-client.ts'

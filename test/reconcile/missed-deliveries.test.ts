@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
-import { createCallLimit } from '../../src/effects/call-limit.ts'
+import { createCallLimit } from '../../src/worker/call-limit.ts'
 import { createGithubClient } from '../../src/hosts/github/client.ts'
 import { githubRequests } from '../../src/hosts/github/requests.ts'
 import { createHostRateGate } from '../../src/hosts/host-rate-gate.ts'

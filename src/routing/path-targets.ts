@@ -1,7 +1,7 @@
 import { isPrheraldError } from '../errors.ts'
 import { MAX_CHANGED_FILES, type ListChangedFiles } from '../hosts/list-changed-files.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
-import { routeByPaths } from '../routing/route-by-paths.ts'
+import { routeByPaths } from './route-by-paths.ts'
 import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 
 export interface PathTargetsDeps {

@@ -9,12 +9,12 @@ import { reviewerName, type People } from '../slack/person-names.ts'
 import { renderReviewPing } from '../slack/render-review-ping.ts'
 import { renderThreadReply } from '../slack/render-thread-reply.ts'
 import type { PullRequestRef } from '../store/store.ts'
-import type { SlackCall } from './find-post.ts'
-import type { ReplyOnce } from './reply-once.ts'
-import { retryTransient, type RetryPolicy } from './retry-transient.ts'
+import type { SlackCall } from '../slack/find-post.ts'
+import type { ReplyOnce } from '../slack/reply-once.ts'
+import { retryTransient, type RetryPolicy } from '../slack/retry-transient.ts'
 import type { PlacedMessage } from './run-plan.ts'
-import type { ShutdownSleep } from './shutdown-sleep.ts'
-import type { SlackPacer } from './slack-pacer.ts'
+import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
+import type { SlackPacer } from '../slack/slack-pacer.ts'
 
 /** One reply to post in every message's thread: its key (one reply per key, ever) and its text. */
 export interface PlannedReply {

@@ -11,7 +11,7 @@ import { resolveRoute } from '../routing/resolve-route.ts'
 import { hasMessage, NO_MESSAGE, type MessageRecord } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
 import { hasActivity } from './has-activity.ts'
-import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
+import { repositoryChannel, type ChooseTargets } from '../routing/message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
 import { isSmokeTestDone, planSmokeCleanup } from './smoke-cleanup.ts'
@@ -44,7 +44,7 @@ export interface LifecycleDeps extends PlanRunnerDeps {
  * runs them, and commits the rows together with the deliveries they reflect. Runs inside the PR's
  * mailbox, so it never races another delivery of the same pull request.
  */
-export function createLifecycle(deps: LifecycleDeps) {
+export function createApplyDeliveries(deps: LifecycleDeps) {
   const chooseTargets = deps.chooseTargets ?? repositoryChannel
   const runPlan = createPlanRunner(deps)
 
@@ -137,4 +137,4 @@ export function createLifecycle(deps: LifecycleDeps) {
   }
 }
 
-export type ApplyDeliveries = ReturnType<typeof createLifecycle>
+export type ApplyDeliveries = ReturnType<typeof createApplyDeliveries>

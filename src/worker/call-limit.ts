@@ -1,5 +1,5 @@
 import PQueue from 'p-queue'
-import { ShutdownInterrupt } from './retry-transient.ts'
+import { ShutdownInterrupt } from '../slack/retry-transient.ts'
 
 /** Runs one outbound call (one attempt, not its retries) when a slot is free. */
 export type CallLimit = <T>(run: () => Promise<T>) => Promise<T>

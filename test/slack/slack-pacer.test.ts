@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { PrheraldError } from '../../src/errors.ts'
-import type { PacerClock } from '../../src/effects/pacer-clock.ts'
-import { ShutdownInterrupt } from '../../src/effects/retry-transient.ts'
-import { createSlackPacer, type SlackPacing } from '../../src/effects/slack-pacer.ts'
+import type { PacerClock } from '../../src/slack/pacer-clock.ts'
+import { ShutdownInterrupt } from '../../src/slack/retry-transient.ts'
+import { createSlackPacer, type SlackPacing } from '../../src/slack/slack-pacer.ts'
 import { SLACK_RATE_LIMITS, type SlackMethod } from '../../src/slack/rate-limits.ts'
 
 /** A clock that moves only when the test says so; timers fire in order as it passes them. */

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest'
-import { recoverPosts } from '../../src/effects/recover-posts.ts'
-import { createSlackPacer } from '../../src/effects/slack-pacer.ts'
+import { recoverPosts } from '../../src/worker/recover-posts.ts'
+import { createSlackPacer } from '../../src/slack/slack-pacer.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { postgresMigrateUp } from '../../src/store/postgres-migrations.ts'
 import { openPostgresPool } from '../../src/store/postgres-pool.ts'

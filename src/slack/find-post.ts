@@ -1,7 +1,7 @@
 import type { LogFields, Logger } from '../log/logger.ts'
-import { postMarker } from '../slack/find-marked-message.ts'
-import type { SlackClient } from '../slack/slack-client.ts'
-import type { SlackMethod } from '../slack/rate-limits.ts'
+import { postMarker } from './find-marked-message.ts'
+import type { SlackClient } from './slack-client.ts'
+import type { SlackMethod } from './rate-limits.ts'
 import type { PostIntent } from '../store/store.ts'
 
 /** One Slack call as the executor makes it: through the pacer (its channel's budgets), transient failures retried. */

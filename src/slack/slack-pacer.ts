@@ -1,5 +1,5 @@
 import { isPrheraldError } from '../errors.ts'
-import { budgetKey, heldScope, SLACK_RATE_LIMITS, type RateLimit, type SlackMethod } from '../slack/rate-limits.ts'
+import { budgetKey, heldScope, SLACK_RATE_LIMITS, type RateLimit, type SlackMethod } from './rate-limits.ts'
 import { systemClock, type PacerClock } from './pacer-clock.ts'
 import type { SharedPacingBudget } from './shared-pacing-budget.ts'
 import { ShutdownInterrupt } from './retry-transient.ts'

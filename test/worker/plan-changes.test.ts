@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { ReactionKey, ReactionSettings } from '../../src/config/settings.ts'
-import { planChanges, planMessage, type ShownMessage } from '../../src/effects/plan-changes.ts'
+import { planChanges, planMessage, type ShownMessage } from '../../src/worker/plan-changes.ts'
 import { DEFAULT_REACTIONS } from '../../src/config/reactions.ts'
 import { renderMessage } from '../../src/slack/render-message.ts'
 

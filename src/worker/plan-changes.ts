@@ -4,7 +4,7 @@ import { reactionNames } from '../config/reactions.ts'
 import { renderMessage, type RenderedMessage } from '../slack/render-message.ts'
 import { NO_BUTTON, type RenderOptions } from '../slack/render-review.ts'
 import type { People } from '../slack/person-names.ts'
-import type { MessageTarget } from './message-targets.ts'
+import type { MessageTarget } from '../routing/message-targets.ts'
 
 /** One Slack write. Reactions are emoji names, already mapped from the machine's reaction keys. */
 export type SlackChange =

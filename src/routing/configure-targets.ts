@@ -1,7 +1,7 @@
 import type { Secrets, Settings } from '../config/settings.ts'
 import { hostOf } from '../hosts/registry.ts'
 import type { Logger } from '../log/logger.ts'
-import { listRoutes } from '../routing/resolve-route.ts'
+import { listRoutes } from './resolve-route.ts'
 import { repositoryChannel, type ChooseTargets } from './message-targets.ts'
 import { pathTargets } from './path-targets.ts'
 
@@ -9,7 +9,9 @@ import { pathTargets } from './path-targets.ts'
  * Per-path routing needs the provider's token to list changed files. Without it the rules are inert, and
  * start-up says so once rather than on every pull request.
  */
-export function configureTargets(settings: Settings, secrets: Secrets, logger: Logger): ChooseTargets {
+export function configureTargets(
+  settings: Pick<Settings, 'mappings' | 'gitProvider' | 'api'>, secrets: Pick<Secrets, 'gitAccess'>, logger: Logger,
+): ChooseTargets {
   const withPaths = listRoutes(settings.mappings).filter((r) => r.paths.length > 0)
   if (withPaths.length === 0) return repositoryChannel
   const host = hostOf(settings.gitProvider)

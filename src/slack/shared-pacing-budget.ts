@@ -1,4 +1,4 @@
-import type { RateLimit } from '../slack/rate-limits.ts'
+import type { RateLimit } from './rate-limits.ts'
 
 /** One budget a call spends from: its key (src/slack/rate-limits.ts budgetKey) and the limit behind it. */
 export interface BudgetDraw {

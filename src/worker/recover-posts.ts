@@ -1,7 +1,7 @@
 import { errorFields, type Logger } from '../log/logger.ts'
 import type { Store } from '../store/store.ts'
-import { intentPrKey, type FindPost, type SlackCall } from './find-post.ts'
-import type { SlackPacer } from './slack-pacer.ts'
+import { intentPrKey, type FindPost, type SlackCall } from '../slack/find-post.ts'
+import type { SlackPacer } from '../slack/slack-pacer.ts'
 
 /**
  * At start-up, before pending deliveries are replayed: every post left with an unknown outcome (the

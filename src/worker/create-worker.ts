@@ -1,0 +1,65 @@
+import type { Secrets, Settings } from '../config/settings.ts'
+import type { Logger } from '../log/logger.ts'
+import { configurePeople } from '../people/configure-people.ts'
+import { configureTargets } from '../routing/configure-targets.ts'
+import type { ChooseTargets } from '../routing/message-targets.ts'
+import { createFindPost } from '../slack/find-post.ts'
+import { createPostOnce } from '../slack/post-once.ts'
+import { createReplyOnce } from '../slack/reply-once.ts'
+import { DEFAULT_RETRY, type RetryPolicy } from '../slack/retry-transient.ts'
+import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-client.ts'
+import type { Store } from '../store/store.ts'
+import { createApplyDeliveries, type ApplyDeliveries } from './apply-deliveries.ts'
+import { createApplyPending } from './apply-pending.ts'
+import { createOutbound, type Outbound, type OutboundOptions } from './create-outbound.ts'
+import { recoverPosts } from './recover-posts.ts'
+import { createThreadReplies } from './thread-replies.ts'
+
+export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
+  settings: Settings
+  /** SLACK_SIGNING_SECRET set: messages carry the Start review button. */
+  secrets: Pick<Secrets, 'slackBotToken' | 'gitAccess' | 'slackSigningSecret'>
+  store: Store
+  /** Retries across calls; tests shorten them. */
+  retry?: RetryPolicy
+  /** Where a pull request is first announced; by default the repository's channels, or its path rules. */
+  chooseTargets?: ChooseTargets
+}
+
+export interface Worker extends Outbound {
+  /** Folds a pull request's batch, plans, runs the plan through the pacer and commits: the caller keeps batches of a pull request in order. */
+  applyDeliveries: ApplyDeliveries
+  /** Under the pull request's lock, applies what is pending for it (the mailboxes' work). */
+  applyPending: (prKey: string) => Promise<void>
+  /** Settles the posts an earlier run left with an unknown outcome (at start-up, before the replay). */
+  recoverPosts: () => Promise<void>
+}
+
+/**
+ * The per-pull-request worker, built once for whoever changes a pull request's messages: the server's
+ * mailboxes and a prherald-reconcile that runs while no server does. Both then render with the same button,
+ * people and targets, and post and reply at most once.
+ */
+export function createWorker(options: WorkerOptions): Worker {
+  const { settings, secrets, store, logger } = options
+  const outbound = createOutbound(options)
+  const { slack, pacer, sleep, limit } = outbound
+  const retry = options.retry ?? DEFAULT_RETRY
+  const settleMs = options.slackTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS
+  const findPost = createFindPost({ slack, logger })
+  const postOnce = createPostOnce({ store, slack, logger, retry, sleep, findPost, settleMs })
+  const replyOnce = createReplyOnce({ store, slack, logger, retry, sleep, settleMs })
+  const applyDeliveries = createApplyDeliveries({
+    store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
+    chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
+    threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ replyOnce, pacer, retry, sleep, logger }),
+    render: { reviewButton: secrets.slackSigningSecret !== undefined },
+    people: configurePeople(settings, secrets, { store, slack, pacer, limit, logger }),
+  })
+  return {
+    ...outbound,
+    applyDeliveries,
+    applyPending: createApplyPending({ store, applyDeliveries }),
+    recoverPosts: () => recoverPosts({ store, findPost, pacer, logger }),
+  }
+}
