@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate'
-import type { ReactionKey } from '../src/config/settings.ts'
+import type { ReactionKey } from './reaction-key.ts'
 import type { DependencyBump } from './dependency-bump.ts'
 import type { EventKind, Provider, PullRequestEvent } from './pull-request-event.ts'
 import { checksVerdict, isForHead, recordCheck, recordHead, type CheckFacts } from './check-facts.ts'

@@ -1,7 +1,6 @@
 import type { Actor, Delivery, PullRequestFacts } from '../../machines/pull-request-event.ts'
-import type { ChangedFile } from '../routing/route-by-paths.ts'
+import type { ChangedFile } from './list-changed-files.ts'
 import type { GateClock, HostRateGate } from './host-rate-gate.ts'
-import type { Store } from '../store/store.ts'
 import type { WebhookApi } from './webhooks.ts'
 
 /**
@@ -9,6 +8,9 @@ import type { WebhookApi } from './webhooks.ts'
  * exports one `GitHost`; src/hosts/registry.ts lists them. Outside src/hosts/ (and the config schema, which
  * takes the registry's ids) nothing asks which host it is: it asks the host.
  */
+/** Call slots: at most so many git-host calls at once (src/worker/call-limit.ts makes one). */
+export type CallLimit = <T>(run: () => Promise<T>) => Promise<T>
+
 /** The process environment, as the config loader passes it. */
 export type Env = Readonly<Record<string, string | undefined>>
 
@@ -143,7 +145,8 @@ export interface HostReconcile {
 }
 
 export interface MissedDeliveriesOptions {
-  store: Store
+  /** Where each hook's mark is kept between runs (the store). */
+  store: HookDeliveryMarks
   /** owner/repo of each repository to examine. */
   repositories: readonly string[]
   /** `${PRHERALD_PUBLIC_URL}/webhook/<id>` when set: the hook with exactly this URL is prherald's. */
@@ -197,4 +200,16 @@ export interface SmokeDelivery {
 /** The values of the credentials, for the logger's redaction list. */
 export function gitSecrets(access: HostAccess): string[] {
   return [access.token, ...Object.values(access.extra)].filter((v): v is string => v !== undefined && v !== '')
+}
+
+/** The newest delivery-log entry a reconcile run looked at, per hook: the next run reads back to it. */
+export interface HookDeliveryMark {
+  deliveredAt: string
+  deliveryId: string
+}
+
+/** What a host's delivery-log reader needs of the store. */
+export interface HookDeliveryMarks {
+  hookDeliveryMark(provider: string, hook: string): Promise<HookDeliveryMark | undefined>
+  saveHookDeliveryMark(provider: string, hook: string, mark: HookDeliveryMark): Promise<void>
 }

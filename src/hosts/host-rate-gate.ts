@@ -1,5 +1,4 @@
-/** The git-host call slots (a CallLimit): at most so many calls at once. */
-type CallLimit = <T>(run: () => Promise<T>) => Promise<T>
+import type { CallLimit } from './contract.ts'
 import { PrheraldError } from '../errors.ts'
 
 /** The clock a gate waits on; tests pass a fake one whose sleep only records. */

@@ -1,4 +1,3 @@
-import type { ChangedFile } from '../routing/route-by-paths.ts'
 
 /**
  * GitHub's pull-request files endpoint stops at 3000 files whatever the page size, so a larger pull request
@@ -14,3 +13,9 @@ export interface PullRequestRef {
 }
 
 export type ListChangedFiles = (pr: PullRequestRef) => Promise<ChangedFile[]>
+
+/** One changed file of a pull request. A rename or move carries the path it had before. */
+export interface ChangedFile {
+  path: string
+  previousPath?: string | undefined
+}

@@ -1,5 +1,5 @@
 import { isPrheraldError } from '../errors.ts'
-import type { CallLimit } from '../worker/call-limit.ts'
+import type { CallLimit } from '../hosts/contract.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'

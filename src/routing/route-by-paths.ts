@@ -1,11 +1,6 @@
+import type { ChangedFile } from '../hosts/list-changed-files.ts'
 import type { MessageTarget } from './message-targets.ts'
 import type { PathRoute, Route } from './resolve-route.ts'
-
-/** One changed file of a pull request. A rename or move carries the path it had before. */
-export interface ChangedFile {
-  path: string
-  previousPath?: string | undefined
-}
 
 /**
  * `services/billing` and `services/billing/` are the same rule: the directory, never a name that merely
@@ -37,6 +32,8 @@ export function matchRule(path: string, rules: readonly PathRoute[]): PathRoute 
  * A rename counts under its old and its new path. When no file matches any rule, the repository's own
  * channels (all of them, with their mentions): path rules replace the repository's channels, never add to them.
  */
+export type { ChangedFile }
+
 export function routeByPaths(files: readonly ChangedFile[], route: Pick<Route, 'targets' | 'paths'>): MessageTarget[] {
   const matched = new Set<PathRoute>()
   for (const file of files) {

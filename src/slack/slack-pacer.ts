@@ -1,7 +1,7 @@
 import { isPrheraldError } from '../errors.ts'
 import { budgetKey, heldScope, SLACK_RATE_LIMITS, type RateLimit, type SlackMethod } from './rate-limits.ts'
 import { systemClock, type PacerClock } from './pacer-clock.ts'
-import type { SharedPacingBudget } from './shared-pacing-budget.ts'
+import type { SharedPacingBudget } from '../store/shared-pacing-budget.ts'
 import { ShutdownInterrupt } from './retry-transient.ts'
 
 /** `published`: spend Slack's published limits. `off`: no budgets, only the holds a 429 asks for. */

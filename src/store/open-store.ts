@@ -7,7 +7,7 @@ import { openDatabase } from './open-database.ts'
 import { acquireServerLock } from './server-lock.ts'
 import { createSqliteStore } from './sqlite-store.ts'
 import type { Store } from './store.ts'
-import type { SharedPacingBudget } from '../slack/shared-pacing-budget.ts'
+import type { SharedPacingBudget } from './shared-pacing-budget.ts'
 
 export interface OpenStoreDeps {
   settings: Pick<Settings, 'database' | 'gitProvider'>

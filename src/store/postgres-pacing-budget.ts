@@ -1,4 +1,4 @@
-import type { Admission, BudgetDraw, SharedPacingBudget } from '../slack/shared-pacing-budget.ts'
+import type { Admission, BudgetDraw, SharedPacingBudget } from './shared-pacing-budget.ts'
 import type { PostgresPool } from './postgres-pool.ts'
 
 export interface PostgresPacingBudgetDeps {

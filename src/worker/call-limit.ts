@@ -2,7 +2,9 @@ import PQueue from 'p-queue'
 import { ShutdownInterrupt } from '../slack/retry-transient.ts'
 
 /** Runs one outbound call (one attempt, not its retries) when a slot is free. */
-export type CallLimit = <T>(run: () => Promise<T>) => Promise<T>
+import type { CallLimit } from '../hosts/contract.ts'
+
+export type { CallLimit }
 
 /**
  * Caps how many git-host calls (path routing's changed files) run at once across all pull requests; Slack

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { packageRoot } from '../../src/package-root.ts'
 import { HOST_IDS } from '../../src/hosts/registry.ts'
-import { importsOf, sourceFiles } from '../helpers/import-graph.ts'
+import { cyclesOf, importsOf, sourceFiles, unitGraph } from '../helpers/import-graph.ts'
 
 /**
  * The layout's promises (docs/architecture.md), checked on the source itself so that a change that breaks
@@ -39,5 +39,16 @@ describe('hosts are plug-ins', () => {
       .filter((target) => !target.startsWith('src/store/store.ts'))
       .map((target) => `${file} -> ${target}`))
     expect(offenders).toEqual([])
+  })
+})
+
+describe('the folder graph', () => {
+  it('has no cycles among the folders of src/ and machines/ (a folder imports only those below it)', () => {
+    expect(cyclesOf(unitGraph(ROOT, CODE))).toEqual([])
+  })
+
+  it('finds a cycle when there is one (so an empty answer means something)', () => {
+    const graph = new Map([['a', new Set(['b'])], ['b', new Set(['c'])], ['c', new Set(['a'])], ['d', new Set(['a'])]])
+    expect(cyclesOf(graph)).toEqual([['a', 'b', 'c']])
   })
 })

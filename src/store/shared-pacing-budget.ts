@@ -1,9 +1,8 @@
-import type { RateLimit } from './rate-limits.ts'
-
 /** One budget a call spends from: its key (src/slack/rate-limits.ts budgetKey) and the limit behind it. */
 export interface BudgetDraw {
   key: string
-  limit: RateLimit
+  /** The limit behind the key (a RateLimit of src/slack/rate-limits.ts). */
+  limit: { perMinute: number; burst: number }
 }
 
 /** Granted, or refused with each short budget and how long until it has a token (or its hold ends). */
