@@ -13,6 +13,12 @@ export function parseListen(value: string): ListenAddress | undefined {
   return { host: match[1] ?? match[2], port }
 }
 
+/** The address as written in the configuration: `:8080`, `127.0.0.1:8080`, `[::1]:8080`. */
+export function formatListen(address: ListenAddress): string {
+  const host = address.host === undefined ? '' : address.host.includes(':') ? `[${address.host}]` : address.host
+  return `${host}:${address.port}`
+}
+
 /** `file:./data/x.db`, `file:///abs/x.db` or a plain path, resolved against `cwd`. */
 export function databasePathFromUrl(url: string, cwd: string): string | undefined {
   let path = url
