@@ -68,7 +68,7 @@ function clearLogs() {
 }
 
 describe('start-up validation and config.lock', () => {
-  it('the first boot validates every entry and writes config.lock (0600); a boot with a current lock calls nothing', async () => {
+  it('the first boot validates every entry and writes config.lock (0600); a boot with a current lock calls auth.test only', async () => {
     await stop(await boot())
     expect(slack.calls.map((c) => c.method).sort()).toEqual(['auth.test', 'conversations.info', 'conversations.info'])
     expect(github.requests.map((r) => r.path)).toEqual(expect.arrayContaining(['/orgs/acme/repos', '/repos/acme/web/hooks', '/repos/acme/api/hooks']))
@@ -79,10 +79,11 @@ describe('start-up validation and config.lock', () => {
 
     clearLogs()
     const second = await boot()
-    expect(outbound()).toBe(0)
+    expect(slack.calls.map((c) => c.method)).toEqual(['auth.test'])
+    expect(github.requests).toHaveLength(0)
     expect(second.entries()).toContainEqual(expect.objectContaining({ msg: 'configuration validated', validated: 0, unchanged: 2 }))
     await stop(second)
-    expect(outbound()).toBe(0)
+    expect(outbound()).toBe(1)
   })
 
   it('a channel change re-validates that entry only; --force re-validates every entry', async () => {
@@ -95,7 +96,8 @@ describe('start-up validation and config.lock', () => {
 
     clearLogs()
     await stop(await boot())
-    expect(outbound()).toBe(0)
+    expect(slack.calls.map((c) => c.method)).toEqual(['auth.test'])
+    expect(github.requests).toHaveLength(0)
 
     const forced = spawnCli('server', ['--force'], env(), dir.path)
     servers.push(forced)
@@ -133,6 +135,52 @@ describe('start-up validation and config.lock', () => {
     const server = await boot({ GITHUB_TOKEN: '' })
     const health = await fetch(`${server.url}/healthz`)
     expect(health.status).toBe(200)
+  })
+})
+
+describe('the Slack token at every start', () => {
+  it('a token Slack refuses stops a start whose config.lock is current, in one line naming SLACK_BOT_TOKEN', async () => {
+    await stop(await boot())
+    for (const error of ['invalid_auth', 'token_revoked', 'account_inactive', 'not_authed']) {
+      slack.faults.push({ method: 'auth.test', fault: { error } })
+      const result = await runCliAsync('server', [], env(), dir.path)
+      expect(result.status).toBe(1)
+      const lines = result.stderr.trimEnd().split('\n')
+      expect(lines[0]).toBe(`prherald: SLACK_BOT_TOKEN: auth.test answered ${error}; not starting`)
+      expect(lines[1]).toMatch(/^ {2}fix: .*SLACK_BOT_TOKEN/)
+      expect(lines).toHaveLength(2)
+      expect(result.stdout).not.toContain('"msg":"listening"')
+    }
+  })
+
+  it('Slack not answering (5xx, unreachable) only warns: the server starts, ready', async () => {
+    await stop(await boot())
+    slack.faults.push({ method: 'auth.test', fault: { status: 503 } })
+    const during5xx = await boot()
+    expect(during5xx.entries()).toContainEqual(expect.objectContaining({
+      level: 'warn', msg: 'Slack did not answer auth.test; starting anyway: deliveries are stored and posted once it answers', reason: 'auth.test answered http_503',
+    }))
+    expect((await fetch(`${during5xx.url}/readyz`)).status).toBe(200)
+    await stop(during5xx)
+
+    const gone = await startFakeSlack()
+    await gone.close()
+    const unreachable = await boot({ SLACK_API_URL: gone.url })
+    expect(unreachable.entries()).toContainEqual(expect.objectContaining({ level: 'warn', reason: expect.stringContaining(`Slack unreachable at ${gone.url}`) }))
+    expect((await fetch(`${unreachable.url}/readyz`)).status).toBe(200)
+    await stop(unreachable)
+  })
+
+  it('a first start while Slack is down starts, and leaves the entries unlocked for the next start to check', async () => {
+    slack.faults.push({ method: 'auth.test', fault: { status: 502 } })
+    const first = await boot()
+    expect(first.entries()).toContainEqual(expect.objectContaining({ msg: 'config.lock not updated: Slack could not check the new or changed entries; the next start checks them', entries: 2 }))
+    await stop(first)
+    expect(existsSync(lockFile())).toBe(false)
+    clearLogs()
+    await stop(await boot())
+    expect(slack.calls.map((c) => c.method).sort()).toEqual(['auth.test', 'conversations.info', 'conversations.info'])
+    expect(existsSync(lockFile())).toBe(true)
   })
 })
 
