@@ -1,6 +1,5 @@
 import { getEventListeners } from 'node:events'
 import type { RequestListener, Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { RetryOptions } from '@slack/web-api'
 import type { Secrets, Settings } from './config/settings.ts'
@@ -14,7 +13,8 @@ import type { ChooseTargets } from './routing/message-targets.ts'
 import type { PacerClock } from './slack/pacer-clock.ts'
 import { ShutdownInterrupt, type RetryPolicy } from './slack/retry-transient.ts'
 import type { SlackPacer } from './slack/slack-pacer.ts'
-import { createTimedServer, HTTP_TIMEOUTS, type HttpTimeouts } from './http/http-timeouts.ts'
+import { bindListeners } from './http/bind-listeners.ts'
+import type { HttpTimeouts } from './http/http-timeouts.ts'
 import { createClickIntake } from './intake/accept-click.ts'
 import { createIntake } from './intake/intake.ts'
 import { isPrheraldError } from './errors.ts'
@@ -28,7 +28,6 @@ import { PARALLEL_CALLS } from './worker/create-outbound.ts'
 import { createWorker } from './worker/create-worker.ts'
 import { createMetrics } from './metrics/create-metrics.ts'
 import { metricsRoute } from './metrics/metrics-route.ts'
-import { startMetricsServer } from './metrics/metrics-server.ts'
 import { hostOf } from './hosts/registry.ts'
 import { createApp } from './server.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
@@ -75,13 +74,20 @@ export interface RunningService {
 }
 
 /**
- * Starts prherald: database and migrations, replay of deliveries left pending, cleanup, then the
- * listener, in that order, so that a 200 on /healthz means everything before it succeeded.
+ * Starts prherald: binds the listeners first (an address in use stops the start before anything else is
+ * done), then database and migrations, replay of deliveries left pending, cleanup, and only then hands the
+ * listeners to the app: until that moment /readyz and deliveries answer 503, so that a 200 on /readyz means
+ * everything before it succeeded.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { settings, secrets, logger } = options
+  const listeners = await bindListeners({ settings, listen: options.listen, httpTimeouts: options.httpTimeouts })
+  logger.info('accepting connections; deliveries get 503 until the start-up steps are done', { address: listeners.address, port: listeners.port })
   const database = await openStore({
     settings, logger, lockWaitMs: options.databaseLockWaitMs, checkMs: options.databaseCheckMs, lockConnections: PARALLEL_CALLS,
+  }).catch(async (error: unknown) => {
+    await listeners.close(Date.now())
+    throw error
   })
   const { store } = database
   const slackToken = createSlackTokenState(logger)
@@ -109,20 +115,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     mailboxes.post(pullRequestKey(event), event)
   }
   const leases = createLeaseKeeper({ store, logger, owner: replicaId(), leaseMs: settings.databaseLeaseSeconds * 1000, handOff })
-
-  // Posts the last run left with an unknown outcome are settled first, so that the replay updates them.
-  await worker.recoverPosts()
-  const pending = await store.pendingDeliveries()
-  for (const delivery of pending) handOff(JSON.parse(delivery.event) as LifecycleEvent)
-  if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
-
-  // A start that fails from here on (a port in use, most likely) must not keep the file claimed.
+  // A start that fails from here on must not keep the port bound or the file claimed.
   const abandon = async (error: unknown): Promise<never> => {
     shutdown.abort()
     await leases.stop()
+    await listeners.close(Date.now())
     await database.close()
     throw error
   }
+
+  // Posts the last run left with an unknown outcome are settled first, so that the replay updates them.
+  await worker.recoverPosts().catch(abandon)
+  const pending = await store.pendingDeliveries().catch(abandon)
+  for (const delivery of pending) handOff(JSON.parse(delivery.event) as LifecycleEvent)
+  if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
   const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
   const accept = createIntake({
     provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff,
@@ -146,32 +152,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ['digest', digest.handler],
   ])
   const controlPath = controlSocketPath(settings)
-  const control = controlPath ? await startControlServer({ path: controlPath, handlers: controlHandlers, logger }) : undefined
-  // A start that fails once the jobs and the control channel run stops them before giving the database up.
+  // A start that fails once the jobs run (the control socket cannot be opened) stops them before giving the database up.
   const abandonStarted = async (error: unknown): Promise<never> => {
     cleanup.stop()
     digest.stop()
-    await control?.stop(Date.now())
     return abandon(error)
   }
-  const server = options.listen ? await options.listen(handler) : createTimedServer(handler, { ...HTTP_TIMEOUTS, ...options.httpTimeouts })
+  const control = controlPath ? await startControlServer({ path: controlPath, handlers: controlHandlers, logger }).catch(abandonStarted) : undefined
 
-  if (!options.listen) await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(settings.listen.port, settings.listen.host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  }).catch(abandonStarted)
-  const address = server.address() as AddressInfo
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
-  const metricsServer = settings.metricsListen && await startMetricsServer({ listen: settings.metricsListen, metrics }).catch(async (error: unknown) => {
-    await closeServer(server, Date.now())
-    return abandonStarted(error)
-  })
-  logger.info('listening', { address: `${host}:${address.port}`, provider: settings.gitProvider, port: address.port })
-  if (metricsServer) logger.info('serving /metrics on its own listener', { address: metricsServer.address, port: metricsServer.port })
-  const url = `http://${address.family === 'IPv6' ? '[::1]' : '127.0.0.1'}:${address.port}`
+  // Ready: from here on the listeners serve the app. `listening` keeps meaning "deliveries are taken".
+  listeners.open(handler, metrics)
+  const { server, port, url } = listeners
+  logger.info('listening', { address: listeners.address, provider: settings.gitProvider, port })
+  if (listeners.metrics) logger.info('serving /metrics on its own listener', { address: listeners.metrics.address, port: listeners.metrics.port })
   const reconcileOnStart = startReconcileOnStart({ settings, secrets, store, logger, handOff, limit })
 
   let stopping: Promise<{ drained: boolean }> | undefined
@@ -183,8 +176,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     digest.stop()
     // No more taking over: what this server leaves pending, another replica (or the next start) finishes.
     await leases.stop()
-    await Promise.all([closeServer(server, deadline), control?.stop(deadline)])
-    await metricsServer?.close()
+    await Promise.all([listeners.close(deadline), control?.stop(deadline)])
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))
     if (!drained) {
       // Whatever did not finish stays in the intake table and is replayed at the next start.
@@ -202,18 +194,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     shutdownListeners: getEventListeners(shutdown.signal, 'abort').length,
   })
   return {
-    server, port: address.port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), holding, url, stop,
-    metricsUrl: `${metricsServer ? metricsServer.url : url}/metrics`,
+    server, port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), holding, url, stop,
+    metricsUrl: `${listeners.metrics ? listeners.metrics.url : url}/metrics`,
   }
-}
-
-/** Stops accepting, lets in-flight requests finish, and cuts what is still open at the deadline. */
-async function closeServer(server: Server, deadline: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-  const idleSweeper = setInterval(() => server.closeIdleConnections(), 50)
-  const timer = setTimeout(() => server.closeAllConnections(), Math.max(0, deadline - Date.now()))
-  server.closeIdleConnections()
-  await closed
-  clearInterval(idleSweeper)
-  clearTimeout(timer)
 }

@@ -12,6 +12,8 @@ export interface CheckResult {
   /** One line, never a secret. */
   reason: string
   fix?: string | undefined
+  /** A FAIL because the service did not answer (unreachable, 5xx, rate limited), not a refusal: a later run may pass. */
+  unavailable?: boolean
 }
 
 export function hasFailure(results: readonly CheckResult[]): boolean {

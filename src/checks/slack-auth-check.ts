@@ -22,6 +22,9 @@ export const LOOKUP_SCOPE = 'users:read.email'
 
 const TARGET = 'SLACK_BOT_TOKEN'
 
+/** auth.test answers that say Slack is down or busy, not that it refuses the token: `http_<status>` is callSlack's. */
+const UNAVAILABLE = /^(http_(5\d\d|429)|internal_error|fatal_error|service_unavailable|request_timeout|ratelimited)$/
+
 /**
  * slack-auth: `auth.test` accepts the token and the token carries the scopes prherald needs (FAIL) and the
  * history scopes for the mapped `channels` (WARN: a note, never a failure).
@@ -37,13 +40,14 @@ export async function slackAuthCheck(options: SlackCheckOptions | undefined, cha
   try {
     answer = await callSlack(options, 'auth.test')
   } catch (error) {
-    return { name: 'slack-auth', target: TARGET, status: 'FAIL', ...unreachable(options.apiUrl, error) }
+    return { name: 'slack-auth', target: TARGET, status: 'FAIL', ...unreachable(options.apiUrl, error), unavailable: true }
   }
   if (!answer.data.ok) {
     const error = answer.data.error ?? 'unknown_error'
     return {
       name: 'slack-auth', target: TARGET, status: 'FAIL', reason: `auth.test answered ${error}`,
       fix: PERMANENT_SLACK_ERRORS[error] ?? 'check SLACK_BOT_TOKEN and SLACK_API_URL; see https://api.slack.com/methods/auth.test',
+      ...(UNAVAILABLE.test(error) ? { unavailable: true } : {}),
     }
   }
   const who = `as ${String(answer.data.user ?? 'the bot')} in ${String(answer.data.team ?? 'the workspace')}`

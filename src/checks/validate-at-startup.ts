@@ -2,8 +2,10 @@ import type { Secrets, Settings } from '../config/settings.ts'
 import { PrheraldError } from '../errors.ts'
 import { readConfigLock, writeConfigLock } from '../lock/config-lock.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
+import { listRoutes, routeChannels } from '../routing/resolve-route.ts'
 import { countByStatus, type CheckResult } from './check-result.ts'
 import { createCheckContext, credentialsFromSecrets } from './check-context.ts'
+import { slackAuthCheck } from './slack-auth-check.ts'
 import { validateConfig } from './validate-config.ts'
 
 export interface StartupValidationOptions {
@@ -16,8 +18,10 @@ export interface StartupValidationOptions {
 
 /**
  * Runs before the server opens anything: validates the mapping entries that are new or changed since
- * config.lock, refuses to start on any FAIL (SKIP is fine), and records the success. A boot whose lock is
- * current makes no call to Slack or the git host.
+ * config.lock, refuses to start on any FAIL (SKIP is fine), and records the success. The lock spares the
+ * entries' checks, never the token's: `auth.test` runs at every start, one cheap call, so that a token revoked
+ * since the lock was written stops the start instead of failing the first delivery. Slack not answering
+ * (unreachable, 5xx) only warns: deliveries are stored and wait for it, so an outage never stops intake.
  */
 export async function validateAtStartup(options: StartupValidationOptions): Promise<void> {
   const { settings, secrets, logger } = options
@@ -25,22 +29,36 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
   if (problem) logger.warn('config.lock ignored', { reason: problem })
   const ctx = createCheckContext(settings, credentialsFromSecrets(secrets))
   const outcome = await validateConfig(ctx, lock, { gitTokenSet: secrets.gitAccess.token !== undefined, force: options.force })
-  const results = [...(outcome.report.auth ? [outcome.report.auth] : []), ...outcome.report.entries.flatMap((e) => e.results)]
+  const auth = outcome.report.auth ?? await slackAuthCheck(ctx.slack, listRoutes(settings.mappings).flatMap(routeChannels), ctx.featureScopes)
+  const slackDown = auth.status === 'FAIL' && auth.unavailable === true
+  const results = [auth, ...outcome.report.entries.flatMap((e) => e.results)]
   for (const r of results) {
     const fields = { check: r.name, target: r.target, status: r.status, reason: r.reason, fix: r.fix }
-    if (r.status === 'FAIL') logger.error('check failed', fields)
+    if (r === auth && slackDown) logger.warn('Slack did not answer auth.test; starting anyway: deliveries are stored and posted once it answers', fields)
+    else if (r.status === 'FAIL') logger.error('check failed', fields)
     else if (r.status === 'WARN') logger.warn('check warning', fields)
     else logger.debug('check', fields)
   }
-  const counts = countByStatus(results)
-  if (!outcome.ok) {
-    throw new PrheraldError('validation_failed', `configuration check failed, not starting:\n${describeFailures(results)}`, {
+  if (auth.status === 'FAIL' && !slackDown) {
+    throw new PrheraldError('slack_auth', `SLACK_BOT_TOKEN: ${auth.reason}; not starting`, {
+      fix: auth.fix ?? 'set SLACK_BOT_TOKEN to the Bot User OAuth Token (xoxb-…) of your Slack app',
+    })
+  }
+  const failures = results.filter((r) => r.status === 'FAIL' && r !== auth)
+  if (failures.length > 0) {
+    throw new PrheraldError('validation_failed', `configuration check failed, not starting:\n${describeFailures(failures)}`, {
       fix: 'fix the problems above and start again; prherald-config validate runs the same checks without starting the server',
     })
   }
+  const counts = countByStatus(results)
   logger.info('configuration validated', {
     validated: outcome.plan.stale.length, unchanged: outcome.plan.current.length, ok: counts.OK, skip: counts.SKIP,
   })
+  if (slackDown && outcome.plan.stale.length > 0) {
+    // Their channels could not be checked: not locked, so the next start checks them.
+    logger.warn('config.lock not updated: Slack could not check the new or changed entries; the next start checks them', { entries: outcome.plan.stale.length })
+    return
+  }
   if (!outcome.lockChanged) return
   try {
     writeConfigLock(settings.lockFile, outcome.nextLock)
@@ -50,9 +68,8 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
   }
 }
 
-function describeFailures(results: readonly CheckResult[]): string {
-  return results
-    .filter((r) => r.status === 'FAIL')
+function describeFailures(failures: readonly CheckResult[]): string {
+  return failures
     .map((r) => `  - ${r.target} ${r.name}: ${r.reason}${r.fix ? `\n    fix: ${r.fix}` : ''}`)
     .join('\n')
 }

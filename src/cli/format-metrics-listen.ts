@@ -1,6 +1,5 @@
-import type { ListenAddress, Settings } from '../config/settings.ts'
-
-const address = (a: ListenAddress) => `${a.host === undefined ? '' : a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`
+import { formatListen as address } from '../config/parse-values.ts'
+import type { Settings } from '../config/settings.ts'
 
 /** Where `GET /metrics` is served, for `prherald-config list`. */
 export function formatMetricsListen(settings: Pick<Settings, 'listen' | 'metricsListen'>): string {

@@ -29,8 +29,24 @@ function checkCommandLine(command: Command): void {
 }
 
 /**
+ * `--config <file>`, declared here for every CLI that reads the configuration, so that each one takes it the
+ * same way. It sets PRHERALD_CONFIG_FILE for the run (the flag wins over the variable and over `.env`, which
+ * never overrides a variable already set). A CLI that declares its own (prherald-setup: where to write the
+ * file) keeps it.
+ */
+function declareConfigOption(cli: CAC): ((options: Record<string, unknown>) => void) | undefined {
+  if (cli.globalCommand.hasOption('config')) return undefined
+  cli.option('--config <file>', 'Configuration file (default: PRHERALD_CONFIG_FILE, else ./config.yaml); config.lock is beside it')
+  return (options) => {
+    if (options.config === undefined) return
+    if (typeof options.config !== 'string' || options.config.trim() === '') throw new UsageError('--config needs a file name, e.g. --config ./config.yaml')
+    process.env.PRHERALD_CONFIG_FILE = options.config
+  }
+}
+
+/**
  * Parses the command line strictly and runs it. Every prherald CLI goes through here, so each one has
- * `--help` and `--version`, and rejects what it does not know (option, command, extra argument) with one
+ * `--help`, `--version` and `--config <file>`, and rejects what it does not know (option, command, extra argument) with one
  * line on stderr and exit status 2 instead of silently ignoring it. With `main`, the CLI has no subcommands
  * and `main.run` is its action; without it, the matched subcommand runs, and no subcommand prints the help.
  * Errors thrown by the action are reported by reportError (exit 1), never as a stack for known errors.
@@ -40,6 +56,7 @@ function checkCommandLine(command: Command): void {
  *   await runCommands(cli, { maxArgs: 0, run: (_args, options) => go(options) })   // one command, no subcommands
  */
 export async function runCommands(cli: CAC, main?: MainCommand): Promise<void> {
+  const applyConfigOption = declareConfigOption(cli)
   if (!cli.globalCommand.versionNumber) cli.version(packageVersion())
   if (!cli.showHelpOnExit) cli.help()
   let run: () => unknown
@@ -51,6 +68,7 @@ export async function runCommands(cli: CAC, main?: MainCommand): Promise<void> {
       if (cli.matchedCommandName !== undefined) cli.outputVersion()
       return
     }
+    applyConfigOption?.(options)
     if (main) {
       // Not checkUnusedArgs: the global command declares no arguments, main.maxArgs says how many it takes.
       cli.globalCommand.checkUnknownOptions()

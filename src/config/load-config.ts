@@ -77,8 +77,8 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
   const listenText = env.PRHERALD_LISTEN || doc.server?.listen || DEFAULTS.listen
   const listen = parseListen(listenText)
   if (!listen) {
-    if (env.PRHERALD_LISTEN) throw envProblem('PRHERALD_LISTEN', 'use host:port or :port, e.g. :8080 or 127.0.0.1:8080')
-    throw invalid(configFile, [{ key: 'server.listen', message: `"${listenText}" is not an address; use host:port or :port, e.g. :8080` }])
+    if (env.PRHERALD_LISTEN) throw envProblem('PRHERALD_LISTEN', 'use a port, :port or host:port, e.g. 8080, :8080 or 127.0.0.1:8080')
+    throw invalid(configFile, [{ key: 'server.listen', message: `"${listenText}" is not an address; use a port, :port or host:port, e.g. 8080, :8080 or 127.0.0.1:8080` }])
   }
   const metricsListen = parseMetricsListen(doc.server?.metrics_listen, listen, configFile)
   const databaseUrl = env.PRHERALD_DATABASE_URL || doc.database?.url || DEFAULTS.databaseUrl

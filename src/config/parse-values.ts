@@ -1,14 +1,22 @@
 import { isAbsolute, resolve } from 'node:path'
 import type { DatabaseTarget, ListenAddress } from './settings.ts'
 
-/** `:8080`, `8080`, `127.0.0.1:0`, `[::1]:8080`, or undefined when the value is not an address. */
+/**
+ * `8080` or `:8080` (every interface), `127.0.0.1:0`, `host:8080`, `[::1]:8080`; undefined when the value is
+ * not an address. A host always ends with a colon: `8080` is a port, never host `808` port `0`.
+ */
 export function parseListen(value: string): ListenAddress | undefined {
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]*))?:?(\d{1,5})$/.exec(value.trim())
+  const match = /^(?:(?:\[([^\]]+)\]|([^:[\]\s]+))?:)?(\d{1,5})$/.exec(value.trim())
   if (!match) return undefined
   const port = Number(match[3])
   if (port > 65535) return undefined
-  const host = match[1] ?? (match[2] === '' ? undefined : match[2])
-  return { host, port }
+  return { host: match[1] ?? match[2], port }
+}
+
+/** The address as written in the configuration: `:8080`, `127.0.0.1:8080`, `[::1]:8080`. */
+export function formatListen(address: ListenAddress): string {
+  const host = address.host === undefined ? '' : address.host.includes(':') ? `[${address.host}]` : address.host
+  return `${host}:${address.port}`
 }
 
 /** `file:./data/x.db`, `file:///abs/x.db` or a plain path, resolved against `cwd`. */

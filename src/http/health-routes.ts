@@ -29,3 +29,16 @@ export function readyz(sources: HealthSources): HTTPResponse {
     ? json(200, { status: 'ready', database })
     : json(503, { status: 'not_ready', database, message: `the database file was ${database} while the server runs; see the server log` })
 }
+
+/**
+ * Between the bind and the end of the start-up steps (migrations, replay of pending deliveries, first
+ * cleanup): alive, so a liveness probe does not kill a server in the middle of its migrations, and not
+ * ready, so nothing is sent to it yet.
+ */
+export function startingHealthz(): HTTPResponse {
+  return json(200, { status: 'starting' })
+}
+
+export function startingReadyz(): HTTPResponse {
+  return json(503, { status: 'starting', message: 'prherald is starting (migrations, replay of pending deliveries); ready in a moment' })
+}

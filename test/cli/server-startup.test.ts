@@ -1,12 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { existsSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
-import type { Env } from '../../src/config/load-config.ts'
+import Database from 'better-sqlite3'
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { dirname, join } from 'node:path'
+import { loadSettings, type Env } from '../../src/config/load-config.ts'
+import { createLogger } from '../../src/log/logger.ts'
+import { openStore } from '../../src/store/open-store.ts'
 import { GITHUB_OPTIONAL_EVENTS, GITHUB_REQUIRED_EVENTS } from '../../src/hosts/github/events.ts'
 import { BITBUCKET_REQUIRED_EVENTS } from '../../src/hosts/bitbucket/events.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
-import { spawnCli, type RunningCli } from '../helpers/run-cli-async.ts'
+import { githubExample } from '../helpers/github-examples.ts'
+import { runCliAsync, spawnCli, type RunningCli } from '../helpers/run-cli-async.ts'
+import { deliver } from '../helpers/signed-delivery.ts'
 import { type SpawnedServer, killServer, spawnServer } from '../helpers/spawn-prherald.ts'
 import { testEnv, waitFor, writeConfig, type TestConfig } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
@@ -62,7 +69,7 @@ function clearLogs() {
 }
 
 describe('start-up validation and config.lock', () => {
-  it('the first boot validates every entry and writes config.lock (0600); a boot with a current lock calls nothing', async () => {
+  it('the first boot validates every entry and writes config.lock (0600); a boot with a current lock calls auth.test only', async () => {
     await stop(await boot())
     expect(slack.calls.map((c) => c.method).sort()).toEqual(['auth.test', 'conversations.info', 'conversations.info'])
     expect(github.requests.map((r) => r.path)).toEqual(expect.arrayContaining(['/orgs/acme/repos', '/repos/acme/web/hooks', '/repos/acme/api/hooks']))
@@ -73,10 +80,11 @@ describe('start-up validation and config.lock', () => {
 
     clearLogs()
     const second = await boot()
-    expect(outbound()).toBe(0)
+    expect(slack.calls.map((c) => c.method)).toEqual(['auth.test'])
+    expect(github.requests).toHaveLength(0)
     expect(second.entries()).toContainEqual(expect.objectContaining({ msg: 'configuration validated', validated: 0, unchanged: 2 }))
     await stop(second)
-    expect(outbound()).toBe(0)
+    expect(outbound()).toBe(1)
   })
 
   it('a channel change re-validates that entry only; --force re-validates every entry', async () => {
@@ -89,7 +97,8 @@ describe('start-up validation and config.lock', () => {
 
     clearLogs()
     await stop(await boot())
-    expect(outbound()).toBe(0)
+    expect(slack.calls.map((c) => c.method)).toEqual(['auth.test'])
+    expect(github.requests).toHaveLength(0)
 
     const forced = spawnCli('server', ['--force'], env(), dir.path)
     servers.push(forced)
@@ -129,3 +138,127 @@ describe('start-up validation and config.lock', () => {
     expect(health.status).toBe(200)
   })
 })
+
+describe('the Slack token at every start', () => {
+  it('a token Slack refuses stops a start whose config.lock is current, in one line naming SLACK_BOT_TOKEN', async () => {
+    await stop(await boot())
+    for (const error of ['invalid_auth', 'token_revoked', 'account_inactive', 'not_authed']) {
+      slack.faults.push({ method: 'auth.test', fault: { error } })
+      const result = await runCliAsync('server', [], env(), dir.path)
+      expect(result.status).toBe(1)
+      const lines = result.stderr.trimEnd().split('\n')
+      expect(lines[0]).toBe(`prherald: SLACK_BOT_TOKEN: auth.test answered ${error}; not starting`)
+      expect(lines[1]).toMatch(/^ {2}fix: .*SLACK_BOT_TOKEN/)
+      expect(lines).toHaveLength(2)
+      expect(result.stdout).not.toContain('"msg":"listening"')
+    }
+  })
+
+  it('Slack not answering (5xx, unreachable) only warns: the server starts, ready', async () => {
+    await stop(await boot())
+    slack.faults.push({ method: 'auth.test', fault: { status: 503 } })
+    const during5xx = await boot()
+    expect(during5xx.entries()).toContainEqual(expect.objectContaining({
+      level: 'warn', msg: 'Slack did not answer auth.test; starting anyway: deliveries are stored and posted once it answers', reason: 'auth.test answered http_503',
+    }))
+    expect((await fetch(`${during5xx.url}/readyz`)).status).toBe(200)
+    await stop(during5xx)
+
+    const gone = await startFakeSlack()
+    await gone.close()
+    const unreachable = await boot({ SLACK_API_URL: gone.url })
+    expect(unreachable.entries()).toContainEqual(expect.objectContaining({ level: 'warn', reason: expect.stringContaining(`Slack unreachable at ${gone.url}`) }))
+    expect((await fetch(`${unreachable.url}/readyz`)).status).toBe(200)
+    await stop(unreachable)
+  })
+
+  it('a first start while Slack is down starts, and leaves the entries unlocked for the next start to check', async () => {
+    slack.faults.push({ method: 'auth.test', fault: { status: 502 } })
+    const first = await boot()
+    expect(first.entries()).toContainEqual(expect.objectContaining({ msg: 'config.lock not updated: Slack could not check the new or changed entries; the next start checks them', entries: 2 }))
+    await stop(first)
+    expect(existsSync(lockFile())).toBe(false)
+    clearLogs()
+    await stop(await boot())
+    expect(slack.calls.map((c) => c.method).sort()).toEqual(['auth.test', 'conversations.info', 'conversations.info'])
+    expect(existsSync(lockFile())).toBe(true)
+  })
+})
+
+describe('prherald-server --config <file>', () => {
+  it('reads that file over PRHERALD_CONFIG_FILE and keeps config.lock beside it', async () => {
+    mkdirSync(join(dir.path, 'etc'))
+    const file = writeConfig(join(dir.path, 'etc'), config('C0000000002'))
+    const server = spawnCli('server', ['--config', file], env({ PRHERALD_CONFIG_FILE: join(dir.path, 'missing.yaml') }), dir.path)
+    servers.push(server)
+    await waitFor('the server to listen', () => server.output().includes('"msg":"listening"'))
+    expect(existsSync(join(dirname(file), 'config.lock'))).toBe(true)
+    expect(existsSync(lockFile())).toBe(false)
+  })
+})
+
+describe('the listener is bound first', () => {
+  it('a port in use stops the start in one line naming the address and the fix, before the database is touched', async () => {
+    const holder = createServer()
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
+    const taken = (holder.address() as AddressInfo).port
+    try {
+      const result = await runCliAsync('server', [], env({ PRHERALD_LISTEN: `127.0.0.1:${taken}` }), dir.path)
+      expect(result.status).toBe(1)
+      expect(result.stderr).toBe(`prherald: PRHERALD_LISTEN / server.listen: cannot listen on 127.0.0.1:${taken} (EADDRINUSE): the address is already in use (another prherald, or another program, listens there)\n`
+        + '  fix: choose a free port of this host for PRHERALD_LISTEN / server.listen, e.g. :8081, or stop the program that holds it\n')
+      expect(result.stdout).not.toContain('"msg":"listening"')
+      expect(existsSync(join(dir.path, 'prherald.db'))).toBe(false)
+    } finally {
+      await new Promise((resolve) => holder.close(resolve))
+    }
+  })
+
+  it('answers /readyz and deliveries 503 until the start-up steps are done, /healthz 200 starting; nothing refused is stored', async () => {
+    writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json' }, mappings: { Codertocat: { '*': { channel: 'C0000000001' } } } })
+    const startEnv = env({ GITHUB_TOKEN: '' })
+    // A post the last run left with an unknown outcome: the start looks for it in Slack before it is ready.
+    const opened = await openStore({ settings: loadSettings(startEnv, dir.path), logger: createLogger({ format: 'json', level: 'error', write: () => {} }), lockConnections: 1 })
+    await opened.store.recordPostIntent({
+      provider: 'github', repository: 'Codertocat/Hello-World', prNumber: 99, channel: 'C0000000001', marker: 'd-0', mentions: [],
+      state: 'unannounced', lifecycle: '{"state":"unannounced"}', lastDeliveryId: null, reactions: [], createdAt: Date.now(),
+    })
+    await opened.close()
+    let release!: () => void
+    slack.faults.push({ method: 'conversations.history', fault: { until: new Promise<void>((resolve) => { release = resolve }) } })
+
+    const server = spawnCli('server', [], startEnv, dir.path)
+    servers.push(server)
+    await waitFor('the lookup of the interrupted post', () => slack.calls.some((c) => c.method === 'conversations.history'))
+    const bound = server.output().split('\n').map((l) => l.startsWith('{') ? JSON.parse(l) as { msg?: string; port?: number } : {})
+      .find((e) => e.msg === 'accepting connections; deliveries get 503 until the start-up steps are done')
+    const url = `http://127.0.0.1:${bound?.port}`
+    const opening = { event: 'pull_request', payload: githubExample('pull_request', 'opened'), deliveryId: 'early-1' }
+
+    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'starting' })
+    const notReady = await fetch(`${url}/readyz`)
+    expect(notReady.status).toBe(503)
+    expect(await notReady.json()).toMatchObject({ status: 'starting' })
+    const early = await deliver(url, 'github', opening)
+    expect(early.status).toBe(503)
+    expect(early.headers.get('retry-after')).toBe('5')
+    expect(server.output()).not.toContain('"msg":"listening"')
+
+    release()
+    await waitFor('the server to be ready', () => server.output().includes('"msg":"listening"'))
+    expect((await fetch(`${url}/readyz`)).status).toBe(200)
+    expect(await (await fetch(`${url}/healthz`)).json()).toMatchObject({ status: 'ok' })
+    expect(storedDeliveries()).toEqual([])
+    expect((await deliver(url, 'github', opening)).status).toBe(200)
+    expect(storedDeliveries()).toEqual(['early-1'])
+  })
+})
+
+function storedDeliveries(): string[] {
+  const db = new Database(join(dir.path, 'prherald.db'), { readonly: true })
+  try {
+    return (db.prepare('SELECT delivery_id FROM deliveries').all() as Array<{ delivery_id: string }>).map((r) => r.delivery_id)
+  } finally {
+    db.close()
+  }
+}

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { packageRoot } from '../../src/package-root.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
@@ -94,5 +94,43 @@ describe('unknown options and commands', () => {
     expect(version.status).toBe(0)
     expect(version.stdout).toMatch(/^prherald-config\//)
     expect(existsSync(join(dir.path, 'config.lock'))).toBe(false)
+  })
+})
+
+describe('--config <file>', () => {
+  const ALL: CliName[] = ['server', 'migrate', 'config', 'doctor', 'reconcile', 'digest', 'smoke']
+  // The working directory's config.yaml maps acme/api; this one, in another directory, maps other/web.
+  const elsewhere = () => {
+    mkdirSync(join(dir.path, 'team'), { recursive: true })
+    return writeConfig(join(dir.path, 'team'), { git_provider: 'github', database: { url: 'file:./team-data/prherald.db' }, mappings: { other: { web: { channel: 'C0000000009' } } } })
+  }
+  // The variable points at a file that does not exist: only the flag can make the commands work.
+  const env = () => ({ ...testEnv(dir.path, 'github'), PRHERALD_CONFIG_FILE: join(dir.path, 'missing.yaml'), PRHERALD_DATABASE_URL: '' })
+
+  it.each(ALL)('prherald-%s --help shows it', async (name) => {
+    const help = await run(name, ['--help'])
+    expect(help.status).toBe(0)
+    expect(help.stdout).toMatch(/^ {2}--config <file> +Configuration file \(default: PRHERALD_CONFIG_FILE, else \.\/config\.yaml\)/m)
+  })
+
+  it('config list, doctor and migrate up read the file it names, over PRHERALD_CONFIG_FILE, relative to the working directory', async () => {
+    const file = elsewhere()
+    const list = await runCliAsync('config', ['list', '--config', 'team/config.yaml'], env(), dir.path)
+    expect(list.status).toBe(0)
+    expect(list.stdout).toMatch(/^other +web +C0000000009/m)
+    expect(list.stdout).not.toMatch(/^acme /m)
+
+    const doctor = await runCliAsync('doctor', ['--config', file], env(), dir.path)
+    expect(doctor.stdout).toMatch(new RegExp(`OK +file +${file.replaceAll('.', '\\.')} +parses: git_provider github, 1 mapping entry`))
+    expect(doctor.stdout).not.toContain('missing.yaml')
+
+    const migrate = await runCliAsync('migrate', ['up', '--config', file], env(), dir.path)
+    expect(migrate.status).toBe(0)
+    expect(existsSync(join(dir.path, 'team-data/prherald.db'))).toBe(true)
+  })
+
+  it('without a file name it is a usage error', async () => {
+    expectUsageError(await run('config', ['list', '--config', '']), 'config', /--config needs a file name/)
+    expectUsageError(await run('doctor', ['--config']), 'doctor', /--config needs a file name/)
   })
 })

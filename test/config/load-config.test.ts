@@ -167,6 +167,23 @@ describe('configuration', () => {
     expect(error.message).toContain('PRHERALD_LISTEN=nowhere')
   })
 
+  it('reads a bare port as every interface on that port, from PRHERALD_LISTEN and server.listen', () => {
+    expect(load(`git_provider: github\n${MAPPINGS}`, { PRHERALD_LISTEN: '8080' }).listen).toEqual({ host: undefined, port: 8080 })
+    expect(load(`git_provider: github\nserver:\n  listen: "9090"\n${MAPPINGS}`).listen).toEqual({ host: undefined, port: 9090 })
+    expect(load(`git_provider: github\nserver:\n  listen: "0"\n${MAPPINGS}`).listen).toEqual({ host: undefined, port: 0 })
+    expect(load(`git_provider: github\n${MAPPINGS}`, { PRHERALD_LISTEN: 'localhost:8081' }).listen).toEqual({ host: 'localhost', port: 8081 })
+    expect(load(`git_provider: github\n${MAPPINGS}`, { PRHERALD_LISTEN: '[::1]:8082' }).listen).toEqual({ host: '::1', port: 8082 })
+  })
+
+  it.each(['localhost8080', '80800', 'host:', '1.2.3.4 8080', '[::1]8080', ':'])('refuses PRHERALD_LISTEN=%s in one line naming the variable, and the same in server.listen naming the file', (value) => {
+    const error = failure(`git_provider: github\n${MAPPINGS}`, { PRHERALD_LISTEN: value })
+    expect(error.message).toBe(`PRHERALD_LISTEN=${value} is invalid: use a port, :port or host:port, e.g. 8080, :8080 or 127.0.0.1:8080`)
+    expect(error.fix).toBe('correct or unset PRHERALD_LISTEN')
+    const fromFile = failure(`git_provider: github\nserver:\n  listen: "${value}"\n${MAPPINGS}`)
+    expect(fromFile.message).toContain(join(dir.path, 'config.yaml'))
+    expect(fromFile.message).toContain(`server.listen: "${value}" is not an address`)
+  })
+
   it('inherits from "*" and accepts mentions: [] as mention nobody', () => {
     const s = load('git_provider: github\nmappings:\n  acme:\n    "*":\n      channel: C0123ABC\n      mentions: ["<!here>"]\n    api: {}\n    web:\n      mentions: []\n')
     expect(s.mappings.acme?.api).toEqual({})
