@@ -89,7 +89,7 @@ export async function copyToPostgres({ sqlite, pool, batchRows = 500 }: CopyDeps
       const missing = target.has(table) ? columns.filter((c) => !target.get(table)!.has(c)) : ['(the table itself)']
       if (missing.length > 0) {
         throw new PrheraldError('migration', `the PostgreSQL database has no ${table}.${missing.join(`, ${table}.`)} that the SQLite database has`, {
-          fix: 'the two schemas come from the same prherald release: run this release\'s prherald-migrate copy (it migrates the target up first); a table added without its migrations/postgres twin is a bug to report',
+          fix: 'the two schemas come from the same prherald release: run this release\'s prherald-migrate copy (it migrates the target up first); a table SQLite has and PostgreSQL lacks is a bug to report',
         })
       }
     }

@@ -16,6 +16,8 @@ export interface StoreDeps {
 
 type Count = { n: number | string }
 
+const sum = (counts: readonly number[]) => counts.reduce((total, n) => total + n, 0)
+
 const messageStep = (m: MessageRecord, at: number): Step => [q.saveMessage, [
   m.provider, m.repository, m.prNumber, m.channel, m.ts, JSON.stringify(m.mentions), m.state, m.lifecycle, m.lastDeliveryId, JSON.stringify(m.reactions), at, at,
 ]]
@@ -28,7 +30,8 @@ const key = (pr: PullRequestRef, channel: string): Param[] => [pr.provider, pr.r
 export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
   const first = async <Row>(statement: Step[0], params: readonly Param[]) => (await driver.read<Row>(statement, params))[0]
   const count = async (statement: Step[0]) => Number((await first<Count>(statement, []))?.n ?? 0)
-  const write = async (...steps: Step[]) => (await driver.write(steps)).reduce((sum, n) => sum + n, 0)
+  // Not async: the intake's recordDelivery is the hot path, and each async frame costs a promise.
+  const write = (...steps: Step[]) => driver.write(steps).then(sum)
   return {
     ...sharedWork,
     async findMessages(pr) {
@@ -41,13 +44,18 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async saveMessage(m) {
       await write(messageStep(m, now()))
     },
-    deleteMessagesUntouchedSince: (cutoff) => write([q.deleteMessagesUntouchedSince, [cutoff]]),
+    async forgetBefore(cutoff) {
+      const [messages = 0, deliveries = 0, runClaims = 0, replies = 0, heads = 0] = await driver.write([
+        q.deleteMessagesUntouchedSince, q.deleteAppliedDeliveriesBefore, q.deleteRunClaimsBefore, q.deleteThreadRepliesBefore, q.deleteHeadsBefore,
+      ].map((s): Step => [s, [cutoff]]))
+      return { messages, deliveries, runClaims, threadRecords: replies + heads }
+    },
     countMessages: () => count(q.countMessages),
     async openMessages() {
       return (await driver.read<OpenMessageRow>(q.openMessages)).map(openMessageFromRow)
     },
-    async recordDelivery(d) {
-      return await write([q.recordDelivery, [d.provider, d.deliveryId, d.prKey, d.event, now()]]) === 1
+    recordDelivery(d) {
+      return write([q.recordDelivery, [d.provider, d.deliveryId, d.prKey, d.event, now()]]).then((n) => n === 1)
     },
     async pendingDeliveries() {
       return (await driver.read<DeliveryRow>(q.pendingDeliveries)).map(deliveryFromRow)
@@ -61,12 +69,10 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       if (active) steps.push([q.markActivity, [at, active.provider, active.repository, active.prNumber]])
       if (steps.length > 0) await write(...steps)
     },
-    countPendingDeliveries: () => count(q.countPendingDeliveries),
     async pendingDeliveryStats() {
       const row = await first<Count & { oldest: number | string | null }>(q.pendingDeliveryStats, [])
       return { count: Number(row?.n ?? 0), oldestReceivedAt: row?.oldest == null ? undefined : Number(row.oldest) }
     },
-    deleteAppliedDeliveriesBefore: (cutoff) => write([q.deleteAppliedDeliveriesBefore, [cutoff]]),
     async recordPostIntent(i) {
       await write([q.recordPostIntent, [...key(i, i.channel), i.marker, JSON.stringify(i.mentions), i.state, i.lifecycle, i.lastDeliveryId, i.createdAt]])
     },
@@ -103,7 +109,6 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async dropThreadReplyIntent(pr, channel, replyKey) {
       await write([q.dropThreadReplyIntent, [...key(pr, channel), replyKey]])
     },
-    deleteThreadRepliesBefore: (cutoff) => write([q.deleteThreadRepliesBefore, [cutoff]], [q.deleteHeadsBefore, [cutoff]]),
     async saveHead(pr, sha) {
       await write([q.saveHead, [pr.provider, pr.repository, sha, pr.prNumber, now()]])
     },
@@ -120,7 +125,6 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async claimRun(job, runKey) {
       return await write([q.claimRun, [job, runKey, now()]]) === 1
     },
-    deleteRunClaimsBefore: (cutoff) => write([q.deleteRunClaimsBefore, [cutoff]]),
     close: () => driver.close(),
   }
 }

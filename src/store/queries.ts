@@ -37,7 +37,6 @@ const sql = {
   pendingDeliveriesOf: `${PENDING} AND pr_key = ? ORDER BY seq`,
   // The delivery ids are one JSON array: one statement however many deliveries the commit applies.
   markApplied: 'UPDATE deliveries SET applied_at = ?, event = NULL WHERE provider = ? AND delivery_id IN ({json_texts})',
-  countPendingDeliveries: 'SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL',
   pendingDeliveryStats: 'SELECT count(*) AS n, min(received_at) AS oldest FROM deliveries WHERE applied_at IS NULL',
   deleteAppliedDeliveriesBefore: 'DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < ?',
 

@@ -33,7 +33,7 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
 function createSqliteDriver(db: SqliteDatabase, options: SqliteStoreOptions): StoreDriver {
   const prepared = new Map<Statement, BetterSqlite3.Statement<Param[]>>(
     Object.values(queries).map((s) => [s, db.prepare<Param[]>(s.sqlite)]))
-  const statementOf = (s: Statement) => prepared.get(s) ?? db.prepare<Param[]>(s.sqlite)
+  const statementOf = (s: Statement) => prepared.get(s) ?? prepared.set(s, db.prepare<Param[]>(s.sqlite)).get(s)!
 
   // Group commit: every write waits for the end of the current turn of the event loop, and all writes
   // queued by then share one transaction, so one fsync, instead of paying one each. Every caller hears back
