@@ -4,6 +4,7 @@ import { migrationStatus } from './migrations.ts'
 import type { SqliteDatabase } from './open-database.ts'
 import { postgresMigrateUp } from './postgres-migrations.ts'
 import type { PostgresPool } from './postgres-pool.ts'
+import { inPostgresTransaction } from './postgres-transaction.ts'
 import { toPostgresValue, type PostgresColumn } from './to-postgres-value.ts'
 
 export interface CopiedTable {
@@ -80,10 +81,7 @@ export async function copyToPostgres({ sqlite, pool, batchRows = 500 }: CopyDeps
   }
   await postgresMigrateUp(pool)
   const tables = sqliteTables(sqlite)
-  const client = await pool.connect()
-  let broken: Error | undefined
-  try {
-    await client.query('BEGIN')
+  return inPostgresTransaction(pool, async (client) => {
     const target = await postgresColumns(client)
     for (const { table, columns } of tables) {
       const missing = target.has(table) ? columns.filter((c) => !target.get(table)!.has(c)) : ['(the table itself)']
@@ -127,12 +125,6 @@ export async function copyToPostgres({ sqlite, pool, batchRows = 500 }: CopyDeps
       }
       copied.push({ table, rows })
     }
-    await client.query('COMMIT')
     return copied
-  } catch (error) {
-    await client.query('ROLLBACK').catch((e: Error) => { broken = e })
-    throw error
-  } finally {
-    client.release(broken)
-  }
+  })
 }

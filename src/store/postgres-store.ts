@@ -3,6 +3,7 @@ import { createStore } from './create-store.ts'
 import type { Statement } from './dialect.ts'
 import type { PostgresPool } from './postgres-pool.ts'
 import { createPostgresSharedWork } from './postgres-shared-work.ts'
+import { inPostgresTransaction } from './postgres-transaction.ts'
 import type { Param, Step, StoreDriver } from './store-driver.ts'
 import type { Store } from './store.ts'
 
@@ -28,21 +29,11 @@ export function createPostgresStore({ pool, now = Date.now, lockPool }: Postgres
     },
     async write(steps) {
       if (steps.length === 1) return [await changes(pool, steps[0]!)]
-      const client = await pool.connect()
-      // A connection whose ROLLBACK fails is destroyed, not pooled.
-      let broken: Error | undefined
-      try {
-        await client.query('BEGIN')
+      return inPostgresTransaction(pool, async (client) => {
         const counts: number[] = []
         for (const step of steps) counts.push(await changes(client, step))
-        await client.query('COMMIT')
         return counts
-      } catch (error) {
-        await client.query('ROLLBACK').catch((e: Error) => { broken = e })
-        throw error
-      } finally {
-        client.release(broken)
-      }
+      })
     },
     close() {
       // pool.end() throws when called twice; SQLite's close is idempotent, so this one is too.
