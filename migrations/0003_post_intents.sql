@@ -13,6 +13,6 @@ CREATE TABLE post_intents (
   state             TEXT    NOT NULL,
   lifecycle         TEXT    NOT NULL,
   last_delivery_id  TEXT,
-  created_at        INTEGER NOT NULL,            -- unix milliseconds: history is searched from about here
+  created_at        {millis} NOT NULL,            -- unix milliseconds: history is searched from about here
   PRIMARY KEY (provider, repository, pr_number, channel)
 );

@@ -1,4 +1,6 @@
 -- The emoji names each message carries, so that a renamed reaction (slack.reactions, per mapping tier) is
 -- swapped on the message at its next event. NULL: a row written before this column existed (its emoji are
 -- assumed to be the names configured now).
-ALTER TABLE slack_messages ADD COLUMN reactions TEXT;
+-- PostgreSQL's first schema was SQLite's as it stood after this migration (its 0001 has the column), so it
+-- has no 0004: the line is SQLite's only, and PostgreSQL never lists this migration.
+--sqlite: ALTER TABLE slack_messages ADD COLUMN reactions TEXT;

@@ -4,11 +4,11 @@
 CREATE TABLE job_runs (
   job         TEXT    NOT NULL,            -- e.g. digest:0 9 * * 1-5
   run_key     TEXT    NOT NULL,            -- e.g. the local date of the run, 2026-11-23
-  claimed_at  INTEGER NOT NULL,            -- unix milliseconds
+  claimed_at  {millis} NOT NULL,            -- unix milliseconds
   PRIMARY KEY (job, run_key)
 );
 CREATE INDEX job_runs_claimed_at ON job_runs (claimed_at);
 
 -- The pull request's last activity the digest reads: its announcement, a review, a comment (unix
 -- milliseconds). NULL: a row written before this column existed; the digest then uses created_at.
-ALTER TABLE slack_messages ADD COLUMN activity_at INTEGER;
+ALTER TABLE slack_messages ADD COLUMN activity_at {millis};

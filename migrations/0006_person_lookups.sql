@@ -5,5 +5,5 @@ CREATE TABLE person_lookups (
   login          TEXT    NOT NULL PRIMARY KEY,   -- the GitHub login, lower-cased
   outcome        TEXT    NOT NULL,               -- found | not_found (no public email, or no Slack user with it) | failed
   slack_user_id  TEXT,                           -- set when found
-  expires_at     INTEGER NOT NULL                -- unix milliseconds
+  expires_at     {millis} NOT NULL               -- unix milliseconds
 );

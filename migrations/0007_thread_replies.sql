@@ -10,7 +10,7 @@ CREATE TABLE thread_replies (
   channel     TEXT    NOT NULL,
   reply_key   TEXT    NOT NULL,
   ts          TEXT,                              -- the reply's ts once it is known to be in Slack
-  created_at  INTEGER NOT NULL,                  -- unix milliseconds: the thread is searched from about here
+  created_at  {millis} NOT NULL,                  -- unix milliseconds: the thread is searched from about here
   PRIMARY KEY (provider, repository, pr_number, channel, reply_key)
 );
 CREATE INDEX thread_replies_created_at ON thread_replies (created_at);
@@ -23,7 +23,7 @@ CREATE TABLE pull_request_heads (
   repository  TEXT    NOT NULL,
   sha         TEXT    NOT NULL,
   pr_number   INTEGER NOT NULL,
-  seen_at     INTEGER NOT NULL,                  -- unix milliseconds; cleanup forgets old heads
+  seen_at     {millis} NOT NULL,                  -- unix milliseconds; cleanup forgets old heads
   PRIMARY KEY (provider, repository, sha, pr_number)
 );
 CREATE INDEX pull_request_heads_seen_at ON pull_request_heads (seen_at);

@@ -7,7 +7,7 @@ CREATE TABLE hook_delivery_marks (
   hook          TEXT    NOT NULL,
   delivered_at  TEXT    NOT NULL,            -- ISO-8601 delivered_at of that log entry, as GitHub wrote it
   delivery_id   TEXT    NOT NULL,            -- its numeric id in the log (not the X-GitHub-Delivery guid)
-  updated_at    INTEGER NOT NULL,            -- unix milliseconds
+  updated_at    {millis} NOT NULL,            -- unix milliseconds
   PRIMARY KEY (provider, hook)
 );
 -- Reconcile lists the pull requests shown as open or draft.

@@ -17,14 +17,11 @@ export interface CleanupDeps {
  */
 export async function runCleanup(deps: CleanupDeps): Promise<{ messages: number; deliveries: number; runClaims: number }> {
   const cutoff = (deps.now ?? Date.now)() - deps.ttlDays * DAY_MS
-  const messages = await deps.store.deleteMessagesUntouchedSince(cutoff)
-  const deliveries = await deps.store.deleteAppliedDeliveriesBefore(cutoff)
-  // A claim only has to outlive its run's day; ttl_days is at least one, so today's claims always stay.
-  const runClaims = await deps.store.deleteRunClaimsBefore(cutoff)
-  // The record of a reply outlives a replay by far; once the message is aged out, nothing replays into it.
-  const replies = await deps.store.deleteThreadRepliesBefore(cutoff)
+  // A claim only has to outlive its run's day; ttl_days is at least one, so today's claims always stay. The
+  // record of a reply outlives a replay by far; once the message is aged out, nothing replays into it.
+  const { messages, deliveries, runClaims, threadRecords } = await deps.store.forgetBefore(cutoff)
   deps.logger.info('cleanup finished', {
-    deleted_messages: messages, deleted_deliveries: deliveries, deleted_run_claims: runClaims, deleted_thread_records: replies, ttl_days: deps.ttlDays,
+    deleted_messages: messages, deleted_deliveries: deliveries, deleted_run_claims: runClaims, deleted_thread_records: threadRecords, ttl_days: deps.ttlDays,
   })
   return { messages, deliveries, runClaims }
 }

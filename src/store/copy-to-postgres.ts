@@ -4,6 +4,7 @@ import { migrationStatus } from './migrations.ts'
 import type { SqliteDatabase } from './open-database.ts'
 import { postgresMigrateUp } from './postgres-migrations.ts'
 import type { PostgresPool } from './postgres-pool.ts'
+import { inPostgresTransaction } from './postgres-transaction.ts'
 import { toPostgresValue, type PostgresColumn } from './to-postgres-value.ts'
 
 export interface CopiedTable {
@@ -80,16 +81,13 @@ export async function copyToPostgres({ sqlite, pool, batchRows = 500 }: CopyDeps
   }
   await postgresMigrateUp(pool)
   const tables = sqliteTables(sqlite)
-  const client = await pool.connect()
-  let broken: Error | undefined
-  try {
-    await client.query('BEGIN')
+  return inPostgresTransaction(pool, async (client) => {
     const target = await postgresColumns(client)
     for (const { table, columns } of tables) {
       const missing = target.has(table) ? columns.filter((c) => !target.get(table)!.has(c)) : ['(the table itself)']
       if (missing.length > 0) {
         throw new PrheraldError('migration', `the PostgreSQL database has no ${table}.${missing.join(`, ${table}.`)} that the SQLite database has`, {
-          fix: 'the two schemas come from the same prherald release: run this release\'s prherald-migrate copy (it migrates the target up first); a table added without its migrations/postgres twin is a bug to report',
+          fix: 'the two schemas come from the same prherald release: run this release\'s prherald-migrate copy (it migrates the target up first); a table SQLite has and PostgreSQL lacks is a bug to report',
         })
       }
     }
@@ -127,12 +125,6 @@ export async function copyToPostgres({ sqlite, pool, batchRows = 500 }: CopyDeps
       }
       copied.push({ table, rows })
     }
-    await client.query('COMMIT')
     return copied
-  } catch (error) {
-    await client.query('ROLLBACK').catch((e: Error) => { broken = e })
-    throw error
-  } finally {
-    client.release(broken)
-  }
+  })
 }

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PrheraldError } from '../errors.ts'
+import { forDialect, type Dialect } from './dialect.ts'
 import { packageRoot } from '../package-root.ts'
 import type { SqliteDatabase } from './open-database.ts'
 
@@ -18,14 +19,22 @@ export interface MigrationState {
 
 const FILE = /^(\d{4})_([a-z0-9_]+)\.sql$/
 
-export function readMigrations(dir = join(packageRoot(), 'migrations')): Migration[] {
+// What is left of a migration without its comments: nothing means the engine has no such migration.
+const isEmpty = (sql: string) => sql.replace(/--.*$/gm, '').trim() === ''
+
+/**
+ * The migrations, one source for both engines (docs/decisions.md), as `dialect` runs them. A file whose
+ * statements are all the other engine's (`--sqlite:` lines) is not one of this engine's migrations.
+ */
+export function readMigrations(dir = join(packageRoot(), 'migrations'), dialect: Dialect = 'sqlite'): Migration[] {
   return readdirSync(dir)
     .filter((f) => FILE.test(f))
     .sort()
     .map((f) => {
       const [, version = '', name = ''] = FILE.exec(f) ?? []
-      return { version, name, sql: readFileSync(join(dir, f), 'utf8') }
+      return { version, name, sql: forDialect(readFileSync(join(dir, f), 'utf8'), dialect) }
     })
+    .filter((m) => !isEmpty(m.sql))
 }
 
 function ensureTable(db: SqliteDatabase): void {

@@ -4,9 +4,9 @@ import { packageRoot } from '../package-root.ts'
 import { readMigrations, type Migration, type MigrationState } from './migrations.ts'
 import type { PostgresPool } from './postgres-pool.ts'
 
-/** PostgreSQL's migrations live beside SQLite's, in their own folder, numbered the same way. */
-export function readPostgresMigrations(dir = join(packageRoot(), 'migrations', 'postgres')): Migration[] {
-  return readMigrations(dir)
+/** The migrations (one source with SQLite's, src/store/dialect.ts) as PostgreSQL runs them. */
+export function readPostgresMigrations(dir = join(packageRoot(), 'migrations')): Migration[] {
+  return readMigrations(dir, 'postgres')
 }
 
 // Several replicas may start at once against one database; a session advisory lock makes the second wait

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { PostgresPool } from './postgres-pool.ts'
+import { queries } from './queries.ts'
 import { deliveryFromRow, type DeliveryRow } from './store-rows.ts'
 import type { SharedWork } from './store.ts'
 
@@ -8,8 +9,6 @@ import type { SharedWork } from './store.ts'
 const PR_LOCK_NAMESPACE = 0x707268 // "prh"
 const TRY_LOCK = 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked'
 const UNLOCK = 'SELECT pg_advisory_unlock($1, hashtext($2)) AS unlocked'
-const PENDING_OF = `SELECT seq, provider, delivery_id, pr_key, event, received_at FROM deliveries
-  WHERE pr_key = $1 AND applied_at IS NULL ORDER BY seq`
 // A lease held by another server and not expired is left alone: renewing only extends what is ours.
 const RENEW = `UPDATE deliveries SET lease_owner = $1, lease_expires_at = $2
   WHERE provider = $3 AND delivery_id = ANY($4::text[]) AND applied_at IS NULL
@@ -62,7 +61,7 @@ export function createPostgresSharedWork(deps: PostgresSharedWorkDeps): SharedWo
       }
     },
     async pendingDeliveriesOf(prKey) {
-      return (await deps.pool.query<DeliveryRow>(PENDING_OF, [prKey])).rows.map(deliveryFromRow)
+      return (await deps.pool.query<DeliveryRow>(queries.pendingDeliveriesOf.postgres, [prKey])).rows.map(deliveryFromRow)
     },
     async renewLeases({ owner, leaseMs, provider, deliveryIds }) {
       if (deliveryIds.length === 0) return

@@ -1,4 +1,5 @@
-import type { SqliteDatabase } from './open-database.ts'
+import { queries } from './queries.ts'
+import type { StoreDriver } from './store-driver.ts'
 import { deliveryFromRow, type DeliveryRow } from './store-rows.ts'
 import type { SharedWork } from './store.ts'
 
@@ -9,13 +10,11 @@ const release = async () => {}
  * already the only worker on a pull request, and it replays every pending delivery at start, so there is no
  * lock to take and no other server's lease to take over. Reading a pull request's pending deliveries is real.
  */
-export function createSqliteSharedWork(db: SqliteDatabase): SharedWork {
-  const pendingOf = db.prepare<[string], DeliveryRow>(
-    'SELECT seq, provider, delivery_id, pr_key, event, received_at FROM deliveries WHERE pr_key = ? AND applied_at IS NULL ORDER BY seq')
+export function createSqliteSharedWork(driver: StoreDriver): SharedWork {
   return {
     lockPullRequest: async () => release,
     async pendingDeliveriesOf(prKey) {
-      return pendingOf.all(prKey).map(deliveryFromRow)
+      return (await driver.read<DeliveryRow>(queries.pendingDeliveriesOf, [prKey])).map(deliveryFromRow)
     },
     async renewLeases() {},
     async claimExpiredDeliveries() {

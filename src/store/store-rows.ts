@@ -67,10 +67,6 @@ export interface OpenMessageRow {
   activity_at: Millis
 }
 
-/** Both backends' query for openMessages(), without its ORDER BY; a row without activity_at gives its created_at. */
-export const OPEN_MESSAGES_SQL = `SELECT provider, repository, pr_number, channel, mentions, lifecycle, COALESCE(activity_at, created_at) AS activity_at
-  FROM slack_messages WHERE state = 'open' AND ts <> ''`
-
 export function openMessageFromRow(r: OpenMessageRow): OpenMessage {
   return {
     provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel,

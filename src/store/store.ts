@@ -1,8 +1,8 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
 
 /**
- * What prherald keeps. Callers see only this interface; `sqlite-store.ts` is today's backend, and a
- * PostgreSQL one for several replicas can implement the same methods (hence every method is async).
+ * What prherald keeps. Callers see only this interface, implemented once (`create-store.ts`) over SQLite
+ * (`sqlite-store.ts`) or PostgreSQL for several replicas (`postgres-store.ts`); hence every method is async.
  */
 
 export interface PullRequestRef {
@@ -155,14 +155,26 @@ export interface HookDeliveryMark {
   deliveryId: string
 }
 
+/** What `Store.forgetBefore` deleted, per kind of row. */
+export interface ForgottenRows {
+  /** slack_messages rows untouched since the cutoff. */
+  messages: number
+  /** Applied delivery ids older than it (they only serve duplicate detection; pending ones always stay). */
+  deliveries: number
+  /** Once-per-run claims made before it. */
+  runClaims: number
+  /** Thread replies recorded before it, and head commits last seen before it. */
+  threadRecords: number
+}
+
 export interface Store extends SharedWork {
   findMessages(pr: PullRequestRef): Promise<StoredMessage[]>
   /** Pull requests with a message shown as open or draft, each once, by repository then number. */
   openPullRequests(filter: OpenPullRequestFilter): Promise<PullRequestRef[]>
   /** Inserts or replaces the row of one channel; bumps `touched_at`. */
   saveMessage(message: MessageRecord): Promise<void>
-  /** Cleanup: rows untouched since `cutoff` (unix ms). Never touches Slack. */
-  deleteMessagesUntouchedSince(cutoff: number): Promise<number>
+  /** Cleanup, in one transaction: every row that only served until `cutoff` (unix ms). Never touches Slack. */
+  forgetBefore(cutoff: number): Promise<ForgottenRows>
   countMessages(): Promise<number>
   /** Every message of an open (not draft, not ended) pull request, by channel, then oldest first. */
   openMessages(): Promise<OpenMessage[]>
@@ -176,11 +188,8 @@ export interface Store extends SharedWork {
    * leaves every one of them pending, to be replayed together.
    */
   commitOutcome(outcome: DeliveryOutcome): Promise<void>
-  countPendingDeliveries(): Promise<number>
   /** One query: the pending count and the oldest pending delivery's arrival, read at each metrics scrape. */
   pendingDeliveryStats(): Promise<PendingDeliveryStats>
-  /** Forgets applied delivery ids older than `cutoff` (they only serve duplicate detection). */
-  deleteAppliedDeliveriesBefore(cutoff: number): Promise<number>
 
   /** Records (or replaces) the intent to post in one channel; resolves once it is committed. */
   recordPostIntent(intent: PostIntent): Promise<void>
@@ -206,8 +215,6 @@ export interface Store extends SharedWork {
   completeThreadReply(pr: PullRequestRef, channel: string, replyKey: string, ts: string): Promise<void>
   /** The reply is known not to be in Slack: drops the intent (never a posted reply). */
   dropThreadReplyIntent(pr: PullRequestRef, channel: string, replyKey: string): Promise<void>
-  /** Cleanup: replies recorded before `cutoff` (unix ms), and head commits last seen before it. */
-  deleteThreadRepliesBefore(cutoff: number): Promise<number>
 
   /** Records `sha` as a head commit of the pull request (idempotent; bumps when it was seen). */
   saveHead(pr: PullRequestRef, sha: string): Promise<void>
@@ -224,8 +231,6 @@ export interface Store extends SharedWork {
    * The claim is never released: a run that fails after claiming is not retried by another process.
    */
   claimRun(job: string, runKey: string): Promise<boolean>
-  /** Cleanup: forgets claims made before `cutoff` (unix ms). */
-  deleteRunClaimsBefore(cutoff: number): Promise<number>
 
   close(): Promise<void>
 }

@@ -62,7 +62,7 @@ describe('group commit under another process\'s write lock', () => {
 
     await releaseWriteLock()
     expect(await Promise.all([first, second])).toEqual([true, true])
-    expect(await store.countPendingDeliveries()).toBe(2)
+    expect((await store.pendingDeliveryStats()).count).toBe(2)
     expect(lockWaits).toEqual([1]) // one line per episode, not one per retry
   })
 

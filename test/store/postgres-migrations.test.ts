@@ -39,7 +39,7 @@ describe('PostgreSQL migrations', () => {
 
   it('gives every table of the migrated SQLite schema the same columns', async () => {
     await postgresMigrateUp(pool)
-    // The stores must agree on what is kept: a SQLite migration without its PostgreSQL twin fails here.
+    // The stores must agree on what is kept: a migration line one engine has and the other lacks fails here.
     const dir = makeTempDir()
     try {
       const sqlite = openDatabase(join(dir.path, 'prherald.db'))

@@ -50,7 +50,7 @@ describe('per-pull-request locks across servers', () => {
     const waiting = b.lockPullRequest('github:acme/api#7').then((release) => { order.push('b locked'); return release })
     await (await b.lockPullRequest('github:acme/api#8'))()
     // Several round trips later b still waits: a holds the lock.
-    for (let i = 0; i < 5; i++) await a.countPendingDeliveries()
+    for (let i = 0; i < 5; i++) await a.pendingDeliveryStats()
     expect(order).toEqual([])
     order.push('a released')
     await releaseA()
@@ -62,7 +62,7 @@ describe('per-pull-request locks across servers', () => {
     const [a, b] = [await server(), await server()]
     const releaseA = await a.lockPullRequest('github:acme/api#7')
     const waiting = b.lockPullRequest('github:acme/api#7').then(() => 'locked', (error: Error) => error.message)
-    for (let i = 0; i < 5; i++) await a.countPendingDeliveries() // b is polling by now
+    for (let i = 0; i < 5; i++) await a.pendingDeliveryStats() // b is polling by now
     await b.close()
     expect(await waiting).toBe('the store closed while waiting for the lock of github:acme/api#7')
     await releaseA()

@@ -157,11 +157,11 @@ describe.each(backends)('Store contract: $name', (backend) => {
       const cutoff = clock
       clock += 1000
       await store.saveMessage(message({ prNumber: 3 }))
-      expect(await store.deleteMessagesUntouchedSince(cutoff)).toBe(1) // touched exactly at the cutoff stays
+      expect((await store.forgetBefore(cutoff)).messages).toBe(1) // touched exactly at the cutoff stays
       expect(await store.countMessages()).toBe(2)
       expect(await store.findMessages({ ...pr, prNumber: 1 })).toEqual([])
       expect(await store.findMessages({ ...pr, prNumber: 2 })).toHaveLength(1)
-      expect(await store.deleteMessagesUntouchedSince(cutoff)).toBe(0)
+      expect((await store.forgetBefore(cutoff)).messages).toBe(0)
     })
   })
 
@@ -170,7 +170,7 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect(await store.recordDelivery(delivery('d-1'))).toBe(true)
       expect(await store.recordDelivery(delivery('d-1', { event: '{"changed":true}' }))).toBe(false)
       expect(await store.recordDelivery(delivery('d-1', { provider: 'bitbucket', prKey: 'bitbucket:acme/api#7' }))).toBe(true)
-      expect(await store.countPendingDeliveries()).toBe(2)
+      expect((await store.pendingDeliveryStats()).count).toBe(2)
       const [first] = await store.pendingDeliveries()
       expect(first?.event).toBe(delivery('d-1').event) // a duplicate never overwrites the first
     })
@@ -197,9 +197,9 @@ describe.each(backends)('Store contract: $name', (backend) => {
       await store.recordDelivery(delivery('d-2'))
       await markApplied('github', 'd-1')
       expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['d-2'])
-      expect(await store.countPendingDeliveries()).toBe(1)
+      expect((await store.pendingDeliveryStats()).count).toBe(1)
       expect(await store.recordDelivery(delivery('d-1'))).toBe(false)
-      expect(await store.countPendingDeliveries()).toBe(1)
+      expect((await store.pendingDeliveryStats()).count).toBe(1)
     })
 
     it('pendingDeliveryStats counts pending deliveries and gives the oldest one\'s arrival, across providers', async () => {
@@ -255,13 +255,13 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['d-1', 'd-2'])
       // The store goes on working after the failed commit.
       await store.commitOutcome({ ...outcome, messages: [] })
-      expect(await store.countPendingDeliveries()).toBe(0)
+      expect((await store.pendingDeliveryStats()).count).toBe(0)
     })
 
     it('an empty commitOutcome changes nothing', async () => {
       await store.recordDelivery(delivery('d-1'))
       await store.commitOutcome({ provider: 'github', deliveryIds: [], messages: [] })
-      expect(await store.countPendingDeliveries()).toBe(1)
+      expect((await store.pendingDeliveryStats()).count).toBe(1)
       expect(await store.countMessages()).toBe(0)
     })
 
@@ -274,8 +274,8 @@ describe.each(backends)('Store contract: $name', (backend) => {
       await store.recordDelivery(delivery('new-applied'))
       await markApplied('github', 'new-applied')
       clock += 1000
-      expect(await store.deleteAppliedDeliveriesBefore(cutoff)).toBe(1)
-      expect(await store.deleteAppliedDeliveriesBefore(clock + 1)).toBe(1)
+      expect((await store.forgetBefore(cutoff)).deliveries).toBe(1)
+      expect((await store.forgetBefore(clock + 1)).deliveries).toBe(1)
       expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['old-pending'])
       // Forgotten ids are no longer duplicates (that is the trade-off of forgetting them).
       expect(await store.recordDelivery(delivery('old-applied'))).toBe(true)
@@ -285,7 +285,7 @@ describe.each(backends)('Store contract: $name', (backend) => {
     it('of concurrent deliveries with one id exactly one is recorded', async () => {
       const results = await Promise.all(Array.from({ length: 8 }, () => store.recordDelivery(delivery('same'))))
       expect(results.filter(Boolean)).toHaveLength(1)
-      expect(await store.countPendingDeliveries()).toBe(1)
+      expect((await store.pendingDeliveryStats()).count).toBe(1)
     })
 
     it('records every one of many concurrent deliveries, each with its own seq', async () => {
@@ -341,7 +341,7 @@ describe.each(backends)('Store contract: $name', (backend) => {
         await store.renewLeases({ ...lease, provider: 'github', deliveryIds: ['d-1'] })
         expect(await store.claimExpiredDeliveries({ owner: 'replica-b', leaseMs: lease.leaseMs, limit: 10 })).toEqual([])
       }
-      expect(await store.countPendingDeliveries()).toBe(1)
+      expect((await store.pendingDeliveryStats()).count).toBe(1)
     })
   })
 
@@ -412,7 +412,7 @@ describe.each(backends)('Store contract: $name', (backend) => {
       await store.recordDelivery(delivery('d-9'))
       await store.commitOutcome({ provider: 'github', deliveryIds: ['d-9'], messages: [], forget: [{ ...pr, channel: 'C0123ABC' }] })
       expect(await store.findMessages(pr)).toEqual([])
-      expect(await store.countPendingDeliveries()).toBe(0)
+      expect((await store.pendingDeliveryStats()).count).toBe(0)
     })
   })
   describe('thread replies and head commits (14.3, 14.4)', () => {
@@ -440,10 +440,10 @@ describe.each(backends)('Store contract: $name', (backend) => {
       await store.recordThreadReplyIntent(reply)
       await store.recordThreadReplyIntent({ ...reply, replyKey: 'd-2:merged', createdAt: reply.createdAt + 10 })
       await store.saveHead(pr, 'abc123') // seen at `clock`, after both replies
-      expect(await store.deleteThreadRepliesBefore(reply.createdAt + 1)).toBe(1)
+      expect((await store.forgetBefore(reply.createdAt + 1)).threadRecords).toBe(1)
       expect(await store.findThreadReply(pr, 'C0123ABC', 'd-2:merged')).toMatchObject({ replyKey: 'd-2:merged' })
       expect(await store.pullRequestsWithHead('github', 'acme/api', 'abc123')).toEqual([7])
-      expect(await store.deleteThreadRepliesBefore(clock + 1)).toBe(2)
+      expect((await store.forgetBefore(clock + 1)).threadRecords).toBe(2)
       expect(await store.pullRequestsWithHead('github', 'acme/api', 'abc123')).toEqual([])
     })
 
@@ -505,7 +505,7 @@ describe.each(backends)('Store contract: $name', (backend) => {
       clock += 1000
       const cutoff = clock
       await store.claimRun('digest', '2026-11-21')
-      expect(await store.deleteRunClaimsBefore(cutoff)).toBe(1)
+      expect((await store.forgetBefore(cutoff)).runClaims).toBe(1)
       expect(await store.claimRun('digest', '2026-11-21')).toBe(false)
       expect(await store.claimRun('digest', '2026-11-20')).toBe(true)
     })
@@ -548,7 +548,7 @@ describe.each(backends)('Store contract: $name', (backend) => {
       await store.recordDelivery(delivery('d-1'))
       await store.commitOutcome({ provider: 'github', deliveryIds: ['d-1'], messages: [open({})], activity: pr })
       expect((await store.openMessages()).map((r) => r.activityAt)).toEqual([clock])
-      expect(await store.countPendingDeliveries()).toBe(0)
+      expect((await store.pendingDeliveryStats()).count).toBe(0)
     })
   })
 })

@@ -1,0 +1,130 @@
+import type { Provider } from '../../machines/pull-request-event.ts'
+import { queries as q } from './queries.ts'
+import type { Param, Step, StoreDriver } from './store-driver.ts'
+import {
+  deliveryFromRow, intentFromRow, messageFromRow, openMessageFromRow, personLookupFromRow, refFromRow, threadReplyFromRow,
+  type DeliveryRow, type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow, type ThreadReplyRow,
+} from './store-rows.ts'
+import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store } from './store.ts'
+
+export interface StoreDeps {
+  driver: StoreDriver
+  /** How servers on this database share the work (trivial on SQLite, locks and leases on PostgreSQL). */
+  sharedWork: SharedWork
+  now: () => number
+}
+
+type Count = { n: number | string }
+
+const sum = (counts: readonly number[]) => counts.reduce((total, n) => total + n, 0)
+
+const messageStep = (m: MessageRecord, at: number): Step => [q.saveMessage, [
+  m.provider, m.repository, m.prNumber, m.channel, m.ts, JSON.stringify(m.mentions), m.state, m.lifecycle, m.lastDeliveryId, JSON.stringify(m.reactions), at, at,
+]]
+const key = (pr: PullRequestRef, channel: string): Param[] => [pr.provider, pr.repository, pr.prNumber, channel]
+
+/**
+ * The one Store implementation, over either engine's driver: each method is the statements of
+ * src/store/queries.ts it runs. Every write goes through `driver.write`, which SQLite group-commits.
+ */
+export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
+  const first = async <Row>(statement: Step[0], params: readonly Param[]) => (await driver.read<Row>(statement, params))[0]
+  const count = async (statement: Step[0]) => Number((await first<Count>(statement, []))?.n ?? 0)
+  // Not async: the intake's recordDelivery is the hot path, and each async frame costs a promise.
+  const write = (...steps: Step[]) => driver.write(steps).then(sum)
+  return {
+    ...sharedWork,
+    async findMessages(pr) {
+      return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow)
+    },
+    async openPullRequests(filter) {
+      const repository = filter.repository ?? null
+      return (await driver.read<PullRequestRow>(q.openPullRequests, [filter.provider, repository, repository, filter.touchedSince ?? 0])).map(refFromRow)
+    },
+    async saveMessage(m) {
+      await write(messageStep(m, now()))
+    },
+    async forgetBefore(cutoff) {
+      const [messages = 0, deliveries = 0, runClaims = 0, replies = 0, heads = 0] = await driver.write([
+        q.deleteMessagesUntouchedSince, q.deleteAppliedDeliveriesBefore, q.deleteRunClaimsBefore, q.deleteThreadRepliesBefore, q.deleteHeadsBefore,
+      ].map((s): Step => [s, [cutoff]]))
+      return { messages, deliveries, runClaims, threadRecords: replies + heads }
+    },
+    countMessages: () => count(q.countMessages),
+    async openMessages() {
+      return (await driver.read<OpenMessageRow>(q.openMessages)).map(openMessageFromRow)
+    },
+    recordDelivery(d) {
+      return write([q.recordDelivery, [d.provider, d.deliveryId, d.prKey, d.event, now()]]).then((n) => n === 1)
+    },
+    async pendingDeliveries() {
+      return (await driver.read<DeliveryRow>(q.pendingDeliveries)).map(deliveryFromRow)
+    },
+    async commitOutcome(outcome: DeliveryOutcome) {
+      const at = now()
+      const steps: Step[] = outcome.messages.map((m) => messageStep(m, at))
+      for (const f of outcome.forget ?? []) steps.push([q.forgetMessage, key(f, f.channel)])
+      if (outcome.deliveryIds.length > 0) steps.push([q.markApplied, [at, outcome.provider, JSON.stringify(outcome.deliveryIds)]])
+      const active = outcome.activity
+      if (active) steps.push([q.markActivity, [at, active.provider, active.repository, active.prNumber]])
+      if (steps.length > 0) await write(...steps)
+    },
+    async pendingDeliveryStats() {
+      const row = await first<Count & { oldest: number | string | null }>(q.pendingDeliveryStats, [])
+      return { count: Number(row?.n ?? 0), oldestReceivedAt: row?.oldest == null ? undefined : Number(row.oldest) }
+    },
+    async recordPostIntent(i) {
+      await write([q.recordPostIntent, [...key(i, i.channel), i.marker, JSON.stringify(i.mentions), i.state, i.lifecycle, i.lastDeliveryId, i.createdAt]])
+    },
+    async findPostIntent(pr, channel) {
+      const row = await first<IntentRow>(q.findPostIntent, key(pr, channel))
+      return row ? intentFromRow(row) : undefined
+    },
+    async postIntents() {
+      return (await driver.read<IntentRow>(q.postIntents)).map(intentFromRow)
+    },
+    async completePostIntent(m) {
+      await write(messageStep(m, now()), [q.deletePostIntent, key(m, m.channel)])
+    },
+    async dropPostIntent(pr, channel, marker) {
+      await write([q.dropPostIntent, [...key(pr, channel), marker]])
+    },
+    async findPersonLookup(login) {
+      const row = await first<PersonLookupRow>(q.findPersonLookup, [login])
+      return row ? personLookupFromRow(row) : undefined
+    },
+    async savePersonLookup(l) {
+      await write([q.savePersonLookup, [l.login, l.outcome, l.slackUserId ?? null, l.expiresAt]])
+    },
+    async findThreadReply(pr, channel, replyKey) {
+      const row = await first<ThreadReplyRow>(q.findThreadReply, [...key(pr, channel), replyKey])
+      return row ? threadReplyFromRow(row) : undefined
+    },
+    async recordThreadReplyIntent(r) {
+      await write([q.recordThreadReplyIntent, [...key(r, r.channel), r.replyKey, r.createdAt]])
+    },
+    async completeThreadReply(pr, channel, replyKey, ts) {
+      await write([q.completeThreadReply, [ts, ...key(pr, channel), replyKey]])
+    },
+    async dropThreadReplyIntent(pr, channel, replyKey) {
+      await write([q.dropThreadReplyIntent, [...key(pr, channel), replyKey]])
+    },
+    async saveHead(pr, sha) {
+      await write([q.saveHead, [pr.provider, pr.repository, sha, pr.prNumber, now()]])
+    },
+    async pullRequestsWithHead(provider: Provider, repository: string, sha: string) {
+      return (await driver.read<{ pr_number: number }>(q.pullRequestsWithHead, [provider, repository, sha])).map((r) => Number(r.pr_number))
+    },
+    async hookDeliveryMark(provider, hook) {
+      const row = await first<{ delivered_at: string; delivery_id: string }>(q.hookDeliveryMark, [provider, hook])
+      return row ? { deliveredAt: row.delivered_at, deliveryId: row.delivery_id } : undefined
+    },
+    async saveHookDeliveryMark(provider, hook, mark) {
+      await write([q.saveHookDeliveryMark, [provider, hook, mark.deliveredAt, mark.deliveryId, now()]])
+    },
+    async claimRun(job, runKey) {
+      return await write([q.claimRun, [job, runKey, now()]]) === 1
+    },
+    close: () => driver.close(),
+  }
+}

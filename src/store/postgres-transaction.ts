@@ -1,0 +1,22 @@
+import type { PoolClient } from 'pg'
+import type { PostgresPool } from './postgres-pool.ts'
+
+/**
+ * Runs `work` in one transaction on one pooled connection: committed if it returns, rolled back if it
+ * throws. A connection whose ROLLBACK fails is destroyed, not given back to the pool.
+ */
+export async function inPostgresTransaction<T>(pool: PostgresPool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  let broken: Error | undefined
+  try {
+    await client.query('BEGIN')
+    const result = await work(client)
+    await client.query('COMMIT')
+    return result
+  } catch (error) {
+    await client.query('ROLLBACK').catch((e: Error) => { broken = e })
+    throw error
+  } finally {
+    client.release(broken)
+  }
+}

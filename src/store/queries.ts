@@ -1,0 +1,85 @@
+import { statement, type Statement } from './dialect.ts'
+
+/**
+ * Every statement both stores run, each written once (`?` parameters, `{word}` from src/store/dialect.ts
+ * where the engines differ). SQLite prepares each once; pg sends its text. PostgreSQL-only coordination
+ * (advisory locks, leases, the shared pacing budget) stays in the files that need it.
+ */
+const MESSAGE_KEY = 'provider = ? AND repository = ? AND pr_number = ? AND channel = ?'
+const REPLY_KEY = `${MESSAGE_KEY} AND reply_key = ?`
+const PENDING = 'SELECT seq, provider, delivery_id, pr_key, event, received_at FROM deliveries WHERE applied_at IS NULL'
+
+const sql = {
+  findMessages: 'SELECT * FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ? ORDER BY created_at, channel{bytewise}',
+  // The repository is bound twice: once to test for "every repository" (NULL), once to compare.
+  openPullRequests: `SELECT provider, repository, pr_number FROM slack_messages
+    WHERE provider = ? AND state IN ('open', 'draft') AND (CAST(? AS TEXT) IS NULL OR repository = ?) AND touched_at >= ?
+    GROUP BY provider, repository, pr_number ORDER BY repository{bytewise}, pr_number`,
+  // created_at and touched_at are both bound to the commit's time: the first only counts for a new row.
+  saveMessage: `
+    INSERT INTO slack_messages (provider, repository, pr_number, channel, ts, mentions, state, lifecycle, last_delivery_id, reactions, created_at, touched_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
+      ts = excluded.ts, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
+      last_delivery_id = excluded.last_delivery_id, reactions = excluded.reactions, touched_at = excluded.touched_at`,
+  forgetMessage: `DELETE FROM slack_messages WHERE ${MESSAGE_KEY}`,
+  deleteMessagesUntouchedSince: 'DELETE FROM slack_messages WHERE touched_at < ?',
+  countMessages: 'SELECT count(*) AS n FROM slack_messages',
+  // A row without activity_at (written before it existed) gives its created_at.
+  openMessages: `SELECT provider, repository, pr_number, channel, mentions, lifecycle, COALESCE(activity_at, created_at) AS activity_at
+    FROM slack_messages WHERE state = 'open' AND ts <> '' ORDER BY channel{bytewise}, created_at, repository{bytewise}, pr_number`,
+  markActivity: `UPDATE slack_messages SET activity_at = ? WHERE provider = ? AND repository = ? AND pr_number = ? AND ts <> ''`,
+
+  // Across replicas too: the unique key makes a concurrent second insert wait for the first and then do nothing.
+  recordDelivery: `INSERT INTO deliveries (provider, delivery_id, pr_key, event, received_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (provider, delivery_id) DO NOTHING`,
+  pendingDeliveries: `${PENDING} ORDER BY seq`,
+  pendingDeliveriesOf: `${PENDING} AND pr_key = ? ORDER BY seq`,
+  // The delivery ids are one JSON array: one statement however many deliveries the commit applies.
+  markApplied: 'UPDATE deliveries SET applied_at = ?, event = NULL WHERE provider = ? AND delivery_id IN ({json_texts})',
+  pendingDeliveryStats: 'SELECT count(*) AS n, min(received_at) AS oldest FROM deliveries WHERE applied_at IS NULL',
+  deleteAppliedDeliveriesBefore: 'DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < ?',
+
+  recordPostIntent: `
+    INSERT INTO post_intents (provider, repository, pr_number, channel, marker, mentions, state, lifecycle, last_delivery_id, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
+      marker = excluded.marker, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
+      last_delivery_id = excluded.last_delivery_id, created_at = excluded.created_at`,
+  findPostIntent: `SELECT * FROM post_intents WHERE ${MESSAGE_KEY}`,
+  postIntents: 'SELECT * FROM post_intents ORDER BY created_at',
+  deletePostIntent: `DELETE FROM post_intents WHERE ${MESSAGE_KEY}`,
+  dropPostIntent: `DELETE FROM post_intents WHERE ${MESSAGE_KEY} AND marker = ?`,
+
+  findPersonLookup: 'SELECT * FROM person_lookups WHERE login = ?',
+  savePersonLookup: `INSERT INTO person_lookups (login, outcome, slack_user_id, expires_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (login) DO UPDATE SET outcome = excluded.outcome, slack_user_id = excluded.slack_user_id, expires_at = excluded.expires_at`,
+
+  findThreadReply: `SELECT * FROM thread_replies WHERE ${REPLY_KEY}`,
+  // An intent never overwrites a posted reply; a repeated intent moves the search's start to now.
+  recordThreadReplyIntent: `
+    INSERT INTO thread_replies (provider, repository, pr_number, channel, reply_key, ts, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?)
+    ON CONFLICT (provider, repository, pr_number, channel, reply_key) DO UPDATE SET created_at = excluded.created_at
+    WHERE thread_replies.ts IS NULL`,
+  completeThreadReply: `UPDATE thread_replies SET ts = ? WHERE ${REPLY_KEY}`,
+  dropThreadReplyIntent: `DELETE FROM thread_replies WHERE ${REPLY_KEY} AND ts IS NULL`,
+  deleteThreadRepliesBefore: 'DELETE FROM thread_replies WHERE created_at < ?',
+  deleteHeadsBefore: 'DELETE FROM pull_request_heads WHERE seen_at < ?',
+
+  saveHead: `INSERT INTO pull_request_heads (provider, repository, sha, pr_number, seen_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (provider, repository, sha, pr_number) DO UPDATE SET seen_at = excluded.seen_at`,
+  pullRequestsWithHead: 'SELECT pr_number FROM pull_request_heads WHERE provider = ? AND repository = ? AND sha = ? ORDER BY pr_number',
+  hookDeliveryMark: 'SELECT delivered_at, delivery_id FROM hook_delivery_marks WHERE provider = ? AND hook = ?',
+  saveHookDeliveryMark: `INSERT INTO hook_delivery_marks (provider, hook, delivered_at, delivery_id, updated_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (provider, hook) DO UPDATE SET
+      delivered_at = excluded.delivered_at, delivery_id = excluded.delivery_id, updated_at = excluded.updated_at`,
+  // Across replicas: a concurrent second insert of the same key waits for the first, then does nothing.
+  claimRun: 'INSERT INTO job_runs (job, run_key, claimed_at) VALUES (?, ?, ?) ON CONFLICT (job, run_key) DO NOTHING',
+  deleteRunClaimsBefore: 'DELETE FROM job_runs WHERE claimed_at < ?',
+} as const
+
+export type QueryName = keyof typeof sql
+
+export const queries = Object.fromEntries(
+  Object.entries(sql).map(([name, text]) => [name, statement(name, text)]),
+) as Record<QueryName, Statement>
