@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './require-supported-node.ts'
 import { cac } from 'cac'
 import { validateAtStartup } from '../checks/validate-at-startup.ts'
 import { loadSettings, readSecrets } from '../config/load-config.ts'

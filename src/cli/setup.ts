@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './require-supported-node.ts'
 import { isAbsolute, relative, resolve } from 'node:path'
 import { cac } from 'cac'
 import { consola } from 'consola'

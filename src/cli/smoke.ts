@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './require-supported-node.ts'
 import { cac } from 'cac'
 import { loadSettings, SECRET_VARIABLES } from '../config/load-config.ts'
 import type { Settings } from '../config/settings.ts'
