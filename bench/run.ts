@@ -1,3 +1,4 @@
+import '../src/cli/require-supported-node.ts'
 import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,3 +1,4 @@
+import '../src/cli/require-supported-node.ts'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
 import { makeTempDir } from '../test/helpers/temp-dir.ts'

@@ -1,3 +1,4 @@
+import '../src/cli/require-supported-node.ts'
 import { githubExample } from '../test/helpers/github-examples.ts'
 import { deliver } from '../test/helpers/signed-delivery.ts'
 

@@ -1,3 +1,4 @@
+import '../src/cli/require-supported-node.ts'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,3 +1,4 @@
+import '../src/cli/require-supported-node.ts'
 import { watch, type FSWatcher } from 'node:fs'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'

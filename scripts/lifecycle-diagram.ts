@@ -1,3 +1,4 @@
+import '../src/cli/require-supported-node.ts'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { LIFECYCLE_DIAGRAM_OPTIONS, renderLifecycleDiagram, spliceDiagram } from '../machines/machine-diagram.ts'

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './require-supported-node.ts'
 import { cac } from 'cac'
 import { redactUrl } from '../log/redact-url.ts'
 import { loadSettings } from '../config/load-config.ts'

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './require-supported-node.ts'
 import { cac } from 'cac'
 import { checkPrinter, countByStatus, formatChecks, formatCounts, type CheckResult } from '../checks/check-result.ts'
 import { createCheckContext, credentialsFromEnv } from '../checks/check-context.ts'

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './require-supported-node.ts'
 import { loadSettings } from '../config/load-config.ts'
 import { healthUrl } from './health-url.ts'
 import { loadEnvFile } from './load-env-file.ts'

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './require-supported-node.ts'
 import { gitSecrets } from '../hosts/contract.ts'
 import { cac } from 'cac'
 import { validateAtStartup } from '../checks/validate-at-startup.ts'

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './require-supported-node.ts'
 import { cac } from 'cac'
 import { runSetup } from '../setup/run-setup.ts'
 import { runCommands } from './run-commands.ts'

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './require-supported-node.ts'
 import { cac } from 'cac'
 import { loadSettings } from '../config/load-config.ts'
 import { hostOf } from '../hosts/registry.ts'
