@@ -4,20 +4,21 @@
 #   docker buildx build --platform linux/amd64,linux/arm64 -t registry.example.com/prherald:0.1.0 --push .
 # test/docs/dockerfile.test.ts checks the promises below against the code's defaults.
 
-# Build stage: compiles TypeScript and the native SQLite module (better-sqlite3 builds from source with
-# node-gyp), then drops the dev dependencies so the runtime stage copies production ones only.
-# Base: Node 24 LTS on Debian 13 "trixie" (the current stable Debian; bookworm became oldstable in August
-# 2025), pinned by the digest of its multi-platform index so a rebuild gets the same bytes; both stages use the
-# same one. Move on when the first of these comes: Debian 14 "forky" is released (expected mid-2027, about two
-# years after trixie; trixie's security support runs to about August 2028), or Node 24 reaches its end of life
-# (2028-04-30, github.com/nodejs/Release). To move the digest (Dependabot proposes it weekly):
-#   docker buildx imagetools inspect node:24-trixie-slim   # the "Digest:" line, then replace it twice here
-# The digest below is node:24-trixie-slim as rebuilt in October 2026 (Node 24.21.0), read from public pins of
-# that tag (no registry is reachable where it was written); CI checks that it serves both platforms.
-FROM node:24-trixie-slim@sha256:173f125896c3b47ddf056734c7ea789d04595a6a08769a8f78e0df642781fb66 AS build
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
+# Build stage: compiles TypeScript, then drops the dev and optional dependencies so the runtime stage
+# copies production ones only. Nothing native is compiled: better-sqlite3 13 is a Node-API module whose
+# package ships prebuilt binaries (prebuilds/linux-x64.node, linux-arm64.node, ...), so the image needs no
+# python3, make or g++. npm would still infer a `node-gyp rebuild` from the binding.gyp it ships; package.json's
+# allowScripts denies it, which the image's npm honours (11.16 or later; Node 26.10.0 bundles 11.19.1).
+# Base: Node 26 LTS, the primary line (package.json's brought Node, docs/decisions.md), on Debian 13 "trixie"
+# (the current stable Debian), pinned by the digest of its multi-platform index so a rebuild gets the same
+# bytes; both stages use the same one. Move on when the first of these comes: Debian 14 "forky" is released
+# (expected mid-2027, about two years after trixie; trixie's security support runs to about August 2028), or
+# Node 26 reaches its end of life (2029-04-30, github.com/nodejs/Release). To move the digest (Dependabot
+# proposes it weekly):
+#   docker buildx imagetools inspect node:26-trixie-slim   # the "Digest:" line, then replace it twice here
+# The digest below is node:26-trixie-slim as published on 2026-10-06, read from public pins of that tag (no
+# registry is reachable where it was written); CI checks that it serves both platforms.
+FROM node:26-trixie-slim@sha256:930557a230abacbc3f4fd9b8648abf8f4bee1e17cb72195dcdfb2f709bc85b33 AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -25,22 +26,25 @@ COPY machines ./machines
 COPY scripts ./scripts
 COPY test/helpers ./test/helpers
 COPY migrations ./migrations
-# `npm ci` runs the `prepare` script, which is `npm run build` (tsc) and needs the dev dependencies.
-# Then better-sqlite3 keeps only its compiled addon: the SQLite sources (deps/, src/) and node-gyp's
-# objects and static library (build/) are ~30 MB the runtime never loads. The last line proves it still opens.
+# `npm ci` runs the `prepare` script, which is `npm run build` (tsc) and needs the dev dependencies. The prune
+# also drops the optional ones: the Node the project brings for older machines (~210 MB; the base is Node 26
+# already) and pg-cloudflare (pg loads it only inside Cloudflare Workers). Then better-sqlite3 keeps only the
+# binary its own loader picks here: this stage runs on the image's platform (under QEMU for the other one), so
+# that is the image's architecture and libc, named as Node names them (x64, where TARGETARCH says amd64).
+# Its other prebuilds and the SQLite sources (deps/, src/) are ~25 MB the runtime never loads. A loader that
+# finds no binary makes basename() throw and the build stop; the last line proves the kept one opens.
 RUN npm ci --no-audit --no-fund \
- && npm prune --omit=dev --no-audit --no-fund \
+ && npm prune --omit=dev --omit=optional --no-audit --no-fund \
  && cd node_modules/better-sqlite3 \
- && mv build/Release/better_sqlite3.node /tmp/better_sqlite3.node \
- && rm -rf build deps src binding.gyp \
- && mkdir -p build/Release \
- && mv /tmp/better_sqlite3.node build/Release/better_sqlite3.node \
+ && keep="$(node -p "require('node:path').basename(require('./lib/binding.js').getPrebuildPath())")" \
+ && find prebuilds -type f ! -name "$keep" -delete \
+ && rm -rf deps src binding.gyp \
  && cd /app \
  && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
 
-# Runtime stage: the same base (so the native module's ABI matches), production dependencies and the
-# compiled service only (dist/src and dist/machines; the demo and test helpers stay in the build stage).
-FROM node:24-trixie-slim@sha256:173f125896c3b47ddf056734c7ea789d04595a6a08769a8f78e0df642781fb66 AS runtime
+# Runtime stage: the same base (the architecture and libc the SQLite binary was chosen and proven on),
+# production dependencies and the compiled service only (dist/src and dist/machines; the demo and test helpers stay in the build stage).
+FROM node:26-trixie-slim@sha256:930557a230abacbc3f4fd9b8648abf8f4bee1e17cb72195dcdfb2f709bc85b33 AS runtime
 ENV NODE_ENV=production \
     PRHERALD_DATABASE_URL=file:/data/prherald.db \
     PRHERALD_CONFIG_FILE=/config/config.yaml
