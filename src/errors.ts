@@ -33,6 +33,7 @@ export type ErrorCode =
   | 'cancelled' // the person at the terminal pressed Ctrl+C at a question (prherald-setup)
   | 'validation_failed' // a start-up check of a mapping entry answered FAIL
   | 'control' // the server's control channel failed a command or could not be reached
+  | 'stored_version' // a stored event or lifecycle written by a newer prherald
 
 export class PrheraldError extends Error {
   override readonly name = 'PrheraldError'

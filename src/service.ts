@@ -21,6 +21,7 @@ import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createLeaseKeeper, replicaId } from './mailbox/lease-keeper.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
+import { handOffStored } from './mailbox/hand-off-stored.ts'
 import { mappedId } from './config/people-map.ts'
 import { reconcileControlHandler } from './reconcile/reconcile-control.ts'
 import { startReconcileOnStart } from './reconcile/reconcile-on-start.ts'
@@ -127,7 +128,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Posts the last run left with an unknown outcome are settled first, so that the replay updates them.
   await worker.recoverPosts().catch(abandon)
   const pending = await store.pendingDeliveries().catch(abandon)
-  for (const delivery of pending) handOff(JSON.parse(delivery.event) as LifecycleEvent)
+  for (const delivery of pending) handOffStored(delivery, handOff, logger)
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
   const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
   const accept = createIntake({

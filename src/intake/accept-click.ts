@@ -1,3 +1,4 @@
+import { storedEvent } from '../../machines/stored-json.ts'
 import { pullRequestKey, type Provider } from '../../machines/pull-request-event.ts'
 import type { LifecycleEvent, ReviewClick } from '../../machines/lifecycle-event.ts'
 import type { Logger } from '../log/logger.ts'
@@ -32,7 +33,7 @@ export function createClickIntake(deps: ClickIntakeDeps) {
       return { status: 'ignored', reason: 'unknown_pull_request' }
     }
     const recorded = await deps.store.recordDelivery({
-      provider: click.provider, deliveryId: click.deliveryId, prKey: pullRequestKey(click), event: JSON.stringify(click),
+      provider: click.provider, deliveryId: click.deliveryId, prKey: pullRequestKey(click), event: storedEvent(click),
     })
     if (!recorded) {
       deps.logger.info('start review click already recorded', facts)

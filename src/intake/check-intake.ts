@@ -1,3 +1,4 @@
+import { readStoredLifecycle, storedEvent } from '../../machines/stored-json.ts'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { Mappings } from '../config/schema.ts'
 import type { CheckDelivery } from '../../machines/pull-request-event.ts'
@@ -57,9 +58,9 @@ export function createCheckIntake(deps: CheckIntakeDeps) {
       }
       const event: PullRequestEvent = {
         provider: d.provider, deliveryId: `${d.deliveryId}#${number}`, owner: d.owner, repo: d.repo, number, kind: 'check_completed',
-        pr: factsFrom(JSON.parse(row.lifecycle) as StoredLifecycle, d.result.at), actor: d.sender, check: d.result,
+        pr: factsFrom(readStoredLifecycle(row.lifecycle), d.result.at), actor: d.sender, check: d.result,
       }
-      const recorded = await deps.store.recordDelivery({ provider: d.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event: JSON.stringify(event) })
+      const recorded = await deps.store.recordDelivery({ provider: d.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event: storedEvent(event) })
       if (!recorded) {
         logIgnored(deps.logger, 'duplicate_delivery', { ...facts, deliveryId: event.deliveryId, number })
         reason = 'duplicate_delivery'

@@ -1,3 +1,4 @@
+import { storedEvent } from '../../machines/stored-json.ts'
 import { isIgnored, pullRequestKey, type Actor, type Delivery, type IgnoreReason, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { isCheckDelivery } from '../../machines/pull-request-event.ts'
 import type { Mappings } from '../config/schema.ts'
@@ -66,7 +67,7 @@ export function createIntake(deps: IntakeDeps) {
       provider: event.provider,
       deliveryId: event.deliveryId,
       prKey: pullRequestKey(event),
-      event: JSON.stringify(event),
+      event: storedEvent(event),
     })
     if (!recorded) {
       logIgnored(deps.logger, 'duplicate_delivery', ignoredFacts(decoded))

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { handOffStored } from './hand-off-stored.ts'
 import { hostname } from 'node:os'
 import type { Provider, PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
@@ -57,9 +58,10 @@ export function createLeaseKeeper(deps: LeaseKeeperDeps): LeaseKeeper {
     if (claimed.length === 0) return
     deps.logger.info('taking over deliveries another server left unfinished', { count: claimed.length })
     for (const delivery of claimed) {
-      const event = JSON.parse(delivery.event) as LifecycleEvent
-      held.set(event.deliveryId, event.provider)
-      deps.handOff(event)
+      handOffStored(delivery, (event) => {
+        held.set(event.deliveryId, event.provider)
+        deps.handOff(event)
+      }, deps.logger)
     }
   }
   const tick = () => (running ??= (async () => {

@@ -1,3 +1,4 @@
+import { readStoredLifecycle, storedEvent } from '../../machines/stored-json.ts'
 import { randomUUID } from 'node:crypto'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import { pullRequestKey, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
@@ -63,7 +64,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
 
   const check = async (ref: PullRequestRef): Promise<Outcome> => {
     const rows = (await deps.store.findMessages(ref)).filter(hasMessage)
-    const shown = rows[0] ? (JSON.parse(rows[0].lifecycle) as StoredLifecycle) : undefined
+    const shown = rows[0] ? readStoredLifecycle(rows[0].lifecycle) : undefined
     if (!shown || (shown.state !== 'open' && shown.state !== 'draft')) return {}
     try {
       const facts = await deps.readPullRequest({ owner: shown.context.owner, repo: shown.context.repo, number: ref.prNumber })
@@ -71,7 +72,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
       if (!difference) return {}
       if (deps.apply) {
         const event = reconcileEvent(ref, difference, facts, newId())
-        await deps.store.recordDelivery({ provider: ref.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event: JSON.stringify(event) })
+        await deps.store.recordDelivery({ provider: ref.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event: storedEvent(event) })
         await deps.apply(event)
       }
       return { line: { pullRequest: label(ref), changes: difference.changes } }

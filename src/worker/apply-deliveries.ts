@@ -1,3 +1,4 @@
+import { readStoredLifecycle, storedLifecycle } from '../../machines/stored-json.ts'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import { foldEvents } from '../../machines/fold-events.ts'
 import { initialContext } from '../../machines/pull-request.machine.ts'
@@ -71,7 +72,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // request has a message, that message's row holds its lifecycle.
     const messages = rows.filter(hasMessage)
     const current = messages[0] ?? rows[0]
-    const stored = current ? (JSON.parse(current.lifecycle) as StoredLifecycle) : undefined
+    const stored = current ? readStoredLifecycle(current.lifecycle) : undefined
 
     const folded = foldEvents(stored, events)
     for (const step of folded.steps) if (step.ignored) logIgnored(deps.logger, step.ignored, ignoredFacts(step.event))
@@ -80,7 +81,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       // Ended before it was announced: the state is kept in a row without a message, and Slack hears nothing.
       // A smoke test that ends unannounced (its post failed) keeps nothing: it must leave no row behind.
       if (isSmokeTestDone(events)) return commit([])
-      return commit([{ ...ref, ...NO_MESSAGE, mentions: [], reactions: [], state: next.state, lifecycle: JSON.stringify(next), lastDeliveryId: last.deliveryId }])
+      return commit([{ ...ref, ...NO_MESSAGE, mentions: [], reactions: [], state: next.state, lifecycle: storedLifecycle(next), lastDeliveryId: last.deliveryId }])
     }
     if (!folded.changed || !next) return commit([])
     const route = resolveRoute(deps.mappings, first.owner, first.repo)
@@ -97,7 +98,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const people = deps.people ? await deps.people(next, facts) : undefined
     const plans = planSmokeCleanup(events, planChanges({
       messages: messages.map((r) => {
-        const shown = JSON.parse(r.lifecycle) as StoredLifecycle
+        const shown = readStoredLifecycle(r.lifecycle)
         // A row written before messages recorded their emoji: assume the names configured now.
         return { channel: r.channel, mentions: r.mentions, ts: r.ts, shown, reactions: r.reactions ?? reactionNames(reactions, shown.context.reactions) }
       }),
@@ -109,7 +110,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     }))
     // Nothing stored and something changed: a delivery announced the pull request (a click never does).
     const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(folded.announcedBy!) }
-    const beforePost = { state: unannounced.state, lifecycle: JSON.stringify(unannounced), lastDeliveryId: current?.lastDeliveryId ?? null }
+    const beforePost = { state: unannounced.state, lifecycle: storedLifecycle(unannounced), lastDeliveryId: current?.lastDeliveryId ?? null }
     const context = { ref, facts, next, reactions, render: deps.render, beforePost, deliveryId: last.deliveryId, ...(people ? { people } : {}) }
 
     const placed = []
@@ -132,7 +133,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // Saved even when Slack refused a channel's change for good: the lifecycle belongs to the pull request,
     // and a row left behind would later hand an old state to the machine.
     await commit(placed.map((m) => ({
-      ...ref, ...m, state: next.state, lifecycle: JSON.stringify(next), lastDeliveryId: last.deliveryId,
+      ...ref, ...m, state: next.state, lifecycle: storedLifecycle(next), lastDeliveryId: last.deliveryId,
     })), deleted, announced)
   }
 }

@@ -1,3 +1,4 @@
+import { readStoredEvent } from '../../machines/stored-json.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { Store } from '../store/store.ts'
 import type { ApplyDeliveries } from './apply-deliveries.ts'
@@ -20,7 +21,7 @@ export function createApplyPending(deps: ApplyPendingDeps) {
     const release = await deps.store.lockPullRequest(prKey)
     try {
       const pending = await deps.store.pendingDeliveriesOf(prKey)
-      if (pending.length > 0) await deps.applyDeliveries(pending.map((d) => JSON.parse(d.event) as LifecycleEvent))
+      if (pending.length > 0) await deps.applyDeliveries(pending.map((d) => readStoredEvent(d.event)))
     } finally {
       await release()
     }
