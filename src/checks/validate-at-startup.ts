@@ -5,6 +5,7 @@ import { errorFields, type Logger } from '../log/logger.ts'
 import { countByStatus, type CheckResult } from './check-result.ts'
 import { createCheckContext, credentialsFromSecrets } from './check-context.ts'
 import { validateConfig } from './validate-config.ts'
+import { hasCredentials } from '../hosts/contract.ts'
 
 export interface StartupValidationOptions {
   settings: Settings
@@ -24,7 +25,7 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
   const { lock, problem } = readConfigLock(settings.lockFile)
   if (problem) logger.warn('config.lock ignored', { reason: problem })
   const ctx = createCheckContext(settings, credentialsFromSecrets(secrets))
-  const outcome = await validateConfig(ctx, lock, { gitTokenSet: secrets.gitAccess.token !== undefined, force: options.force })
+  const outcome = await validateConfig(ctx, lock, { gitTokenSet: hasCredentials(secrets.gitAccess), force: options.force })
   const results = [...(outcome.report.auth ? [outcome.report.auth] : []), ...outcome.report.entries.flatMap((e) => e.results)]
   for (const r of results) {
     const fields = { check: r.name, target: r.target, status: r.status, reason: r.reason, fix: r.fix }

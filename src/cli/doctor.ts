@@ -12,6 +12,7 @@ import { inspectDatabase } from '../store/inspect-database.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from './parse-repository.ts'
 import { runCommands } from './run-commands.ts'
+import { hasCredentials } from '../hosts/contract.ts'
 
 const print = (line: string) => console.log(line)
 
@@ -52,7 +53,7 @@ async function doctor(repository: string | undefined): Promise<boolean> {
     }
     all.push(...section('database', database))
     const credentials = credentialsFromEnv(env, settings.gitProvider)
-    all.push(...section('mappings', mappingsSection(settings, credentials.git.token !== undefined, readConfigLock(settings.lockFile).lock)))
+    all.push(...section('mappings', mappingsSection(settings, hasCredentials(credentials.git), readConfigLock(settings.lockFile).lock)))
     if (target) {
       // Live checks print as they complete, like prherald-config validate.
       const title = `${target.owner}/${target.repo}`
