@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { parseEnv } from 'node:util'
 import { createTestGithubApp, installationOfRequest, type TestGithubApp } from '../helpers/fake-github-app.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
@@ -52,6 +53,28 @@ describe('the commands with a GitHub App', () => {
     expect(lineOf(doctor.stdout, 'webhook', 'acme/api')).toMatch(/OK .*webhook https:\/\/prherald\.example\.com\/webhook\/github is active/)
     expect(doctor.stdout + doctor.stderr).not.toContain(app.privateKey.split('\n')[1])
     expect(doctor.status).toBe(1)
+  })
+
+  it('prherald-setup writes the app to .env (the key file\'s path, not the key) and creates the webhook with it', async () => {
+    github = await startFakeGithub()
+    slack = await startFakeSlack()
+    slack.channels.set('C0DEPLOYS1', { name: 'deploys' })
+    app.state.installations.set('acme', { id: 101, type: 'Organization' })
+    github.app = app.state
+    github.hooks.set('acme/api', [])
+    const setup = await runCliAsync('setup', [
+      '--yes', '--provider', 'github', '--channel', '#deploys', '--repository', 'acme/api', '--public-url', PUBLIC_URL,
+      '--github-app-id', String(app.id), '--github-app-private-key-file', app.keyFile, '--create-webhook', '--force',
+    ], { SLACK_API_URL: slack.url, GITHUB_API_URL: github.url, SLACK_BOT_TOKEN: 'xoxb-setup-token-93c1' }, dir.path)
+    expect(setup.stderr).toBe('')
+    const written = parseEnv(readFileSync(join(dir.path, '.env'), 'utf8'))
+    expect(written).toMatchObject({ GITHUB_APP_ID: '12345', GITHUB_APP_PRIVATE_KEY_FILE: app.keyFile })
+    expect(written.GITHUB_TOKEN).toBeUndefined()
+    expect(readFileSync(join(dir.path, '.env'), 'utf8')).not.toContain(app.privateKey.split('\n')[1])
+    const post = github.requests.find((r) => r.method === 'POST' && r.path === '/repos/acme/api/hooks')!
+    expect(installationOfRequest(app.state, post)).toBe(101)
+    expect(setup.stdout).toMatch(/^OK\s+webhook\s+acme\/api\s/m)
+    expect(setup.status).toBe(0)
   })
 
   it('refuses to start with a key file that is missing, unreadable or not a PEM, in one line naming the variable', async () => {
