@@ -58,6 +58,19 @@ function secretResults(env: Env, provider: Provider | undefined): CheckResult[] 
   ]
 }
 
+/** How API calls authenticate, when the host says; unusable credentials (an unreadable key file) are a FAIL. */
+function authResults(env: Env, provider: Provider): CheckResult[] {
+  const host = hostOf(provider)
+  const target = host.variables.extra.join(' / ')
+  try {
+    const scheme = host.readAccess(env).scheme
+    return scheme === undefined ? [] : [{ name: 'auth', target, status: 'OK', reason: scheme }]
+  } catch (error) {
+    if (!isPrheraldError(error)) throw error
+    return [{ name: 'auth', target, status: 'FAIL', reason: error.message, fix: error.fix }]
+  }
+}
+
 /** [config]: the file parses, the secrets are present (set/missing, never their values), and the derived settings. */
 export function configSection(env: Env, load: () => Settings = () => loadSettings(env)): { results: CheckResult[]; settings: Settings | undefined } {
   let settings: Settings
@@ -72,9 +85,7 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
     ...secretResults(env, provider),
     reviewButtonResult(env),
   ]
-  const host = hostOf(provider)
-  const scheme = host.readAccess(env).scheme
-  if (scheme !== undefined) results.push({ name: 'auth', target: host.variables.extra.join(' / '), status: 'OK', reason: scheme })
+  results.push(...authResults(env, provider))
   results.push(
     { name: 'ttl', target: 'cleanup.message_ttl_days', status: 'OK', reason: `${settings.messageTtlDays} days` },
     { name: 'database', target: redactUrl(settings.databaseUrl), status: 'OK', reason: settings.database.kind === 'sqlite' ? settings.database.path : 'PostgreSQL: replicas may share it' },

@@ -7,6 +7,7 @@ import { countByStatus, type CheckResult } from './check-result.ts'
 import { createCheckContext, credentialsFromSecrets } from './check-context.ts'
 import { slackAuthCheck } from './slack-auth-check.ts'
 import { validateConfig } from './validate-config.ts'
+import { hasCredentials } from '../hosts/contract.ts'
 
 export interface StartupValidationOptions {
   settings: Settings
@@ -28,7 +29,7 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
   const { lock, problem } = readConfigLock(settings.lockFile)
   if (problem) logger.warn('config.lock ignored', { reason: problem })
   const ctx = createCheckContext(settings, credentialsFromSecrets(secrets))
-  const outcome = await validateConfig(ctx, lock, { gitTokenSet: secrets.gitAccess.token !== undefined, force: options.force })
+  const outcome = await validateConfig(ctx, lock, { gitTokenSet: hasCredentials(secrets.gitAccess), force: options.force })
   const auth = outcome.report.auth ?? await slackAuthCheck(ctx.slack, listRoutes(settings.mappings).flatMap(routeChannels), ctx.featureScopes)
   const slackDown = auth.status === 'FAIL' && auth.unavailable === true
   const results = [auth, ...outcome.report.entries.flatMap((e) => e.results)]

@@ -7,6 +7,7 @@ import { validateEntries } from './validate-entries.ts'
 import { readConfigLock, writeConfigLock } from '../lock/config-lock.ts'
 import { entryHash, entryKey } from '../lock/entry-hash.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
+import { hasCredentials } from '../hosts/contract.ts'
 
 export interface ValidateOptions {
   target: { owner: string; repo: string } | undefined
@@ -27,7 +28,7 @@ function summary(results: readonly CheckResult[]): string {
 export async function validateCommand(settings: Settings, env: Env, options: ValidateOptions, print: (line: string) => void): Promise<boolean> {
   const credentials = credentialsFromEnv(env, settings.gitProvider)
   const ctx = createCheckContext(settings, credentials)
-  const gitTokenSet = credentials.git.token !== undefined
+  const gitTokenSet = hasCredentials(credentials.git)
   const { lock, problem } = readConfigLock(settings.lockFile)
   if (problem) print(`note: ${problem}`)
 

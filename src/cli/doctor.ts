@@ -2,7 +2,8 @@
 import './require-supported-node.ts'
 import { cac } from 'cac'
 import { checkPrinter, countByStatus, formatChecks, formatCounts, type CheckResult } from '../checks/check-result.ts'
-import { createCheckContext, credentialsFromEnv } from '../checks/check-context.ts'
+import { createCheckContext, credentialsFromEnv, type CheckCredentials } from '../checks/check-context.ts'
+import { ownerAccessResults } from '../checks/owner-access-check.ts'
 import { configSection, databaseSection, mappingsSection } from '../checks/preflight.ts'
 import { validateEntries } from '../checks/validate-entries.ts'
 import { isPrheraldError } from '../errors.ts'
@@ -13,6 +14,10 @@ import { inspectDatabase } from '../store/inspect-database.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
+import type { Settings } from '../config/settings.ts'
+import { hasCredentials } from '../hosts/contract.ts'
+import { hostOf } from '../hosts/registry.ts'
+import { listRoutes } from '../routing/resolve-route.ts'
 
 const print = (line: string) => console.log(line)
 
@@ -20,6 +25,16 @@ function section(title: string, results: CheckResult[]): CheckResult[] {
   print(`[${title}]`)
   for (const line of formatChecks(results)) print(`  ${line}`)
   return results
+}
+
+/** The credentials from the environment; unusable git-host ones (the [config] section has said why) count as none. */
+function doctorCredentials(env: NodeJS.ProcessEnv, settings: Settings): CheckCredentials {
+  try {
+    return credentialsFromEnv(env, settings.gitProvider)
+  } catch (error) {
+    if (!isPrheraldError(error)) throw error
+    return { slackToken: env.SLACK_BOT_TOKEN?.trim() ? env.SLACK_BOT_TOKEN : undefined, git: { token: undefined, extra: {}, scheme: undefined } }
+  }
 }
 
 /**
@@ -52,8 +67,11 @@ async function doctor(repository: string | undefined): Promise<boolean> {
       database = [{ name: 'file', target: where, status: 'FAIL', reason: error.message, fix: error.fix }]
     }
     all.push(...section('database', database))
-    const credentials = credentialsFromEnv(env, settings.gitProvider)
-    all.push(...section('mappings', mappingsSection(settings, credentials.git.token !== undefined, readConfigLock(settings.lockFile).lock)))
+    const credentials = doctorCredentials(env, settings)
+    all.push(...section('mappings', mappingsSection(settings, hasCredentials(credentials.git), readConfigLock(settings.lockFile).lock)))
+    const owners = [...new Set(listRoutes(settings.mappings).map((r) => r.owner))]
+    const access = await ownerAccessResults(hostOf(settings.gitProvider).connect(credentials.git, settings.api.git), owners)
+    if (access.length > 0) all.push(...section('access', access))
     if (target) {
       // Live checks print as they complete, like prherald-config validate.
       const title = `${target.owner}/${target.repo}`

@@ -12,6 +12,8 @@ interface Options {
   mentions?: unknown
   publicUrl?: unknown
   gitToken?: unknown
+  githubAppId?: unknown
+  githubAppPrivateKeyFile?: unknown
   createWebhook?: boolean
   config?: unknown
   yes?: boolean
@@ -20,6 +22,9 @@ interface Options {
 
 // cac reads `--channel 123` as a number; every answer is text.
 const text = (value: unknown) => (value === undefined || value === true ? undefined : String(value))
+
+const definedOnly = (values: Record<string, string | undefined>) =>
+  Object.fromEntries(Object.entries(values).filter((e): e is [string, string] => e[1] !== undefined))
 
 const cli = cac('prherald-setup')
 cli.usage('[--yes] [options]')
@@ -30,6 +35,8 @@ cli.option('--repository <owner/repo>', 'The repository to announce (Bitbucket: 
 cli.option('--mentions <list>', 'Who is pinged on the first announcement: member IDs U…, group IDs S…, here, channel')
 cli.option('--public-url <url>', 'Public base URL the git host delivers to (default: PRHERALD_PUBLIC_URL)')
 cli.option('--git-token <token>', 'GITHUB_TOKEN or BITBUCKET_TOKEN, optional (default: the variable)')
+cli.option('--github-app-id <id>', 'GitHub: authenticate as this GitHub App instead of a token (with --github-app-private-key-file)')
+cli.option('--github-app-private-key-file <path>', 'GitHub: the app\'s .pem private key file; .env gets its path, never its content')
 cli.option('--create-webhook', 'GitHub: create the webhook (needs --public-url and --git-token); asked unless --yes')
 cli.option('--config <file>', 'Where to write the config (default: ./config.yaml); .env always goes in the working directory')
 cli.option('--yes', 'Ask nothing: answers come from the flags, and a missing one is an error')
@@ -57,6 +64,7 @@ await runCommands(cli, {
     process.exitCode = await runSetup({
       provider: text(options.provider), slackToken: text(options.slackToken), channel: text(options.channel),
       repository: text(options.repository), mentions: text(options.mentions), publicUrl: text(options.publicUrl), gitToken: text(options.gitToken),
+      gitVariables: definedOnly({ GITHUB_APP_ID: text(options.githubAppId), GITHUB_APP_PRIVATE_KEY_FILE: text(options.githubAppPrivateKeyFile) }),
       createWebhook: options.createWebhook, config: text(options.config), yes: options.yes === true, force: options.force === true,
     }, {
       cwd: process.cwd(),

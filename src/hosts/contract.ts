@@ -26,7 +26,7 @@ export interface GitHost {
   readonly people: PeopleFacts
   /** Authors whose pull requests are dependency bumps without any configuration (GitHub's hosted bots). */
   readonly dependencyBots: readonly string[]
-  /** The optional credentials for API calls; `token` undefined means none (the features that need one are off). */
+  /** The optional credentials for API calls (none: the features that need them are off); throws config_invalid on unusable ones. */
   readAccess(env: Env): HostAccess
   /** The API with those credentials; undefined when there are none. */
   connect(access: HostAccess, apiUrl: string): HostApi | undefined
@@ -63,10 +63,22 @@ export interface HostVariables {
 /** Credentials as read from the environment; values are secrets, to be redacted from every log line. */
 export interface HostAccess {
   token: string | undefined
+  /** Credentials other than a token (a GitHub App), read only by the host's own connect(). */
+  other?: OtherCredentials
   /** Host-specific settings of the credentials (Bitbucket's HTTP Basic email). */
   extra: Readonly<Record<string, string | undefined>>
   /** A human line saying how API calls authenticate, for the doctor (`Bearer with an access token`). */
   scheme: string | undefined
+}
+
+export interface OtherCredentials {
+  /** Their secret values (a private key), for the logger's redaction list. */
+  readonly secrets: readonly string[]
+}
+
+/** Whether the host has credentials for API calls, whichever kind. */
+export function hasCredentials(access: HostAccess): boolean {
+  return access.token !== undefined || access.other !== undefined
 }
 
 /** Reading a delivery: who sent it (authenticated), which event, which id, and what it means to prherald. */
@@ -135,6 +147,8 @@ export interface HostApi {
   upsertWebhook?(spec: WebhookSpec): Promise<{ action: 'created' | 'updated'; id: string }>
   /** A login's public profile email, for slack.lookup_users_by_email. */
   emailOf?(login: string): Promise<string | undefined>
+  /** Hosts whose credentials differ per owner (a GitHub App's installations): how the owner's calls authenticate; throws when they cannot. */
+  ownerAccess?(owner: string): Promise<string>
 }
 
 export interface HostReconcile {
@@ -199,7 +213,7 @@ export interface SmokeDelivery {
 
 /** The values of the credentials, for the logger's redaction list. */
 export function gitSecrets(access: HostAccess): string[] {
-  return [access.token, ...Object.values(access.extra)].filter((v): v is string => v !== undefined && v !== '')
+  return [access.token, ...Object.values(access.extra), ...(access.other?.secrets ?? [])].filter((v): v is string => v !== undefined && v !== '')
 }
 
 /** The newest delivery-log entry a reconcile run looked at, per hook: the next run reads back to it. */

@@ -9,6 +9,7 @@ import type { Store } from '../store/store.ts'
 import { formatReport, reportFailed } from './format-report.ts'
 import { logReport } from './log-report.ts'
 import { runReconcile } from './run-reconcile.ts'
+import { hasCredentials } from '../hosts/contract.ts'
 
 export interface ReconcileControlDeps {
   settings: Settings
@@ -39,7 +40,7 @@ function readRequest(body: unknown): { repository: string | undefined; dryRun: b
 export function reconcileControlHandler(deps: ReconcileControlDeps): ControlHandler {
   return async (body) => {
     const request = readRequest(body)
-    if (!deps.secrets.gitAccess.token) {
+    if (!hasCredentials(deps.secrets.gitAccess)) {
       const variable = hostOf(deps.settings.gitProvider).variables.token
       throw new PrheraldError('env_missing', `the running prherald-server has no ${variable}: reconcile asks the git host for the state of each pull request`, {
         fix: `set ${variable} in the server's environment and restart it (docs/reconcile.md lists the scopes)`,

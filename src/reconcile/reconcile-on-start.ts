@@ -9,6 +9,7 @@ import type { Store } from '../store/store.ts'
 import type { GateClock } from '../hosts/host-rate-gate.ts'
 import { logReport } from './log-report.ts'
 import { runReconcile } from './run-reconcile.ts'
+import { hasCredentials } from '../hosts/contract.ts'
 
 /** `reconcile.on_start` looks at the pull requests touched this long before start-up. */
 export const ON_START_WINDOW_MS = 24 * 60 * 60_000
@@ -49,7 +50,7 @@ export interface ReconcileOnStart {
 export function startReconcileOnStart(deps: ReconcileOnStartDeps): ReconcileOnStart {
   const { settings, logger } = deps
   if (!settings.reconcileOnStart) return { done: Promise.resolve(), stop: () => {} }
-  if (!deps.secrets.gitAccess.token) {
+  if (!hasCredentials(deps.secrets.gitAccess)) {
     const variable = hostOf(settings.gitProvider).variables.token
     logger.warn(`reconcile.on_start is set but ${variable} is not; start-up reconcile skipped`, {
       variable, fix: `set ${variable} (docs/reconcile.md lists the scopes), or set reconcile.on_start: false`,

@@ -21,6 +21,8 @@ export interface SetupFlags {
   mentions?: string | undefined
   publicUrl?: string | undefined
   gitToken?: string | undefined
+  /** Credentials other than the token, by variable (a GitHub App's id and key file): written to .env as given. */
+  gitVariables?: Readonly<Record<string, string>> | undefined
 }
 
 export interface AskSetupDeps {
@@ -88,7 +90,10 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
     () => ask.text('Public URL the git host delivers to, e.g. https://prherald.example.com (optional)', { flag: '--public-url', initial: '' }),
     parsePublicUrl)
   const tokenName = host.variables.token
-  const gitToken = await optional(flags.gitToken ?? set(tokenName),
+  const gitVariables = flags.gitVariables ?? {}
+  const other = Object.keys(gitVariables).length > 0
+  // Other credentials given (an app): no token is asked for, since the host refuses both at once.
+  const gitToken = other ? '' : await optional(flags.gitToken ?? set(tokenName),
     () => ask.secret(`${tokenName} (optional: the webhook check, path rules${host.webhook.manualSteps ? '' : ' and creating the webhook'} use it)`, { flag: '--git-token' }),
     (answer) => answer)
 
@@ -102,6 +107,7 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
     webhookSecret: generateWebhookSecret(),
     publicUrl,
     gitToken: gitToken === '' ? undefined : gitToken,
+    gitVariables,
   }
 }
 

@@ -3,6 +3,7 @@ import { redactUrl } from '../log/redact-url.ts'
 import type { Settings } from '../config/settings.ts'
 import { PrheraldError } from '../errors.ts'
 import { hostOf } from '../hosts/registry.ts'
+import { hasCredentials } from '../hosts/contract.ts'
 
 const PUBLIC_URL_PLACEHOLDER = '<PRHERALD_PUBLIC_URL>'
 
@@ -42,9 +43,11 @@ export async function createWebhook(settings: Settings, env: Env, owner: string,
   if (!settings.publicUrl) required(env, 'PRHERALD_PUBLIC_URL', 'it is the public base URL the git host delivers to, e.g. https://prherald.example.com')
   const url = `${settings.publicUrl}/webhook/${host.id}`
   const shown = redactUrl(url)
-  required(env, tokenVariable, 'creating a webhook needs a token with admin rights on the repository hooks ("Webhooks: read and write")')
+  const access = host.readAccess(env)
+  // Any credentials will do (a token, or an app with "Webhooks: read and write"); the token is named when there are none.
+  if (!hasCredentials(access)) required(env, tokenVariable, 'creating a webhook needs a token with admin rights on the repository hooks ("Webhooks: read and write")')
   const secret = required(env, secretVariable, 'the webhook signs each delivery with it, and prherald verifies with the same value')
-  const upsert = host.connect(host.readAccess(env), settings.api.git)?.upsertWebhook
+  const upsert = host.connect(access, settings.api.git)?.upsertWebhook
   if (!upsert) throw new PrheraldError('env_missing', `${host.words.name} webhooks cannot be created with these credentials`, { fix: `set ${tokenVariable}` })
   const { action, id } = await upsert({ owner, repo, url, secret })
   print(`${action} webhook ${id} on ${owner}/${repo}`)

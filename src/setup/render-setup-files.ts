@@ -14,7 +14,12 @@ export interface SetupAnswers {
   publicUrl: string | undefined
   /** GITHUB_TOKEN / BITBUCKET_TOKEN, optional: the webhook check, path rules and create-webhook use it. */
   gitToken: string | undefined
+  /** Credentials other than the token, by variable (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY_FILE). */
+  gitVariables?: Readonly<Record<string, string>>
 }
+
+/** Whether the answers give the git host credentials of any kind. */
+export const hasGitCredentials = (answers: SetupAnswers) => answers.gitToken !== undefined || Object.keys(answers.gitVariables ?? {}).length > 0
 
 /** config.yaml for one repository. Pure; secrets never go in it. */
 export function renderConfig(answers: SetupAnswers): string {
@@ -51,6 +56,7 @@ export function renderEnvFile(answers: SetupAnswers, configFile?: string): strin
     envLine(names.secret, answers.webhookSecret),
   ]
   if (answers.gitToken) lines.push(envLine(names.token, answers.gitToken))
+  for (const [name, value] of Object.entries(answers.gitVariables ?? {})) lines.push(envLine(name, value))
   if (answers.publicUrl) lines.push(envLine('PRHERALD_PUBLIC_URL', answers.publicUrl))
   return `${lines.join('\n')}\n`
 }

@@ -4,7 +4,7 @@ import { hostOf } from '../hosts/registry.ts'
 import { createWebhook } from './create-webhook.ts'
 import { isPrheraldError } from '../errors.ts'
 import type { Asker } from './asker.ts'
-import type { SetupAnswers } from './render-setup-files.ts'
+import { hasGitCredentials, type SetupAnswers } from './render-setup-files.ts'
 
 export interface SetupWebhookDeps {
   answers: SetupAnswers
@@ -25,7 +25,7 @@ export interface SetupWebhookDeps {
  */
 export async function askCreateWebhook(answers: SetupAnswers, create: boolean | undefined, ask: Asker): Promise<boolean | undefined> {
   const host = hostOf(answers.provider)
-  if (create !== undefined || host.webhook.manualSteps || !answers.publicUrl || !answers.gitToken) return create
+  if (create !== undefined || host.webhook.manualSteps || !answers.publicUrl || !hasGitCredentials(answers)) return create
   const target = `${answers.owner}/${answers.repo}`
   return ask.confirm(`Create the webhook on ${target} now, pointing at ${answers.publicUrl}/webhook/${host.id}?`, { flag: '--create-webhook', initial: true })
 }
@@ -49,7 +49,7 @@ export async function setupWebhook(deps: SetupWebhookDeps): Promise<void> {
     if (!answers.publicUrl) print('Replace <your prherald host> with the public address of the server (PRHERALD_PUBLIC_URL).')
     return
   }
-  if (!answers.publicUrl || !answers.gitToken) {
+  if (!answers.publicUrl || !hasGitCredentials(answers)) {
     if (deps.create === true) print('webhook not created: it needs --public-url and --git-token (a token with "Webhooks: read and write")')
     print(`Create the webhook later with: prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL and ${host.variables.token} in ${deps.envFile})`)
     return

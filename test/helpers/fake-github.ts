@@ -1,3 +1,4 @@
+import { handleGithubApp, type FakeGithubAppState } from './fake-github-app.ts'
 import { sendJson, startHttpFake, type RecordedRequest } from './http-fake.ts'
 
 /** A repository webhook as the GitHub REST API returns it (the fields prherald reads). */
@@ -14,6 +15,8 @@ export interface FakeGithub {
   requests: RecordedRequest[]
   /** When set, a request whose Authorization is not `Bearer <token>` (or `token <token>`) gets 401. */
   token: string | undefined
+  /** When set, requests must come from this GitHub App: its JWT on the app routes, an installation token of the path's owner elsewhere. */
+  app: FakeGithubAppState | undefined
   /** Hooks by `owner/repo`. A repository missing here answers 404 on its hooks. */
   hooks: Map<string, GithubHook[]>
   /** Organisation hooks by org, listed by /orgs/{org}/hooks. An org missing here answers 404 (a user account). */
@@ -56,6 +59,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
   let nextHookId = 1
   const state = {
     token: undefined as string | undefined,
+    app: undefined as FakeGithubAppState | undefined,
     hooks: new Map<string, GithubHook[]>(),
     orgHooks: new Map<string, GithubHook[]>(),
     repos: new Map<string, string[]>(),
@@ -87,6 +91,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     if (state.token !== undefined && auth !== `Bearer ${state.token}` && auth !== `token ${state.token}`) {
       return sendJson(res, 401, { message: 'Bad credentials' })
     }
+    if (state.app && handleGithubApp(state.app, req, res)) return
     const paged = <T>(items: T[]) => {
       const { values, link } = page(items, req.query, base, req.path)
       return sendJson(res, 200, values, link ? { link } : {})

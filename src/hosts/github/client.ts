@@ -1,16 +1,21 @@
 import { Octokit } from '@octokit/rest'
+import { isPrheraldError } from '../../errors.ts'
 import { gitHostError } from '../git-host-error.ts'
+import { ownerAppAuth } from './app-auth.ts'
+import type { GithubAppCredentials } from './app-credentials.ts'
 
 export interface GithubClientOptions {
   /** GITHUB_API_URL: api.github.com, a GitHub Enterprise Server `/api/v3`, or a fake in tests. */
   baseUrl: string
-  token: string
+  token?: string
+  /** Instead of a token: a GitHub App, whose installation is chosen by each call's owner. */
+  app?: GithubAppCredentials
   timeoutMs?: number
 }
 
 export type GithubClient = Octokit
 
-/** Octokit with the base URL, the token as Bearer, and a per-request timeout (Octokit has none by default). */
+/** Octokit with the base URL, the token as Bearer (or the app's installation tokens), and a per-request timeout (Octokit has none by default). */
 export function createGithubClient(options: GithubClientOptions): GithubClient {
   const timeoutMs = options.timeoutMs ?? 10_000
   const timedFetch: typeof fetch = (input, init) => {
@@ -19,7 +24,7 @@ export function createGithubClient(options: GithubClientOptions): GithubClient {
   }
   return new Octokit({
     baseUrl: options.baseUrl,
-    auth: options.token,
+    ...(options.app ? { authStrategy: ownerAppAuth, auth: { app: options.app } } : { auth: options.token }),
     userAgent: 'prherald',
     request: { fetch: timedFetch },
     // Octokit logs warnings such as deprecations through console; ours go through the structured logger or nowhere.
@@ -44,6 +49,8 @@ export async function githubCall<T>(octokit: GithubClient, what: string, run: ()
 
 /** The PrheraldError for an error Octokit threw on `what`. */
 export function githubError(octokit: GithubClient, what: string, error: unknown) {
+  // The app's installation look-up already said what is wrong (not installed, a key that does not match).
+  if (isPrheraldError(error)) return error
   const failure = error as RequestErrorLike
   const answered = failure.response !== undefined
   const status = answered && typeof failure.status === 'number' && failure.status > 0 ? failure.status : undefined

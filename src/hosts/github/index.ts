@@ -1,8 +1,9 @@
-import type { GitHost, HostApi } from '../contract.ts'
+import type { GitHost, HostAccess, HostApi } from '../contract.ts'
 import { readPullRequestWith } from '../read-pull-request.ts'
 import { smokeRequest } from '../smoke-delivery.ts'
 import { bodyDigestId, signBody, verifySignature } from '../verify-signature.ts'
-import { createGithubClient, githubCall } from './client.ts'
+import { APP_VARIABLES, isGithubApp, readGithubAccess } from './app-credentials.ts'
+import { createGithubClient, githubCall, type GithubClientOptions } from './client.ts'
 import { githubChangedFiles } from './changed-files.ts'
 import { GITHUB_OPTIONAL_EVENTS, GITHUB_REQUIRED_EVENTS } from './events.ts'
 import { CHECK_EVENTS, decodeGithubCheck } from './decode-check.ts'
@@ -16,8 +17,15 @@ import { cachingOwnerHooks } from '../webhooks.ts'
 const headers = { event: 'X-GitHub-Event', delivery: 'X-GitHub-Delivery', auth: 'X-Hub-Signature-256' } as const
 
 
-function connect(token: string, apiUrl: string): HostApi {
-  const octokit = createGithubClient({ baseUrl: apiUrl, token })
+type Auth = Pick<GithubClientOptions, 'token' | 'app'>
+
+function authOf(access: HostAccess): Auth | undefined {
+  if (isGithubApp(access.other)) return { app: access.other }
+  return access.token === undefined ? undefined : { token: access.token }
+}
+
+function connect(auth: Auth, apiUrl: string): HostApi {
+  const octokit = createGithubClient({ baseUrl: apiUrl, ...auth })
   return {
     webhooks: cachingOwnerHooks(githubWebhookApi(octokit)),
     changedFiles: githubChangedFiles(octokit),
@@ -48,13 +56,14 @@ function connect(token: string, apiUrl: string): HostApi {
         throw error
       }
     }),
+    ...(auth.app ? { ownerAccess: (owner: string) => githubCall(octokit, `the installation on ${owner}`, () => octokit.auth(owner) as Promise<string>) } : {}),
   }
 }
 
 export const github: GitHost = {
   id: 'github',
   words: { name: 'GitHub', product: 'GitHub (github.com or GitHub Enterprise Server)', pullRequest: 'pull request', reference: 'PR #', owner: 'organisation', repositoryExample: 'owner/repo' },
-  variables: { secret: 'GITHUB_WEBHOOK_SECRET', token: 'GITHUB_TOKEN', apiUrl: 'GITHUB_API_URL', extra: [] },
+  variables: { secret: 'GITHUB_WEBHOOK_SECRET', token: 'GITHUB_TOKEN', apiUrl: 'GITHUB_API_URL', extra: APP_VARIABLES },
   defaultApiUrl: 'https://api.github.com',
   delivery: {
     headers,
@@ -81,8 +90,11 @@ export const github: GitHost = {
     emailLookup: true,
   },
   dependencyBots: ['dependabot[bot]', 'renovate[bot]'],
-  readAccess: (env) => ({ token: env.GITHUB_TOKEN || undefined, extra: {}, scheme: undefined }),
-  connect: (access, apiUrl) => (access.token === undefined ? undefined : connect(access.token, apiUrl)),
+  readAccess: readGithubAccess,
+  connect(access, apiUrl) {
+    const auth = authOf(access)
+    return auth === undefined ? undefined : connect(auth, apiUrl)
+  },
   smokeDelivery(run, step, secret) {
     const { event, payload } = githubSmokePayload(run, step, new Date().toISOString())
     return smokeRequest(github.delivery, event, payload, (body) => signBody(secret, body))
