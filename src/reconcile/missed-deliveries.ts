@@ -2,6 +2,7 @@ import { isPrheraldError } from '../errors.ts'
 import { REQUIRED_EVENTS } from '../git-host/webhooks.ts'
 import type { Store } from '../store/store.ts'
 import { nextLink, type GithubRequest } from './github-requests.ts'
+import { stopsRun } from './run-stop.ts'
 
 /** The fields of a GitHub webhook delivery-log entry that reconcile reads. */
 export interface DeliveryLogEntry {
@@ -77,7 +78,7 @@ export async function missedDeliveries(deps: MissedDeliveriesDeps): Promise<Miss
     try {
       await examine(deps, repository, result)
     } catch (error) {
-      if (isPrheraldError(error, 'git_host_rate_limited')) throw error
+      if (stopsRun(error)) throw error
       result.problems.push({ repository, message: error instanceof Error ? error.message : String(error), fix: isPrheraldError(error) ? error.fix : undefined })
     }
   }

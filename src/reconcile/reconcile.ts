@@ -5,6 +5,7 @@ import { isPrheraldError } from '../errors.ts'
 import { hasMessage, type PullRequestRef, type Store } from '../store/store.ts'
 import type { ReadPullRequest } from './read-pull-request.ts'
 import { differenceOf, reconcileEvent, type ReconcileChange } from './reconcile-difference.ts'
+import { runStop, stopsRun, type RunStop } from './run-stop.ts'
 
 export interface ReconcileDeps {
   store: Store
@@ -40,10 +41,10 @@ export interface ReconcileResult {
   changed: number
   unchanged: number
   failed: number
-  /** Left unchecked because the git host's rate limit stopped the run. */
+  /** Left unchecked because the run stopped (the git host's rate limit, or it refused the token). */
   notChecked: number
-  /** Set when the git host's rate limit stopped the run: the message and what to do. */
-  stopped?: { message: string; fix: string | undefined } | undefined
+  /** Set when the run stopped (src/reconcile/run-stop.ts): the message and what to do. */
+  stopped?: RunStop | undefined
 }
 
 type Outcome = { line?: ReconcileLine; notChecked?: true }
@@ -65,6 +66,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
     const rows = (await deps.store.findMessages(ref)).filter(hasMessage)
     const shown = rows[0] ? (JSON.parse(rows[0].lifecycle) as StoredLifecycle) : undefined
     if (!shown || (shown.state !== 'open' && shown.state !== 'draft')) return {}
+    if (stopped) return { notChecked: true }
     try {
       const facts = await deps.readPullRequest({ owner: shown.context.owner, repo: shown.context.repo, number: ref.prNumber })
       const difference = differenceOf(shown, facts)
@@ -76,8 +78,8 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
       }
       return { line: { pullRequest: label(ref), changes: difference.changes } }
     } catch (error) {
-      if (isPrheraldError(error, 'git_host_rate_limited')) {
-        stopped ??= { message: error.message, fix: error.fix }
+      if (stopsRun(error)) {
+        stopped ??= runStop(deps.provider, error)
         return { notChecked: true }
       }
       return { line: { pullRequest: label(ref), error: error instanceof Error ? error.message : String(error), fix: isPrheraldError(error) ? error.fix : undefined } }

@@ -13,6 +13,7 @@ import { createHostRateGate, type GateClock } from './host-rate-gate.ts'
 import { missedDeliveries, type MissedDeliveriesResult } from './missed-deliveries.ts'
 import { bitbucketPullRequests, githubPullRequests } from './read-pull-request.ts'
 import { reconcile, type ReconcileResult } from './reconcile.ts'
+import { runStop, stopsRun } from './run-stop.ts'
 
 /** A rate-limit hold up to this long is waited out; a longer one stops the run (docs/reconcile.md). */
 export const MAX_RATE_LIMIT_WAIT_MS = 5 * 60_000
@@ -90,8 +91,8 @@ export async function runReconcile(options: RunReconcileOptions): Promise<Reconc
     })
     return { dryRun, pullRequests, deliveries }
   } catch (error) {
-    // Only a rate-limit stop escapes missedDeliveries: the pull requests' results still stand.
-    if (!(error instanceof PrheraldError)) throw error
-    return { dryRun, pullRequests: { ...pullRequests, stopped: { message: error.message, fix: error.fix } } }
+    // Only a stop (rate limit, refused token) escapes missedDeliveries: the pull requests' results still stand.
+    if (!stopsRun(error)) throw error
+    return { dryRun, pullRequests: { ...pullRequests, stopped: runStop('github', error) } }
   }
 }
