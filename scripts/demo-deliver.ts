@@ -26,7 +26,21 @@ const steps: Array<[string, Record<string, unknown>, string]> = [
   ['pull_request_review', githubExample('pull_request_review', 'submitted'), '0d3e5a10-9c1f-11f1-8000-000000000002'],
   ['pull_request', githubExample('pull_request', 'closed'), '0d3e5a10-9c1f-11f1-8000-000000000003'],
 ]
+/** Why fetch failed, in its own words: undici hides it in the cause (ECONNREFUSED, ENOTFOUND, a bad port). */
+function reason(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error
+  if (!(cause instanceof Error)) return String(cause)
+  const code = (cause as { code?: unknown }).code
+  return typeof code === 'string' ? code : cause.message
+}
+
 for (const [event, payload, deliveryId] of steps) {
-  const res = await deliver(url, 'github', { event, payload: retarget(payload), secret, deliveryId })
-  console.log(`${event}/${String(payload.action)} -> ${res.status} ${await res.text()}`)
+  try {
+    const res = await deliver(url, 'github', { event, payload: retarget(payload), secret, deliveryId })
+    console.log(`${event}/${String(payload.action)} -> ${res.status} ${await res.text()}`)
+  } catch (error) {
+    console.error(`demo:deliver: no prherald answers at ${url} (${reason(error)}); start it first with npm run demo in another terminal, or pass its URL: npm run demo:deliver http://127.0.0.1:<port>`)
+    process.exitCode = 1
+    break
+  }
 }

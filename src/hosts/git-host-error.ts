@@ -1,6 +1,6 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { redactUrl, redactUrlsIn } from '../log/redact-url.ts'
-import { PrheraldError } from '../errors.ts'
+import { isPrheraldError, PrheraldError } from '../errors.ts'
 
 /** What a failed git-host API call looked like; enough to tell the operator what to change. */
 export interface FailedCall {
@@ -87,4 +87,13 @@ export function gitHostError(call: FailedCall): PrheraldError {
     default:
       return new PrheraldError('git_host', `${host} answered ${call.status} to ${call.what}`, { ...options, fix: 'retry later; if it persists, check the host status page' })
   }
+}
+
+/**
+ * An error after which no further call of a run can succeed, so the run stops instead of failing every
+ * pull request (and every webhook log) the same way: a rate limit held longer than a run waits, and a token
+ * the host refuses (401).
+ */
+export function stopsRun(error: unknown): error is PrheraldError {
+  return isPrheraldError(error, 'git_host_rate_limited') || isPrheraldError(error, 'git_host_auth')
 }

@@ -12,7 +12,7 @@ export function logReport(logger: Logger, report: ReconcileReport): void {
     logger.info('reconcile: redelivery of a missed delivery requested', { repository: d.repository, delivery_id: d.guid, event: d.event, delivered_at: d.deliveredAt, status_code: d.statusCode })
   }
   for (const p of deliveries?.problems ?? []) logger.warn('reconcile: webhook delivery log not read', { repository: p.repository, error: p.message, fix: p.fix })
-  if (prs.stopped) logger.warn('reconcile stopped by the git host rate limit', { error: prs.stopped.message, fix: prs.stopped.fix })
+  if (prs.stopped) logger.warn('reconcile stopped before checking every pull request', { error: prs.stopped.message, fix: prs.stopped.fix })
   logger.info('reconcile finished', {
     pull_requests: prs.total, changed: prs.changed, unchanged: prs.unchanged, failed: prs.failed, not_checked: prs.notChecked,
     missed_deliveries: deliveries?.missed.length, redelivered: deliveries?.missed.filter((d) => d.redelivered).length,

@@ -6,6 +6,7 @@ import { isPrheraldError } from '../errors.ts'
 import { hasMessage, type PullRequestRef, type Store } from '../store/store.ts'
 import type { HostReconcile } from '../hosts/contract.ts'
 import { differenceOf, reconcileEvent, type ReconcileChange } from './reconcile-difference.ts'
+import { runStop, stopsRun, type RunStop } from './run-stop.ts'
 
 export interface ReconcileDeps {
   store: Store
@@ -41,10 +42,10 @@ export interface ReconcileResult {
   changed: number
   unchanged: number
   failed: number
-  /** Left unchecked because the git host's rate limit stopped the run. */
+  /** Left unchecked because the run stopped (the git host's rate limit, or it refused the token). */
   notChecked: number
-  /** Set when the git host's rate limit stopped the run: the message and what to do. */
-  stopped?: { message: string; fix: string | undefined } | undefined
+  /** Set when the run stopped (src/reconcile/run-stop.ts): the message and what to do. */
+  stopped?: RunStop | undefined
 }
 
 type Outcome = { line?: ReconcileLine; notChecked?: true }
@@ -66,6 +67,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
     const rows = (await deps.store.findMessages(ref)).filter(hasMessage)
     const shown = rows[0] ? readStoredLifecycle(rows[0].lifecycle) : undefined
     if (!shown || (shown.state !== 'open' && shown.state !== 'draft')) return {}
+    if (stopped) return { notChecked: true }
     try {
       const facts = await deps.readPullRequest({ owner: shown.context.owner, repo: shown.context.repo, number: ref.prNumber })
       const difference = differenceOf(shown, facts)
@@ -77,8 +79,8 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
       }
       return { line: { pullRequest: label(ref), changes: difference.changes } }
     } catch (error) {
-      if (isPrheraldError(error, 'git_host_rate_limited')) {
-        stopped ??= { message: error.message, fix: error.fix }
+      if (stopsRun(error)) {
+        stopped ??= runStop(deps.provider, error)
         return { notChecked: true }
       }
       return { line: { pullRequest: label(ref), error: error instanceof Error ? error.message : String(error), fix: isPrheraldError(error) ? error.fix : undefined } }

@@ -9,6 +9,7 @@ import { listRoutes } from '../routing/resolve-route.ts'
 import type { Store } from '../store/store.ts'
 import { createHostRateGate, type GateClock } from '../hosts/host-rate-gate.ts'
 import { reconcile, type ReconcileResult } from './reconcile.ts'
+import { runStop, stopsRun } from './run-stop.ts'
 
 /** A rate-limit hold up to this long is waited out; a longer one stops the run (docs/reconcile.md). */
 export const MAX_RATE_LIMIT_WAIT_MS = 5 * 60_000
@@ -86,8 +87,8 @@ export async function runReconcile(options: RunReconcileOptions): Promise<Reconc
     })
     return { dryRun, pullRequests, deliveries }
   } catch (error) {
-    // Only a rate-limit stop escapes missedDeliveries: the pull requests' results still stand.
-    if (!(error instanceof PrheraldError)) throw error
-    return { dryRun, pullRequests: { ...pullRequests, stopped: { message: error.message, fix: error.fix } } }
+    // Only a stop (rate limit, refused token) escapes missedDeliveries: the pull requests' results still stand.
+    if (!stopsRun(error)) throw error
+    return { dryRun, pullRequests: { ...pullRequests, stopped: runStop(host.id, error) } }
   }
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -106,5 +106,16 @@ describe('npm run demo', () => {
     expect(again.match(/-> 200 \{"status":"accepted"\}/g)).toHaveLength(3)
     await until(demo, (o) => /chat\.postMessage/.test(o))
     await stop(demo)
+  })
+
+  it('demo:deliver with no server answering says, in one line, to start npm run demo first, and exits 1', async () => {
+    const url = `http://127.0.0.1:${await freePort()}`
+    const result = spawnSync(process.execPath, [join(ROOT, 'dist/scripts/demo-deliver.js'), url], { cwd: ROOT, env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 30_000 })
+    expect(result.status).toBe(1)
+    expect(result.stdout).toBe('')
+    const lines = result.stderr.trimEnd().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain(`no prherald answers at ${url} (ECONNREFUSED)`)
+    expect(lines[0]).toContain('start it first with npm run demo')
   })
 })

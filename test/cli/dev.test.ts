@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, utimesSync } from 'node:fs'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { packageRoot } from '../../src/package-root.ts'
@@ -9,11 +9,12 @@ import { waitFor } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 
 /**
- * `npm run dev`'s script (dist/scripts/dev.js; the npm script only builds first): the service on listhen with
- * the example config and the stand-in Slack, on a free port. Touching a real source file recompiles it and
+ * `npm run dev`'s script (dist/scripts/dev.js, which builds before it runs): the service on listhen with
+ * the example config and the stand-in Slack, on a free port. Saving a real source file recompiles it and
  * replaces the process. The tunnel is not tested: it downloads cloudflared and needs the internet.
  */
 const ROOT = packageRoot()
+const DEV = join(ROOT, 'dist/scripts/dev.js')
 let dev: { child: ChildProcess; output: () => string; exited: Promise<unknown> } | undefined
 // The working directory is empty, so that a developer's own .env cannot change what the test runs.
 const cwd = makeTempDir()
@@ -28,7 +29,7 @@ afterEach(async () => {
 afterAll(() => cwd.remove())
 
 function startDev() {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/scripts/dev.js'), '--port', '0'], {
+  const child = spawn(process.execPath, [DEV, '--port', '0'], {
     cwd: cwd.path, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -36,6 +37,12 @@ function startDev() {
   child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })
   const exited = new Promise((resolve) => child.once('exit', resolve))
   return (dev = { child, output: () => output, exited })
+}
+
+/** Saves a file as editors (atomic save) and `cp` do: a temporary file renamed over it, a new inode each time. */
+function replaceByRename(file: string): void {
+  writeFileSync(`${file}.tmp`, readFileSync(file))
+  renameSync(`${file}.tmp`, file)
 }
 
 const listening = (output: string) => [...output.matchAll(/\[dev\] prherald \(pid (\d+)\) listening at (http:\S+)/g)].map((m) => ({ pid: Number(m[1]), url: m[2]! }))
@@ -62,13 +69,23 @@ describe('npm run dev', () => {
     await waitFor('the stand-in Slack to receive the post', () => slackCalls(running.output(), 'chat.postMessage').length === 1, 20_000)
     expect(slackCalls(running.output(), 'chat.postMessage')[0]).toContain('channel="C0123456789"')
 
-    const now = new Date()
-    utimesSync(join(ROOT, 'scripts/dev-server.ts'), now, now)
-    await waitFor('a new process to listen', () => listening(running.output()).length === 2, 30_000)
+    // Files editors leave beside a source while saving: none of them is a reason to restart.
+    const scripts = join(ROOT, 'scripts')
+    const litter = ['.#dev-server.ts', 'dev-server.ts~', '.dev-server.ts.swp', 'dev-server.ts.tmp', '4913', 'notes.txt'].map((name) => join(scripts, name))
+    try {
+      for (const file of litter) writeFileSync(file, 'x')
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      expect(running.output()).not.toContain('[dev] restarting')
+
+      replaceByRename(join(scripts, 'dev-server.ts'))
+      await waitFor('a new process to listen', () => listening(running.output()).length === 2, 30_000)
+    } finally {
+      for (const file of litter) rmSync(file, { force: true })
+    }
     const second = listening(running.output())[1]!
     expect(second.pid).not.toBe(first!.pid)
     expect(second.url).toBe(first!.url)
-    expect(running.output()).toContain('[dev] restarting: scripts/dev-server.ts')
+    expect(running.output().split('\n').filter((line) => line.startsWith('[dev] restarting'))).toEqual(['[dev] restarting: scripts/dev-server.ts'])
     expect(running.output()).not.toContain('prherald exited')
     // The old process is gone (its database and port closed), not left running beside the new one.
     expect(() => process.kill(first!.pid, 0)).toThrow()
@@ -78,6 +95,11 @@ describe('npm run dev', () => {
     expect(review.status).toBe(200)
     await waitFor('the review to reach the stand-in Slack', () => slackCalls(running.output(), 'reactions.add').length > 0 || slackCalls(running.output(), 'chat.update').length > 0, 20_000)
     expect(slackCalls(running.output(), 'chat.postMessage')).toHaveLength(1)
+
+    // The same file saved the same way again: still watched (a watch on the replaced file would be deaf now).
+    replaceByRename(join(scripts, 'dev-server.ts'))
+    await waitFor('a third process to listen', () => listening(running.output()).length === 3, 30_000)
+    expect(running.output().split('\n').filter((line) => line.startsWith('[dev] restarting'))).toHaveLength(2)
   })
 
   it('on SIGTERM stops prherald and removes the throw-away database', async () => {
@@ -90,5 +112,24 @@ describe('npm run dev', () => {
     expect(running.child.exitCode).toBe(0)
     expect(existsSync(dataDir!)).toBe(false)
     expect(() => process.kill(listening(running.output())[0]!.pid, 0)).toThrow()
+  })
+
+  it('answers --help without building, and refuses an unknown option with one line and exit 2', () => {
+    // Through npm, as a developer types it: the npm script must not build before the help.
+    const help = spawnSync('npm', ['run', 'dev', '--', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 })
+    expect(help.status).toBe(0)
+    expect(help.stdout).toContain('$ npm run dev -- [--tunnel] [--slack]')
+    expect(help.stdout + help.stderr).not.toContain('build')
+
+    const bogus = spawnSync(process.execPath, [DEV, '--bogus'], { cwd: cwd.path, env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 20_000 })
+    expect(bogus.status).toBe(2)
+    expect(bogus.stdout).toBe('')
+    expect(bogus.stderr.trimEnd().split('\n')).toEqual(['npm run dev --: Unknown option `--bogus`; see npm run dev -- --help'])
+
+    // The documented options still parse (docs/getting-started.md step 4); --slack without a token stops before the tunnel.
+    const slack = spawnSync(process.execPath, [DEV, '--tunnel', '--slack'], { cwd: cwd.path, env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 60_000 })
+    expect(slack.status).toBe(1)
+    expect(slack.stderr).toContain('--slack needs SLACK_BOT_TOKEN')
+    expect(slack.stderr).not.toContain('Unknown option')
   })
 })

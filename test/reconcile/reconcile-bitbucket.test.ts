@@ -84,6 +84,16 @@ describe('prherald-reconcile on Bitbucket, no server running', () => {
     expect(bitbucket.requests.filter((r) => r.path.endsWith('/pullrequests/4'))).toHaveLength(2)
   })
 
+  it('a token Bitbucket refuses (401) stops the run with a line naming BITBUCKET_TOKEN and the auth scheme, and exits 1', async () => {
+    const result = await runCliAsync('reconcile', ['--dry-run'], { ...env, BITBUCKET_TOKEN: 'bb-revoked-token' }, dir.path)
+    expect(result.status).toBe(1)
+    const lines = result.stdout.split('\n').filter(Boolean)
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toMatch(/^stopped: Bitbucket refused the token in BITBUCKET_TOKEN \(Bitbucket answered 401 to GET \/2\.0\/repositories\/acme\/api\/pullrequests\/\d\) /)
+    expect(lines[0]).toContain('(fix: Bitbucket refused the Bearer token: BITBUCKET_TOKEN must be a repository or workspace access token (a scoped API token needs BITBUCKET_AUTH_EMAIL set')
+    expect(lines[1]).toBe('4 open or draft pull requests: would change 0, 0 already right, 4 not checked')
+  })
+
   it('without BITBUCKET_TOKEN says so and exits non-zero', async () => {
     const { BITBUCKET_TOKEN: _token, ...withoutToken } = env
     const result = await runCliAsync('reconcile', [], withoutToken, dir.path)

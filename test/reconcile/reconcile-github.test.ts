@@ -123,6 +123,28 @@ describe('prherald-reconcile on GitHub, no server running', () => {
     expect(slack.calls.length).toBe(callsBefore)
   })
 
+  it('a token GitHub refuses (401) stops the run with a line naming GITHUB_TOKEN, and exits 1, with or without --dry-run', async () => {
+    const refused = { ...env, GITHUB_TOKEN: 'ghp_revoked_token' }
+    const fix = '(fix: GITHUB_TOKEN is not valid or has expired; create a new token and set GITHUB_TOKEN)'
+    // No open pull request there: only the webhook log is read, and its 401 used to be a note beside "0 … pull requests", exit 0.
+    for (const args of [['--dry-run', 'Codertocat/Other'], ['Codertocat/Other']]) {
+      const result = await runCliAsync('reconcile', args, refused, dir.path)
+      expect(result.status, args.join(' ')).toBe(1)
+      expect(result.stdout.split('\n').filter(Boolean)).toEqual([
+        `stopped: GitHub refused the token in GITHUB_TOKEN (GitHub answered 401 to GET /repos/Codertocat/Other/hooks) ${fix}`,
+        `0 open or draft pull requests: ${args[0] === '--dry-run' ? 'would change' : 'changed'} 0, 0 already right`,
+      ])
+    }
+    // Every pull request: one stop, not five failures; nothing reaches Slack.
+    const callsBefore = slack.calls.length
+    const all = await runCliAsync('reconcile', [], refused, dir.path)
+    expect(all.status).toBe(1)
+    expect(all.stdout).toMatch(new RegExp(`^stopped: GitHub refused the token in GITHUB_TOKEN \\(GitHub answered 401 to GET /repos/${REPO}/pulls/\\d+\\) `, 'm'))
+    expect(all.stdout).not.toContain('failed ')
+    expect(all.stdout.trim().split('\n').at(-1)).toBe('5 open or draft pull requests: changed 0, 0 already right, 5 not checked')
+    expect(slack.calls.length).toBe(callsBefore)
+  })
+
   it('a pull request GitHub does not know is a failed line and a non-zero exit; the others are still reconciled', async () => {
     github.pulls.delete(`${REPO}#23`)
     const result = await runCliAsync('reconcile', [], env, dir.path)

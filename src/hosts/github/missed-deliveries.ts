@@ -2,6 +2,7 @@ import { isPrheraldError } from '../../errors.ts'
 import type { MissedDeliveriesOptions, MissedDeliveriesResult, MissedDelivery } from '../contract.ts'
 import { GITHUB_REQUIRED_EVENTS } from './events.ts'
 import { nextLink, type GithubRequest } from './requests.ts'
+import { stopsRun } from '../git-host-error.ts'
 
 /** The fields of a GitHub webhook delivery-log entry that reconcile reads. */
 export interface DeliveryLogEntry {
@@ -51,7 +52,7 @@ export async function missedDeliveries(deps: MissedDeliveriesDeps): Promise<Miss
     try {
       await examine(deps, repository, result)
     } catch (error) {
-      if (isPrheraldError(error, 'git_host_rate_limited')) throw error
+      if (stopsRun(error)) throw error
       result.problems.push({ repository, message: error instanceof Error ? error.message : String(error), fix: isPrheraldError(error) ? error.fix : undefined })
     }
   }
