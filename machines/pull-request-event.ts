@@ -102,6 +102,11 @@ export interface PullRequestEvent {
   head?: string
   /** For `check_completed`: the result, for which commit and from which app or status context. */
   check?: CommitCheck
+  /**
+   * How the host writes this pull request's number where the message names it (`MR !7`), set by a host
+   * whose words differ; the machine keeps it from the announcement on. Absent: `PR #7`.
+   */
+  reference?: string
 }
 
 /** `passed`: success (or neutral, skipped); `failed`: failure, timed out, errored; `pending`: not decided yet. */
@@ -169,6 +174,11 @@ export type Delivery = Decoded | CheckDelivery
 
 export function isIgnored(decoded: Decoded): decoded is Ignored {
   return 'ignored' in decoded
+}
+
+/** How messages name the pull request: the host's reference, or `PR #<number>` (events stored before it existed too). */
+export function referenceOf(pr: { number: number; reference?: string | undefined }): string {
+  return pr.reference ?? `PR #${pr.number}`
 }
 
 /** Key of a pull request's mailbox and of its stored messages. */
