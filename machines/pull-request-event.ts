@@ -120,6 +120,12 @@ export interface CommitCheck {
   outcome: CheckOutcome
   /** When the host last changed the result (ISO-8601): a later result of the same source replaces an earlier one. */
   at: string
+  /**
+   * The result ran on the merge of the pull request into its target (GitLab's merged results pipelines run on
+   * a merge ref whose commit is no branch's head), and the host named the pull request: it counts for the
+   * current head whatever `sha` says. Absent: only a result for the head commit counts.
+   */
+  onMergeRef?: true
 }
 
 export type IgnoreReason =
