@@ -36,6 +36,7 @@ export type Reviewer =
 export interface PullRequestFacts {
   title: string
   url: string
+  /** The author's login; '' when the delivery does not name one (GitLab's hooks carry only the author's id). */
   author: string
   draft: boolean
   state: 'open' | 'closed' | 'merged'

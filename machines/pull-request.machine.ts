@@ -148,7 +148,9 @@ export const pullRequestMachine = setup({
 
     refresh: assign(({ context, event }) => {
       const host = hostEvent(event)
-      const facts = { title: host.pr.title, url: host.pr.url, author: host.pr.author }
+      // An author never changes; a delivery that cannot name one (author '') leaves the one known, and the
+      // first delivery that names it fills it in.
+      const facts = { title: host.pr.title, url: host.pr.url, author: context.author !== '' ? context.author : host.pr.author }
       const head = recordHead(context, host)
       return head.head === undefined ? facts : { ...facts, ...head, reactions: checkReactions({ ...context, ...head }) }
     }),

@@ -28,6 +28,13 @@ describe('opened / reopened / ready_for_review of a ready PR', () => {
     expect(run(opened()).stored?.context).not.toHaveProperty('reference')
   })
 
+  it('keeps the author once known; a delivery that names none leaves it, the first that names one fills it in', () => {
+    const unnamed = (kind: EventKind) => { const e = prEvent(kind); return { ...e, pr: { ...e.pr, author: '' } } }
+    expect(run(opened(), unnamed('approved')).stored?.context.author).toBe('bob')
+    expect(run(unnamed('approved')).stored?.context.author).toBe('')
+    expect(run(unnamed('approved'), prEvent('commented')).stored?.context.author).toBe('bob')
+  })
+
   it.each(['opened', 'reopened', 'ready_for_review'] as const)('%s of an open message updates it', (kind) => {
     const { stored, intents } = run(opened(), prEvent(kind, { title: 'Renamed' }))
     expect(intents).toEqual([update])
