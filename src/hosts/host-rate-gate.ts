@@ -1,6 +1,6 @@
 /** The git-host call slots (a CallLimit): at most so many calls at once. */
 type CallLimit = <T>(run: () => Promise<T>) => Promise<T>
-import { PrheraldError } from '../errors.ts'
+import { isPrheraldError, PrheraldError } from '../errors.ts'
 
 /** The clock a gate waits on; tests pass a fake one whose sleep only records. */
 export interface GateClock {
@@ -96,4 +96,19 @@ export function createHostRateGate(deps: HostRateGateDeps): HostRateGate {
       }
     },
   }
+}
+
+/**
+ * Runs `call` through the gate, turning a 429 whose error carries its wait (`retryAfterMs`) into RateLimited,
+ * so the gate waits it out and tries again: for hosts whose client reports the wait on the error.
+ */
+export function runWaitingOut<T>(gate: HostRateGate, clock: GateClock, call: () => Promise<T>): Promise<T> {
+  return gate.run(async () => {
+    try {
+      return await call()
+    } catch (error) {
+      if (isPrheraldError(error, 'git_host') && error.retryAfterMs !== undefined) throw new RateLimited(clock.now() + error.retryAfterMs)
+      throw error
+    }
+  })
 }

@@ -47,7 +47,7 @@ async function start(h: ScenarioHost): Promise<{ service: TestService; slack: Fa
   const slack = await startFakeSlack()
   writeConfig(dir.path, { git_provider: h.id, mappings: h.mappings })
   const service = await startPrherald(dir.path, testEnv(dir.path, h.id, { SLACK_API_URL: slack.url }))
-  cleanup.push(() => dir.remove(), () => slack.close(), () => service.stop())
+  cleanup.push(() => dir.remove(), () => slack.close(), async () => { await service.stop() })
   const channel = Object.values(Object.values(h.mappings)[0]!)[0] as { channel: string }
   return { service, slack, channel: channel.channel }
 }

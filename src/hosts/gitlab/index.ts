@@ -1,6 +1,5 @@
-import { isPrheraldError } from '../../errors.ts'
 import type { GitHost, HostApi } from '../contract.ts'
-import { RateLimited } from '../host-rate-gate.ts'
+import { runWaitingOut } from '../host-rate-gate.ts'
 import { readPullRequestWith } from '../read-pull-request.ts'
 import { smokeRequest } from '../smoke-delivery.ts'
 import { bodyDigestId } from '../verify-signature.ts'
@@ -28,14 +27,8 @@ function connect(token: string, apiUrl: string): HostApi {
     reconcile: (gate, clock) => ({
       readPullRequest: readPullRequestWith(async ({ owner, repo, number }) => {
         const path = `/projects/${projectId(owner, repo)}/merge_requests/${number}`
-        const data = await gate.run(async () => {
-          try {
-            return await client.request<Record<string, unknown> & { author?: { id?: unknown }; web_url?: unknown; sha?: unknown; reviewers?: unknown }>('GET', path)
-          } catch (error) {
-            if (isPrheraldError(error, 'git_host') && error.retryAfterMs !== undefined) throw new RateLimited(clock.now() + error.retryAfterMs)
-            throw error
-          }
-        })
+        type Answer = Record<string, unknown> & { author?: { id?: unknown }; web_url?: unknown; sha?: unknown; reviewers?: unknown }
+        const data = await runWaitingOut(gate, clock, () => client.request<Answer>('GET', path))
         // The API's merge request in a hook's shape: its author is the acting user, so the decoder names them.
         const hook = {
           object_kind: 'merge_request', user: data.author, project: { path_with_namespace: `${owner}/${repo}` }, reviewers: data.reviewers,
