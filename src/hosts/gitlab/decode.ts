@@ -40,7 +40,8 @@ function updateKind(root: JsonObject, mr: unknown): EventKind {
 /** The merge request's facts; `author` only when the acting user is the author (hooks carry only author_id). */
 function factsOf(root: JsonObject, mr: unknown): PullRequestFacts | undefined {
   const title = str(mr, 'title')
-  const url = str(mr, 'url')
+  // A note's merge request may come without `url` (GitLab's own example): the note's URL less its anchor is the page.
+  const url = str(mr, 'url') ?? str(root, 'object_attributes', 'url')?.replace(/#note_\d+$/, '')
   const createdAt = isoTime(str(mr, 'created_at'))
   const updatedAt = isoTime(str(mr, 'updated_at'))
   if (title === undefined || !url || !createdAt || !updatedAt) return undefined
