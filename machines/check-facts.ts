@@ -23,9 +23,12 @@ export function recordHead(facts: CheckFacts, event: PullRequestEvent): CheckFac
   return { head: event.head, headAt: event.pr.updatedAt, checks: {} }
 }
 
-/** Whether `event` is a check result for the current head (a result for an older commit changes nothing). */
+/**
+ * Whether `event` is a check result for the current head (a result for an older commit changes nothing). A
+ * result on the merge ref names the pull request, not a commit: it counts (a newer one of its source replaces it).
+ */
 export const isForHead = (facts: CheckFacts, event: PullRequestEvent): boolean =>
-  event.check !== undefined && facts.head !== undefined && event.check.sha === facts.head
+  event.check !== undefined && (event.check.onMergeRef === true || (facts.head !== undefined && event.check.sha === facts.head))
 
 /** The results after `event`'s: it replaces its source's earlier result, unless that one is newer. */
 export function recordCheck(facts: CheckFacts, event: PullRequestEvent): CheckFacts {

@@ -36,6 +36,7 @@ export type Reviewer =
 export interface PullRequestFacts {
   title: string
   url: string
+  /** The author's login; '' when the delivery does not name one (GitLab's hooks carry only the author's id). */
   author: string
   draft: boolean
   state: 'open' | 'closed' | 'merged'
@@ -102,6 +103,11 @@ export interface PullRequestEvent {
   head?: string
   /** For `check_completed`: the result, for which commit and from which app or status context. */
   check?: CommitCheck
+  /**
+   * How the host writes this pull request's number where the message names it (`MR !7`), set by a host
+   * whose words differ; the machine keeps it from the announcement on. Absent: `PR #7`.
+   */
+  reference?: string
 }
 
 /** `passed`: success (or neutral, skipped); `failed`: failure, timed out, errored; `pending`: not decided yet. */
@@ -115,6 +121,12 @@ export interface CommitCheck {
   outcome: CheckOutcome
   /** When the host last changed the result (ISO-8601): a later result of the same source replaces an earlier one. */
   at: string
+  /**
+   * The result ran on the merge of the pull request into its target (GitLab's merged results pipelines run on
+   * a merge ref whose commit is no branch's head), and the host named the pull request: it counts for the
+   * current head whatever `sha` says. Absent: only a result for the head commit counts.
+   */
+  onMergeRef?: true
 }
 
 export type IgnoreReason =
@@ -169,6 +181,11 @@ export type Delivery = Decoded | CheckDelivery
 
 export function isIgnored(decoded: Decoded): decoded is Ignored {
   return 'ignored' in decoded
+}
+
+/** How messages name the pull request: the host's reference, or `PR #<number>` (events stored before it existed too). */
+export function referenceOf(pr: { number: number; reference?: string | undefined }): string {
+  return pr.reference ?? `PR #${pr.number}`
 }
 
 /** Key of a pull request's mailbox and of its stored messages. */

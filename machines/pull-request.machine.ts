@@ -36,6 +36,8 @@ export interface PullRequestContext extends ReviewFacts, EndFacts, WaitingFacts,
    * from it; a digest leaves such pull requests out.
    */
   dependencyBump?: DependencyBump
+  /** The host's reference (`MR !7`), kept from the announcement; absent: `PR #7` (pull-request-event.ts, referenceOf). */
+  reference?: string
 }
 
 export type IgnoreIntentReason = 'draft' | 'no_stored_message' | 'ended_before_announced' | 'not_head_commit' | 'pull_request_ended'
@@ -146,7 +148,9 @@ export const pullRequestMachine = setup({
 
     refresh: assign(({ context, event }) => {
       const host = hostEvent(event)
-      const facts = { title: host.pr.title, url: host.pr.url, author: host.pr.author }
+      // An author never changes; a delivery that cannot name one (author '') leaves the one known, and the
+      // first delivery that names it fills it in.
+      const facts = { title: host.pr.title, url: host.pr.url, author: context.author !== '' ? context.author : host.pr.author }
       const head = recordHead(context, host)
       return head.head === undefined ? facts : { ...facts, ...head, reactions: checkReactions({ ...context, ...head }) }
     }),
@@ -155,7 +159,11 @@ export const pullRequestMachine = setup({
       return { ...checks, reactions: checkReactions({ ...context, ...checks }) }
     }),
     // Only at announcement: the message keeps the form it was posted in.
-    classify: assign(({ event }) => ({ dependencyBump: hostEvent(event).dependencyBump })),
+    classify: assign(({ event }) => {
+      const { dependencyBump, reference } = hostEvent(event)
+      // Set only when the host gives one: a stored context stays as it was for the others.
+      return reference === undefined ? { dependencyBump } : { dependencyBump, reference }
+    }),
     recordReview: assign(({ context, event }) => recordReview(context, hostEvent(event))),
     forgetReview: assign(({ context, event }) => forgetReview(context, hostEvent(event))),
     syncReviewReactions: assign(({ context, event }) => ({ reactions: reviewReactions(context, hostEvent(event)) })),

@@ -1,8 +1,11 @@
 import { PrheraldError } from '../errors.ts'
 
-/** `<owner>/<repo>` from the command line (Bitbucket: `<workspace>/<slug>`); `owner/*` names a catch-all entry. */
+/**
+ * `<owner>/<repo>` from the command line (Bitbucket: `<workspace>/<slug>`); `owner/*` names a catch-all entry.
+ * The repository is the last segment: an owner may be a nested group (`group/subgroup/project`).
+ */
 export function parseRepository(arg: string): { owner: string; repo: string } {
-  const match = /^([^/\s]+)\/([^/\s]+)$/.exec(arg.trim())
+  const match = /^((?:[^/\s]+\/)*[^/\s]+)\/([^/\s]+)$/.exec(arg.trim())
   if (!match) {
     throw new PrheraldError('usage', `"${arg}" is not a repository`, { fix: 'write it as <owner>/<repo>, e.g. acme/api (Bitbucket: <workspace>/<repository slug>)' })
   }

@@ -17,6 +17,16 @@ export interface FailedCall {
   /** GITHUB_API_URL or BITBUCKET_API_URL as used: named when the host could not be reached at all. */
   apiUrl?: string
   cause?: unknown
+  /** A host's own words and fixes; GitHub's and Bitbucket's are below, a newer host passes its own. */
+  words?: HostErrorWords
+}
+
+/** What the messages of a host's failed calls say, for a host that brings its own. */
+export interface HostErrorWords {
+  name: string
+  apiUrlVariable: string
+  authFix: string
+  scopeFix: string
 }
 
 const API_URL_VARIABLE: Record<Provider, string> = { github: 'GITHUB_API_URL', bitbucket: 'BITBUCKET_API_URL' }
@@ -39,6 +49,7 @@ export const BITBUCKET_SCOPES = {
 } as const
 
 function authFix(call: FailedCall): string {
+  if (call.words) return call.words.authFix
   if (call.provider === 'github') {
     return 'GITHUB_TOKEN is not valid or has expired; create a new token and set GITHUB_TOKEN'
   }
@@ -51,6 +62,7 @@ function authFix(call: FailedCall): string {
 }
 
 function scopeFix(call: FailedCall): string {
+  if (call.words) return call.words.scopeFix
   if (call.provider === 'github') {
     return 'GITHUB_TOKEN lacks access to this repository: a fine-grained token needs "Webhooks" and "Pull requests" read ' +
       '(read and write on Webhooks for create-webhook); a classic token needs the repo and admin:repo_hook scopes'
@@ -62,7 +74,7 @@ function scopeFix(call: FailedCall): string {
 
 /** Turns a failed call into a PrheraldError whose code callers branch on and whose fix the operator reads. */
 export function gitHostError(call: FailedCall): PrheraldError {
-  const host = call.provider === 'github' ? 'GitHub' : 'Bitbucket'
+  const host = call.words?.name ?? (call.provider === 'github' ? 'GitHub' : 'Bitbucket')
   const options = { cause: call.cause, ...(call.retryAfterMs === undefined ? {} : { retryAfterMs: call.retryAfterMs }) }
   if (call.rateLimited) {
     return new PrheraldError('git_host', `${host} API rate limit reached on ${call.what}`, { ...options, fix: 'wait for the limit to reset (x-ratelimit-reset), then retry' })
@@ -81,7 +93,7 @@ export function gitHostError(call: FailedCall): PrheraldError {
       // No HTTP answer at all (refused, unknown host, timeout): say where we tried, as the Slack checks do.
       return new PrheraldError('git_host', `${host} unreachable at ${call.apiUrl ? redactUrl(call.apiUrl) : 'its API URL'} (${redactUrlsIn(networkCause(call.cause))}) on ${call.what}`, {
         ...options,
-        fix: `check the network path to ${host}, or ${API_URL_VARIABLE[call.provider]} if you set it` +
+        fix: `check the network path to ${host}, or ${call.words?.apiUrlVariable ?? API_URL_VARIABLE[call.provider]} if you set it` +
           (call.provider === 'github' ? ' (GitHub Enterprise Server: https://HOST/api/v3)' : ''),
       })
     default:

@@ -1,5 +1,5 @@
 import type { CallLimit } from './contract.ts'
-import { PrheraldError } from '../errors.ts'
+import { isPrheraldError, PrheraldError } from '../errors.ts'
 
 /** The clock a gate waits on; tests pass a fake one whose sleep only records. */
 export interface GateClock {
@@ -95,4 +95,19 @@ export function createHostRateGate(deps: HostRateGateDeps): HostRateGate {
       }
     },
   }
+}
+
+/**
+ * Runs `call` through the gate, turning a 429 whose error carries its wait (`retryAfterMs`) into RateLimited,
+ * so the gate waits it out and tries again: for hosts whose client reports the wait on the error.
+ */
+export function runWaitingOut<T>(gate: HostRateGate, clock: GateClock, call: () => Promise<T>): Promise<T> {
+  return gate.run(async () => {
+    try {
+      return await call()
+    } catch (error) {
+      if (isPrheraldError(error, 'git_host') && error.retryAfterMs !== undefined) throw new RateLimited(clock.now() + error.retryAfterMs)
+      throw error
+    }
+  })
 }

@@ -2,9 +2,10 @@ import { PrheraldError } from '../errors.ts'
 import { bitbucket } from './bitbucket/index.ts'
 import type { GitHost } from './contract.ts'
 import { github } from './github/index.ts'
+import { gitlab } from './gitlab/index.ts'
 
 /** Every git host prherald speaks to, by `git_provider`. A new host is a folder and a line here. */
-export const HOSTS: ReadonlyMap<string, GitHost> = new Map([github, bitbucket].map((host) => [host.id, host]))
+export const HOSTS: ReadonlyMap<string, GitHost> = new Map([github, bitbucket, gitlab].map((host) => [host.id, host]))
 
 export const HOST_IDS: readonly string[] = [...HOSTS.keys()]
 

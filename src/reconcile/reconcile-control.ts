@@ -24,7 +24,7 @@ export interface ReconcileControlDeps {
 /** `{ repository?: "owner/repo", dryRun?: boolean }`, as prherald-reconcile sends it. */
 function readRequest(body: unknown): { repository: string | undefined; dryRun: boolean } {
   const { repository, dryRun } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
-  if ((repository !== undefined && (typeof repository !== 'string' || !/^[^/\s]+\/[^/\s]+$/.test(repository))) ||
+  if ((repository !== undefined && (typeof repository !== 'string' || !/^(?:[^/\s]+\/)+[^/\s]+$/.test(repository))) ||
     (dryRun !== undefined && typeof dryRun !== 'boolean')) {
     throw new PrheraldError('usage', 'the reconcile request is malformed', { fix: 'run the prherald-reconcile of the same version as the server' })
   }

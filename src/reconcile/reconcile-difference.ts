@@ -31,7 +31,8 @@ export const RECONCILE_ACTOR = { login: 'prherald-reconcile', isBot: true } as c
 
 /** The synthetic delivery for a difference, carrying the facts the host answered. */
 export function reconcileEvent(ref: PullRequestRef, difference: Difference, facts: PullRequestFacts, deliveryId: string): PullRequestEvent {
-  const slash = ref.repository.indexOf('/')
+  // The last slash: an owner may be a nested group (`group/subgroup`), a repository never holds one.
+  const slash = ref.repository.lastIndexOf('/')
   return {
     provider: ref.provider, deliveryId, owner: ref.repository.slice(0, slash), repo: ref.repository.slice(slash + 1), number: ref.prNumber,
     kind: difference.kind, pr: facts, actor: { ...RECONCILE_ACTOR },

@@ -11,8 +11,11 @@ export type InteractionIgnored = 'not_a_button_click' | 'not_our_button' | 'inva
 
 export type DecodedInteraction = { click: ReviewClick } | { ignored: InteractionIgnored }
 
-/** The value the button carries: the pull request's key (pullRequestKey), e.g. `github:acme/api#42`. */
-const BUTTON_VALUE = /^([a-z][a-z0-9-]{0,30}):([^/\s]+)\/([^#\s]+)#(\d{1,9})$/
+/**
+ * The value the button carries: the pull request's key (pullRequestKey), e.g. `github:acme/api#42`. The owner
+ * may hold slashes (a nested group, `group/subgroup`); the repository, the last segment, never does.
+ */
+const BUTTON_VALUE = /^([a-z][a-z0-9-]{0,30}):([^#\s]+)\/([^/#\s]+)#(\d{1,9})$/
 /** Slack user IDs: `U…`, or `W…` on Enterprise Grid. Checked because the ID is written into mrkdwn. */
 const SLACK_USER = /^[UW][A-Z0-9]{2,20}$/
 /** Slack's trigger_id, e.g. `1388105719492.1379717998065.9bc1638…`; bounded because it becomes a stored id. */

@@ -2,6 +2,7 @@ import { checksVerdict } from '../../machines/check-facts.ts'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { DependencyBump } from '../../machines/dependency-bump.ts'
 import { NO_BUTTON, reviewBlocks, type ActionsBlock, type RenderOptions } from './render-review.ts'
+import { referenceOf } from '../../machines/pull-request-event.ts'
 import { waitingOn } from '../../machines/review-requests.ts'
 import { personName, reviewerName, type Named, type People } from './person-names.ts'
 
@@ -117,7 +118,7 @@ function headline(lifecycle: StoredLifecycle, mentions: readonly string[], lead?
   const ended = state === 'merged' || state === 'closed' ? ENDED_LABEL[state] : undefined
   const url = escapeText(context.url)
   const linked = url.length <= PIECE_LIMIT.url
-  const label = (title: string) => `PR #${context.number}: ${ended ? `~${title}~` : title}`
+  const label = (title: string) => `${escapeText(referenceOf(context))}: ${ended ? `~${title}~` : title}`
   const compose = (kept: readonly string[], title: string) =>
     [...kept, ended, lead, linked ? `<${url}|${label(title)}>` : label(title)].filter((p) => p !== undefined && p !== '').join(' ')
   let kept = mentions.filter((m) => m !== '')
@@ -148,7 +149,7 @@ function renderPullRequest(input: { lifecycle: StoredLifecycle; mentions: readon
   const title = escapeWithin(context.title.trim(), SLACK_LIMITS.blockText)
   // Each piece is within a block's size, so the fallback text stays far below SLACK_LIMITS.messageText.
   return {
-    text: `PR #${context.number}: ${title} (${repository}) — ${status}`,
+    text: `${escapeText(referenceOf(context))}: ${title} (${repository}) — ${status}`,
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: headline(input.lifecycle, input.mentions) } },
       { type: 'context', elements: [{ type: 'mrkdwn', text: `${repository} · ${author} · opened ${slackDate(context.createdAt)}` }] },
@@ -170,7 +171,7 @@ function renderBump(lifecycle: StoredLifecycle, bump: DependencyBump, mentions: 
   const status = escapeWithin(statusLine(lifecycle), SLACK_LIMITS.blockText)
   const title = escapeWithin(context.title.trim(), SLACK_LIMITS.blockText)
   return {
-    text: `${bot} ${bump.security ? 'security update' : 'bumped'} PR #${context.number}: ${title} (${repository}) — ${status}`,
+    text: `${bot} ${bump.security ? 'security update' : 'bumped'} ${escapeText(referenceOf(context))}: ${title} (${repository}) — ${status}`,
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text: headline(lifecycle, bump.security ? mentions : [], lead) } }],
   }
 }

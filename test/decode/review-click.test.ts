@@ -19,6 +19,12 @@ describe('decodeInteraction', () => {
     expect(decodeInteraction(form(clickPayload({ user: 'W0123ABCD', value: 'github:acme/api#7' })))).toMatchObject({ click: { user: 'W0123ABCD' } })
   })
 
+  it('reads an owner with slashes (a nested group): the repository is the last segment', () => {
+    expect(decodeInteraction(form(clickPayload({ user: 'U0123ABCD', value: 'github:platform/backend/api#7' })))).toMatchObject({
+      click: { provider: 'github', owner: 'platform/backend', repo: 'api', number: 7 },
+    })
+  })
+
   it('ignores other interactions and other buttons', () => {
     expect(decodeInteraction(form({ type: 'view_submission' }))).toEqual({ ignored: 'not_a_button_click' })
     expect(decodeInteraction(form(clickPayload({ user: 'U0123ABCD', value: 'github:acme/api#7', actionId: 'something_else' })))).toEqual({ ignored: 'not_our_button' })

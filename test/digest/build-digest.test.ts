@@ -65,4 +65,10 @@ describe('buildDigests', () => {
     expect(line).toContain('PR #9: &lt;script&gt;&amp;')
     expect(line.length).toBeLessThan(400)
   })
+
+  it("names a pull request by the host's reference when its context keeps one", () => {
+    const c = candidate(4)
+    const withReference = { ...c, lifecycle: { ...c.lifecycle, context: { ...c.lifecycle.context, reference: 'MR !4' } } }
+    expect(digestLine(withReference, now)).toContain('|MR !4: Change 4>')
+  })
 })

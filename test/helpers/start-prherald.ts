@@ -1,4 +1,5 @@
 import { gitSecrets } from '../../src/hosts/contract.ts'
+import { hostOf } from '../../src/hosts/registry.ts'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
@@ -29,7 +30,7 @@ export function testEnv(dir: string, provider: Provider, extra: Env = {}): Env {
     SLACK_BOT_TOKEN: TEST_SLACK_TOKEN,
     // The fake Slack enforces no limits unless a test asks it to, so pacing would only slow the tests down.
     PRHERALD_SLACK_PACING: 'off',
-    [provider === 'github' ? 'GITHUB_WEBHOOK_SECRET' : 'BITBUCKET_WEBHOOK_SECRET']: TEST_SECRET,
+    [hostOf(provider).variables.secret]: TEST_SECRET,
     ...extra,
   }
 }

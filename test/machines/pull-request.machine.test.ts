@@ -21,6 +21,20 @@ describe('opened / reopened / ready_for_review of a ready PR', () => {
     expect(stored?.context).toMatchObject({ provider: 'github', owner: 'acme', repo: 'api', number: 7, title: 'Add limits', reactions: [] })
   })
 
+  it("keeps the host's reference from the announcement; events without one (a check result, say) leave it", () => {
+    const { stored } = run({ ...opened(), reference: 'MR !7' }, prEvent('approved'))
+    expect(stored?.context.reference).toBe('MR !7')
+    // A host that gives none stores none: the message says PR #7, as every stored message did before.
+    expect(run(opened()).stored?.context).not.toHaveProperty('reference')
+  })
+
+  it('keeps the author once known; a delivery that names none leaves it, the first that names one fills it in', () => {
+    const unnamed = (kind: EventKind) => { const e = prEvent(kind); return { ...e, pr: { ...e.pr, author: '' } } }
+    expect(run(opened(), unnamed('approved')).stored?.context.author).toBe('bob')
+    expect(run(unnamed('approved')).stored?.context.author).toBe('')
+    expect(run(unnamed('approved'), prEvent('commented')).stored?.context.author).toBe('bob')
+  })
+
   it.each(['opened', 'reopened', 'ready_for_review'] as const)('%s of an open message updates it', (kind) => {
     const { stored, intents } = run(opened(), prEvent(kind, { title: 'Renamed' }))
     expect(intents).toEqual([update])

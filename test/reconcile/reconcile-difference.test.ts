@@ -34,6 +34,11 @@ describe('differenceOf', () => {
     expect(folded.next).toMatchObject({ state: end, context: { title: real.title, reactions } })
   })
 
+  it('splits a nested owner at the last slash: the repository never holds one', () => {
+    const nested = reconcileEvent({ provider: 'github', repository: 'platform/backend/api', prNumber: 7 }, { changes: ['merged'], kind: 'merged' }, facts({ state: 'merged' }), 'reconcile-2')
+    expect(nested).toMatchObject({ owner: 'platform/backend', repo: 'api', number: 7 })
+  })
+
   it('finds nothing when the message is right', () => {
     expect(differenceOf(shown('open'), facts())).toBeUndefined()
     expect(differenceOf(shown('draft'), facts({ draft: true }))).toBeUndefined()

@@ -31,6 +31,14 @@ describe('renderMessage', () => {
     expect(message.text).toBe('PR #12: Add limits (acme/api) — Open')
   })
 
+  it("names the pull request by the host's reference when the context has one (MR !12), else PR #12", () => {
+    const message = renderMessage({ lifecycle: lifecycle('merged', { reference: 'MR !12' }), mentions: [] })
+    expect(texts(message)[0]).toBe('[Merged] <https://github.com/acme/api/pull/12|MR !12: ~Add limits~>')
+    expect(message.text).toBe('MR !12: Add limits (acme/api) — Merged')
+    const bump = renderMessage({ lifecycle: lifecycle('open', { reference: 'MR !12', dependencyBump: { bot: 'renovate', security: false, compact: true } }), mentions: [] })
+    expect(bump.text).toContain('bumped MR !12: Add limits')
+  })
+
   it('the date token is computed from createdAt', () => {
     const other = renderMessage({ lifecycle: lifecycle('open', { createdAt: '2025-01-02T23:59:59+02:00' }), mentions: [] })
     expect(texts(other)[1]).toContain('<!date^1735855199^{date_short}|2025-01-02>')

@@ -1,6 +1,5 @@
-import { isPrheraldError } from '../../errors.ts'
 import type { GitHost, HostApi } from '../contract.ts'
-import { RateLimited } from '../host-rate-gate.ts'
+import { runWaitingOut } from '../host-rate-gate.ts'
 import { readPullRequestWith } from '../read-pull-request.ts'
 import { smokeRequest } from '../smoke-delivery.ts'
 import { bodyDigestId, signBody, verifySignature } from '../verify-signature.ts'
@@ -28,14 +27,7 @@ function connect(token: string, authEmail: string | undefined, apiUrl: string): 
       // A 429 is waited out (its Retry-After) through the gate.
       readPullRequest: readPullRequestWith(async ({ owner, repo, number }) => {
         const path = `/repositories/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/pullrequests/${number}`
-        const data = await gate.run(async () => {
-          try {
-            return await client.get<{ author?: unknown }>(path)
-          } catch (error) {
-            if (isPrheraldError(error, 'git_host') && error.retryAfterMs !== undefined) throw new RateLimited(clock.now() + error.retryAfterMs)
-            throw error
-          }
-        })
+        const data = await runWaitingOut(gate, clock, () => client.get<{ author?: unknown }>(path))
         return {
           what: `GET ${path}`,
           decoded: decodeBitbucket('pullrequest:updated', 'reconcile', { pullrequest: data, repository: { full_name: `${owner}/${repo}` }, actor: data.author }),

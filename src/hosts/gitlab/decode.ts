@@ -1,0 +1,96 @@
+import type { Decoded, EventKind, Ignored, IgnoreReason, PullRequestFacts } from '../../../machines/pull-request-event.ts'
+import { securityUpdate } from '../../../machines/dependency-bump.ts'
+import { at, int, obj, str, type JsonObject } from '../../read-fields.ts'
+import { smokeNumber } from '../smoke-pull-request.ts'
+import { gitlabActor, gitlabRequested, isDraft, isoTime, projectPath } from './read-gitlab.ts'
+
+/** `X-Gitlab-Event` values prherald reads; the Pipeline Hook has its decoder (decode-pipeline.ts). */
+export const MERGE_REQUEST_HOOK = 'Merge Request Hook'
+export const NOTE_HOOK = 'Note Hook'
+
+// Maps, not object literals: a lookup by a payload string must not find `constructor` or `__proto__`.
+const ACTIONS = new Map<string, EventKind>([
+  ['open', 'opened'],
+  ['reopen', 'reopened'],
+  ['close', 'closed'],
+  ['merge', 'merged'],
+  // `approval`/`unapproval`: one person's; `approved`/`unapproved`: the rule is (un)met. Both name who acted.
+  ['approval', 'approved'],
+  ['approved', 'approved'],
+  ['unapproval', 'approval_removed'],
+  ['unapproved', 'approval_removed'],
+])
+
+/** What an `update` changed, from its `changes`: the one visible change, else a plain update. */
+function updateKind(root: JsonObject, mr: unknown): EventKind {
+  const changes = obj(at(root, 'changes'))
+  const draft = at(changes, 'draft', 'current')
+  if (draft === true) return 'converted_to_draft'
+  if (draft === false) return 'ready_for_review'
+  // A reviewer asked for changes (GitLab 17.x "Request changes"): their entry's state now says so.
+  const userId = at(root, 'user', 'id')
+  const current = at(changes, 'reviewers', 'current')
+  if (Array.isArray(current) && current.some((r) => at(r, 'id') === userId && str(r, 'state') === 'requested_changes')) return 'changes_requested'
+  if (obj(at(changes, 'reviewers'))) return 'review_requested'
+  if (obj(at(changes, 'title'))) return 'edited'
+  // `oldrev` is present only when commits were pushed: the head moved, its checks start over.
+  return str(mr, 'oldrev') ? 'synchronize' : 'updated'
+}
+
+/** The merge request's facts; `author` only when the acting user is the author (hooks carry only author_id). */
+function factsOf(root: JsonObject, mr: unknown): PullRequestFacts | undefined {
+  const title = str(mr, 'title')
+  // A note's merge request may come without `url` (GitLab's own example): the note's URL less its anchor is the page.
+  const url = str(mr, 'url') ?? str(root, 'object_attributes', 'url')?.replace(/#note_\d+$/, '')
+  const createdAt = isoTime(str(mr, 'created_at'))
+  const updatedAt = isoTime(str(mr, 'updated_at'))
+  if (title === undefined || !url || !createdAt || !updatedAt) return undefined
+  const authorId = at(mr, 'author_id')
+  const author = authorId !== undefined && authorId === at(root, 'user', 'id') ? str(root, 'user', 'username') ?? '' : ''
+  const state = str(mr, 'state')
+  const labels = at(root, 'labels')
+  const requested = str(root, 'object_kind') === 'merge_request' ? gitlabRequested(root) : undefined
+  return {
+    title, url, author, createdAt, updatedAt,
+    draft: isDraft(mr, title),
+    state: state === 'merged' ? 'merged' : state === 'closed' || state === 'locked' ? 'closed' : 'open',
+    ...(securityUpdate({ title, labels: Array.isArray(labels) ? labels.flatMap((l: unknown) => str(l, 'title') ?? []) : [], body: str(mr, 'description') }) ? { securityUpdate: true } : {}),
+    ...(requested ? { requestedReviewers: requested } : {}),
+  }
+}
+
+/** Decodes a Merge Request Hook or a Note Hook into a PullRequestEvent or an Ignored. Never throws. */
+export function decodeGitlab(eventName: string, deliveryId: string, payload: unknown): Decoded {
+  const root = obj(payload)
+  const { owner, repo } = projectPath(root)
+  const isNote = eventName === NOTE_HOOK
+  const mr = isNote ? at(root, 'merge_request') : at(root, 'object_attributes')
+  const number = int(mr, 'iid') ?? smokeNumber(at(mr, 'iid'), str(mr, 'title'))
+  const ignored = (reason: IgnoreReason): Ignored => ({ ignored: true, reason, event: eventName || undefined, owner, repo, number })
+  if (eventName !== MERGE_REQUEST_HOOK && !isNote) return ignored('unsupported_event')
+  if (!root) return ignored('invalid_payload')
+
+  let kind: EventKind | undefined
+  if (isNote) {
+    if (str(root, 'object_attributes', 'noteable_type') !== 'MergeRequest') return ignored('not_a_pull_request')
+    // An edited comment (16.11+) or a system note ("added 1 commit") is no new comment.
+    const action = str(root, 'object_attributes', 'action') ?? 'create'
+    if (action !== 'create' || at(root, 'object_attributes', 'system') === true) return ignored('unsupported_action')
+    kind = 'commented'
+  } else {
+    const action = str(mr, 'action')
+    if (action === undefined) return ignored('invalid_payload')
+    kind = action === 'update' ? updateKind(root, mr) : ACTIONS.get(action)
+    if (!kind) return ignored('unsupported_action')
+  }
+  const facts = factsOf(root, mr)
+  const actor = gitlabActor(at(root, 'user'))
+  if (!owner || !repo || number === undefined || !facts || !actor) return ignored('invalid_payload')
+  // Only merge request hooks move the head: a note's copy of the merge request may be older than the last push.
+  const head = isNote ? undefined : str(mr, 'last_commit', 'id')
+  return {
+    provider: 'gitlab', deliveryId, owner, repo, number, kind, pr: facts, actor,
+    reference: `MR !${number}`,
+    ...(head ? { head } : {}),
+  }
+}

@@ -1,0 +1,91 @@
+import type { GitHost, HostApi } from '../contract.ts'
+import { runWaitingOut } from '../host-rate-gate.ts'
+import { readPullRequestWith } from '../read-pull-request.ts'
+import { smokeRequest } from '../smoke-delivery.ts'
+import { bodyDigestId } from '../verify-signature.ts'
+import { cachingOwnerHooks } from '../webhooks.ts'
+import { gitlabChangedFiles } from './changed-files.ts'
+import { createGitlabClient, projectId } from './client.ts'
+import { decodeGitlab, MERGE_REQUEST_HOOK } from './decode.ts'
+import { decodeGitlabPipeline, PIPELINE_HOOK } from './decode-pipeline.ts'
+import { GITLAB_OPTIONAL_EVENTS, GITLAB_REQUIRED_EVENTS } from './events.ts'
+import { gitlabSmokePayload } from './smoke.ts'
+import { verifyToken } from './verify-token.ts'
+import { gitlabWebhookApi, upsertGitlabWebhook } from './webhooks.ts'
+
+/**
+ * `Idempotency-Key` (GitLab 17.4+) is the same on every resend of one event; `X-Gitlab-Event-UUID` is new on
+ * each request, so it cannot recognise a resend. Older instances send no key: the body's digest stands in.
+ */
+const headers = { event: 'X-Gitlab-Event', delivery: 'Idempotency-Key', auth: 'X-Gitlab-Token' } as const
+
+function connect(token: string, apiUrl: string): HostApi {
+  const client = createGitlabClient({ baseUrl: apiUrl, token })
+  return {
+    webhooks: cachingOwnerHooks(gitlabWebhookApi(client)),
+    changedFiles: gitlabChangedFiles(client),
+    reconcile: (gate, clock) => ({
+      readPullRequest: readPullRequestWith(async ({ owner, repo, number }) => {
+        const path = `/projects/${projectId(owner, repo)}/merge_requests/${number}`
+        type Answer = Record<string, unknown> & { author?: { id?: unknown }; web_url?: unknown; sha?: unknown; reviewers?: unknown }
+        const data = await runWaitingOut(gate, clock, () => client.request<Answer>('GET', path))
+        // The API's merge request in a hook's shape: its author is the acting user, so the decoder names them.
+        const hook = {
+          object_kind: 'merge_request', user: data.author, project: { path_with_namespace: `${owner}/${repo}` }, reviewers: data.reviewers,
+          object_attributes: { ...data, url: data.web_url, author_id: data.author?.id, action: 'update', last_commit: { id: data.sha } },
+        }
+        return { what: `GET ${path}`, decoded: decodeGitlab(MERGE_REQUEST_HOOK, 'reconcile', hook) }
+      }),
+    }),
+    upsertWebhook: (spec) => upsertGitlabWebhook(client, spec),
+    async emailOf(login) {
+      const users = await client.request<Array<{ id: number }>>('GET', `/users?username=${encodeURIComponent(login)}`)
+      const id = users[0]?.id
+      if (id === undefined) return undefined
+      // public_email: what the user chose to show; empty when they chose nothing.
+      const user = await client.request<{ public_email?: string | null }>('GET', `/users/${id}`)
+      return user.public_email || undefined
+    },
+  }
+}
+
+export const gitlab: GitHost = {
+  id: 'gitlab',
+  words: { name: 'GitLab', product: 'GitLab (gitlab.com or self-managed)', pullRequest: 'merge request', reference: 'MR !', owner: 'group', repositoryExample: 'group/project (nested: group/subgroup/project)' },
+  variables: { secret: 'GITLAB_WEBHOOK_SECRET', token: 'GITLAB_TOKEN', apiUrl: 'GITLAB_API_URL', extra: [] },
+  defaultApiUrl: 'https://gitlab.com/api/v4',
+  delivery: {
+    headers,
+    authenticate: (secrets, given) => verifyToken(secrets, given.get(headers.auth)),
+    eventName: (given) => given.get(headers.event)?.trim() ?? '',
+    deliveryId: (given, body) => given.get(headers.delivery)?.trim() || bodyDigestId(body),
+    decode: (eventName, deliveryId, payload) => eventName === PIPELINE_HOOK
+      ? decodeGitlabPipeline(deliveryId, payload)
+      : decodeGitlab(eventName, deliveryId, payload),
+  },
+  webhook: {
+    required: GITLAB_REQUIRED_EVENTS,
+    optional: GITLAB_OPTIONAL_EVENTS,
+    sendsEverything: () => false,
+    setupFix: (target) => `run prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL, GITLAB_TOKEN with the api scope and GITLAB_WEBHOOK_SECRET); ` +
+      'a hook GitLab disabled after failed deliveries comes back with a successful test delivery (Settings > Webhooks > Test) once prherald answers',
+    eventsFix: (target) => `tick Merge request events, Comments and Pipeline events on the hook, or run prherald-config create-webhook ${target} to update it`,
+    ownerHookAccess: 'group webhooks need GitLab Premium or Ultimate and GITLAB_TOKEN of a group Owner (read_api)',
+  },
+  people: {
+    keyOf: (actor) => actor.login,
+    // GitLab usernames are unique regardless of case.
+    caseInsensitive: true,
+    keyDescription: 'GitLab usernames, case ignored',
+    teamDescription: undefined,
+    emailLookup: true,
+  },
+  // GitLab has no fixed identity for the dependency bots (Renovate and Dependabot run under accounts you create).
+  dependencyBots: [],
+  readAccess: (env) => ({ token: env.GITLAB_TOKEN || undefined, extra: {}, scheme: undefined }),
+  connect: (access, apiUrl) => (access.token === undefined ? undefined : connect(access.token, apiUrl)),
+  smokeDelivery(run, step, secret) {
+    const { event, payload } = gitlabSmokePayload(run, step, new Date().toISOString())
+    return smokeRequest(gitlab.delivery, event, payload, () => secret)
+  },
+}

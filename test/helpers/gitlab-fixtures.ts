@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs'
+
+const FIXTURES = new URL('../fixtures/gitlab/', import.meta.url)
+type Json = Record<string, any>
+
+/** A fresh copy of test/fixtures/gitlab/<name>.json, GitLab's documented example payload. */
+export function gitlabFixture(name: 'merge_request' | 'note_merge_request' | 'note_issue' | 'pipeline'): Json {
+  return JSON.parse(readFileSync(new URL(`${name}.json`, FIXTURES), 'utf8')) as Json
+}
+
+export interface GitlabFacts {
+  iid: number
+  /** `group/project` or deeper; `acme/api` unless given. */
+  project?: string
+  title?: string
+  draft?: boolean
+  state?: 'opened' | 'closed' | 'merged'
+  /** Who acted (username); the author, `bob`, unless given. */
+  actor?: string
+  reviewers?: Array<{ username: string; state?: string }>
+  /** `changes` of an update. */
+  changes?: Json
+  oldrev?: string
+  head?: string
+  updatedAt?: string
+}
+
+const USERS: Record<string, number> = { bob: 51, alice: 6, carol: 7, dave: 8 }
+const user = (username: string) => ({ id: USERS[username] ?? 99, name: username, username, avatar_url: null, email: '[REDACTED]' })
+
+function project(path: string): Json {
+  return { id: 1, name: path.split('/').pop(), web_url: `https://gitlab.example.com/${path}`, path_with_namespace: path, default_branch: 'main' }
+}
+
+/** GitLab's documented Merge Request Hook, with the facts a scenario varies. */
+export function mergeRequestHook(action: string, facts: GitlabFacts): Json {
+  const payload = gitlabFixture('merge_request')
+  const path = facts.project ?? 'acme/api'
+  payload.user = user(facts.actor ?? 'bob')
+  payload.project = { ...payload.project, ...project(path) }
+  Object.assign(payload.object_attributes, {
+    iid: facts.iid, title: facts.title ?? 'Add rate limiting', draft: facts.draft ?? false, work_in_progress: facts.draft ?? false,
+    state: facts.state ?? 'opened', action, url: `https://gitlab.example.com/${path}/-/merge_requests/${facts.iid}`,
+    author_id: USERS.bob, created_at: '2026-11-20T09:30:00Z', updated_at: facts.updatedAt ?? '2026-11-21T10:00:00Z',
+    last_commit: { ...payload.object_attributes.last_commit, id: facts.head ?? 'da1560886d4f094c3e6c9ef40349f7d38b5d27d7' },
+  })
+  if (facts.oldrev) payload.object_attributes.oldrev = facts.oldrev
+  payload.changes = facts.changes ?? {}
+  payload.reviewers = (facts.reviewers ?? []).map((r) => ({ ...user(r.username), ...(r.state ? { state: r.state } : {}) }))
+  return payload
+}
+
+/** GitLab's documented Note Hook on a merge request. */
+export function noteHook(facts: GitlabFacts): Json {
+  const payload = gitlabFixture('note_merge_request')
+  const path = facts.project ?? 'acme/api'
+  payload.user = user(facts.actor ?? 'carol')
+  payload.project = { ...payload.project, ...project(path) }
+  Object.assign(payload.merge_request, {
+    iid: facts.iid, title: facts.title ?? 'Add rate limiting', author_id: USERS.bob, state: facts.state ?? 'opened', draft: facts.draft ?? false,
+    url: `https://gitlab.example.com/${path}/-/merge_requests/${facts.iid}`, created_at: '2026-11-20 09:30:00 UTC', updated_at: '2026-11-21 10:00:00 UTC',
+  })
+  return payload
+}
+
+/** GitLab's documented Pipeline Hook for a merge request's pipeline. */
+export function pipelineHook(facts: GitlabFacts & { status: string; ref?: string; finishedAt?: string }): Json {
+  const payload = gitlabFixture('pipeline')
+  const path = facts.project ?? 'acme/api'
+  payload.project = { ...payload.project, ...project(path) }
+  Object.assign(payload.object_attributes, {
+    sha: facts.head ?? 'da1560886d4f094c3e6c9ef40349f7d38b5d27d7', status: facts.status, ref: facts.ref ?? `refs/merge-requests/${facts.iid}/head`,
+    finished_at: facts.finishedAt ?? '2026-11-21 11:00:00 UTC',
+  })
+  Object.assign(payload.merge_request, { iid: facts.iid, target_project_id: 1, url: `https://gitlab.example.com/${path}/-/merge_requests/${facts.iid}` })
+  return payload
+}
