@@ -3,7 +3,7 @@ import type { GitHost } from '../hosts/contract.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Intake } from '../intake/intake.ts'
 import type { Logger } from '../log/logger.ts'
-import { intakeOutcome, rejectedOutcome, type DeliveryOutcome } from './delivery-outcome.ts'
+import { intakeOutcome, rejectedOutcome, type DeliveryOutcome } from '../metrics/delivery-outcome.ts'
 import { readRawBody } from './read-raw-body.ts'
 import { errorResponse, json } from './respond.ts'
 

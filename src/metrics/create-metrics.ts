@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { SLACK_RATE_LIMITS, type SlackMethod } from '../slack/rate-limits.ts'
 import type { PendingDeliveryStats } from '../store/store.ts'
-import type { DeliveryOutcome } from '../http/delivery-outcome.ts'
+import type { DeliveryOutcome } from './delivery-outcome.ts'
 import { slackCallOutcome } from './slack-call-outcome.ts'
 
 export type DigestRunResult = 'posted' | 'skipped' | 'failed'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { PrheraldError } from '../../src/errors.ts'
-import { intakeOutcome, rejectedOutcome } from '../../src/http/delivery-outcome.ts'
+import { intakeOutcome, rejectedOutcome } from '../../src/metrics/delivery-outcome.ts'
 
 /** The `result` and `reason` labels of prherald_deliveries_total: fixed sets, whatever the delivery or error. */
 describe('delivery outcomes', () => {

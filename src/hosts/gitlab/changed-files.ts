@@ -1,5 +1,4 @@
-import type { ChangedFile } from '../../routing/route-by-paths.ts'
-import { MAX_CHANGED_FILES, type ListChangedFiles } from '../list-changed-files.ts'
+import { MAX_CHANGED_FILES, type ChangedFile, type ListChangedFiles } from '../list-changed-files.ts'
 import { projectId, type GitlabClient } from './client.ts'
 
 interface DiffEntry {

@@ -3,12 +3,12 @@ import type { AddressInfo } from 'node:net'
 import { H3 } from 'h3'
 import { toNodeHandler } from 'h3/node'
 import type { ListenAddress } from '../config/settings.ts'
-import { createTimedServer } from '../http/http-timeouts.ts'
-import { listenOn } from '../http/listen-on.ts'
-import { json } from '../http/respond.ts'
-import { createStartupGate } from '../http/startup-gate.ts'
-import type { Metrics } from './create-metrics.ts'
-import { metricsRoute } from './metrics-route.ts'
+import { createTimedServer } from './http-timeouts.ts'
+import { listenOn } from './listen-on.ts'
+import { json } from './respond.ts'
+import { createStartupGate } from './startup-gate.ts'
+import type { Metrics } from '../metrics/create-metrics.ts'
+import { metricsRoute } from '../metrics/metrics-route.ts'
 
 export interface MetricsServer {
   /** `host:port` as listened on, for the log line. */
