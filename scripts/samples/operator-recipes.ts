@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { packageRoot } from '../../src/package-root.ts'
 import { SAMPLE_GITHUB_TOKEN, startSampleSession } from './sample-session.ts'
@@ -32,7 +32,24 @@ export async function operatorSamples(): Promise<Samples> {
     await s.close()
   }
   samples.set('create-webhook-bitbucket', await bitbucketSteps())
+  samples.set('setup-github', await setup('--mentions U0123ABCD --public-url https://prherald.example.com --create-webhook'))
+  // getting-started.md: the wizard's checks before the webhook exists (the tunnel's URL comes later).
+  const checks = await setup('--mentions U0123ABCD')
+  samples.set('setup-checks', `${checks.slice(checks.indexOf('\n', checks.indexOf('Checking the configuration')) + 1)}`)
   return samples
+}
+
+/** `prherald-setup --yes` for acme/api in an empty directory, with Slack and GitHub tokens. */
+async function setup(options: string): Promise<string> {
+  const s = await startSampleSession()
+  try {
+    rmSync(join(s.dir, 'config.yaml'))
+    return await s.run(`prherald-setup --yes --provider github --channel '#pull-requests' --repository acme/api ${options}`, {
+      env: { GITHUB_TOKEN: SAMPLE_GITHUB_TOKEN }, shownEnv: 'SLACK_BOT_TOKEN=xoxb-… GITHUB_TOKEN=github_pat_…',
+    })
+  } finally {
+    await s.close()
+  }
 }
 
 async function sequential(steps: Array<() => Promise<string>>): Promise<string> {

@@ -33,7 +33,7 @@ export const SAMPLE_WEBHOOK_SECRET = 'sample-webhook-secret'
 /** The example config.yaml's channels, named as a workspace would name them. */
 const CHANNELS: Record<string, string> = {
   C0123456789: 'eng-prs', C0234567890: 'api-team', C0345678901: 'monorepo', C0456789012: 'billing',
-  C0567890123: 'web-team', C0678901234: 'docs',
+  C0567890123: 'web-team', C0678901234: 'docs', C0789012345: 'pull-requests',
 }
 const REPOSITORIES = ['api', 'web', 'docs', 'monorepo', 'tools']
 
@@ -65,7 +65,8 @@ export async function startSampleSession(configFile = join(packageRoot(), 'confi
   return {
     dir, slack, github, env, variables, normalise,
     async run(command, options = {}) {
-      const [bin = '', ...args] = command.split(' ')
+      // Words, or '…'-quoted words as a shell reads them (`--channel '#pull-requests'`).
+      const [bin = '', ...args] = (command.match(/'[^']*'|\S+/g) ?? []).map((w) => w.replace(/^'(.*)'$/, '$1'))
       const name = bin.replace(/^prherald-/, '') as CliName
       const cli = spawnCli(name, args, { ...env, ...options.env }, dir)
       await cli.exited
