@@ -11,7 +11,7 @@ import { SAMPLE_WEBHOOK_SECRET, startSampleSession } from './sample-session.ts'
 const ROOT = packageRoot()
 
 /** Waits until `output()` has not grown for `quietMs` (the server finished reacting), at most `limitMs`. */
-async function settled(output: () => string, quietMs = 800, limitMs = 10_000): Promise<string> {
+async function settled(output: () => string, quietMs = 1500, limitMs = 15_000): Promise<string> {
   const start = Date.now()
   let last = output()
   let lastChange = Date.now()
