@@ -36,3 +36,46 @@ export function substitute(script: string, table: ReadonlyArray<readonly [placeh
     return text.replaceAll(placeholder, value)
   }, script)
 }
+
+/** A generated sample-output block: its recipe's name and its body (the text between the fences). */
+export interface SampleBlock {
+  name: string
+  body: string
+}
+
+/**
+ * The sample-output blocks of a document: a fenced block right after an HTML comment naming its recipe,
+ *
+ *     <!-- sample: doctor-empty -->
+ *     ```
+ *     $ prherald-doctor
+ *     …
+ *     ```
+ *
+ * `npm run docs:samples` rewrites their bodies with what the commands print; the comment does not render.
+ */
+const SAMPLE_BLOCK = /^<!-- sample: ([a-z0-9-]+) -->\n(```[^\n]*\n)([\s\S]*?)^```[ \t]*$/gm
+
+export function sampleBlocks(text: string): SampleBlock[] {
+  return [...text.matchAll(SAMPLE_BLOCK)].map(([, name = '', , body = '']) => ({ name, body }))
+}
+
+/** `text` with each sample block's body replaced by its recipe's output (which ends with a newline). */
+export function withSampleBlocks(text: string, outputs: ReadonlyMap<string, string>): string {
+  return text.replace(SAMPLE_BLOCK, (block, name: string, open: string) => {
+    const output = outputs.get(name)
+    return output === undefined ? block : `<!-- sample: ${name} -->\n${open}${output}\`\`\``
+  })
+}
+
+/**
+ * The first line of each fenced block without a language (what a command prints, in this project's docs)
+ * that is neither a sample block nor marked `<!-- hand-written sample: <why> -->`: output typed by hand
+ * without saying why it cannot be generated.
+ */
+export function unmarkedOutputBlocks(text: string): string[] {
+  return [...text.matchAll(/^```([^\n]*)\n([^\n]*)[\s\S]*?^```[ \t]*$/gm)]
+    .filter(([, info = '']) => info.trim() === '')
+    .filter((m) => !/^<!-- (sample: |hand-written sample: )/.test(text.slice(0, m.index).split('\n').at(-2) ?? ''))
+    .map(([, , first = '']) => first)
+}
