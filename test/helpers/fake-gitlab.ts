@@ -52,6 +52,8 @@ export interface FakeGitlab {
   groupProjects: Map<string, string[]>
   /** Merge requests by `group/project!iid`, as GET /projects/:id/merge_requests/:iid returns them. */
   mergeRequests: Map<string, Record<string, unknown>>
+  /** Reviewers by `group/project!iid`, for /merge_requests/:iid/reviewers; `state` absent is `unreviewed`. */
+  reviewers: Map<string, Array<{ username: string; state?: string }>>
   /** Changed files by `group/project!iid`. */
   diffs: Map<string, GitlabDiff[]>
   users: GitlabUser[]
@@ -110,6 +112,7 @@ export async function startFakeGitlab(): Promise<FakeGitlab> {
     groupProjects: new Map<string, string[]>(),
     mergeRequests: new Map<string, Record<string, unknown>>(),
     diffs: new Map<string, GitlabDiff[]>(),
+    reviewers: new Map<string, Array<{ username: string; state?: string }>>(),
     users: [] as GitlabUser[],
     throttled: [] as FakeGitlab['throttled'],
     perPage: 20,
@@ -158,6 +161,13 @@ export async function startFakeGitlab(): Promise<FakeGitlab> {
       if (sub === 'merge_requests' && subId !== undefined && req.method === 'GET') {
         const key = `${id}!${subId}`
         if (leaf === undefined) return state.mergeRequests.has(key) ? sendJson(res, 200, state.mergeRequests.get(key)) : sendJson(res, 404, { message: '404 Not found' })
+        if (leaf === 'reviewers') {
+          if (!state.mergeRequests.has(key)) return sendJson(res, 404, { message: '404 Not found' })
+          return sendPage(res, state, root, req, (state.reviewers.get(key) ?? []).map((r, i) => ({
+            user: { id: 200 + i, username: r.username, name: r.username, state: 'active', avatar_url: null, web_url: `https://gitlab.example.com/${r.username}` },
+            state: r.state ?? 'unreviewed', created_at: '2026-11-20T09:31:00.000Z',
+          })))
+        }
         if (leaf === 'diffs') {
           const diffs = state.diffs.get(key)
           if (!diffs) return sendJson(res, 404, { message: '404 Not found' })

@@ -23,6 +23,8 @@ const messageOf = (iid: number) => {
   return found
 }
 
+const waitingOn = (iid: number) => /Waiting on [^"·\\]*/.exec(JSON.stringify(messageOf(iid).blocks))?.[0]?.trim()
+
 beforeEach(async () => {
   dir = makeTempDir()
   slack = await startFakeSlack()
@@ -64,6 +66,27 @@ describe('prherald-reconcile on GitLab, no server running', () => {
     const reads = gitlab.requests.map((r) => `${r.method} ${r.path}`)
     expect(reads.filter((r) => r.endsWith('/merge_requests/1'))).toEqual(['GET /api/v4/projects/platform%2Fbackend%2Fapi/merge_requests/1'])
     expect(reads.filter((r) => r.endsWith('/merge_requests/2'))).toHaveLength(2)
+  })
+
+  it('keeps who reviewed off "Waiting on": the merge request\'s reviewers carry no state, /reviewers does', async () => {
+    const reviewers = [{ username: 'alice', state: 'approved' }, { username: 'carol' }]
+    const service = await startPrherald(dir.path, env)
+    try {
+      const approval = mergeRequestHook('approval', { iid: 2, project: PROJECT, title: 'Change 2', actor: 'alice', reviewers, updatedAt: '2026-11-21T11:00:00Z' })
+      expect((await deliver(service.url, 'gitlab', { event: 'Merge Request Hook', payload: approval })).status).toBe(200)
+      expect(await service.settle(10_000)).toBe(true)
+    } finally {
+      await service.stop()
+    }
+    expect(waitingOn(2)).toBe('Waiting on carol')
+    // Renamed while prherald was away: reconcile applies the API's facts.
+    gitlab.mergeRequests.set(`${PROJECT}!2`, apiMergeRequest({ iid: 2, project: PROJECT, title: 'Change 2, renamed', reviewers }))
+    gitlab.reviewers.set(`${PROJECT}!2`, reviewers)
+    const result = await runCliAsync('reconcile', [PROJECT], env, dir.path)
+    expect(result.status, result.stderr).toBe(0)
+    expect(result.stdout).toContain(`changed ${PROJECT}#2: title`)
+    expect(JSON.stringify(messageOf(2).blocks)).toContain('Change 2, renamed')
+    expect(waitingOn(2)).toBe('Waiting on carol')
   })
 
   it('a refused token exits non-zero, naming GITLAB_TOKEN, and changes nothing', async () => {
