@@ -18,6 +18,7 @@ import type { Settings } from '../config/settings.ts'
 import { hasCredentials } from '../hosts/contract.ts'
 import { hostOf } from '../hosts/registry.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
+import { hostVariableLines } from './host-variable-lines.ts'
 
 const print = (line: string) => console.log(line)
 
@@ -97,9 +98,13 @@ cli.help((sections) => {
     body: [
       '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)',
       '  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',
-      '  SLACK_BOT_TOKEN, GITHUB_WEBHOOK_SECRET / BITBUCKET_WEBHOOK_SECRET, GITHUB_TOKEN / BITBUCKET_TOKEN',
+      '  SLACK_BOT_TOKEN        Slack bot token',
+      ...hostVariableLines('secret', (host) => `${host.words.name}: the webhook secret, with git_provider: ${host.id}`),
+      ...hostVariableLines('token', (host) => `${host.words.name} (optional): the webhook check`),
+      ...hostVariableLines('extra', (host) => `${host.words.name} (optional): how ${host.variables.token} authenticates`),
+      ...hostVariableLines('apiUrl', (host) => `${host.words.name} API base (default ${host.defaultApiUrl})`),
       '  SLACK_SIGNING_SECRET   (optional) whether the Start review button is on',
-      '                         reported as set or missing, never printed',
+      'Secrets are reported as set or missing, never printed.',
       'Exit status 1 when any line is FAIL.',
     ].join('\n'),
   })

@@ -10,6 +10,7 @@ import { reconcileLocally } from '../reconcile/reconcile-locally.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
+import { hostVariableLines } from './host-variable-lines.ts'
 
 /**
  * prherald-reconcile: brings every message prherald shows as open or draft to the pull request's real state
@@ -46,10 +47,11 @@ cli.help((sections) => {
     body: [
       '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)',
       '  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',
-      '  GITHUB_TOKEN           GitHub: reads pull requests (and webhook deliveries, to redeliver missed ones)',
-      '  BITBUCKET_TOKEN        Bitbucket: reads pull requests (BITBUCKET_AUTH_EMAIL set: HTTP Basic)',
+      ...hostVariableLines('token', (host) => `${host.words.name}: reads ${host.words.pullRequest}s (and a delivery log, where the host keeps one)`),
+      ...hostVariableLines('extra', (host) => `${host.words.name}: how ${host.variables.token} authenticates`),
+      ...hostVariableLines('apiUrl', (host) => `${host.words.name} API base (default ${host.defaultApiUrl})`),
       '  SLACK_BOT_TOKEN        edits the messages (not needed with --dry-run)',
-      '  PRHERALD_PUBLIC_URL    GitHub: the webhook whose deliveries are read is the one at <url>/webhook/github',
+      '  PRHERALD_PUBLIC_URL    hosts with a delivery log: the webhook whose deliveries are read is the one at <url>/webhook/<git_provider>',
     ].join('\n'),
   })
 })

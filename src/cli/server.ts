@@ -10,6 +10,7 @@ import { startService, type RunningService } from '../service.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { reportError } from '../log/report-error.ts'
 import { runCommands } from './run-commands.ts'
+import { hostVariableLines } from './host-variable-lines.ts'
 
 /**
  * prherald-server: configuration first (exit 1 on any problem), signal handlers, validation of new or changed
@@ -56,10 +57,10 @@ cli.help((sections) => {
     body: [
       '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml); config.lock is written beside it',
       '  SLACK_BOT_TOKEN        Slack bot token (required)',
-      '  GITHUB_WEBHOOK_SECRET  or BITBUCKET_WEBHOOK_SECRET, for the configured git_provider (required)',
-      '  GITHUB_TOKEN           or BITBUCKET_TOKEN (optional): path routing and the webhook check',
+      ...hostVariableLines('secret', (host) => `${host.words.name}: the webhook secret, required with git_provider: ${host.id}`),
+      ...hostVariableLines('token', (host) => `${host.words.name} (optional): path routing, reconcile, the webhook check, the email look-up`),
+      ...hostVariableLines('extra', (host) => `${host.words.name} (optional): how ${host.variables.token} authenticates (docs/configuration.md)`),
       '  SLACK_SIGNING_SECRET   (optional) the Slack app\'s signing secret: the "Start review" button and its route',
-      '  BITBUCKET_AUTH_EMAIL   (optional) HTTP Basic email:token for a Bitbucket API token; unset for access tokens',
       '  PRHERALD_LISTEN        listen address, overrides server.listen (default :8080)',
       '  PRHERALD_DATABASE_URL  database URL, overrides database.url (default file:./data/prherald.db);',
       '                         postgres://… lets several replicas share one PostgreSQL database',
@@ -67,8 +68,7 @@ cli.help((sections) => {
       '  PRHERALD_PUBLIC_URL    public base URL, reported by prherald-doctor and used by create-webhook',
       '  PRHERALD_SLACK_PACING  published or off, overrides slack.pacing (default published)',
       '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
-      '  GITHUB_API_URL         GitHub API base (default https://api.github.com; GHES: https://HOST/api/v3)',
-      '  BITBUCKET_API_URL      Bitbucket API base (default https://api.bitbucket.org/2.0)',
+      ...hostVariableLines('apiUrl', (host) => `${host.words.name} API base (default ${host.defaultApiUrl})`),
     ].join('\n'),
   })
 })

@@ -3,6 +3,8 @@ import './require-supported-node.ts'
 import { cac } from 'cac'
 import { runSetup } from '../setup/run-setup.ts'
 import { runCommands } from './run-commands.ts'
+import { HOST_IDS, HOSTS } from '../hosts/registry.ts'
+import { hostVariableLines, hostVariableNames } from './host-variable-lines.ts'
 
 interface Options {
   provider?: unknown
@@ -25,19 +27,21 @@ const text = (value: unknown) => (value === undefined || value === true ? undefi
 
 const definedOnly = (values: Record<string, string | undefined>) =>
   Object.fromEntries(Object.entries(values).filter((e): e is [string, string] => e[1] !== undefined))
+// Hosts whose webhooks prherald creates; the others print the steps instead.
+const WEBHOOK_HOSTS = [...HOSTS.values()].filter((host) => !host.webhook.manualSteps).map((host) => host.words.name).join(', ')
 
 const cli = cac('prherald-setup')
 cli.usage('[--yes] [options]')
-cli.option('--provider <github|bitbucket>', 'The git host that sends the webhooks')
+cli.option(`--provider <${HOST_IDS.join('|')}>`, 'The git host that sends the webhooks')
 cli.option('--slack-token <token>', 'Slack bot token, xoxb-… (default: SLACK_BOT_TOKEN; the variable keeps it out of shell history)')
 cli.option('--channel <id-or-name>', 'Channel ID, or the name of a channel the bot is in (#name)')
 cli.option('--repository <owner/repo>', 'The repository to announce (Bitbucket: workspace/repository-slug)')
 cli.option('--mentions <list>', 'Who is pinged on the first announcement: member IDs U…, group IDs S…, here, channel')
 cli.option('--public-url <url>', 'Public base URL the git host delivers to (default: PRHERALD_PUBLIC_URL)')
-cli.option('--git-token <token>', 'GITHUB_TOKEN or BITBUCKET_TOKEN, optional (default: the variable)')
+cli.option('--git-token <token>', `${hostVariableNames('token')}, optional (default: the variable)`)
 cli.option('--github-app-id <id>', 'GitHub: authenticate as this GitHub App instead of a token (with --github-app-private-key-file)')
 cli.option('--github-app-private-key-file <path>', 'GitHub: the app\'s .pem private key file; .env gets its path, never its content')
-cli.option('--create-webhook', 'GitHub: create the webhook (needs --public-url and --git-token); asked unless --yes')
+cli.option('--create-webhook', `${WEBHOOK_HOSTS}: create the webhook (needs --public-url and --git-token); asked unless --yes`)
 cli.option('--config <file>', 'Where to write the config (default: ./config.yaml); .env always goes in the working directory')
 cli.option('--yes', 'Ask nothing: answers come from the flags, and a missing one is an error')
 cli.option('--force', 'Overwrite an existing config.yaml or .env without asking')
@@ -48,10 +52,10 @@ cli.help((sections) => {
     title: 'Environment',
     body: [
       '  SLACK_BOT_TOKEN        default of --slack-token',
-      '  GITHUB_TOKEN           or BITBUCKET_TOKEN: default of --git-token',
+      ...hostVariableLines('token', () => 'default of --git-token'),
       '  PRHERALD_PUBLIC_URL    default of --public-url',
       '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
-      '  GITHUB_API_URL         GitHub API base (default https://api.github.com)',
+      ...hostVariableLines('apiUrl', (host) => `${host.words.name} API base (default ${host.defaultApiUrl})`),
     ].join('\n'),
   })
 })

@@ -11,6 +11,7 @@ import { runSmoke } from '../smoke/run-smoke.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
+import { hostVariableLines } from './host-variable-lines.ts'
 
 interface Options {
   url?: unknown
@@ -90,7 +91,7 @@ cli.help((sections) => {
       '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml): git_provider, the mapped channel, the reactions',
       '  PRHERALD_PUBLIC_URL    default of --url',
       '  SLACK_BOT_TOKEN        reads the channel (conversations.history; the channels:history scope)',
-      '  GITHUB_WEBHOOK_SECRET  or BITBUCKET_WEBHOOK_SECRET: signs the deliveries, as the git host does',
+      ...hostVariableLines('secret', (host) => `${host.words.name}: authenticates the deliveries, as ${host.words.name} does`),
       '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
     ].join('\n'),
   })

@@ -4,6 +4,7 @@ import { parseEnv } from 'node:util'
 import { parse } from 'yaml'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
+import { startFakeGitlab } from '../helpers/fake-gitlab.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync, type CliResult } from '../helpers/run-cli-async.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
@@ -125,6 +126,36 @@ describe('prherald-setup --yes (GitHub)', () => {
     // The closing checks find the missing webhook.
     expect(result.stdout).toMatch(/^FAIL\s+webhook\s+acme\/api\s/m)
     expect(result.status).toBe(1)
+  })
+})
+
+describe('prherald-setup --yes (GitLab)', () => {
+  it('writes the GITLAB_* variables to .env, creates the project hook of a nested group with the generated secret, and ends with passing checks', async () => {
+    const gitlab = await startFakeGitlab()
+    try {
+      gitlab.token = 'glpat-setup-token-2b8d'
+      gitlab.hooks.set('platform/backend/api', [])
+      const result = await setup(['--yes', '--provider', 'gitlab', '--channel', '#deploys', '--repository', 'platform/backend/api',
+        '--public-url', PUBLIC_URL, '--git-token', 'glpat-setup-token-2b8d', '--create-webhook'], { GITLAB_API_URL: gitlab.url })
+      expect(result.stderr).toBe('')
+      expect(result.status).toBe(0)
+      const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { git_provider: string; mappings: Record<string, Record<string, unknown>> }
+      expect(config.git_provider).toBe('gitlab')
+      expect(config.mappings['platform/backend']!.api).toMatchObject({ channel: 'C0DEPLOYS1' })
+
+      const written = readEnv()
+      expect(written.GITLAB_TOKEN).toBe('glpat-setup-token-2b8d')
+      expect(written.GITLAB_WEBHOOK_SECRET).toMatch(/^[0-9a-f]{64}$/)
+      expect(Object.keys(written).filter((k) => /^(GITHUB|BITBUCKET)_/.test(k))).toEqual([])
+
+      const [hook] = gitlab.hooks.get('platform/backend/api')!
+      expect(hook).toMatchObject({ url: `${PUBLIC_URL}/webhook/gitlab`, merge_requests_events: true, note_events: true, pipeline_events: true, push_events: false })
+      expect(gitlab.hookTokens.get(hook!.id)).toBe(written.GITLAB_WEBHOOK_SECRET)
+      expect(result.stdout).toMatch(/^OK\s+webhook\s+platform\/backend\/api\s/m)
+      expectNoSecrets(result, 'glpat-setup-token-2b8d', written.GITLAB_WEBHOOK_SECRET!)
+    } finally {
+      await gitlab.close()
+    }
   })
 })
 

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Provider } from '../../machines/pull-request-event.ts'
+import { hostOf } from '../../src/hosts/registry.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { TEST_SECRET, TEST_SLACK_TOKEN } from '../helpers/signed-delivery.ts'
@@ -39,7 +40,7 @@ function smoke(provider: Provider, args: string[], secret = TEST_SECRET) {
     PRHERALD_CONFIG_FILE: join(dir.path, 'config.yaml'),
     SLACK_API_URL: slack.url,
     SLACK_BOT_TOKEN: TEST_SLACK_TOKEN,
-    [provider === 'github' ? 'GITHUB_WEBHOOK_SECRET' : 'BITBUCKET_WEBHOOK_SECRET']: secret,
+    [hostOf(provider).variables.secret]: secret,
   }, dir.path)
 }
 
@@ -55,7 +56,7 @@ function rows(): number {
 const posted = () => slack.calls.filter((c) => c.method === 'chat.postMessage')
 
 describe('prherald-smoke against a running prherald', () => {
-  it.each(['github', 'bitbucket'] as const)('%s: the message appears in the mapped channel, then the service deletes it and its row', async (provider) => {
+  it.each(['github', 'bitbucket', 'gitlab'] as const)('%s: the message appears in the mapped channel, then the service deletes it and its row', async (provider) => {
     const running = await start(provider)
     const result = await smoke(provider, ['--url', running.url])
     expect(result.stderr).toBe('')
@@ -68,7 +69,7 @@ describe('prherald-smoke against a running prherald', () => {
     // Posted once, in the mapped channel, as pull request #0; deleted by the service (the CLI's token never called chat.delete on its own).
     expect(posted()).toHaveLength(1)
     expect(posted()[0]!.body.channel).toBe(CHANNEL)
-    expect(String(posted()[0]!.body.text)).toContain('PR #0: prherald smoke test')
+    expect(String(posted()[0]!.body.text)).toContain(`${hostOf(provider).words.reference}0: prherald smoke test`)
     expect(slack.count('chat.delete')).toBe(1)
     expect(slack.messagesIn(CHANNEL)).toEqual([])
     expect(await running.settle(5000)).toBe(true)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { HOSTS } from '../../src/hosts/registry.ts'
 import { packageRoot } from '../../src/package-root.ts'
 import { runCli } from '../helpers/spawn-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
@@ -77,5 +78,13 @@ describe.each(CLIS)('prherald-$name --help', ({ name, doc }) => {
     const variables = new Set(pages.flatMap((p) => variablesOf(p.text)))
     expect(variables.size).toBeGreaterThan(0)
     for (const variable of variables) expect(configuration).toContain(`| \`${variable}\` |`)
+  })
+
+  it('names a git host variable of one host only beside the same variable of every other host', () => {
+    const variables = new Set(pages.flatMap((p) => variablesOf(p.text)))
+    for (const role of ['secret', 'token', 'apiUrl'] as const) {
+      const named = [...HOSTS.values()].map((host) => host.variables[role])
+      if (named.some((v) => variables.has(v))) expect(named.filter((v) => !variables.has(v)), `${role} variables missing`).toEqual([])
+    }
   })
 })

@@ -7,6 +7,9 @@ import { githubChangedFiles } from '../../src/hosts/github/changed-files.ts'
 import { bitbucketChangedFiles } from '../../src/hosts/bitbucket/changed-files.ts'
 import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucket.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
+import { startFakeGitlab, type FakeGitlab } from '../helpers/fake-gitlab.ts'
+import { createGitlabClient } from '../../src/hosts/gitlab/client.ts'
+import { gitlabChangedFiles } from '../../src/hosts/gitlab/changed-files.ts'
 import { sendJson, startHttpFake, type HttpFake } from '../helpers/http-fake.ts'
 
 const pr = { owner: 'acme', repo: 'api', number: 7 }
@@ -94,5 +97,47 @@ describe('Bitbucket changed files', () => {
     const files = await bitbucketChangedFiles(createBitbucketClient({ baseUrl: bitbucket.url, token: 't' }))(pr)
     expect(files).toHaveLength(MAX_CHANGED_FILES)
     expect(bitbucket.requests).toHaveLength(MAX_CHANGED_FILES / 500)
+  })
+})
+
+describe('GitLab changed files', () => {
+  let gitlab: FakeGitlab | undefined
+  afterEach(async () => {
+    await gitlab?.close()
+    gitlab = undefined
+  })
+  const list = () => gitlabChangedFiles(createGitlabClient({ baseUrl: gitlab!.url, token: 'glpat-files' }))({ owner: 'group/sub', repo: 'api', number: 7 })
+  const diffs = (n: number) => names(n).map((path) => ({ old_path: path, new_path: path }))
+
+  it('follows x-next-page, or Link alone as keyset pages and long lists send it, and keeps a rename\'s old path', async () => {
+    gitlab = await startFakeGitlab()
+    gitlab.diffs.set('group/sub/api!7', [...diffs(150), { old_path: 'lib/old.ts', new_path: 'lib/new.ts', renamed_file: true }])
+    for (const linkOnly of [false, true]) {
+      gitlab.linkOnly = linkOnly
+      gitlab.requests.length = 0
+      const files = await list()
+      expect(files.map((f) => f.path)).toEqual([...names(150), 'lib/new.ts'])
+      expect(files.at(-1)).toEqual({ path: 'lib/new.ts', previousPath: 'lib/old.ts' })
+      expect(gitlab.requests.map((r) => `${r.path} ${r.query.get('page') ?? '1'}`)).toEqual([
+        '/api/v4/projects/group%2Fsub%2Fapi/merge_requests/7/diffs 1', '/api/v4/projects/group%2Fsub%2Fapi/merge_requests/7/diffs 2',
+      ])
+    }
+  })
+
+  it(`stops asking after ${MAX_CHANGED_FILES} files`, async () => {
+    gitlab = await startFakeGitlab()
+    gitlab.diffs.set('group/sub/api!7', diffs(MAX_CHANGED_FILES + 250))
+    expect(await list()).toHaveLength(MAX_CHANGED_FILES)
+    expect(gitlab.requests).toHaveLength(MAX_CHANGED_FILES / 100)
+  })
+
+  it('a 429 is a PrheraldError carrying Retry-After; a missing project is GitLab\'s 404', async () => {
+    gitlab = await startFakeGitlab()
+    gitlab.diffs.set('group/sub/api!7', diffs(3))
+    gitlab.throttled.push({ path: /diffs$/, times: 1, retryAfter: '7' })
+    const throttled = await list().catch((e: unknown) => e)
+    expect(isPrheraldError(throttled, 'git_host') && throttled.retryAfterMs).toBe(7000)
+    const missing = await gitlabChangedFiles(createGitlabClient({ baseUrl: gitlab.url, token: 't' }))({ owner: 'group', repo: 'gone', number: 1 }).catch((e: unknown) => e)
+    expect(isPrheraldError(missing) && missing.message).toBe('GitLab answered 404 to GET /api/v4/projects/group%2Fgone/merge_requests/1/diffs')
   })
 })

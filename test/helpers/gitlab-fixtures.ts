@@ -75,3 +75,22 @@ export function pipelineHook(facts: GitlabFacts & { status: string; ref?: string
   Object.assign(payload.merge_request, { iid: facts.iid, target_project_id: 1, url: `https://gitlab.example.com/${path}/-/merge_requests/${facts.iid}` })
   return payload
 }
+
+/** A merge request as GET /projects/:id/merge_requests/:iid returns it (doc/api/merge_requests.md, the fields around those prherald reads). */
+export function apiMergeRequest(facts: GitlabFacts): Json {
+  const path = facts.project ?? 'acme/api'
+  const state = facts.state ?? 'opened'
+  const author = { id: USERS.bob, username: 'bob', name: 'bob', state: 'active', locked: false, avatar_url: null, web_url: 'https://gitlab.example.com/bob' }
+  return {
+    id: 1000 + facts.iid, iid: facts.iid, project_id: 1, title: facts.title ?? 'Add rate limiting', description: 'Limits requests per client.',
+    state, created_at: '2026-11-20T09:30:00.000Z', updated_at: facts.updatedAt ?? '2026-11-22T10:00:00.000Z',
+    merged_by: state === 'merged' ? user('alice') : null, merged_at: state === 'merged' ? '2026-11-22T10:00:00.000Z' : null,
+    closed_by: state === 'closed' ? user('alice') : null, closed_at: state === 'closed' ? '2026-11-22T10:00:00.000Z' : null,
+    target_branch: 'main', source_branch: 'rate-limiting', user_notes_count: 1, upvotes: 0, downvotes: 0, author,
+    assignees: [], reviewers: (facts.reviewers ?? []).map((r) => user(r.username)), source_project_id: 1, target_project_id: 1, labels: [],
+    draft: facts.draft ?? false, work_in_progress: facts.draft ?? false, merge_when_pipeline_succeeds: false,
+    detailed_merge_status: state === 'opened' ? 'mergeable' : 'not_open', sha: facts.head ?? 'da1560886d4f094c3e6c9ef40349f7d38b5d27d7',
+    merge_commit_sha: null, squash_commit_sha: null, references: { short: `!${facts.iid}`, relative: `!${facts.iid}`, full: `${path}!${facts.iid}` },
+    web_url: `https://gitlab.example.com/${path}/-/merge_requests/${facts.iid}`,
+  }
+}

@@ -3,6 +3,8 @@ import type { Env } from '../../src/config/load-config.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucket.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
+import { startFakeGitlab, type FakeGitlab } from '../helpers/fake-gitlab.ts'
+import { mergeRequestHook, type GitlabFacts } from '../helpers/gitlab-fixtures.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
@@ -24,6 +26,7 @@ let dir: ReturnType<typeof makeTempDir>
 let slack: FakeSlack
 let github: FakeGithub | undefined
 let bitbucket: FakeBitbucket | undefined
+let gitlab: FakeGitlab | undefined
 let service: TestService | undefined
 
 beforeEach(async () => {
@@ -35,7 +38,8 @@ afterEach(async () => {
   await slack.close()
   await github?.close()
   await bitbucket?.close()
-  service = github = bitbucket = undefined
+  await gitlab?.close()
+  service = github = bitbucket = gitlab = undefined
   dir.remove()
 })
 
@@ -238,6 +242,61 @@ describe('path routing on Bitbucket', () => {
     const [fallback] = logged('path routing fell back to the repository channel')
     expect(fallback).toMatchObject({ repository: 'acme/api', pr: 6, error_code: 'git_host_scope' })
     expect(String(fallback!.fix)).toContain('pullrequest')
+  })
+})
+
+describe('path routing on GitLab', () => {
+  const PROJECT = 'platform/backend/api'
+  const TOKEN = 'glpat-pathrouting'
+  async function sendGitlab(action: string, facts: Omit<GitlabFacts, 'project'>): Promise<void> {
+    const res = await deliver(service!.url, 'gitlab', { event: 'Merge Request Hook', payload: mergeRequestHook(action, { ...facts, project: PROJECT }) })
+    expect(res.status).toBe(200)
+    await settle()
+  }
+
+  beforeEach(async () => {
+    gitlab = await startFakeGitlab()
+    gitlab.token = TOKEN
+  })
+
+  it('a nested group\'s merge request: reads every page of its diffs by the URL-encoded path, posts per channel, updates each', async () => {
+    gitlab!.diffs.set(`${PROJECT}!3`, [
+      ...range(120, (i) => `docs/page-${i}.md`).map((path) => ({ old_path: path, new_path: path, new_file: true })),
+      // On the second page of 100 (GitLab's largest).
+      { old_path: 'services/billing/a.ts', new_path: 'services/billing/a.ts' },
+      // Moved out of services/auth: the auth team still hears about it.
+      { old_path: 'services/auth/token.ts', new_path: 'lib/token.ts', renamed_file: true },
+    ])
+    await start('gitlab', 'platform/backend', 'api', { GITLAB_API_URL: gitlab!.url, GITLAB_TOKEN: TOKEN })
+    await sendGitlab('open', { iid: 3 })
+
+    expect(gitlab!.requests.map((r) => [r.path, r.query.get('page') ?? '1'])).toEqual([
+      ['/api/v4/projects/platform%2Fbackend%2Fapi/merge_requests/3/diffs', '1'],
+      ['/api/v4/projects/platform%2Fbackend%2Fapi/merge_requests/3/diffs', '2'],
+    ])
+    expect(gitlab!.requests.every((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true)
+    expect(slack.messagesIn(REPO)).toHaveLength(0)
+    expect(blocks(BILLING)).toHaveLength(1)
+    expect(blocks(AUTH)).toHaveLength(1)
+    expect(blocks(AUTH)[0]).toContain('<@U0AUTH>')
+    expect(blocks(BILLING)[0]).toContain('MR !3')
+
+    await sendGitlab('merge', { iid: 3, state: 'merged' })
+    expect(gitlab!.requests).toHaveLength(2)
+    for (const channel of [BILLING, AUTH]) {
+      expect([...slack.messagesIn(channel)[0]!.reactions]).toEqual(['twisted_rightwards_arrows'])
+    }
+  })
+
+  it('a refused token falls back to the repository channel and names GITLAB_TOKEN', async () => {
+    gitlab!.diffs.set(`${PROJECT}!4`, [{ old_path: 'services/billing/a.ts', new_path: 'services/billing/a.ts' }])
+    await start('gitlab', 'platform/backend', 'api', { GITLAB_API_URL: gitlab!.url, GITLAB_TOKEN: 'glpat-revoked' })
+    await sendGitlab('open', { iid: 4 })
+    expect(slack.messagesIn(REPO)).toHaveLength(1)
+    expect(slack.messagesIn(BILLING)).toHaveLength(0)
+    const [fallback] = logged('path routing fell back to the repository channel')
+    expect(fallback).toMatchObject({ repository: PROJECT, pr: 4, error_code: 'git_host_auth' })
+    expect(String(fallback!.fix)).toContain('GITLAB_TOKEN')
   })
 })
 

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { createCallLimit } from '../../src/worker/call-limit.ts'
 import { createSlackPacer } from '../../src/slack/slack-pacer.ts'
 import { github as githubHost } from '../../src/hosts/github/index.ts'
+import { gitlab as gitlabHost } from '../../src/hosts/gitlab/index.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { createEmailLookup, LOOKUP_TTL_MS } from '../../src/people/email-lookup.ts'
 import { lookedUpPeople } from '../../src/people/resolve-people.ts'
@@ -12,6 +13,7 @@ import { openDatabase } from '../../src/store/open-database.ts'
 import { createSqliteStore } from '../../src/store/sqlite-store.ts'
 import type { Store } from '../../src/store/store.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
+import { startFakeGitlab } from '../helpers/fake-gitlab.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { TEST_SLACK_TOKEN } from '../helpers/signed-delivery.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
@@ -43,11 +45,11 @@ afterEach(async () => {
   dir.remove()
 })
 
-function lookup() {
+function lookup(emailOf = githubHost.connect({ token: 'ghp_test', extra: {}, scheme: undefined }, github.url)!.emailOf!) {
   const logger = createLogger({ format: 'json', level: 'info', write: (line: string) => lines.push(line) })
   return createEmailLookup({
     store, logger, now: () => clock,
-    emailOf: githubHost.connect({ token: 'ghp_test', extra: {}, scheme: undefined }, github.url)!.emailOf!,
+    emailOf,
     slack: createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: slack.url.endsWith('/') ? slack.url : `${slack.url}/`, logger, retry: { retries: 0 } }),
     pacer: createSlackPacer({ pacing: 'off', parallel: 2, signal: shutdown.signal }),
     limit: createCallLimit(2, shutdown.signal),
@@ -116,5 +118,25 @@ describe('createEmailLookup', () => {
     const people = await resolve({ state: 'open', context }, {})
     expect(people.users).toEqual({ carol: 'U0CAROL', bob: 'U0BOB' })
     expect(github.requests.map((r) => r.path)).toEqual(['/users/carol']) // logins ignore case; the cache key is lower-cased
+  })
+
+  it('on GitLab, finds the user by username, then their public_email; one without a public email is not found', async () => {
+    const gitlab = await startFakeGitlab()
+    try {
+      gitlab.token = 'glpat-people'
+      gitlab.users.push({ id: 41, username: 'Alice.Dev', public_email: 'alice@example.com' }, { id: 42, username: 'quiet', public_email: '' })
+      slack.usersByEmail.set('alice@example.com', 'U0ALICE')
+      const find = lookup(gitlabHost.connect({ token: 'glpat-people', extra: {}, scheme: undefined }, gitlab.url)!.emailOf!)
+      expect(await find('alice.dev')).toBe('U0ALICE')
+      expect(await find('quiet')).toBeUndefined()
+      expect(await find('nobody')).toBeUndefined()
+      expect(gitlab.requests.map((r) => `${r.path}${r.query.size ? `?${r.query}` : ''}`)).toEqual([
+        '/api/v4/users?username=alice.dev', '/api/v4/users/41', '/api/v4/users?username=quiet', '/api/v4/users/42', '/api/v4/users?username=nobody',
+      ])
+      expect(slack.count('users.lookupByEmail')).toBe(1)
+      expect(warnings()).toEqual([])
+    } finally {
+      await gitlab.close()
+    }
   })
 })

@@ -1,13 +1,12 @@
 import type { GitHost, HostApi } from '../contract.ts'
-import { runWaitingOut } from '../host-rate-gate.ts'
-import { readPullRequestWith } from '../read-pull-request.ts'
 import { smokeRequest } from '../smoke-delivery.ts'
 import { bodyDigestId } from '../verify-signature.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
 import { gitlabChangedFiles } from './changed-files.ts'
-import { createGitlabClient, projectId } from './client.ts'
-import { decodeGitlab, MERGE_REQUEST_HOOK } from './decode.ts'
+import { createGitlabClient } from './client.ts'
+import { decodeGitlab } from './decode.ts'
 import { decodeGitlabPipeline, PIPELINE_HOOK } from './decode-pipeline.ts'
+import { readGitlabMergeRequest } from './read-merge-request.ts'
 import { GITLAB_OPTIONAL_EVENTS, GITLAB_REQUIRED_EVENTS } from './events.ts'
 import { gitlabSmokePayload } from './smoke.ts'
 import { verifyToken } from './verify-token.ts'
@@ -25,17 +24,7 @@ function connect(token: string, apiUrl: string): HostApi {
     webhooks: cachingOwnerHooks(gitlabWebhookApi(client)),
     changedFiles: gitlabChangedFiles(client),
     reconcile: (gate, clock) => ({
-      readPullRequest: readPullRequestWith(async ({ owner, repo, number }) => {
-        const path = `/projects/${projectId(owner, repo)}/merge_requests/${number}`
-        type Answer = Record<string, unknown> & { author?: { id?: unknown }; web_url?: unknown; sha?: unknown; reviewers?: unknown }
-        const data = await runWaitingOut(gate, clock, () => client.request<Answer>('GET', path))
-        // The API's merge request in a hook's shape: its author is the acting user, so the decoder names them.
-        const hook = {
-          object_kind: 'merge_request', user: data.author, project: { path_with_namespace: `${owner}/${repo}` }, reviewers: data.reviewers,
-          object_attributes: { ...data, url: data.web_url, author_id: data.author?.id, action: 'update', last_commit: { id: data.sha } },
-        }
-        return { what: `GET ${path}`, decoded: decodeGitlab(MERGE_REQUEST_HOOK, 'reconcile', hook) }
-      }),
+      readPullRequest: readGitlabMergeRequest(client, gate, clock),
     }),
     upsertWebhook: (spec) => upsertGitlabWebhook(client, spec),
     async emailOf(login) {

@@ -1,0 +1,20 @@
+import type { GitHost } from '../hosts/contract.ts'
+import { HOSTS } from '../hosts/registry.ts'
+
+/** A help line of an Environment section: the name, then what it does, in the column the hand-written lines use. */
+export const helpLine = (name: string, text: string) => `  ${name.padEnd(22)} ${text}`
+
+/**
+ * The Environment lines of every host's variable of one role, from the registry, so that a new host appears in
+ * each CLI's `--help` by itself; `what` says what the variable does for that CLI.
+ */
+export function hostVariableLines(role: 'secret' | 'token' | 'apiUrl' | 'extra', what: (host: GitHost) => string): string[] {
+  return [...HOSTS.values()].flatMap((host) =>
+    (role === 'extra' ? host.variables.extra : [host.variables[role]]).map((name) => helpLine(name, what(host))))
+}
+
+/** `GITHUB_TOKEN, BITBUCKET_TOKEN or GITLAB_TOKEN`: one role's variables of every host, for an option's description. */
+export function hostVariableNames(role: 'secret' | 'token'): string {
+  const names = [...HOSTS.values()].map((host) => host.variables[role])
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('')
+}
