@@ -65,7 +65,7 @@ describe('prherald-doctor with a config that does not load', () => {
     expect(fails[1]).toMatch(/mappings\.acme\.web\.channel: "nope"/)
     for (const line of fails) expect(line).toContain(file)
     expect(result.stdout).toMatch(/^ {2}FAIL {2}secret +SLACK_BOT_TOKEN +missing$/m)
-    expect(result.stdout).toMatch(/^ {2}OK {4}secret +GITHUB_WEBHOOK_SECRET \/ BITBUCKET_WEBHOOK_SECRET +GITHUB_WEBHOOK_SECRET set$/m)
+    expect(result.stdout).toMatch(/^ {2}OK {4}secret +GITHUB_WEBHOOK_SECRET \/ BITBUCKET_WEBHOOK_SECRET \/ GITLAB_WEBHOOK_SECRET +GITHUB_WEBHOOK_SECRET set$/m)
     expect(result.stdout).not.toContain(TEST_SECRET)
     expect(result.stdout).toMatch(/^1 OK, 2 SKIP, 3 FAIL$/m)
   })
