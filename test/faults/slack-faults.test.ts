@@ -178,6 +178,25 @@ describe('a post whose answer is lost after Slack carried it out', () => {
   })
 })
 
+describe('a post answered 5xx', () => {
+  it('is looked up after a backoff that starts at the retry base and doubles, not after a client timeout', async () => {
+    slack.faults.push(
+      { method: 'chat.postMessage', channel: FAULTY, fault: { status: 503 } },
+      { method: 'chat.postMessage', channel: FAULTY, fault: { status: 503 } },
+    )
+    // The test's retry base is 20 ms and its client timeout 2 s: a pause of 2 s is the old wait for the answer.
+    service = await startPrherald(dir.path, env())
+    expect((await deliver(service.url, 'github', prDeliveries('Other', 301)[0]!)).status).toBe(200)
+    expect(await service.settle(10_000)).toBe(true)
+    const pauses = logged('slack post outcome unknown; looking for it in the channel before posting again').map((e) => e.delay_ms)
+    expect(pauses).toEqual([20, 40])
+    // Each re-post still came after a look at the channel's history.
+    const order = slack.calls.filter((c) => c.body.channel === FAULTY).map((c) => c.method)
+    expect(order).toEqual(['chat.postMessage', 'conversations.history', 'chat.postMessage', 'conversations.history', 'chat.postMessage'])
+    expect(messagesOf(slack, 'Other', 301)).toHaveLength(1)
+  })
+})
+
 /** PR 301 of the faulty channel, opened then approved: exactly one message, tracked, with the approval, and one post call that landed. */
 async function expectPostedOnce(running: TestService): Promise<void> {
   const [opened, approved] = prDeliveries('Other', 301)
