@@ -121,6 +121,12 @@ export interface DeliveryLease {
 }
 
 /**
+ * A pull request held by this server: calling it releases the hold. `lost` is aborted when the hold ended
+ * by itself (PostgreSQL: the lock's connection broke, so its advisory lock is gone); never on SQLite.
+ */
+export type PullRequestLock = (() => Promise<void>) & { readonly lost: AbortSignal }
+
+/**
  * Work shared between servers on one database. SQLite has one server per file, so there these are trivial
  * (no lock to take, no other server's lease to take over); PostgreSQL coordinates replicas through them.
  */
@@ -129,7 +135,7 @@ export interface SharedWork {
    * Waits until no other server works on this pull request, then holds it until the returned release is
    * called. Never a transaction: Slack calls made while it is held keep no transaction open.
    */
-  lockPullRequest(prKey: string): Promise<() => Promise<void>>
+  lockPullRequest(prKey: string): Promise<PullRequestLock>
   /** Every pending delivery of one pull request, in arrival order, whichever server accepted it. */
   pendingDeliveriesOf(prKey: string): Promise<PendingDelivery[]>
   /** Extends the leases of deliveries this server holds; never takes one another server holds (unexpired). */
