@@ -18,7 +18,7 @@ const RENEW = `UPDATE deliveries SET lease_owner = $1, lease_expires_at = $2
 // servers sweeping at once each claim different rows, and neither waits for the other.
 const CLAIM_EXPIRED = `UPDATE deliveries d SET lease_owner = $1, lease_expires_at = $2
   FROM (SELECT seq FROM deliveries
-    WHERE applied_at IS NULL AND coalesce(lease_expires_at, received_at + $3) < $4
+    WHERE applied_at IS NULL AND parked_at IS NULL AND coalesce(lease_expires_at, received_at + $3) < $4
     ORDER BY seq LIMIT $5 FOR UPDATE SKIP LOCKED) expired
   WHERE d.seq = expired.seq
   RETURNING d.seq, d.provider, d.delivery_id, d.pr_key, d.event, d.received_at`

@@ -53,8 +53,11 @@ export interface PendingDelivery extends IncomingDelivery {
 
 /** For the metrics: how many deliveries are pending, and when the oldest of them arrived (unix ms). */
 export interface PendingDeliveryStats {
+  /** Pending and not parked. */
   count: number
   oldestReceivedAt: number | undefined
+  /** Pending, and parked after too many failed batches (replayed only by prherald-migrate replay-parked). */
+  parked: number
 }
 
 export interface DeliveryOutcome {
@@ -196,6 +199,13 @@ export interface Store extends SharedWork {
   commitOutcome(outcome: DeliveryOutcome): Promise<void>
   /** One query: the pending count and the oldest pending delivery's arrival, read at each metrics scrape. */
   pendingDeliveryStats(): Promise<PendingDeliveryStats>
+  /**
+   * A batch of the pull request failed: counts one more attempt on each of its pending deliveries and parks
+   * those that reached `maxAttempts`, in one transaction. Resolves with how many it parked.
+   */
+  recordFailedBatch(prKey: string, maxAttempts: number): Promise<number>
+  /** Un-parks every parked delivery (attempts back to 0); resolves with them, now pending again. */
+  replayParked(): Promise<number>
 
   /** Records (or replaces) the intent to post in one channel; resolves once it is committed. */
   recordPostIntent(intent: PostIntent): Promise<void>
