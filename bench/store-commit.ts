@@ -5,13 +5,17 @@ import { makeTempDir } from '../test/helpers/temp-dir.ts'
 import { migrateUp } from '../src/store/migrations.ts'
 import { openDatabase } from '../src/store/open-database.ts'
 import { createSqliteStore } from '../src/store/sqlite-store.ts'
+import { watchDatabaseFile } from '../src/store/database-watch.ts'
+import { createLogger } from '../src/log/logger.ts'
 
 /**
  * `npm run bench:store`: what the durable intake costs per delivery, alone. The real store records
  * deliveries in group commits of 8, 16 and 32 (32 keep-alive connections give batches of about 15), with
  * `synchronous = FULL` as the service runs and, as the baseline in the same run, `OFF` (no fsync: not
- * durable, measured only to separate the flush from the insert). Prints CPU (user, system) and wall time
- * per delivery; docs/performance.md uses the figures.
+ * durable, measured only to separate the flush from the insert). Each line runs with the check every commit
+ * makes that the path still names the opened file (one stat), and, in the same run, without it (`file
+ * check: off`), to measure what the check costs. Prints CPU (user, system) and wall time per delivery;
+ * docs/performance.md uses the figures.
  */
 const TOTAL = Number(process.env.BENCH_STORE_DELIVERIES ?? 24_000)
 const event = JSON.stringify({
@@ -20,12 +24,14 @@ const event = JSON.stringify({
   actor: { login: 'Codertocat', isBot: false },
 })
 
-async function measure(synchronous: 'FULL' | 'OFF', batch: number): Promise<string> {
+async function measure(synchronous: 'FULL' | 'OFF', batch: number, fileCheck: boolean): Promise<string> {
   const dir = makeTempDir('prherald-bench-store-')
-  const db = openDatabase(join(dir.path, 'store.db'))
+  const path = join(dir.path, 'store.db')
+  const db = openDatabase(path)
   migrateUp(db)
   db.pragma(`synchronous = ${synchronous}`)
-  const store = createSqliteStore(db)
+  const watch = watchDatabaseFile({ path, logger: createLogger({ level: 'error', format: 'json' }), intervalMs: 3_600_000 })
+  const store = createSqliteStore(db, Date.now, fileCheck ? { fileState: watch.verify } : {})
   const record = () => store.recordDelivery({ provider: 'github', deliveryId: randomUUID(), prKey: 'github:Codertocat/Hello-World#2', event })
   const run = async (count: number) => {
     for (let i = 0; i < count / batch; i++) await Promise.all(Array.from({ length: batch }, record))
@@ -37,12 +43,15 @@ async function measure(synchronous: 'FULL' | 'OFF', batch: number): Promise<stri
   const used = process.cpuUsage(cpu)
   const wallUs = ((performance.now() - started) * 1000) / TOTAL
   await store.close()
+  watch.stop()
   dir.remove()
-  return `| ${synchronous} | ${batch} | ${(used.user / TOTAL).toFixed(1)} | ${(used.system / TOTAL).toFixed(1)} | ${wallUs.toFixed(1)} |`
+  return `| ${synchronous} | ${batch} | ${fileCheck ? 'on' : 'off'} | ${(used.user / TOTAL).toFixed(1)} | ${(used.system / TOTAL).toFixed(1)} | ${wallUs.toFixed(1)} |`
 }
 
 console.log(`store: ${TOTAL} deliveries recorded through the real SQLite store (WAL) per line\n`)
-console.log('| synchronous | deliveries per commit | user CPU µs/delivery | system CPU µs/delivery | wall µs/delivery |\n|---|---:|---:|---:|---:|')
+console.log('| synchronous | deliveries per commit | file check | user CPU µs/delivery | system CPU µs/delivery | wall µs/delivery |\n|---|---:|---|---:|---:|---:|')
 for (const batch of [8, 16, 32]) {
-  for (const synchronous of ['FULL', 'OFF'] as const) console.log(await measure(synchronous, batch))
+  for (const synchronous of ['FULL', 'OFF'] as const) {
+    for (const fileCheck of [true, false]) console.log(await measure(synchronous, batch, fileCheck))
+  }
 }

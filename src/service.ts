@@ -17,11 +17,12 @@ import { bindListeners } from './http/bind-listeners.ts'
 import type { HttpTimeouts } from './http/http-timeouts.ts'
 import { createClickIntake } from './intake/accept-click.ts'
 import { createIntake } from './intake/intake.ts'
-import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createLeaseKeeper, replicaId } from './mailbox/lease-keeper.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
 import { handOffStored } from './mailbox/hand-off-stored.ts'
+import { createBatchRetry } from './mailbox/batch-retry.ts'
+import { replayParkedControlHandler } from './mailbox/replay-parked-control.ts'
 import { mappedId } from './config/people-map.ts'
 import { reconcileControlHandler } from './reconcile/reconcile-control.ts'
 import { startReconcileOnStart } from './reconcile/reconcile-on-start.ts'
@@ -105,12 +106,21 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     tokenObserver: slackToken, onCall: metrics.slackCall, shared: database.pacingBudget,
   })
   const { slack, pacer, sleep, limit, applyPending } = worker
-  const mailboxes = createMailboxes<LifecycleEvent>((key, events) => applyPending(key).finally(() => leases.done(events)), (key, error) => {
-    if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })
-    logger.error('delivery failed; it stays pending and is retried at the next start', {
-      pr_key: key, ...errorFields(error), fix: isPrheraldError(error) ? error.fix : undefined,
-    })
+  const retries = createBatchRetry({
+    store, logger, attempts: settings.retryAttempts, backoffMs: settings.retryBackoffSeconds * 1000,
+    retry: (events) => { for (const event of events) mailboxes.post(pullRequestKey(event), event) },
   })
+  // A failed batch keeps its leases until its retry (so no other replica sweeps it meanwhile); shutdown or
+  // parking gives them up. What shutdown interrupts stays pending for the next start.
+  const mailboxes = createMailboxes<LifecycleEvent>(async (key, events) => {
+    try {
+      await applyPending(key)
+      retries.succeeded(key)
+    } catch (error) {
+      if (!(error instanceof ShutdownInterrupt) && !(await retries.failed(key, events, error))) return
+    }
+    leases.done(events)
+  }, (key, error) => logger.error('delivery failed; it stays pending', { pr_key: key, ...errorFields(error) }))
   const handOff = (event: LifecycleEvent) => {
     leases.hold(event)
     mailboxes.post(pullRequestKey(event), event)
@@ -119,6 +129,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // A start that fails from here on must not keep the port bound or the file claimed.
   const abandon = async (error: unknown): Promise<never> => {
     shutdown.abort()
+    retries.stop()
     await leases.stop()
     await listeners.close(Date.now())
     await database.close()
@@ -130,6 +141,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const pending = await store.pendingDeliveries().catch(abandon)
   for (const delivery of pending) handOffStored(delivery, handOff, logger)
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
+  await retries.refreshParked()
   const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
   const accept = createIntake({
     provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff,
@@ -138,7 +150,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   })
   const app = createApp({
     provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
-    health: { database: database.state, slack: slackToken.current },
+    health: { database: database.state, slack: slackToken.current, parked: retries.parked },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slackInteractions: secrets.slackSigningSecret === undefined ? undefined : {
       signingSecret: secrets.slackSigningSecret,
@@ -151,6 +163,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const controlHandlers = new Map<string, ControlHandler>([
     ['reconcile', reconcileControlHandler({ settings, secrets, store, logger, handOff, limit })],
     ['digest', digest.handler],
+    ['replay-parked', replayParkedControlHandler({ store, logger, handOff, refresh: retries.refreshParked })],
   ])
   const controlPath = controlSocketPath(settings)
   // A start that fails once the jobs run (the control socket cannot be opened) stops them before giving the database up.
@@ -176,6 +189,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     reconcileOnStart.stop()
     digest.stop()
     // No more taking over: what this server leaves pending, another replica (or the next start) finishes.
+    retries.stop()
     await leases.stop()
     await Promise.all([listeners.close(deadline), control?.stop(deadline)])
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))

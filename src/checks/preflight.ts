@@ -125,6 +125,10 @@ export function databaseSection(path: string, report: DatabaseReport | undefined
     ...provider,
     { name: 'slack_messages', target: path, status: 'OK', reason: rows(report.messages, (n) => messageRows(n, report.withoutMessage ?? 0)) },
     { name: 'intake', target: path, status: 'OK', reason: rows(report.waiting, (n) => `${plural(n, 'delivery', 'deliveries')} waiting${n > 0 ? '; replayed at the next start' : ''}`) },
+    ...(report.parked ? [{
+      name: 'parked', target: path, status: 'WARN' as const, reason: `${plural(report.parked, 'delivery', 'deliveries')} parked after too many failed attempts (the server log says why)`,
+      fix: 'fix the cause, then run prherald-migrate replay-parked',
+    }] : []),
   ]
 }
 

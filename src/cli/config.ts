@@ -41,6 +41,7 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
   print(loaded.database.kind === 'sqlite'
     ? `database: ${redactUrl(loaded.databaseUrl)} (SQLite: one server)`
     : `database: ${redactUrl(loaded.databaseUrl)} (PostgreSQL: replicas share it; database.lease_seconds ${loaded.databaseLeaseSeconds})`)
+  print(`database.retry_attempts: ${loaded.retryAttempts}, database.retry_backoff_seconds: ${loaded.retryBackoffSeconds} (a failed batch is retried after ${loaded.retryBackoffSeconds} s, doubling up to 300 s; parked after ${loaded.retryAttempts} failures)`)
 })
 
 cli.command('validate [repository]', 'Check mapping entries against Slack and the git host; write config.lock on success')

@@ -2,7 +2,10 @@
 import './require-supported-node.ts'
 import { cac } from 'cac'
 import { loadSettings } from '../config/load-config.ts'
-import { migrateStore, storeMigrationStatus } from '../store/migrate-store.ts'
+import { migrateStore, replayParkedInStore, storeMigrationStatus } from '../store/migrate-store.ts'
+import { callControl } from '../control/call-control.ts'
+import { controlSocketPath } from '../control/control-socket-path.ts'
+import { replayedLine } from '../mailbox/replay-parked-control.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { migrateCopy } from './migrate-copy.ts'
 import { runCommands } from './run-commands.ts'
@@ -41,6 +44,21 @@ cli.command('copy', 'Copy every table of a SQLite database into an empty Postgre
     loadEnvFile()
     await migrateCopy(options, (line) => console.log(line))
   })
+
+cli.command('replay-parked', 'Retry the deliveries parked after too many failed attempts, once the cause is fixed').action(async () => {
+  const current = settings()
+  // A SQLite server running on the database takes them into its mailboxes at once.
+  const answer = await callControl(controlSocketPath(current), 'replay-parked', {})
+  if (answer) {
+    for (const line of answer.lines) console.log(line)
+    process.exitCode = answer.exitCode
+    return
+  }
+  const count = await replayParkedInStore(current)
+  console.log(replayedLine(count, current.database.kind === 'postgres'
+    ? 'the replicas take them within a lease (database.lease_seconds)'
+    : 'prherald-server applies them at its next start'))
+})
 
 cli.help((sections) => {
   sections.push({

@@ -110,6 +110,8 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     databaseUrl,
     database,
     databaseLeaseSeconds: doc.database?.lease_seconds ?? DEFAULTS.databaseLeaseSeconds,
+    retryAttempts: doc.database?.retry_attempts ?? DEFAULTS.retryAttempts,
+    retryBackoffSeconds: doc.database?.retry_backoff_seconds ?? DEFAULTS.retryBackoffSeconds,
     messageTtlDays: doc.cleanup?.message_ttl_days ?? DEFAULTS.messageTtlDays,
     reactions: applyReactionTier(DEFAULT_REACTIONS, doc.slack?.reactions),
     digest: {

@@ -148,6 +148,10 @@ export const configSchema = object({
     // PostgreSQL replicas only: how long a server's claim on a pending delivery lasts without renewal
     // (docs/architecture.md). A dead server's deliveries move to another within about 4/3 of it.
     lease_seconds: optional(positiveInteger('use a whole number of seconds from 1 to 300, e.g. 15', 300)),
+    // A failed batch is retried after retry_backoff_seconds, doubling up to 5 minutes; its deliveries are
+    // parked after retry_attempts failures (docs/reliability.md, "Failed batches").
+    retry_attempts: optional(positiveInteger('use a whole number from 1 to 1000, e.g. 10', 1000)),
+    retry_backoff_seconds: optional(positiveInteger('use a whole number of seconds from 1 to 300, e.g. 1', 300)),
   })),
   digest: optional(object({
     enabled: optional(boolean()),

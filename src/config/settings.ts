@@ -67,6 +67,10 @@ export interface Settings {
   database: DatabaseTarget
   /** PostgreSQL: how long a claim on a pending delivery lasts without renewal. */
   databaseLeaseSeconds: number
+  /** Failed batches of a pull request before its pending deliveries are parked. */
+  retryAttempts: number
+  /** The first wait before a failed batch is retried; it doubles, up to 5 minutes. */
+  retryBackoffSeconds: number
   messageTtlDays: number
   reactions: ReactionSettings
   digest: DigestSettings
@@ -113,6 +117,8 @@ export const DEFAULTS = {
   shutdownTimeoutSeconds: 25,
   databaseUrl: 'file:./data/prherald.db',
   databaseLeaseSeconds: 15,
+  retryAttempts: 10,
+  retryBackoffSeconds: 1,
   messageTtlDays: 30,
   digest: { enabled: true, schedule: '0 9 * * 1-5', timezone: 'UTC', holidays: undefined, mention: false, includeDependencyBots: false },
   reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
@@ -137,6 +143,8 @@ export const DEFAULTS = {
   shutdownTimeoutSeconds: number
   databaseUrl: string
   databaseLeaseSeconds: number
+  retryAttempts: number
+  retryBackoffSeconds: number
   messageTtlDays: number
   digest: DigestSettings
   reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>

@@ -6,6 +6,8 @@ export interface HealthSources {
   database(): DatabaseState
   /** 'ok', or the error Slack gives for the bot token. */
   slack(): string
+  /** Deliveries parked after too many failed batches, as last counted (a number the server refreshes). */
+  parked?(): number
 }
 
 /**
@@ -16,7 +18,9 @@ export interface HealthSources {
 export function healthz(sources: HealthSources): HTTPResponse {
   const database = sources.database()
   const slack = sources.slack()
-  return json(200, { status: database === 'ok' && slack === 'ok' ? 'ok' : 'degraded', database, slack })
+  // Parked deliveries wait for an operator (prherald-migrate replay-parked): degraded, never a restart.
+  const parked = sources.parked?.() ?? 0
+  return json(200, { status: database === 'ok' && slack === 'ok' && parked === 0 ? 'ok' : 'degraded', database, slack, ...(parked > 0 ? { parked_deliveries: parked } : {}) })
 }
 
 /**

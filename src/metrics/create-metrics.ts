@@ -83,6 +83,10 @@ export function createMetrics(sources: MetricsSources): Metrics {
     registers, async collect() { this.set((await readStats())?.count ?? Number.NaN) },
   })
   new Gauge({
+    name: 'prherald_parked_deliveries', help: 'Deliveries parked after too many failed batches: kept, not retried until prherald-migrate replay-parked',
+    registers, async collect() { this.set((await readStats())?.parked ?? Number.NaN) },
+  })
+  new Gauge({
     name: 'prherald_oldest_pending_delivery_age_seconds', help: 'Age of the oldest delivery not yet applied, 0 when none is pending',
     registers,
     async collect() {

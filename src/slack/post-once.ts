@@ -4,6 +4,7 @@ import { postMarker } from './find-marked-message.ts'
 import type { SlackClient, SlackMessage } from './slack-client.ts'
 import type { MessageRecord, PostIntent, Store } from '../store/store.ts'
 import { intentPrKey, type FindPost, type SlackCall } from './find-post.ts'
+import { lookupDelayMs } from './post-outcome.ts'
 import type { RetryPolicy } from './retry-transient.ts'
 import type { ShutdownSleep } from './shutdown-sleep.ts'
 
@@ -73,7 +74,7 @@ export function createPostOnce(deps: PostOnceDeps) {
         }
         // Shutdown and other failures leave the intent: the next start looks for the post.
         if (!isPrheraldError(error, 'slack_outcome_unknown')) throw error
-        const delayMs = Math.max(deps.settleMs, Math.min(deps.retry.maxMs, deps.retry.baseMs * 2 ** (attempt - 1)))
+        const delayMs = lookupDelayMs(error, attempt, deps.retry, deps.settleMs)
         deps.logger.warn('slack post outcome unknown; looking for it in the channel before posting again', {
           ...facts, channel: row.channel, attempt, delay_ms: delayMs, ...errorFields(error),
         })

@@ -50,3 +50,25 @@ export function mayHavePosted(error: unknown): boolean {
   }
   return !isBareError(error)
 }
+
+/**
+ * Slack's side answered (a 5xx, `internal_error`): the request is over, so whatever it did is in the channel
+ * already. Only a call that got no answer (a timeout, a reset) may still be carried out later.
+ */
+function slackAnswered(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code
+    if (code === ErrorCode.HTTPError || code === ErrorCode.PlatformError) return true
+  }
+  return false
+}
+
+/**
+ * The pause before looking for a post (or reply) whose outcome is unknown, on its `attempt`th failure:
+ * backoff from `baseMs`, doubling up to `maxMs`. A call that got no answer also gets `settleMs` (the client
+ * timeout), since Slack may finish it after prherald gave up; a 5xx needs no such wait.
+ */
+export function lookupDelayMs(error: unknown, attempt: number, retry: { baseMs: number; maxMs: number }, settleMs: number): number {
+  const backoff = Math.min(retry.maxMs, retry.baseMs * 2 ** (attempt - 1))
+  return slackAnswered(error) ? backoff : Math.max(settleMs, backoff)
+}

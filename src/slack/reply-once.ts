@@ -4,6 +4,7 @@ import { replyMarker } from './find-marked-reply.ts'
 import type { SlackClient } from './slack-client.ts'
 import type { PullRequestRef, Store } from '../store/store.ts'
 import { intentPrKey, type SlackCall } from './find-post.ts'
+import { lookupDelayMs } from './post-outcome.ts'
 import type { RetryPolicy } from './retry-transient.ts'
 import type { ShutdownSleep } from './shutdown-sleep.ts'
 
@@ -93,7 +94,7 @@ export function createReplyOnce(deps: ReplyOnceDeps) {
         }
         // Shutdown and other failures leave the intent: the replay looks for the reply first.
         if (!isPrheraldError(error, 'slack_outcome_unknown')) throw error
-        const delayMs = Math.max(deps.settleMs, Math.min(deps.retry.maxMs, deps.retry.baseMs * 2 ** (attempt - 1)))
+        const delayMs = lookupDelayMs(error, attempt, deps.retry, deps.settleMs)
         deps.logger.warn('slack thread reply outcome unknown; looking for it in the thread before replying again', {
           ...facts, channel, reply_key: replyKey, attempt, delay_ms: delayMs, ...errorFields(error),
         })

@@ -3,6 +3,7 @@ import { budgetKey, heldScope, SLACK_RATE_LIMITS, type RateLimit, type SlackMeth
 import { systemClock, type PacerClock } from './pacer-clock.ts'
 import type { SharedPacingBudget } from '../store/shared-pacing-budget.ts'
 import { ShutdownInterrupt } from './retry-transient.ts'
+import { heldLock, lockLostError } from './lock-scope.ts'
 
 /** `published`: spend Slack's published limits. `off`: no budgets, only the holds a 429 asks for. */
 export type SlackPacing = 'published' | 'off'
@@ -222,9 +223,13 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
   return {
     call<T>(method: SlackMethod, channel: string, run: () => Promise<T>): Promise<T> {
       if (options.signal.aborted) return Promise.reject(new ShutdownInterrupt('shutting down'))
+      // A batch whose pull request's lock is gone makes no further call: another server may hold it now.
+      const lost = heldLock()
+      if (lost?.aborted) return Promise.reject(lockLostError(lost))
+      const guarded = lost ? () => (lost.aborted ? Promise.reject(lockLostError(lost)) : run()) : run
       return new Promise<T>((resolve, reject) => {
         queue.push({
-          seq: seq++, method, channel, run, resolve: resolve as (value: unknown) => void, reject,
+          seq: seq++, method, channel, run: guarded, resolve: resolve as (value: unknown) => void, reject,
           holdKey: budgetKey(method, heldScope(method), channel),
           budgets: (options.pacing === 'off' ? [] : limits[method]).map((limit) => ({ key: budgetKey(method, limit.scope, channel), limit })),
         })

@@ -70,9 +70,14 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       if (steps.length > 0) await write(...steps)
     },
     async pendingDeliveryStats() {
-      const row = await first<Count & { oldest: number | string | null }>(q.pendingDeliveryStats, [])
-      return { count: Number(row?.n ?? 0), oldestReceivedAt: row?.oldest == null ? undefined : Number(row.oldest) }
+      const row = await first<Count & { oldest: number | string | null; parked: number | string | null }>(q.pendingDeliveryStats, [])
+      return { count: Number(row?.n ?? 0), oldestReceivedAt: row?.oldest == null ? undefined : Number(row.oldest), parked: Number(row?.parked ?? 0) }
     },
+    async recordFailedBatch(prKey, maxAttempts) {
+      const [, parked = 0] = await driver.write([[q.countFailedAttempt, [prKey]], [q.parkExhausted, [now(), prKey, maxAttempts]]])
+      return parked
+    },
+    replayParked: () => write([q.replayParked, []]),
     async recordPostIntent(i) {
       await write([q.recordPostIntent, [...key(i, i.channel), i.marker, JSON.stringify(i.mentions), i.state, i.lifecycle, i.lastDeliveryId, i.createdAt]])
     },

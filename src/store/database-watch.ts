@@ -7,12 +7,17 @@ export type DatabaseState = 'ok' | 'deleted' | 'replaced'
 export interface DatabaseWatchDeps {
   path: string
   logger: Logger
-  /** How often the path is compared with the opened file; default 15 s, so a change is noticed within a minute. */
+  /** How often the path is compared with the opened file between commits; default 15 s (every commit compares too). */
   intervalMs?: number
 }
 
 export interface DatabaseWatch {
   state(): DatabaseState
+  /**
+   * Compares the path with the opened file now (one stat, a few µs) and returns the state: the group
+   * commit asks before every commit, so no delivery is acknowledged into a file that is gone.
+   */
+  verify(): DatabaseState
   stop(): void
 }
 
@@ -41,21 +46,22 @@ const WHAT: Record<Exclude<DatabaseState, 'ok'>, string> = {
 export function watchDatabaseFile(deps: DatabaseWatchDeps): DatabaseWatch {
   const opened = identity(deps.path)
   let state: DatabaseState = 'ok'
-  const check = () => {
+  const check = (): DatabaseState => {
     const now = identity(deps.path)
     const next: DatabaseState = now === opened ? 'ok' : now === undefined ? 'deleted' : 'replaced'
-    if (next === state) return
+    if (next === state) return state
     state = next
     if (next === 'ok') {
       deps.logger.info('the database file is back at its path; taking deliveries again', { database: deps.path })
-      return
+      return state
     }
     deps.logger.error(WHAT[next], {
       database: deps.path, database_state: next,
       fix: 'deliveries are refused with 503 (the git host keeps them for redelivery) and /readyz answers 503; stop prherald, put the database file back (or restore it from a backup), then start prherald again. Starting on an empty database would announce every open pull request again',
     })
+    return state
   }
   const timer = opened === undefined ? undefined : setInterval(check, deps.intervalMs ?? DATABASE_CHECK_MS)
   timer?.unref()
-  return { state: () => state, stop: () => clearInterval(timer) }
+  return { state: () => state, verify: () => (opened === undefined ? state : check()), stop: () => clearInterval(timer) }
 }

@@ -5,6 +5,9 @@ import type { Provider } from '../../machines/pull-request-event.ts'
 import { databaseProvider } from './database-provider.ts'
 import { readMigrations } from './migrations.ts'
 
+/** The migration that adds `parked_at`: before it, nothing can be parked (and the column is not there to count). */
+export const PARKED_MIGRATION = '0012_parked_deliveries'
+
 export interface DatabaseReport {
   migrations: { applied: string[]; pending: string[]; unknown: string[] }
   /** undefined until the migration creating the table is applied. */
@@ -13,6 +16,8 @@ export interface DatabaseReport {
   withoutMessage: number | undefined
   /** Deliveries acknowledged but not yet applied: replayed at the next start. */
   waiting: number | undefined
+  /** Of those, parked after too many failed batches (migration 0012); undefined before it. */
+  parked: number | undefined
   /** The git provider the database serves (recorded, or read from its rows); undefined for an unused one. */
   provider: Provider | undefined
 }
@@ -50,7 +55,8 @@ export function inspectDatabase(path: string): DatabaseReport | undefined {
       },
       messages: count('slack_messages'),
       withoutMessage: count('slack_messages', "WHERE ts = ''"),
-      waiting: count('deliveries', 'WHERE applied_at IS NULL'),
+      waiting: count('deliveries', 'WHERE applied_at IS NULL AND parked_at IS NULL'),
+      parked: appliedVersions.includes(PARKED_MIGRATION) ? count('deliveries', 'WHERE applied_at IS NULL AND parked_at IS NOT NULL') : undefined,
       provider: databaseProvider(db),
     }
   } catch (cause) {

@@ -1,6 +1,6 @@
 import { redactUrl } from '../log/redact-url.ts'
 import { PrheraldError } from '../errors.ts'
-import type { DatabaseReport } from './inspect-database.ts'
+import { PARKED_MIGRATION, type DatabaseReport } from './inspect-database.ts'
 import { openPostgresPool } from './postgres-pool.ts'
 import { readPostgresMigrations } from './postgres-migrations.ts'
 import { postgresDatabaseProvider } from './postgres-provider.ts'
@@ -28,7 +28,10 @@ export async function inspectPostgresDatabase(url: string, secrets: readonly str
       },
       messages: await count(tables?.messages, 'SELECT count(*) AS n FROM slack_messages'),
       withoutMessage: await count(tables?.messages, "SELECT count(*) AS n FROM slack_messages WHERE ts = ''"),
-      waiting: await count(tables?.deliveries, 'SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL'),
+      waiting: await count(tables?.deliveries, 'SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL AND parked_at IS NULL'),
+      parked: appliedVersions.includes(PARKED_MIGRATION)
+        ? await count(tables?.deliveries, 'SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL AND parked_at IS NOT NULL')
+        : undefined,
       provider: await postgresDatabaseProvider(pool),
     }
   } catch (cause) {

@@ -6,6 +6,7 @@ import { claimProvider } from './database-provider.ts'
 import { migrateUp, migrationStatus, type Migration, type MigrationState } from './migrations.ts'
 import { openDatabase } from './open-database.ts'
 import type { PostgresPool } from './postgres-pool.ts'
+import { queries } from './queries.ts'
 
 type Target = Pick<Settings, 'database' | 'gitProvider'>
 type Env = Record<string, string | undefined>
@@ -60,6 +61,25 @@ export async function storeMigrationStatus(settings: Target, env: Env = process.
   const db = openDatabase(target.path)
   try {
     return migrationStatus(db)
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * prherald-migrate replay-parked without a server to hand the work to: clears the parked mark (and the
+ * attempts) of every parked delivery. On PostgreSQL the replicas' next sweep takes them; on SQLite the next
+ * start replays them. Resolves with how many were parked.
+ */
+export async function replayParkedInStore(settings: Target, env: Env = process.env): Promise<number> {
+  const target = settings.database
+  if (target.kind === 'postgres') {
+    return withPostgres(target.url, env, async (pool) => (await pool.query(queries.replayParked.postgres)).rowCount ?? 0)
+  }
+  const db = openDatabase(target.path)
+  try {
+    migrateUp(db)
+    return db.prepare(queries.replayParked.sqlite).run().changes
   } finally {
     db.close()
   }

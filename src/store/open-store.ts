@@ -59,14 +59,16 @@ export async function openStore(deps: OpenStoreDeps): Promise<OpenedStore> {
     lock.release()
     throw error
   }
+  // Read right after the file was opened: the identity every commit compares the path with.
+  const watch = watchDatabaseFile({ path: target.path, logger, intervalMs: deps.checkMs })
   const store = createSqliteStore(db, Date.now, {
     lockWaitMs: deps.lockWaitMs,
+    fileState: watch.verify,
     onLockWait: (writes) => logger.warn('the database is locked by another program; writes wait for it', {
       database: target.path, writes,
       fix: 'end the other program\'s write transaction (a sqlite3 shell, a backup tool); deliveries that wait too long get a 503',
     }),
   })
-  const watch = watchDatabaseFile({ path: target.path, logger, intervalMs: deps.checkMs })
   return {
     store,
     state: watch.state,

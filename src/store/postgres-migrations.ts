@@ -1,3 +1,4 @@
+import { checkOut } from './check-out.ts'
 import { join } from 'node:path'
 import { PrheraldError } from '../errors.ts'
 import { packageRoot } from '../package-root.ts'
@@ -32,7 +33,7 @@ export async function postgresMigrationStatus(pool: PostgresPool, migrations = r
 
 /** Applies pending migrations in order, each in its own transaction (DDL is transactional here); returns the ones applied. */
 export async function postgresMigrateUp(pool: PostgresPool, migrations = readPostgresMigrations(), now = Date.now): Promise<Migration[]> {
-  const client = await pool.connect()
+  const { client, release } = await checkOut(pool)
   const appliedNow: Migration[] = []
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK])
@@ -55,7 +56,7 @@ export async function postgresMigrateUp(pool: PostgresPool, migrations = readPos
   } finally {
     // A session lock outlives the call on a pooled connection: if unlocking fails, destroy the connection.
     const unlocked = await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).then(() => true, () => false)
-    client.release(!unlocked)
+    release(!unlocked)
   }
   return appliedNow
 }

@@ -1,3 +1,4 @@
+import { checkOut } from './check-out.ts'
 import type { Admission, BudgetDraw, SharedPacingBudget } from './shared-pacing-budget.ts'
 import type { PostgresPool } from './postgres-pool.ts'
 
@@ -38,7 +39,7 @@ export function createPostgresPacingBudget({ pool, now = Date.now }: PostgresPac
   return {
     async take(budgets: readonly BudgetDraw[], holdKey: string): Promise<Admission> {
       const keys = [...new Set([holdKey, ...budgets.map((b) => b.key)])].sort()
-      const client = await pool.connect()
+      const { client, release } = await checkOut(pool)
       let broken: Error | undefined
       try {
         const t = now()
@@ -70,7 +71,7 @@ export function createPostgresPacingBudget({ pool, now = Date.now }: PostgresPac
         await client.query('ROLLBACK').catch((e: Error) => { broken = e })
         throw error
       } finally {
-        client.release(broken)
+        release(broken !== undefined)
       }
     },
     async hold(holdKey: string, budgets: readonly BudgetDraw[], holdMs: number) {

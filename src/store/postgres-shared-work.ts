@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { checkOut } from './check-out.ts'
 import type { PostgresPool } from './postgres-pool.ts'
 import { queries } from './queries.ts'
 import { deliveryFromRow, type DeliveryRow } from './store-rows.ts'
@@ -17,7 +18,7 @@ const RENEW = `UPDATE deliveries SET lease_owner = $1, lease_expires_at = $2
 // servers sweeping at once each claim different rows, and neither waits for the other.
 const CLAIM_EXPIRED = `UPDATE deliveries d SET lease_owner = $1, lease_expires_at = $2
   FROM (SELECT seq FROM deliveries
-    WHERE applied_at IS NULL AND coalesce(lease_expires_at, received_at + $3) < $4
+    WHERE applied_at IS NULL AND parked_at IS NULL AND coalesce(lease_expires_at, received_at + $3) < $4
     ORDER BY seq LIMIT $5 FOR UPDATE SKIP LOCKED) expired
   WHERE d.seq = expired.seq
   RETURNING d.seq, d.provider, d.delivery_id, d.pr_key, d.event, d.received_at`
@@ -40,7 +41,9 @@ export function createPostgresSharedWork(deps: PostgresSharedWorkDeps): SharedWo
   const lockPool = deps.lockPool ?? deps.pool
   return {
     async lockPullRequest(prKey) {
-      const client = await lockPool.connect()
+      // A lock is its connection's: if that drops (a restart, a failover), the lock is gone with it. The
+      // connection's error listener turns that into `lost`, never a crash.
+      const { client, lost, release: giveBack } = await checkOut(lockPool)
       try {
         // Polled rather than waited for in pg_advisory_lock: a blocked query could not be given up at shutdown.
         for (let waitMs = 5; !(await client.query<{ locked: boolean }>(TRY_LOCK, [PR_LOCK_NAMESPACE, prKey])).rows[0]?.locked; waitMs = Math.min(waitMs * 2, 200)) {
@@ -48,17 +51,18 @@ export function createPostgresSharedWork(deps: PostgresSharedWorkDeps): SharedWo
           await sleep(waitMs)
         }
       } catch (error) {
-        client.release(true)
+        giveBack(true)
         throw error
       }
       let released = false
-      return async () => {
+      const release = async () => {
         if (released) return
         released = true
         // A lock that cannot be given back must not go back to the pool with its connection: destroy that.
-        const unlocked = await client.query(UNLOCK, [PR_LOCK_NAMESPACE, prKey]).then(() => true, () => false)
-        client.release(!unlocked)
+        const unlocked = !lost.aborted && await client.query(UNLOCK, [PR_LOCK_NAMESPACE, prKey]).then(() => true, () => false)
+        giveBack(!unlocked)
       }
+      return Object.assign(release, { lost })
     },
     async pendingDeliveriesOf(prKey) {
       return (await deps.pool.query<DeliveryRow>(queries.pendingDeliveriesOf.postgres, [prKey])).rows.map(deliveryFromRow)

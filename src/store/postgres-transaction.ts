@@ -1,12 +1,13 @@
 import type { PoolClient } from 'pg'
+import { checkOut } from './check-out.ts'
 import type { PostgresPool } from './postgres-pool.ts'
 
 /**
  * Runs `work` in one transaction on one pooled connection: committed if it returns, rolled back if it
- * throws. A connection whose ROLLBACK fails is destroyed, not given back to the pool.
+ * throws. A connection whose ROLLBACK fails, or that broke, is destroyed, not given back to the pool.
  */
 export async function inPostgresTransaction<T>(pool: PostgresPool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect()
+  const { client, release } = await checkOut(pool)
   let broken: Error | undefined
   try {
     await client.query('BEGIN')
@@ -17,6 +18,6 @@ export async function inPostgresTransaction<T>(pool: PostgresPool, work: (client
     await client.query('ROLLBACK').catch((e: Error) => { broken = e })
     throw error
   } finally {
-    client.release(broken)
+    release(broken !== undefined)
   }
 }

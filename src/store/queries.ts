@@ -7,7 +7,8 @@ import { statement, type Statement } from './dialect.ts'
  */
 const MESSAGE_KEY = 'provider = ? AND repository = ? AND pr_number = ? AND channel = ?'
 const REPLY_KEY = `${MESSAGE_KEY} AND reply_key = ?`
-const PENDING = 'SELECT seq, provider, delivery_id, pr_key, event, received_at FROM deliveries WHERE applied_at IS NULL'
+// Parked deliveries (migration 0012) are pending but neither replayed nor swept until replay-parked.
+const PENDING = 'SELECT seq, provider, delivery_id, pr_key, event, received_at FROM deliveries WHERE applied_at IS NULL AND parked_at IS NULL'
 
 const sql = {
   findMessages: 'SELECT * FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ? ORDER BY created_at, channel{bytewise}',
@@ -37,7 +38,13 @@ const sql = {
   pendingDeliveriesOf: `${PENDING} AND pr_key = ? ORDER BY seq`,
   // The delivery ids are one JSON array: one statement however many deliveries the commit applies.
   markApplied: 'UPDATE deliveries SET applied_at = ?, event = NULL WHERE provider = ? AND delivery_id IN ({json_texts})',
-  pendingDeliveryStats: 'SELECT count(*) AS n, min(received_at) AS oldest FROM deliveries WHERE applied_at IS NULL',
+  pendingDeliveryStats: `SELECT sum(CASE WHEN parked_at IS NULL THEN 1 ELSE 0 END) AS n, min(CASE WHEN parked_at IS NULL THEN received_at END) AS oldest,
+    sum(CASE WHEN parked_at IS NULL THEN 0 ELSE 1 END) AS parked FROM deliveries WHERE applied_at IS NULL`,
+  // A failed batch: one more attempt for each of the pull request's pending deliveries, then those at the limit parked.
+  countFailedAttempt: 'UPDATE deliveries SET attempts = attempts + 1 WHERE pr_key = ? AND applied_at IS NULL AND parked_at IS NULL',
+  parkExhausted: 'UPDATE deliveries SET parked_at = ? WHERE pr_key = ? AND applied_at IS NULL AND parked_at IS NULL AND attempts >= ?',
+  // The lease is cleared too: on PostgreSQL it has run out, so any replica's next sweep takes the delivery.
+  replayParked: 'UPDATE deliveries SET parked_at = NULL, attempts = 0, lease_owner = NULL, lease_expires_at = NULL WHERE parked_at IS NOT NULL AND applied_at IS NULL',
   deleteAppliedDeliveriesBefore: 'DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < ?',
 
   recordPostIntent: `

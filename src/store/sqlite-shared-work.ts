@@ -1,9 +1,9 @@
 import { queries } from './queries.ts'
 import type { StoreDriver } from './store-driver.ts'
 import { deliveryFromRow, type DeliveryRow } from './store-rows.ts'
-import type { SharedWork } from './store.ts'
+import type { PullRequestLock, SharedWork } from './store.ts'
 
-const release = async () => {}
+const held: PullRequestLock = Object.assign(async () => {}, { lost: new AbortController().signal })
 
 /**
  * SharedWork for a SQLite file, which one server uses (src/store/server-lock.ts): its per-PR mailbox is
@@ -12,7 +12,7 @@ const release = async () => {}
  */
 export function createSqliteSharedWork(driver: StoreDriver): SharedWork {
   return {
-    lockPullRequest: async () => release,
+    lockPullRequest: async () => held,
     async pendingDeliveriesOf(prKey) {
       return (await driver.read<DeliveryRow>(queries.pendingDeliveriesOf, [prKey])).map(deliveryFromRow)
     },

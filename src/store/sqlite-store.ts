@@ -16,6 +16,11 @@ export interface SqliteStoreOptions {
   lockWaitMs?: number
   /** Called when a batch first finds the database locked, with the number of writes now waiting. */
   onLockWait?: (writes: number) => void
+  /**
+   * Asked before every group commit: `deleted` or `replaced` when the path no longer names the opened file.
+   * SQLite would commit into the unlinked file without a word, so every write of the batch is refused instead.
+   */
+  fileState?: () => 'ok' | 'deleted' | 'replaced'
 }
 
 const isBusy = (error: unknown) => String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')
@@ -79,6 +84,14 @@ function createSqliteDriver(db: SqliteDatabase, options: SqliteStoreOptions): St
     const items = queue
     queue = []
     if (items.length === 0) return
+    const fileState = options.fileState?.() ?? 'ok'
+    if (fileState !== 'ok') {
+      const error = new PrheraldError('database_gone', `the database file ${db.name} was ${fileState} while the server runs; nothing is written to it`, {
+        fix: 'put the database file back and restart prherald (see the server log); redeliver what was refused meanwhile',
+      })
+      for (const item of items) item.reject(error)
+      return
+    }
     let outcomes: Outcome[]
     try {
       outcomes = commit(items)

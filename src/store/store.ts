@@ -53,8 +53,11 @@ export interface PendingDelivery extends IncomingDelivery {
 
 /** For the metrics: how many deliveries are pending, and when the oldest of them arrived (unix ms). */
 export interface PendingDeliveryStats {
+  /** Pending and not parked. */
   count: number
   oldestReceivedAt: number | undefined
+  /** Pending, and parked after too many failed batches (replayed only by prherald-migrate replay-parked). */
+  parked: number
 }
 
 export interface DeliveryOutcome {
@@ -121,6 +124,12 @@ export interface DeliveryLease {
 }
 
 /**
+ * A pull request held by this server: calling it releases the hold. `lost` is aborted when the hold ended
+ * by itself (PostgreSQL: the lock's connection broke, so its advisory lock is gone); never on SQLite.
+ */
+export type PullRequestLock = (() => Promise<void>) & { readonly lost: AbortSignal }
+
+/**
  * Work shared between servers on one database. SQLite has one server per file, so there these are trivial
  * (no lock to take, no other server's lease to take over); PostgreSQL coordinates replicas through them.
  */
@@ -129,7 +138,7 @@ export interface SharedWork {
    * Waits until no other server works on this pull request, then holds it until the returned release is
    * called. Never a transaction: Slack calls made while it is held keep no transaction open.
    */
-  lockPullRequest(prKey: string): Promise<() => Promise<void>>
+  lockPullRequest(prKey: string): Promise<PullRequestLock>
   /** Every pending delivery of one pull request, in arrival order, whichever server accepted it. */
   pendingDeliveriesOf(prKey: string): Promise<PendingDelivery[]>
   /** Extends the leases of deliveries this server holds; never takes one another server holds (unexpired). */
@@ -190,6 +199,13 @@ export interface Store extends SharedWork {
   commitOutcome(outcome: DeliveryOutcome): Promise<void>
   /** One query: the pending count and the oldest pending delivery's arrival, read at each metrics scrape. */
   pendingDeliveryStats(): Promise<PendingDeliveryStats>
+  /**
+   * A batch of the pull request failed: counts one more attempt on each of its pending deliveries and parks
+   * those that reached `maxAttempts`, in one transaction. Resolves with how many it parked.
+   */
+  recordFailedBatch(prKey: string, maxAttempts: number): Promise<number>
+  /** Un-parks every parked delivery (attempts back to 0); resolves with them, now pending again. */
+  replayParked(): Promise<number>
 
   /** Records (or replaces) the intent to post in one channel; resolves once it is committed. */
   recordPostIntent(intent: PostIntent): Promise<void>

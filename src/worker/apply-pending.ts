@@ -1,5 +1,6 @@
 import { readStoredEvent } from '../../machines/stored-json.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
+import { whileHeld } from '../slack/lock-scope.ts'
 import type { Store } from '../store/store.ts'
 import type { ApplyDeliveries } from './apply-deliveries.ts'
 
@@ -18,12 +19,13 @@ export interface ApplyPendingDeps {
  */
 export function createApplyPending(deps: ApplyPendingDeps) {
   return async function applyPending(prKey: string): Promise<void> {
-    const release = await deps.store.lockPullRequest(prKey)
+    const lock = await deps.store.lockPullRequest(prKey)
     try {
       const pending = await deps.store.pendingDeliveriesOf(prKey)
-      if (pending.length > 0) await deps.applyDeliveries(pending.map((d) => readStoredEvent(d.event)))
+      // Under the lock's scope: if the lock is lost mid-batch, the batch's next Slack call fails instead.
+      if (pending.length > 0) await whileHeld(lock.lost, () => deps.applyDeliveries(pending.map((d) => readStoredEvent(d.event))))
     } finally {
-      await release()
+      await lock()
     }
   }
 }

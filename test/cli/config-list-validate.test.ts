@@ -58,6 +58,7 @@ describe('prherald-config list', () => {
       'slack.lookup_users_by_email: false',
       'reconcile.on_start: false',
       `database: file:${join(dir.path, 'prherald.db')} (SQLite: one server)`,
+      'database.retry_attempts: 10, database.retry_backoff_seconds: 1 (a failed batch is retried after 1 s, doubling up to 300 s; parked after 10 failures)',
     ])
     expect(slack.calls).toHaveLength(0)
   })
@@ -117,6 +118,7 @@ describe('prherald-config list', () => {
       'slack.lookup_users_by_email: true (unmapped people found by their public GitHub email)',
       'reconcile.on_start: false',
       `database: file:${join(dir.path, 'prherald.db')} (SQLite: one server)`,
+      'database.retry_attempts: 10, database.retry_backoff_seconds: 1 (a failed batch is retried after 1 s, doubling up to 300 s; parked after 10 failures)',
     ])
   })
 })

@@ -35,6 +35,7 @@ describe('configuration', () => {
     expect(s.messageTtlDays).toBe(30)
     expect(s.database).toEqual({ kind: 'sqlite', path: join(dir.path, 'data/prherald.db') })
     expect(s.databaseLeaseSeconds).toBe(15)
+    expect([s.retryAttempts, s.retryBackoffSeconds]).toEqual([10, 1])
     expect(s.lockFile).toBe(join(dir.path, 'config.lock'))
     expect(s.reactions).toEqual({ enabled: true, names: expect.objectContaining({ approved: 'white_check_mark' }), newPr: undefined })
     expect(s.api.slack).toBe('https://slack.com/api/')
@@ -146,6 +147,8 @@ describe('configuration', () => {
     ['a password in database.url', `git_provider: github\ndatabase:\n  url: postgres://prherald:hunter22@db/prherald\n${MAPPINGS}`, /database\.url: "postgres:\/\/\*\*\*@db\/prherald" holds a password; remove it from the URL and give it through the PGPASSWORD environment variable/],
     ['a password parameter in database.url', `git_provider: github\ndatabase:\n  url: postgresql://db/prherald?user=p&password=hunter22\n${MAPPINGS}`, /database\.url: "postgresql:\/\/db\/prherald\?user=p&password=\*\*\*" holds a password/],
     ['zero lease', `git_provider: github\ndatabase:\n  lease_seconds: 0\n${MAPPINGS}`, /database\.lease_seconds: 0 is not allowed; use a whole number of seconds from 1 to 300/],
+    ['zero retry attempts', `git_provider: github\ndatabase:\n  retry_attempts: 0\n${MAPPINGS}`, /database\.retry_attempts: 0 is not allowed; use a whole number from 1 to 1000/],
+    ['a retry backoff past 5 minutes', `git_provider: github\ndatabase:\n  retry_backoff_seconds: 301\n${MAPPINGS}`, /database\.retry_backoff_seconds: 301 is not allowed; use a whole number of seconds from 1 to 300/],
     ['bad reaction name', `git_provider: github\nslack:\n  reactions:\n    approved: ":tada:"\n${MAPPINGS}`, /slack\.reactions\.approved: ":tada:" is not a Slack emoji name/],
     ['unknown dependency_bots layout', `git_provider: github\nreviews:\n  dependency_bots: loud\n${MAPPINGS}`, /reviews\.dependency_bots: "loud" is not allowed; use one of/],
     ['ignore_bot_reviews not a boolean', `git_provider: github\nreviews:\n  ignore_bot_reviews: sometimes\n${MAPPINGS}`, /reviews\.ignore_bot_reviews: /],

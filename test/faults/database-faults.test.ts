@@ -102,6 +102,24 @@ describe('a database deleted or replaced under the server', () => {
     expect(slack.count('chat.postMessage')).toBe(0)
   })
 
+  it.each(['deleted', 'replaced'] as const)('a delivery that arrives right after the file was %s is refused (503), never acknowledged into the lost file', async (what) => {
+    // The periodic check is an hour away: only the comparison made by the commit itself can notice.
+    service = await startPrherald(dir.path, env(), { databaseCheckMs: 3_600_000 })
+    expect((await opened('before')).status).toBe(200)
+    expect(await service.settle(5000)).toBe(true)
+    if (what === 'deleted') for (const suffix of ['', '-wal', '-shm']) rmSync(`${dbFile()}${suffix}`, { force: true })
+    else {
+      const other = join(dir.path, 'other.db')
+      new Database(other).close()
+      renameSync(other, dbFile())
+    }
+    const res = await opened('after')
+    expect(res.status).toBe(503)
+    expect(await res.json()).toMatchObject({ error: 'database_gone' })
+    expect(await readyz()).toBe(503)
+    expect(await (await fetch(`${service.url}/healthz`)).json()).toMatchObject({ status: 'degraded', database: what })
+  })
+
   it('notices a file replaced by another one', async () => {
     service = await startPrherald(dir.path, env(), { databaseCheckMs: 20 })
     const other = join(dir.path, 'other.db')

@@ -101,7 +101,7 @@ describe('Slack answering 5xx or resetting the connection on one channel', () =>
     for (const n of FAULTY_PRS) expectOneCorrectMessage(slack, 'Other', n, FAULTY)
     for (const n of HEALTHY_PRS) expectOneCorrectMessage(slack, 'Codertocat', n, HEALTHY)
     expect(slack.faults).toHaveLength(0) // every finite fault on update and reactions was met and survived
-    expect(logged('delivery failed; it stays pending and is retried at the next start')).toHaveLength(0)
+    expect(logged('delivery failed; it stays pending and is retried')).toHaveLength(0)
   })
 })
 
@@ -173,8 +173,27 @@ describe('a post whose answer is lost after Slack carried it out', () => {
     const warnings = logged('slack token cannot read channel history; posting again without looking (the message may show twice)')
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toMatchObject({ level: 'warn', scope: 'channels:history', fix: expect.stringContaining('add the channels:history bot scope') })
-    expect(logged('delivery failed; it stays pending and is retried at the next start')).toHaveLength(0)
+    expect(logged('delivery failed; it stays pending and is retried')).toHaveLength(0)
     expect(pendingDeliveries(dir.path)).toBe(0)
+  })
+})
+
+describe('a post answered 5xx', () => {
+  it('is looked up after a backoff that starts at the retry base and doubles, not after a client timeout', async () => {
+    slack.faults.push(
+      { method: 'chat.postMessage', channel: FAULTY, fault: { status: 503 } },
+      { method: 'chat.postMessage', channel: FAULTY, fault: { status: 503 } },
+    )
+    // The test's retry base is 20 ms and its client timeout 2 s: a pause of 2 s is the old wait for the answer.
+    service = await startPrherald(dir.path, env())
+    expect((await deliver(service.url, 'github', prDeliveries('Other', 301)[0]!)).status).toBe(200)
+    expect(await service.settle(10_000)).toBe(true)
+    const pauses = logged('slack post outcome unknown; looking for it in the channel before posting again').map((e) => e.delay_ms)
+    expect(pauses).toEqual([20, 40])
+    // Each re-post still came after a look at the channel's history.
+    const order = slack.calls.filter((c) => c.body.channel === FAULTY).map((c) => c.method)
+    expect(order).toEqual(['chat.postMessage', 'conversations.history', 'chat.postMessage', 'conversations.history', 'chat.postMessage'])
+    expect(messagesOf(slack, 'Other', 301)).toHaveLength(1)
   })
 })
 

@@ -34,14 +34,14 @@ describe('Slack refuses the bot token', () => {
     slack.channelErrors.set(CHANNEL, slackError)
     service = await startPrherald(dir.path, env())
     expect((await deliver(service.url, 'github', { event: 'pull_request', payload: pullRequest('opened', 7), deliveryId: `${slackError}-1` })).status).toBe(200)
-    await waitFor('the delivery to fail', () => service!.entries().some((e) => e.msg === 'delivery failed; it stays pending and is retried at the next start'))
+    await waitFor('the delivery to fail', () => service!.entries().some((e) => e.msg === 'delivery failed; it stays pending and is retried'))
 
     expect(pendingDeliveries(dir.path)).toBe(1)
     const res = await fetch(`${service.url}/healthz`)
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({ status: 'degraded', database: 'ok', slack: slackError })
     expect((await fetch(`${service.url}/readyz`)).status).toBe(200) // deliveries are still stored safely
-    const failed = service.entries().find((e) => e.msg === 'delivery failed; it stays pending and is retried at the next start')
+    const failed = service.entries().find((e) => e.msg === 'delivery failed; it stays pending and is retried')
     expect(failed).toMatchObject({ level: 'error', error_code: 'slack_auth', error: `Slack refuses SLACK_BOT_TOKEN: ${slackError}` })
     expect(String(failed?.fix)).toMatch(/SLACK_BOT_TOKEN/)
     expect(service.entries().filter((e) => String(e.msg).startsWith('Slack refuses SLACK_BOT_TOKEN'))).toHaveLength(1)

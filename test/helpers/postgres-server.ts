@@ -14,6 +14,8 @@ import { packageRoot } from '../../src/package-root.ts'
 
 export interface PostgresServer {
   adminUrl: string
+  /** Stops the server (every connection drops) and starts it again on the same port and data. */
+  restart(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -173,6 +175,13 @@ export async function startPostgresServer(): Promise<PostgresServer> {
       await server.start()
       return {
         adminUrl: `postgres://${USER}:${template.password}@127.0.0.1:${port}/postgres`,
+        async restart() {
+          // Not server.stop(): with persistent: false it deletes the data. SIGINT is PostgreSQL's fast
+          // shutdown: every connection is ended, as in a restart or a failover.
+          const child = (server as unknown as { process?: import('node:child_process').ChildProcess }).process
+          if (child && child.exitCode === null) await new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGINT') })
+          await server.start()
+        },
         async stop() {
           await server.stop()
           rmSync(dir, { recursive: true, force: true })

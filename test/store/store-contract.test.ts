@@ -203,19 +203,37 @@ describe.each(backends)('Store contract: $name', (backend) => {
     })
 
     it('pendingDeliveryStats counts pending deliveries and gives the oldest one\'s arrival, across providers', async () => {
-      expect(await store.pendingDeliveryStats()).toEqual({ count: 0, oldestReceivedAt: undefined })
+      expect(await store.pendingDeliveryStats()).toEqual({ count: 0, oldestReceivedAt: undefined, parked: 0 })
       const first = clock
       await store.recordDelivery(delivery('d-1'))
       clock += 5_000
       await store.recordDelivery(delivery('d-2', { provider: 'bitbucket', prKey: 'bitbucket:acme/api#7' }))
       clock += 5_000
       await store.recordDelivery(delivery('d-3'))
-      expect(await store.pendingDeliveryStats()).toEqual({ count: 3, oldestReceivedAt: first })
+      expect(await store.pendingDeliveryStats()).toEqual({ count: 3, oldestReceivedAt: first, parked: 0 })
       await markApplied('github', 'd-1')
-      expect(await store.pendingDeliveryStats()).toEqual({ count: 2, oldestReceivedAt: first + 5_000 })
+      expect(await store.pendingDeliveryStats()).toEqual({ count: 2, oldestReceivedAt: first + 5_000, parked: 0 })
       await markApplied('bitbucket', 'd-2')
       await markApplied('github', 'd-3')
-      expect(await store.pendingDeliveryStats()).toEqual({ count: 0, oldestReceivedAt: undefined })
+      expect(await store.pendingDeliveryStats()).toEqual({ count: 0, oldestReceivedAt: undefined, parked: 0 })
+    })
+
+    it('a pull request\'s failed batches are counted; at the limit its pending deliveries are parked (kept, not pending) until replayed', async () => {
+      await store.recordDelivery(delivery('d-1'))
+      await store.recordDelivery(delivery('d-2'))
+      await store.recordDelivery(delivery('d-3', { prKey: 'github:acme/api#8' }))
+      expect(await store.recordFailedBatch('github:acme/api#7', 2)).toBe(0)
+      expect(await store.recordFailedBatch('github:acme/api#7', 2)).toBe(2)
+      expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['d-3'])
+      expect(await store.pendingDeliveriesOf('github:acme/api#7')).toEqual([])
+      expect(await store.claimExpiredDeliveries({ owner: 'other', leaseMs: 1, limit: 10 }).then((c) => c.map((d) => d.deliveryId))).not.toContain('d-1')
+      expect(await store.pendingDeliveryStats()).toMatchObject({ count: 1, parked: 2 })
+      expect(await store.recordDelivery(delivery('d-1'))).toBe(false) // still a duplicate while parked
+      expect(await store.replayParked()).toBe(2)
+      expect((await store.pendingDeliveriesOf('github:acme/api#7')).map((d) => d.deliveryId)).toEqual(['d-1', 'd-2'])
+      expect(await store.pendingDeliveryStats()).toMatchObject({ count: 3, parked: 0 })
+      // Attempts start again from zero after a replay.
+      expect(await store.recordFailedBatch('github:acme/api#7', 2)).toBe(0)
     })
 
     it('applying is per provider and ignores an unknown delivery id', async () => {

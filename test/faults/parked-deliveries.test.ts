@@ -1,0 +1,97 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { deliver } from '../helpers/signed-delivery.ts'
+import { runCliAsync } from '../helpers/run-cli-async.ts'
+import { pendingDeliveries } from '../helpers/pending-deliveries.ts'
+import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { messagesOf } from './pr-messages.ts'
+
+/**
+ * Issue 23.5: a failed batch is retried with backoff in the running server (before: only at the next start
+ * or the pull request's next delivery), and one that keeps failing is parked after database.retry_attempts:
+ * kept, shown by /metrics, /healthz and prherald-doctor, and replayed by prherald-migrate replay-parked.
+ * Slack refusing the token (`invalid_auth`) is a failure the worker does not retry within a batch.
+ */
+const CHANNEL = 'C0000000001'
+let dir: ReturnType<typeof makeTempDir>
+let slack: FakeSlack
+let service: TestService | undefined
+
+beforeEach(async () => {
+  dir = makeTempDir()
+  slack = await startFakeSlack()
+  writeConfig(dir.path, {
+    git_provider: 'github', database: { retry_attempts: 3, retry_backoff_seconds: 1 },
+    mappings: { Codertocat: { '*': { channel: CHANNEL } } },
+  })
+})
+afterEach(async () => {
+  await service?.stop()
+  service = undefined
+  await slack.close()
+  dir.remove()
+})
+
+const env = () => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url })
+const opened = (n: number) => deliver(service!.url, 'github', { event: 'pull_request', payload: pullRequest('opened', n), deliveryId: `opened-${n}` })
+const logged = (msg: string) => service!.entries().filter((e) => e.msg === msg)
+const metric = async (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await (await fetch(service!.metricsUrl)).text())?.[1])
+
+describe('failed batches', () => {
+  it('are retried after a backoff in the running server, without a restart or another delivery', async () => {
+    slack.faults.push({ method: 'chat.postMessage', fault: { error: 'invalid_auth' } }, { method: 'chat.postMessage', fault: { error: 'invalid_auth' } })
+    service = await startPrherald(dir.path, env())
+    expect((await opened(7)).status).toBe(200)
+    await waitFor('the message to be posted by a retry', () => messagesOf(slack, 'Codertocat', 7).length === 1, 15_000)
+    expect(logged('delivery failed; it stays pending and is retried').map((e) => e.retry_in_ms)).toEqual([1000, 2000])
+    await waitFor('nothing pending', () => pendingDeliveries(dir.path) === 0)
+  })
+
+  it('that keep failing park their deliveries: counted, shown, kept, and replayed with one command once the cause is fixed', async () => {
+    slack.channelErrors.set(CHANNEL, 'invalid_auth')
+    service = await startPrherald(dir.path, env())
+    expect((await opened(8)).status).toBe(200)
+    await waitFor('the delivery to be parked', () => logged('deliveries parked after too many failed attempts; fix the cause, then run prherald-migrate replay-parked').length === 1, 20_000)
+    expect(logged('delivery failed; it stays pending and is retried')).toHaveLength(2)
+    expect(logged('deliveries parked after too many failed attempts; fix the cause, then run prherald-migrate replay-parked')[0]).toMatchObject({ level: 'error', parked: 1, attempts: 3, error_code: 'slack_auth' })
+
+    expect(await metric('prherald_parked_deliveries')).toBe(1)
+    expect(await metric('prherald_pending_deliveries')).toBe(0)
+    expect(await (await fetch(`${service.url}/healthz`)).json()).toMatchObject({ status: 'degraded', parked_deliveries: 1 })
+    const doctor = await runCliAsync('doctor', [], env())
+    expect(doctor.stdout).toMatch(/WARN\s+parked.*1 delivery parked after too many failed attempts/)
+    expect(doctor.stdout).toContain('fix: fix the cause, then run prherald-migrate replay-parked')
+    // Parked, so no longer tried: still one row, kept.
+    const callsWhenParked = slack.count('chat.postMessage')
+    await new Promise((r) => setTimeout(r, 2500))
+    expect(slack.count('chat.postMessage')).toBe(callsWhenParked)
+
+    slack.channelErrors.clear()
+    const replay = await runCliAsync('migrate', ['replay-parked'], env())
+    expect(replay.stderr).toBe('')
+    expect(replay.stdout.trim()).toBe('1 parked delivery un-parked; the running server applies them now')
+    await waitFor('the replayed delivery to be applied', () => messagesOf(slack, 'Codertocat', 8).length === 1, 10_000)
+    expect(await service.settle(5000)).toBe(true)
+    await waitFor('nothing pending', () => pendingDeliveries(dir.path) === 0)
+    expect(await metric('prherald_parked_deliveries')).toBe(0)
+    expect(await (await fetch(`${service.url}/healthz`)).json()).toEqual({ status: 'ok', database: 'ok', slack: 'ok' })
+    expect((await runCliAsync('migrate', ['replay-parked'], env())).stdout.trim()).toBe('no parked deliveries')
+  })
+
+  it('without a running server, replay-parked marks the rows and the next start applies them', async () => {
+    slack.channelErrors.set(CHANNEL, 'invalid_auth')
+    service = await startPrherald(dir.path, env())
+    expect((await opened(9)).status).toBe(200)
+    await waitFor('the delivery to be parked', () => logged('deliveries parked after too many failed attempts; fix the cause, then run prherald-migrate replay-parked').length === 1, 20_000)
+    await service.stop()
+    service = undefined
+    slack.channelErrors.clear()
+    expect((await runCliAsync('migrate', ['replay-parked'], env())).stdout.trim()).toBe('1 parked delivery un-parked; prherald-server applies them at its next start')
+    service = await startPrherald(dir.path, env())
+    expect(await service.settle(10_000)).toBe(true)
+    expect(messagesOf(slack, 'Codertocat', 9)).toHaveLength(1)
+    expect(pendingDeliveries(dir.path)).toBe(0)
+  })
+})
