@@ -2,6 +2,7 @@ import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { ControlHandler } from '../control/control-response.ts'
 import type { Logger } from '../log/logger.ts'
 import type { Store } from '../store/store.ts'
+import { handOffStored } from './hand-off-stored.ts'
 
 export interface ReplayParkedControlDeps {
   store: Pick<Store, 'replayParked' | 'pendingDeliveries'>
@@ -21,7 +22,7 @@ export function replayParkedControlHandler(deps: ReplayParkedControlDeps): Contr
   return async () => {
     const count = await deps.store.replayParked()
     // Every pending delivery, not only the un-parked: a batch reads its whole pull request anyway, and this one query needs no list of ids.
-    if (count > 0) for (const delivery of await deps.store.pendingDeliveries()) deps.handOff(JSON.parse(delivery.event) as LifecycleEvent)
+    if (count > 0) for (const delivery of await deps.store.pendingDeliveries()) handOffStored(delivery, deps.handOff, deps.logger)
     await deps.refresh()
     deps.logger.info('parked deliveries handed back for replay', { count })
     return { lines: [replayedLine(count, 'the running server applies them now')], exitCode: 0 }
