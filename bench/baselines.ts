@@ -1,7 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { Webhooks, createNodeMiddleware } from '@octokit/webhooks'
 
 async function listen(server: Server): Promise<{ url: string; close(): Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -29,7 +28,9 @@ export function startBareServer(secret: string) {
 }
 
 /** (c) The common Node choice: @octokit/webhooks' node middleware with the same secret. */
-export function startOctokitServer(secret: string) {
+export async function startOctokitServer(secret: string) {
+  // Imported here, so that the bare server's process does not hold it (its memory is the bench's reference).
+  const { Webhooks, createNodeMiddleware } = await import('@octokit/webhooks')
   const webhooks = new Webhooks({ secret })
   webhooks.onAny(() => {})
   const middleware = createNodeMiddleware(webhooks, { path: '/webhook/github', log: { debug() {}, info() {}, warn() {}, error() {} } })

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { resolve } from 'node:path'
 import { packageRoot } from '../src/package-root.ts'
 
 export interface Child {
@@ -16,10 +16,10 @@ export function killChildren(): void {
   for (const child of running) child.kill('SIGKILL')
 }
 
-/** Spawns a node script and waits for its JSON `listening` line (prherald logs `port`, baselines `url`). */
+/** Spawns a node script (relative to this tree, or absolute: another tree's) and waits for its JSON `listening` line (prherald logs `port`, baselines `url`). */
 export function spawnListening(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
-  const child = spawn(process.execPath, [...nodeArgs, join(packageRoot(), script), ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, [...nodeArgs, resolve(packageRoot(), script), ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] })
   running.add(child)
   child.once('exit', () => running.delete(child))
   return new Promise((resolve, reject) => {

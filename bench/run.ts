@@ -12,6 +12,8 @@ import { pacedMappings, runPacedBurst } from './paced-burst.ts'
 import { createSlackLimitGate } from '../test/helpers/slack-limit-gate.ts'
 import { cpuMs, killChildren, spawnListening, type Child } from './processes.ts'
 import { runPostgresBenches } from './postgres-benches.ts'
+import { measureStartMemory } from './start-memory.ts'
+import { verdictLine, type BenchFigures } from './verdict.ts'
 
 /**
  * `npm run bench`: acknowledgement throughput of prherald against a bare node:http server and
@@ -126,6 +128,13 @@ const compare = (mineName: string, other: string) => {
   console.log(`${label[mineName]} / ${label[other]}: throughput ${ratios.map((x) => x.toFixed(2)).join(', ')} (round by round, mean ${mean(ratios).toFixed(2)}); `
     + `CPU per delivery ${label[other]} / ${label[mineName]} ${cpu.map((x) => x.toFixed(2)).join(', ')}`)
 }
+const figures: BenchFigures = {}
+const prheraldRuns = results.get('prherald')
+const bareRuns = results.get('bare')
+if (prheraldRuns && bareRuns) {
+  const ratio = (pick: (r: Measured) => number) => mean(prheraldRuns.map((r, i) => pick(r) / pick(bareRuns[i]!)))
+  Object.assign(figures, { throughputVsBare: ratio((r) => r.perSecond), ackP99VsBare: ratio((r) => r.p99), cpuVsBare: ratio((r) => r.cpuUsPerDelivery) })
+}
 if (!ONLY) {
   compare('prherald', 'bare')
   compare('prherald', 'octokit')
@@ -142,6 +151,7 @@ if (!ONLY || ONLY === 'burst') {
     idleTimeoutSeconds: Number(process.env.BENCH_IDLE_TIMEOUT_SECONDS ?? 90), settleSeconds: SETTLE_SECONDS,
   })
   for (const line of report.lines) console.log(line)
+  figures.growthMiB = report.growthMiB
   await server.stop()
   const bare = await spawnListening('dist/bench/serve-baseline.js', ['bare', SECRET], process.env)
   console.log(await runBareBurstMemory({ server: bare, url: `${bare.url}/webhook/github`, sign: signed, prs: BURST_PRS, concurrency: CONCURRENCY, settleSeconds: SETTLE_SECONDS }))
@@ -181,5 +191,7 @@ if (!ONLY || ONLY === 'postgres') {
 }
 await slack.close()
 dir.remove()
+if (!ONLY) figures.startMiB = (await measureStartMemory()).prherald
+console.log(`\n${verdictLine(figures)}`)
 console.log(`\nbench finished in ${((Date.now() - started) / 1000).toFixed(0)} s`)
 clearTimeout(hardStop)

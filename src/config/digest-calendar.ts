@@ -1,4 +1,14 @@
-import Holidays from 'date-holidays'
+import { createRequire } from 'node:module'
+import type HolidaysClass from 'date-holidays'
+
+/**
+ * date-holidays, loaded on first use: its tables of every country take about 35 MiB, and only a
+ * `digest.holidays` calendar needs them (issue 25). A synchronous require (its CommonJS build) keeps the config
+ * check synchronous and exact, regions included, which a list of our own would not stay.
+ */
+export function loadHolidays(): typeof HolidaysClass {
+  return createRequire(import.meta.url)('date-holidays') as typeof HolidaysClass
+}
 
 /** The digest's calendar settings, checked when the configuration is read (src/digest/digest-day.ts uses them). */
 
@@ -16,6 +26,7 @@ export function parseHolidayCalendar(value: string): HolidayCalendar {
 /** What is wrong with a `digest.holidays` value, or undefined when the holiday library knows it. */
 export function holidayCalendarProblem(value: string): string | undefined {
   const { country, region } = parseHolidayCalendar(value)
+  const Holidays = loadHolidays()
   const countries = new Holidays().getCountries() ?? {}
   if (!Object.hasOwn(countries, country)) return `"${value}" is not a country the holiday calendar knows; use an ISO 3166 code such as DE, US or GB`
   if (region === undefined) return undefined

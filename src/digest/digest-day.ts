@@ -1,5 +1,4 @@
-import Holidays from 'date-holidays'
-import { parseHolidayCalendar, type HolidayCalendar } from '../config/digest-calendar.ts'
+import { loadHolidays, parseHolidayCalendar, type HolidayCalendar } from '../config/digest-calendar.ts'
 
 /** Where a moment falls for the digest: the calendar day in the digest's time zone, and whether it is skipped. */
 export interface DigestDay {
@@ -45,6 +44,7 @@ export function digestDay(now: number, zone: string, calendar: HolidayCalendar |
   const startOfDay = zonedMidnight(p.year, p.month, p.day, zone)
   if (p.weekday === 'Sat' || p.weekday === 'Sun') return { date, startOfDay, skip: { reason: 'weekend' } }
   if (calendar) {
+    const Holidays = loadHolidays()
     const holidays = calendar.region
       ? new Holidays(calendar.country, calendar.region, { types: ['public'] })
       : new Holidays(calendar.country, { types: ['public'] })

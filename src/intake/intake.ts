@@ -61,14 +61,15 @@ export function createIntake(deps: IntakeDeps) {
     const slackUser = deps.slackUserOf?.(decoded.actor)
     const mapped: PullRequestEvent = slackUser === undefined ? decoded : { ...decoded, actor: { ...decoded.actor, slackUser } }
     const event: PullRequestEvent = dependencyBump ? { ...mapped, dependencyBump } : mapped
-    // Before the delivery is acknowledged: a check result for this commit may follow at once (checks on the message).
-    if (event.head) await deps.store.saveHead({ provider: event.provider, repository: `${event.owner}/${event.repo}`, prNumber: event.number }, event.head)
+    // The head is committed with the delivery, before it is acknowledged: a check result for this commit may
+    // follow at once (checks on the message). One commit, not two, before the 200.
+    const head = event.head ? { pr: { provider: event.provider, repository: `${event.owner}/${event.repo}`, prNumber: event.number }, sha: event.head } : undefined
     const recorded = await deps.store.recordDelivery({
       provider: event.provider,
       deliveryId: event.deliveryId,
       prKey: pullRequestKey(event),
       event: storedEvent(event),
-    })
+    }, head)
     if (!recorded) {
       logIgnored(deps.logger, 'duplicate_delivery', ignoredFacts(decoded))
       return ignore('duplicate_delivery')

@@ -22,6 +22,7 @@ const messageStep = (m: MessageRecord, at: number): Step => [q.saveMessage, [
   m.provider, m.repository, m.prNumber, m.channel, m.ts, JSON.stringify(m.mentions), m.state, m.lifecycle, m.lastDeliveryId, JSON.stringify(m.reactions), at, at,
 ]]
 const key = (pr: PullRequestRef, channel: string): Param[] => [pr.provider, pr.repository, pr.prNumber, channel]
+const headStep = (pr: PullRequestRef, sha: string, at: number): Step => [q.saveHead, [pr.provider, pr.repository, sha, pr.prNumber, at]]
 
 /**
  * The one Store implementation, over either engine's driver: each method is the statements of
@@ -54,8 +55,10 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async openMessages() {
       return (await driver.read<OpenMessageRow>(q.openMessages)).map(openMessageFromRow)
     },
-    recordDelivery(d) {
-      return write([q.recordDelivery, [d.provider, d.deliveryId, d.prKey, d.event, now()]]).then((n) => n === 1)
+    recordDelivery(d, head) {
+      const at = now()
+      const record: Step = [q.recordDelivery, [d.provider, d.deliveryId, d.prKey, d.event, at]]
+      return driver.write(head ? [headStep(head.pr, head.sha, at), record] : [record]).then((n) => n.at(-1) === 1)
     },
     async pendingDeliveries() {
       return (await driver.read<DeliveryRow>(q.pendingDeliveries)).map(deliveryFromRow)
@@ -115,7 +118,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       await write([q.dropThreadReplyIntent, [...key(pr, channel), replyKey]])
     },
     async saveHead(pr, sha) {
-      await write([q.saveHead, [pr.provider, pr.repository, sha, pr.prNumber, now()]])
+      await write(headStep(pr, sha, now()))
     },
     async pullRequestsWithHead(provider: Provider, repository: string, sha: string) {
       return (await driver.read<{ pr_number: number }>(q.pullRequestsWithHead, [provider, repository, sha])).map((r) => Number(r.pr_number))

@@ -188,8 +188,12 @@ export interface Store extends SharedWork {
   /** Every message of an open (not draft, not ended) pull request, by channel, then oldest first. */
   openMessages(): Promise<OpenMessage[]>
 
-  /** Writes the delivery durably; false when this provider already sent this delivery id. */
-  recordDelivery(delivery: IncomingDelivery): Promise<boolean>
+  /**
+   * Writes the delivery durably; false when this provider already sent this delivery id. With `head`, the
+   * pull request's head commit is recorded (as saveHead does) in the same transaction, duplicate or not:
+   * the intake's acknowledgement then waits for one commit, not two.
+   */
+  recordDelivery(delivery: IncomingDelivery, head?: { pr: PullRequestRef; sha: string }): Promise<boolean>
   pendingDeliveries(): Promise<PendingDelivery[]>
   /**
    * Commits what applying deliveries produced, in one transaction: the rows of the pull request's messages

@@ -465,6 +465,19 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect(await store.pullRequestsWithHead('github', 'acme/api', 'abc123')).toEqual([])
     })
 
+    it('records a delivery and its head commit in one write, the head bumped for a duplicate too', async () => {
+      expect(await store.recordDelivery(delivery('d-1'), { pr, sha: 'abc123' })).toBe(true)
+      expect(await store.pullRequestsWithHead('github', 'acme/api', 'abc123')).toEqual([7])
+      expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['d-1'])
+      expect(await store.recordDelivery(delivery('d-1'), { pr: { ...pr, prNumber: 8 }, sha: 'abc123' })).toBe(false)
+      expect(await store.pullRequestsWithHead('github', 'acme/api', 'abc123')).toEqual([7, 8])
+      clock += 1
+      expect(await store.recordDelivery(delivery('d-2'), { pr, sha: 'abc123' })).toBe(true)
+      // Seen again at `clock`: a cleanup up to the first sighting keeps the head.
+      expect((await store.forgetBefore(clock)).threadRecords).toBe(1)
+      expect(await store.pullRequestsWithHead('github', 'acme/api', 'abc123')).toEqual([7])
+    })
+
     it('maps a head commit back to every pull request of the repository that had it, and no other', async () => {
       await store.saveHead(pr, 'abc123')
       await store.saveHead(pr, 'abc123')

@@ -1,0 +1,76 @@
+import '../src/cli/require-supported-node.ts'
+import { randomUUID } from 'node:crypto'
+import { join, resolve } from 'node:path'
+import { signBody } from '../src/hosts/verify-signature.ts'
+import { packageRoot } from '../src/package-root.ts'
+import { startFakeSlack } from '../test/helpers/fake-slack.ts'
+import { testEnv, writeConfig } from '../test/helpers/start-prherald.ts'
+import { makeTempDir } from '../test/helpers/temp-dir.ts'
+import { openedPayload } from './correctness-burst.ts'
+import { runLoad, type Delivery } from './load.ts'
+import { cpuMs, spawnListening } from './processes.ts'
+
+/**
+ * `node dist/bench/compare-trees.js <other tree> [prherald|intake-only]`: a same-run A/B of one server from
+ * two built trees (this one and another checkout with its own `npm run build`), with the bare node:http
+ * server in every round, in the order other, this, bare, then this, other, bare, ... so that a busy machine
+ * hurts both alike. Prints each run and the medians: CPU per delivery (all threads, from /proc) is the
+ * figure that load distorts least; throughput and p99 are given against the bare server of the same round.
+ */
+const [otherTree, server = 'prherald'] = process.argv.slice(2)
+if (!otherTree) throw new Error('usage: compare-trees <other built tree> [prherald|intake-only]')
+const ROUNDS = Number(process.env.BENCH_AB_ROUNDS ?? 5)
+const TOTAL = Number(process.env.BENCH_DELIVERIES ?? 3000)
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 500)
+const SECRET = 'bench-secret'
+const dir = makeTempDir('prherald-ab-')
+const slack = await startFakeSlack({ anyChannel: true })
+slack.latencyMs = 30
+writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json', log_level: 'info', shutdown_timeout_seconds: 2 }, mappings: { Codertocat: { '*': { channel: 'C0000000001' } } } })
+const bodies = Array.from({ length: 200 }, (_, i) => Buffer.from(JSON.stringify(openedPayload(10_000 + i))))
+const next = (i: number): Delivery => {
+  const body = bodies[i % bodies.length]!
+  return { body, headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': signBody(SECRET, body) } }
+}
+
+let run = 0
+const start = (tree: string) => {
+  const at = (script: string) => join(resolve(tree), script)
+  const database = join(dir.path, `run-${++run}`)
+  if (server === 'intake-only') return spawnListening(at('dist/bench/serve-intake.js'), [SECRET, database, 'store'], process.env)
+  return spawnListening(at('dist/src/cli/server.js'), [], {
+    ...process.env, ...testEnv(dir.path, 'github', { SLACK_API_URL: slack.url }), GITHUB_WEBHOOK_SECRET: SECRET, GITHUB_TOKEN: '', BITBUCKET_TOKEN: '',
+    PRHERALD_DATABASE_URL: `file:${database}.db`,
+  })
+}
+const measure = async (child: Awaited<ReturnType<typeof start>>) => {
+  const url = `${child.url}/webhook/github`
+  await runLoad(url, next, { total: WARMUP, concurrency: 32, maxSeconds: 10 })
+  const before = cpuMs(child.child.pid)
+  const result = await runLoad(url, next, { total: TOTAL, concurrency: 32, maxSeconds: 30 })
+  const cpu = ((cpuMs(child.child.pid) - before) * 1000) / (result.completed + result.failed)
+  await child.stop()
+  return { ...result, cpu }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const rows: Record<'other' | 'this', Array<{ cpu: number; ratio: number; p99: number }>> = { other: [], this: [] }
+console.log(`A/B of ${server}: other = ${otherTree}, this = ${packageRoot()}; ${ROUNDS} rounds of ${TOTAL} deliveries after ${WARMUP}`)
+for (let round = 1; round <= ROUNDS; round++) {
+  const order: Array<'other' | 'this'> = round % 2 === 1 ? ['other', 'this'] : ['this', 'other']
+  const measured: Partial<Record<'other' | 'this', Awaited<ReturnType<typeof measure>>>> = {}
+  for (const which of order) measured[which] = await measure(await start(which === 'other' ? otherTree : packageRoot()))
+  const bare = await measure(await spawnListening(join(packageRoot(), 'dist/bench/serve-baseline.js'), ['bare', SECRET], process.env))
+  for (const which of order) {
+    const m = measured[which]!
+    rows[which].push({ cpu: m.cpu, ratio: m.perSecond / bare.perSecond, p99: m.p99 / bare.p99 })
+    console.log(`  round ${round} ${which.padEnd(5)} ${m.perSecond.toFixed(0).padStart(5)}/s (bare ${bare.perSecond.toFixed(0)}/s) p99 ${m.p99.toFixed(1)} ms (bare ${bare.p99.toFixed(1)})`
+      + `  CPU ${m.cpu.toFixed(0)} µs/delivery (bare ${bare.cpu.toFixed(0)})${m.failed ? `  ${m.failed} FAILED` : ''}`)
+  }
+}
+for (const which of ['other', 'this'] as const) {
+  const r = rows[which]
+  console.log(`${which}: median CPU ${median(r.map((x) => x.cpu)).toFixed(0)} µs/delivery; throughput / bare ${median(r.map((x) => x.ratio)).toFixed(2)}; p99 / bare ${median(r.map((x) => x.p99)).toFixed(2)}`)
+}
+await slack.close()
+dir.remove()

@@ -1,0 +1,61 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { expect, it } from 'vitest'
+import { packageRoot } from '../../src/package-root.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+
+/**
+ * Issue 25, "start small": what a server loads before its first delivery, with the example config.yaml. The
+ * holiday tables, the setup prompts, the PostgreSQL driver and the GitHub client are loaded only when used
+ * (a holiday calendar, prherald-setup, a postgres:// URL, the first connect() with a token). Checked on the
+ * built files a real start imports, with a resolve hook listing every package the process loads.
+ */
+const dist = (path: string) => pathToFileURL(join(packageRoot(), 'dist', path)).href
+
+/** Runs in a fresh node: loads what a server loads at start, reads `config`, and prints every package loaded. */
+function packagesLoaded(config: string): string[] {
+  const script = `
+import { registerHooks } from 'node:module'
+const seen = new Set()
+// Synchronous hooks see require() too, which is how the lazy packages are loaded.
+registerHooks({ resolve(specifier, context, next) {
+  const resolved = next(specifier, context)
+  const name = /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(resolved.url)?.[1]
+  if (name) seen.add(name)
+  return resolved
+} })
+await import(${JSON.stringify(dist('src/service.js'))})
+const { loadSettings } = await import(${JSON.stringify(dist('src/config/load-config.js'))})
+const { hostOf } = await import(${JSON.stringify(dist('src/hosts/registry.js'))})
+const settings = loadSettings({ PRHERALD_CONFIG_FILE: ${JSON.stringify(config)} })
+hostOf(settings.gitProvider).connect({ token: undefined, extra: {}, scheme: undefined }, 'http://127.0.0.1:9')
+console.log(JSON.stringify([...seen]))
+`
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  return JSON.parse(out.trim().split('\n').at(-1)!) as string[]
+}
+
+it('a server with the example config loads no holiday tables, setup prompts, PostgreSQL driver or GitHub client', () => {
+  const loaded = packagesLoaded(join(packageRoot(), 'config.yaml'))
+  expect(loaded).not.toContain('date-holidays')
+  expect(loaded).not.toContain('@octokit/rest')
+  expect(loaded).not.toContain('@clack/prompts')
+  expect(loaded).not.toContain('pg')
+  expect(loaded).toContain('h3') // the hook sees what the server does load
+})
+
+it('loads the holiday tables once a holiday calendar is configured, and still checks it', () => {
+  const dir = makeTempDir()
+  try {
+    const config = join(dir.path, 'config.yaml')
+    const example = readFileSync(join(packageRoot(), 'config.yaml'), 'utf8')
+    writeFileSync(config, example.replace('# holidays: DE-BY', 'holidays: DE-BY'))
+    expect(packagesLoaded(config)).toContain('date-holidays')
+    writeFileSync(config, example.replace('# holidays: DE-BY', 'holidays: DE-XX'))
+    expect(() => packagesLoaded(config)).toThrow(/DE has no region XX/)
+  } finally {
+    dir.remove()
+  }
+})
