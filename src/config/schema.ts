@@ -5,6 +5,7 @@ import {
 } from 'superstruct'
 import { Cron } from 'croner'
 import { holidayCalendarProblem, timeZoneProblem } from './digest-calendar.ts'
+import { titleGlobProblem } from './title-glob.ts'
 
 /**
  * The shape of config.yaml. `object` (not `type`) so that unknown keys are errors: a typo such as
@@ -72,6 +73,19 @@ const holidayCalendar = refine(string(), 'holidays', (value) => holidayCalendarP
 /** `digest` in a mapping tier: a repository or owner may turn its digest off or run it on its own schedule. */
 const digestTier = object({ enabled: optional(boolean()), schedule: optional(cronExpression) })
 
+const labelName = refine(string(), 'label', (value) =>
+  (value.trim() !== '' && value.length <= 100) || `"${value}" is not a label name; write it as the git host shows it, e.g. wip`)
+const titleGlob = refine(string(), 'title_glob', (value) => titleGlobProblem(value) ?? true)
+const authorLogin = refine(string(), 'author_login', (value) =>
+  /^[^\s@<>]{1,128}$/.test(value) || `"${value}" is not a login; write the login (octocat, dependabot[bot]) or the Bitbucket account id, without @`)
+
+/** `ignore` in a mapping tier: pull requests kept out of Slack (docs/configuration.md#filters). */
+const ignoreTier = object({
+  labels: optional(size(array(labelName), 0, 100)),
+  title: optional(union([titleGlob, size(array(titleGlob), 0, 50)])),
+  authors: optional(size(array(authorLogin), 0, 500)),
+})
+
 export const mappingEntry = object({
   channel: optional(channelId),
   channels: optional(size(array(channelTarget), 1, 50)),
@@ -79,6 +93,7 @@ export const mappingEntry = object({
   paths: optional(record(pathPrefix, pathRule)),
   slack: optional(object({ reactions: optional(reactions), thread_updates: optional(boolean()) })),
   digest: optional(digestTier),
+  ignore: optional(ignoreTier),
 })
 
 const positiveInteger = (fix: string, max = Number.MAX_SAFE_INTEGER): Struct<number, null> =>
@@ -179,3 +194,4 @@ export type MappingEntry = Infer<typeof mappingEntry>
 export type Mappings = ConfigDocument['mappings']
 export type ReactionsConfig = Infer<typeof reactions>
 export type DigestTier = Infer<typeof digestTier>
+export type IgnoreTier = Infer<typeof ignoreTier>
