@@ -33,6 +33,7 @@ import { createApp } from './server.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
 import { startCleanupJob } from './store/cleanup-job.ts'
 import { openStore } from './store/open-store.ts'
+import { startDirectMessages, type DirectMessageRunner } from './personal/start-direct-messages.ts'
 
 export interface ServiceOptions {
   settings: Settings
@@ -57,6 +58,10 @@ export interface ServiceOptions {
    * settings.listen. `npm run dev` passes listhen's (docs/decisions.md says why production does not).
    */
   listen?: (handler: RequestListener) => Promise<Server>
+  /** The personal side's clock (quiet hours); tests move it across a night. */
+  clock?: () => number
+  /** How often due direct messages are looked for (a held message's morning); 30 s by default. */
+  directMessageIntervalMs?: number
 }
 
 export interface RunningService {
@@ -102,7 +107,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     settings, secrets, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
     retry: options.retry, chooseTargets: options.chooseTargets, pacerClock: options.pacerClock,
     tokenObserver: slackToken, onCall: metrics.slackCall, shared: database.pacingBudget,
+    now: options.clock, onDirectMessagesQueued: () => directMessages?.kick(),
   })
+  let directMessages: DirectMessageRunner | undefined
   const { slack, pacer, sleep, limit, applyPending } = worker
   const mailboxes = createMailboxes<LifecycleEvent>((key, events) => applyPending(key).finally(() => leases.done(events)), (key, error) => {
     if (error instanceof ShutdownInterrupt) return logger.debug('delivery left pending for the next start', { pr_key: key })
@@ -162,6 +169,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   // Ready: from here on the listeners serve the app. `listening` keeps meaning "deliveries are taken".
   listeners.open(handler, metrics)
+  directMessages = startDirectMessages({ sendDue: worker.personal.sendDue, logger, intervalMs: options.directMessageIntervalMs ?? 30_000 })
   const { server, port, url } = listeners
   logger.info('listening', { address: listeners.address, provider: settings.gitProvider, port })
   if (listeners.metrics) logger.info('serving /metrics on its own listener', { address: listeners.metrics.address, port: listeners.metrics.port })
@@ -178,6 +186,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     await leases.stop()
     await Promise.all([listeners.close(deadline), control?.stop(deadline)])
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))
+    // A round still waiting on Slack is cut off at the deadline: its claim lapses and the next start sends it.
+    await Promise.race([directMessages?.stop(), new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref())])
     if (!drained) {
       // Whatever did not finish stays in the intake table and is replayed at the next start.
       shutdown.abort()
