@@ -34,6 +34,7 @@ import { createSlackTokenState } from './slack/slack-token-state.ts'
 import { startCleanupJob } from './store/cleanup-job.ts'
 import { openStore } from './store/open-store.ts'
 import { startDirectMessages, type DirectMessageRunner } from './personal/start-direct-messages.ts'
+import { personalRoutes } from './personal/personal-routes.ts'
 
 export interface ServiceOptions {
   settings: Settings
@@ -150,6 +151,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       signingSecret: secrets.slackSigningSecret,
       accept: createClickIntake({ provider: settings.gitProvider, store, logger, handOff }),
     },
+    slackPersonal: secrets.slackSigningSecret === undefined ? undefined : personalRoutes({
+      settings, signingSecret: secrets.slackSigningSecret, personal: worker.personal, store, pacer, logger,
+    }),
   })
   const handler = toNodeHandler(app)
   const digest = startDigest({ store, slack, pacer, logger, mappings: settings.mappings, digest: settings.digest, onRun: metrics.digestRun })
