@@ -66,6 +66,8 @@ export interface PullRequestFacts {
    * a payload without the field, deliveries recorded before it existed); an empty list means nobody.
    */
   requestedReviewers?: Reviewer[]
+  /** The labels the host showed on the pull request (GitHub), for `ignore.labels`; absent: none, or a host without labels. */
+  labels?: string[]
 }
 
 export interface Actor {
@@ -144,6 +146,7 @@ export type IgnoreReason =
   | 'unknown_commit' // a check result for a commit that is no pull request's head, as far as prherald saw
   | 'not_head_commit' // a check result for a commit that is no longer the pull request's head
   | 'pull_request_ended' // a "Start review" click on a merged or closed pull request
+  | 'filtered' // the mapping entry's `ignore` (label, title or author) keeps an unannounced pull request out of Slack
 
 export interface Ignored {
   ignored: true

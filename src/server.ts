@@ -9,6 +9,8 @@ import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-rout
 import { createSlackInteractionsHandler, SLACK_INTERACTIONS_PATH } from './http/slack-interactions-route.ts'
 import type { ClickIntake } from './intake/accept-click.ts'
 import { errorResponse, json } from './http/respond.ts'
+import { createSlackCommandsHandler, SLACK_COMMANDS_PATH, type SlackCommandsDeps } from './http/slack-commands-route.ts'
+import { createSlackEventsHandler, SLACK_EVENTS_PATH, type SlackEventsDeps } from './http/slack-events-route.ts'
 
 export interface AppDeps {
   provider: Provider
@@ -24,6 +26,8 @@ export interface AppDeps {
   metrics?: () => Promise<HTTPResponse>
   /** The "Start review" button's clicks; without it (no SLACK_SIGNING_SECRET) the route does not exist. */
   slackInteractions?: { signingSecret: string; accept: ClickIntake }
+  /** `/prherald` and the Events API (docs/notifications.md); like the button, only with SLACK_SIGNING_SECRET. */
+  slackPersonal?: Omit<SlackCommandsDeps, 'logger'> & Omit<SlackEventsDeps, 'logger'>
 }
 
 const ALWAYS_OK: HealthSources = { database: () => 'ok', slack: () => 'ok' }
@@ -65,6 +69,10 @@ export function createApp(deps: AppDeps): H3 {
     app.all(SLACK_INTERACTIONS_PATH, only(['POST'], createSlackInteractionsHandler({
       ...deps.slackInteractions, logger: deps.logger, bodyLimit: deps.bodyLimit, ready: () => health.database() === 'ok',
     })))
+  }
+  if (deps.slackPersonal) {
+    app.all(SLACK_COMMANDS_PATH, only(['POST'], createSlackCommandsHandler({ ...deps.slackPersonal, logger: deps.logger })))
+    app.all(SLACK_EVENTS_PATH, only(['POST'], createSlackEventsHandler({ ...deps.slackPersonal, logger: deps.logger })))
   }
   return app
 }

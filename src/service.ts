@@ -35,6 +35,8 @@ import { createApp } from './server.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
 import { startCleanupJob } from './store/cleanup-job.ts'
 import { openStore } from './store/open-store.ts'
+import { startDirectMessages, type DirectMessageRunner } from './personal/start-direct-messages.ts'
+import { personalRoutes } from './personal/personal-routes.ts'
 
 export interface ServiceOptions {
   settings: Settings
@@ -59,6 +61,10 @@ export interface ServiceOptions {
    * settings.listen. `npm run dev` passes listhen's (docs/decisions.md says why production does not).
    */
   listen?: (handler: RequestListener) => Promise<Server>
+  /** The personal side's clock (quiet hours); tests move it across a night. */
+  clock?: () => number
+  /** How often due direct messages are looked for (a held message's morning); 30 s by default. */
+  directMessageIntervalMs?: number
 }
 
 export interface RunningService {
@@ -104,7 +110,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     settings, secrets, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
     retry: options.retry, chooseTargets: options.chooseTargets, pacerClock: options.pacerClock,
     tokenObserver: slackToken, onCall: metrics.slackCall, shared: database.pacingBudget,
+    now: options.clock, onDirectMessagesQueued: () => directMessages?.kick(),
   })
+  let directMessages: DirectMessageRunner | undefined
   const { slack, pacer, sleep, limit, applyPending } = worker
   const retries = createBatchRetry({
     store, logger, attempts: settings.retryAttempts, backoffMs: settings.retryBackoffSeconds * 1000,
@@ -156,6 +164,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       signingSecret: secrets.slackSigningSecret,
       accept: createClickIntake({ provider: settings.gitProvider, store, logger, handOff }),
     },
+    slackPersonal: secrets.slackSigningSecret === undefined ? undefined : personalRoutes({
+      settings, signingSecret: secrets.slackSigningSecret, personal: worker.personal, store, pacer, logger,
+    }),
   })
   const handler = toNodeHandler(app)
   const digest = startDigest({ store, slack, pacer, logger, mappings: settings.mappings, digest: settings.digest, onRun: metrics.digestRun })
@@ -176,6 +187,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   // Ready: from here on the listeners serve the app. `listening` keeps meaning "deliveries are taken".
   listeners.open(handler, metrics)
+  directMessages = startDirectMessages({ sendDue: worker.personal.sendDue, logger, intervalMs: options.directMessageIntervalMs ?? 30_000 })
   const { server, port, url } = listeners
   logger.info('listening', { address: listeners.address, provider: settings.gitProvider, port })
   if (listeners.metrics) logger.info('serving /metrics on its own listener', { address: listeners.metrics.address, port: listeners.metrics.port })
@@ -193,6 +205,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     await leases.stop()
     await Promise.all([listeners.close(deadline), control?.stop(deadline)])
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))
+    // A round still waiting on Slack is cut off at the deadline: its claim lapses and the next start sends it.
+    await Promise.race([directMessages?.stop(), new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref())])
     if (!drained) {
       // Whatever did not finish stays in the intake table and is replayed at the next start.
       shutdown.abort()

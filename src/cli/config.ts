@@ -6,6 +6,8 @@ import { loadSettings } from '../config/load-config.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { createWebhook } from '../setup/create-webhook.ts'
 import { formatDigest } from './format-digest.ts'
+import { formatFilters } from './format-filters.ts'
+import { formatDirectMessages } from './format-direct-messages.ts'
 import { formatMetricsListen } from './format-metrics-listen.ts'
 import { formatPeople } from './format-people.ts'
 import { formatReviews } from './format-reviews.ts'
@@ -30,10 +32,12 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
   const routes = listRoutes(loaded.mappings)
   if (routes.length === 0) print('no mapping entries: every delivery is ignored')
   else for (const line of formatRoutes(routes, loaded.reactions)) print(line)
+  for (const line of formatFilters(routes)) print(line)
   print('')
   print(formatMetricsListen(loaded))
   print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
   for (const line of formatThreads(loaded.threadUpdates, routes, loaded.notifyReviewRequests)) print(line)
+  for (const line of formatDirectMessages(loaded.directMessages)) print(line)
   for (const line of formatReviews(loaded.reviews, loaded.gitProvider)) print(line)
   for (const line of formatDigest(loaded.digest, routes)) print(line)
   for (const line of formatPeople(loaded, loaded.gitProvider)) print(line)

@@ -13,6 +13,7 @@ import { redactUrl } from '../log/redact-url.ts'
 import { peopleProblems } from './people-problems.ts'
 import { normalisePeopleMap } from './people-map.ts'
 import { hostOf } from '../hosts/registry.ts'
+import { directMessageSettings, slackIds } from './direct-message-settings.ts'
 
 export type Env = Record<string, string | undefined>
 
@@ -130,8 +131,9 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     slackPacing: pacingText,
     threadUpdates: doc.slack?.thread_updates ?? DEFAULTS.threadUpdates,
     notifyReviewRequests: doc.notify?.review_requests ?? DEFAULTS.notifyReviewRequests,
+    directMessages: directMessageSettings(doc),
     reconcileOnStart: doc.reconcile?.on_start ?? false,
-    users: normalisePeopleMap(host.people.caseInsensitive, doc.users),
+    users: normalisePeopleMap(host.people.caseInsensitive, slackIds(doc.users)),
     teams: normalisePeopleMap(host.people.caseInsensitive, doc.teams),
     lookupUsersByEmail: doc.slack?.lookup_users_by_email ?? false,
     mappings: doc.mappings,

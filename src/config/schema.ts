@@ -1,10 +1,12 @@
 import { HOST_IDS } from '../hosts/registry.ts'
 import { LOG_FORMATS, LOG_LEVELS } from '../log/logger.ts'
 import {
-  array, boolean, enums, integer, object, optional, record, refine, size, string, union, type Infer, type Struct,
+  array, boolean, dynamic, enums, integer, object, optional, record, refine, size, string, union, type Infer, type Struct,
 } from 'superstruct'
 import { Cron } from 'croner'
 import { holidayCalendarProblem, timeZoneProblem } from './digest-calendar.ts'
+import { titleGlobProblem } from './title-glob.ts'
+import { workingHoursProblem } from './working-hours.ts'
 
 /**
  * The shape of config.yaml. `object` (not `type`) so that unknown keys are errors: a typo such as
@@ -72,6 +74,19 @@ const holidayCalendar = refine(string(), 'holidays', (value) => holidayCalendarP
 /** `digest` in a mapping tier: a repository or owner may turn its digest off or run it on its own schedule. */
 const digestTier = object({ enabled: optional(boolean()), schedule: optional(cronExpression) })
 
+const labelName = refine(string(), 'label', (value) =>
+  (value.trim() !== '' && value.length <= 100) || `"${value}" is not a label name; write it as the git host shows it, e.g. wip`)
+const titleGlob = refine(string(), 'title_glob', (value) => titleGlobProblem(value) ?? true)
+const authorLogin = refine(string(), 'author_login', (value) =>
+  /^[^\s@<>]{1,128}$/.test(value) || `"${value}" is not a login; write the login (octocat, dependabot[bot]) or the Bitbucket account id, without @`)
+
+/** `ignore` in a mapping tier: pull requests kept out of Slack (docs/configuration.md#filters). */
+const ignoreTier = object({
+  labels: optional(size(array(labelName), 0, 100)),
+  title: optional(union([titleGlob, size(array(titleGlob), 0, 50)])),
+  authors: optional(size(array(authorLogin), 0, 500)),
+})
+
 export const mappingEntry = object({
   channel: optional(channelId),
   channels: optional(size(array(channelTarget), 1, 50)),
@@ -79,6 +94,7 @@ export const mappingEntry = object({
   paths: optional(record(pathPrefix, pathRule)),
   slack: optional(object({ reactions: optional(reactions), thread_updates: optional(boolean()) })),
   digest: optional(digestTier),
+  ignore: optional(ignoreTier),
 })
 
 const positiveInteger = (fix: string, max = Number.MAX_SAFE_INTEGER): Struct<number, null> =>
@@ -126,6 +142,22 @@ const slackGroupId = refine(string(), 'slack_group_id', (value) => {
   return `"${value}" is not a Slack user-group id; write the group's id (S…): in Slack, People > User groups, open the group, copy the S… id from the browser's address bar`
 })
 
+const workingHours = refine(string(), 'working_hours', (value) => workingHoursProblem(value) ?? true)
+
+/** `notify.direct_messages`: nobody, those who opt in, or everyone mapped (who may opt out). */
+export const DIRECT_MESSAGES = ['off', 'opt_in', 'on'] as const
+export const PERSON_DIRECT_MESSAGES = ['on', 'off'] as const
+
+/** A `users:` value: the bare id, or the id with the person's own direct-message settings. */
+const personEntry = object({
+  slack: slackUserId,
+  direct_messages: optional(enums(PERSON_DIRECT_MESSAGES)),
+  working_hours: optional(workingHours),
+})
+// Chosen by the value's shape, so a mistyped bare id keeps its own message (a union would only say "no variant matched").
+type UserValue = string | Infer<typeof personEntry>
+const userValue = dynamic<UserValue>((value) => (typeof value === 'string' ? slackUserId : personEntry) as unknown as Struct<UserValue, null>)
+
 export { LOG_FORMATS, LOG_LEVELS } from '../log/logger.ts'
 /** `git_provider`: the hosts of src/hosts/registry.ts. */
 export const PROVIDERS = HOST_IDS
@@ -171,9 +203,14 @@ export const configSchema = object({
     thread_updates: optional(boolean()),
   })),
   reviews: optional(reviews),
-  notify: optional(object({ review_requests: optional(enums(REVIEW_REQUEST_NOTIFY)) })),
+  notify: optional(object({
+    review_requests: optional(enums(REVIEW_REQUEST_NOTIFY)),
+    direct_messages: optional(enums(DIRECT_MESSAGES)),
+    working_hours: optional(workingHours),
+    time_zone: optional(timeZone),
+  })),
   reconcile: optional(object({ on_start: optional(boolean()) })),
-  users: optional(record(personKey, slackUserId)),
+  users: optional(record(personKey, userValue)),
   teams: optional(record(teamSlug, slackGroupId)),
   mappings: record(string(), record(string(), mappingEntry)),
 })
@@ -183,3 +220,4 @@ export type MappingEntry = Infer<typeof mappingEntry>
 export type Mappings = ConfigDocument['mappings']
 export type ReactionsConfig = Infer<typeof reactions>
 export type DigestTier = Infer<typeof digestTier>
+export type IgnoreTier = Infer<typeof ignoreTier>

@@ -1,8 +1,21 @@
-import type { DEPENDENCY_BOT_LAYOUTS, REVIEW_REQUEST_NOTIFY, Mappings, SLACK_PACINGS } from './schema.ts'
+import type { DEPENDENCY_BOT_LAYOUTS, DIRECT_MESSAGES, REVIEW_REQUEST_NOTIFY, Mappings, SLACK_PACINGS } from './schema.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { HostAccess } from '../hosts/contract.ts'
 
 export type ReviewRequestNotify = (typeof REVIEW_REQUEST_NOTIFY)[number]
+export type DirectMessagesSetting = (typeof DIRECT_MESSAGES)[number]
+
+/** The personal side's settings (docs/notifications.md), after defaults. */
+export interface DirectMessageSettings {
+  /** `notify.direct_messages`. */
+  mode: DirectMessagesSetting
+  /** `notify.working_hours`: everyone's, unless they set their own. */
+  workingHours: string
+  /** `notify.time_zone`: for people whose Slack profile has no time zone. */
+  timeZone: string
+  /** What `users:` says per person, by Slack user id; /prherald and the home tab override it. */
+  people: Record<string, { directMessages?: 'on' | 'off' | undefined; workingHours?: string | undefined }>
+}
 export type { LogFormat, LogLevel } from '../log/logger.ts'
 import type { LogFormat, LogLevel } from '../log/logger.ts'
 /** `published`: pace Slack calls to Slack's published limits. `off`: only honour 429s. */
@@ -80,6 +93,8 @@ export interface Settings {
   threadUpdates: boolean
   /** `notify.review_requests`: `thread` pings a newly requested, mapped reviewer in the message's thread. */
   notifyReviewRequests: ReviewRequestNotify
+  /** `notify.direct_messages`, `notify.working_hours`, `notify.time_zone` and the people's own settings in `users:`. */
+  directMessages: DirectMessageSettings
   /** `reconcile.on_start`: reconcile the pull requests touched in the last day once at start-up (docs/reconcile.md). */
   reconcileOnStart: boolean
   /**
@@ -125,6 +140,9 @@ export const DEFAULTS = {
   slackPacing: 'published',
   threadUpdates: false,
   notifyReviewRequests: 'thread',
+  directMessages: 'opt_in',
+  workingHours: '08:00-19:00',
+  timeZone: 'UTC',
   reactions: {
     approved: 'white_check_mark',
     commented: 'speech_balloon',
@@ -151,6 +169,9 @@ export const DEFAULTS = {
   slackPacing: SlackPacingSetting
   threadUpdates: boolean
   notifyReviewRequests: ReviewRequestNotify
+  directMessages: DirectMessagesSetting
+  workingHours: string
+  timeZone: string
   reactions: Record<ReactionKey, string>
   api: Pick<Settings['api'], 'slack'>
 }

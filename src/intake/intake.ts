@@ -11,6 +11,7 @@ import type { Store } from '../store/store.ts'
 import { isMutedBotReview } from './bot-review.ts'
 import { createCheckIntake } from './check-intake.ts'
 import { ignoredFacts, logIgnored } from './log-ignored.ts'
+import { isFiltered } from './filter-intake.ts'
 
 export type IntakeResult = { status: 'accepted' } | { status: 'ignored'; reason: IgnoreReason }
 
@@ -47,10 +48,12 @@ export function createIntake(deps: IntakeDeps) {
       logIgnored(deps.logger, decoded.reason, { ...decoded, provider: deps.provider, deliveryId })
       return ignore(decoded.reason)
     }
-    if (!resolveRoute(deps.mappings, decoded.owner, decoded.repo)) {
+    const route = resolveRoute(deps.mappings, decoded.owner, decoded.repo)
+    if (!route) {
       logIgnored(deps.logger, 'no_mapping', ignoredFacts(decoded))
       return ignore('no_mapping')
     }
+    if (await isFiltered(deps, route.ignore, decoded)) return ignore('filtered')
     // Muted before it is recorded: the delivery then leaves no trace in the store, so nothing that reads the
     // store (the lifecycle, a digest's "last activity") can count it.
     if (isMutedBotReview(decoded, deps.reviews.ignoreBotReviews)) {

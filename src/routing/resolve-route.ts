@@ -1,6 +1,7 @@
 import type { DigestTier, MappingEntry, Mappings, ReactionsConfig } from '../config/schema.ts'
 import type { MessageTarget } from './message-targets.ts'
 import { mergeReactionTiers } from '../config/reactions.ts'
+import type { PullRequestFilter } from './pull-request-filter.ts'
 
 export interface PathRoute {
   prefix: string
@@ -21,6 +22,8 @@ export interface Route {
   threadUpdates: boolean | undefined
   /** The mapping tiers' `digest` overrides (repository over the owner's `"*"`), still to be laid over the global `digest`. */
   digest: DigestTier
+  /** The mapping tiers' `ignore` (each key of the repository's replaces the owner's `"*"`'s). */
+  ignore: PullRequestFilter
   /** Which entry matched: the repository's own, or the owner's catch-all. */
   source: 'repository' | 'wildcard'
 }
@@ -54,6 +57,11 @@ export function resolveEntry(star: MappingEntry | undefined, entry: MappingEntry
     })),
     reactions: mergeReactionTiers(star?.slack?.reactions, entry?.slack?.reactions),
     threadUpdates: entry?.slack?.thread_updates ?? star?.slack?.thread_updates,
+    ignore: {
+      labels: entry?.ignore?.labels ?? star?.ignore?.labels ?? [],
+      title: [entry?.ignore?.title ?? star?.ignore?.title ?? []].flat(),
+      authors: entry?.ignore?.authors ?? star?.ignore?.authors ?? [],
+    },
     digest: {
       enabled: entry?.digest?.enabled ?? star?.digest?.enabled,
       schedule: entry?.digest?.schedule ?? star?.digest?.schedule,

@@ -8,6 +8,10 @@ export type SlackMethod =
   | 'conversations.history'
   | 'conversations.replies'
   | 'users.lookupByEmail'
+  | 'conversations.open'
+  | 'users.info'
+  | 'usergroups.users.list'
+  | 'views.publish'
 
 /**
  * One budget: `perMinute` calls a minute on average, of which `burst` may go back to back. `scope` says
@@ -47,6 +51,13 @@ export const SLACK_RATE_LIMITS: Record<SlackMethod, readonly RateLimit[]> = {
   'conversations.history': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
   'conversations.replies': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
   'users.lookupByEmail': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
+  // The personal side (docs/notifications.md): conversations.open Tier 3, users.info Tier 4, usergroups.users.list
+  // Tier 2, views.publish Tier 4 (each method's reference page). A direct message is a chat.postMessage in the
+  // person's D… channel, paced by the rows above.
+  'conversations.open': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
+  'users.info': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
+  'usergroups.users.list': [{ scope: 'workspace', perMinute: 20, burst: 3 }],
+  'views.publish': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
 }
 
 /** The budget a 429 holds: for posts the channel (Slack's per-channel limit is the one a burst trips), else the method. */

@@ -6,6 +6,7 @@ import {
   type DeliveryRow, type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow, type ThreadReplyRow,
 } from './store-rows.ts'
 import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store } from './store.ts'
+import { createPersonalStore } from './personal-store.ts'
 
 export interface StoreDeps {
   driver: StoreDriver
@@ -35,6 +36,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
   const write = (...steps: Step[]) => driver.write(steps).then(sum)
   return {
     ...sharedWork,
+    ...createPersonalStore(driver, now),
     async findMessages(pr) {
       return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow)
     },

@@ -1,4 +1,5 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
+import type { PersonalStore } from './personal-store.ts'
 
 /**
  * What prherald keeps. Callers see only this interface, implemented once (`create-store.ts`) over SQLite
@@ -176,7 +177,7 @@ export interface ForgottenRows {
   threadRecords: number
 }
 
-export interface Store extends SharedWork {
+export interface Store extends SharedWork, PersonalStore {
   findMessages(pr: PullRequestRef): Promise<StoredMessage[]>
   /** Pull requests with a message shown as open or draft, each once, by repository then number. */
   openPullRequests(filter: OpenPullRequestFilter): Promise<PullRequestRef[]>

@@ -19,6 +19,7 @@ import { isSmokeTestDone, planSmokeCleanup } from './smoke-cleanup.ts'
 import { plannedReviewPings, plannedThreadUpdates, type PostThreadReplies } from './thread-replies.ts'
 import { mappedId } from '../config/people-map.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
+import type { QueueDirectMessages } from '../personal/queue-direct-messages.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
   mappings: Mappings
@@ -37,6 +38,8 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   render?: RenderOptions
   /** Who is a Slack user for a lifecycle about to be rendered; without it everyone is plain text. */
   people?: ResolvePeople
+  /** Queues the batch's direct messages (docs/notifications.md), each once; absent when they are off. */
+  directMessages?: QueueDirectMessages
 }
 
 /**
@@ -83,6 +86,8 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       if (isSmokeTestDone(events)) return commit([])
       return commit([{ ...ref, ...NO_MESSAGE, mentions: [], reactions: [], state: next.state, lifecycle: storedLifecycle(next), lastDeliveryId: last.deliveryId }])
     }
+    // Before the commit, like thread replies: a replay queues the same rows, which are kept once.
+    if (folded.changed && next && deps.directMessages) await deps.directMessages({ stored, steps: folded.steps, next, facts })
     if (!folded.changed || !next) return commit([])
     const route = resolveRoute(deps.mappings, first.owner, first.repo)
     if (!route) {

@@ -14,6 +14,7 @@ import { createApplyPending } from './apply-pending.ts'
 import { createOutbound, type Outbound, type OutboundOptions } from './create-outbound.ts'
 import { recoverPosts } from './recover-posts.ts'
 import { createThreadReplies } from './thread-replies.ts'
+import { createPersonal, type Personal } from '../personal/create-personal.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
   settings: Settings
@@ -24,6 +25,10 @@ export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secre
   retry?: RetryPolicy
   /** Where a pull request is first announced; by default the repository's channels, or its path rules. */
   chooseTargets?: ChooseTargets
+  /** The personal side's clock (quiet hours, claims); tests move it. */
+  now?: () => number
+  /** Told when direct messages were queued (the server's sender then looks at once). */
+  onDirectMessagesQueued?: () => void
 }
 
 export interface Worker extends Outbound {
@@ -33,6 +38,8 @@ export interface Worker extends Outbound {
   applyPending: (prKey: string) => Promise<void>
   /** Settles the posts an earlier run left with an unknown outcome (at start-up, before the replay). */
   recoverPosts: () => Promise<void>
+  /** The personal side: direct messages, people's zones and groups (src/personal/). */
+  personal: Personal
 }
 
 /**
@@ -49,17 +56,21 @@ export function createWorker(options: WorkerOptions): Worker {
   const findPost = createFindPost({ slack, logger })
   const postOnce = createPostOnce({ store, slack, logger, retry, sleep, findPost, settleMs })
   const replyOnce = createReplyOnce({ store, slack, logger, retry, sleep, settleMs })
+  const people = configurePeople(settings, secrets, { store, slack, pacer, limit, logger })
+  const personal = createPersonal({ ...options, slack, pacer, sleep, people, settleMs })
   const applyDeliveries = createApplyDeliveries({
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
     threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ replyOnce, pacer, retry, sleep, logger }),
     render: { reviewButton: secrets.slackSigningSecret !== undefined },
-    people: configurePeople(settings, secrets, { store, slack, pacer, limit, logger }),
+    people,
+    ...(personal.queue ? { directMessages: personal.queue } : {}),
   })
   return {
     ...outbound,
     applyDeliveries,
     applyPending: createApplyPending({ store, applyDeliveries }),
     recoverPosts: () => recoverPosts({ store, findPost, pacer, logger }),
+    personal,
   }
 }

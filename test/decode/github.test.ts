@@ -155,7 +155,13 @@ describe('decodeGithub: pull_request', () => {
     ])
   })
 
-  const handled = new Set(['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'closed', 'edited', 'review_requested', 'review_request_removed', 'synchronize'])
+  it.each(['labeled', 'unlabeled'])('decodes the real %s example as updated, with the labels ignore.labels reads', (action) => {
+    const decoded = expectEvent(decode('pull_request', example('pull_request', action)))
+    expect(decoded.kind).toBe('updated')
+    expect(decoded.pr.labels ?? []).toEqual(((example('pull_request', action) as { pull_request: { labels: Array<{ name: string }> } }).pull_request.labels).map((l) => l.name))
+  })
+
+  const handled = new Set(['opened', 'reopened', 'ready_for_review', 'converted_to_draft', 'closed', 'edited', 'review_requested', 'review_request_removed', 'synchronize', 'labeled', 'unlabeled'])
   it.each(actionsOf('pull_request').filter((a) => !handled.has(a)))('ignores the real %s example as unsupported_action, naming the pull request', (action) => {
     expect(decode('pull_request', example('pull_request', action))).toEqual({
       ignored: true, reason: 'unsupported_action', event: 'pull_request', owner: 'Codertocat', repo: 'Hello-World', number: 2,
@@ -225,6 +231,7 @@ describe('decodeGithub: issue_comment', () => {
       pr: {
         title: 'Spelling error in the README file', url: 'https://github.com/Codertocat/Hello-World/pull/1',
         author: 'pr-author', draft: false, state: 'open', createdAt: '2019-05-15T15:20:18Z', updatedAt: '2019-05-15T15:20:21Z',
+        labels: ['bug'],
       },
       actor: { login: 'the-commenter', isBot: false },
     })

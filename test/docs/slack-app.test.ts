@@ -15,10 +15,20 @@ describe('the Slack app manifest in docs/slack-app.md', () => {
     expect(manifest?.features?.bot_user).toBeDefined()
   })
 
+  it('subscribes to app_home_opened at the events route and points /prherald at the commands route', () => {
+    const full = manifest as { settings?: { event_subscriptions?: { request_url?: string; bot_events?: string[] } }; features?: { slash_commands?: Array<{ command: string; url: string }> } }
+    expect(full.settings?.event_subscriptions?.bot_events).toEqual(['app_home_opened'])
+    expect(full.settings?.event_subscriptions?.request_url).toMatch(/\/webhook\/slack\/events$/)
+    expect(full.features?.slash_commands?.[0]).toMatchObject({ command: '/prherald', url: expect.stringMatching(/\/webhook\/slack\/commands$/) })
+  })
+
   it('asks for the scopes the checks require, plus channel lookups and history lookups, and nothing else', () => {
     const scopes = manifest?.oauth_config?.scopes?.bot ?? []
     expect(scopes).toEqual(expect.arrayContaining([...REQUIRED_SLACK_SCOPES, ...HISTORY_SLACK_SCOPES]))
-    expect([...scopes].sort()).toEqual(['channels:history', 'channels:read', 'chat:write', 'groups:history', 'groups:read', 'reactions:write'])
+    expect([...scopes].sort()).toEqual([
+      'channels:history', 'channels:read', 'chat:write', 'commands', 'groups:history', 'groups:read', 'im:history', 'im:write', 'reactions:write',
+      'usergroups:read', 'users:read',
+    ])
   })
 })
 

@@ -45,6 +45,12 @@ export interface FakeSlack {
   channels: Map<string, { is_archived?: boolean; is_member?: boolean; name?: string }>
   /** Workspace members by email, for users.lookupByEmail (which needs the users:read.email scope, as in Slack). */
   usersByEmail: Map<string, string>
+  /** users.info answers by user id (`tz` as a Slack profile has it); a user missing here is user_not_found. */
+  users: Map<string, { tz?: string }>
+  /** usergroups.users.list answers by user-group id. */
+  groups: Map<string, string[]>
+  /** The home tab views.publish last published per user. */
+  views: Map<string, { type: string; blocks: unknown[] }>
   /** Called for every API call (the demo prints them). */
   onCall: ((method: string, body: Record<string, unknown>) => void) | undefined
   /** The channel's messages, without thread replies (as a reader sees the channel). */
@@ -102,6 +108,9 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
     scopes: ['chat:write', 'reactions:write', 'channels:read', 'groups:read', 'channels:history', 'groups:history'],
     channels: new Map<string, { is_archived?: boolean; is_member?: boolean; name?: string }>(),
     usersByEmail: new Map<string, string>(),
+    users: new Map<string, { tz?: string }>(),
+    groups: new Map<string, string[]>(),
+    views: new Map<string, { type: string; blocks: unknown[] }>(),
     onCall: undefined as FakeSlack['onCall'],
   }
 
@@ -242,8 +251,32 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
         const id = state.usersByEmail.get(String(body.email ?? ''))
         return id ? sendJson(res, 200, { ok: true, user: { id, name: id.toLowerCase(), deleted: false } }) : sendJson(res, 200, { ok: false, error: 'users_not_found' })
       }
+      // The personal side's methods, with the scopes Slack asks for each.
+      case 'conversations.open': {
+        if (!state.scopes.includes('im:write')) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed: 'im:write', provided: state.scopes.join(',') })
+        const user = String(body.users ?? '')
+        if (!state.users.has(user)) return sendJson(res, 200, { ok: false, error: 'user_not_found' })
+        return sendJson(res, 200, { ok: true, channel: { id: `D${user.slice(1)}` } })
+      }
+      case 'users.info': {
+        if (!state.scopes.includes('users:read')) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed: 'users:read', provided: state.scopes.join(',') })
+        const user = state.users.get(String(body.user ?? ''))
+        return user ? sendJson(res, 200, { ok: true, user: { id: body.user, ...(user.tz ? { tz: user.tz } : {}) } }) : sendJson(res, 200, { ok: false, error: 'user_not_found' })
+      }
+      case 'usergroups.users.list': {
+        if (!state.scopes.includes('usergroups:read')) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed: 'usergroups:read', provided: state.scopes.join(',') })
+        const members = state.groups.get(String(body.usergroup ?? ''))
+        return members ? sendJson(res, 200, { ok: true, users: members }) : sendJson(res, 200, { ok: false, error: 'no_such_subteam' })
+      }
+      case 'views.publish': {
+        const user = String(body.user_id ?? '')
+        if (!state.users.has(user)) return sendJson(res, 200, { ok: false, error: 'user_not_found' })
+        const view = typeof body.view === 'string' ? JSON.parse(body.view) as { type: string; blocks: unknown[] } : body.view as { type: string; blocks: unknown[] }
+        state.views.set(user, view)
+        return sendJson(res, 200, { ok: true, view: { id: `V${user}` } })
+      }
       case 'auth.test':
-        return sendJson(res, 200, { ok: true, team: 'Acme', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT' },
+        return sendJson(res, 200, { ok: true, team: 'Acme', team_id: 'T0ACME', app_id: 'A0PRHERALD', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT' },
           { 'x-oauth-scopes': state.scopes.join(',') })
       case 'conversations.info': {
         const info = channel ? (state.channels.get(channel) ?? (options.anyChannel ? {} : undefined)) : undefined

@@ -117,8 +117,9 @@ describe('HTTP intake', () => {
     const comment = await deliver(service.url, 'github', { event: 'issue_comment', payload: issue })
     expect(await comment.json()).toEqual({ status: 'ignored', reason: 'not_a_pull_request' })
 
-    const labeled = await deliver(service.url, 'github', { event: 'pull_request', payload: githubExample('pull_request', 'labeled') })
-    expect(await labeled.json()).toEqual({ status: 'ignored', reason: 'unsupported_action' })
+    // labeled / unlabeled are decoded (ignore.labels reads them); an assignment is still no news.
+    const assigned = await deliver(service.url, 'github', { event: 'pull_request', payload: githubExample('pull_request', 'assigned') })
+    expect(await assigned.json()).toEqual({ status: 'ignored', reason: 'unsupported_action' })
 
     const reasons = ignoredLines().map((e) => e.reason)
     expect(reasons).toEqual(['unsupported_event', 'not_a_pull_request', 'unsupported_action'])

@@ -1,14 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { join } from 'node:path'
-import { migrateUp } from '../../src/store/migrations.ts'
-import { openDatabase } from '../../src/store/open-database.ts'
-import { postgresMigrateUp } from '../../src/store/postgres-migrations.ts'
-import { openPostgresPool } from '../../src/store/postgres-pool.ts'
-import { createPostgresStore } from '../../src/store/postgres-store.ts'
-import { createSqliteStore } from '../../src/store/sqlite-store.ts'
 import { hasMessage, NO_MESSAGE, type IncomingDelivery, type MessageRecord, type Store } from '../../src/store/store.ts'
-import { createTestDatabase, createTestSchema, type TestDatabase } from '../helpers/postgres.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
+import { storeBackends, type Backend } from '../helpers/store-backends.ts'
 
 /**
  * What every Store promises, whatever the backend: each case runs against a real SQLite file and a real
@@ -20,43 +13,7 @@ let postgresDatabase: TestDatabase
 beforeAll(async () => { postgresDatabase = await createTestDatabase() })
 afterAll(() => postgresDatabase.drop())
 
-interface Backend {
-  name: string
-  /** A fresh, migrated database; `open` may be called again to reach the same data from a new store. */
-  create(): Promise<{ open(now: () => number): Promise<Store>; remove(): Promise<void> }>
-}
-
-const backends: Backend[] = [
-  {
-    name: 'sqlite',
-    async create() {
-      const dir = makeTempDir()
-      const path = join(dir.path, 'prherald.db')
-      return {
-        async open(now) {
-          const db = openDatabase(path)
-          migrateUp(db)
-          return createSqliteStore(db, now)
-        },
-        async remove() { dir.remove() },
-      }
-    },
-  },
-  {
-    name: 'postgres',
-    async create() {
-      const database = await createTestSchema(postgresDatabase)
-      return {
-        async open(now) {
-          const pool = await openPostgresPool({ url: database.url, onIdleError: () => {} })
-          await postgresMigrateUp(pool)
-          return createPostgresStore({ pool, now })
-        },
-        remove: () => database.drop(),
-      }
-    },
-  },
-]
+const backends = storeBackends(() => postgresDatabase)
 
 const pr = { provider: 'github', repository: 'acme/api', prNumber: 7 } as const
 const message = (over: Partial<MessageRecord> = {}): MessageRecord => ({

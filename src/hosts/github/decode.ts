@@ -16,6 +16,10 @@ const PULL_REQUEST_ACTIONS = new Map<string, EventKind>([
   ['synchronize', 'synchronize'],
   ['review_requested', 'review_requested'],
   ['review_request_removed', 'review_request_removed'],
+  // Labels show nowhere in the message, but decide `ignore.labels`: a pull request unlabeled before its
+  // announcement is announced then (an update of a ready pull request without a message announces it).
+  ['labeled', 'updated'],
+  ['unlabeled', 'updated'],
 ])
 
 const REVIEW_STATES = new Map<string, EventKind>([
@@ -94,6 +98,7 @@ function factsOf(pr: JsonObject | undefined, isIssue: boolean): PullRequestFacts
     // Set only when true: the stored event stays as it was for every other pull request.
     ...(securityUpdate({ title, labels, body: str(pr, 'body') }) ? { securityUpdate: true } : {}),
     ...(requested ? { requestedReviewers: requested } : {}),
+    ...(labels.length > 0 ? { labels } : {}),
   }
 }
 

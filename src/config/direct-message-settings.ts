@@ -1,0 +1,22 @@
+import type { ConfigDocument } from './schema.ts'
+import { DEFAULTS, type DirectMessageSettings } from './settings.ts'
+
+/** `users:` as the plain map of bare Slack ids every other part reads, whichever form each value has. */
+export function slackIds(users: ConfigDocument['users']): Record<string, string> {
+  return Object.fromEntries(Object.entries(users ?? {}).map(([key, value]) => [key, typeof value === 'string' ? value : value.slack]))
+}
+
+/** `notify.direct_messages` and friends, after defaults, with each person's own settings keyed by Slack user id. */
+export function directMessageSettings(doc: Pick<ConfigDocument, 'notify' | 'users'>): DirectMessageSettings {
+  const people: DirectMessageSettings['people'] = {}
+  for (const value of Object.values(doc.users ?? {})) {
+    if (typeof value === 'string') continue
+    people[value.slack] = { directMessages: value.direct_messages, workingHours: value.working_hours }
+  }
+  return {
+    mode: doc.notify?.direct_messages ?? DEFAULTS.directMessages,
+    workingHours: doc.notify?.working_hours ?? DEFAULTS.workingHours,
+    timeZone: doc.notify?.time_zone ?? DEFAULTS.timeZone,
+    people,
+  }
+}

@@ -1,0 +1,95 @@
+import type { DirectMessageSettings } from '../config/settings.ts'
+import { parseWorkingHours } from '../config/working-hours.ts'
+import type { People } from '../slack/person-names.ts'
+import type { Store } from '../store/store.ts'
+import type { PersonDirectory } from './person-directory.ts'
+import { channelPullRequests, minePullRequests, openPullRequests } from './pull-request-lists.ts'
+
+/** A slash command as Slack sends it, the fields read. */
+export interface SlashCommand {
+  userId: string
+  channelId: string
+  text: string
+}
+
+/** What to answer: at once, or an acknowledgement now and the answer once `later` resolves (Slack's 3 s). */
+export type CommandAnswer = { now: string } | { ack: string; later: () => Promise<string> }
+
+export const COMMAND_HELP = [
+  '*/prherald* — your pull requests in Slack',
+  '• `/prherald` or `/prherald mine`: what waits on you, and your pull requests that wait on someone',
+  '• `/prherald channel`: this channel\'s open pull requests, the longest quiet first',
+  '• `/prherald dm on` / `dm off`: direct messages about your pull requests and review requests',
+  '• `/prherald hours 09:00-18:00`: your working hours (direct messages outside them wait for the next start)',
+  '• `/prherald mute <pull request link>` / `unmute <link>`: no direct messages about that pull request',
+].join('\n')
+
+const NOT_MAPPED = 'prherald does not know you yet: ask whoever runs it to add your git login and your Slack member id (Profile, ⋮ More, Copy member ID) under `users:` in config.yaml.'
+
+export interface CommandDeps {
+  store: Store
+  settings: DirectMessageSettings
+  people: People
+  directory: PersonDirectory
+  now: () => number
+}
+
+/**
+ * `/prherald`: each person reads and changes only their own preferences (keyed by the Slack user who asked);
+ * the lists are read from the stored messages, so they are answered after the acknowledgement.
+ */
+export function createCommandRunner(deps: CommandDeps) {
+  const known = (user: string) => Object.values(deps.people.users).includes(user)
+  const prKeyOfLink = async (link: string): Promise<string | undefined> => {
+    const url = link.replace(/^<|>$/g, '').split('|')[0]!.replace(/[#?].*$/, '').replace(/\/+$/, '')
+    const prs = openPullRequests(await deps.store.openMessages())
+    const found = prs.find((p) => p.context.url.replace(/\/+$/, '') === url)
+    return found ? `${found.context.provider}:${found.context.owner}/${found.context.repo}#${found.context.number}` : undefined
+  }
+
+  return async function runCommand(command: SlashCommand): Promise<CommandAnswer> {
+    const [word = 'mine', ...rest] = command.text.trim().split(/\s+/).filter(Boolean)
+    const argument = rest.join(' ')
+    const me = command.userId
+    if (word === 'help') return { now: COMMAND_HELP }
+    if (word === 'channel') {
+      return { ack: 'Looking…', later: async () => channelPullRequests(openPullRequests(await deps.store.openMessages()), command.channelId, deps.now()).join('\n') }
+    }
+    if (!known(me)) return { now: NOT_MAPPED }
+    switch (word) {
+      case 'mine':
+        return {
+          ack: 'Looking…',
+          later: async () => {
+            const prs = openPullRequests(await deps.store.openMessages())
+            const groups = new Set<string>()
+            for (const group of new Set(Object.values(deps.people.teams))) if ((await deps.directory.groupMembers(group)).includes(me)) groups.add(group)
+            return minePullRequests(prs, me, deps.people, groups, deps.now()).join('\n')
+          },
+        }
+      case 'dm': {
+        if (argument !== 'on' && argument !== 'off') return { now: 'Write `/prherald dm on` or `/prherald dm off`.' }
+        await deps.store.savePreference(me, { directMessages: argument })
+        if (deps.settings.mode === 'off') return { now: `Saved (dm ${argument}), but direct messages are off for everyone here (notify.direct_messages: off).` }
+        return { now: argument === 'on' ? 'Direct messages are on: you will hear of your reviews and your pull requests.' : 'Direct messages are off for you.' }
+      }
+      case 'hours': {
+        if (!parseWorkingHours(argument)) return { now: `"${argument}" is not a span of hours; write it as HH:MM-HH:MM, e.g. \`/prherald hours 09:00-18:00\`.` }
+        await deps.store.savePreference(me, { workingHours: argument })
+        const { timeZone } = await deps.directory.hoursOf(me, deps.now())
+        return { now: `Your working hours are ${argument}, Monday to Friday, ${timeZone} (your Slack time zone). Direct messages outside them wait for the next start.` }
+      }
+      case 'mute':
+      case 'unmute': {
+        const prKey = argument ? await prKeyOfLink(argument) : undefined
+        if (!prKey) return { now: `Give the link of an open pull request prherald shows, e.g. \`/prherald ${word} https://…/pull/42\`.` }
+        await deps.store.setMuted(me, prKey, word === 'mute')
+        return { now: word === 'mute' ? 'Muted: no more direct messages about it.' : 'Unmuted.' }
+      }
+      default:
+        return { now: `Unknown command "${word}".\n${COMMAND_HELP}` }
+    }
+  }
+}
+
+export type RunCommand = ReturnType<typeof createCommandRunner>

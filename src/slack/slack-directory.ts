@@ -1,0 +1,57 @@
+import { WebClient, type RetryOptions } from '@slack/web-api'
+import { classifySlackError, DEFAULT_SLACK_RETRY, DEFAULT_SLACK_TIMEOUT_MS } from './slack-client.ts'
+
+/**
+ * The Slack calls of the personal side (docs/notifications.md), beside the message client: a person's
+ * direct-message channel, their time zone, a user group's members, their home tab. Errors are classified
+ * like the message client's (slack_transient, slack_rate_limited, slack_permanent, slack_auth).
+ */
+export interface SlackDirectory {
+  /** conversations.open: the id of the direct-message channel between the bot and `user` (im:write). */
+  openConversation(user: string): Promise<string>
+  /** users.info: the IANA time zone of the person's profile, undefined when Slack has none (users:read). */
+  userTimeZone(user: string): Promise<string | undefined>
+  /** usergroups.users.list: the members of a user group (usergroups:read). */
+  groupMembers(group: string): Promise<string[]>
+  /** views.publish: the person's App Home tab. */
+  publishHome(user: string, view: { type: 'home'; blocks: unknown[] }): Promise<void>
+  /** auth.test: the workspace and app of the token, for the requests Slack sends (their team_id, api_app_id). */
+  identity(): Promise<{ teamId: string | undefined; appId: string | undefined }>
+}
+
+export function createSlackDirectory(options: { token: string; apiUrl: string; timeoutMs?: number; retry?: RetryOptions }): SlackDirectory {
+  const client = new WebClient(options.token, {
+    slackApiUrl: options.apiUrl, timeout: options.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS, rejectRateLimitedCalls: true,
+    retryConfig: options.retry ?? DEFAULT_SLACK_RETRY,
+    logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, setLevel: () => {}, getLevel: () => 'info' as never, setName: () => {} },
+  })
+  const call = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run()
+    } catch (error) {
+      throw classifySlackError(error) ?? error
+    }
+  }
+  return {
+    async openConversation(user) {
+      const result = await call(() => client.conversations.open({ users: user, return_im: false }))
+      const id = result.channel?.id
+      if (!id) throw classifySlackError(new Error('conversations.open returned no channel'))!
+      return id
+    },
+    async userTimeZone(user) {
+      const result = await call(() => client.users.info({ user }))
+      return result.user?.tz || undefined
+    },
+    async groupMembers(group) {
+      return (await call(() => client.usergroups.users.list({ usergroup: group }))).users ?? []
+    },
+    async publishHome(user, view) {
+      await call(() => client.views.publish({ user_id: user, view: view as never }))
+    },
+    async identity() {
+      const result = await call(() => client.auth.test()) as { team_id?: string; app_id?: string }
+      return { teamId: result.team_id, appId: result.app_id }
+    },
+  }
+}

@@ -1,0 +1,127 @@
+import { personalQueries as q } from './personal-queries.ts'
+import type { Param, StoreDriver } from './store-driver.ts'
+
+/** A direct message waiting to be sent, or sent: one line about one pull request, for one person. */
+export interface DirectMessageRecord {
+  recipient: string
+  dmKey: string
+  prKey: string
+  body: string
+  dueAt: number
+  createdAt: number
+  /** The gathered message this row went out in (or is going out in): its metadata carries it. */
+  batch?: string | undefined
+  batchAt?: number | undefined
+  outcome?: 'sent' | 'dropped' | undefined
+  channel?: string | undefined
+  ts?: string | undefined
+}
+
+export interface PersonPreference {
+  directMessages?: 'on' | 'off' | undefined
+  workingHours?: string | undefined
+}
+
+/** The personal side of the store (docs/notifications.md); the same statements on SQLite and PostgreSQL. */
+export interface PersonalStore {
+  /** Queues each row unless one with its recipient and key exists (sent or not): a replay queues nothing. Returns how many were new. */
+  queueDirectMessages(rows: ReadonlyArray<Omit<DirectMessageRecord, 'batch' | 'batchAt' | 'outcome' | 'channel' | 'ts'>>): Promise<number>
+  /** People with direct messages due at `now` that no sender holds. */
+  dueRecipients(now: number): Promise<string[]>
+  /** Claims a person's due messages for `owner` until `until`; none when another sender holds them. */
+  claimDirectMessages(recipient: string, owner: string, now: number, until: number): Promise<DirectMessageRecord[]>
+  /** Records the batch before it is posted: the intent a lookup starts from. */
+  setBatch(recipient: string, owner: string, dmKeys: readonly string[], batch: string, at: number): Promise<void>
+  finishBatch(recipient: string, batch: string, outcome: 'sent' | 'dropped', channel: string | null, ts: string | null): Promise<void>
+  releaseDirectMessages(recipient: string, owner: string): Promise<void>
+  directMessagesOf(recipient: string): Promise<DirectMessageRecord[]>
+  /** The earliest due time of an unsent message, for the sender's next wake-up. */
+  nextDirectMessageDue(): Promise<number | undefined>
+  forgetDirectMessagesBefore(cutoff: number): Promise<number>
+  preferenceOf(slackUser: string): Promise<PersonPreference>
+  savePreference(slackUser: string, change: PersonPreference): Promise<void>
+  setMuted(slackUser: string, prKey: string, muted: boolean): Promise<void>
+  isMuted(slackUser: string, prKey: string): Promise<boolean>
+  /** A cached time zone: `{ timeZone: undefined }` when Slack has none; undefined when not cached or expired. */
+  zoneOf(slackUser: string, now: number): Promise<{ timeZone: string | undefined } | undefined>
+  saveZone(slackUser: string, timeZone: string | undefined, expiresAt: number): Promise<void>
+}
+
+interface DirectMessageRow {
+  recipient: string
+  dm_key: string
+  pr_key: string
+  body: string
+  due_at: number | string
+  created_at: number | string
+  batch: string | null
+  batch_at: number | string | null
+  outcome: string | null
+  channel: string | null
+  ts: string | null
+}
+
+const fromRow = (r: DirectMessageRow): DirectMessageRecord => ({
+  recipient: r.recipient, dmKey: r.dm_key, prKey: r.pr_key, body: r.body, dueAt: Number(r.due_at), createdAt: Number(r.created_at),
+  batch: r.batch ?? undefined, batchAt: r.batch_at == null ? undefined : Number(r.batch_at),
+  outcome: (r.outcome ?? undefined) as DirectMessageRecord['outcome'], channel: r.channel ?? undefined, ts: r.ts ?? undefined,
+})
+
+export function createPersonalStore(driver: StoreDriver, now: () => number): PersonalStore {
+  const read = <Row>(s: (typeof q)[keyof typeof q], params: readonly Param[]) => driver.read<Row>(s, params)
+  const write = async (s: (typeof q)[keyof typeof q], params: readonly Param[]) => (await driver.write([[s, params]]))[0] ?? 0
+  return {
+    async queueDirectMessages(rows) {
+      if (rows.length === 0) return 0
+      const counts = await driver.write(rows.map((r) => [q.queueDirectMessage, [r.recipient, r.dmKey, r.prKey, r.body, r.dueAt, r.createdAt]]))
+      return counts.reduce((a, b) => a + b, 0)
+    },
+    async dueRecipients(at) {
+      return (await read<{ recipient: string }>(q.dueRecipients, [at, at])).map((r) => r.recipient)
+    },
+    async claimDirectMessages(recipient, owner, at, until) {
+      if (await write(q.claimRecipient, [owner, until, recipient, at, at]) === 0) return []
+      return (await read<DirectMessageRow>(q.claimedRows, [recipient, owner])).map(fromRow)
+    },
+    async setBatch(recipient, owner, dmKeys, batch, at) {
+      await write(q.setBatch, [batch, at, recipient, owner, JSON.stringify(dmKeys)])
+    },
+    async finishBatch(recipient, batch, outcome, channel, ts) {
+      await write(q.finishBatch, [outcome, channel, ts, recipient, batch])
+    },
+    async releaseDirectMessages(recipient, owner) {
+      await write(q.releaseClaim, [recipient, owner])
+    },
+    async directMessagesOf(recipient) {
+      return (await read<DirectMessageRow>(q.directMessagesOf, [recipient])).map(fromRow)
+    },
+    async nextDirectMessageDue() {
+      const due = (await read<{ due: number | string | null }>(q.nextDue, []))[0]?.due
+      return due == null ? undefined : Number(due)
+    },
+    forgetDirectMessagesBefore: (cutoff) => write(q.deleteDirectMessagesBefore, [cutoff]),
+    async preferenceOf(slackUser) {
+      const row = (await read<{ direct_messages: string | null; working_hours: string | null }>(q.preferenceOf, [slackUser]))[0]
+      return {
+        directMessages: (row?.direct_messages ?? undefined) as PersonPreference['directMessages'],
+        workingHours: row?.working_hours ?? undefined,
+      }
+    },
+    async savePreference(slackUser, change) {
+      await write(q.savePreference, [slackUser, change.directMessages ?? null, change.workingHours ?? null, now()])
+    },
+    async setMuted(slackUser, prKey, muted) {
+      await write(muted ? q.mute : q.unmute, muted ? [slackUser, prKey, now()] : [slackUser, prKey])
+    },
+    async isMuted(slackUser, prKey) {
+      return (await read(q.isMuted, [slackUser, prKey])).length > 0
+    },
+    async zoneOf(slackUser, at) {
+      const row = (await read<{ time_zone: string | null; expires_at: number | string }>(q.zoneOf, [slackUser]))[0]
+      return row && Number(row.expires_at) > at ? { timeZone: row.time_zone ?? undefined } : undefined
+    },
+    async saveZone(slackUser, timeZone, expiresAt) {
+      await write(q.saveZone, [slackUser, timeZone ?? null, expiresAt])
+    },
+  }
+}

@@ -1,0 +1,131 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { BERLIN, grantPersonalScopes, personalStores } from '../helpers/personal-setup.ts'
+import { deliver } from '../helpers/signed-delivery.ts'
+import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+import { conversationComment, pullRequest, review } from '../lifecycle/github-payloads.ts'
+
+/**
+ * Issue 24.1 end to end, on both stores: direct messages people opted into, held over quiet hours and sent
+ * at the start of the person's day after a restart (on a fake clock), each once: a replay and a post of
+ * unknown outcome send nothing twice.
+ */
+const CHANNEL = 'C0000000001'
+const AUTHOR = 'U0AUTHOR'
+const AUTHOR_DM = 'D0AUTHOR'
+const DAVE = 'U0DAVE'
+const ERIN = 'U0ERIN'
+
+describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => {
+  let dir: ReturnType<typeof makeTempDir>
+  let slack: FakeSlack
+  let service: TestService | undefined
+  let database: Awaited<ReturnType<typeof databaseUrl>>
+  let clock: number
+
+  beforeEach(async () => {
+    dir = makeTempDir()
+    slack = await startFakeSlack()
+    grantPersonalScopes(slack)
+    slack.users.set(AUTHOR, { tz: 'Europe/Berlin' })
+    slack.users.set(DAVE, {})
+    slack.users.set(ERIN, {})
+    slack.groups.set('S0BACKEND', [DAVE, ERIN])
+    database = await databaseUrl()
+    writeConfig(dir.path, {
+      git_provider: 'github',
+      notify: { direct_messages: 'opt_in' },
+      users: { Codertocat: { slack: AUTHOR, direct_messages: 'on' }, dave: DAVE, erin: { slack: ERIN, direct_messages: 'on' } },
+      teams: { backend: 'S0BACKEND' },
+      mappings: { Codertocat: { 'Hello-World': { channel: CHANNEL } } },
+    })
+  })
+  afterEach(async () => {
+    await service?.stop()
+    service = undefined
+    await slack.close()
+    await database.drop()
+    dir.remove()
+  })
+
+  const start = async () => {
+    service = await startPrherald(dir.path, testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, ...database.env }), {
+      clock: () => clock, directMessageIntervalMs: 50,
+    })
+  }
+  const send = async (event: string, payload: unknown, deliveryId?: string) => {
+    const res = await deliver(service!.url, 'github', { event, payload, ...(deliveryId ? { deliveryId } : {}) })
+    expect(res.status).toBe(200)
+    expect(await service!.settle(10_000)).toBe(true)
+  }
+  const dms = (channel: string) => slack.messagesIn(channel)
+
+  it('tells the author of an approval at once within their hours, once, and nobody of their own doing', async () => {
+    clock = BERLIN.wednesdayMorning
+    await start()
+    await send('pull_request', pullRequest('opened', 1))
+    await send('pull_request_review', review('approved', 1, 'dave'), 'review-1')
+    await waitFor('the direct message', () => dms(AUTHOR_DM).length === 1)
+    expect(dms(AUTHOR_DM)[0]!.text).toMatch(/^:white_check_mark: dave approved <https:\/\/github.com\/Codertocat\/Hello-World\/pull\/1\|Codertocat\/Hello-World#1 /)
+    expect(dms(AUTHOR_DM)[0]!.metadata).toMatchObject({ event_type: 'prherald_direct_message' })
+    // The same delivery again (a redelivery) and the author's own comment: nothing more.
+    await send('pull_request_review', review('approved', 1, 'dave'), 'review-1')
+    await send('issue_comment', conversationComment(1, 'Codertocat'))
+    await new Promise((r) => setTimeout(r, 200))
+    expect(dms(AUTHOR_DM)).toHaveLength(1)
+    // dave did not opt in (notify.direct_messages: opt_in): the team request reaches erin only.
+    expect(slack.calls.filter((c) => c.method === 'conversations.open').map((c) => c.body.users)).not.toContain(DAVE)
+  })
+
+  it('reaches a team\'s members who opted in when the team is asked to review', async () => {
+    clock = BERLIN.wednesdayMorning
+    await start()
+    const opened = pullRequest('opened', 2)
+    opened.pull_request.requested_teams = [{ name: 'Backend', slug: 'backend', id: 1 }]
+    await send('pull_request', opened)
+    await waitFor('erin\'s message', () => dms('D0ERIN').length === 1)
+    expect(dms('D0ERIN')[0]!.text).toMatch(/^:eyes: Your team Backend is asked to review <https:/)
+    expect(dms('D0DAVE')).toHaveLength(0)
+  })
+
+  it('holds messages due on Friday night and sends them gathered at the start of Monday, after a restart, once', async () => {
+    clock = BERLIN.fridayEvening
+    await start()
+    await send('pull_request', pullRequest('opened', 3))
+    await send('pull_request_review', review('changes_requested', 3, 'dave'))
+    await send('issue_comment', conversationComment(3, 'dave'))
+    await new Promise((r) => setTimeout(r, 300))
+    expect(dms(AUTHOR_DM)).toHaveLength(0)
+    await service!.stop()
+
+    clock = BERLIN.mondayStart + 60_000
+    await start()
+    await waitFor('the held messages', () => dms(AUTHOR_DM).length === 1)
+    const text = dms(AUTHOR_DM)[0]!.text
+    // Queued in the same millisecond of the fake clock: in either order.
+    expect(text).toMatch(/^While you were away \(2 updates\):\n• /)
+    expect(text).toMatch(/\n• :exclamation: dave asked for changes on </)
+    expect(text).toMatch(/\n• :speech_balloon: dave commented on </)
+    await service!.stop()
+    await start()
+    await new Promise((r) => setTimeout(r, 300))
+    expect(dms(AUTHOR_DM)).toHaveLength(1)
+  })
+
+  it('looks for a message whose answer was lost before sending it again', async () => {
+    clock = BERLIN.wednesdayMorning
+    slack.faults.push({ method: 'chat.postMessage', channel: AUTHOR_DM, fault: { lostAnswer: 'hang' } })
+    await start()
+    await send('pull_request', pullRequest('opened', 4))
+    const merged = pullRequest('closed', 4, { merged: true })
+    merged.sender.login = 'dave'
+    await send('pull_request', merged)
+    await waitFor('the lookup', () => slack.count('conversations.history') > 0, 15_000)
+    await new Promise((r) => setTimeout(r, 300))
+    expect(service!.entries()).not.toContainEqual(expect.objectContaining({ msg: 'direct message not sent; it is tried again' }))
+    expect(dms(AUTHOR_DM)).toHaveLength(1)
+    expect(dms(AUTHOR_DM)[0]!.text).toMatch(/merged/)
+    expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && c.body.channel === AUTHOR_DM)).toHaveLength(1)
+  })
+})

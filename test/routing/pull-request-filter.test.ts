@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest'
+import { compileTitleGlob, matchesTitleGlob, titleGlobProblem } from '../../src/config/title-glob.ts'
+import { filterMatch, NO_FILTER } from '../../src/routing/pull-request-filter.ts'
+import { resolveRoute } from '../../src/routing/resolve-route.ts'
+
+const glob = (pattern: string, title: string) => matchesTitleGlob(compileTitleGlob(pattern), title)
+const pr = (over: Record<string, unknown> = {}) => ({ pr: { title: 'Add search', url: '', author: 'octocat', draft: false, state: 'open' as const, createdAt: '', updatedAt: '', ...over } })
+
+describe('title globs', () => {
+  it('match the whole title, without regard to case, with * and ?', () => {
+    expect(glob('WIP*', 'wip: add search')).toBe(true)
+    expect(glob('WIP*', 'Add WIP search')).toBe(false)
+    expect(glob('*[skip slack]*', 'Bump deps [skip slack] now')).toBe(true)
+    expect(glob('v?.0', 'V2.0')).toBe(true)
+    expect(glob('v?.0', 'v12.0')).toBe(false)
+    expect(glob('*', '')).toBe(true)
+    expect(glob('a', '')).toBe(false)
+  })
+
+  it('take linear time on a title built to make a backtracking matcher explode', () => {
+    const title = 'a'.repeat(200_000)
+    const started = performance.now()
+    expect(glob('*a*a*a*a*a*a*a*a*a*a*a*a*b', title)).toBe(false)
+    // A backtracking matcher needs on the order of n^12 steps here; the state-set walk a few million.
+    expect(performance.now() - started).toBeLessThan(2000)
+  })
+
+  it('refuse empty and over-long patterns with the fix', () => {
+    expect(titleGlobProblem('  ')).toMatch(/empty pattern/)
+    expect(titleGlobProblem('x'.repeat(201))).toMatch(/keep it to 200/)
+    expect(titleGlobProblem('WIP*')).toBeUndefined()
+  })
+})
+
+describe('filterMatch', () => {
+  const filter = { labels: ['WIP'], title: ['Draft:*'], authors: ['Renovate[bot]', '557058:abc'] }
+  it('names what matched: a label, the author (login or account id) or the title', () => {
+    expect(filterMatch(filter, pr({ labels: ['bug', 'wip'] }))).toBe('label')
+    expect(filterMatch(filter, pr({ author: 'renovate[bot]' }))).toBe('author')
+    expect(filterMatch(filter, pr({ author: 'Renovate Bot', authorAccountId: '557058:ABC' }))).toBe('author')
+    expect(filterMatch(filter, pr({ title: 'draft: add search' }))).toBe('title')
+    expect(filterMatch(filter, pr())).toBeUndefined()
+    expect(filterMatch(NO_FILTER, pr({ labels: ['wip'] }))).toBeUndefined()
+  })
+})
+
+describe('ignore inheritance', () => {
+  it('takes each key from the repository entry, else from the owner\'s "*"', () => {
+    const mappings = { acme: {
+      '*': { channel: 'C0000000001', ignore: { labels: ['wip'], title: 'WIP*' } },
+      api: { ignore: { title: ['Draft*', 'tmp*'] } },
+    } }
+    expect(resolveRoute(mappings, 'acme', 'api')?.ignore).toEqual({ labels: ['wip'], title: ['Draft*', 'tmp*'], authors: [] })
+    expect(resolveRoute(mappings, 'acme', 'web')?.ignore).toEqual({ labels: ['wip'], title: ['WIP*'], authors: [] })
+  })
+})
+
+describe('prherald-config list', () => {
+  it('prints each entry\'s filters after inheritance, and nothing without filters', async () => {
+    const { formatFilters } = await import('../../src/cli/format-filters.ts')
+    const { listRoutes } = await import('../../src/routing/resolve-route.ts')
+    const routes = listRoutes({ acme: { '*': { channel: 'C0000000001', ignore: { labels: ['wip'] } }, api: { ignore: { title: 'WIP*' } } } })
+    expect(formatFilters(routes)).toEqual(['ignore (pull requests not announced):', '  acme/*: labels wip', '  acme/api: labels wip; title "WIP*"'])
+    expect(formatFilters(listRoutes({ acme: { '*': { channel: 'C0000000001' } } }))).toEqual([])
+  })
+})
