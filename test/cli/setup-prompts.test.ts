@@ -118,17 +118,17 @@ describe('prherald-setup at a terminal', () => {
   it('stops after three wrong answers to one question with the reason, exit 1, and writes nothing', async () => {
     const run = setup({}, { provider: 'github', channel: 'C0DEPLOYS1' })
     await term.answer(Q.token, `${SLACK_TOKEN}${KEY.enter}`)
-    for (const wrong of ['acme', 'acme api', 'acme/api/x']) await term.answer(Q.repository, `${wrong}${KEY.enter}`)
+    for (const wrong of ['acme', 'acme api', 'acme//api']) await term.answer(Q.repository, `${wrong}${KEY.enter}`)
     expect(await run).toBe(1)
     expect(term.screen().match(/try again/g)).toHaveLength(2)
-    expect(errors).toBe('prherald: "acme/api/x" is not a repository\n'
+    expect(errors).toBe('prherald: "acme//api" is not a repository\n'
       + '  fix: write it as <owner>/<repo>, e.g. acme/api (Bitbucket: <workspace>/<repository slug>)\n')
     nothingWritten()
   })
 
   it('a wrong flag is asked for again on a terminal', async () => {
-    const run = setup({ SLACK_BOT_TOKEN: SLACK_TOKEN }, { provider: 'gitlab', channel: '#general', repository: 'acme/api', mentions: '', publicUrl: '', gitToken: '' })
-    await term.waitFor('✖ "gitlab" is not a git provider')
+    const run = setup({ SLACK_BOT_TOKEN: SLACK_TOKEN }, { provider: 'sourcehut', channel: '#general', repository: 'acme/api', mentions: '', publicUrl: '', gitToken: '' })
+    await term.waitFor('✖ "sourcehut" is not a git provider')
     await term.answer(Q.provider, KEY.enter)
     await term.waitFor('✖ the bot is not in a channel named #general')
     await term.answer(Q.channel, KEY.enter)

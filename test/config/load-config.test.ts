@@ -120,7 +120,7 @@ describe('configuration', () => {
 
   const cases: Array<[string, string, RegExp]> = [
     ['missing git_provider', MAPPINGS, /git_provider: is required; set it to github or bitbucket/],
-    ['unknown provider', `git_provider: gitlab\n${MAPPINGS}`, /git_provider: "gitlab" is not allowed; use one of/],
+    ['unknown provider', `git_provider: sourcehut\n${MAPPINGS}`, /git_provider: "sourcehut" is not allowed; use one of/],
     ['channel given as #name', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: "#general"\n', /mappings\.acme\.api\.channel: "#general" is a channel name; use the channel ID/],
     ['malformed channel id', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: general\n', /mappings\.acme\.api\.channel: "general" is not a Slack channel ID/],
     ['bad mention', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      mentions: ["@alice"]\n', /mappings\.acme\.api\.mentions\.0: "@alice" is not a Slack mention token/],

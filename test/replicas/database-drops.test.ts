@@ -115,7 +115,10 @@ describe('a PostgreSQL connection that drops mid-batch', () => {
     await waitFor('batches in flight', () => slack.calls.some((c) => c.method === 'chat.postMessage'), 15_000)
     await ownServer.restart()
     await sending
-    expect(running.entries().some((e) => e.msg === 'a PostgreSQL connection broke; the next query opens a new one')).toBe(true)
+    // Still running (before the fix, the unhandled 'error' of a checked-out connection ended it); whether an
+    // idle connection also logged its break depends on when the restart fell, so that is not asserted.
+    expect(running.child.exitCode).toBeNull()
     await expectEverythingApplied(url.toString(), running)
+    expect(running.child.exitCode).toBeNull()
   })
 })
