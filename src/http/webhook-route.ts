@@ -3,6 +3,7 @@ import type { GitHost } from '../hosts/contract.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Intake } from '../intake/intake.ts'
 import type { Logger } from '../log/logger.ts'
+import { deliveryBody } from '../intake/duplicate-reason.ts'
 import { intakeOutcome, rejectedOutcome, type DeliveryOutcome } from './delivery-outcome.ts'
 import { readRawBody } from './read-raw-body.ts'
 import { errorResponse, json } from './respond.ts'
@@ -51,7 +52,7 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
       }
       const eventName = reader.eventName(headers)
       const deliveryId = reader.deliveryId(headers, body)
-      const result = await deps.accept(reader.decode(eventName, deliveryId, payload), deliveryId)
+      const result = await deps.accept(reader.decode(eventName, deliveryId, payload), deliveryId, deliveryBody(body, deliveryId))
       if (eventName === '') {
         // Still ignored as before (what is it about?), but say which header was missing: a proxy that strips it
         // would otherwise look like a host sending events prherald does not know.

@@ -44,18 +44,28 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async saveMessage(m) {
       await write(messageStep(m, now()))
     },
-    async forgetBefore(cutoff) {
-      const [messages = 0, deliveries = 0, runClaims = 0, replies = 0, heads = 0] = await driver.write([
-        q.deleteMessagesUntouchedSince, q.deleteAppliedDeliveriesBefore, q.deleteRunClaimsBefore, q.deleteThreadRepliesBefore, q.deleteHeadsBefore,
-      ].map((s): Step => [s, [cutoff]]))
-      return { messages, deliveries, runClaims, threadRecords: replies + heads }
+    async forgetBefore(cutoff, replayCutoff = cutoff) {
+      const [messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0] = await driver.write([
+        [q.deleteMessagesUntouchedSince, [cutoff]], [q.deleteAppliedDeliveriesBefore, [replayCutoff]], [q.deleteBodiesBefore, [replayCutoff]],
+        [q.deleteRunClaimsBefore, [cutoff]], [q.deleteThreadRepliesBefore, [cutoff]], [q.deleteHeadsBefore, [cutoff]],
+      ])
+      return { messages, deliveries, bodies, runClaims, threadRecords: replies + heads }
     },
     countMessages: () => count(q.countMessages),
     async openMessages() {
       return (await driver.read<OpenMessageRow>(q.openMessages)).map(openMessageFromRow)
     },
     recordDelivery(d) {
-      return write([q.recordDelivery, [d.provider, d.deliveryId, d.prKey, d.event, now()]]).then((n) => n === 1)
+      const at = now()
+      if (!d.body) return write([q.recordDelivery, [d.provider, d.deliveryId, d.prKey, d.event, at]]).then((n) => n === 1)
+      const { digest, deliveryId } = d.body
+      return driver.write([
+        [q.recordBody, [d.provider, digest, deliveryId, at]],
+        [q.recordDeliveryOfBody, [d.provider, d.deliveryId, d.prKey, d.event, at, d.provider, digest, deliveryId]],
+      ]).then(([, recorded]) => recorded === 1)
+    },
+    async firstDeliveryOfBody(provider, digest) {
+      return (await first<{ delivery_id: string }>(q.firstDeliveryOfBody, [provider, digest]))?.delivery_id
     },
     async pendingDeliveries() {
       return (await driver.read<DeliveryRow>(q.pendingDeliveries)).map(deliveryFromRow)
