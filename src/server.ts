@@ -9,6 +9,7 @@ import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-rout
 import { createSlackInteractionsHandler, SLACK_INTERACTIONS_PATH } from './http/slack-interactions-route.ts'
 import type { ClickIntake } from './intake/accept-click.ts'
 import { errorResponse, json } from './http/respond.ts'
+import { createBodyBudget, type BodyBudget } from './http/body-budget.ts'
 
 export interface AppDeps {
   provider: Provider
@@ -16,6 +17,8 @@ export interface AppDeps {
   accept: Intake
   logger: Logger
   bodyLimit?: number
+  /** The bytes every unauthenticated webhook body may hold together; the default budget when absent. */
+  budget?: BodyBudget
   /** What /healthz and /readyz report; everything is ok when absent. */
   health?: HealthSources
   /** Told what each delivery came to (the metrics). */
@@ -58,6 +61,8 @@ export function createApp(deps: AppDeps): H3 {
     accept: deps.accept,
     logger: deps.logger,
     bodyLimit: deps.bodyLimit,
+    // Git-host routes only: Slack's route is never shed (it turns event delivery off at 5 % failures).
+    budget: deps.budget ?? createBodyBudget(),
     ready: () => health.database() === 'ok',
     observe: deps.observe,
   })))
