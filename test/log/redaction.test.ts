@@ -11,13 +11,13 @@ const logLines = (format: 'json' | 'pretty', redact: string[], log: (l: ReturnTy
 describe('log redaction', () => {
   it.each(['json', 'pretty'] as const)('%s: a secret holding " or \\\\ is redacted, not escaped and printed', (format) => {
     const secret = 'se"cr\\et-value'
-    const lines = logLines(format, [secret], (l) => l.error('failed', { error: `auth with ${secret} refused`, nested: { list: [secret] } }))
+    const lines = logLines(format, [secret], (l) => l.error('failed', { error: `auth with ${secret} refused`, list: [secret] }))
     expect(lines).toHaveLength(1)
     expect(lines[0]).not.toContain('cr\\\\et')
     expect(lines[0]).not.toContain('se\\"cr')
     expect(lines[0]).not.toContain('cr\\et')
     expect(lines[0]).toContain('[redacted]')
-    if (format === 'json') expect(JSON.parse(lines[0]!)).toMatchObject({ error: 'auth with [redacted] refused', nested: { list: ['[redacted]'] } })
+    if (format === 'json') expect(JSON.parse(lines[0]!)).toMatchObject({ error: 'auth with [redacted] refused', list: ['[redacted]'] })
   })
 
   it('a secret under 4 characters is redacted where it is a whole value, and left inside other words', () => {
