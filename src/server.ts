@@ -8,6 +8,7 @@ import { hostOf } from './hosts/registry.ts'
 import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-route.ts'
 import { createSlackInteractionsHandler, SLACK_INTERACTIONS_PATH } from './http/slack-interactions-route.ts'
 import type { ClickIntake } from './intake/accept-click.ts'
+import type { TokenWorkspace } from './slack/token-workspace.ts'
 import { errorResponse, json } from './http/respond.ts'
 import { createBodyBudget, type BodyBudget } from './http/body-budget.ts'
 
@@ -26,7 +27,7 @@ export interface AppDeps {
   /** `GET /metrics`, when it is served on this port (not when `server.metrics_listen` gives it its own). */
   metrics?: () => Promise<HTTPResponse>
   /** The "Start review" button's clicks; without it (no SLACK_SIGNING_SECRET) the route does not exist. */
-  slackInteractions?: { signingSecret: string; accept: ClickIntake }
+  slackInteractions?: { signingSecret: string; accept: ClickIntake; workspace: () => Promise<TokenWorkspace | undefined> }
 }
 
 const ALWAYS_OK: HealthSources = { database: () => 'ok', slack: () => 'ok' }

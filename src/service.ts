@@ -16,6 +16,7 @@ import type { SlackPacer } from './slack/slack-pacer.ts'
 import { bindListeners } from './http/bind-listeners.ts'
 import type { HttpTimeouts } from './http/http-timeouts.ts'
 import { createClickIntake } from './intake/accept-click.ts'
+import { createTokenWorkspace } from './slack/token-workspace.ts'
 import { createIntake } from './intake/intake.ts'
 import { isPrheraldError } from './errors.ts'
 import { errorFields, type Logger } from './log/logger.ts'
@@ -142,6 +143,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     slackInteractions: secrets.slackSigningSecret === undefined ? undefined : {
       signingSecret: secrets.slackSigningSecret,
       accept: createClickIntake({ provider: settings.gitProvider, store, logger, handOff }),
+      workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
     },
   })
   const handler = toNodeHandler(app)

@@ -243,7 +243,7 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
         return id ? sendJson(res, 200, { ok: true, user: { id, name: id.toLowerCase(), deleted: false } }) : sendJson(res, 200, { ok: false, error: 'users_not_found' })
       }
       case 'auth.test':
-        return sendJson(res, 200, { ok: true, team: 'Acme', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT' },
+        return sendJson(res, 200, { ok: true, team: 'Acme', team_id: 'T0000TEAM', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT', app_id: 'A0000APP01' },
           { 'x-oauth-scopes': state.scopes.join(',') })
       case 'conversations.info': {
         const info = channel ? (state.channels.get(channel) ?? (options.anyChannel ? {} : undefined)) : undefined
