@@ -1,3 +1,4 @@
+import '../src/cli/require-supported-node.ts'
 import { randomUUID } from 'node:crypto'
 import { request } from 'node:http'
 import { loadavg } from 'node:os'
