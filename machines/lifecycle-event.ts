@@ -14,6 +14,9 @@ export interface ReviewClick {
   number: number
   /** The Slack user who clicked (`U…` or `W…`). */
   user: string
+  /** The channel and ts of the message the button sat on: a click counts only on that pull request's own message. */
+  channel?: string
+  messageTs?: string
 }
 
 /** What a pull request's mailbox carries: a git host's delivery or a click in Slack. */

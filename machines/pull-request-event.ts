@@ -101,6 +101,11 @@ export interface PullRequestEvent {
    * reviewer's request with it, which a conversation or line comment does not.
    */
   submittedReview?: true
+  /**
+   * The host's id of the review a review event submits or dismisses (GitHub `review.id`, as text). Bitbucket's
+   * approvals have none. A dismissed id is remembered, so a replay of that review never counts again.
+   */
+  reviewId?: string
   /** GitHub `pull_request` events: the head commit's sha (`pull_request.head.sha`), for checks on the message. */
   head?: string
   /** For `check_completed`: the result, for which commit and from which app or status context. */
@@ -147,6 +152,8 @@ export type IgnoreReason =
   | 'not_head_commit' // a check result for a commit that is no longer the pull request's head
   | 'pull_request_ended' // a "Start review" click on a merged or closed pull request
   | 'filtered' // the mapping entry's `ignore` (label, title or author) keeps an unannounced pull request out of Slack
+  | 'dismissed_review' // a review whose id was dismissed before, submitted again (a replay)
+  | 'replayed_body' // the exact body of an earlier delivery, under another delivery id (docs/security.md)
 
 export interface Ignored {
   ignored: true

@@ -6,7 +6,7 @@ import { checksVerdict, isForHead, recordCheck, recordHead, type CheckFacts } fr
 import type { ReviewClick } from './lifecycle-event.ts'
 import { recordEnd, stillEnded, type EndFacts } from './end-facts.ts'
 import { clearClaims, toggleClaim, type ReviewClaims } from './review-claims.ts'
-import { forgetReview, recordReview, type ReviewFacts } from './review-facts.ts'
+import { forgetReview, isDismissedReview, recordReview, type ReviewFacts } from './review-facts.ts'
 import type { WaitingFacts } from './review-requests.ts'
 import type { AccountFacts } from './account-ids.ts'
 
@@ -40,7 +40,7 @@ export interface PullRequestContext extends ReviewFacts, EndFacts, WaitingFacts,
   reference?: string
 }
 
-export type IgnoreIntentReason = 'draft' | 'no_stored_message' | 'ended_before_announced' | 'not_head_commit' | 'pull_request_ended'
+export type IgnoreIntentReason = 'draft' | 'no_stored_message' | 'ended_before_announced' | 'not_head_commit' | 'pull_request_ended' | 'dismissed_review'
 
 export type Intent =
   | { type: 'post' }
@@ -95,6 +95,8 @@ const ignoreDraft = { type: 'ignore', params: { reason: 'draft' } } as const
 const ignoreNoMessage = { type: 'ignore', params: { reason: 'no_stored_message' } } as const
 const ignoreEnded = { type: 'ignore', params: { reason: 'ended_before_announced' } } as const
 const ignoreNotHead = { type: 'ignore', params: { reason: 'not_head_commit' } } as const
+/** A review the host dismissed since, submitted again (a replayed delivery): a superseded fact changes nothing. */
+const refuseDismissed = { guard: 'dismissedReview', actions: { type: 'ignore', params: { reason: 'dismissed_review' } } } as const
 
 /** The `checks_failed` reaction follows the head's results: on while any fails, off otherwise (a new head has none). */
 const checkReactions = (context: PullRequestContext, reactions = context.reactions) =>
@@ -183,6 +185,7 @@ export const pullRequestMachine = setup({
     prEnded: ({ event }) => hostEvent(event).pr.state !== 'open',
     stillEnded: ({ context, event }) => stillEnded(context, hostEvent(event)),
     titleChanged: ({ context, event }) => hostEvent(event).pr.title !== context.title,
+    dismissedReview: ({ context, event }) => isDismissedReview(context, hostEvent(event)),
   },
 }).createMachine({
   id: 'pullRequest',
@@ -198,9 +201,9 @@ export const pullRequestMachine = setup({
     // open/draft below) touches the message.
     updated: { guard: 'titleChanged', actions: ['refresh', 'update'] },
     edited: { actions: ['refresh', 'update'] },
-    approved: { actions: ['refresh', 'recordReview', 'clearClaims', 'syncReviewReactions', 'update'] },
-    changes_requested: { actions: ['refresh', 'recordReview', 'clearClaims', 'syncReviewReactions', 'update'] },
-    commented: { actions: ['refresh', 'recordReview', 'syncReviewReactions', 'update'] },
+    approved: [refuseDismissed, { actions: ['refresh', 'recordReview', 'clearClaims', 'syncReviewReactions', 'update'] }],
+    changes_requested: [refuseDismissed, { actions: ['refresh', 'recordReview', 'clearClaims', 'syncReviewReactions', 'update'] }],
+    commented: [refuseDismissed, { actions: ['refresh', 'recordReview', 'syncReviewReactions', 'update'] }],
     approval_removed: { actions: ['refresh', 'forgetReview', 'syncReviewReactions', 'update'] },
     changes_request_removed: { actions: ['refresh', 'forgetReview', 'syncReviewReactions', 'update'] },
     review_dismissed: { actions: ['refresh', 'forgetReview', 'syncReviewReactions', 'update'] },

@@ -7,7 +7,16 @@ export interface ReviewFacts {
   changesRequestedBy: string[]
   commentCount: number
   botReviewers: string[]
+  /**
+   * Ids of reviews dismissed (GitHub): a submission of one of them is a replay of a superseded fact and
+   * changes nothing. Ids, not times: a dismissal carries no time of its own. Absent in older snapshots.
+   */
+  dismissedReviews?: string[]
 }
+
+/** The event submits a review that was dismissed before: it must not count again. */
+export const isDismissedReview = (facts: ReviewFacts, event: PullRequestEvent): boolean =>
+  event.reviewId !== undefined && (facts.dismissedReviews ?? []).includes(event.reviewId)
 
 const without = (list: string[], login: string) => list.filter((l) => l !== login)
 const withOne = (list: string[], login: string) => (list.includes(login) ? list : [...list, login])
@@ -34,8 +43,13 @@ export function forgetReview(facts: ReviewFacts, event: PullRequestEvent): Revie
       return { ...facts, approvedBy: without(facts.approvedBy, login) }
     case 'changes_request_removed':
       return { ...facts, changesRequestedBy: without(facts.changesRequestedBy, login) }
-    default:
-      return { ...facts, approvedBy: without(facts.approvedBy, login), changesRequestedBy: without(facts.changesRequestedBy, login) }
+    default: {
+      const dismissed = event.reviewId === undefined ? facts.dismissedReviews : withOne(facts.dismissedReviews ?? [], event.reviewId)
+      return {
+        ...facts, approvedBy: without(facts.approvedBy, login), changesRequestedBy: without(facts.changesRequestedBy, login),
+        ...(dismissed ? { dismissedReviews: dismissed } : {}),
+      }
+    }
   }
 }
 

@@ -17,6 +17,8 @@ export type ErrorCode =
   | 'bad_signature'
   | 'stale_timestamp' // a Slack request signed more than five minutes from our clock (a replay, or a skewed clock)
   | 'bad_json'
+  | 'client_aborted' // the client closed the connection (or was dropped for trickling) before its request ended
+  | 'server_busy' // too many unauthenticated bodies are being read at once: this one is shed before it is read
   | 'slack_transient'
   | 'slack_rate_limited' // HTTP 429: the pacer holds the budget for retryAfterMs and tries again
   | 'slack_permanent'

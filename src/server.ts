@@ -8,9 +8,11 @@ import { hostOf } from './hosts/registry.ts'
 import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-route.ts'
 import { createSlackInteractionsHandler, SLACK_INTERACTIONS_PATH } from './http/slack-interactions-route.ts'
 import type { ClickIntake } from './intake/accept-click.ts'
+import type { TokenWorkspace } from './slack/token-workspace.ts'
 import { errorResponse, json } from './http/respond.ts'
 import { createSlackCommandsHandler, SLACK_COMMANDS_PATH, type SlackCommandsDeps } from './http/slack-commands-route.ts'
 import { createSlackEventsHandler, SLACK_EVENTS_PATH, type SlackEventsDeps } from './http/slack-events-route.ts'
+import { createBodyBudget, type BodyBudget } from './http/body-budget.ts'
 
 export interface AppDeps {
   provider: Provider
@@ -18,6 +20,8 @@ export interface AppDeps {
   accept: Intake
   logger: Logger
   bodyLimit?: number
+  /** The bytes every unauthenticated webhook body may hold together; the default budget when absent. */
+  budget?: BodyBudget
   /** What /healthz and /readyz report; everything is ok when absent. */
   health?: HealthSources
   /** Told what each delivery came to (the metrics). */
@@ -25,7 +29,7 @@ export interface AppDeps {
   /** `GET /metrics`, when it is served on this port (not when `server.metrics_listen` gives it its own). */
   metrics?: () => Promise<HTTPResponse>
   /** The "Start review" button's clicks; without it (no SLACK_SIGNING_SECRET) the route does not exist. */
-  slackInteractions?: { signingSecret: string; accept: ClickIntake }
+  slackInteractions?: { signingSecret: string; accept: ClickIntake; workspace: () => Promise<TokenWorkspace | undefined> }
   /** `/prherald` and the Events API (docs/notifications.md); like the button, only with SLACK_SIGNING_SECRET. */
   slackPersonal?: Omit<SlackCommandsDeps, 'logger'> & Omit<SlackEventsDeps, 'logger'>
 }
@@ -62,6 +66,8 @@ export function createApp(deps: AppDeps): H3 {
     accept: deps.accept,
     logger: deps.logger,
     bodyLimit: deps.bodyLimit,
+    // Git-host routes only: Slack's route is never shed (it turns event delivery off at 5 % failures).
+    budget: deps.budget ?? createBodyBudget(),
     ready: () => health.database() === 'ok',
     observe: deps.observe,
   })))

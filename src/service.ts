@@ -16,6 +16,7 @@ import type { SlackPacer } from './slack/slack-pacer.ts'
 import { bindListeners } from './http/bind-listeners.ts'
 import type { HttpTimeouts } from './http/http-timeouts.ts'
 import { createClickIntake } from './intake/accept-click.ts'
+import { createTokenWorkspace } from './slack/token-workspace.ts'
 import { createIntake } from './intake/intake.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createLeaseKeeper, replicaId } from './mailbox/lease-keeper.ts'
@@ -163,6 +164,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     slackInteractions: secrets.slackSigningSecret === undefined ? undefined : {
       signingSecret: secrets.slackSigningSecret,
       accept: createClickIntake({ provider: settings.gitProvider, store, logger, handOff }),
+      workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
     },
     slackPersonal: secrets.slackSigningSecret === undefined ? undefined : personalRoutes({
       settings, signingSecret: secrets.slackSigningSecret, personal: worker.personal, store, pacer, logger,

@@ -12,6 +12,7 @@ import { runCommands } from './run-commands.ts'
 
 interface Options {
   dryRun?: boolean
+  force?: boolean
   channel?: unknown
   at?: unknown
 }
@@ -40,12 +41,12 @@ function parseChannels(value: unknown): string[] | undefined {
 async function main(options: Options): Promise<void> {
   loadEnvFile()
   const settings = loadSettings(process.env)
-  const request = { at: parseAt(options.at), channels: parseChannels(options.channel), dryRun: options.dryRun === true }
+  const request = { at: parseAt(options.at), channels: parseChannels(options.channel), dryRun: options.dryRun === true, force: options.force === true }
   const print = (lines: readonly string[]) => { for (const line of lines) console.log(line) }
   const controlPath = controlSocketPath(settings)
   if (!request.dryRun) {
     // A running server posts it, through its own pacer: this process must not race it.
-    const answer = await callControl(controlPath, 'digest', { at: request.at, channels: request.channels })
+    const answer = await callControl(controlPath, 'digest', { at: request.at, channels: request.channels, force: request.force })
     if (answer) {
       print(answer.lines)
       process.exitCode = answer.exitCode
@@ -65,8 +66,9 @@ async function main(options: Options): Promise<void> {
 }
 
 const cli = cac('prherald-digest')
-cli.usage('[--dry-run] [--channel <id>]… [--at <ISO date-time>]')
+cli.usage('[--dry-run] [--force] [--channel <id>]… [--at <ISO date-time>]')
 cli.option('--dry-run', 'Only print the digest; post nothing')
+cli.option('--force', 'Post even in a channel that already had its digest that day')
 cli.option('--channel <id>', 'Only this Slack channel ID (repeat for more)')
 cli.option('--at <date-time>', 'Build it as of this moment, e.g. 2026-11-23T09:00:00+01:00 (default: now)')
 cli.example('prherald-digest --dry-run --at 2026-11-23T09:00:00Z')

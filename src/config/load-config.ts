@@ -9,7 +9,7 @@ import { applyReactionTier, DEFAULT_REACTIONS } from './reactions.ts'
 import { describeFailure, mappingProblems, type ConfigProblem } from './config-problems.ts'
 import { emptyValueHint } from './empty-value-hint.ts'
 import { parseConfigText } from './parse-config-text.ts'
-import { redactUrl } from '../log/redact-url.ts'
+import { hasUnencodedUserInfo, redactUrl } from '../log/redact-url.ts'
 import { peopleProblems } from './people-problems.ts'
 import { normalisePeopleMap } from './people-map.ts'
 import { hostOf } from '../hosts/registry.ts'
@@ -85,7 +85,9 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
   const databaseUrl = env.PRHERALD_DATABASE_URL || doc.database?.url || DEFAULTS.databaseUrl
   const database = databaseTargetFromUrl(databaseUrl, cwd)
   if (!database) {
-    const message = 'use a SQLite file URL such as file:./data/prherald.db, or a PostgreSQL URL such as postgres://db.example.com:5432/prherald'
+    const message = hasUnencodedUserInfo(databaseUrl)
+      ? 'its password holds an unencoded / (or @), so it reads as a host and a path; percent-encode the password (/ as %2F, @ as %40), or give it through PGPASSWORD'
+      : 'use a SQLite file URL such as file:./data/prherald.db, or a PostgreSQL URL such as postgres://db.example.com:5432/prherald'
     if (env.PRHERALD_DATABASE_URL) throw envProblem('PRHERALD_DATABASE_URL', message)
     throw invalid(configFile, [{ key: 'database.url', message: `"${redactUrl(databaseUrl)}" is not supported; ${message}` }])
   }

@@ -1,3 +1,4 @@
+import { hasUnencodedUserInfo } from '../log/redact-url.ts'
 import { isAbsolute, resolve } from 'node:path'
 import type { DatabaseTarget, ListenAddress } from './settings.ts'
 
@@ -51,6 +52,8 @@ export function databaseTargetFromUrl(url: string, cwd: string): DatabaseTarget 
   } catch {
     return undefined
   }
+  // The password would be read as a host, port and path (and shown as such): refused, with the fix.
+  if (hasUnencodedUserInfo(url)) return undefined
   return { kind: 'postgres', url }
 }
 

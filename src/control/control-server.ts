@@ -82,12 +82,20 @@ export async function startControlServer(deps: ControlServerDeps): Promise<Contr
     if (lstatSync(path, { throwIfNoEntry: false })?.isSocket()) rmSync(path)
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
-      server.listen(path, () => {
-        server.off('error', reject)
-        resolve()
-      })
+      // Created 0600 from the start (bind makes the file synchronously, inside listen): a chmod afterwards
+      // would leave a moment in which anyone allowed by the umask could connect and send commands.
+      const umask = process.umask(0o177)
+      try {
+        server.listen(path, () => {
+          server.off('error', reject)
+          resolve()
+        })
+      } finally {
+        process.umask(umask)
+      }
     })
     // Connecting needs write permission on the socket: only the server's user (and root) may send commands.
+    // Kept after the umask above for a file system that ignores it.
     chmodSync(path, 0o600)
   } catch (error) {
     server.close()

@@ -29,6 +29,8 @@ export interface DigestRunRequest {
   dryRun: boolean
   /** Claim each schedule's run for the day first, so that of several processes only one posts (the scheduler). */
   claim: boolean
+  /** Post even in a channel that already had its digest today (`prherald-digest --force`). */
+  force?: boolean
 }
 
 /** What the run did, as lines for the command line, and whether every channel got its digest. */
@@ -39,6 +41,8 @@ export interface DigestRunResult {
   postedChannels: number
   /** Schedules whose run for the day another process had claimed already (this one posted nothing for them). */
   claimedElsewhere: number
+  /** Channels that had their digest for the day already (whatever asked for it) and got none now. */
+  alreadyPosted: number
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
@@ -51,7 +55,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 export async function runDigest(deps: DigestRunDeps, request: DigestRunRequest): Promise<DigestRunResult> {
   const { digest, logger } = deps
   const day = digestDay(request.at, digest.timezone, digest.holidays ? parseHolidayCalendar(digest.holidays) : undefined)
-  const result: DigestRunResult = { date: day.date, lines: [], failedChannels: 0, postedChannels: 0, claimedElsewhere: 0 }
+  const result: DigestRunResult = { date: day.date, lines: [], failedChannels: 0, postedChannels: 0, claimedElsewhere: 0, alreadyPosted: 0 }
   if (day.skip) {
     const holiday = day.skip.reason === 'holiday' ? day.skip.name : undefined
     logger.info('skipped digest', { schedule: request.schedules?.join(', '), date: day.date, reason: day.skip.reason, holiday })
@@ -78,11 +82,18 @@ export async function runDigest(deps: DigestRunDeps, request: DigestRunRequest):
         result.lines.push(...describe(channelDigest))
         continue
       }
+      // One digest per channel per day, whatever asks for it (the schedule, the command, a repeated command).
+      if (!request.force && !(await deps.store.claimRun(`digest-channel:${channelDigest.channel}`, day.date))) {
+        logger.info('digest already posted in the channel today', { schedule, date: day.date, channel: channelDigest.channel })
+        result.alreadyPosted++
+        result.lines.push(`${channelDigest.channel}: already had its digest for ${day.date}; --force posts another`)
+        continue
+      }
       const posted = await postDigest(deps, channelDigest, { schedule, date: day.date })
       if (posted) result.postedChannels++
       else {
         result.failedChannels++
-        result.lines.push(`${channelDigest.channel}: failed, see the server log`)
+        result.lines.push(`${channelDigest.channel}: failed, see the server log; --force posts it again today`)
       }
     }
     if (!request.dryRun) logger.info('digest finished', { schedule, date: day.date, channels: digests.length, pull_requests: digests.reduce((n, d) => n + d.count, 0) })

@@ -13,7 +13,7 @@ export interface StartDigestDeps extends DigestRunDeps {
 }
 
 /** What prherald-digest sends over the control channel. */
-const DigestCommand = object({ at: optional(number()), channels: optional(array(string())), dryRun: optional(boolean()) })
+const DigestCommand = object({ at: optional(number()), channels: optional(array(string())), dryRun: optional(boolean()), force: optional(boolean()) })
 
 export interface RunningDigest {
   /** The `digest` control command: prherald-digest hands its run to the server through it. */
@@ -30,7 +30,7 @@ export function startDigest(deps: StartDigestDeps): RunningDigest {
   const { logger, digest } = deps
   // A run another process claimed is that process's to count; a skipped day or nothing stuck is `skipped`.
   const report = (r: DigestRunResult) => {
-    if (r.claimedElsewhere > 0 && r.postedChannels + r.failedChannels === 0) return
+    if (r.claimedElsewhere + r.alreadyPosted > 0 && r.postedChannels + r.failedChannels === 0) return
     deps.onRun?.(r.failedChannels > 0 ? 'failed' : r.postedChannels > 0 ? 'posted' : 'skipped')
   }
   const scheduler = startDigestScheduler({
@@ -50,12 +50,12 @@ export function startDigest(deps: StartDigestDeps): RunningDigest {
     try {
       assert(body, DigestCommand)
     } catch {
-      throw new PrheraldError('usage', 'the digest command expects { at?: unix ms, channels?: [channel IDs], dryRun?: boolean }', {
+      throw new PrheraldError('usage', 'the digest command expects { at?: unix ms, channels?: [channel IDs], dryRun?: boolean, force?: boolean }', {
         fix: 'run prherald-digest of the same version as the server',
       })
     }
     const dryRun = body.dryRun ?? false
-    const result = await runDigest(deps, { at: body.at ?? Date.now(), channels: body.channels, dryRun, claim: false })
+    const result = await runDigest(deps, { at: body.at ?? Date.now(), channels: body.channels, dryRun, claim: false, force: body.force ?? false })
     if (!dryRun) report(result)
     return { lines: result.lines, exitCode: result.failedChannels > 0 ? 1 : 0 }
   }

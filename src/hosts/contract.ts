@@ -87,6 +87,11 @@ export interface DeliveryReader {
   headers: { event: string; delivery: string; auth: string }
   /** Checks the delivery's authentication against every configured secret, in constant time. */
   authenticate(secrets: readonly string[], headers: Headers, body: Uint8Array): boolean
+  /**
+   * Hosts that authenticate by a header alone (a shared token, not a signature of the body): checks it before
+   * the body is read, so a request without it costs no buffered byte. `authenticate` still runs afterwards.
+   */
+  authenticateHeaders?(secrets: readonly string[], headers: Headers): boolean
   eventName(headers: Headers): string
   /** Stable across the host's own retries of the same delivery. */
   deliveryId(headers: Headers, body: Uint8Array): string

@@ -9,6 +9,9 @@ function tooLarge(limit: number): PrheraldError {
   return new PrheraldError('body_too_large', `request body exceeds ${limit} bytes`)
 }
 
+/** Not the service's failure: the client closed the connection, or was dropped for trickling (requestTimeout). */
+const aborted = () => new PrheraldError('client_aborted', 'the client closed the connection before its request body ended')
+
 /**
  * The raw bytes, before any parsing, because the signature is over exactly these bytes. Under node:http
  * the Node stream is read directly, with plain listeners: no web-stream adapter and no async iterator (a
@@ -31,14 +34,14 @@ export async function readRawBody(event: H3Event, limit = BODY_LIMIT): Promise<B
   return Buffer.concat(chunks, size)
 }
 
-function readNodeBody(req: Readable, limit: number): Promise<Buffer> {
+export function readNodeBody(req: Readable, limit: number): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
     const done = (error?: unknown) => {
       req.off('data', onData)
       req.off('end', onEnd)
-      req.off('error', done)
+      req.off('error', onError)
       req.off('close', onClose)
       if (error === undefined) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
       else reject(error)
@@ -50,10 +53,11 @@ function readNodeBody(req: Readable, limit: number): Promise<Buffer> {
       done(tooLarge(limit))
     }
     const onEnd = () => done()
-    const onClose = () => done(new Error('the request was aborted before its body ended'))
+    const onError = () => done(aborted())
+    const onClose = () => done(aborted())
     req.on('data', onData)
     req.once('end', onEnd)
-    req.once('error', done)
+    req.once('error', onError)
     req.once('close', onClose)
   })
 }

@@ -6,6 +6,10 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   bad_signature: 401,
   stale_timestamp: 401,
   bad_json: 400,
+  // Nobody reads this answer (the client is gone); 400 keeps it out of the 5xx the service answers for.
+  client_aborted: 400,
+  // Shed before reading: the git host shows a failed delivery, and reconcile or a redelivery recovers it.
+  server_busy: 503,
   // The database cannot take the delivery now; the git host shows the failure and can redeliver it.
   database_busy: 503,
   database_gone: 503,
@@ -29,7 +33,7 @@ export function errorResponse(error: unknown): HTTPResponse {
     const status = STATUS[error.code]
     if (status !== undefined) {
       // A body over the limit is not read to its end; closing the connection spares both sides.
-      const headers: Record<string, string> | undefined = status === 413 ? { connection: 'close' } : undefined
+      const headers: Record<string, string> | undefined = status === 413 || error.code === 'server_busy' ? { connection: 'close' } : undefined
       return json(status, { error: error.code, message: error.message }, headers)
     }
   }

@@ -1,5 +1,5 @@
 import { HTTPResponse, type H3Event } from 'h3'
-import { decodeInteraction } from '../slack/decode-interaction.ts'
+import { decodeInteraction, type ClickOrigin } from '../slack/decode-interaction.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { ClickIntake } from '../intake/accept-click.ts'
 import { verifySlackSignature } from '../intake/verify-slack-signature.ts'
@@ -18,6 +18,11 @@ export interface SlackInteractionsDeps {
   ready?: () => boolean
   /** Unix milliseconds; tests pass a fixed clock. */
   now?: () => number
+  /**
+   * The workspace and app SLACK_BOT_TOKEN belongs to (auth.test); undefined while Slack has not said. One app's
+   * signing secret signs its clicks in every workspace it is installed in: only this one's count.
+   */
+  workspace: () => Promise<{ teamId: string; appId: string | undefined } | undefined>
 }
 
 /** Slack takes any 200 as the acknowledgement; an empty body leaves the message as it is. */
@@ -47,6 +52,11 @@ export function createSlackInteractionsHandler(deps: SlackInteractionsDeps) {
         deps.logger.info('ignored slack interaction', { reason: decoded.ignored })
         return ACK()
       }
+      const foreign = await foreignOrigin(deps, decoded.origin)
+      if (foreign) {
+        deps.logger.warn('rejected slack interaction', { reason: foreign, team_id: decoded.origin.teamId, app_id: decoded.origin.appId })
+        return ACK()
+      }
       if (deps.ready && !deps.ready()) {
         throw new PrheraldError('database_gone', 'the database file is gone; clicks cannot be stored until prherald is restarted on it', {
           fix: 'put the database file back and restart prherald (see the server log)',
@@ -73,4 +83,13 @@ export function createSlackInteractionsHandler(deps: SlackInteractionsDeps) {
       return response
     }
   }
+}
+
+/** Why a signed click is not from the token's own workspace and app, if it is not. */
+async function foreignOrigin(deps: SlackInteractionsDeps, origin: ClickOrigin): Promise<string | undefined> {
+  const own = await deps.workspace()
+  if (!own) return 'workspace_unknown'
+  if (origin.teamId !== own.teamId) return 'other_workspace'
+  if (own.appId !== undefined && origin.appId !== own.appId) return 'other_app'
+  return undefined
 }

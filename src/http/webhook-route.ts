@@ -3,8 +3,10 @@ import type { GitHost } from '../hosts/contract.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Intake } from '../intake/intake.ts'
 import type { Logger } from '../log/logger.ts'
+import { deliveryBody } from '../intake/duplicate-reason.ts'
 import { intakeOutcome, rejectedOutcome, type DeliveryOutcome } from '../metrics/delivery-outcome.ts'
-import { readRawBody } from './read-raw-body.ts'
+import type { BodyBudget } from './body-budget.ts'
+import { BODY_LIMIT, readRawBody } from './read-raw-body.ts'
 import { errorResponse, json } from './respond.ts'
 
 export interface WebhookRouteDeps {
@@ -13,6 +15,8 @@ export interface WebhookRouteDeps {
   accept: Intake
   logger: Logger
   bodyLimit?: number
+  /** Bounds the bytes all unauthenticated bodies hold together (body-budget.ts); none when absent. */
+  budget?: BodyBudget
   /** false while deliveries cannot be stored (the database file vanished): they are refused with 503. */
   ready?: () => boolean
   /** Told what each delivery came to and how many seconds its answer took (the metrics). */
@@ -33,11 +37,22 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
     }
     const headers = event.req.headers
     const deliveryHeader = headers.get(reader.headers.delivery) ?? undefined
+    const refused = () => new PrheraldError('bad_signature', `missing or invalid ${reader.headers.auth}`)
     try {
-      const body = await readRawBody(event, deps.bodyLimit)
-      if (!reader.authenticate(deps.secrets, headers, body)) {
-        throw new PrheraldError('bad_signature', `missing or invalid ${reader.headers.auth}`)
+      if (reader.authenticateHeaders && !reader.authenticateHeaders(deps.secrets, headers)) throw refused()
+      const limit = deps.bodyLimit ?? BODY_LIMIT
+      const declared = Number(headers.get('content-length') ?? Number.NaN)
+      // Admitted for what it says it is (a chunked body: the limit); authenticated or not, then given back.
+      const release = await deps.budget?.admit(declared >= 0 && declared <= limit ? declared : limit)
+      let body: Buffer
+      let authentic: boolean
+      try {
+        body = await readRawBody(event, limit)
+        authentic = reader.authenticate(deps.secrets, headers, body)
+      } finally {
+        release?.()
       }
+      if (!authentic) throw refused()
       let payload: unknown
       try {
         payload = JSON.parse(body.toString('utf8'))
@@ -51,7 +66,7 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
       }
       const eventName = reader.eventName(headers)
       const deliveryId = reader.deliveryId(headers, body)
-      const result = await deps.accept(reader.decode(eventName, deliveryId, payload), deliveryId)
+      const result = await deps.accept(reader.decode(eventName, deliveryId, payload), deliveryId, deliveryBody(body, deliveryId))
       if (eventName === '') {
         // Still ignored as before (what is it about?), but say which header was missing: a proxy that strips it
         // would otherwise look like a host sending events prherald does not know.
@@ -66,7 +81,10 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
       const response = errorResponse(error)
       const status = response.status ?? 500
       const facts = { status, provider, event: headers.get(eventHeader) ?? undefined, delivery_id: deliveryHeader }
-      if (status >= 500) {
+      if (isPrheraldError(error) && error.code === 'client_aborted') {
+        // Not the service's failure: the client went away (or was dropped for trickling) before its body ended.
+        deps.logger.info('webhook client went away', { provider, event: facts.event, delivery_id: deliveryHeader })
+      } else if (status >= 500) {
         // Every 5xx leaves a line: the answer only says "see the server log". The error's kind and message,
         // never the body, the signature or a secret.
         deps.logger.error('webhook delivery failed', {

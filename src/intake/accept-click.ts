@@ -4,7 +4,7 @@ import type { LifecycleEvent, ReviewClick } from '../../machines/lifecycle-event
 import type { Logger } from '../log/logger.ts'
 import { hasMessage, type Store } from '../store/store.ts'
 
-export type ClickResult = { status: 'accepted' } | { status: 'ignored'; reason: 'unknown_pull_request' | 'duplicate_click' }
+export type ClickResult = { status: 'accepted' } | { status: 'ignored'; reason: 'unknown_pull_request' | 'not_its_message' | 'duplicate_click' }
 
 export interface ClickIntakeDeps {
   /** The configured git provider: a button of another provider's pull request names none prherald holds. */
@@ -31,6 +31,11 @@ export function createClickIntake(deps: ClickIntakeDeps) {
     if (!rows.some(hasMessage)) {
       deps.logger.info('start review click for an unknown pull request', { ...facts, provider: click.provider })
       return { status: 'ignored', reason: 'unknown_pull_request' }
+    }
+    // The button's value names the pull request; the message it sat on must be that pull request's own.
+    if (!rows.some((r) => hasMessage(r) && r.channel === click.channel && r.ts === click.messageTs)) {
+      deps.logger.warn('start review click on another message', { ...facts, channel: click.channel, message_ts: click.messageTs })
+      return { status: 'ignored', reason: 'not_its_message' }
     }
     const recorded = await deps.store.recordDelivery({
       provider: click.provider, deliveryId: click.deliveryId, prKey: pullRequestKey(click), event: storedEvent(click),

@@ -5,7 +5,8 @@ import type { CheckDelivery } from '../../machines/pull-request-event.ts'
 import { pullRequestKey, type IgnoreReason, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { Logger } from '../log/logger.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
-import { hasMessage, type Store } from '../store/store.ts'
+import { hasMessage, type DeliveryBody, type Store } from '../store/store.ts'
+import { duplicateReason } from './duplicate-reason.ts'
 import { logIgnored } from './log-ignored.ts'
 
 export interface CheckIntakeDeps {
@@ -37,7 +38,7 @@ function factsFrom(lifecycle: StoredLifecycle, at: string): PullRequestEvent['pr
  * head is the machine's call, in order with the pull request's other events.
  */
 export function createCheckIntake(deps: CheckIntakeDeps) {
-  return async function acceptCheck(d: CheckDelivery): Promise<CheckIntakeResult> {
+  return async function acceptCheck(d: CheckDelivery, body?: DeliveryBody): Promise<CheckIntakeResult> {
     const facts = { provider: d.provider, deliveryId: d.deliveryId, event: 'check_completed', owner: d.owner, repo: d.repo }
     const ignore = (reason: IgnoreReason, number?: number): CheckIntakeResult => {
       logIgnored(deps.logger, reason, { ...facts, number })
@@ -60,10 +61,13 @@ export function createCheckIntake(deps: CheckIntakeDeps) {
         provider: d.provider, deliveryId: `${d.deliveryId}#${number}`, owner: d.owner, repo: d.repo, number, kind: 'check_completed',
         pr: factsFrom(readStoredLifecycle(row.lifecycle), d.result.at), actor: d.sender, check: d.result,
       }
-      const recorded = await deps.store.recordDelivery({ provider: d.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event: storedEvent(event) })
+      const recorded = await deps.store.recordDelivery({
+        provider: d.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event: storedEvent(event), ...(body ? { body } : {}),
+      })
       if (!recorded) {
-        logIgnored(deps.logger, 'duplicate_delivery', { ...facts, deliveryId: event.deliveryId, number })
-        reason = 'duplicate_delivery'
+        const duplicate = await duplicateReason(deps.store, d.provider, body)
+        logIgnored(deps.logger, duplicate.reason, { ...facts, deliveryId: event.deliveryId, number, firstDeliveryId: duplicate.firstDeliveryId })
+        reason = duplicate.reason
         continue
       }
       deps.handOff(event)

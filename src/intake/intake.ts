@@ -10,6 +10,8 @@ import { resolveRoute } from '../routing/resolve-route.ts'
 import type { Store } from '../store/store.ts'
 import { isMutedBotReview } from './bot-review.ts'
 import { createCheckIntake } from './check-intake.ts'
+import { duplicateReason } from './duplicate-reason.ts'
+import type { DeliveryBody } from '../store/store.ts'
 import { ignoredFacts, logIgnored } from './log-ignored.ts'
 import { isFiltered } from './filter-intake.ts'
 
@@ -42,8 +44,9 @@ export function createIntake(deps: IntakeDeps) {
   const ignore = (reason: IgnoreReason): IntakeResult => ({ status: 'ignored', reason })
   const acceptCheck = createCheckIntake(deps)
 
-  return async function accept(decoded: Delivery, deliveryId: string): Promise<IntakeResult> {
-    if (isCheckDelivery(decoded)) return acceptCheck(decoded)
+  /** `body`: the raw body's digest, so that the same body under a new delivery id is refused as a replay. */
+  return async function accept(decoded: Delivery, deliveryId: string, body?: DeliveryBody): Promise<IntakeResult> {
+    if (isCheckDelivery(decoded)) return acceptCheck(decoded, body)
     if (isIgnored(decoded)) {
       logIgnored(deps.logger, decoded.reason, { ...decoded, provider: deps.provider, deliveryId })
       return ignore(decoded.reason)
@@ -72,10 +75,12 @@ export function createIntake(deps: IntakeDeps) {
       deliveryId: event.deliveryId,
       prKey: pullRequestKey(event),
       event: storedEvent(event),
+      ...(body ? { body } : {}),
     }, head)
     if (!recorded) {
-      logIgnored(deps.logger, 'duplicate_delivery', ignoredFacts(decoded))
-      return ignore('duplicate_delivery')
+      const { reason, firstDeliveryId } = await duplicateReason(deps.store, event.provider, body)
+      logIgnored(deps.logger, reason, { ...ignoredFacts(decoded), firstDeliveryId })
+      return ignore(reason)
     }
     deps.handOff(event)
     return { status: 'accepted' }

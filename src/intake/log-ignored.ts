@@ -5,7 +5,11 @@ import type { Logger } from '../log/logger.ts'
 export function logIgnored(
   logger: Logger,
   reason: IgnoreReason,
-  facts: { provider: string; deliveryId: string; event?: string | undefined; owner?: string | undefined; repo?: string | undefined; number?: number | undefined },
+  facts: {
+    provider: string; deliveryId: string; event?: string | undefined; owner?: string | undefined; repo?: string | undefined; number?: number | undefined
+    /** A replayed body: the delivery id it first came with. */
+    firstDeliveryId?: string | undefined
+  },
 ): void {
   logger.info('ignored webhook event', {
     reason,
@@ -14,6 +18,7 @@ export function logIgnored(
     repository: facts.owner && facts.repo ? `${facts.owner}/${facts.repo}` : undefined,
     pr: facts.number,
     delivery_id: facts.deliveryId,
+    first_delivery_id: facts.firstDeliveryId,
   })
 }
 

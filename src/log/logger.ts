@@ -42,14 +42,33 @@ function render(format: LogFormat, logObj: LogObject): string {
   return [logObj.date.toISOString(), level.toUpperCase().padEnd(5), msg, ...pairs].join(' ')
 }
 
+/**
+ * Every secret out of a value before it is rendered (rendering escapes `"` and `\`, after which a secret
+ * holding them no longer matches). A secret of 4 characters or more is replaced wherever it occurs; a shorter
+ * one only where it is a whole value (replacing every `ab` in every line would destroy the log, not protect it).
+ */
+export function redactValue(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === 'string') {
+    let text = value
+    for (const secret of secrets) {
+      if (secret.length >= 4) text = text.replaceAll(secret, '[redacted]')
+      else if (text === secret) return '[redacted]'
+    }
+    return text
+  }
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets))
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValue(v, secrets)]))
+  }
+  return value
+}
+
 export function createLogger(options: LoggerOptions): Logger {
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`))
-  const secrets = (options.redact ?? []).filter((s) => s.length >= 4)
+  const secrets = (options.redact ?? []).filter((s) => s.length > 0)
   const reporter: ConsolaReporter = {
     log(logObj) {
-      let line = render(options.format, logObj)
-      for (const secret of secrets) line = line.replaceAll(secret, '[redacted]')
-      write(line)
+      write(render(options.format, secrets.length === 0 ? logObj : { ...logObj, args: logObj.args.map((a) => redactValue(a, secrets)) }))
     },
   }
   // throttle: 0, because consola folds repeated identical lines, and every ignored delivery must be logged.

@@ -24,11 +24,25 @@ function hideUserInfo(url: string): string {
     parsed = undefined
   }
   if (parsed) {
-    if (parsed.username === '' && parsed.password === '') return url
-    rest = rest.replace(/[/?#].*$/s, '') // a valid URL's user-info ends before its path
+    // `postgres://app:5432/secretpw@db/prod`: a password with an unencoded `/` parses as host:port and a path
+    // holding `@`; everything up to that `@` is hidden all the same.
+    if (parsed.username === '' && parsed.password === '' && !hasUnencodedUserInfo(url)) return url
+    if (parsed.username !== '' || parsed.password !== '') rest = rest.replace(/[/?#].*$/s, '') // a valid URL's user-info ends before its path
   }
   const at = rest.lastIndexOf('@')
   return at < 0 ? url : `${scheme}***${match[2]!.slice(at)}`
+}
+
+/**
+ * A PostgreSQL URL with an `@` after its authority (before any query or fragment): user-info whose password
+ * holds an unencoded `/`. A database name never holds `@`; other URLs' paths may (`/@handle`).
+ */
+export function hasUnencodedUserInfo(url: string): boolean {
+  if (!/^postgres(ql)?:\/\//i.test(url)) return false
+  const rest = SCHEME_AND_REST.exec(url)?.[2] ?? ''
+  const beforeQuery = rest.replace(/[?#].*$/s, '')
+  const slash = beforeQuery.indexOf('/')
+  return slash >= 0 && beforeQuery.indexOf('@', slash) > slash
 }
 
 const EMBEDDED_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi

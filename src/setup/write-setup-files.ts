@@ -1,5 +1,6 @@
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
 import { PrheraldError } from '../errors.ts'
 
 export interface SetupFile {
@@ -23,8 +24,22 @@ export async function writeSetupFiles(files: readonly SetupFile[], mayOverwrite:
   }
   for (const file of files) {
     mkdirSync(dirname(file.path), { recursive: true })
-    writeFileSync(file.path, file.text, { mode: file.mode })
-    // `mode` applies only when the file is created; an overwritten file keeps its old bits otherwise.
-    chmodSync(file.path, file.mode)
+    writeReplacing(file)
+  }
+}
+
+/**
+ * A new file, created exclusively with its mode (never an existing one, nor a symlink's target: the secrets
+ * are never written under an old file's looser mode), then renamed over the path, which replaces a symlink
+ * there rather than following it.
+ */
+function writeReplacing(file: SetupFile): void {
+  const temporary = join(dirname(file.path), `.${basename(file.path)}.${randomBytes(6).toString('hex')}.tmp`)
+  try {
+    writeFileSync(temporary, file.text, { mode: file.mode, flag: 'wx' })
+    renameSync(temporary, file.path)
+  } catch (error) {
+    rmSync(temporary, { force: true })
+    throw error
   }
 }

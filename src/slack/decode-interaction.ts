@@ -7,9 +7,15 @@ import { at, str } from '../read-fields.ts'
 export const START_REVIEW_ACTION = 'prherald_start_review'
 
 /** Why a well-signed interaction is not a click prherald acts on; the route answers 200 and logs it. */
-export type InteractionIgnored = 'not_a_button_click' | 'not_our_button' | 'invalid_payload'
+export type InteractionIgnored = 'not_a_button_click' | 'not_our_button' | 'not_on_a_message' | 'invalid_payload'
 
-export type DecodedInteraction = { click: ReviewClick } | { ignored: InteractionIgnored }
+/** Where the click came from, as Slack's signed payload says: checked against the token's own workspace and app. */
+export interface ClickOrigin {
+  teamId: string | undefined
+  appId: string | undefined
+}
+
+export type DecodedInteraction = { click: ReviewClick; origin: ClickOrigin } | { ignored: InteractionIgnored }
 
 /**
  * The value the button carries: the pull request's key (pullRequestKey), e.g. `github:acme/api#42`. The owner
@@ -42,11 +48,16 @@ export function decodeInteraction(body: string): DecodedInteraction {
     ? (actions as unknown[]).find((a) => str(a, 'action_id') === START_REVIEW_ACTION)
     : undefined
   if (action === undefined) return { ignored: 'not_our_button' }
+  // prherald's button is only ever on its channel messages (it has no home tab or modal).
+  if (str(payload, 'container', 'type') !== 'message') return { ignored: 'not_on_a_message' }
+  const channel = str(payload, 'container', 'channel_id') ?? str(payload, 'channel', 'id') ?? ''
+  const messageTs = str(payload, 'container', 'message_ts') ?? str(payload, 'message', 'ts') ?? ''
   const target = BUTTON_VALUE.exec(str(action, 'value') ?? '')
   const user = str(payload, 'user', 'id') ?? ''
   const trigger = str(payload, 'trigger_id') ?? ''
-  if (!target || !HOSTS.has(target[1]!) || !SLACK_USER.test(user) || !TRIGGER_ID.test(trigger)) return { ignored: 'invalid_payload' }
+  if (!target || !HOSTS.has(target[1]!) || !SLACK_USER.test(user) || !TRIGGER_ID.test(trigger) || channel === '' || messageTs === '') return { ignored: 'invalid_payload' }
   return {
+    origin: { teamId: str(payload, 'team', 'id') ?? str(payload, 'user', 'team_id'), appId: str(payload, 'api_app_id') },
     click: {
       kind: 'review_click',
       provider: target[1] as Provider,
@@ -55,6 +66,8 @@ export function decodeInteraction(body: string): DecodedInteraction {
       repo: target[3]!,
       number: Number(target[4]),
       user,
+      channel,
+      messageTs,
     },
   }
 }

@@ -10,8 +10,12 @@ export type SlackCall = <T>(method: SlackMethod, run: () => Promise<T>) => Promi
 /** Looks for an intent's post in its channel: its ts, or undefined when it is not there (or cannot be searched). */
 export type FindPost = (intent: PostIntent, call: SlackCall, facts: LogFields) => Promise<string | undefined>
 
-/** The search starts this long before the intent was recorded: prherald's clock and Slack's may differ. */
-const CLOCK_SKEW_MS = 5 * 60_000
+/**
+ * The search starts this long before the intent was recorded: this host's clock may be ahead of Slack's (a
+ * clock off by more than the window missed the post, which was then made twice). The marker in the metadata
+ * is what identifies the post; the window only bounds how far back the (paged, bounded) search reads.
+ */
+export const CLOCK_SKEW_MS = 60 * 60_000
 
 export const intentPrKey = (intent: Pick<PostIntent, 'provider' | 'repository' | 'prNumber'>) =>
   `${intent.provider}:${intent.repository}#${intent.prNumber}`

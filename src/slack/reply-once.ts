@@ -3,7 +3,7 @@ import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import { replyMarker } from './find-marked-reply.ts'
 import type { SlackClient } from './slack-client.ts'
 import type { PullRequestRef, Store } from '../store/store.ts'
-import { intentPrKey, type SlackCall } from './find-post.ts'
+import { CLOCK_SKEW_MS, intentPrKey, type SlackCall } from './find-post.ts'
 import { lookupDelayMs } from './post-outcome.ts'
 import type { RetryPolicy } from './retry-transient.ts'
 import type { ShutdownSleep } from './shutdown-sleep.ts'
@@ -34,9 +34,6 @@ export interface ReplyRequest {
 }
 
 export type ReplyOutcome = 'posted' | 'adopted' | 'already_posted'
-
-/** The search starts this long before the intent was recorded: prherald's clock and Slack's may differ. */
-const CLOCK_SKEW_MS = 5 * 60_000
 
 /**
  * Posts one thread reply at most once, across replays, timeouts and crashes, the way post-once.ts posts a

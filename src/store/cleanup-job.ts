@@ -3,6 +3,13 @@ import type { Store } from './store.ts'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
+/**
+ * How long applied delivery ids and body digests are kept however short `cleanup.message_ttl_days` is: a
+ * host's redelivery (GitHub keeps its delivery log 3 days) is then still a duplicate, and a captured body
+ * sent again under a new id is still a replay (docs/security.md, "Replayed deliveries").
+ */
+export const REPLAY_WINDOW_DAYS = 7
+
 export interface CleanupDeps {
   store: Store
   logger: Logger
@@ -17,11 +24,13 @@ export interface CleanupDeps {
  */
 export async function runCleanup(deps: CleanupDeps): Promise<{ messages: number; deliveries: number; runClaims: number }> {
   const cutoff = (deps.now ?? Date.now)() - deps.ttlDays * DAY_MS
+  const replayCutoff = Math.min(cutoff, (deps.now ?? Date.now)() - REPLAY_WINDOW_DAYS * DAY_MS)
   // A claim only has to outlive its run's day; ttl_days is at least one, so today's claims always stay. The
   // record of a reply outlives a replay by far; once the message is aged out, nothing replays into it.
-  const { messages, deliveries, runClaims, threadRecords } = await deps.store.forgetBefore(cutoff)
+  const { messages, deliveries, bodies, runClaims, threadRecords } = await deps.store.forgetBefore(cutoff, replayCutoff)
   deps.logger.info('cleanup finished', {
-    deleted_messages: messages, deleted_deliveries: deliveries, deleted_run_claims: runClaims, deleted_thread_records: threadRecords, ttl_days: deps.ttlDays,
+    deleted_messages: messages, deleted_deliveries: deliveries, deleted_bodies: bodies, deleted_run_claims: runClaims,
+    deleted_thread_records: threadRecords, ttl_days: deps.ttlDays,
   })
   return { messages, deliveries, runClaims }
 }

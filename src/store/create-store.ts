@@ -47,11 +47,12 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async saveMessage(m) {
       await write(messageStep(m, now()))
     },
-    async forgetBefore(cutoff) {
-      const [messages = 0, deliveries = 0, runClaims = 0, replies = 0, heads = 0] = await driver.write([
-        q.deleteMessagesUntouchedSince, q.deleteAppliedDeliveriesBefore, q.deleteRunClaimsBefore, q.deleteThreadRepliesBefore, q.deleteHeadsBefore,
-      ].map((s): Step => [s, [cutoff]]))
-      return { messages, deliveries, runClaims, threadRecords: replies + heads }
+    async forgetBefore(cutoff, replayCutoff = cutoff) {
+      const [messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0] = await driver.write([
+        [q.deleteMessagesUntouchedSince, [cutoff]], [q.deleteAppliedDeliveriesBefore, [replayCutoff]], [q.deleteBodiesBefore, [replayCutoff]],
+        [q.deleteRunClaimsBefore, [cutoff]], [q.deleteThreadRepliesBefore, [cutoff]], [q.deleteHeadsBefore, [cutoff]],
+      ])
+      return { messages, deliveries, bodies, runClaims, threadRecords: replies + heads }
     },
     countMessages: () => count(q.countMessages),
     async openMessages() {
@@ -59,8 +60,16 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     },
     recordDelivery(d, head) {
       const at = now()
-      const record: Step = [q.recordDelivery, [d.provider, d.deliveryId, d.prKey, d.event, at]]
-      return driver.write(head ? [headStep(head.pr, head.sha, at), record] : [record]).then((n) => n.at(-1) === 1)
+      // The head commit and the body's digest ride in the delivery's own transaction: one commit before the 200.
+      const steps: Step[] = head ? [headStep(head.pr, head.sha, at)] : []
+      if (d.body) {
+        steps.push([q.recordBody, [d.provider, d.body.digest, d.body.deliveryId, at]])
+        steps.push([q.recordDeliveryOfBody, [d.provider, d.deliveryId, d.prKey, d.event, at, d.provider, d.body.digest, d.body.deliveryId]])
+      } else steps.push([q.recordDelivery, [d.provider, d.deliveryId, d.prKey, d.event, at]])
+      return driver.write(steps).then((n) => n.at(-1) === 1)
+    },
+    async firstDeliveryOfBody(provider, digest) {
+      return (await first<{ delivery_id: string }>(q.firstDeliveryOfBody, [provider, digest]))?.delivery_id
     },
     async pendingDeliveries() {
       return (await driver.read<DeliveryRow>(q.pendingDeliveries)).map(deliveryFromRow)

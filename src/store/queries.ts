@@ -34,6 +34,16 @@ const sql = {
   // Across replicas too: the unique key makes a concurrent second insert wait for the first and then do nothing.
   recordDelivery: `INSERT INTO deliveries (provider, delivery_id, pr_key, event, received_at) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (provider, delivery_id) DO NOTHING`,
+  // A delivery with its body's digest: the body's first delivery id is claimed, then the delivery is recorded
+  // unless that body came first under another id (a replay). In one transaction, and across replicas too.
+  recordBody: `INSERT INTO delivery_bodies (provider, body_digest, delivery_id, received_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (provider, body_digest) DO NOTHING`,
+  recordDeliveryOfBody: `INSERT INTO deliveries (provider, delivery_id, pr_key, event, received_at)
+    SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS {millis})
+    WHERE NOT EXISTS (SELECT 1 FROM delivery_bodies WHERE provider = ? AND body_digest = ? AND delivery_id <> ?)
+    ON CONFLICT (provider, delivery_id) DO NOTHING`,
+  firstDeliveryOfBody: 'SELECT delivery_id FROM delivery_bodies WHERE provider = ? AND body_digest = ?',
+  deleteBodiesBefore: 'DELETE FROM delivery_bodies WHERE received_at < ?',
   pendingDeliveries: `${PENDING} ORDER BY seq`,
   pendingDeliveriesOf: `${PENDING} AND pr_key = ? ORDER BY seq`,
   // The delivery ids are one JSON array: one statement however many deliveries the commit applies.

@@ -45,6 +45,18 @@ export interface IncomingDelivery {
   deliveryId: string
   prKey: string
   event: string // decoded event JSON, never the raw payload
+  /**
+   * The raw body it came in (a webhook delivery's; absent for a click or reconcile's own events): recorded
+   * only when this body never came under another delivery id (docs/security.md, "Replayed deliveries").
+   */
+  body?: DeliveryBody
+}
+
+export interface DeliveryBody {
+  /** SHA-256 of the raw bytes, hex. */
+  digest: string
+  /** The host's delivery id it came with (a check result's rows add `#<pr>` to theirs). */
+  deliveryId: string
 }
 
 export interface PendingDelivery extends IncomingDelivery {
@@ -171,6 +183,8 @@ export interface ForgottenRows {
   messages: number
   /** Applied delivery ids older than it (they only serve duplicate detection; pending ones always stay). */
   deliveries: number
+  /** Body digests older than the replay cutoff. */
+  bodies: number
   /** Once-per-run claims made before it. */
   runClaims: number
   /** Thread replies recorded before it, and head commits last seen before it. */
@@ -183,18 +197,24 @@ export interface Store extends SharedWork, PersonalStore {
   openPullRequests(filter: OpenPullRequestFilter): Promise<PullRequestRef[]>
   /** Inserts or replaces the row of one channel; bumps `touched_at`. */
   saveMessage(message: MessageRecord): Promise<void>
-  /** Cleanup, in one transaction: every row that only served until `cutoff` (unix ms). Never touches Slack. */
-  forgetBefore(cutoff: number): Promise<ForgottenRows>
+  /**
+   * Cleanup, in one transaction: every row that only served until `cutoff` (unix ms); applied delivery ids
+   * and body digests only until `replayCutoff` (the replay window, which may reach further back). Never touches Slack.
+   */
+  forgetBefore(cutoff: number, replayCutoff?: number): Promise<ForgottenRows>
   countMessages(): Promise<number>
   /** Every message of an open (not draft, not ended) pull request, by channel, then oldest first. */
   openMessages(): Promise<OpenMessage[]>
 
   /**
-   * Writes the delivery durably; false when this provider already sent this delivery id. With `head`, the
-   * pull request's head commit is recorded (as saveHead does) in the same transaction, duplicate or not:
-   * the intake's acknowledgement then waits for one commit, not two.
+   * Writes the delivery durably; false when this provider already sent this delivery id, or (with `body`)
+   * when the same body came before under another delivery id. With `head`, the pull request's head commit is
+   * recorded (as saveHead does) in the same transaction, duplicate or not: the intake's acknowledgement then
+   * waits for one commit, not two.
    */
   recordDelivery(delivery: IncomingDelivery, head?: { pr: PullRequestRef; sha: string }): Promise<boolean>
+  /** The delivery id a body (by digest) first came with, while the replay window keeps it. */
+  firstDeliveryOfBody(provider: Provider, digest: string): Promise<string | undefined>
   pendingDeliveries(): Promise<PendingDelivery[]>
   /**
    * Commits what applying deliveries produced, in one transaction: the rows of the pull request's messages

@@ -61,6 +61,13 @@ describe('prherald-doctor', () => {
     expect(on.stdout).not.toContain(signingSecret)
   })
 
+  it('warns about a webhook secret shorter than 16 characters, without failing and without printing it', async () => {
+    const result = await doctor([], testEnv(dir.path, 'github', { GITHUB_WEBHOOK_SECRET: 'short-s3cret' }))
+    expect(result.status).toBe(0)
+    expect(result.stdout).toMatch(/^ {2}WARN {2}secret +GITHUB_WEBHOOK_SECRET +set, but shorter than 16 characters\n {8}fix: use a random secret/m)
+    expect(result.stdout).not.toContain('short-s3cret')
+  })
+
   it('exits 1 when a required secret is missing, or the config does not load', async () => {
     const env = testEnv(dir.path, 'github')
     delete env.GITHUB_WEBHOOK_SECRET

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync, writeFileSync, symlinkSync, lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseEnv } from 'node:util'
 import { parse } from 'yaml'
@@ -191,6 +191,22 @@ describe('prherald-setup never overwrites without being told', () => {
     expect(readEnv().KEEP).toBeUndefined()
     expect(statSync(file('.env')).mode & 0o777).toBe(0o600)
     expect(readFileSync(file('config.yaml'), 'utf8')).toContain('git_provider: github')
+  })
+})
+
+describe('prherald-setup --force over a symlinked .env', () => {
+  it('replaces the link with a new owner-only file and never writes the secrets through it', async () => {
+    const target = file('elsewhere.txt')
+    writeFileSync(target, 'NOT=secret\n', { mode: 0o644 })
+    symlinkSync(target, file('.env'))
+    const result = await setup([...githubFlags, '--force'])
+    expect(result.status).toBe(0)
+    expect(readFileSync(target, 'utf8')).toBe('NOT=secret\n')
+    expect(statSync(target).mode & 0o777).toBe(0o644)
+    expect(lstatSync(file('.env')).isSymbolicLink()).toBe(false)
+    expect(statSync(file('.env')).mode & 0o777).toBe(0o600)
+    expect(readEnv().SLACK_BOT_TOKEN).toBe(SLACK_TOKEN)
+    expect(readdirSync(dir.path).filter((n) => n.endsWith('.tmp'))).toEqual([])
   })
 })
 

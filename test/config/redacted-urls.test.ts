@@ -36,6 +36,20 @@ function expectRedacted(result: CliResult): string {
 }
 
 describe('redactUrl', () => {
+  it('hides an unencoded password holding / (postgres://app:5432/secretpw@db/prod), and the config refuses it with the fix', () => {
+    const url = 'postgres://app:5432/secretpw@db/prod'
+    expect(redactUrl(url)).toBe('postgres://***@db/prod')
+    let message = ''
+    try {
+      loadSettings({ ...testEnv(dir.path, 'github'), PRHERALD_CONFIG_FILE: join(dir.path, 'config.yaml'), PRHERALD_DATABASE_URL: url }, dir.path)
+    } catch (error) {
+      message = error instanceof Error ? `${error.message} ${(error as { fix?: string }).fix ?? ''}` : String(error)
+    }
+    expect(message).toMatch(/percent-encode the password/)
+    expect(message).not.toContain('secretpw')
+    expect(message).not.toContain('5432/secretpw')
+  })
+
   it.each([
     ['postgres://prherald:S3cret@db.example.com:5432/prherald', 'postgres://***@db.example.com:5432/prherald'],
     ['https://user@prherald.example.com/', 'https://***@prherald.example.com/'],

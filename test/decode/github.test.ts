@@ -201,6 +201,14 @@ describe('decodeGithub: reviews and comments', () => {
     expect(event.pr.url).toBe('https://github.com/hellomouse/GNS/pull/902')
   })
 
+  it('carries the review id on a submission and on a dismissal, so a dismissed review is known by its id', () => {
+    const submitted = example('pull_request_review', 'submitted')
+    const dismissed = example('pull_request_review', 'dismissed')
+    expect(expectEvent(decode('pull_request_review', submitted)).reviewId).toBe(String((submitted.review as { id: number }).id))
+    expect(expectEvent(decode('pull_request_review', dismissed)).reviewId).toBe(String((dismissed.review as { id: number }).id))
+    expect(expectEvent(decode('pull_request_review', drop(submitted, 'review.id')))).not.toHaveProperty('reviewId')
+  })
+
   it('ignores review actions other than submitted and dismissed (edited: the submitted example re-labelled)', () => {
     const payload = put(example('pull_request_review', 'submitted'), 'action', 'edited')
     expectIgnored(decode('pull_request_review', payload), 'unsupported_action')
@@ -339,7 +347,7 @@ describe('decodeGithub: malformed payloads never throw', () => {
     ['pull_request', () => example('pull_request', 'opened', (p) => 'organization' in p), { action: 'invalid_payload', pull_request: 'invalid_payload', repository: 'invalid_payload', sender: 'invalid_payload' }],
     ['pull_request', () => example('pull_request', 'closed'), { action: 'invalid_payload', pull_request: 'invalid_payload', repository: 'invalid_payload', sender: 'invalid_payload' }],
     ['pull_request_review', () => example('pull_request_review', 'submitted', (p) => 'installation' in p), { action: 'invalid_payload', pull_request: 'invalid_payload', repository: 'invalid_payload', review: 'unsupported_action' }],
-    ['pull_request_review', () => example('pull_request_review', 'dismissed'), { action: 'invalid_payload', pull_request: 'invalid_payload', repository: 'invalid_payload' }],
+    ['pull_request_review', () => example('pull_request_review', 'dismissed'), { action: 'invalid_payload', pull_request: 'invalid_payload', repository: 'invalid_payload', review: 'invalid_payload' }],
     ['pull_request_review_comment', () => example('pull_request_review_comment', 'created', (p) => 'organization' in p), { action: 'invalid_payload', pull_request: 'invalid_payload', repository: 'invalid_payload' }],
     ['issue_comment', () => commentOnPullRequest(), { action: 'invalid_payload', issue: 'invalid_payload', repository: 'invalid_payload' }],
   ]

@@ -10,9 +10,12 @@ describe('decodeInteraction', () => {
     expect(decodeInteraction(form(payload))).toEqual({
       click: {
         kind: 'review_click', provider: 'bitbucket', owner: 'acme-team', repo: 'web-app', number: 1042, user: 'U0123ABCD',
-        deliveryId: `slack:${payload.trigger_id as string}`,
+        deliveryId: `slack:${payload.trigger_id as string}`, channel: 'C0000000001', messageTs: '1700000000.000100',
       },
+      origin: { teamId: 'T0ACME', appId: 'A0PRHERALD' },
     })
+    // prherald has no home tab or modal: a click on a view is not on one of its messages.
+    expect(decodeInteraction(form({ ...payload, container: { type: 'view', view_id: 'V1' } }))).toEqual({ ignored: 'not_on_a_message' })
   })
 
   it('accepts Enterprise Grid user ids (W…)', () => {

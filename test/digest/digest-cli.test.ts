@@ -108,6 +108,22 @@ describe('prherald-digest', () => {
     expect(digestIn(slack, OTHER_TEAM).parents).toHaveLength(1)
   })
 
+  it('a repeated run posts no second digest in a channel that day, however it is asked; --force does', async () => {
+    expect((await digestCli(['--at', FRIDAY])).status).toBe(0)
+    const again = await digestCli(['--at', FRIDAY])
+    expect(again.status).toBe(0)
+    expect(again.stdout).toContain(`${TEAM}: already had its digest for 2026-11-20; --force posts another`)
+    expect(digestIn(slack, TEAM).parents).toHaveLength(1)
+    expect(digestIn(slack, OTHER_TEAM).parents).toHaveLength(1)
+    // The same without a server: the claim is in the database, not in the server's memory.
+    await stopService()
+    expect((await digestCli(['--at', FRIDAY, '--channel', TEAM])).stdout).toContain('already had its digest')
+    expect(digestIn(slack, TEAM).parents).toHaveLength(1)
+    const forced = await digestCli(['--at', FRIDAY, '--channel', TEAM, '--force'])
+    expect(forced.status).toBe(0)
+    expect(digestIn(slack, TEAM).parents).toHaveLength(2)
+  })
+
   it('a Slack failure in the server\'s run exits 1; the server logs the error with its fix', async () => {
     slack.channelErrors.set(TEAM, 'channel_not_found')
     const result = await digestCli(['--at', FRIDAY])

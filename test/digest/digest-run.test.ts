@@ -115,7 +115,7 @@ describe('a digest run', () => {
     slack.channelErrors.set(TEAM, 'not_in_channel')
     const result = await runDigest(aProcess(), { at: AT, dryRun: false, claim: false })
     expect(result).toMatchObject({ postedChannels: 1, failedChannels: 1 })
-    expect(result.lines).toContain(`${TEAM}: failed, see the server log`)
+    expect(result.lines).toContain(`${TEAM}: failed, see the server log; --force posts it again today`)
     expect(digestIn(slack, OTHER_TEAM).parents).toHaveLength(1)
     expect(entries().filter((e) => e.msg === 'digest failed in a channel')).toEqual([expect.objectContaining({
       level: 'error', channel: TEAM, fix: 'invite the bot to the channel (/invite @your-bot in Slack)',

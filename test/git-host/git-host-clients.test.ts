@@ -5,6 +5,7 @@ import { createGithubClient, githubCall } from '../../src/hosts/github/client.ts
 import { BITBUCKET_SCOPES } from '../../src/hosts/git-host-error.ts'
 import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucket.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
+import { sendJson, startHttpFake, type HttpFake } from '../helpers/http-fake.ts'
 
 async function failure(run: () => Promise<unknown>): Promise<PrheraldError> {
   const error = await run().then(() => undefined, (e: unknown) => e)
@@ -57,6 +58,24 @@ describe('Bitbucket client', () => {
     const repos = await createBitbucketClient({ baseUrl: bitbucket.url, token: 'tok' }).paginate<{ slug: string }>('/repositories/ws')
     expect(repos.map((r) => r.slug)).toEqual(['a', 'b', 'c', 'd', 'e'])
     expect(bitbucket.requests).toHaveLength(3)
+  })
+})
+
+describe('Bitbucket client: next links', () => {
+  let api: HttpFake | undefined
+  let elsewhere: HttpFake | undefined
+  afterEach(async () => {
+    await api?.close()
+    await elsewhere?.close()
+  })
+
+  it('follows a next link only on the configured API host, never sending the token elsewhere', async () => {
+    elsewhere = await startHttpFake((_, res) => sendJson(res, 200, { values: [{ slug: 'stolen' }] }))
+    api = await startHttpFake((_, res) => sendJson(res, 200, { values: [{ slug: 'a' }], next: `${elsewhere!.url}/repositories/ws?page=2` }))
+    const error = await failure(() => createBitbucketClient({ baseUrl: api!.url, token: 'tok' }).paginate('/repositories/ws'))
+    expect(error.code).toBe('git_host')
+    expect(error.message).toContain('outside BITBUCKET_API_URL')
+    expect(elsewhere.requests).toHaveLength(0)
   })
 })
 

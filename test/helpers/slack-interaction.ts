@@ -15,17 +15,17 @@ export function clickPayload(options: { user: string; value: string; channel?: s
   const ts = options.messageTs ?? '1700000000.000100'
   return {
     type: 'block_actions',
-    user: { id: options.user, username: options.user.toLowerCase(), name: options.user.toLowerCase(), team_id: 'T0000TEAM' },
-    api_app_id: 'A0000APP01',
+    user: { id: options.user, username: options.user.toLowerCase(), name: options.user.toLowerCase(), team_id: 'T0ACME' },
+    api_app_id: 'A0PRHERALD',
     token: 'legacy-verification-token-unused',
     container: { type: 'message', message_ts: ts, channel_id: channel, is_ephemeral: false },
     trigger_id: `${Date.now()}.1379717998065.${randomBytes(16).toString('hex')}`,
-    team: { id: 'T0000TEAM', domain: 'acme' },
+    team: { id: 'T0ACME', domain: 'acme' },
     enterprise: null,
     is_enterprise_install: false,
     channel: { id: channel, name: 'reviews' },
     message: { type: 'message', ts, bot_id: 'B0000BOT01', text: 'PR', blocks: [] },
-    response_url: 'https://hooks.slack.com/actions/T0000TEAM/1/abc',
+    response_url: 'https://hooks.slack.com/actions/T0ACME/1/abc',
     actions: [{
       type: 'button', action_id: options.actionId ?? START_REVIEW_ACTION, block_id: 'prherald_review',
       text: { type: 'plain_text', text: 'Start review', emoji: true },

@@ -4,6 +4,7 @@ import type { HttpTimeouts } from '../../src/http/http-timeouts.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
+import { parseExposition } from '../metrics/parse-exposition.ts'
 
 /** 11.6: a client that trickles its headers or body is dropped after a bounded time. */
 let dir: ReturnType<typeof makeTempDir>
@@ -77,6 +78,22 @@ describe('slow and stalled clients', () => {
     const head = 'POST /webhook/github HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n'
     const { answer } = await trickleUntilClosed(service.port, head, '{"a":1}')
     expect(answer).toMatch(/^HTTP\/1\.1 408 /)
+  }, 15_000)
+
+  it('logs a client that goes away mid-body as a client abort at info, never as a failure or a 5xx in /metrics', async () => {
+    service = await start()
+    const head = 'POST /webhook/github HTTP/1.1\r\nHost: x\r\nX-GitHub-Event: ping\r\nX-GitHub-Delivery: gone-1\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"zen":'
+    await new Promise<void>((resolve) => {
+      socket = connect(service!.port, '127.0.0.1', () => { socket!.write(head, () => setTimeout(() => { socket!.destroy(); resolve() }, 50)) })
+      socket.on('error', () => {})
+    })
+    const deadline = Date.now() + 5_000
+    while (!service.entries().some((e) => e.msg === 'webhook client went away') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    expect(service.entries().filter((e) => e.msg === 'webhook client went away')).toEqual([expect.objectContaining({ level: 'info', delivery_id: 'gone-1' })])
+    expect(service.entries().filter((e) => e.level === 'error')).toEqual([])
+    const samples = parseExposition(await (await fetch(service.metricsUrl)).text())
+    const deliveries = samples.filter((s) => s.name === 'prherald_deliveries_total' && s.value > 0)
+    expect(deliveries.map((s) => s.labels)).toEqual([expect.objectContaining({ result: 'client_aborted', reason: '' })])
   }, 15_000)
 
   it('closes an idle keep-alive connection', async () => {

@@ -52,6 +52,13 @@ export function bitbucketPayload(eventKey: string, facts: BitbucketFacts): Recor
       links: { html: { href: `https://bitbucket.org/acme/api/pull-requests/${facts.id}` } },
     },
   }
+  // As Bitbucket does, the participants show the verdict the event leaves (so an approval's body and its
+  // withdrawal's differ, as real ones do: prherald refuses a body it has seen under another delivery id).
+  const verdictAfter = eventKey.endsWith(':approved') ? 'approved' : eventKey.endsWith(':changes_request_created') ? 'changes_requested' : undefined
+  const pr = payload.pullrequest as { participants: Array<{ user: { nickname: string } }> }
+  if (/:(un)?approved$|:changes_request_/.test(eventKey) && !pr.participants.some((p) => p.user.nickname === actor.nickname)) {
+    pr.participants.push({ type: 'participant', user: actor, role: 'PARTICIPANT', approved: verdictAfter === 'approved', state: verdictAfter ?? null, participated_on: '2026-11-21T10:00:00+00:00' } as never)
+  }
   if (eventKey.endsWith(':approved') || eventKey.endsWith(':unapproved')) payload.approval = { date: '2026-11-21T10:00:00+00:00', user: actor }
   if (eventKey.includes(':changes_request_')) payload.changes_request = { date: '2026-11-21T10:00:00+00:00', user: actor }
   if (eventKey.endsWith(':comment_created')) payload.comment = { id: 1, content: { raw: 'Looks good' }, user: actor, created_on: '2026-11-21T10:00:00+00:00' }

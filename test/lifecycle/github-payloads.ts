@@ -42,9 +42,12 @@ export function pullRequest(action: string, number: number, facts: PullRequestFa
   return payload
 }
 
-export function review(state: 'approved' | 'changes_requested' | 'commented' | 'dismissed', number: number, reviewer: string, options: { bot?: boolean } = {}): Json {
+let reviewIds = 900_000
+/** `reviewId`: GitHub's review.id; a fresh one for each review by default (a dismissal names the review it withdraws). */
+export function review(state: 'approved' | 'changes_requested' | 'commented' | 'dismissed', number: number, reviewer: string, options: { bot?: boolean; reviewId?: number } = {}): Json {
   const payload = githubExample('pull_request_review', 'submitted') as Json
   payload.action = state === 'dismissed' ? 'dismissed' : 'submitted'
+  payload.review.id = options.reviewId ?? ++reviewIds
   payload.review.state = state
   payload.review.user.login = reviewer
   payload.review.user.type = options.bot ? 'Bot' : 'User'

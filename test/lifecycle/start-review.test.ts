@@ -155,11 +155,37 @@ describe('"Start review" with SLACK_SIGNING_SECRET set', () => {
     expect(blocksText()).not.toContain('reviewing')
     const updates = slack.count('chat.update')
     // A client that had not redrawn the message yet still shows the button.
-    const res = await sendInteraction(service!.url, clickPayload({ user: BOB, value: button.value }))
+    const res = await sendInteraction(service!.url, clickPayload({ user: BOB, value: button.value, channel: only().channel, messageTs: only().ts }))
     expect(res.status).toBe(200)
     expect(await service!.settle(10_000)).toBe(true)
     expect(slack.count('chat.update')).toBe(updates)
     expect(service!.entries()).toContainEqual(expect.objectContaining({ msg: 'ignored webhook event', reason: 'pull_request_ended', event: 'review_click' }))
+  })
+
+  // Issue 23.8: a signed click counts only from the token's workspace and app, and on the pull request's own message.
+  it.each([
+    ['another workspace', { team: { id: 'T0OTHER01', domain: 'other' } }, 'other_workspace'],
+    ['another app', { api_app_id: 'A0OTHERAPP' }, 'other_app'],
+  ] as const)('a click from %s changes nothing and is logged', async (_, change, reason) => {
+    const message = only()
+    const button = reviewButton(message)!
+    const res = await sendInteraction(service!.url, { ...clickPayload({ user: BOB, value: button.value, channel: message.channel, messageTs: message.ts }), ...change })
+    expect(res.status).toBe(200)
+    expect(await service!.settle(10_000)).toBe(true)
+    expect(blocksText()).not.toContain('reviewing')
+    expect(service!.entries()).toContainEqual(expect.objectContaining({ msg: 'rejected slack interaction', reason }))
+  })
+
+  it('a click naming the pull request from another channel or message changes nothing', async () => {
+    const message = only()
+    const button = reviewButton(message)!
+    for (const where of [{ channel: 'C0OTHERCH1', messageTs: message.ts }, { channel: message.channel, messageTs: '1700000000.999999' }]) {
+      const res = await sendInteraction(service!.url, clickPayload({ user: BOB, value: button.value, ...where }))
+      expect(res.status).toBe(200)
+    }
+    expect(await service!.settle(10_000)).toBe(true)
+    expect(blocksText()).not.toContain('reviewing')
+    expect(service!.entries().filter((e) => e.msg === 'start review click on another message')).toHaveLength(2)
   })
 })
 

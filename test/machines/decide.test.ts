@@ -93,6 +93,20 @@ describe('message stored', () => {
       .toEqual([{ type: 'update' }, { type: 'removeReaction', reaction: 'approved' }])
   })
 
+  it('a dismissed review id never counts again: its replay is ignored, a new review of the same person counts', () => {
+    const dismissed = [opened, event('approved', { actor: 'carol', reviewId: '41' }), event('review_dismissed', { actor: 'carol', reviewId: '41' })]
+    const replay = run(...dismissed, event('approved', { actor: 'carol', reviewId: '41' }))
+    expect(replay.intents).toEqual([{ type: 'ignore', reason: 'dismissed_review' }])
+    expect(replay.stored?.context.approvedBy).toEqual([])
+    expect(replay.stored?.context.dismissedReviews).toEqual(['41'])
+    // Refused whatever its time says: the dismissal has no time to compare with.
+    expect(run(...dismissed, event('changes_requested', { actor: 'carol', reviewId: '41', updatedAt: '2030-01-01T00:00:00Z' })).intents)
+      .toEqual([{ type: 'ignore', reason: 'dismissed_review' }])
+    const fresh = run(...dismissed, event('approved', { actor: 'carol', reviewId: '42' }))
+    expect(fresh.intents).toEqual([{ type: 'update' }, { type: 'addReaction', reaction: 'approved' }])
+    expect(fresh.stored?.context.approvedBy).toEqual(['carol'])
+  })
+
   it('unapproved and changes_request_removed take back only their own kind', () => {
     const base = [opened, event('approved', { actor: 'carol' }), event('changes_requested', { actor: 'dave' })]
     expect(run(...base, event('approval_removed', { actor: 'carol' })).intents).toEqual([{ type: 'update' }, { type: 'removeReaction', reaction: 'approved' }])

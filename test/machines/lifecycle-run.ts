@@ -11,6 +11,8 @@ export interface Facts {
   bot?: boolean
   /** The host's updated_at; the default is the same for every event, so only tests about order set it. */
   updatedAt?: string
+  /** The host's review id (GitHub `review.id`) on a review or dismissal. */
+  reviewId?: string
 }
 
 let delivery = 0
@@ -25,6 +27,7 @@ export function prEvent(kind: EventKind, facts: Facts = {}): PullRequestEvent {
       updatedAt: facts.updatedAt ?? '2026-11-20T10:00:00Z',
     },
     actor: { login: facts.actor ?? 'carol', isBot: facts.bot ?? false },
+    ...(facts.reviewId === undefined ? {} : { reviewId: facts.reviewId }),
   }
 }
 

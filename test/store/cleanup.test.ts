@@ -73,6 +73,23 @@ describe('cleanup', () => {
     expect(await store.recordDelivery({ provider: 'github', deliveryId: 'old-applied', prKey: 'k', event: '{}' })).toBe(true)
   })
 
+  it('keeps applied delivery ids and body digests for the replay window (7 days) even when message_ttl_days is 1', async () => {
+    const delivery = (id: string) => ({ provider: 'github', deliveryId: id, prKey: 'k', event: '{}', body: { digest: `digest-of-${id}`, deliveryId: id } })
+    clock -= 8 * DAY
+    await store.recordDelivery(delivery('eight-days'))
+    await store.commitOutcome({ provider: 'github', deliveryIds: ['eight-days'], messages: [] })
+    clock += 5 * DAY
+    await store.recordDelivery(delivery('three-days'))
+    await store.commitOutcome({ provider: 'github', deliveryIds: ['three-days'], messages: [] })
+    clock += 3 * DAY
+    const logger = createLogger({ format: 'json', level: 'error', write: () => {} })
+    expect((await runCleanup({ store, logger, ttlDays: 1, now: () => clock })).deliveries).toBe(1)
+    // Within the window: GitHub's redelivery is a duplicate, and the body under a new id is a replay.
+    expect(await store.recordDelivery(delivery('three-days'))).toBe(false)
+    expect(await store.recordDelivery({ ...delivery('new-id'), body: { digest: 'digest-of-three-days', deliveryId: 'new-id' } })).toBe(false)
+    expect(await store.firstDeliveryOfBody('github', 'digest-of-eight-days')).toBeUndefined()
+  })
+
   it('forgets once-per-run claims after the same age, keeping recent ones claimed', async () => {
     clock -= 40 * DAY
     await store.claimRun('digest:0 9 * * 1-5', '2025-12-22')

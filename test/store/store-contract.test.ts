@@ -132,6 +132,31 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect(first?.event).toBe(delivery('d-1').event) // a duplicate never overwrites the first
     })
 
+    it('refuses a body that came under another delivery id (a replay), and takes the same id and body (a redelivery) as a duplicate', async () => {
+      const body = (id: string, digest = 'ab'.repeat(32)) => ({ digest, deliveryId: id })
+      expect(await store.recordDelivery(delivery('d-1', { body: body('d-1') }))).toBe(true)
+      expect(await store.recordDelivery(delivery('d-9', { body: body('d-9') }))).toBe(false)
+      expect(await store.recordDelivery(delivery('d-1', { body: body('d-1') }))).toBe(false)
+      expect(await store.firstDeliveryOfBody('github', 'ab'.repeat(32))).toBe('d-1')
+      expect(await store.firstDeliveryOfBody('bitbucket', 'ab'.repeat(32))).toBeUndefined()
+      // A check result: one body, a delivery per pull request under the host's id.
+      expect(await store.recordDelivery(delivery('c-1#7', { body: body('c-1', 'cd'.repeat(32)) }))).toBe(true)
+      expect(await store.recordDelivery(delivery('c-1#8', { body: body('c-1', 'cd'.repeat(32)) }))).toBe(true)
+      expect(await store.recordDelivery(delivery('c-2#7', { body: body('c-2', 'cd'.repeat(32)) }))).toBe(false)
+      expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['d-1', 'c-1#7', 'c-1#8'])
+    })
+
+    it('keeps applied ids and body digests until the replay cutoff, whatever the message cutoff', async () => {
+      await store.recordDelivery(delivery('d-1', { body: { digest: 'ef'.repeat(32), deliveryId: 'd-1' } }))
+      await markApplied('github', 'd-1')
+      clock += 1_000
+      const forgotten = await store.forgetBefore(clock, clock - 2_000)
+      expect(forgotten).toMatchObject({ deliveries: 0, bodies: 0 })
+      expect(await store.recordDelivery(delivery('d-2', { body: { digest: 'ef'.repeat(32), deliveryId: 'd-2' } }))).toBe(false)
+      expect(await store.forgetBefore(clock, clock)).toMatchObject({ deliveries: 1, bodies: 1 })
+      expect(await store.recordDelivery(delivery('d-2', { body: { digest: 'ef'.repeat(32), deliveryId: 'd-2' } }))).toBe(true)
+    })
+
     it('lists pending deliveries in arrival order with every field', async () => {
       const received: number[] = []
       for (const id of ['d-3', 'd-1', 'd-2']) {

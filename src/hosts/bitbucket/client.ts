@@ -1,3 +1,4 @@
+import { PrheraldError } from '../../errors.ts'
 import { gitHostError } from '../git-host-error.ts'
 
 export interface BitbucketClientOptions {
@@ -47,6 +48,13 @@ export function createBitbucketClient(options: BitbucketClientOptions): Bitbucke
   async function get<T>(path: string): Promise<T> {
     const url = /^https?:\/\//.test(path) ? path : `${base}${path.startsWith('/') ? '' : '/'}${path}`
     const what = `GET ${new URL(url).pathname}`
+    // The credentials go only to the configured API: a `next` link elsewhere (a compromised or spoofed
+    // answer) would otherwise receive the Authorization header.
+    if (!url.startsWith(`${base}/`)) {
+      throw new PrheraldError('git_host', `Bitbucket answered a link outside BITBUCKET_API_URL (${new URL(url).origin}); not followed`, {
+        fix: `check that BITBUCKET_API_URL (${base}) is the API Bitbucket's answers link to`,
+      })
+    }
     let response: Response
     try {
       response = await fetch(url, { headers: { authorization, accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })

@@ -46,7 +46,8 @@ function verdictOf(event: string, payload: JsonObject): Verdict {
       return kind ? { kind } : unsupported
     }
     case 'pull_request_review': {
-      if (action === 'dismissed') return { kind: 'review_dismissed' }
+      // A dismissal names the review it withdraws (and whose): without it there is nothing to take back.
+      if (action === 'dismissed') return obj(at(payload, 'review')) ? { kind: 'review_dismissed' } : { reason: 'invalid_payload' }
       // Webhooks send the state lower-case, the REST API upper-case; accept both.
       const kind = action === 'submitted' ? REVIEW_STATES.get((str(payload, 'review', 'state') ?? '').toLowerCase()) : undefined
       return kind ? { kind } : unsupported
@@ -127,5 +128,9 @@ export function decodeGithub(eventName: string, deliveryId: string, payload: unk
     const reviewer = githubUser(at(root, 'requested_reviewer')) ?? githubTeam(at(root, 'requested_team'))
     return reviewer ? { ...event, reviewer } : ignored('invalid_payload')
   }
-  return eventName === 'pull_request_review' && verdict.kind !== 'review_dismissed' ? { ...event, submittedReview: true } : event
+  if (eventName !== 'pull_request_review') return event
+  // The review's own id: a dismissal names the review it withdraws, so a replayed approval of it is refused.
+  const reviewId = int(root, 'review', 'id')
+  const reviewed = reviewId === undefined ? event : { ...event, reviewId: String(reviewId) }
+  return verdict.kind === 'review_dismissed' ? reviewed : { ...reviewed, submittedReview: true }
 }
