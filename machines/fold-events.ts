@@ -35,9 +35,11 @@ export interface Folded {
  * Runs a pull request's queued deliveries through the machine in arrival order, before any Slack call, so
  * that the effects carry out only the end result: one render of the final state and the net change of
  * reactions (added then removed is nothing). A first announcement therefore already shows the latest state,
- * and a pull request that ends within the batch that would announce it is not announced at all.
+ * and a pull request that ends within the batch that would announce it is not announced at all, unless a
+ * message for it is already in a channel (`messageShown`: a post of unknown outcome found and adopted): then
+ * the end must reach that message.
  */
-export function foldEvents(stored: StoredLifecycle | undefined, events: readonly LifecycleEvent[]): Folded {
+export function foldEvents(stored: StoredLifecycle | undefined, events: readonly LifecycleEvent[], options: { messageShown?: boolean } = {}): Folded {
   let current = stored
   let changed = false
   let announcedBy: PullRequestEvent | undefined
@@ -62,7 +64,7 @@ export function foldEvents(stored: StoredLifecycle | undefined, events: readonly
     current = next
     changed = true
   }
-  if (announcedBy && current && (current.state === 'merged' || current.state === 'closed')) return endedUnannounced(current, steps)
+  if (announcedBy && !options.messageShown && current && (current.state === 'merged' || current.state === 'closed')) return endedUnannounced(current, steps)
   return { next: current, changed, announcedBy, steps }
 }
 

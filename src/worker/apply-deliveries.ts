@@ -9,7 +9,7 @@ import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { RenderOptions } from '../slack/render-review.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
-import { hasMessage, NO_MESSAGE, type MessageRecord } from '../store/store.ts'
+import { hasMessage, NO_MESSAGE, type MessageRecord, type PullRequestRef } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
 import { hasActivity } from './has-activity.ts'
 import { repositoryChannel, type ChooseTargets } from '../routing/message-targets.ts'
@@ -40,6 +40,8 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   people?: ResolvePeople
   /** Queues the batch's direct messages (docs/notifications.md), each once; absent when they are off. */
   directMessages?: QueueDirectMessages
+  /** Settles the pull request's posts of unknown outcome; true when a message was adopted (recover-posts.ts). */
+  settleIntents?: (ref: PullRequestRef) => Promise<boolean>
 }
 
 /**
@@ -77,10 +79,12 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const current = messages[0] ?? rows[0]
     const stored = current ? readStoredLifecycle(current.lifecycle) : undefined
 
-    const folded = foldEvents(stored, events)
+    const folded = foldEvents(stored, events, { messageShown: messages.length > 0 })
     for (const step of folded.steps) if (step.ignored) logIgnored(deps.logger, step.ignored, ignoredFacts(step.event))
     const next = folded.next
     if (!folded.changed && next?.state === 'ended') {
+      // A post of unknown outcome may be in the channel after all: adopted, the batch runs again and ends it.
+      if (messages.length === 0 && deps.settleIntents && await deps.settleIntents(ref)) return applyDeliveries(events)
       // Ended before it was announced: the state is kept in a row without a message, and Slack hears nothing.
       // A smoke test that ends unannounced (its post failed) keeps nothing: it must leave no row behind.
       if (isSmokeTestDone(events)) return commit([])

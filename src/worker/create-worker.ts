@@ -12,7 +12,7 @@ import type { Store } from '../store/store.ts'
 import { createApplyDeliveries, type ApplyDeliveries } from './apply-deliveries.ts'
 import { createApplyPending } from './apply-pending.ts'
 import { createOutbound, type Outbound, type OutboundOptions } from './create-outbound.ts'
-import { recoverPosts } from './recover-posts.ts'
+import { recoverPosts, settleIntentsOf } from './recover-posts.ts'
 import { createThreadReplies } from './thread-replies.ts'
 import { createPersonal, type Personal } from '../personal/create-personal.ts'
 
@@ -64,6 +64,7 @@ export function createWorker(options: WorkerOptions): Worker {
     threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ replyOnce, pacer, retry, sleep, logger }),
     render: { reviewButton: secrets.slackSigningSecret !== undefined },
     people,
+    settleIntents: (ref) => settleIntentsOf(ref, { store, findPost, pacer, logger }),
     ...(personal.queue ? { directMessages: personal.queue } : {}),
   })
   return {

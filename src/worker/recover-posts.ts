@@ -1,6 +1,6 @@
 import { errorFields, type Logger } from '../log/logger.ts'
-import type { Store } from '../store/store.ts'
-import { intentPrKey, type FindPost, type SlackCall } from '../slack/find-post.ts'
+import type { PostIntent, PullRequestRef, Store } from '../store/store.ts'
+import { intentPrKey, type FindPost } from '../slack/find-post.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 
 /**
@@ -19,7 +19,6 @@ export async function recoverPosts(deps: { store: Store; findPost: FindPost; pac
   await Promise.all(intents.map(async (intent) => {
     const { marker, createdAt: _createdAt, ...row } = intent
     const facts = { repository: row.repository, pr: row.prNumber, channel: row.channel, delivery_id: marker }
-    const once: SlackCall = (method, run) => deps.pacer.call(method, row.channel, run)
     // Under the pull request's lock: on PostgreSQL the intent may be a live replica's post in flight. Once
     // that replica's batch is over, its intent is gone (or replaced), and an old state must not be written over its rows.
     const release = await deps.store.lockPullRequest(intentPrKey(intent))
@@ -28,15 +27,7 @@ export async function recoverPosts(deps: { store: Store; findPost: FindPost; pac
         counts.settled_elsewhere++
         return
       }
-      const ts = await deps.findPost(intent, once, facts)
-      if (ts) {
-        await deps.store.completePostIntent({ ...row, ts })
-        deps.logger.info('slack message of an interrupted post found; adopting it', { ...facts, ts })
-        counts.found++
-      } else {
-        await deps.store.dropPostIntent(row, row.channel, marker)
-        counts.not_found++
-      }
+      counts[await settleIntent(intent, deps)]++
     } catch (error) {
       deps.logger.warn('could not look for an interrupted post; its next post in the channel looks first', { ...facts, ...errorFields(error) })
       counts.not_searched++
@@ -45,4 +36,35 @@ export async function recoverPosts(deps: { store: Store; findPost: FindPost; pac
     }
   }))
   deps.logger.info('interrupted posts looked up', { count: intents.length, ...counts })
+}
+
+type SettleDeps = { store: Store; findPost: FindPost; pacer: SlackPacer; logger: Logger }
+
+/** One intent looked for in its channel: found, its ts is saved (the message adopted); not found, it goes. */
+async function settleIntent(intent: PostIntent, deps: SettleDeps): Promise<'found' | 'not_found'> {
+  const { marker, createdAt: _createdAt, ...row } = intent
+  const facts = { repository: row.repository, pr: row.prNumber, channel: row.channel, delivery_id: marker }
+  const ts = await deps.findPost(intent, (method, run) => deps.pacer.call(method, row.channel, run), facts)
+  if (!ts) {
+    await deps.store.dropPostIntent(row, row.channel, marker)
+    return 'not_found'
+  }
+  await deps.store.completePostIntent({ ...row, ts })
+  deps.logger.info('slack message of an interrupted post found; adopting it', { ...facts, ts })
+  return 'found'
+}
+
+/**
+ * The intents of one pull request settled inside its batch (the caller holds its lock): true when a message
+ * was adopted. A batch that would record the pull request as ended before it was announced asks first: a
+ * post whose outcome is unknown (the start-up look-up could not search, or the database went away between
+ * the post and its commit) may be in the channel, and the end must reach it. A look-up that fails fails the
+ * batch, which is retried: better late than an end recorded over a message that exists.
+ */
+export async function settleIntentsOf(ref: PullRequestRef, deps: SettleDeps): Promise<boolean> {
+  const intents = (await deps.store.postIntents())
+    .filter((i) => i.provider === ref.provider && i.repository === ref.repository && i.prNumber === ref.prNumber)
+  let adopted = false
+  for (const intent of intents) if (await settleIntent(intent, deps) === 'found') adopted = true
+  return adopted
 }

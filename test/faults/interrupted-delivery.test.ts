@@ -77,3 +77,28 @@ describe('a delivery interrupted between its Slack calls', () => {
     expect([...messages[0]!.reactions].sort()).toEqual(['speech_balloon', 'white_check_mark'])
   })
 })
+
+describe('a post whose outcome is unknown, then the pull request ends before anything saw the post', () => {
+  it('the end reaches the message the post made: the replay looks for it before calling the pull request ended unannounced', async () => {
+    // The post is carried out in Slack, but its answer never comes: the intent stays, with no ts saved.
+    slack.faults.push({ method: 'chat.postMessage', fault: { lostAnswer: 'hang' } })
+    service = await startPrherald(dir.path, env())
+    expect((await deliver(service.url, 'github', { event: 'pull_request', payload: pullRequest('opened', 71) })).status).toBe(200)
+    await waitFor('the post in Slack', () => slack.count('chat.postMessage') === 1)
+    expect((await deliver(service.url, 'github', { event: 'pull_request', payload: pullRequest('closed', 71, { merged: true }) })).status).toBe(200)
+    expect(await service.stop()).toEqual({ drained: false })
+    service = undefined
+    expect(pendingDeliveries(dir.path)).toBe(2)
+
+    // At the restart Slack's history cannot be read, so the start-up look-up leaves the intent as it is.
+    for (let i = 0; i < 3; i++) slack.faults.push({ method: 'conversations.history', fault: { status: 500 } })
+    service = await startPrherald(dir.path, env())
+    expect(await service.settle(15_000)).toBe(true)
+    expect(pendingDeliveries(dir.path)).toBe(0)
+
+    const messages = messagesOf(slack, 'Codertocat', 71)
+    expect(messages).toHaveLength(1)
+    expect(statusOf(messages[0]!)).toMatch(/^Merged/)
+    expect(messages[0]!.reactions.has('twisted_rightwards_arrows')).toBe(true)
+  })
+})

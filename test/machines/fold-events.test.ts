@@ -46,6 +46,13 @@ describe('foldEvents', () => {
     expect(foldEvents(undefined, [event('opened'), event('closed'), event('reopened')]).announcedBy).toBeDefined()
   })
 
+  it('with a message already shown (an adopted post of unknown outcome), the same batch ends that message instead', () => {
+    const folded = foldEvents(undefined, [event('opened'), event('approved'), event('merged')], { messageShown: true })
+    expect(folded.changed).toBe(true)
+    expect(folded.next?.state).toBe('merged')
+    expect(folded.steps.map((s) => s.ignored)).toEqual([undefined, undefined, undefined])
+  })
+
   it('folds an announcement and its reviews into one final state, announced by the first event that posts', () => {
     const opened = event('opened')
     const folded = foldEvents(undefined, [opened, event('approved'), event('commented', { actor: 'dave' })])
