@@ -52,7 +52,7 @@ describe('GET /metrics after a burst of deliveries', () => {
     for (const d of sent) expect((await deliver(service!.url, 'github', d)).status).toBe(200)
     expect((await deliver(service!.url, 'github', sent[0]!)).status).toBe(200) // the host redelivers one
     expect((await deliver(service!.url, 'github', { event: 'ping', payload: githubExample('ping') })).status).toBe(200)
-    expect((await deliver(service!.url, 'github', { event: 'pull_request', payload: pullRequest('labeled', PRS[1]!) })).status).toBe(200)
+    expect((await deliver(service!.url, 'github', { event: 'pull_request', payload: pullRequest('assigned', PRS[1]!) })).status).toBe(200)
     const forged = await deliver(service!.url, 'github', { event: 'pull_request', payload: pullRequest('opened', 4199), secret: 'not-the-secret' })
     expect(forged.status).toBe(401)
     const bad = await fetch(`${service!.url}/webhook/github`, { method: 'POST', headers: { 'x-github-event': 'pull_request' }, body: 'x'.repeat(10) })
