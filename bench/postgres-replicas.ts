@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import pg from 'pg'
 import type { FakeSlack } from '../test/helpers/fake-slack.ts'
 import { shuffledBurst, type Sign } from './correctness-burst.ts'
 import { runLoad } from './load.ts'
 import { spawnListening, type Child } from './processes.ts'
+import { queryOnce } from './query-once.ts'
 
 export interface ReplicaBenchOptions {
   replicas: number
@@ -19,13 +19,7 @@ export interface ReplicaBenchOptions {
 }
 
 async function pendingIn(databaseUrl: string): Promise<number> {
-  const client = new pg.Client({ connectionString: databaseUrl })
-  await client.connect()
-  try {
-    return Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL')).rows[0]?.n)
-  } finally {
-    await client.end()
-  }
+  return Number((await queryOnce<{ n: string }>(databaseUrl, 'SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL'))[0]?.n)
 }
 
 /**
