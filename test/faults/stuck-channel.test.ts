@@ -36,7 +36,7 @@ it('more pull requests retrying on a failing channel than there are call slots d
     expect((await deliver(service.url, 'github', opened!)).status).toBe(200)
   }
   await waitFor('every stuck PR to have tried at least once', () =>
-    new Set(slack.calls.filter((c) => c.body.channel === FAILING).map((c) => String(c.body.text))).size === 12)
+    new Set(slack.calls.filter((c) => c.method === 'chat.postMessage' && c.body.channel === FAILING).map((c) => String(c.body.text))).size === 12)
 
   const [opened] = prDeliveries('Codertocat', 99)
   expect((await deliver(service.url, 'github', opened!)).status).toBe(200)

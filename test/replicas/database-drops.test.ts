@@ -120,5 +120,5 @@ describe('a PostgreSQL connection that drops mid-batch', () => {
     expect(running.child.exitCode).toBeNull()
     await expectEverythingApplied(url.toString(), running)
     expect(running.child.exitCode).toBeNull()
-  })
+  }, 90_000) // a PostgreSQL of its own, stopped and started again: seconds alone, far more beside a full suite on two cores
 })
