@@ -1,4 +1,5 @@
 import '../src/cli/require-supported-node.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { githubExample } from '../test/helpers/github-examples.ts'
 import { deliver } from '../test/helpers/signed-delivery.ts'
 
@@ -34,7 +35,14 @@ function reason(error: unknown): string {
   return typeof code === 'string' ? code : cause.message
 }
 
-for (const [event, payload, deliveryId] of steps) {
+/**
+ * A pull request's events come seconds apart, not all at once: the pause lets each change show on its own in
+ * the other terminal (deliveries that arrive together are folded into one edit, docs/architecture.md).
+ */
+const GAP_MS = 500
+
+for (const [index, [event, payload, deliveryId]] of steps.entries()) {
+  if (index > 0) await sleep(GAP_MS)
   try {
     const res = await deliver(url, 'github', { event, payload: retarget(payload), secret, deliveryId })
     console.log(`${event}/${String(payload.action)} -> ${res.status} ${await res.text()}`)
