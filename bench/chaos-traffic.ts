@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { signedDelivery } from '../test/helpers/signed-delivery.ts'
-import { conversationComment, pullRequest, review } from '../test/lifecycle/github-payloads.ts'
+import { conversationComment, pullRequest, review } from '../test/helpers/github-payloads.ts'
 
 /** One signed delivery of the stream, with the id the chaos run tracks it by. */
 interface ChaosDelivery {

@@ -11,7 +11,7 @@ import { bitbucket } from '../../src/hosts/bitbucket/index.ts'
 import { isIgnored, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { packageRoot } from '../../src/package-root.ts'
 import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
-import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 
 /** PR bodies in the formats Dependabot (dependabot-core's message builder) and Renovate write them. */
 const body = (name: string) => readFileSync(join(packageRoot(), 'test/fixtures/dependency-bumps', `${name}.md`), 'utf8')

@@ -2,7 +2,7 @@ import { expect } from 'vitest'
 import type { FakeSlack, SlackMessageState } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import type { TestService } from '../helpers/start-prherald.ts'
-import { conversationComment, pullRequest, review, type PullRequestFacts } from '../lifecycle/github-payloads.ts'
+import { conversationComment, pullRequest, review, type PullRequestFacts } from '../helpers/github-payloads.ts'
 
 /** Real GitHub example payloads, signed and delivered, moved to another repository of the same owner when asked. */
 type Json = Record<string, any>

@@ -4,7 +4,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { pendingDeliveries } from '../helpers/pending-deliveries.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { conversationComment, pullRequest, review } from '../lifecycle/github-payloads.ts'
+import { conversationComment, pullRequest, review } from '../helpers/github-payloads.ts'
 import { messagesOf, statusOf } from './pr-messages.ts'
 
 /**

@@ -4,7 +4,7 @@ import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { conversationComment, review } from '../lifecycle/github-payloads.ts'
+import { conversationComment, review } from '../helpers/github-payloads.ts'
 import { messagesOf, statusOf } from './pr-messages.ts'
 
 /**

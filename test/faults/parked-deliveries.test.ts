@@ -5,7 +5,7 @@ import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { pendingDeliveries } from '../helpers/pending-deliveries.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 import { messagesOf } from './pr-messages.ts'
 
 /**

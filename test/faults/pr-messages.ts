@@ -1,6 +1,6 @@
 import { expect } from 'vitest'
 import type { FakeSlack, SlackMessageState } from '../helpers/fake-slack.ts'
-import { conversationComment, pullRequest, review } from '../lifecycle/github-payloads.ts'
+import { conversationComment, pullRequest, review } from '../helpers/github-payloads.ts'
 
 /**
  * Helpers shared by the fault tests: the deliveries of one pull request, and what its Slack message must

@@ -4,7 +4,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { pendingDeliveries } from '../helpers/pending-deliveries.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 import { expectOneCorrectMessage, isComplete, messagesOf, prDeliveries, statusOf, writeCalls } from './pr-messages.ts'
 
 /**

@@ -4,7 +4,7 @@ import { pendingDeliveries } from '../helpers/pending-deliveries.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 import { messagesOf } from './pr-messages.ts'
 
 /** 11.8: Slack refusing the token itself loses no delivery, and /healthz says so. */

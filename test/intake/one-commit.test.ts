@@ -7,7 +7,7 @@ import { migrateUp } from '../../src/store/migrations.ts'
 import { openDatabase, type SqliteDatabase } from '../../src/store/open-database.ts'
 import { createSqliteStore } from '../../src/store/sqlite-store.ts'
 import type { Store } from '../../src/store/store.ts'
-import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 
 /**

@@ -4,7 +4,7 @@ import { signedDelivery } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
-import { pullRequest, review } from '../lifecycle/github-payloads.ts'
+import { pullRequest, review } from '../helpers/github-payloads.ts'
 
 /**
  * Issue 23.1, as reproduced against a running server: a captured delivery's signed bytes sent again under a

@@ -8,7 +8,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { bitbucketPayload } from './bitbucket-payloads.ts'
-import { pullRequest, review, type PullRequestFacts } from './github-payloads.ts'
+import { pullRequest, review, type PullRequestFacts } from '../helpers/github-payloads.ts'
 
 /**
  * Issue 13's bot levers, end to end: `reviews.ignore_bot_reviews` and `reviews.dependency_bots`, each on and

@@ -3,7 +3,7 @@ import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { conversationComment, pullRequest, review } from './github-payloads.ts'
+import { conversationComment, pullRequest, review } from '../helpers/github-payloads.ts'
 
 const CHANNEL = 'C0000000001'
 let dir: ReturnType<typeof makeTempDir>

@@ -6,7 +6,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { type SpawnedServer, killServer, spawnServer } from '../helpers/spawn-prherald.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { pullRequest, review } from './github-payloads.ts'
+import { pullRequest, review } from '../helpers/github-payloads.ts'
 
 const CHANNEL = 'C0000000001'
 const OTHER = 'C0000000002'

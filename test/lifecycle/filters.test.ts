@@ -3,7 +3,7 @@ import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { pullRequest, type PullRequestFacts } from './github-payloads.ts'
+import { pullRequest, type PullRequestFacts } from '../helpers/github-payloads.ts'
 
 /**
  * Issue 24.4 end to end: a mapping entry's `ignore` (labels, title globs, authors, inherited from "*") keeps a

@@ -4,7 +4,7 @@ import { pendingDeliveries } from '../helpers/pending-deliveries.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { conversationComment, pullRequest, review, reviewComment } from './github-payloads.ts'
+import { conversationComment, pullRequest, review, reviewComment } from '../helpers/github-payloads.ts'
 
 const CHANNEL = 'C0000000001'
 let dir: ReturnType<typeof makeTempDir>

@@ -1,7 +1,7 @@
 import { githubExample } from '../helpers/github-examples.ts'
 import { mergeRequestHook, noteHook, pipelineHook } from '../helpers/gitlab-fixtures.ts'
 import { bitbucketPayload } from './bitbucket-payloads.ts'
-import { conversationComment, pullRequest, review } from './github-payloads.ts'
+import { conversationComment, pullRequest, review } from '../helpers/github-payloads.ts'
 
 // Deep, loosely typed example JSON, as in github-payloads.ts.
 type Json = Record<string, any>

@@ -10,7 +10,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { bitbucketPayload, type BitbucketFacts } from './bitbucket-payloads.ts'
-import { pullRequest, review } from './github-payloads.ts'
+import { pullRequest, review } from '../helpers/github-payloads.ts'
 
 const REPO = 'C0000000REPO'
 const BILLING = 'C00000BILLING'

@@ -7,7 +7,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { bitbucketPayload, type BitbucketFacts } from './bitbucket-payloads.ts'
-import { pullRequest, review } from './github-payloads.ts'
+import { pullRequest, review } from '../helpers/github-payloads.ts'
 
 /**
  * Issue 14.1 and the status half of 14.2, end to end: `users:` / `teams:` as mentions, and who the pull

@@ -5,7 +5,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { bitbucketPayload } from './bitbucket-payloads.ts'
-import { pullRequest } from './github-payloads.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 
 /**
  * Issue 11.7 end to end: titles and names far beyond what Slack accepts still post, and edit, one message.

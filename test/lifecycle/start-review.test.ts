@@ -7,7 +7,7 @@ import {
 } from '../helpers/slack-interaction.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { pullRequest, review } from './github-payloads.ts'
+import { pullRequest, review } from '../helpers/github-payloads.ts'
 import { bitbucketPayload } from './bitbucket-payloads.ts'
 
 const CHANNEL = 'C0000000001'

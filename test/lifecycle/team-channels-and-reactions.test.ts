@@ -5,7 +5,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { bitbucketPayload } from './bitbucket-payloads.ts'
-import { pullRequest, review } from './github-payloads.ts'
+import { pullRequest, review } from '../helpers/github-payloads.ts'
 
 /**
  * Issue 13's reaction and channel levers, end to end: real server, real SQLite, fake Slack, signed

@@ -4,7 +4,7 @@ import { githubExample } from '../helpers/github-examples.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 import { parseExposition, sampleValue, type Sample } from './parse-exposition.ts'
 
 /**

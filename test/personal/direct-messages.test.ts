@@ -4,7 +4,7 @@ import { BERLIN, grantPersonalScopes, personalStores } from '../helpers/personal
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { conversationComment, pullRequest, review } from '../lifecycle/github-payloads.ts'
+import { conversationComment, pullRequest, review } from '../helpers/github-payloads.ts'
 
 /**
  * Issue 24.1 end to end, on both stores: direct messages people opted into, held over quiet hours and sent

@@ -6,7 +6,7 @@ import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { commandForm, sendSignedSlack } from '../helpers/slack-requests.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 
 /**
  * Issue 24.2, 24.3 and 24.6 end to end: `/prherald` and the Events API on a real server with the fake Slack,

@@ -13,7 +13,7 @@ import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucke
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
-import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 
 /**
  * Reconcile keeps to the git host's rate limits: GitHub's x-ratelimit-* budget and Bitbucket's 429. The

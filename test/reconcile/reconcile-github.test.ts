@@ -6,7 +6,7 @@ import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 
 /**
  * prherald-reconcile against a fake GitHub, run as the built CLI on the database a stopped server left: the

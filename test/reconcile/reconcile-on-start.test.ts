@@ -5,7 +5,7 @@ import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 
 /**
  * `reconcile.on_start: true`: the server reconciles the pull requests touched in the last day once it

@@ -8,7 +8,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { startPrherald, testEnv, writeConfig } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 
 /**
  * prherald-reconcile run locally (no server) updates a message with the server's worker: the Start review

@@ -15,7 +15,7 @@ import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { pullRequest, review } from '../lifecycle/github-payloads.ts'
+import { pullRequest, review } from '../helpers/github-payloads.ts'
 
 /**
  * `prherald-migrate copy`: a SQLite database written by the real server from signed deliveries (plus a

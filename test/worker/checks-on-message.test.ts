@@ -6,7 +6,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { statusOf } from '../faults/pr-messages.ts'
-import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 
 /** Checks on the message (issue 14.4), end to end with GitHub's example check_suite and status payloads. */
 const CHANNEL = 'C0000000001'

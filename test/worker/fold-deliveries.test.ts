@@ -5,7 +5,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { statusOf } from '../faults/pr-messages.ts'
-import { conversationComment, pullRequest, review } from '../lifecycle/github-payloads.ts'
+import { conversationComment, pullRequest, review } from '../helpers/github-payloads.ts'
 
 /**
  * Folding: deliveries queued for one pull request are run through the machine together and carried out

@@ -6,7 +6,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
-import { pullRequest } from '../lifecycle/github-payloads.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 
 /**
  * notify.review_requests (issue 14.2, second half): a newly requested reviewer who maps to a Slack user (a team

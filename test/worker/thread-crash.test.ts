@@ -5,7 +5,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { killServer, spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
 import { testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { pullRequest, review } from '../lifecycle/github-payloads.ts'
+import { pullRequest, review } from '../helpers/github-payloads.ts'
 
 /** SIGKILL while a folded batch posts its thread replies: the replay posts no reply twice (issue 14.3). */
 const CHANNEL = 'C0000000001'

@@ -5,7 +5,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
-import { pullRequest, review } from '../lifecycle/github-payloads.ts'
+import { pullRequest, review } from '../helpers/github-payloads.ts'
 
 /**
  * slack.thread_updates (issue 14.3): one reply in the message's thread per event that changes what the

@@ -1,4 +1,4 @@
-import { githubExample } from '../helpers/github-examples.ts'
+import { githubExample } from './github-examples.ts'
 
 /**
  * Real GitHub example payloads (@octokit/webhooks-examples) with only the fields a scenario needs changed:
