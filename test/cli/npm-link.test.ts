@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, statSync, symlinkSync } from 'node:fs'
-import { join } from 'node:path'
+import { delimiter, dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { packageRoot } from '../../src/package-root.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
@@ -24,7 +24,9 @@ const withoutNpmSettings = Object.fromEntries(Object.entries(process.env).filter
 const npm = (args: string[]) => spawnSync('npm', args, {
   cwd: clone.path, encoding: 'utf8', timeout: 240_000,
   // Not the npm settings of the npm that runs the tests (npm test sets npm_config_* for its scripts).
-  env: { ...withoutNpmSettings, npm_config_prefix: prefix.path, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+  // On the Node that runs the tests, as a user on a supported line would (CI's second run starts vitest with
+  // Node 24 directly, so the machine's older node would otherwise come first on PATH and npm warn about engines).
+  env: { ...withoutNpmSettings, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`, npm_config_prefix: prefix.path, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
 })
 
 describe('npm link', () => {
