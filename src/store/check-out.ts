@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg'
-import type { PostgresPool } from './postgres-pool.ts'
+import { hasBroken, type PostgresPool } from './postgres-pool.ts'
 
 export interface CheckedOut {
   client: PoolClient
@@ -20,6 +20,8 @@ export async function checkOut(pool: PostgresPool): Promise<CheckedOut> {
   const lost = new AbortController()
   const onError = (error: Error) => lost.abort(error)
   client.on('error', onError)
+  // It may have broken between pg handing it out and the listener above (postgres-pool.ts).
+  if (hasBroken(client)) lost.abort(new Error('the connection broke as it was checked out'))
   let released = false
   return {
     client,
@@ -29,7 +31,7 @@ export async function checkOut(pool: PostgresPool): Promise<CheckedOut> {
       released = true
       // Kept on a broken connection: pg may emit a second error on it while it closes.
       if (!lost.signal.aborted) client.off('error', onError)
-      client.release(destroy || lost.signal.aborted ? true : undefined)
+      client.release(destroy || lost.signal.aborted || hasBroken(client) ? true : undefined)
     },
   }
 }

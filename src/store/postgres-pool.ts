@@ -5,6 +5,32 @@ import { scrubPostgresSecrets } from './postgres-url.ts'
 
 export type PostgresPool = pg.Pool
 
+/** Checked-out connections that broke while a caller had them (see watchCheckedOut). */
+const broken = new WeakSet<pg.PoolClient>()
+
+/** True when the connection broke while checked out: it must be destroyed, never pooled again. */
+export const hasBroken = (client: pg.PoolClient): boolean => broken.has(client)
+
+/**
+ * pg stops listening for a connection's errors when it hands it out, a moment before the caller's own
+ * listener is attached (check-out.ts, or pg's own pool.query): a connection that breaks in that moment (a
+ * database restart, `pg_terminate_backend`) would be an unhandled 'error' event and end the process. This
+ * listener covers every checked-out connection from its acquisition to its release, and remembers that it
+ * broke, so the caller destroys it instead of pooling a connection that can no longer query.
+ */
+function watchCheckedOut(pool: pg.Pool): void {
+  const guards = new WeakMap<pg.PoolClient, () => void>()
+  pool.on('acquire', (client) => {
+    const guard = () => { broken.add(client) }
+    guards.set(client, guard)
+    client.on('error', guard)
+  })
+  pool.on('release', (_error, client) => {
+    const guard = guards.get(client)
+    if (guard) client.off('error', guard)
+  })
+}
+
 export interface OpenPostgresPoolDeps {
   /** `postgres://` or `postgresql://`; user and password may instead come from the standard PG* variables. */
   url: string
@@ -31,6 +57,7 @@ export async function openPostgresPool(deps: OpenPostgresPoolDeps): Promise<Post
     })
   }
   pool.on('error', (error) => deps.onIdleError(scrubPostgresSecrets(error.message, deps.url, deps.secrets)))
+  watchCheckedOut(pool)
   try {
     await pool.query('SELECT 1')
   } catch (cause) {
