@@ -41,6 +41,7 @@ it('a server with the example config loads no holiday tables, setup prompts, Pos
   const loaded = packagesLoaded(join(packageRoot(), 'config.yaml'))
   expect(loaded).not.toContain('date-holidays')
   expect(loaded).not.toContain('@octokit/rest')
+  expect(loaded).not.toContain('@octokit/auth-app')
   expect(loaded).not.toContain('@clack/prompts')
   expect(loaded).not.toContain('pg')
   expect(loaded).toContain('h3') // the hook sees what the server does load

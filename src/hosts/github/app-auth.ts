@@ -1,10 +1,11 @@
-import { createAppAuth } from '@octokit/auth-app'
+import { createRequire } from 'node:module'
+import type { createAppAuth as CreateAppAuth } from '@octokit/auth-app'
 import type { EndpointOptions, RequestInterface, RequestParameters, Route } from '@octokit/types'
 import { PrheraldError } from '../../errors.ts'
 import { gitHostError } from '../git-host-error.ts'
 import type { GithubAppCredentials } from './app-credentials.ts'
 
-type AppAuth = ReturnType<typeof createAppAuth>
+type AppAuth = ReturnType<typeof CreateAppAuth>
 
 /** Routes GitHub authenticates with the app's JWT rather than an installation token. */
 const APP_ROUTE = /^\/(app(\/|$)|(orgs|users)\/[^/]+\/installation$|repos\/[^/]+\/[^/]+\/installation$)/
@@ -30,6 +31,8 @@ function pathOf(url: string, baseUrl: string): string {
  */
 export function ownerAppAuth(options: { app: GithubAppCredentials; request: RequestInterface }) {
   const { app, request } = options
+  // Loaded only for an app, like Octokit itself (client.ts): a server with a token, or of another host, never needs it.
+  const { createAppAuth } = createRequire(import.meta.url)('@octokit/auth-app') as typeof import('@octokit/auth-app')
   const strategy = (installationId?: number): AppAuth =>
     createAppAuth({ appId: app.appId, privateKey: app.privateKey, request, ...(installationId ? { installationId } : {}) })
   const appAuth = strategy()
