@@ -157,6 +157,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
     slackUserOf: (actor) => mappedId(settings.users, hostOf(settings.gitProvider).people.keyOf(actor)),
   })
+  const slackPersonal = secrets.slackSigningSecret === undefined ? undefined : personalRoutes({
+    settings, signingSecret: secrets.slackSigningSecret, personal: worker.personal, store, pacer, logger,
+  })
   const app = createApp({
     provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
     health: { database: database.state, slack: slackToken.current, parked: retries.parked },
@@ -165,10 +168,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       signingSecret: secrets.slackSigningSecret,
       accept: createClickIntake({ provider: settings.gitProvider, store, logger, handOff }),
       workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
+      home: slackPersonal?.homeActions,
     },
-    slackPersonal: secrets.slackSigningSecret === undefined ? undefined : personalRoutes({
-      settings, signingSecret: secrets.slackSigningSecret, personal: worker.personal, store, pacer, logger,
-    }),
+    slackPersonal,
   })
   const handler = toNodeHandler(app)
   const digest = startDigest({ store, slack, pacer, logger, mappings: settings.mappings, digest: settings.digest, onRun: metrics.digestRun })
