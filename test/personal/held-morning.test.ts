@@ -1,10 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
-import { BERLIN, grantPersonalScopes, personalStores } from '../helpers/personal-setup.ts'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { BERLIN, personalHarness, personalStores } from '../helpers/personal-setup.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { createSlackLimitGate, type SlackLimitGate } from '../helpers/slack-limit-gate.ts'
-import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { startPrherald, testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
 import { pullRequest } from '../helpers/github-payloads.ts'
 
 /**
@@ -19,40 +17,26 @@ const PEOPLE = Array.from({ length: 12 }, (_, i) => ({ login: `person${i}`, slac
 const dmOf = (slack: string) => `D${slack.slice(1)}`
 
 describe.each(personalStores())('a morning of held direct messages ($name)', ({ databaseUrl }) => {
-  let dir: ReturnType<typeof makeTempDir>
-  let gate: SlackLimitGate
-  let slack: FakeSlack
-  let service: TestService | undefined
-  let database: Awaited<ReturnType<typeof databaseUrl>>
+  // A budget's first call may take a few ms longer to arrive (a new connection) than the ones after it, which
+  // then look early by the fake's clock; 50 ms of that is forgiven on a loaded machine.
+  const gate: SlackLimitGate = createSlackLimitGate({ jitterMs: 50 })
+  const h = personalHarness(databaseUrl, { limits: gate })
   let clock: number
 
-  beforeEach(async () => {
-    dir = makeTempDir()
-    // A budget's first call may take a few ms longer to arrive (a new connection) than the ones after it, which
-    // then look early by the fake's clock; 50 ms of that is forgiven on a loaded machine.
-    gate = createSlackLimitGate({ jitterMs: 50 })
-    slack = await startFakeSlack({ limits: gate })
-    grantPersonalScopes(slack)
-    for (const p of PEOPLE) slack.users.set(p.slack, { tz: 'Europe/Berlin' })
-    database = await databaseUrl()
-    writeConfig(dir.path, {
+  beforeEach(() => {
+    gate.refused.length = 0
+    for (const p of PEOPLE) h.slack.users.set(p.slack, { tz: 'Europe/Berlin' })
+    writeConfig(h.dir.path, {
       // A stop gives the morning's round one second: the restart below cuts it off in the middle.
       git_provider: 'github', notify: { direct_messages: 'opt_in' }, server: { shutdown_timeout_seconds: 1 },
       users: Object.fromEntries(PEOPLE.map((p) => [p.login, { slack: p.slack, direct_messages: 'on' }])),
       mappings: { Codertocat: { 'Hello-World': { channel: CHANNEL } } },
     })
   })
-  afterEach(async () => {
-    await service?.stop()
-    service = undefined
-    await slack.close()
-    await database.drop()
-    dir.remove()
-  })
 
   const start = async () => {
     // Paced as in production (the other tests turn pacing off against a fake that enforces nothing).
-    service = await startPrherald(dir.path, testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, PRHERALD_SLACK_PACING: 'published', ...database.env }), {
+    h.service = await startPrherald(h.dir.path, testEnv(h.dir.path, 'github', { SLACK_API_URL: h.slack.url, PRHERALD_SLACK_PACING: 'published', ...h.database.env }), {
       clock: () => clock, directMessageIntervalMs: 50,
     })
   }
@@ -61,28 +45,28 @@ describe.each(personalStores())('a morning of held direct messages ($name)', ({ 
     payload.pull_request.requested_reviewers = PEOPLE.map((p) => ({ ...payload.pull_request.user, login: p.login }))
     return payload
   }
-  const sent = () => PEOPLE.filter((p) => slack.messagesIn(dmOf(p.slack)).length > 0).length
+  const sent = () => PEOPLE.filter((p) => h.slack.messagesIn(dmOf(p.slack)).length > 0).length
 
   it('sends each person one gathered message at the start of their day, paced, once across a restart', async () => {
     clock = BERLIN.fridayEvening
     await start()
     for (const number of [1, 2]) {
-      expect((await deliver(service!.url, 'github', { event: 'pull_request', payload: asked(number) })).status).toBe(200)
-      expect(await service!.settle(10_000)).toBe(true)
+      expect((await deliver(h.service!.url, 'github', { event: 'pull_request', payload: asked(number) })).status).toBe(200)
+      expect(await h.service!.settle(10_000)).toBe(true)
     }
     await new Promise((r) => setTimeout(r, 300))
     expect(sent()).toBe(0)
-    await service!.stop()
+    await h.service!.stop()
 
     clock = BERLIN.mondayStart + 60_000
     await start()
     await waitFor('the first messages of the morning', () => sent() >= 3, 20_000)
-    await service!.stop()
+    await h.service!.stop()
     expect(sent()).toBeLessThan(PEOPLE.length)
     // Stopped means stopped: the cut-off round, which was waiting on the pacer, calls Slack no more.
-    const callsAtStop = slack.calls.length
+    const callsAtStop = h.slack.calls.length
     await new Promise((r) => setTimeout(r, 2000))
-    expect(slack.calls.slice(callsAtStop).map((c) => c.method)).toEqual([])
+    expect(h.slack.calls.slice(callsAtStop).map((c) => c.method)).toEqual([])
     expect(gate.refused).toEqual([])
     // The restart comes five minutes later: the stopped server's claims (a minute) have lapsed.
     clock += 5 * 60_000
@@ -91,7 +75,7 @@ describe.each(personalStores())('a morning of held direct messages ($name)', ({ 
     await new Promise((r) => setTimeout(r, 500))
 
     for (const p of PEOPLE) {
-      const messages = slack.messagesIn(dmOf(p.slack))
+      const messages = h.slack.messagesIn(dmOf(p.slack))
       expect(messages, p.login).toHaveLength(1)
       expect(messages[0]!.text).toMatch(/^While you were away \(2 updates\):\n• :eyes: Your review is requested on <[^\n]+\n• :eyes: Your review is requested on </)
     }
@@ -100,6 +84,6 @@ describe.each(personalStores())('a morning of held direct messages ($name)', ({ 
     // still spent (SQLite keeps them in memory): at most one 429, which holds that budget for its Retry-After.
     expect(gate.refused.length).toBeLessThanOrEqual(1)
     expect(gate.refused.filter((r) => r.method !== 'conversations.open')).toEqual([])
-    expect(slack.count('conversations.open')).toBeLessThanOrEqual(PEOPLE.length + gate.refused.length)
+    expect(h.slack.count('conversations.open')).toBeLessThanOrEqual(PEOPLE.length + gate.refused.length)
   }, 90_000)
 })

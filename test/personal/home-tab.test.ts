@@ -1,11 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
-import { BERLIN, grantPersonalScopes, personalStores } from '../helpers/personal-setup.ts'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { BERLIN, personalHarness, personalStores } from '../helpers/personal-setup.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { homeButtons, homeClickPayload, sendInteraction, TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { commandForm, homeOpened, sendSignedSlack } from '../helpers/slack-requests.ts'
-import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { startPrherald, testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
 import { pullRequest } from '../helpers/github-payloads.ts'
 
 /**
@@ -19,51 +17,37 @@ const ERIN = 'U0ERIN'
 const PR_KEY = 'github:Codertocat/Hello-World#9'
 
 describe.each(personalStores())('the home tab\'s buttons ($name)', ({ databaseUrl }) => {
-  let dir: ReturnType<typeof makeTempDir>
-  let slack: FakeSlack
-  let service: TestService | undefined
-  let database: Awaited<ReturnType<typeof databaseUrl>>
+  const h = personalHarness(databaseUrl)
   let events = 0
 
   const start = async () => {
-    service = await startPrherald(dir.path, testEnv(dir.path, 'github', {
-      SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...database.env,
+    h.service = await startPrherald(h.dir.path, testEnv(h.dir.path, 'github', {
+      SLACK_API_URL: h.slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...h.database.env,
     }), { clock: () => BERLIN.wednesdayMorning, directMessageIntervalMs: 50 })
   }
   beforeEach(async () => {
-    dir = makeTempDir()
-    slack = await startFakeSlack()
-    grantPersonalScopes(slack)
-    slack.users.set(DAVE, { tz: 'Europe/Berlin' })
-    slack.users.set(ERIN, { tz: 'Europe/Berlin' })
-    database = await databaseUrl()
-    writeConfig(dir.path, {
+    h.slack.users.set(DAVE, { tz: 'Europe/Berlin' })
+    h.slack.users.set(ERIN, { tz: 'Europe/Berlin' })
+    writeConfig(h.dir.path, {
       git_provider: 'github', notify: { direct_messages: 'opt_in' }, users: { dave: DAVE, erin: ERIN, Codertocat: 'U0AUTHOR' },
       mappings: { Codertocat: { 'Hello-World': { channel: CHANNEL } } },
     })
     await start()
   })
-  afterEach(async () => {
-    await service?.stop()
-    service = undefined
-    await slack.close()
-    await database.drop()
-    dir.remove()
-  })
 
   /** Opens `user`'s home tab and waits for the view it publishes. */
   const openHome = async (user: string) => {
-    const before = slack.count('views.publish')
-    expect((await sendSignedSlack(service!.url, '/webhook/slack/events', homeOpened(user, `Ev${++events}`))).status).toBe(200)
-    await waitFor('the home tab', () => slack.count('views.publish') > before)
-    return slack.views.get(user)!
+    const before = h.slack.count('views.publish')
+    expect((await sendSignedSlack(h.service!.url, '/webhook/slack/events', homeOpened(user, `Ev${++events}`))).status).toBe(200)
+    await waitFor('the home tab', () => h.slack.count('views.publish') > before)
+    return h.slack.views.get(user)!
   }
   const click = async (user: string, view: Parameters<typeof homeClickPayload>[0]['view'], actionId: string, team?: string) => {
-    const res = await sendInteraction(service!.url, homeClickPayload({ user, view, actionId, team }))
+    const res = await sendInteraction(h.service!.url, homeClickPayload({ user, view, actionId, team }))
     expect(res.status).toBe(200)
     expect(await res.text()).toBe('')
   }
-  const text = (user: string) => JSON.stringify(slack.views.get(user)?.blocks)
+  const text = (user: string) => JSON.stringify(h.slack.views.get(user)?.blocks)
   const requested = () => {
     const payload = pullRequest('opened', 9)
     payload.pull_request.requested_reviewers = [{ ...payload.pull_request.user, login: 'dave' }]
@@ -78,30 +62,30 @@ describe.each(personalStores())('the home tab\'s buttons ($name)', ({ databaseUr
     await click(ERIN, view, 'prherald_home_dm_on')
     await click(DAVE, view, 'prherald_home_dm_on', 'T0OTHER')
     await new Promise((r) => setTimeout(r, 300))
-    expect(slack.count('views.publish')).toBe(1)
-    expect(service!.entries()).toContainEqual(expect.objectContaining({ msg: 'rejected slack interaction', reason: 'not_the_view_owner', slack_user: ERIN }))
-    expect(service!.entries()).toContainEqual(expect.objectContaining({ msg: 'rejected slack interaction', reason: 'other_workspace' }))
+    expect(h.slack.count('views.publish')).toBe(1)
+    expect(h.service!.entries()).toContainEqual(expect.objectContaining({ msg: 'rejected slack interaction', reason: 'not_the_view_owner', slack_user: ERIN }))
+    expect(h.service!.entries()).toContainEqual(expect.objectContaining({ msg: 'rejected slack interaction', reason: 'other_workspace' }))
     expect(await openHome(DAVE)).toMatchObject({ private_metadata: JSON.stringify({ owner: DAVE }) })
     expect(text(DAVE)).toMatch(/Your direct messages:\* off/)
 
     await click(DAVE, view, 'prherald_home_dm_on')
     await waitFor('the republished tab', () => /Your direct messages:\* on/.test(text(DAVE)))
-    expect(homeButtons(slack.views.get(DAVE)!).map((b) => b.action_id)).toEqual(['prherald_home_dm_off'])
+    expect(homeButtons(h.slack.views.get(DAVE)!).map((b) => b.action_id)).toEqual(['prherald_home_dm_off'])
     // Stored durably: after a restart dave hears of the review asked of him; erin, who clicked, does not.
-    await service!.stop()
+    await h.service!.stop()
     await start()
-    await deliver(service!.url, 'github', { event: 'pull_request', payload: requested() })
-    await waitFor('dave\'s direct message', () => slack.messagesIn('D0DAVE').length === 1)
-    expect(slack.messagesIn('D0DAVE')[0]!.text).toMatch(/^:eyes: Your review is requested on </)
+    await deliver(h.service!.url, 'github', { event: 'pull_request', payload: requested() })
+    await waitFor('dave\'s direct message', () => h.slack.messagesIn('D0DAVE').length === 1)
+    expect(h.slack.messagesIn('D0DAVE')[0]!.text).toMatch(/^:eyes: Your review is requested on </)
 
-    await click(DAVE, slack.views.get(DAVE)!, 'prherald_home_dm_off')
+    await click(DAVE, h.slack.views.get(DAVE)!, 'prherald_home_dm_off')
     await waitFor('the republished tab', () => /Your direct messages:\* off/.test(text(DAVE)))
   })
 
   it('lists the owner\'s mutes with Unmute buttons; another person\'s click keeps the mute, the owner\'s removes it', async () => {
-    await deliver(service!.url, 'github', { event: 'pull_request', payload: requested() })
-    expect(await service!.settle(10_000)).toBe(true)
-    const mute = await sendSignedSlack(service!.url, '/webhook/slack/commands', commandForm(DAVE, 'mute https://github.com/Codertocat/Hello-World/pull/9'))
+    await deliver(h.service!.url, 'github', { event: 'pull_request', payload: requested() })
+    expect(await h.service!.settle(10_000)).toBe(true)
+    const mute = await sendSignedSlack(h.service!.url, '/webhook/slack/commands', commandForm(DAVE, 'mute https://github.com/Codertocat/Hello-World/pull/9'))
     expect(((await mute.json()) as { text: string }).text).toMatch(/^Muted/)
     const view = await openHome(DAVE)
     expect(text(DAVE)).toMatch(/\*Muted\* \(no direct messages about these\): 1/)
@@ -115,6 +99,6 @@ describe.each(personalStores())('the home tab\'s buttons ($name)', ({ databaseUr
 
     await click(DAVE, view, 'prherald_home_unmute')
     await waitFor('the republished tab', () => !/\*Muted\*/.test(text(DAVE)))
-    expect(homeButtons(slack.views.get(DAVE)!).map((b) => b.action_id)).toEqual(['prherald_home_dm_on'])
+    expect(homeButtons(h.slack.views.get(DAVE)!).map((b) => b.action_id)).toEqual(['prherald_home_dm_on'])
   })
 })
