@@ -66,8 +66,10 @@ export interface PullRequestFacts {
    * a payload without the field, deliveries recorded before it existed); an empty list means nobody.
    */
   requestedReviewers?: Reviewer[]
-  /** The labels the host showed on the pull request (GitHub), for `ignore.labels`; absent: none, or a host without labels. */
+  /** The labels the host showed on the pull request (GitHub, GitLab), for `ignore.labels`; absent: none, or a host without labels. */
   labels?: string[]
+  /** The delivery cannot say which labels the pull request has (GitLab's Note Hook carries none). */
+  labelsUnknown?: true
 }
 
 export interface Actor {

@@ -6,7 +6,7 @@ import { errorFields } from './log/logger.ts'
 import { healthz, readyz, type HealthSources } from './http/health-routes.ts'
 import { hostOf } from './hosts/registry.ts'
 import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-route.ts'
-import { createSlackInteractionsHandler, SLACK_INTERACTIONS_PATH } from './http/slack-interactions-route.ts'
+import { createSlackInteractionsHandler, SLACK_INTERACTIONS_PATH, type SlackInteractionsDeps } from './http/slack-interactions-route.ts'
 import type { ClickIntake } from './intake/accept-click.ts'
 import type { TokenWorkspace } from './slack/token-workspace.ts'
 import { errorResponse, json } from './http/respond.ts'
@@ -29,7 +29,7 @@ export interface AppDeps {
   /** `GET /metrics`, when it is served on this port (not when `server.metrics_listen` gives it its own). */
   metrics?: () => Promise<HTTPResponse>
   /** The "Start review" button's clicks; without it (no SLACK_SIGNING_SECRET) the route does not exist. */
-  slackInteractions?: { signingSecret: string; accept: ClickIntake; workspace: () => Promise<TokenWorkspace | undefined> }
+  slackInteractions?: { signingSecret: string; accept: ClickIntake; workspace: () => Promise<TokenWorkspace | undefined>; home?: SlackInteractionsDeps['home'] }
   /** `/prherald` and the Events API (docs/notifications.md); like the button, only with SLACK_SIGNING_SECRET. */
   slackPersonal?: Omit<SlackCommandsDeps, 'logger'> & Omit<SlackEventsDeps, 'logger'>
 }

@@ -157,6 +157,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
     slackUserOf: (actor) => mappedId(settings.users, hostOf(settings.gitProvider).people.keyOf(actor)),
   })
+  const slackPersonal = secrets.slackSigningSecret === undefined ? undefined : personalRoutes({
+    settings, signingSecret: secrets.slackSigningSecret, personal: worker.personal, store, pacer, logger,
+  })
   const app = createApp({
     provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
     health: { database: database.state, slack: slackToken.current, parked: retries.parked },
@@ -165,10 +168,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       signingSecret: secrets.slackSigningSecret,
       accept: createClickIntake({ provider: settings.gitProvider, store, logger, handOff }),
       workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
+      home: slackPersonal?.homeActions,
     },
-    slackPersonal: secrets.slackSigningSecret === undefined ? undefined : personalRoutes({
-      settings, signingSecret: secrets.slackSigningSecret, personal: worker.personal, store, pacer, logger,
-    }),
+    slackPersonal,
   })
   const handler = toNodeHandler(app)
   const digest = startDigest({ store, slack, pacer, logger, mappings: settings.mappings, digest: settings.digest, onRun: metrics.digestRun })
@@ -208,13 +210,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     await Promise.all([listeners.close(deadline), control?.stop(deadline)])
     const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))
     // A round still waiting on Slack is cut off at the deadline: its claim lapses and the next start sends it.
-    await Promise.race([directMessages?.stop(), new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref())])
+    const roundStopped = directMessages?.stop().then(() => true) ?? Promise.resolve(true)
+    const roundDone = await Promise.race([roundStopped, new Promise<boolean>((r) => setTimeout(() => r(false), Math.max(0, deadline - Date.now())).unref())])
+    // Cut off means aborted: a round left waiting on the pacer would call Slack after the stop, on a closed database.
+    if (!drained || !roundDone) shutdown.abort()
     if (!drained) {
       // Whatever did not finish stays in the intake table and is replayed at the next start.
-      shutdown.abort()
       mailboxes.clear()
       await mailboxes.drain(1000)
     }
+    if (!roundDone) await Promise.race([roundStopped, new Promise((r) => setTimeout(r, 1000).unref())])
     await database.close()
     logger.info('stopped', { drained, pending_left: drained ? 0 : undefined })
     return { drained }

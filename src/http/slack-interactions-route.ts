@@ -1,5 +1,6 @@
 import { HTTPResponse, type H3Event } from 'h3'
 import { decodeInteraction, type ClickOrigin } from '../slack/decode-interaction.ts'
+import type { HomeClick } from '../slack/decode-home-action.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { ClickIntake } from '../intake/accept-click.ts'
 import { verifySlackSignature } from '../intake/verify-slack-signature.ts'
@@ -12,6 +13,8 @@ export const SLACK_INTERACTIONS_PATH = '/webhook/slack/interactions'
 export interface SlackInteractionsDeps {
   signingSecret: string
   accept: ClickIntake
+  /** A home tab's preference click, its owner's own (stored, then the tab republished); absent: none are acted on. */
+  home?: ((click: HomeClick) => Promise<void>) | undefined
   logger: Logger
   bodyLimit?: number
   /** false while clicks cannot be stored (the database file vanished): they are refused with 503. */
@@ -61,6 +64,13 @@ export function createSlackInteractionsHandler(deps: SlackInteractionsDeps) {
         throw new PrheraldError('database_gone', 'the database file is gone; clicks cannot be stored until prherald is restarted on it', {
           fix: 'put the database file back and restart prherald (see the server log)',
         })
+      }
+      if ('home' in decoded) {
+        // One person's home tab changes only their own preferences, whoever else's view the payload names.
+        if (decoded.home.user !== decoded.home.owner) deps.logger.warn('rejected slack interaction', { reason: 'not_the_view_owner', slack_user: decoded.home.user })
+        else if (deps.home) await deps.home(decoded.home)
+        else deps.logger.info('ignored slack interaction', { reason: 'home_tab_off' })
+        return ACK()
       }
       await deps.accept(decoded.click)
       return ACK()

@@ -1,8 +1,8 @@
 import type { DirectMessageSettings } from '../config/settings.ts'
 import { parseWorkingHours } from '../config/working-hours.ts'
-import type { People } from '../slack/person-names.ts'
 import type { Store } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
+import { groupsOf, type PersonOf } from './person-of.ts'
 import { channelPullRequests, minePullRequests, openPullRequests } from './pull-request-lists.ts'
 
 /** A slash command as Slack sends it, the fields read. */
@@ -29,7 +29,8 @@ const NOT_MAPPED = 'prherald does not know you yet: ask whoever runs it to add y
 export interface CommandDeps {
   store: Store
   settings: DirectMessageSettings
-  people: People
+  /** `users:`, else the email look-up's cache read backwards. */
+  personOf: PersonOf
   directory: PersonDirectory
   now: () => number
 }
@@ -39,7 +40,6 @@ export interface CommandDeps {
  * the lists are read from the stored messages, so they are answered after the acknowledgement.
  */
 export function createCommandRunner(deps: CommandDeps) {
-  const known = (user: string) => Object.values(deps.people.users).includes(user)
   const prKeyOfLink = async (link: string): Promise<string | undefined> => {
     const url = link.replace(/^<|>$/g, '').split('|')[0]!.replace(/[#?].*$/, '').replace(/\/+$/, '')
     const prs = openPullRequests(await deps.store.openMessages())
@@ -55,16 +55,15 @@ export function createCommandRunner(deps: CommandDeps) {
     if (word === 'channel') {
       return { ack: 'Looking…', later: async () => channelPullRequests(openPullRequests(await deps.store.openMessages()), command.channelId, deps.now()).join('\n') }
     }
-    if (!known(me)) return { now: NOT_MAPPED }
+    const people = await deps.personOf(me)
+    if (!people) return { now: NOT_MAPPED }
     switch (word) {
       case 'mine':
         return {
           ack: 'Looking…',
           later: async () => {
             const prs = openPullRequests(await deps.store.openMessages())
-            const groups = new Set<string>()
-            for (const group of new Set(Object.values(deps.people.teams))) if ((await deps.directory.groupMembers(group)).includes(me)) groups.add(group)
-            return minePullRequests(prs, me, deps.people, groups, deps.now()).join('\n')
+            return minePullRequests(prs, me, people, await groupsOf(people, deps.directory, me), deps.now()).join('\n')
           },
         }
       case 'dm': {

@@ -8,7 +8,8 @@ export interface PullRequestFilter {
   authors: readonly string[]
 }
 
-export type FilterMatch = 'label' | 'title' | 'author'
+/** `labels_unknown`: the entry ignores labels and the delivery does not say which the pull request has. */
+export type FilterMatch = 'label' | 'labels_unknown' | 'title' | 'author'
 
 export const NO_FILTER: PullRequestFilter = { labels: [], title: [], authors: [] }
 
@@ -21,6 +22,8 @@ const lower = (values: readonly string[]) => new Set(values.map((v) => v.toLower
 export function filterMatch(filter: PullRequestFilter, event: Pick<PullRequestEvent, 'pr'>): FilterMatch | undefined {
   const { pr } = event
   if (filter.labels.length > 0 && pr.labels?.some((l) => lower(filter.labels).has(l.toLowerCase()))) return 'label'
+  // Held back rather than announced with labels nobody saw: the host's next delivery with labels decides.
+  if (filter.labels.length > 0 && pr.labelsUnknown) return 'labels_unknown'
   if (filter.authors.length > 0) {
     const authors = lower(filter.authors)
     if (authors.has(pr.author.toLowerCase()) || (pr.authorAccountId !== undefined && authors.has(pr.authorAccountId.toLowerCase()))) return 'author'

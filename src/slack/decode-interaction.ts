@@ -2,12 +2,13 @@ import type { ReviewClick } from '../../machines/lifecycle-event.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { HOSTS } from '../hosts/registry.ts'
 import { at, str } from '../read-fields.ts'
+import { decodeHomeAction, isHomeAction, type HomeClick } from './decode-home-action.ts'
 
 /** The button's `action_id`: what tells prherald's own button from anything else Slack might send. */
 export const START_REVIEW_ACTION = 'prherald_start_review'
 
 /** Why a well-signed interaction is not a click prherald acts on; the route answers 200 and logs it. */
-export type InteractionIgnored = 'not_a_button_click' | 'not_our_button' | 'not_on_a_message' | 'invalid_payload'
+export type InteractionIgnored = 'not_a_button_click' | 'not_our_button' | 'not_on_a_message' | 'not_in_a_home_tab' | 'invalid_payload'
 
 /** Where the click came from, as Slack's signed payload says: checked against the token's own workspace and app. */
 export interface ClickOrigin {
@@ -15,7 +16,7 @@ export interface ClickOrigin {
   appId: string | undefined
 }
 
-export type DecodedInteraction = { click: ReviewClick; origin: ClickOrigin } | { ignored: InteractionIgnored }
+export type DecodedInteraction = { click: ReviewClick; origin: ClickOrigin } | { home: HomeClick; origin: ClickOrigin } | { ignored: InteractionIgnored }
 
 /**
  * The value the button carries: the pull request's key (pullRequestKey), e.g. `github:acme/api#42`. The owner
@@ -29,9 +30,9 @@ const TRIGGER_ID = /^[\w.-]{1,200}$/
 
 /**
  * Decodes Slack's interaction request: an `application/x-www-form-urlencoded` body whose `payload` field is
- * JSON (docs.slack.dev, "block_actions payload"). Only a `block_actions` click on prherald's own button is a
- * click; the pull request comes from the button's value, the person from `user.id`. Pure; called only
- * after the signature was verified.
+ * JSON (docs.slack.dev, "block_actions payload"). Only a `block_actions` click on prherald's own buttons counts:
+ * "Start review" on a channel message (the pull request from the button's value, the person from `user.id`),
+ * or a preference button in a home tab (decode-home-action.ts). Pure; called only after the signature was verified.
  */
 export function decodeInteraction(body: string): DecodedInteraction {
   const field = new URLSearchParams(body).get('payload')
@@ -45,10 +46,15 @@ export function decodeInteraction(body: string): DecodedInteraction {
   if (str(payload, 'type') !== 'block_actions') return { ignored: 'not_a_button_click' }
   const actions = at(payload, 'actions')
   const action = Array.isArray(actions)
-    ? (actions as unknown[]).find((a) => str(a, 'action_id') === START_REVIEW_ACTION)
+    ? (actions as unknown[]).find((a) => str(a, 'action_id') === START_REVIEW_ACTION || isHomeAction(str(a, 'action_id')))
     : undefined
   if (action === undefined) return { ignored: 'not_our_button' }
-  // prherald's button is only ever on its channel messages (it has no home tab or modal).
+  const origin: ClickOrigin = { teamId: str(payload, 'team', 'id') ?? str(payload, 'user', 'team_id'), appId: str(payload, 'api_app_id') }
+  if (isHomeAction(str(action, 'action_id'))) {
+    const home = decodeHomeAction(payload, action, SLACK_USER)
+    return typeof home === 'string' ? { ignored: home } : { home, origin }
+  }
+  // "Start review" is only ever on prherald's channel messages.
   if (str(payload, 'container', 'type') !== 'message') return { ignored: 'not_on_a_message' }
   const channel = str(payload, 'container', 'channel_id') ?? str(payload, 'channel', 'id') ?? ''
   const messageTs = str(payload, 'container', 'message_ts') ?? str(payload, 'message', 'ts') ?? ''
@@ -57,7 +63,7 @@ export function decodeInteraction(body: string): DecodedInteraction {
   const trigger = str(payload, 'trigger_id') ?? ''
   if (!target || !HOSTS.has(target[1]!) || !SLACK_USER.test(user) || !TRIGGER_ID.test(trigger) || channel === '' || messageTs === '') return { ignored: 'invalid_payload' }
   return {
-    origin: { teamId: str(payload, 'team', 'id') ?? str(payload, 'user', 'team_id'), appId: str(payload, 'api_app_id') },
+    origin,
     click: {
       kind: 'review_click',
       provider: target[1] as Provider,

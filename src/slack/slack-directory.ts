@@ -14,7 +14,7 @@ export interface SlackDirectory {
   /** usergroups.users.list: the members of a user group (usergroups:read). */
   groupMembers(group: string): Promise<string[]>
   /** views.publish: the person's App Home tab. */
-  publishHome(user: string, view: { type: 'home'; blocks: unknown[] }): Promise<void>
+  publishHome(user: string, view: { type: 'home'; blocks: unknown[]; private_metadata?: string }): Promise<void>
   /** auth.test: the workspace and app of the token, for the requests Slack sends (their team_id, api_app_id). */
   identity(): Promise<{ teamId: string | undefined; appId: string | undefined }>
 }

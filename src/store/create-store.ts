@@ -115,6 +115,9 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async savePersonLookup(l) {
       await write([q.savePersonLookup, [l.login, l.outcome, l.slackUserId ?? null, l.expiresAt]])
     },
+    async loginsOfSlackUser(slackUserId) {
+      return (await driver.read<{ login: string }>(q.loginsOfSlackUser, [slackUserId])).map((r) => r.login)
+    },
     async findThreadReply(pr, channel, replyKey) {
       const row = await first<ThreadReplyRow>(q.findThreadReply, [...key(pr, channel), replyKey])
       return row ? threadReplyFromRow(row) : undefined

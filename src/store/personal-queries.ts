@@ -28,6 +28,7 @@ const sql = {
   mute: 'INSERT INTO direct_message_mutes (slack_user, pr_key, created_at) VALUES (?, ?, ?) ON CONFLICT (slack_user, pr_key) DO NOTHING',
   unmute: 'DELETE FROM direct_message_mutes WHERE slack_user = ? AND pr_key = ?',
   isMuted: 'SELECT 1 AS muted FROM direct_message_mutes WHERE slack_user = ? AND pr_key = ?',
+  mutesOf: 'SELECT pr_key FROM direct_message_mutes WHERE slack_user = ? ORDER BY created_at, pr_key{bytewise}',
 
   zoneOf: 'SELECT time_zone, expires_at FROM slack_user_zones WHERE slack_user = ?',
   saveZone: `INSERT INTO slack_user_zones (slack_user, time_zone, expires_at) VALUES (?, ?, ?)

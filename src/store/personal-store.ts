@@ -42,6 +42,8 @@ export interface PersonalStore {
   savePreference(slackUser: string, change: PersonPreference): Promise<void>
   setMuted(slackUser: string, prKey: string, muted: boolean): Promise<void>
   isMuted(slackUser: string, prKey: string): Promise<boolean>
+  /** The pull requests (their keys) the person muted, the oldest mute first. */
+  mutesOf(slackUser: string): Promise<string[]>
   /** A cached time zone: `{ timeZone: undefined }` when Slack has none; undefined when not cached or expired. */
   zoneOf(slackUser: string, now: number): Promise<{ timeZone: string | undefined } | undefined>
   saveZone(slackUser: string, timeZone: string | undefined, expiresAt: number): Promise<void>
@@ -115,6 +117,9 @@ export function createPersonalStore(driver: StoreDriver, now: () => number): Per
     },
     async isMuted(slackUser, prKey) {
       return (await read(q.isMuted, [slackUser, prKey])).length > 0
+    },
+    async mutesOf(slackUser) {
+      return (await read<{ pr_key: string }>(q.mutesOf, [slackUser])).map((r) => r.pr_key)
     },
     async zoneOf(slackUser, at) {
       const row = (await read<{ time_zone: string | null; expires_at: number | string }>(q.zoneOf, [slackUser]))[0]

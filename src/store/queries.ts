@@ -69,6 +69,7 @@ const sql = {
   dropPostIntent: `DELETE FROM post_intents WHERE ${MESSAGE_KEY} AND marker = ?`,
 
   findPersonLookup: 'SELECT * FROM person_lookups WHERE login = ?',
+  loginsOfSlackUser: `SELECT login FROM person_lookups WHERE slack_user_id = ? AND outcome = 'found' ORDER BY login{bytewise}`,
   savePersonLookup: `INSERT INTO person_lookups (login, outcome, slack_user_id, expires_at) VALUES (?, ?, ?, ?)
     ON CONFLICT (login) DO UPDATE SET outcome = excluded.outcome, slack_user_id = excluded.slack_user_id, expires_at = excluded.expires_at`,
 

@@ -247,6 +247,11 @@ export interface Store extends SharedWork, PersonalStore {
   findPersonLookup(login: string): Promise<PersonLookup | undefined>
   /** Inserts or replaces the look-up of its login. */
   savePersonLookup(lookup: PersonLookup): Promise<void>
+  /**
+   * The logins the look-up found to be this Slack user, expired or not (a found match rarely changes; a
+   * fresh look-up that finds otherwise replaces it). The cache read backwards, for /prherald and the home tab.
+   */
+  loginsOfSlackUser(slackUserId: string): Promise<string[]>
 
   /** The reply recorded under this key in the pull request's message in `channel`, posted or not. */
   findThreadReply(pr: PullRequestRef, channel: string, replyKey: string): Promise<ThreadReply | undefined>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { gitlab } from '../../src/hosts/gitlab/index.ts'
 import { gitlabHook } from '../../src/hosts/gitlab/webhooks.ts'
-import { gitlabFixture } from '../helpers/gitlab-fixtures.ts'
+import { gitlabFixture, labelChanges } from '../helpers/gitlab-fixtures.ts'
 
 const decode = (event: string, payload: unknown) => gitlab.delivery.decode(event, 'd-1', payload)
 
@@ -13,6 +13,16 @@ describe('GitLab decoding of its documented payloads', () => {
       // The hook's user (id 1) is not the author (author_id 51): the author is left unnamed.
       pr: { title: 'MS-Viewport', url: 'http://example.com/diaspora/merge_requests/1', author: '', draft: false, state: 'open', requestedReviewers: [{ type: 'user', login: 'user1' }] },
     })
+  })
+
+  it('labels: the hook\'s `labels`, or `changes.labels.current` of an update; a Note Hook says none are known', () => {
+    expect(decode('Merge Request Hook', gitlabFixture('merge_request'))).toMatchObject({ pr: { labels: ['API'] } })
+    const relabelled = gitlabFixture('merge_request')
+    relabelled.changes = labelChanges(['API'], ['Platform', 'wip'])
+    relabelled.object_attributes.action = 'update'
+    expect(decode('Merge Request Hook', relabelled)).toMatchObject({ kind: 'updated', pr: { labels: ['Platform', 'wip'] } })
+    expect(decode('Merge Request Hook', { ...gitlabFixture('merge_request'), labels: [] })).not.toHaveProperty('pr.labels')
+    expect(decode('Note Hook', gitlabFixture('note_merge_request'))).toMatchObject({ pr: { labelsUnknown: true } })
   })
 
   it('the comment example on a merge request is a comment; hook times become ISO-8601', () => {

@@ -17,6 +17,13 @@ export interface SlackMessageState {
   broadcast?: boolean
 }
 
+/** A view as views.publish sent it; Slack hands `private_metadata` back in the view's block_actions. */
+export interface HomeView {
+  type: string
+  blocks: unknown[]
+  private_metadata?: string
+}
+
 /** What the fake answers for one call instead of success: an HTTP status, a Slack error, a delay or hold, or a reset. */
 export type SlackFault =
   | { status: number; headers?: Record<string, string> }
@@ -50,7 +57,7 @@ export interface FakeSlack {
   /** usergroups.users.list answers by user-group id. */
   groups: Map<string, string[]>
   /** The home tab views.publish last published per user. */
-  views: Map<string, { type: string; blocks: unknown[] }>
+  views: Map<string, HomeView>
   /** Called for every API call (the demo prints them). */
   onCall: ((method: string, body: Record<string, unknown>) => void) | undefined
   /** The channel's messages, without thread replies (as a reader sees the channel). */
@@ -110,7 +117,7 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
     usersByEmail: new Map<string, string>(),
     users: new Map<string, { tz?: string }>(),
     groups: new Map<string, string[]>(),
-    views: new Map<string, { type: string; blocks: unknown[] }>(),
+    views: new Map<string, HomeView>(),
     onCall: undefined as FakeSlack['onCall'],
   }
 
@@ -271,7 +278,7 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
       case 'views.publish': {
         const user = String(body.user_id ?? '')
         if (!state.users.has(user)) return sendJson(res, 200, { ok: false, error: 'user_not_found' })
-        const view = typeof body.view === 'string' ? JSON.parse(body.view) as { type: string; blocks: unknown[] } : body.view as { type: string; blocks: unknown[] }
+        const view = typeof body.view === 'string' ? JSON.parse(body.view) as HomeView : body.view as HomeView
         state.views.set(user, view)
         return sendJson(res, 200, { ok: true, view: { id: `V${user}` } })
       }

@@ -20,6 +20,8 @@ export interface GitlabFacts {
   reviewers?: Array<{ username: string; state?: string }>
   /** `changes` of an update. */
   changes?: Json
+  /** The merge request's labels by title (the hook's `labels`); the documented example's otherwise. */
+  labels?: string[]
   oldrev?: string
   head?: string
   updatedAt?: string
@@ -46,8 +48,20 @@ export function mergeRequestHook(action: string, facts: GitlabFacts): Json {
   })
   if (facts.oldrev) payload.object_attributes.oldrev = facts.oldrev
   payload.changes = facts.changes ?? {}
+  if (facts.labels) payload.labels = payload.object_attributes.labels = gitlabLabels(facts.labels)
   payload.reviewers = (facts.reviewers ?? []).map((r) => ({ ...user(r.username), ...(r.state ? { state: r.state } : {}) }))
   return payload
+}
+
+/** Labels in the documented example's shape (`title` is what prherald reads), one per title. */
+export function gitlabLabels(titles: readonly string[]): Json[] {
+  const [example] = gitlabFixture('merge_request').labels as Json[]
+  return titles.map((title, i) => ({ ...example, id: 300 + i, title }))
+}
+
+/** An update's `changes.labels` as GitLab's documented example has it: the labels before and after. */
+export function labelChanges(previous: readonly string[], current: readonly string[]): Json {
+  return { labels: { previous: gitlabLabels(previous), current: gitlabLabels(current) } }
 }
 
 /** GitLab's documented Note Hook on a merge request. */

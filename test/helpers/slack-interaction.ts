@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { START_REVIEW_ACTION } from '../../src/slack/decode-interaction.ts'
 import { signSlackRequest } from '../../src/intake/verify-slack-signature.ts'
-import type { SlackMessageState } from './fake-slack.ts'
+import type { HomeView, SlackMessageState } from './fake-slack.ts'
 
 export const TEST_SLACK_SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5'
 
@@ -78,4 +78,38 @@ export async function clickStartReview(baseUrl: string, message: SlackMessageSta
   const button = reviewButton(message)
   if (!button) throw new Error('the message has no Start review button')
   return sendInteraction(baseUrl, clickPayload({ user, value: button.value, channel: message.channel, messageTs: message.ts, url: button.url }), options)
+}
+
+/** The buttons of a published home tab: each section's accessory and each actions block's elements. */
+export function homeButtons(view: HomeView): Array<{ action_id: string; value: string; text: { text: string } }> {
+  return (view.blocks as Array<{ accessory?: { type: string }; elements?: Array<{ type: string }> }>)
+    .flatMap((b) => [b.accessory, ...(b.elements ?? [])])
+    .filter((e): e is { type: string } => e?.type === 'button') as unknown as Array<{ action_id: string; value: string; text: { text: string } }>
+}
+
+/**
+ * A click on a home tab's button as Slack sends it (docs.slack.dev "block_actions payload", from a view): the
+ * container is the view, and the view comes back as published, its private_metadata included.
+ */
+export function homeClickPayload(options: { user: string; view: HomeView; actionId: string; team?: string }): Record<string, unknown> {
+  const button = homeButtons(options.view).find((b) => b.action_id === options.actionId)
+  if (!button) throw new Error(`the home tab has no ${options.actionId} button`)
+  const team = options.team ?? 'T0ACME'
+  return {
+    type: 'block_actions',
+    user: { id: options.user, username: options.user.toLowerCase(), name: options.user.toLowerCase(), team_id: team },
+    api_app_id: 'A0PRHERALD',
+    token: 'legacy-verification-token-unused',
+    container: { type: 'view', view_id: 'V0HOME' },
+    trigger_id: `${Date.now()}.1379717998065.${randomBytes(16).toString('hex')}`,
+    team: { id: team, domain: 'acme' },
+    enterprise: null,
+    is_enterprise_install: false,
+    view: {
+      id: 'V0HOME', team_id: team, type: options.view.type, blocks: options.view.blocks, private_metadata: options.view.private_metadata ?? '',
+      callback_id: '', state: { values: {} }, hash: '1700000000.abcdef', clear_on_close: false, notify_on_close: false,
+      close: null, submit: null, previous_view_id: null, root_view_id: 'V0HOME', app_id: 'A0PRHERALD', external_id: '', app_installed_team_id: team, bot_id: 'B0000BOT01',
+    },
+    actions: [{ ...button, block_id: 'home', action_ts: `${Math.floor(Date.now() / 1000)}.000200` }],
+  }
 }

@@ -21,3 +21,11 @@ export function commandForm(user: string, text: string, over: Record<string, str
     trigger_id: `${Math.random()}`.slice(2), response_url: 'https://hooks.slack.com/commands/T0ACME/1/xyz', ...over,
   }).toString()
 }
+
+/** An Events API `app_home_opened` for `user`'s home tab, as Slack sends it. */
+export function homeOpened(user: string, eventId: string, team = 'T0ACME'): string {
+  return JSON.stringify({
+    type: 'event_callback', team_id: team, api_app_id: 'A0PRHERALD', event_id: eventId,
+    event: { type: 'app_home_opened', user, channel: `D${user.slice(1)}`, tab: 'home' },
+  })
+}

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
-import { gitlabFixture, mergeRequestHook, noteHook, pipelineHook } from '../helpers/gitlab-fixtures.ts'
+import { gitlabFixture, labelChanges, mergeRequestHook, noteHook, pipelineHook } from '../helpers/gitlab-fixtures.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
@@ -16,7 +16,7 @@ beforeEach(async () => {
   slack = await startFakeSlack()
   writeConfig(dir.path, {
     git_provider: 'gitlab',
-    mappings: { acme: { api: { channel: CHANNEL } }, 'platform/backend': { api: { channel: NESTED } } },
+    mappings: { acme: { api: { channel: CHANNEL, ignore: { labels: ['wip'] } } }, 'platform/backend': { api: { channel: NESTED } } },
   })
   service = await startPrherald(dir.path, testEnv(dir.path, 'gitlab', { SLACK_API_URL: slack.url }))
 })
@@ -103,5 +103,24 @@ describe('GitLab end to end: its documented payloads through a real server', () 
 
   it('a comment on an issue is not a merge request', async () => {
     expect((await send('Note Hook', gitlabFixture('note_issue'))).body).toMatchObject({ status: 'ignored', reason: 'not_a_pull_request' })
+  })
+
+  it('ignore.labels: a merge request labelled wip is not announced (200, filtered), nor by a comment; removing the label announces it', async () => {
+    expect((await mr('open', { iid: 20, labels: ['WIP', 'API'] })).body).toEqual({ status: 'ignored', reason: 'filtered' })
+    expect(service.entries()).toContainEqual(expect.objectContaining({ msg: 'ignored webhook event', reason: 'filtered', filter: 'label', pr: 20 }))
+    // A Note Hook carries no labels; the comment must not announce what the filter held back.
+    await send('Note Hook', noteHook({ iid: 20, actor: 'carol' }))
+    expect(slack.messagesIn(CHANNEL)).toHaveLength(0)
+    expect((await mr('update', { iid: 20, labels: ['API'], changes: labelChanges(['WIP', 'API'], ['API']) })).body).toEqual({ status: 'accepted' })
+    expect(text()).toHaveLength(1)
+    expect(text()[0]).toContain('MR !20: Add rate limiting')
+  })
+
+  it('ignore.labels: a label added after the announcement keeps the message, which keeps being updated', async () => {
+    await mr('open', { iid: 21, labels: [] })
+    expect((await mr('update', { iid: 21, labels: ['wip'], changes: labelChanges([], ['wip']) })).body).toEqual({ status: 'accepted' })
+    await mr('merge', { iid: 21, state: 'merged', actor: 'carol', labels: ['wip'] })
+    expect(slack.messagesIn(CHANNEL)).toHaveLength(1)
+    expect(JSON.stringify(slack.messagesIn(CHANNEL)[0]!.blocks)).toContain('[Merged]')
   })
 })

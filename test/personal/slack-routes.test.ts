@@ -3,7 +3,7 @@ import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { BERLIN, grantPersonalScopes, personalStores } from '../helpers/personal-setup.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
-import { commandForm, sendSignedSlack } from '../helpers/slack-requests.ts'
+import { commandForm, homeOpened, sendSignedSlack } from '../helpers/slack-requests.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { pullRequest } from '../helpers/github-payloads.ts'
@@ -100,10 +100,7 @@ describe.each(personalStores())('/prherald and the home tab ($name)', ({ databas
     const challenge = JSON.stringify({ type: 'url_verification', challenge: 'c-123', token: 'legacy' })
     expect((await sendSignedSlack(service!.url, EVENTS, challenge, { secret: 'wrong' })).status).toBe(401)
     expect(await (await sendSignedSlack(service!.url, EVENTS, challenge)).json()).toEqual({ challenge: 'c-123' })
-    const opened = (eventId: string, team = 'T0ACME') => JSON.stringify({
-      type: 'event_callback', team_id: team, api_app_id: 'A0PRHERALD', event_id: eventId,
-      event: { type: 'app_home_opened', user: DAVE, channel: 'D0DAVE', tab: 'home' },
-    })
+    const opened = (eventId: string, team?: string) => homeOpened(DAVE, eventId, team)
     expect((await sendSignedSlack(service!.url, EVENTS, opened('Ev1'))).status).toBe(200)
     await waitFor('the home tab', () => slack.views.has(DAVE))
     expect(JSON.stringify(slack.views.get(DAVE))).toMatch(/Your direct messages:\* off/)

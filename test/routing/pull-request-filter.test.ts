@@ -41,6 +41,9 @@ describe('filterMatch', () => {
     expect(filterMatch(filter, pr({ title: 'draft: add search' }))).toBe('title')
     expect(filterMatch(filter, pr())).toBeUndefined()
     expect(filterMatch(NO_FILTER, pr({ labels: ['wip'] }))).toBeUndefined()
+    // A GitLab comment carries no labels: held back only where labels are ignored.
+    expect(filterMatch(filter, pr({ labelsUnknown: true }))).toBe('labels_unknown')
+    expect(filterMatch({ ...filter, labels: [] }, pr({ labelsUnknown: true }))).toBeUndefined()
   })
 })
 

@@ -486,6 +486,16 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect(await store.findPersonLookup('dave')).toEqual({ login: 'dave', outcome: 'not_found', slackUserId: undefined, expiresAt: 1 })
       expect(await store.findPersonLookup('octocat')).toEqual(failed)
     })
+
+    it('reads the cache backwards: the logins found to be a Slack user, expired or not, never a failed one', async () => {
+      await store.savePersonLookup({ login: 'octocat', outcome: 'found', slackUserId: 'U0OCTO', expiresAt: 1 })
+      await store.savePersonLookup({ login: 'octo-work', outcome: 'found', slackUserId: 'U0OCTO', expiresAt: Date.UTC(2026, 1, 7) })
+      await store.savePersonLookup({ login: 'dave', outcome: 'found', slackUserId: 'U0DAVE', expiresAt: 1 })
+      expect(await store.loginsOfSlackUser('U0OCTO')).toEqual(['octo-work', 'octocat'])
+      await store.savePersonLookup({ login: 'octocat', outcome: 'failed', slackUserId: undefined, expiresAt: 1 })
+      expect(await store.loginsOfSlackUser('U0OCTO')).toEqual(['octo-work'])
+      expect(await store.loginsOfSlackUser('U0NOBODY')).toEqual([])
+    })
   })
 
   describe('once-per-run claims', () => {

@@ -2,7 +2,7 @@ import type { Decoded, EventKind, Ignored, IgnoreReason, PullRequestFacts } from
 import { securityUpdate } from '../../../machines/dependency-bump.ts'
 import { at, int, obj, str, type JsonObject } from '../../read-fields.ts'
 import { smokeNumber } from '../smoke-pull-request.ts'
-import { gitlabActor, gitlabRequested, isDraft, isoTime, projectPath } from './read-gitlab.ts'
+import { gitlabActor, gitlabLabels, gitlabRequested, isDraft, isoTime, projectPath } from './read-gitlab.ts'
 
 /** `X-Gitlab-Event` values prherald reads; the Pipeline Hook has its decoder (decode-pipeline.ts). */
 export const MERGE_REQUEST_HOOK = 'Merge Request Hook'
@@ -48,14 +48,15 @@ function factsOf(root: JsonObject, mr: unknown): PullRequestFacts | undefined {
   const authorId = at(mr, 'author_id')
   const author = authorId !== undefined && authorId === at(root, 'user', 'id') ? str(root, 'user', 'username') ?? '' : ''
   const state = str(mr, 'state')
-  const labels = at(root, 'labels')
+  const labels = gitlabLabels(root)
   const requested = str(root, 'object_kind') === 'merge_request' ? gitlabRequested(root) : undefined
   return {
     title, url, author, createdAt, updatedAt,
     draft: isDraft(mr, title),
     state: state === 'merged' ? 'merged' : state === 'closed' || state === 'locked' ? 'closed' : 'open',
-    ...(securityUpdate({ title, labels: Array.isArray(labels) ? labels.flatMap((l: unknown) => str(l, 'title') ?? []) : [], body: str(mr, 'description') }) ? { securityUpdate: true } : {}),
+    ...(securityUpdate({ title, labels: labels ?? [], body: str(mr, 'description') }) ? { securityUpdate: true } : {}),
     ...(requested ? { requestedReviewers: requested } : {}),
+    ...(labels === undefined ? { labelsUnknown: true } : labels.length > 0 ? { labels } : {}),
   }
 }
 

@@ -51,3 +51,13 @@ export function isDraft(mr: unknown, title: string): boolean {
   const flag = at(mr, 'draft') ?? at(mr, 'work_in_progress')
   return flag === true || DRAFT_TITLE.test(title)
 }
+
+const titles = (list: unknown): string[] | undefined => Array.isArray(list) ? list.flatMap((l: unknown) => str(l, 'title') ?? []) : undefined
+
+/**
+ * The merge request's labels by title, for `ignore.labels`: an update that changed them says so in
+ * `changes.labels.current` (the labels after it), else the hook's `labels`. A Note Hook carries none: undefined.
+ */
+export function gitlabLabels(root: unknown): string[] | undefined {
+  return titles(at(root, 'changes', 'labels', 'current')) ?? titles(at(root, 'labels'))
+}
