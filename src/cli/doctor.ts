@@ -2,10 +2,10 @@
 import './require-supported-node.ts'
 import { cac } from 'cac'
 import { checkPrinter, countByStatus, formatChecks, formatCounts, type CheckResult } from '../checks/check-result.ts'
-import { createCheckContext, credentialsFromEnv, type CheckCredentials } from '../checks/check-context.ts'
+import { createCheckContext, credentialsFromEnv, slackCredentialsFromEnv, type CheckCredentials } from '../checks/check-context.ts'
 import { ownerAccessResults } from '../checks/owner-access-check.ts'
 import { configSection, databaseSection, mappingsSection } from '../checks/preflight.ts'
-import { validateEntries } from '../checks/validate-entries.ts'
+import { reportResults, validateEntries } from '../checks/validate-entries.ts'
 import { isPrheraldError } from '../errors.ts'
 import { readConfigLock } from '../lock/config-lock.ts'
 import { redactUrl } from '../log/redact-url.ts'
@@ -34,7 +34,7 @@ function doctorCredentials(env: NodeJS.ProcessEnv, settings: Settings): CheckCre
     return credentialsFromEnv(env, settings.gitProvider)
   } catch (error) {
     if (!isPrheraldError(error)) throw error
-    return { slackToken: env.SLACK_BOT_TOKEN?.trim() ? env.SLACK_BOT_TOKEN : undefined, git: { token: undefined, extra: {}, scheme: undefined } }
+    return { ...slackCredentialsFromEnv(env), git: { token: undefined, extra: {}, scheme: undefined } }
   }
 }
 
@@ -78,7 +78,7 @@ async function doctor(repository: string | undefined): Promise<boolean> {
       const title = `${target.owner}/${target.repo}`
       print(`[${title}]`)
       const report = await validateEntries(createCheckContext(settings, credentials), [target], checkPrinter((line) => print(`  ${line}`), ['SLACK_BOT_TOKEN', title]))
-      all.push(...(report.auth ? [report.auth] : []), ...report.entries.flatMap((e) => e.results))
+      all.push(...reportResults(report))
     }
   }
   if (target && !settings) {
