@@ -5,6 +5,7 @@ import type { Env } from '../config/load-config.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { HOSTS, HOST_IDS, hostOf } from '../hosts/registry.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
+import { askDirectMessages } from './ask-direct-messages.ts'
 import { askValid } from './ask-valid.ts'
 import { missingFlags, type Asker } from './asker.ts'
 import { listBotChannels, resolveChannel, type BotChannel } from './bot-channels.ts'
@@ -21,6 +22,8 @@ export interface SetupFlags {
   mentions?: string | undefined
   publicUrl?: string | undefined
   gitToken?: string | undefined
+  /** notify.direct_messages: off, opt_in (the default with --yes) or on. */
+  directMessages?: string | undefined
   /** Credentials other than the token, by variable (a GitHub App's id and key file): written to .env as given. */
   gitVariables?: Readonly<Record<string, string>> | undefined
 }
@@ -86,6 +89,7 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
   const mentions = await optional(flags.mentions,
     () => ask.text('Who is pinged when a pull request is first announced? (member IDs U…, group IDs S…, here; optional)', { flag: '--mentions', initial: '' }),
     normaliseMentions)
+  const directMessages = await askDirectMessages(deps, flags.directMessages)
   const publicUrl = await optional(flags.publicUrl,
     () => ask.text('Public URL the git host delivers to, e.g. https://prherald.example.com (optional)', { flag: '--public-url', initial: '' }),
     parsePublicUrl)
@@ -104,6 +108,7 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
     owner: repository.owner,
     repo: repository.repo,
     mentions,
+    directMessages,
     webhookSecret: generateWebhookSecret(),
     publicUrl,
     gitToken: gitToken === '' ? undefined : gitToken,

@@ -1,6 +1,7 @@
 import { stringify } from 'yaml'
 import { hostOf } from '../hosts/registry.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
+import type { DirectMessagesSetting } from '../config/settings.ts'
 
 export interface SetupAnswers {
   provider: Provider
@@ -9,6 +10,8 @@ export interface SetupAnswers {
   owner: string
   repo: string
   mentions: string[]
+  /** notify.direct_messages. */
+  directMessages: DirectMessagesSetting
   webhookSecret: string
   /** Where the git host delivers to, when known; create-webhook and prherald-smoke need it. */
   publicUrl: string | undefined
@@ -28,6 +31,7 @@ export function renderConfig(answers: SetupAnswers): string {
     git_provider: answers.provider,
     server: { listen: ':8080', log_format: 'pretty', log_level: 'info' },
     database: { url: 'file:./data/prherald.db' },
+    notify: { direct_messages: answers.directMessages },
     mappings: { [answers.owner]: { [answers.repo]: entry } },
   }
   const secret = hostOf(answers.provider).variables.secret

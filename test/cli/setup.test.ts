@@ -78,6 +78,24 @@ describe('prherald-setup --yes (GitHub)', () => {
     expectNoSecrets(result, written.GITHUB_WEBHOOK_SECRET!)
   })
 
+  it('writes notify.direct_messages: opt_in unless --direct-messages says otherwise, and its checks name the scopes the choice needs', async () => {
+    const notify = () => (parse(readFileSync(file('config.yaml'), 'utf8')) as { notify: unknown }).notify
+    const byDefault = await setup(githubFlags)
+    expect(byDefault.status).toBe(0)
+    expect(notify()).toEqual({ direct_messages: 'opt_in' })
+    expect(byDefault.stdout).toContain('note: people opt in with /prherald dm on or the home tab')
+
+    const on = await setup([...githubFlags, '--direct-messages', 'on', '--force'])
+    expect(on.status).toBe(0)
+    expect(notify()).toEqual({ direct_messages: 'on' })
+    expect(on.stdout).toMatch(/^WARN\s+slack-scope\s+im:write\s+the token lacks im:write, which disables direct messages\n\s+fix: .*reinstall the app/m)
+
+    const wrong = await setup([...githubFlags, '--direct-messages', 'yes', '--force'])
+    expect(wrong.status).toBe(1)
+    expect(wrong.stderr).toBe('prherald: "yes" is not a direct-messages setting\n  fix: use --direct-messages off, opt_in, on\n')
+    expect(notify()).toEqual({ direct_messages: 'on' })
+  })
+
   it('checks the token at once: a token Slack refuses ends the run with the fix, before any file is written', async () => {
     slack.faults.push({ method: 'auth.test', fault: { error: 'invalid_auth' } })
     const result = await setup(githubFlags)
