@@ -76,8 +76,15 @@ describe('prherald-doctor and the personal features', () => {
     expect(result.stdout).toMatch(/^ {2}OK {4}direct messages +notify\.direct_messages +opt_in; SLACK_SIGNING_SECRET unset: only users: can turn it on or off$/m)
   })
 
-  it('WARNs when direct messages are opt_in and nobody can opt in, and then asks for no direct-message scope', async () => {
-    configure({ users: { alice: 'U0ALICE001', bob: { slack: 'U0BOB00001', direct_messages: 'off' } } })
+  it('WARNs when the file sets direct messages to opt_in and nobody can opt in, and then asks for no direct-message scope', async () => {
+    const users = { alice: 'U0ALICE001', bob: { slack: 'U0BOB00001', direct_messages: 'off' } }
+    configure({ users })
+    // Not chosen, only the default: said, not warned about.
+    const byDefault = await runCliAsync('doctor', [], env(), dir.path)
+    expect(byDefault.stdout).toMatch(/^ {2}OK {4}direct messages +notify\.direct_messages +opt_in \(the default, not set in the file\): nobody can opt in/m)
+    expect(byDefault.stdout).not.toContain('WARN')
+
+    configure({ notify: { direct_messages: 'opt_in' }, users })
     const result = await runCliAsync('doctor', [], env(), dir.path)
     expect(result.status).toBe(0)
     expect(result.stdout).toMatch(/^ {2}WARN {2}direct messages +notify\.direct_messages +opt_in, but nobody can opt in: no person in users: has direct_messages: on, and SLACK_SIGNING_SECRET is unset \(no \/prherald, no home tab\)\n {8}fix: set SLACK_SIGNING_SECRET .*or set notify\.direct_messages: off$/m)
