@@ -103,7 +103,7 @@ cli.help((sections) => {
       ...hostVariableLines('token', (host) => `${host.words.name} (optional): the webhook check`),
       ...hostVariableLines('extra', (host) => `${host.words.name} (optional): how ${host.variables.token} authenticates`),
       ...hostVariableLines('apiUrl', (host) => `${host.words.name} API base (default ${host.defaultApiUrl})`),
-      '  SLACK_SIGNING_SECRET   (optional) whether the Start review button is on',
+      '  SLACK_SIGNING_SECRET   (optional) the Start review button, /prherald and the home tab',
       'Secrets are reported as set or missing, never printed.',
       'Exit status 1 when any line is FAIL.',
     ].join('\n'),
