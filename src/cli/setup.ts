@@ -5,7 +5,7 @@ import { runSetup } from '../setup/run-setup.ts'
 import { DIRECT_MESSAGES_FLAG } from '../setup/ask-direct-messages.ts'
 import { runCommands } from './run-commands.ts'
 import { HOST_IDS, HOSTS } from '../hosts/registry.ts'
-import { hostVariableLines, hostVariableNames } from './host-variable-lines.ts'
+import { apiUrlLines, hostVariableLines, hostVariableNames } from './host-variable-lines.ts'
 
 interface Options {
   provider?: unknown
@@ -58,7 +58,7 @@ cli.help((sections) => {
       ...hostVariableLines('token', () => 'default of --git-token'),
       '  PRHERALD_PUBLIC_URL    default of --public-url',
       '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
-      ...hostVariableLines('apiUrl', (host) => `${host.words.name} API base (default ${host.defaultApiUrl})`),
+      ...apiUrlLines(),
     ].join('\n'),
   })
 })
