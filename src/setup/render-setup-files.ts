@@ -17,6 +17,8 @@ export interface SetupAnswers {
   publicUrl: string | undefined
   /** GITHUB_TOKEN / BITBUCKET_TOKEN, optional: the webhook check, path rules and create-webhook use it. */
   gitToken: string | undefined
+  /** GITHUB_API_URL (…) of a self-managed install; undefined for the cloud host. */
+  gitApiUrl?: string | undefined
   /** Credentials other than the token, by variable (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY_FILE). */
   gitVariables?: Readonly<Record<string, string>>
 }
@@ -60,6 +62,7 @@ export function renderEnvFile(answers: SetupAnswers, configFile?: string): strin
     envLine(names.secret, answers.webhookSecret),
   ]
   if (answers.gitToken) lines.push(envLine(names.token, answers.gitToken))
+  if (answers.gitApiUrl) lines.push(envLine(names.apiUrl, answers.gitApiUrl))
   for (const [name, value] of Object.entries(answers.gitVariables ?? {})) lines.push(envLine(name, value))
   if (answers.publicUrl) lines.push(envLine('PRHERALD_PUBLIC_URL', answers.publicUrl))
   return `${lines.join('\n')}\n`

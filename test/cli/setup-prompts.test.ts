@@ -57,6 +57,8 @@ const Q = {
   mentions: 'Who is pinged',
   directMessages: 'Direct messages to people',
   publicUrl: 'Public URL',
+  selfManaged: 'Is it GitHub Enterprise Server',
+  apiUrl: 'GitHub Enterprise Server API URL',
   gitToken: 'GITHUB_TOKEN',
   createWebhook: 'Create the webhook on acme/api',
 }
@@ -71,6 +73,7 @@ describe('prherald-setup at a terminal', () => {
     await term.answer(Q.mentions, KEY.enter)
     await term.answer(Q.directMessages, KEY.enter)
     await term.answer(Q.publicUrl, KEY.enter)
+    await term.answer(Q.selfManaged, KEY.enter)
     await term.answer(Q.gitToken, KEY.enter)
     expect(await run).toBe(0)
 
@@ -113,9 +116,15 @@ describe('prherald-setup at a terminal', () => {
     await term.answer(Q.publicUrl, `prherald.example.com${KEY.enter}`)
     await term.waitFor('✖ "prherald.example.com" is not a URL')
     await term.answer(Q.publicUrl, KEY.enter)
+    // GitHub Enterprise Server: yes, then its API URL, asked again while empty.
+    await term.answer(Q.selfManaged, `y${KEY.enter}`)
+    await term.answer(Q.apiUrl, KEY.enter)
+    await term.waitFor('✖ no API URL given')
+    await term.answer(Q.apiUrl, `https://github.example.com/api/v3/${KEY.enter}`)
     await term.answer(Q.gitToken, KEY.enter)
     expect(await run).toBe(0)
     expect(errors).toBe('')
+    expect(parseEnv(readFileSync(file('.env'), 'utf8')).GITHUB_API_URL).toBe('https://github.example.com/api/v3')
 
     const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { notify: unknown; mappings: Record<string, Record<string, unknown>> }
     expect(config.mappings.acme!.api).toEqual({ channel: 'C0RANDOM01', mentions: ['<@U0123ABCD>', '<!here>'] })
@@ -135,7 +144,7 @@ describe('prherald-setup at a terminal', () => {
   })
 
   it('a wrong flag is asked for again on a terminal', async () => {
-    const run = setup({ SLACK_BOT_TOKEN: SLACK_TOKEN }, { provider: 'sourcehut', channel: '#general', repository: 'acme/api', mentions: '', directMessages: 'always', publicUrl: '', gitToken: '' })
+    const run = setup({ SLACK_BOT_TOKEN: SLACK_TOKEN }, { provider: 'sourcehut', channel: '#general', repository: 'acme/api', mentions: '', directMessages: 'always', publicUrl: '', gitApiUrl: '', gitToken: '' })
     await term.waitFor('✖ "sourcehut" is not a git provider')
     await term.answer(Q.provider, KEY.enter)
     await term.waitFor('✖ the bot is not in a channel named #general')
@@ -149,7 +158,7 @@ describe('prherald-setup at a terminal', () => {
 
   it('Ctrl+C says the setup is cancelled, exits 130 and writes nothing, even at the last question', async () => {
     const run = setup({ PRHERALD_PUBLIC_URL: 'https://prherald.example.com', GITHUB_TOKEN: 'ghp-from-env' },
-      { provider: 'github', channel: 'C0DEPLOYS1', repository: 'acme/api', mentions: '', directMessages: 'on' })
+      { provider: 'github', channel: 'C0DEPLOYS1', repository: 'acme/api', mentions: '', directMessages: 'on', gitApiUrl: '' })
     await term.answer(Q.token, `${SLACK_TOKEN}${KEY.enter}`)
     await term.answer(Q.createWebhook, KEY.ctrlC)
     expect(await run).toBe(130)
