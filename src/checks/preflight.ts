@@ -1,4 +1,4 @@
-import { configFilePath, loadSettings, type Env } from '../config/load-config.ts'
+import { configFilePath, loadSettings, readSlackSigningSecret, type Env } from '../config/load-config.ts'
 import { HOSTS, hostOf } from '../hosts/registry.ts'
 import { redactUrl } from '../log/redact-url.ts'
 import type { Settings } from '../config/settings.ts'
@@ -9,6 +9,7 @@ import { listRoutes } from '../routing/resolve-route.ts'
 import { providerMismatch } from '../store/database-provider.ts'
 import type { DatabaseReport } from '../store/inspect-database.ts'
 import type { CheckResult } from './check-result.ts'
+import { directMessagesResult } from './personal-scopes.ts'
 import { reviewButtonResult } from './review-button-check.ts'
 import { planValidation } from './validate-config.ts'
 
@@ -95,6 +96,7 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
     { name: 'file', target: settings.configFile, status: 'OK', reason: `parses: git_provider ${provider}, ${plural(listRoutes(settings.mappings).length, 'mapping entry', 'mapping entries')}` },
     ...secretResults(env, provider),
     reviewButtonResult(env),
+    directMessagesResult(settings, readSlackSigningSecret(env) !== undefined),
   ]
   results.push(...authResults(env, provider))
   results.push(

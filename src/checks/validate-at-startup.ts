@@ -5,7 +5,8 @@ import { errorFields, type Logger } from '../log/logger.ts'
 import { listRoutes, routeChannels } from '../routing/resolve-route.ts'
 import { countByStatus, type CheckResult } from './check-result.ts'
 import { createCheckContext, credentialsFromSecrets } from './check-context.ts'
-import { slackAuthCheck } from './slack-auth-check.ts'
+import { directMessagesResult } from './personal-scopes.ts'
+import { slackAccessCheck } from './slack-auth-check.ts'
 import { validateConfig } from './validate-config.ts'
 import { hasCredentials } from '../hosts/contract.ts'
 
@@ -30,9 +31,12 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
   if (problem) logger.warn('config.lock ignored', { reason: problem })
   const ctx = createCheckContext(settings, credentialsFromSecrets(secrets))
   const outcome = await validateConfig(ctx, lock, { gitTokenSet: hasCredentials(secrets.gitAccess), force: options.force })
-  const auth = outcome.report.auth ?? await slackAuthCheck(ctx.slack, listRoutes(settings.mappings).flatMap(routeChannels), ctx.featureScopes)
+  const { auth, scopes } = outcome.report.auth
+    ? { auth: outcome.report.auth, scopes: outcome.report.scopes }
+    : await slackAccessCheck(ctx.slack, listRoutes(settings.mappings).flatMap(routeChannels), ctx.featureScopes, ctx.personalScopes)
   const slackDown = auth.status === 'FAIL' && auth.unavailable === true
-  const results = [auth, ...outcome.report.entries.flatMap((e) => e.results)]
+  const directMessages = directMessagesResult(settings, secrets.slackSigningSecret !== undefined)
+  const results = [auth, ...scopes, directMessages, ...outcome.report.entries.flatMap((e) => e.results)]
   for (const r of results) {
     const fields = { check: r.name, target: r.target, status: r.status, reason: r.reason, fix: r.fix }
     if (r === auth && slackDown) logger.warn('Slack did not answer auth.test; starting anyway: deliveries are stored and posted once it answers', fields)

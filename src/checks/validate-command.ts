@@ -3,7 +3,7 @@ import type { Settings } from '../config/settings.ts'
 import { checkPrinter, countByStatus, formatCounts, type CheckResult } from './check-result.ts'
 import { createCheckContext, credentialsFromEnv } from './check-context.ts'
 import { validateConfig } from './validate-config.ts'
-import { validateEntries } from './validate-entries.ts'
+import { reportResults, validateEntries } from './validate-entries.ts'
 import { readConfigLock, writeConfigLock } from '../lock/config-lock.ts'
 import { entryHash, entryKey } from '../lock/entry-hash.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
@@ -35,7 +35,7 @@ export async function validateCommand(settings: Settings, env: Env, options: Val
   if (options.target) {
     const { owner, repo } = options.target
     const report = await validateEntries(ctx, [options.target], checkPrinter(print, ['SLACK_BOT_TOKEN', `${owner}/${repo}`]))
-    const results = [...(report.auth ? [report.auth] : []), ...report.entries.flatMap((e) => e.results)]
+    const results = reportResults(report)
     const ok = countByStatus(results).FAIL === 0
     // Only a configured entry has a lock record; a repository reached through "*" is part of the owner's entry.
     const route = listRoutes(settings.mappings).find((r) => entryKey(r).toLowerCase() === `${owner}/${repo}`.toLowerCase())
@@ -51,7 +51,7 @@ export async function validateCommand(settings: Settings, env: Env, options: Val
 
   const printResult = checkPrinter(print, ['SLACK_BOT_TOKEN', ...listRoutes(settings.mappings).map(entryKey)])
   const outcome = await validateConfig(ctx, lock, { gitTokenSet, force: options.force, onResult: printResult })
-  const results = [...(outcome.report.auth ? [outcome.report.auth] : []), ...outcome.report.entries.flatMap((e) => e.results)]
+  const results = reportResults(outcome.report)
   for (const { route, locked } of outcome.plan.current) {
     printResult({ name: 'lock', target: entryKey(route), status: 'OK', reason: `unchanged since validated at ${locked.validated_at}; not re-checked (--force re-checks)` })
   }

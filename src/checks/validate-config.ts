@@ -2,7 +2,7 @@ import type { ConfigLock, LockedEntry } from '../lock/config-lock.ts'
 import { entryHash, entryKey } from '../lock/entry-hash.ts'
 import { listRoutes, type Route } from '../routing/resolve-route.ts'
 import { hasFailure } from './check-result.ts'
-import { validateEntries, type CheckContext, type OnResult, type ValidationReport } from './validate-entries.ts'
+import { reportResults, validateEntries, type CheckContext, type OnResult, type ValidationReport } from './validate-entries.ts'
 
 export interface ValidationPlan {
   /** New or changed entries (every entry with `force`), with the hash they will be locked under. */
@@ -38,7 +38,7 @@ export async function validateConfig(
 ): Promise<ConfigValidation> {
   const plan = planValidation(ctx, lock, options.gitTokenSet, options.force)
   const report = await validateEntries(ctx, plan.stale.map(({ route }) => route), options.onResult)
-  const ok = !hasFailure([...(report.auth ? [report.auth] : []), ...report.entries.flatMap((e) => e.results)])
+  const ok = !hasFailure(reportResults(report))
   const validatedAt = (options.now ?? new Date()).toISOString()
   const entries: Record<string, LockedEntry> = {}
   for (const { route, locked } of plan.current) entries[entryKey(route)] = locked

@@ -6,7 +6,8 @@ import type { CheckResult } from './check-result.ts'
 import { mappingCheck } from './mapping-check.ts'
 import { routeChannels } from '../routing/resolve-route.ts'
 import type { SlackCheckOptions } from './slack-api.ts'
-import { slackAuthCheck } from './slack-auth-check.ts'
+import type { FeatureScope } from './personal-scopes.ts'
+import { slackAccessCheck } from './slack-auth-check.ts'
 import { slackChannelCheck } from './slack-channel-check.ts'
 import { hostOf } from '../hosts/registry.ts'
 import { gitHostFailure, webhookCheck } from './webhook-check.ts'
@@ -20,6 +21,8 @@ export interface CheckContext {
   git: WebhookApi | undefined
   /** Bot scopes a configured feature needs besides the lifecycle's (users:read.email for slack.lookup_users_by_email). */
   featureScopes?: readonly string[]
+  /** The personal features' scopes, for those features the configuration can use: a WARN each when missing. */
+  personalScopes?: readonly FeatureScope[]
 }
 
 /** `owner/repo` as configured, or `owner/*` for the owner's catch-all entry. */
@@ -37,7 +40,14 @@ export interface EntryReport {
 export interface ValidationReport {
   /** slack-auth runs once per run, not per entry; undefined when there was nothing to validate. */
   auth: CheckResult | undefined
+  /** A slack-scope WARN per personal scope the token lacks; checked with slack-auth, from the same answer. */
+  scopes: CheckResult[]
   entries: EntryReport[]
+}
+
+/** Every result of a validation, slack-auth first. */
+export function reportResults(report: ValidationReport): CheckResult[] {
+  return [...(report.auth ? [report.auth] : []), ...report.scopes, ...report.entries.flatMap((e) => e.results)]
 }
 
 /**
@@ -58,7 +68,7 @@ export type OnResult = (result: CheckResult) => void
  * would fail them all). The report keeps the targets' order whatever order the answers came in.
  */
 export async function validateEntries(ctx: CheckContext, targets: readonly EntryTarget[], onResult: OnResult = () => {}): Promise<ValidationReport> {
-  if (targets.length === 0) return { auth: undefined, entries: [] }
+  if (targets.length === 0) return { auth: undefined, scopes: [], entries: [] }
   const channels = targets.flatMap(({ owner, repo }) => {
     const { route } = mappingCheck(ctx.mappings, owner, repo)
     return route ? routeChannels(route) : []
@@ -68,7 +78,12 @@ export async function validateEntries(ctx: CheckContext, targets: readonly Entry
     onResult(result)
     return result
   }
-  const auth = calls.add(() => slackAuthCheck(ctx.slack, channels, ctx.featureScopes)).then(reported)
+  const access = calls.add(() => slackAccessCheck(ctx.slack, channels, ctx.featureScopes, ctx.personalScopes)).then((answer) => {
+    reported(answer.auth)
+    answer.scopes.forEach(reported)
+    return answer
+  })
+  const auth = access.then((answer) => answer.auth)
   const channelChecks = new Map<string, Promise<CheckResult>>()
   const channelCheck = async (target: string, channel: string): Promise<CheckResult> => {
     if (!ctx.slack || (await auth).status === 'FAIL') {
@@ -93,7 +108,7 @@ export async function validateEntries(ctx: CheckContext, targets: readonly Entry
     ])
     return { owner, repo, results: [result, ...channels, ...webhooks] }
   }))
-  return { auth: await auth, entries }
+  return { ...(await access), entries }
 }
 
 /** The webhook check of each repository an owner's `"*"` entry covers, found by listing the owner's repositories. */

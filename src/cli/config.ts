@@ -17,7 +17,7 @@ import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
 import { validateCommand } from '../checks/validate-command.ts'
-import { hostVariableLines } from './host-variable-lines.ts'
+import { apiUrlLines, hostVariableLines } from './host-variable-lines.ts'
 
 const cli = cac('prherald-config')
 const print = (line: string) => console.log(line)
@@ -74,7 +74,7 @@ cli.help((sections) => {
       ...hostVariableLines('token', (host) => `${host.words.name}: webhook checks (SKIP without it) and create-webhook`),
       ...hostVariableLines('extra', (host) => `${host.words.name}: how ${host.variables.token} authenticates (docs/configuration.md)`),
       ...hostVariableLines('secret', (host) => `${host.words.name}: the secret create-webhook puts on the webhook`),
-      ...hostVariableLines('apiUrl', (host) => `${host.words.name} API base (default ${host.defaultApiUrl})`),
+      ...apiUrlLines(),
       '  PRHERALD_PUBLIC_URL    public base URL for create-webhook, e.g. https://prherald.example.com',
       '  PRHERALD_SLACK_PACING  published or off: overrides slack.pacing (list shows the result)',
     ].join('\n'),

@@ -2,10 +2,10 @@
 import './require-supported-node.ts'
 import { cac } from 'cac'
 import { checkPrinter, countByStatus, formatChecks, formatCounts, type CheckResult } from '../checks/check-result.ts'
-import { createCheckContext, credentialsFromEnv, type CheckCredentials } from '../checks/check-context.ts'
+import { createCheckContext, credentialsFromEnv, slackCredentialsFromEnv, type CheckCredentials } from '../checks/check-context.ts'
 import { ownerAccessResults } from '../checks/owner-access-check.ts'
 import { configSection, databaseSection, mappingsSection } from '../checks/preflight.ts'
-import { validateEntries } from '../checks/validate-entries.ts'
+import { reportResults, validateEntries } from '../checks/validate-entries.ts'
 import { isPrheraldError } from '../errors.ts'
 import { readConfigLock } from '../lock/config-lock.ts'
 import { redactUrl } from '../log/redact-url.ts'
@@ -18,7 +18,7 @@ import type { Settings } from '../config/settings.ts'
 import { hasCredentials } from '../hosts/contract.ts'
 import { hostOf } from '../hosts/registry.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
-import { hostVariableLines } from './host-variable-lines.ts'
+import { apiUrlLines, hostVariableLines } from './host-variable-lines.ts'
 
 const print = (line: string) => console.log(line)
 
@@ -34,7 +34,7 @@ function doctorCredentials(env: NodeJS.ProcessEnv, settings: Settings): CheckCre
     return credentialsFromEnv(env, settings.gitProvider)
   } catch (error) {
     if (!isPrheraldError(error)) throw error
-    return { slackToken: env.SLACK_BOT_TOKEN?.trim() ? env.SLACK_BOT_TOKEN : undefined, git: { token: undefined, extra: {}, scheme: undefined } }
+    return { ...slackCredentialsFromEnv(env), git: { token: undefined, extra: {}, scheme: undefined } }
   }
 }
 
@@ -78,7 +78,7 @@ async function doctor(repository: string | undefined): Promise<boolean> {
       const title = `${target.owner}/${target.repo}`
       print(`[${title}]`)
       const report = await validateEntries(createCheckContext(settings, credentials), [target], checkPrinter((line) => print(`  ${line}`), ['SLACK_BOT_TOKEN', title]))
-      all.push(...(report.auth ? [report.auth] : []), ...report.entries.flatMap((e) => e.results))
+      all.push(...reportResults(report))
     }
   }
   if (target && !settings) {
@@ -102,8 +102,8 @@ cli.help((sections) => {
       ...hostVariableLines('secret', (host) => `${host.words.name}: the webhook secret, with git_provider: ${host.id}`),
       ...hostVariableLines('token', (host) => `${host.words.name} (optional): the webhook check`),
       ...hostVariableLines('extra', (host) => `${host.words.name} (optional): how ${host.variables.token} authenticates`),
-      ...hostVariableLines('apiUrl', (host) => `${host.words.name} API base (default ${host.defaultApiUrl})`),
-      '  SLACK_SIGNING_SECRET   (optional) whether the Start review button is on',
+      ...apiUrlLines(),
+      '  SLACK_SIGNING_SECRET   (optional) the Start review button, /prherald and the home tab',
       'Secrets are reported as set or missing, never printed.',
       'Exit status 1 when any line is FAIL.',
     ].join('\n'),

@@ -13,8 +13,14 @@ export function hostVariableLines(role: 'secret' | 'token' | 'apiUrl' | 'extra',
     (role === 'extra' ? host.variables.extra : [host.variables[role]]).map((name) => helpLine(name, what(host))))
 }
 
+/** Each host's API URL variable, its default and, for a host that has one, where a self-managed install's API is. */
+export function apiUrlLines(): string[] {
+  return hostVariableLines('apiUrl', (host) =>
+    `${host.words.name} API base (default ${host.defaultApiUrl}${host.selfManaged ? `; ${host.selfManaged.name}: ${host.selfManaged.apiUrl}` : ''})`)
+}
+
 /** `GITHUB_TOKEN, BITBUCKET_TOKEN or GITLAB_TOKEN`: one role's variables of every host, for an option's description. */
-export function hostVariableNames(role: 'secret' | 'token'): string {
+export function hostVariableNames(role: 'secret' | 'token' | 'apiUrl'): string {
   const names = [...HOSTS.values()].map((host) => host.variables[role])
   return names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('')
 }

@@ -10,7 +10,7 @@ import { reconcileLocally } from '../reconcile/reconcile-locally.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
-import { hostVariableLines } from './host-variable-lines.ts'
+import { apiUrlLines, hostVariableLines } from './host-variable-lines.ts'
 
 /**
  * prherald-reconcile: brings every message prherald shows as open or draft to the pull request's real state
@@ -49,7 +49,7 @@ cli.help((sections) => {
       '  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',
       ...hostVariableLines('token', (host) => `${host.words.name}: reads ${host.words.pullRequest}s (and a delivery log, where the host keeps one)`),
       ...hostVariableLines('extra', (host) => `${host.words.name}: how ${host.variables.token} authenticates`),
-      ...hostVariableLines('apiUrl', (host) => `${host.words.name} API base (default ${host.defaultApiUrl})`),
+      ...apiUrlLines(),
       '  SLACK_BOT_TOKEN        edits the messages (not needed with --dry-run)',
       '  PRHERALD_PUBLIC_URL    hosts with a delivery log: the webhook whose deliveries are read is the one at <url>/webhook/<git_provider>',
     ].join('\n'),

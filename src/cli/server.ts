@@ -10,7 +10,7 @@ import { startService, type RunningService } from '../service.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { reportError } from '../log/report-error.ts'
 import { runCommands } from './run-commands.ts'
-import { hostVariableLines } from './host-variable-lines.ts'
+import { apiUrlLines, hostVariableLines } from './host-variable-lines.ts'
 
 /**
  * prherald-server: configuration first (exit 1 on any problem), signal handlers, validation of new or changed
@@ -68,7 +68,7 @@ cli.help((sections) => {
       '  PRHERALD_PUBLIC_URL    public base URL, reported by prherald-doctor and used by create-webhook',
       '  PRHERALD_SLACK_PACING  published or off, overrides slack.pacing (default published)',
       '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
-      ...hostVariableLines('apiUrl', (host) => `${host.words.name} API base (default ${host.defaultApiUrl})`),
+      ...apiUrlLines(),
     ].join('\n'),
   })
 })

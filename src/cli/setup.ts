@@ -2,9 +2,11 @@
 import './require-supported-node.ts'
 import { cac } from 'cac'
 import { runSetup } from '../setup/run-setup.ts'
+import { DIRECT_MESSAGES_FLAG } from '../setup/ask-direct-messages.ts'
+import { GIT_API_URL_FLAG } from '../setup/ask-api-url.ts'
 import { runCommands } from './run-commands.ts'
 import { HOST_IDS, HOSTS } from '../hosts/registry.ts'
-import { hostVariableLines, hostVariableNames } from './host-variable-lines.ts'
+import { apiUrlLines, hostVariableLines, hostVariableNames } from './host-variable-lines.ts'
 
 interface Options {
   provider?: unknown
@@ -12,8 +14,10 @@ interface Options {
   channel?: unknown
   repository?: unknown
   mentions?: unknown
+  directMessages?: unknown
   publicUrl?: unknown
   gitToken?: unknown
+  gitApiUrl?: unknown
   githubAppId?: unknown
   githubAppPrivateKeyFile?: unknown
   createWebhook?: boolean
@@ -37,8 +41,11 @@ cli.option('--slack-token <token>', 'Slack bot token, xoxb-… (default: SLACK_B
 cli.option('--channel <id-or-name>', 'Channel ID, or the name of a channel the bot is in (#name)')
 cli.option('--repository <owner/repo>', 'The repository to announce (Bitbucket: workspace/repository-slug)')
 cli.option('--mentions <list>', 'Who is pinged on the first announcement: member IDs U…, group IDs S…, here, channel')
+cli.option(`${DIRECT_MESSAGES_FLAG} <off|opt_in|on>`, 'Direct messages to people about their pull requests: off, opt_in (each turns them on; the default) or on')
 cli.option('--public-url <url>', 'Public base URL the git host delivers to (default: PRHERALD_PUBLIC_URL)')
 cli.option('--git-token <token>', `${hostVariableNames('token')}, optional (default: the variable)`)
+const SELF_MANAGED = [...HOSTS.values()].flatMap((host) => (host.selfManaged ? [`${host.selfManaged.name}: ${host.selfManaged.apiUrl}`] : [])).join(', ')
+cli.option(`${GIT_API_URL_FLAG} <url>`, `${hostVariableNames('apiUrl')} of a self-managed install, written to .env (${SELF_MANAGED})`)
 cli.option('--github-app-id <id>', 'GitHub: authenticate as this GitHub App instead of a token (with --github-app-private-key-file)')
 cli.option('--github-app-private-key-file <path>', 'GitHub: the app\'s .pem private key file; .env gets its path, never its content')
 cli.option('--create-webhook', `${WEBHOOK_HOSTS}: create the webhook (needs --public-url and --git-token); asked unless --yes`)
@@ -55,7 +62,7 @@ cli.help((sections) => {
       ...hostVariableLines('token', () => 'default of --git-token'),
       '  PRHERALD_PUBLIC_URL    default of --public-url',
       '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
-      ...hostVariableLines('apiUrl', (host) => `${host.words.name} API base (default ${host.defaultApiUrl})`),
+      ...apiUrlLines(),
     ].join('\n'),
   })
 })
@@ -67,7 +74,7 @@ await runCommands(cli, {
     const options = parsed as Options
     process.exitCode = await runSetup({
       provider: text(options.provider), slackToken: text(options.slackToken), channel: text(options.channel),
-      repository: text(options.repository), mentions: text(options.mentions), publicUrl: text(options.publicUrl), gitToken: text(options.gitToken),
+      repository: text(options.repository), mentions: text(options.mentions), directMessages: text(options.directMessages), publicUrl: text(options.publicUrl), gitToken: text(options.gitToken), gitApiUrl: text(options.gitApiUrl),
       gitVariables: definedOnly({ GITHUB_APP_ID: text(options.githubAppId), GITHUB_APP_PRIVATE_KEY_FILE: text(options.githubAppPrivateKeyFile) }),
       createWebhook: options.createWebhook, config: text(options.config), yes: options.yes === true, force: options.force === true,
     }, {

@@ -15,6 +15,7 @@ export function directMessageSettings(doc: Pick<ConfigDocument, 'notify' | 'user
   }
   return {
     mode: doc.notify?.direct_messages ?? DEFAULTS.directMessages,
+    modeChosen: doc.notify?.direct_messages !== undefined,
     workingHours: doc.notify?.working_hours ?? DEFAULTS.workingHours,
     timeZone: doc.notify?.time_zone ?? DEFAULTS.timeZone,
     people,

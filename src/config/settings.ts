@@ -9,6 +9,8 @@ export type DirectMessagesSetting = (typeof DIRECT_MESSAGES)[number]
 export interface DirectMessageSettings {
   /** `notify.direct_messages`. */
   mode: DirectMessagesSetting
+  /** The file sets `notify.direct_messages` (a chosen opt_in nobody can use is warned about, the default is not). */
+  modeChosen?: boolean
   /** `notify.working_hours`: everyone's, unless they set their own. */
   workingHours: string
   /** `notify.time_zone`: for people whose Slack profile has no time zone. */

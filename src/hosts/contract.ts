@@ -21,6 +21,11 @@ export interface GitHost {
   readonly variables: HostVariables
   /** The API base when `variables.apiUrl` is unset. */
   readonly defaultApiUrl: string
+  /**
+   * A self-managed install, when the host has one: its name and its API base with HOST for the server's
+   * address (`https://HOST/api/v3`). The CLIs' help shows it; the setup wizard asks for that URL.
+   */
+  readonly selfManaged?: { name: string; apiUrl: string }
   readonly delivery: DeliveryReader
   readonly webhook: WebhookFacts
   readonly people: PeopleFacts

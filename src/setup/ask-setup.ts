@@ -5,10 +5,13 @@ import type { Env } from '../config/load-config.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { HOSTS, HOST_IDS, hostOf } from '../hosts/registry.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
+import { askApiUrl } from './ask-api-url.ts'
+import { askDirectMessages } from './ask-direct-messages.ts'
 import { askValid } from './ask-valid.ts'
 import { missingFlags, type Asker } from './asker.ts'
 import { listBotChannels, resolveChannel, type BotChannel } from './bot-channels.ts'
 import { normaliseMentions } from './normalise-mentions.ts'
+import { parseUrl } from './parse-url.ts'
 import type { SetupAnswers } from './render-setup-files.ts'
 import { generateWebhookSecret } from './webhook-secret.ts'
 
@@ -21,6 +24,10 @@ export interface SetupFlags {
   mentions?: string | undefined
   publicUrl?: string | undefined
   gitToken?: string | undefined
+  /** The git host's API base (GITHUB_API_URL, …) for a self-managed install; '' for the cloud host. */
+  gitApiUrl?: string | undefined
+  /** notify.direct_messages: off, opt_in (the default with --yes) or on. */
+  directMessages?: string | undefined
   /** Credentials other than the token, by variable (a GitHub App's id and key file): written to .env as given. */
   gitVariables?: Readonly<Record<string, string>> | undefined
 }
@@ -44,13 +51,7 @@ function parseProvider(answer: string): Provider {
   throw new PrheraldError('usage', `"${answer}" is not a git provider`, { fix: `use --provider ${HOST_IDS.join(' or --provider ')}` })
 }
 
-function parsePublicUrl(answer: string): string | undefined {
-  if (answer === '') return undefined
-  if (!/^https?:\/\/[^\s/]+/.test(answer)) {
-    throw new PrheraldError('usage', `"${answer}" is not a URL`, { fix: 'give the public base URL, e.g. https://prherald.example.com' })
-  }
-  return answer.replace(/\/+$/, '')
-}
+const parsePublicUrl = (answer: string) => parseUrl(answer, 'give the public base URL, e.g. https://prherald.example.com')
 
 /** The wizard's questions in order, each answered by its flag when given and asked again while wrong. Checks the Slack token at once. */
 export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
@@ -86,9 +87,11 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
   const mentions = await optional(flags.mentions,
     () => ask.text('Who is pinged when a pull request is first announced? (member IDs U…, group IDs S…, here; optional)', { flag: '--mentions', initial: '' }),
     normaliseMentions)
+  const directMessages = await askDirectMessages(deps, flags.directMessages)
   const publicUrl = await optional(flags.publicUrl,
     () => ask.text('Public URL the git host delivers to, e.g. https://prherald.example.com (optional)', { flag: '--public-url', initial: '' }),
     parsePublicUrl)
+  const gitApiUrl = await askApiUrl(deps, host, flags.gitApiUrl)
   const tokenName = host.variables.token
   const gitVariables = flags.gitVariables ?? {}
   const other = Object.keys(gitVariables).length > 0
@@ -104,9 +107,11 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
     owner: repository.owner,
     repo: repository.repo,
     mentions,
+    directMessages,
     webhookSecret: generateWebhookSecret(),
     publicUrl,
     gitToken: gitToken === '' ? undefined : gitToken,
+    gitApiUrl,
     gitVariables,
   }
 }

@@ -1,6 +1,7 @@
 import { stringify } from 'yaml'
 import { hostOf } from '../hosts/registry.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
+import type { DirectMessagesSetting } from '../config/settings.ts'
 
 export interface SetupAnswers {
   provider: Provider
@@ -9,11 +10,15 @@ export interface SetupAnswers {
   owner: string
   repo: string
   mentions: string[]
+  /** notify.direct_messages. */
+  directMessages: DirectMessagesSetting
   webhookSecret: string
   /** Where the git host delivers to, when known; create-webhook and prherald-smoke need it. */
   publicUrl: string | undefined
   /** GITHUB_TOKEN / BITBUCKET_TOKEN, optional: the webhook check, path rules and create-webhook use it. */
   gitToken: string | undefined
+  /** GITHUB_API_URL (…) of a self-managed install; undefined for the cloud host. */
+  gitApiUrl?: string | undefined
   /** Credentials other than the token, by variable (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY_FILE). */
   gitVariables?: Readonly<Record<string, string>>
 }
@@ -28,6 +33,7 @@ export function renderConfig(answers: SetupAnswers): string {
     git_provider: answers.provider,
     server: { listen: ':8080', log_format: 'pretty', log_level: 'info' },
     database: { url: 'file:./data/prherald.db' },
+    notify: { direct_messages: answers.directMessages },
     mappings: { [answers.owner]: { [answers.repo]: entry } },
   }
   const secret = hostOf(answers.provider).variables.secret
@@ -56,6 +62,7 @@ export function renderEnvFile(answers: SetupAnswers, configFile?: string): strin
     envLine(names.secret, answers.webhookSecret),
   ]
   if (answers.gitToken) lines.push(envLine(names.token, answers.gitToken))
+  if (answers.gitApiUrl) lines.push(envLine(names.apiUrl, answers.gitApiUrl))
   for (const [name, value] of Object.entries(answers.gitVariables ?? {})) lines.push(envLine(name, value))
   if (answers.publicUrl) lines.push(envLine('PRHERALD_PUBLIC_URL', answers.publicUrl))
   return `${lines.join('\n')}\n`

@@ -42,6 +42,7 @@ function writtenEnv(env: Env, answers: SetupAnswers, configFile: string): Env {
     SLACK_BOT_TOKEN: answers.slackToken,
     [names.secret]: answers.webhookSecret,
     [names.token]: answers.gitToken ?? '',
+    ...(answers.gitApiUrl ? { [names.apiUrl]: answers.gitApiUrl } : {}),
     ...answers.gitVariables,
     PRHERALD_PUBLIC_URL: answers.publicUrl ?? '',
   }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { slackAuthCheck } from '../../src/checks/slack-auth-check.ts'
+import { PERSONAL_SCOPES } from '../../src/checks/personal-scopes.ts'
+import { slackAccessCheck, slackAuthCheck } from '../../src/checks/slack-auth-check.ts'
 import { slackChannelCheck } from '../../src/checks/slack-channel-check.ts'
 import { validateEntries } from '../../src/checks/validate-entries.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
@@ -63,6 +64,19 @@ describe('slack-auth', () => {
     )
     expect(report.auth).toMatchObject({ status: 'WARN', reason: expect.stringContaining('lacks channels:history, groups:history') })
     expect(report.entries[0]!.results.find((r) => r.name === 'slack-channel')).toMatchObject({ status: 'OK' })
+  })
+
+  it('checks the personal scopes from the same auth.test answer, and not at all when slack-auth FAILs', async () => {
+    const personal = [{ scope: 'im:write', feature: PERSONAL_SCOPES['im:write'] }]
+    const lacking = await slackAccessCheck(options(), [], [], personal)
+    expect(lacking.auth.status).toBe('OK')
+    expect(lacking.scopes).toMatchObject([{ name: 'slack-scope', target: 'im:write', status: 'WARN', reason: 'the token lacks im:write, which disables direct messages' }])
+    expect(slack.count('auth.test')).toBe(1)
+
+    slack.scopes = ['chat:write']
+    const failed = await slackAccessCheck(options(), [], [], personal)
+    expect(failed.auth.status).toBe('FAIL')
+    expect(failed.scopes).toEqual([])
   })
 
   it('FAILs when Slack rejects the token', async () => {

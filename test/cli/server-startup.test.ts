@@ -154,6 +154,18 @@ describe('the Slack token at every start', () => {
     }
   })
 
+  it('logs a warning per personal scope the token lacks at every start, config.lock current or not, and starts', async () => {
+    writeConfig(dir.path, { ...config('C0000000002'), notify: { direct_messages: 'on' } })
+    slack.scopes.push('im:write', 'users:read')
+    await stop(await boot())
+    const current = await boot()
+    expect(current.entries().filter((e) => e.msg === 'check warning' && e.check === 'slack-scope')).toEqual([expect.objectContaining({
+      level: 'warn', target: 'im:history', reason: expect.stringContaining('which disables looking up a direct message of unknown outcome'), fix: expect.stringContaining('reinstall the app'),
+    })])
+    expect((await fetch(`${current.url}/readyz`)).status).toBe(200)
+    await stop(current)
+  })
+
   it('Slack not answering (5xx, unreachable) only warns: the server starts, ready', async () => {
     await stop(await boot())
     slack.faults.push({ method: 'auth.test', fault: { status: 503 } })

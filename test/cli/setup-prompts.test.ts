@@ -55,7 +55,10 @@ const Q = {
   channelId: 'Channel ID',
   repository: 'Repository (owner/repo)',
   mentions: 'Who is pinged',
+  directMessages: 'Direct messages to people',
   publicUrl: 'Public URL',
+  selfManaged: 'Is it GitHub Enterprise Server',
+  apiUrl: 'GitHub Enterprise Server API URL',
   gitToken: 'GITHUB_TOKEN',
   createWebhook: 'Create the webhook on acme/api',
 }
@@ -68,7 +71,9 @@ describe('prherald-setup at a terminal', () => {
     await term.answer(Q.channel, KEY.enter)
     await term.answer(Q.repository, `acme/api${KEY.enter}`)
     await term.answer(Q.mentions, KEY.enter)
+    await term.answer(Q.directMessages, KEY.enter)
     await term.answer(Q.publicUrl, KEY.enter)
+    await term.answer(Q.selfManaged, KEY.enter)
     await term.answer(Q.gitToken, KEY.enter)
     expect(await run).toBe(0)
 
@@ -79,8 +84,11 @@ describe('prherald-setup at a terminal', () => {
     expect(errors).toBe('')
 
     expect(parseEnv(readFileSync(file('.env'), 'utf8')).SLACK_BOT_TOKEN).toBe(SLACK_TOKEN)
-    const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { mappings: Record<string, Record<string, unknown>> }
+    const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { notify: unknown; mappings: Record<string, Record<string, unknown>> }
     expect(config.mappings.acme!.api).toEqual({ channel: 'C0DEPLOYS1', mentions: [] })
+    // The default answer, and what opting in takes, said right after it.
+    expect(config.notify).toEqual({ direct_messages: 'opt_in' })
+    expect(term.screen()).toContain('note: people opt in with /prherald dm on or the home tab, which need SLACK_SIGNING_SECRET')
   })
 
   it('asks a wrongly answered question again with the reason, instead of ending the wizard', async () => {
@@ -103,15 +111,24 @@ describe('prherald-setup at a terminal', () => {
     await term.answer(Q.mentions, `@alice, here${KEY.enter}`)
     await term.waitFor('✖ "@alice" is not a Slack mention')
     await term.answer(Q.mentions, `U0123ABCD, here${KEY.enter}`)
+    // opt_in, on, off: the third is off.
+    await term.answer(Q.directMessages, `${KEY.down}${KEY.down}${KEY.enter}`)
     await term.answer(Q.publicUrl, `prherald.example.com${KEY.enter}`)
     await term.waitFor('✖ "prherald.example.com" is not a URL')
     await term.answer(Q.publicUrl, KEY.enter)
+    // GitHub Enterprise Server: yes, then its API URL, asked again while empty.
+    await term.answer(Q.selfManaged, `y${KEY.enter}`)
+    await term.answer(Q.apiUrl, KEY.enter)
+    await term.waitFor('✖ no API URL given')
+    await term.answer(Q.apiUrl, `https://github.example.com/api/v3/${KEY.enter}`)
     await term.answer(Q.gitToken, KEY.enter)
     expect(await run).toBe(0)
     expect(errors).toBe('')
+    expect(parseEnv(readFileSync(file('.env'), 'utf8')).GITHUB_API_URL).toBe('https://github.example.com/api/v3')
 
-    const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { mappings: Record<string, Record<string, unknown>> }
+    const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { notify: unknown; mappings: Record<string, Record<string, unknown>> }
     expect(config.mappings.acme!.api).toEqual({ channel: 'C0RANDOM01', mentions: ['<@U0123ABCD>', '<!here>'] })
+    expect(config.notify).toEqual({ direct_messages: 'off' })
     expect(slack.count('auth.test')).toBeGreaterThanOrEqual(2)
   })
 
@@ -127,18 +144,21 @@ describe('prherald-setup at a terminal', () => {
   })
 
   it('a wrong flag is asked for again on a terminal', async () => {
-    const run = setup({ SLACK_BOT_TOKEN: SLACK_TOKEN }, { provider: 'sourcehut', channel: '#general', repository: 'acme/api', mentions: '', publicUrl: '', gitToken: '' })
+    const run = setup({ SLACK_BOT_TOKEN: SLACK_TOKEN }, { provider: 'sourcehut', channel: '#general', repository: 'acme/api', mentions: '', directMessages: 'always', publicUrl: '', gitApiUrl: '', gitToken: '' })
     await term.waitFor('✖ "sourcehut" is not a git provider')
     await term.answer(Q.provider, KEY.enter)
     await term.waitFor('✖ the bot is not in a channel named #general')
     await term.answer(Q.channel, KEY.enter)
+    await term.waitFor('✖ "always" is not a direct-messages setting')
+    await term.answer(Q.directMessages, `${KEY.down}${KEY.enter}`)
     expect(await run).toBe(0)
     expect(readFileSync(file('config.yaml'), 'utf8')).toContain('channel: C0DEPLOYS1')
+    expect(readFileSync(file('config.yaml'), 'utf8')).toContain('direct_messages: on')
   })
 
   it('Ctrl+C says the setup is cancelled, exits 130 and writes nothing, even at the last question', async () => {
     const run = setup({ PRHERALD_PUBLIC_URL: 'https://prherald.example.com', GITHUB_TOKEN: 'ghp-from-env' },
-      { provider: 'github', channel: 'C0DEPLOYS1', repository: 'acme/api', mentions: '' })
+      { provider: 'github', channel: 'C0DEPLOYS1', repository: 'acme/api', mentions: '', directMessages: 'on', gitApiUrl: '' })
     await term.answer(Q.token, `${SLACK_TOKEN}${KEY.enter}`)
     await term.answer(Q.createWebhook, KEY.ctrlC)
     expect(await run).toBe(130)

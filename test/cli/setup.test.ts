@@ -78,6 +78,39 @@ describe('prherald-setup --yes (GitHub)', () => {
     expectNoSecrets(result, written.GITHUB_WEBHOOK_SECRET!)
   })
 
+  it('writes notify.direct_messages: opt_in unless --direct-messages says otherwise, and its checks name the scopes the choice needs', async () => {
+    const notify = () => (parse(readFileSync(file('config.yaml'), 'utf8')) as { notify: unknown }).notify
+    const byDefault = await setup(githubFlags)
+    expect(byDefault.status).toBe(0)
+    expect(notify()).toEqual({ direct_messages: 'opt_in' })
+    expect(byDefault.stdout).toContain('note: people opt in with /prherald dm on or the home tab')
+
+    const on = await setup([...githubFlags, '--direct-messages', 'on', '--force'])
+    expect(on.status).toBe(0)
+    expect(notify()).toEqual({ direct_messages: 'on' })
+    expect(on.stdout).toMatch(/^WARN\s+slack-scope\s+im:write\s+the token lacks im:write, which disables direct messages\n\s+fix: .*reinstall the app/m)
+
+    const wrong = await setup([...githubFlags, '--direct-messages', 'yes', '--force'])
+    expect(wrong.status).toBe(1)
+    expect(wrong.stderr).toBe('prherald: "yes" is not a direct-messages setting\n  fix: use --direct-messages off, opt_in, on\n')
+    expect(notify()).toEqual({ direct_messages: 'on' })
+  })
+
+  it('GitHub Enterprise Server: --git-api-url goes to .env, and the setup and later commands call that API', async () => {
+    // GITHUB_API_URL blank in the environment: only the flag can lead the calls to the (fake) server.
+    const result = await setup([...githubFlags, '--public-url', PUBLIC_URL, '--git-token', GIT_TOKEN, '--create-webhook', '--git-api-url', `${github.url}/`], { GITHUB_API_URL: '' })
+    expect(result.stderr).toBe('')
+    expect(result.status).toBe(0)
+    expect(readEnv().GITHUB_API_URL).toBe(github.url.replace(/\/+$/, ''))
+    expect(github.hooks.get('acme/api')).toHaveLength(1)
+    const validate = await runCliAsync('config', ['validate', 'acme/api'], { PATH: process.env.PATH ?? '', SLACK_API_URL: slack.url }, dir.path)
+    expect(validate.stdout).toMatch(/^OK\s+webhook\s+acme\/api\s/m)
+
+    const wrong = await setup([...githubFlags, '--git-api-url', 'github.example.com', '--force'])
+    expect(wrong.status).toBe(1)
+    expect(wrong.stderr).toBe('prherald: "github.example.com" is not a URL\n  fix: give the API base URL, e.g. https://HOST/api/v3\n')
+  })
+
   it('checks the token at once: a token Slack refuses ends the run with the fix, before any file is written', async () => {
     slack.faults.push({ method: 'auth.test', fault: { error: 'invalid_auth' } })
     const result = await setup(githubFlags)
@@ -136,7 +169,7 @@ describe('prherald-setup --yes (GitLab)', () => {
       gitlab.token = 'glpat-setup-token-2b8d'
       gitlab.hooks.set('platform/backend/api', [])
       const result = await setup(['--yes', '--provider', 'gitlab', '--channel', '#deploys', '--repository', 'platform/backend/api',
-        '--public-url', PUBLIC_URL, '--git-token', 'glpat-setup-token-2b8d', '--create-webhook'], { GITLAB_API_URL: gitlab.url })
+        '--public-url', PUBLIC_URL, '--git-token', 'glpat-setup-token-2b8d', '--create-webhook', '--git-api-url', `${gitlab.url}/`])
       expect(result.stderr).toBe('')
       expect(result.status).toBe(0)
       const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { git_provider: string; mappings: Record<string, Record<string, unknown>> }
@@ -145,6 +178,8 @@ describe('prherald-setup --yes (GitLab)', () => {
 
       const written = readEnv()
       expect(written.GITLAB_TOKEN).toBe('glpat-setup-token-2b8d')
+      // A self-managed GitLab: its API URL is in .env, so the server and every later command reach it.
+      expect(written.GITLAB_API_URL).toBe(gitlab.url.replace(/\/+$/, ''))
       expect(written.GITLAB_WEBHOOK_SECRET).toMatch(/^[0-9a-f]{64}$/)
       expect(Object.keys(written).filter((k) => /^(GITHUB|BITBUCKET)_/.test(k))).toEqual([])
 

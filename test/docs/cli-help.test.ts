@@ -87,4 +87,14 @@ describe.each(CLIS)('prherald-$name --help', ({ name, doc }) => {
       if (named.some((v) => variables.has(v))) expect(named.filter((v) => !variables.has(v)), `${role} variables missing`).toEqual([])
     }
   })
+
+  it('says where a self-managed install\'s API is beside the API URL variable of a host that has one (GitHub Enterprise Server)', () => {
+    const lines = pages.flatMap((p) => section(p.text, 'Environment'))
+    for (const host of HOSTS.values()) {
+      const line = lines.find((l) => l.trim().startsWith(`${host.variables.apiUrl} `))
+      if (line === undefined || !host.selfManaged) continue
+      expect(line).toContain(`${host.selfManaged.name}: ${host.selfManaged.apiUrl}`)
+    }
+    if (lines.some((l) => l.trim().startsWith('GITHUB_API_URL '))) expect(lines.join('\n')).toContain('GitHub Enterprise Server: https://HOST/api/v3')
+  })
 })

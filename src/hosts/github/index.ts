@@ -65,6 +65,7 @@ export const github: GitHost = {
   words: { name: 'GitHub', product: 'GitHub (github.com or GitHub Enterprise Server)', pullRequest: 'pull request', reference: 'PR #', owner: 'organisation', repositoryExample: 'owner/repo' },
   variables: { secret: 'GITHUB_WEBHOOK_SECRET', token: 'GITHUB_TOKEN', apiUrl: 'GITHUB_API_URL', extra: APP_VARIABLES },
   defaultApiUrl: 'https://api.github.com',
+  selfManaged: { name: 'GitHub Enterprise Server', apiUrl: 'https://HOST/api/v3' },
   delivery: {
     headers,
     authenticate: (secrets, given, body) => verifySignature(secrets, body, given.get(headers.auth)),
