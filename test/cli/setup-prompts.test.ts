@@ -132,6 +132,16 @@ describe('prherald-setup at a terminal', () => {
     expect(slack.count('auth.test')).toBeGreaterThanOrEqual(2)
   })
 
+  it('asks a self-managed GitLab for its API URL and writes GITLAB_API_URL', async () => {
+    const run = setup({ SLACK_BOT_TOKEN: SLACK_TOKEN },
+      { provider: 'gitlab', channel: 'C0DEPLOYS1', repository: 'acme/api', mentions: '', directMessages: 'off', publicUrl: '', gitToken: '' })
+    await term.answer('Is it self-managed GitLab', `y${KEY.enter}`)
+    await term.answer('self-managed GitLab API URL', `https://gitlab.example.com/api/v4${KEY.enter}`)
+    expect(await run).toBe(0)
+    expect(errors).toBe('')
+    expect(parseEnv(readFileSync(file('.env'), 'utf8')).GITLAB_API_URL).toBe('https://gitlab.example.com/api/v4')
+  })
+
   it('stops after three wrong answers to one question with the reason, exit 1, and writes nothing', async () => {
     const run = setup({}, { provider: 'github', channel: 'C0DEPLOYS1' })
     await term.answer(Q.token, `${SLACK_TOKEN}${KEY.enter}`)
