@@ -122,7 +122,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   })
   // A failed batch keeps its leases until its retry (so no other replica sweeps it meanwhile); shutdown or
   // parking gives them up. What shutdown interrupts stays pending for the next start.
-  const known = createKnownPending()
+  const known = createKnownPending(store.soleServer)
   const mailboxes = createMailboxes<LifecycleEvent>(async (key, events) => {
     const batch = known.take(key, events)
     try {

@@ -22,7 +22,12 @@ export interface KnownPending {
   applied(prKey: string, events: readonly LifecycleEvent[], appliedIds: readonly string[]): void
 }
 
-export function createKnownPending(): KnownPending {
+/**
+ * `soleServer`: the store's; otherwise every batch reads and nothing is kept. Kept otherwise: one entry per
+ * pull request whose last batch failed or read more than itself.
+ */
+export function createKnownPending(soleServer: boolean): KnownPending {
+  if (!soleServer) return { fresh: () => {}, unsure: () => {}, take: () => undefined, applied: () => {} }
   // The event objects themselves: no id to forget, and one dropped at shutdown takes its entry with it.
   const fresh = new WeakSet<LifecycleEvent>()
   const unsure = new Set<string>()

@@ -11,8 +11,16 @@ const event = (deliveryId: string) => ({ deliveryId }) as LifecycleEvent
 const PR = 'github:Codertocat/Hello-World#7'
 
 describe('known pending deliveries', () => {
+  it('knows nothing where other servers may hold deliveries (PostgreSQL): every batch reads', () => {
+    const known = createKnownPending(false)
+    const a = event('a')
+    known.fresh(a)
+    expect(known.take(PR, [a])).toBeUndefined()
+  })
+
+
   it('a batch of fresh deliveries is known; the same events handed back (a retry) are not', () => {
-    const known = createKnownPending()
+    const known = createKnownPending(true)
     const a = event('a')
     const b = event('b')
     known.fresh(a)
@@ -22,14 +30,14 @@ describe('known pending deliveries', () => {
   })
 
   it('one delivery not handed over by an intake (a replay, a reconcile) makes its batch read the store', () => {
-    const known = createKnownPending()
+    const known = createKnownPending(true)
     const a = event('a')
     known.fresh(a)
     expect(known.take(PR, [a, event('replayed')])).toBeUndefined()
   })
 
   it('after a failed batch, or a replay at start, the pull request reads until a read finds only its own batch', () => {
-    const known = createKnownPending()
+    const known = createKnownPending(true)
     known.unsure(PR)
     const b = event('b')
     known.fresh(b)
