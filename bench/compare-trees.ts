@@ -16,6 +16,8 @@ import { cpuMs, spawnListening } from './processes.ts'
  * server in every round, in the order other, this, bare, then this, other, bare, ... so that a busy machine
  * hurts both alike. Prints each run and the medians: CPU per delivery (all threads, from /proc) is the
  * figure that load distorts least; throughput and p99 are given against the bare server of the same round.
+ * For prherald also the CPU until its mailboxes are empty again (the processing the load started, which
+ * outlasts it) and how long that took after the last acknowledgement.
  */
 const [otherTree, server = 'prherald'] = process.argv.slice(2)
 if (!otherTree) throw new Error('usage: compare-trees <other built tree> [prherald|intake-only]')
@@ -27,9 +29,13 @@ const dir = makeTempDir('prherald-ab-')
 const slack = await startFakeSlack({ anyChannel: true })
 slack.latencyMs = 30
 writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json', log_level: 'info', shutdown_timeout_seconds: 2 }, mappings: { Codertocat: { '*': { channel: 'C0000000001' } } } })
-const bodies = Array.from({ length: 200 }, (_, i) => Buffer.from(JSON.stringify(openedPayload(10_000 + i))))
-const next = (i: number): Delivery => {
-  const body = bodies[i % bodies.length]!
+const payloads = Array.from({ length: 200 }, (_, i) => openedPayload(10_000 + i))
+// A body of its own per request (a field the decoder does not read), as in run.ts: a body seen before under
+// another delivery id is refused as a replay (docs/security.md), and would measure no processing at all.
+let counter = 0
+const next = (): Delivery => {
+  const i = counter++
+  const body = Buffer.from(JSON.stringify({ ...payloads[i % payloads.length]!, bench_request: i }))
   return { body, headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': signBody(SECRET, body) } }
 }
 
@@ -43,34 +49,52 @@ const start = (tree: string) => {
     PRHERALD_DATABASE_URL: `file:${database}.db`,
   })
 }
-const measure = async (child: Awaited<ReturnType<typeof start>>) => {
+// prherald's mailboxes, read from its /metrics: the load ends long before the processing it started does.
+const queued = async (url: string) => {
+  const found = /^prherald_queued_deliveries (\d+)/m.exec(await fetch(`${url}/metrics`).then((r) => r.text()))
+  if (!found) throw new Error(`${url}/metrics has no prherald_queued_deliveries`)
+  return Number(found[1])
+}
+const drained = async (url: string) => {
+  const started = Date.now()
+  while (Date.now() - started < 120_000 && await queued(url) > 0) await new Promise((r) => setTimeout(r, 50))
+  return (Date.now() - started) / 1000
+}
+const measure = async (child: Awaited<ReturnType<typeof start>>, processing = false) => {
   const url = `${child.url}/webhook/github`
   await runLoad(url, next, { total: WARMUP, concurrency: 32, maxSeconds: 10 })
+  if (processing) await drained(child.url)
   const before = cpuMs(child.child.pid)
   const result = await runLoad(url, next, { total: TOTAL, concurrency: 32, maxSeconds: 30 })
-  const cpu = ((cpuMs(child.child.pid) - before) * 1000) / (result.completed + result.failed)
+  const deliveries = result.completed + result.failed
+  const cpu = ((cpuMs(child.child.pid) - before) * 1000) / deliveries
+  // CPU per delivery with its processing, from the first delivery until the mailboxes are empty again.
+  const drainSeconds = processing ? await drained(child.url) : 0
+  const cpuDrained = ((cpuMs(child.child.pid) - before) * 1000) / deliveries
   await child.stop()
-  return { ...result, cpu }
+  return { ...result, cpu, cpuDrained, drainSeconds }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-const rows: Record<'other' | 'this', Array<{ cpu: number; ratio: number; p99: number }>> = { other: [], this: [] }
+const rows: Record<'other' | 'this', Array<{ cpu: number; ratio: number; p99: number; cpuDrained: number; drainSeconds: number }>> = { other: [], this: [] }
 console.log(`A/B of ${server}: other = ${otherTree}, this = ${packageRoot()}; ${ROUNDS} rounds of ${TOTAL} deliveries after ${WARMUP}`)
 for (let round = 1; round <= ROUNDS; round++) {
   const order: Array<'other' | 'this'> = round % 2 === 1 ? ['other', 'this'] : ['this', 'other']
   const measured: Partial<Record<'other' | 'this', Awaited<ReturnType<typeof measure>>>> = {}
-  for (const which of order) measured[which] = await measure(await start(which === 'other' ? otherTree : packageRoot()))
+  for (const which of order) measured[which] = await measure(await start(which === 'other' ? otherTree : packageRoot()), server === 'prherald')
   const bare = await measure(await spawnListening(join(packageRoot(), 'dist/bench/serve-baseline.js'), ['bare', SECRET], process.env))
   for (const which of order) {
     const m = measured[which]!
-    rows[which].push({ cpu: m.cpu, ratio: m.perSecond / bare.perSecond, p99: m.p99 / bare.p99 })
+    rows[which].push({ cpu: m.cpu, ratio: m.perSecond / bare.perSecond, p99: m.p99 / bare.p99, cpuDrained: m.cpuDrained, drainSeconds: m.drainSeconds })
     console.log(`  round ${round} ${which.padEnd(5)} ${m.perSecond.toFixed(0).padStart(5)}/s (bare ${bare.perSecond.toFixed(0)}/s) p99 ${m.p99.toFixed(1)} ms (bare ${bare.p99.toFixed(1)})`
-      + `  CPU ${m.cpu.toFixed(0)} µs/delivery (bare ${bare.cpu.toFixed(0)})${m.failed ? `  ${m.failed} FAILED` : ''}`)
+      + `  CPU ${m.cpu.toFixed(0)} µs/delivery (bare ${bare.cpu.toFixed(0)})`
+      + `${server === 'prherald' ? `, until drained ${m.cpuDrained.toFixed(0)} (${m.drainSeconds.toFixed(1)} s after the load)` : ''}${m.failed ? `  ${m.failed} FAILED` : ''}`)
   }
 }
 for (const which of ['other', 'this'] as const) {
   const r = rows[which]
-  console.log(`${which}: median CPU ${median(r.map((x) => x.cpu)).toFixed(0)} µs/delivery; throughput / bare ${median(r.map((x) => x.ratio)).toFixed(2)}; p99 / bare ${median(r.map((x) => x.p99)).toFixed(2)}`)
+  console.log(`${which}: median CPU ${median(r.map((x) => x.cpu)).toFixed(0)} µs/delivery; throughput / bare ${median(r.map((x) => x.ratio)).toFixed(2)}; p99 / bare ${median(r.map((x) => x.p99)).toFixed(2)}`
+    + `${server === 'prherald' ? `; until drained ${median(r.map((x) => x.cpuDrained)).toFixed(0)} µs/delivery, ${median(r.map((x) => x.drainSeconds)).toFixed(1)} s after the load` : ''}`)
 }
 await slack.close()
 dir.remove()

@@ -79,7 +79,12 @@ const prheraldEnv = (config: string, database: string) => ({
 // The same 200 pull requests for every server; a fresh delivery id and body per request (a field the decoder
 // does not read), so prherald never short-cuts a duplicate nor refuses a replayed body (docs/security.md).
 const payloads = Array.from({ length: 200 }, (_, i) => openedPayload(10_000 + i))
-const next = (i: number): Delivery => signed('pull_request', { ...payloads[i % payloads.length]!, bench_request: i })
+// Counted here, not by runLoad (which starts at 0 for each load): the warm-up's bodies must not come again.
+let sent = 0
+const next = (): Delivery => {
+  const i = sent++
+  return signed('pull_request', { ...payloads[i % payloads.length]!, bench_request: i })
+}
 
 const servers: Array<[name: string, start: (round: number) => Promise<Child>]> = [
   ['prherald', (round) => spawnListening('dist/src/cli/server.js', [], prheraldEnv(dir.path, `round-${round}.db`))],
@@ -94,7 +99,7 @@ const label: Record<string, string> = { prherald: 'prherald', bare: 'bare node:h
 
 type Measured = LoadResult & { cpuUsPerDelivery: number }
 const results = new Map<string, Measured[]>()
-if (!BURSTS_ONLY) console.log(`throughput: ${TOTAL} signed deliveries of ~${Math.round(next(0).body.length / 1024)} KB per run after ${WARMUP} to warm up, `
+if (!BURSTS_ONLY) console.log(`throughput: ${TOTAL} signed deliveries of ~${Math.round(signed('pull_request', payloads[0]).body.length / 1024)} KB per run after ${WARMUP} to warm up, `
   + `${CONCURRENCY} keep-alive connections on 127.0.0.1, fake Slack answering after ${slack.latencyMs} ms; servers in turn, ${ROUNDS} rounds`)
 for (let round = 1; round <= (BURSTS_ONLY ? 0 : ROUNDS); round++) {
   for (const [name, start] of servers.filter(([n]) => !ONLY || n === ONLY)) {

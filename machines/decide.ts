@@ -1,4 +1,5 @@
-import { initialTransition, transition } from 'xstate'
+import { initialTransition } from 'xstate'
+import { machineTransition } from './machine-transition.ts'
 import type { PullRequestEvent } from './pull-request-event.ts'
 import type { ReviewClick } from './lifecycle-event.ts'
 import { recordAccountIds } from './account-ids.ts'
@@ -43,7 +44,7 @@ export function decide(stored: StoredLifecycle | undefined, event: PullRequestEv
   const snapshot = stored
     ? pullRequestMachine.resolveState({ value: stored.state, context: stored.context })
     : initialTransition(pullRequestMachine, initialContext(event as PullRequestEvent))[0]
-  const [next, actions] = transition(pullRequestMachine, snapshot, toMachineEvent(event))
+  const [next, actions] = machineTransition(snapshot, toMachineEvent(event))
 
   const ignore = actions.find((a) => a.type === 'ignore')
   if (ignore) {

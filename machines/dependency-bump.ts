@@ -66,10 +66,6 @@ export function dependencyBotLogins(builtIn: readonly string[], configured: read
   return [...new Set([...builtIn, ...configured].map((l) => l.toLowerCase()))]
 }
 
-export function isDependencyBot(author: string, logins: readonly string[]): boolean {
-  return logins.includes(author.toLowerCase())
-}
-
 /**
  * The classification of a pull request opened by a dependency bot, or undefined for any other author. The
  * intake attaches it to each event; the machine keeps the one it sees at announcement.
@@ -79,6 +75,9 @@ export function classifyDependencyBump(
   reviews: { dependencyBots: 'compact' | 'standard'; dependencyBotLogins: readonly string[] },
   builtIn: readonly string[],
 ): DependencyBump | undefined {
-  if (!isDependencyBot(event.pr.author, dependencyBotLogins(builtIn, reviews.dependencyBotLogins))) return undefined
+  // Runs before every acknowledgement: compared in place, not through a merged list built per delivery.
+  const author = event.pr.author.toLowerCase()
+  const names = (logins: readonly string[]) => logins.some((l) => l.toLowerCase() === author)
+  if (!names(builtIn) && !names(reviews.dependencyBotLogins)) return undefined
   return { bot: event.pr.author, security: event.pr.securityUpdate === true, compact: reviews.dependencyBots === 'compact' }
 }

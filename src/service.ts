@@ -21,6 +21,7 @@ import { createIntake } from './intake/intake.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createLeaseKeeper, replicaId } from './mailbox/lease-keeper.ts'
 import { createMailboxes } from './mailbox/mailboxes.ts'
+import { createKnownPending } from './mailbox/known-pending.ts'
 import { handOffStored } from './mailbox/hand-off-stored.ts'
 import { createBatchRetry } from './mailbox/batch-retry.ts'
 import { replayParkedControlHandler } from './mailbox/replay-parked-control.ts'
@@ -121,11 +122,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   })
   // A failed batch keeps its leases until its retry (so no other replica sweeps it meanwhile); shutdown or
   // parking gives them up. What shutdown interrupts stays pending for the next start.
+  const known = createKnownPending(store.soleServer)
   const mailboxes = createMailboxes<LifecycleEvent>(async (key, events) => {
+    const batch = known.take(key, events)
     try {
-      await applyPending(key)
+      known.applied(key, events, await applyPending(key, batch))
       retries.succeeded(key)
     } catch (error) {
+      known.unsure(key)
       if (!(error instanceof ShutdownInterrupt) && !(await retries.failed(key, events, error))) return
     }
     leases.done(events)
@@ -133,6 +137,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const handOff = (event: LifecycleEvent) => {
     leases.hold(event)
     mailboxes.post(pullRequestKey(event), event)
+  }
+  // What an intake has just committed: the batch holding it need not read it back (known-pending.ts).
+  const handOffFresh = (event: LifecycleEvent) => {
+    known.fresh(event)
+    handOff(event)
   }
   const leases = createLeaseKeeper({ store, logger, owner: replicaId(), leaseMs: settings.databaseLeaseSeconds * 1000, handOff })
   // A start that fails from here on must not keep the port bound or the file claimed.
@@ -148,12 +157,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Posts the last run left with an unknown outcome are settled first, so that the replay updates them.
   await worker.recoverPosts().catch(abandon)
   const pending = await store.pendingDeliveries().catch(abandon)
-  for (const delivery of pending) handOffStored(delivery, handOff, logger)
+  for (const delivery of pending) {
+    known.unsure(delivery.prKey)
+    handOffStored(delivery, handOff, logger)
+  }
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
   await retries.refreshParked()
   const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
   const accept = createIntake({
-    provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff,
+    provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff: handOffFresh,
     // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
     slackUserOf: (actor) => mappedId(settings.users, hostOf(settings.gitProvider).people.keyOf(actor)),
   })
@@ -166,7 +178,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slackInteractions: secrets.slackSigningSecret === undefined ? undefined : {
       signingSecret: secrets.slackSigningSecret,
-      accept: createClickIntake({ provider: settings.gitProvider, store, logger, handOff }),
+      accept: createClickIntake({ provider: settings.gitProvider, store, logger, handOff: handOffFresh }),
       workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
       home: slackPersonal?.homeActions,
     },

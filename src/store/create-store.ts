@@ -5,7 +5,7 @@ import {
   deliveryFromRow, intentFromRow, messageFromRow, openMessageFromRow, personLookupFromRow, refFromRow, threadReplyFromRow,
   type DeliveryRow, type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow, type ThreadReplyRow,
 } from './store-rows.ts'
-import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store } from './store.ts'
+import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store, StoredMessage } from './store.ts'
 import { createPersonalStore } from './personal-store.ts'
 
 export interface StoreDeps {
@@ -23,6 +23,9 @@ const messageStep = (m: MessageRecord, at: number): Step => [q.saveMessage, [
   m.provider, m.repository, m.prNumber, m.channel, m.ts, JSON.stringify(m.mentions), m.state, m.lifecycle, m.lastDeliveryId, JSON.stringify(m.reactions), at, at,
 ]]
 const key = (pr: PullRequestRef, channel: string): Param[] => [pr.provider, pr.repository, pr.prNumber, channel]
+// A pull request's rows, oldest first, then by channel id byte-wise (as SQLite orders text, whatever PostgreSQL's locale).
+const oldestFirst = (a: StoredMessage, b: StoredMessage) =>
+  a.createdAt - b.createdAt || Buffer.compare(Buffer.from(a.channel), Buffer.from(b.channel))
 const headStep = (pr: PullRequestRef, sha: string, at: number): Step => [q.saveHead, [pr.provider, pr.repository, sha, pr.prNumber, at]]
 
 /**
@@ -38,7 +41,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     ...sharedWork,
     ...createPersonalStore(driver, now),
     async findMessages(pr) {
-      return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow)
+      return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow).sort(oldestFirst)
     },
     async openPullRequests(filter) {
       const repository = filter.repository ?? null

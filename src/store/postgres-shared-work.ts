@@ -40,6 +40,7 @@ export interface PostgresSharedWorkDeps {
 export function createPostgresSharedWork(deps: PostgresSharedWorkDeps): SharedWork {
   const lockPool = deps.lockPool ?? deps.pool
   return {
+    soleServer: false,
     async lockPullRequest(prKey) {
       // A lock is its connection's: if that drops (a restart, a failover), the lock is gone with it. The
       // connection's error listener turns that into `lost`, never a crash.

@@ -11,7 +11,8 @@ const REPLY_KEY = `${MESSAGE_KEY} AND reply_key = ?`
 const PENDING = 'SELECT seq, provider, delivery_id, pr_key, event, received_at FROM deliveries WHERE applied_at IS NULL AND parked_at IS NULL'
 
 const sql = {
-  findMessages: 'SELECT * FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ? ORDER BY created_at, channel{bytewise}',
+  // Unordered: the store sorts the few rows itself (SQLite's sorter cost more than the lookup, src/store/create-store.ts).
+  findMessages: 'SELECT * FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ?',
   // The repository is bound twice: once to test for "every repository" (NULL), once to compare.
   openPullRequests: `SELECT provider, repository, pr_number FROM slack_messages
     WHERE provider = ? AND state IN ('open', 'draft') AND (CAST(? AS TEXT) IS NULL OR repository = ?) AND touched_at >= ?

@@ -12,6 +12,7 @@ const held: PullRequestLock = Object.assign(async () => {}, { lost: new AbortCon
  */
 export function createSqliteSharedWork(driver: StoreDriver): SharedWork {
   return {
+    soleServer: true,
     lockPullRequest: async () => held,
     async pendingDeliveriesOf(prKey) {
       return (await driver.read<DeliveryRow>(queries.pendingDeliveriesOf, [prKey])).map(deliveryFromRow)

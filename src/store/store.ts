@@ -148,6 +148,12 @@ export type PullRequestLock = (() => Promise<void>) & { readonly lost: AbortSign
  */
 export interface SharedWork {
   /**
+   * True when no other server can accept or apply this database's deliveries (SQLite: the server lock).
+   * Then what this server has recorded and handed to its mailboxes is all that is pending, and a batch it
+   * knows to be complete need not be read back (src/mailbox/known-pending.ts).
+   */
+  readonly soleServer: boolean
+  /**
    * Waits until no other server works on this pull request, then holds it until the returned release is
    * called. Never a transaction: Slack calls made while it is held keep no transaction open.
    */

@@ -1,4 +1,4 @@
-import { readStoredEvent } from '../../machines/stored-json.ts'
+import { readStoredEvent, storedEvent } from '../../machines/stored-json.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import { whileHeld } from '../slack/lock-scope.ts'
 import type { Store } from '../store/store.ts'
@@ -18,12 +18,19 @@ export interface ApplyPendingDeps {
  * replicas). docs/architecture.md, "How replicas share the work".
  */
 export function createApplyPending(deps: ApplyPendingDeps) {
-  return async function applyPending(prKey: string): Promise<void> {
+  /**
+   * `known`: the batch, when the caller knows it is everything pending (src/mailbox/known-pending.ts); used
+   * only where this server is the only one, else the store is read all the same. Resolves to the ids applied.
+   */
+  return async function applyPending(prKey: string, known?: readonly LifecycleEvent[]): Promise<string[]> {
     const lock = await deps.store.lockPullRequest(prKey)
     try {
-      const pending = await deps.store.pendingDeliveriesOf(prKey)
+      // A known event goes through its stored JSON all the same, so that it is applied exactly as if read back.
+      const stored = known && deps.store.soleServer ? known.map(storedEvent) : (await deps.store.pendingDeliveriesOf(prKey)).map((d) => d.event)
       // Under the lock's scope: if the lock is lost mid-batch, the batch's next Slack call fails instead.
-      if (pending.length > 0) await whileHeld(lock.lost, () => deps.applyDeliveries(pending.map((d) => readStoredEvent(d.event))))
+      const events = stored.map(readStoredEvent)
+      if (events.length > 0) await whileHeld(lock.lost, () => deps.applyDeliveries(events))
+      return events.map((e) => e.deliveryId)
     } finally {
       await lock()
     }

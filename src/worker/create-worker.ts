@@ -1,3 +1,4 @@
+import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { Secrets, Settings } from '../config/settings.ts'
 import type { Logger } from '../log/logger.ts'
 import { configurePeople } from '../people/configure-people.ts'
@@ -34,8 +35,8 @@ export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secre
 export interface Worker extends Outbound {
   /** Folds a pull request's batch, plans, runs the plan through the pacer and commits: the caller keeps batches of a pull request in order. */
   applyDeliveries: ApplyDeliveries
-  /** Under the pull request's lock, applies what is pending for it (the mailboxes' work). */
-  applyPending: (prKey: string) => Promise<void>
+  /** Under the pull request's lock, applies what is pending for it (the mailboxes' work); resolves to the ids applied. */
+  applyPending: (prKey: string, known?: readonly LifecycleEvent[]) => Promise<string[]>
   /** Settles the posts an earlier run left with an unknown outcome (at start-up, before the replay). */
   recoverPosts: () => Promise<void>
   /** The personal side: direct messages, people's zones and groups (src/personal/). */

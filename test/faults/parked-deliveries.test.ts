@@ -6,7 +6,7 @@ import { pendingDeliveries } from '../helpers/pending-deliveries.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { pullRequest } from '../helpers/github-payloads.ts'
-import { messagesOf } from './pr-messages.ts'
+import { messagesOf, statusOf } from './pr-messages.ts'
 
 /**
  * Issue 23.5: a failed batch is retried with backoff in the running server (before: only at the next start
@@ -47,6 +47,23 @@ describe('failed batches', () => {
     await waitFor('the message to be posted by a retry', () => messagesOf(slack, 'Codertocat', 7).length === 1, 15_000)
     expect(logged('delivery failed; it stays pending and is retried').map((e) => e.retry_in_ms)).toEqual([1000, 2000])
     await waitFor('nothing pending', () => pendingDeliveries(dir.path) === 0)
+  })
+
+  it('come before a later delivery of their pull request, which does not skip reading them (issue 25), and nothing twice', async () => {
+    slack.faults.push({ method: 'chat.postMessage', fault: { error: 'invalid_auth' } })
+    service = await startPrherald(dir.path, env())
+    expect((await opened(7)).status).toBe(200)
+    await waitFor('the first batch to fail', () => logged('delivery failed; it stays pending and is retried').length === 1)
+    // Applied alone before the opened delivery, this would leave the message open (the opened one's facts last).
+    const toDraft = pullRequest('converted_to_draft', 7, { draft: true })
+    expect((await deliver(service.url, 'github', { event: 'pull_request', payload: toDraft, deliveryId: 'draft-7' })).status).toBe(200)
+    await waitFor('a message', () => messagesOf(slack, 'Codertocat', 7).length > 0)
+    await waitFor('nothing pending', () => pendingDeliveries(dir.path) === 0)
+    // The retry of the opened delivery has had its turn (backoff 1 s) and found nothing left to apply.
+    await new Promise((r) => setTimeout(r, 1500))
+    const messages = messagesOf(slack, 'Codertocat', 7)
+    expect(messages).toHaveLength(1)
+    expect(statusOf(messages[0]!)).toMatch(/^Draft/)
   })
 
   it('that keep failing park their deliveries: counted, shown, kept, and replayed with one command once the cause is fixed', async () => {
