@@ -26,7 +26,6 @@ const SECRET = 'guard-secret'
 const targets = JSON.parse(readFileSync(join(packageRoot(), 'bench/targets.json'), 'utf8')) as { cpuGuard: { ratio: number; tolerance: number } }
 const ROUNDS = 9
 const PER_ROUND = 400
-const bodies = Array.from({ length: 20 }, (_, i) => Buffer.from(JSON.stringify(pullRequest('opened', 100 + i))))
 let dir: ReturnType<typeof makeTempDir>
 let store: Store
 
@@ -62,14 +61,23 @@ it('spends at most the stored ratio (times the tolerance) of a bare verify-and-p
       store, logger: createLogger({ format: 'json', level: 'error' }), handOff: () => {},
     }),
   })
-  const signed = bodies.map((body) => ({ body, signature: signBody(SECRET, body) }))
+  // Every delivery a body of its own: the same bytes under a new id are refused as a replay (issue 23), which
+  // would measure the refusal instead of the durable acknowledgement. Made before each round's clock starts.
+  let made = 0
+  const makeRound = () => Array.from({ length: PER_ROUND }, () => {
+    const body = Buffer.from(JSON.stringify(pullRequest('opened', 100 + made++)))
+    return { body, signature: signBody(SECRET, body) }
+  })
+  let signed = makeRound()
+  let accepted = 0
   const deliver = async (i: number) => {
-    const { body, signature } = signed[i % signed.length]!
+    const { body, signature } = signed[i]!
     const response = await app.fetch(new Request('http://127.0.0.1/webhook/github', {
       method: 'POST', body,
       headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': signature },
     }))
     if (response.status !== 200) throw new Error(`status ${response.status}`)
+    if (((await response.json()) as { status?: string }).status === 'accepted') accepted++
   }
   const service = async () => {
     let next = 0
@@ -80,13 +88,16 @@ it('spends at most the stored ratio (times the tolerance) of a bare verify-and-p
   await service() // warm-up: compile, prepare, first pages
   const ratios: number[] = []
   for (let round = 0; round < ROUNDS; round++) {
+    signed = makeRound()
     let at = process.cpuUsage()
-    for (let i = 0; i < PER_ROUND; i++) bare(signed[i % signed.length]!.body, signed[i % signed.length]!.signature)
+    for (let i = 0; i < PER_ROUND; i++) bare(signed[i]!.body, signed[i]!.signature)
     const bareCpu = cpuMicros(at)
     at = process.cpuUsage()
     await service()
     ratios.push(cpuMicros(at) / bareCpu)
   }
+  // Each delivery was durably accepted, none refused as a duplicate or replay: the guard measures the real path.
+  expect(accepted).toBe((ROUNDS + 1) * PER_ROUND)
   const median = [...ratios].sort((a, b) => a - b)[Math.floor(ROUNDS / 2)]!
   console.log(`CPU per acknowledged delivery / bare verify-and-parse: median ${median.toFixed(2)} of ${ratios.map((r) => r.toFixed(2)).join(', ')}`
     + ` (bound ${(targets.cpuGuard.ratio * targets.cpuGuard.tolerance).toFixed(2)})`)
