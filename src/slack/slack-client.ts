@@ -1,7 +1,7 @@
 import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type RetryOptions } from '@slack/web-api'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
-import { findMarkedMessage, type HistoryLookup, type PostMarker } from './find-marked-message.ts'
+import { findMarkedMessage, type HistoryLookup, type HistoryWindow, type PageCall, type PostMarker } from './find-marked-message.ts'
 import { findMarkedReply, type ReplyMarker } from './find-marked-reply.ts'
 import { mayHavePosted } from './post-outcome.ts'
 import type { SlackTokenObserver } from './slack-token-state.ts'
@@ -22,8 +22,8 @@ export interface SlackClient {
    * the message is a reply in that message's thread (the digest's list).
    */
   postMessage(channel: string, message: SlackMessage, marker?: PostMarker, threadTs?: string): Promise<string>
-  /** Looks through the channel's recent history for the post carrying `marker` (see find-marked-message.ts). */
-  findMarkedMessage(channel: string, marker: PostMarker, oldest: Date): Promise<HistoryLookup>
+  /** Looks through the channel's history in `window` for the post carrying `marker`, each page through `page` (see find-marked-message.ts). */
+  findMarkedMessage(channel: string, marker: PostMarker, window: HistoryWindow, page?: PageCall): Promise<HistoryLookup>
   /**
    * Replies in the thread of `threadTs`, never broadcast to the channel; like postMessage, never retried
    * inside the client, and slack_outcome_unknown when the reply may be in the thread.
@@ -186,7 +186,7 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
       return postOnce({ channel, thread_ts: threadTs, reply_broadcast: false, text, unfurl_links: false, metadata })
     },
     findMarkedReply: (channel, threadTs, marker, oldest) => findMarkedReply({ client, call }, channel, threadTs, marker, oldest),
-    findMarkedMessage: (channel, marker, oldest) => findMarkedMessage({ client, call }, channel, marker, oldest),
+    findMarkedMessage: (channel, marker, window, page) => findMarkedMessage({ client, call }, channel, marker, window, page),
     async updateMessage(channel, ts, message) {
       await call(() => client.chat.update({ channel, ts, text: message.text, blocks: message.blocks as never }))
     },
