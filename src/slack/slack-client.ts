@@ -3,6 +3,7 @@ import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
 import { findMarkedMessage, type HistoryLookup, type HistoryWindow, type PageCall, type PostMarker } from './find-marked-message.ts'
 import { findMarkedReply, type ReplyMarker } from './find-marked-reply.ts'
+import { heldLock } from './lock-scope.ts'
 import { mayHavePosted } from './post-outcome.ts'
 import type { SlackTokenObserver } from './slack-token-state.ts'
 
@@ -146,6 +147,11 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
   // after a timeout or a reset can land twice. A failed post goes back to post-once.ts, which looks for it
   // in the channel before posting again. (A 429 is refused before posting: slack_rate_limited, not posted.)
   const poster = new WebClient(options.token, { ...settings, retryConfig: { retries: 0 } })
+  // A change made for a batch that holds a pull request's lock is sent once as well: the batch retries it
+  // through the pacer, which checks the lock before each try. The client's own retry would not: after the
+  // lock was lost (the database restarted), a retry of an update that timed out landed over what the
+  // replica then holding the pull request had written (chaos run, PostgreSQL: a message left showing an older state).
+  const changer = () => (heldLock() ? poster : client)
   const call = async <T>(run: () => Promise<T>): Promise<T | undefined> => {
     try {
       const result = await run()
@@ -188,13 +194,13 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     findMarkedReply: (channel, threadTs, marker, oldest) => findMarkedReply({ client, call }, channel, threadTs, marker, oldest),
     findMarkedMessage: (channel, marker, window, page) => findMarkedMessage({ client, call }, channel, marker, window, page),
     async updateMessage(channel, ts, message) {
-      await call(() => client.chat.update({ channel, ts, text: message.text, blocks: message.blocks as never }))
+      await call(() => changer().chat.update({ channel, ts, text: message.text, blocks: message.blocks as never }))
     },
     async addReaction(channel, ts, name) {
-      await call(() => client.reactions.add({ channel, timestamp: ts, name }))
+      await call(() => changer().reactions.add({ channel, timestamp: ts, name }))
     },
     async removeReaction(channel, ts, name) {
-      await call(() => client.reactions.remove({ channel, timestamp: ts, name }))
+      await call(() => changer().reactions.remove({ channel, timestamp: ts, name }))
     },
     async lookupUserByEmail(email) {
       const result = await call(async () => {
