@@ -2,6 +2,7 @@ import { errorFields, type Logger } from '../log/logger.ts'
 import type { PostIntent, PullRequestRef, Store } from '../store/store.ts'
 import { intentPrKey, type FindPost } from '../slack/find-post.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
+import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 
 /**
@@ -13,8 +14,8 @@ import type { SlackPacer } from '../slack/slack-pacer.ts'
  * the next post of that pull request in that channel looks for it first (post-once.ts).
  * A post that is not there yet may still be on its way: the process may have died with the request sent and
  * Slack carries it out up to a client timeout later (chaos run #61: dropped at once, the replay then saw no
- * message and the post landed after it). So an intent is dropped only when a second look, `settleMs` later,
- * does not find its post either; only a start that finds such an intent waits.
+ * message and the post landed after it). So an intent is dropped only when a second look, a client timeout
+ * later (10 s at most), does not find its post either; only a start that finds such an intent waits.
  */
 export async function recoverPosts(deps: RecoverDeps): Promise<void> {
   const intents = await deps.store.postIntents()
@@ -22,9 +23,12 @@ export async function recoverPosts(deps: RecoverDeps): Promise<void> {
   const counts = { found: 0, not_found: 0, not_searched: 0, settled_elsewhere: 0 }
   const again = await lookUp(intents, deps, counts, 'keep')
   if (again.length > 0) {
-    deps.logger.info('interrupted posts not in the channel yet; looking again once a post still on its way has landed', { count: again.length, wait_ms: deps.settleMs })
+    // At most the default client timeout: a longer one set for a slow network waits longer for Slack's
+    // answer, not for Slack to carry out a request it already has.
+    const waitMs = Math.min(deps.settleMs, DEFAULT_SLACK_TIMEOUT_MS)
+    deps.logger.info('interrupted posts not in the channel yet; looking again once a post still on its way has landed', { count: again.length, wait_ms: waitMs })
     // Shut down meanwhile, the intents stay for the next start.
-    if (await deps.sleep.sleep(deps.settleMs).then(() => true, () => false)) {
+    if (await deps.sleep.sleep(waitMs).then(() => true, () => false)) {
       counts.not_searched -= again.filter((i) => i.unsearched).length
       await lookUp(again.map((i) => i.intent), deps, counts, 'drop')
     } else counts.not_searched += again.filter((i) => !i.unsearched).length
