@@ -16,9 +16,10 @@ export interface Cluster {
   unexpectedExits: string[]
 }
 
-/** `logDir`: each replica's JSON log goes to replica-<pid>.log there. */
+/** `logDir`: each start's whole JSON log goes to replica-start-<n>.log there. */
 export async function startCluster(count: number, env: NodeJS.ProcessEnv, logDir: string): Promise<Cluster> {
   const slots: Array<Child | undefined> = []
+  let starts = 0
   const expected = new Set<Child['child']>()
   const cluster: Cluster = {
     kills: 0, restarts: 0, unexpectedExits: [],
@@ -41,8 +42,9 @@ export async function startCluster(count: number, env: NodeJS.ProcessEnv, logDir
     },
   }
   const start = async () => {
-    const child = await spawnListening('dist/src/cli/server.js', [], env)
-    child.child.stdout?.pipe(createWriteStream(join(logDir, `replica-${child.child.pid}.log`)))
+    // The whole log of every start, the lines before `listening` too (where post recovery runs).
+    const log = createWriteStream(join(logDir, `replica-start-${++starts}.log`))
+    const child = await spawnListening('dist/src/cli/server.js', [], env, log)
     child.child.once('exit', (code, signal) => {
       if (!expected.has(child.child)) cluster.unexpectedExits.push(`pid ${child.child.pid} exited with ${code ?? signal}`)
     })

@@ -11,7 +11,9 @@ interface ChaosDelivery {
 
 /** A pull request's script: its deliveries in order, and the status line its message must end with. */
 export interface PrScript {
+  /** Unique across the run's repositories: the checks know a pull request by it. */
   number: number
+  repository: string
   deliveries: ChaosDelivery[]
   finalStatus: string
 }
@@ -28,11 +30,20 @@ export interface TrafficFigures {
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!
 const chance = (p: number) => Math.random() < p
 
+/** The example payloads' repository (Codertocat/Hello-World) renamed: each repository has a channel of its own. */
+function inRepository(payload: Record<string, any>, repository: string): Record<string, any> {
+  payload.repository.name = repository
+  payload.repository.full_name = `Codertocat/${repository}`
+  const pr = payload.pull_request ?? payload.issue?.pull_request
+  if (pr?.html_url) pr.html_url = String(pr.html_url).replace('/Hello-World/', `/${repository}/`)
+  return payload
+}
+
 /**
  * Opened, then some of (carol approves, erin requests changes, dave and frank comment) in random order,
  * then merged or closed: the message must end with the status the last event implies.
  */
-export function prScript(number: number): PrScript {
+export function prScript(number: number, repository: string): PrScript {
   const payloads: Array<[string, Record<string, any>]> = [['pull_request', pullRequest('opened', number)]]
   const middle: Array<[string, Record<string, any>]> = []
   const approved = chance(0.6)
@@ -51,13 +62,13 @@ export function prScript(number: number): PrScript {
   payloads.push(...middle, ['pull_request', pullRequest('closed', number, { merged })])
   const deliveries = payloads.map(([event, payload], i) => {
     const id = `chaos-${number}-${i}`
-    return { id, ...signedDelivery('github', { event, payload, deliveryId: id }) }
+    return { id, ...signedDelivery('github', { event, payload: inRepository(payload, repository), deliveryId: id }) }
   })
   const status = [merged ? 'Merged' : 'Closed']
   if (approved) status.push('Approved by carol')
   if (changes) status.push('Changes requested by erin')
   if (commenters.length > 0) status.push(`${commenters.length} ${commenters.length === 1 ? 'comment' : 'comments'}`)
-  return { number, deliveries, finalStatus: status.join(' · ') }
+  return { number, repository, deliveries, finalStatus: status.join(' · ') }
 }
 
 async function send(url: string, delivery: ChaosDelivery): Promise<boolean> {
@@ -73,10 +84,10 @@ async function send(url: string, delivery: ChaosDelivery): Promise<boolean> {
 /**
  * Workers that each play one pull request's script after another until `until`: each delivery is sent to a
  * random live replica and sent again (same id and body, as the host redelivers) until one acknowledges it,
- * so a pull request's events are acknowledged in order. Some are sent to two replicas at once (exact
+ * so a pull request's events are acknowledged in order. Pull requests take the repositories in turn. Some are sent to two replicas at once (exact
  * duplicates racing), and after a pull request ends one of its earlier deliveries is redelivered.
  */
-export async function runTraffic(options: { urls: () => string[]; until: number; workers: number; gapMs: number }): Promise<TrafficFigures> {
+export async function runTraffic(options: { urls: () => string[]; until: number; workers: number; gapMs: number; repositories: readonly string[] }): Promise<TrafficFigures> {
   const figures: TrafficFigures = { sent: 0, acknowledged: new Set(), duplicates: 0, redeliveries: 0, refused: 0, prs: [] }
   let nextNumber = 1
   const deliver = async (delivery: ChaosDelivery, copies: number) => {
@@ -92,7 +103,7 @@ export async function runTraffic(options: { urls: () => string[]; until: number;
   }
   const worker = async () => {
     while (Date.now() < options.until) {
-      const script = prScript(nextNumber++)
+      const script = prScript(nextNumber, options.repositories[nextNumber++ % options.repositories.length]!)
       figures.prs.push(script)
       for (const delivery of script.deliveries) {
         const copies = chance(0.15) ? 2 : 1

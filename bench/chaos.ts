@@ -22,6 +22,9 @@ const MODE = process.argv[2] ?? process.env.CHAOS_MODE ?? 'postgres'
 const SECONDS = Number(process.env.CHAOS_SECONDS ?? 120)
 const SETTLE_SECONDS = Number(process.env.CHAOS_SETTLE_SECONDS ?? Math.max(30, Math.round(SECONDS / 3)))
 const WORKERS = Number(process.env.CHAOS_WORKERS ?? 8)
+// Slack takes about one post a second per channel: the stream is spread over this many repositories, a channel each.
+const REPOSITORIES = Array.from({ length: Number(process.env.CHAOS_REPOSITORIES ?? 12) }, (_, i) => `repo-${i}`)
+const channelOf = (i: number) => `C${String(10 + i).padStart(10, '0')}`
 if (MODE !== 'postgres' && MODE !== 'sqlite') {
   console.error(`bench:chaos: unknown mode ${MODE}; fix: use postgres or sqlite`)
   process.exit(2)
@@ -41,7 +44,7 @@ writeConfig(dir.path, {
   server: { log_format: 'json', log_level: 'info' },
   // Parked after 10 failed batches, 1 s doubling: about 8 minutes, longer than any fault injected here.
   database: { retry_attempts: 10, retry_backoff_seconds: 1, ...(MODE === 'postgres' ? { lease_seconds: 5 } : {}) },
-  mappings: { Codertocat: { '*': { channel: 'C0000000001' } } },
+  mappings: { Codertocat: Object.fromEntries(REPOSITORIES.map((repository, i) => [repository, { channel: channelOf(i) }])) },
 })
 let postgres: PostgresServer | undefined
 let databaseUrl = `file:${join(dir.path, 'prherald.db')}`
@@ -69,7 +72,7 @@ const restartDatabase = async (at: number) => {
   await oneAtATime(async () => { await postgres!.restart(); databaseRestarts++ })
 }
 const [traffic, kills, slackFaults] = await Promise.all([
-  runTraffic({ urls: cluster.urls, until: faultsEnd, workers: WORKERS, gapMs: 150 }),
+  runTraffic({ urls: cluster.urls, until: faultsEnd, workers: WORKERS, gapMs: 150, repositories: REPOSITORIES }),
   atRandomMoments(faultsEnd, MODE === 'postgres' ? 5000 : 8000, () => oneAtATime(cluster.killOne)),
   injectSlackFaults(slack, faultsEnd, 700),
   ...(postgres ? [0.35, 0.7].map((f) => restartDatabase(started + f * (faultsEnd - started))) : []),
@@ -94,7 +97,7 @@ const verdict = checkChaos(slack, rows, traffic.acknowledged, traffic.prs, clust
 
 const complete = traffic.prs.filter((pr) => pr.deliveries.every((d) => traffic.acknowledged.has(d.id))).length
 console.log(`chaos run, ${MODE}: ${MODE === 'postgres' ? 3 : 1} prherald-server process(es)${postgres ? ' on an embedded PostgreSQL' : ' on SQLite'}, `
-  + `${WORKERS} senders, faults for ${((faultsEnd - started) / 1000).toFixed(0)} s, settled ${settledAfter.toFixed(1)} s after the traffic stopped (run ${((Date.now() - started) / 1000).toFixed(0)} s)`)
+  + `${WORKERS} senders over ${REPOSITORIES.length} repositories (a channel each), faults for ${((faultsEnd - started) / 1000).toFixed(0)} s, settled ${settledAfter.toFixed(1)} s after the traffic stopped (run ${((Date.now() - started) / 1000).toFixed(0)} s)`)
 console.log(`  deliveries: ${traffic.sent} sent (${traffic.duplicates} sent twice at once (to two random replicas), ${traffic.redeliveries} redelivered after their PR ended, `
   + `${traffic.refused} refused or cut off and sent again), ${traffic.acknowledged.size} distinct acknowledged; ${traffic.prs.length} PRs, ${complete} with every delivery acknowledged, `
   + `${verdict.endedUnannounced} of them ended before prherald announced them (no message, by design)`)

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import type { Writable } from 'node:stream'
 import { packageRoot } from '../src/package-root.ts'
 
 export interface Child {
@@ -16,22 +17,26 @@ export function killChildren(): void {
   for (const child of running) child.kill('SIGKILL')
 }
 
-/** Spawns a node script (relative to this tree, or absolute: another tree's) and waits for its JSON `listening` line (prherald logs `port`, baselines `url`). */
-export function spawnListening(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
+/**
+ * Spawns a node script (relative to this tree, or absolute: another tree's) and waits for its JSON `listening`
+ * line (prherald logs `port`, baselines `url`). `log`: the whole of its stdout goes there, start-up lines too.
+ */
+export function spawnListening(script: string, args: string[], env: NodeJS.ProcessEnv, log?: Writable): Promise<Child> {
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []
   const child = spawn(process.execPath, [...nodeArgs, resolve(packageRoot(), script), ...args], { env, stdio: ['ignore', 'pipe', 'inherit'] })
   running.add(child)
   child.once('exit', () => running.delete(child))
+  if (log) child.stdout?.pipe(log)
   return new Promise((resolve, reject) => {
     let buffer = ''
-    child.stdout?.on('data', (chunk: Buffer) => {
+    const untilListening = (chunk: Buffer) => {
       buffer += chunk.toString()
       for (const line of buffer.split('\n')) {
         try {
           const entry = JSON.parse(line) as { msg?: string; url?: string; port?: number }
           if (entry.msg !== 'listening') continue
           const url = entry.url ?? `http://127.0.0.1:${entry.port}`
-          child.stdout?.removeAllListeners('data')
+          child.stdout?.off('data', untilListening)
           child.stdout?.resume()
           resolve({
             child, url,
@@ -39,7 +44,8 @@ export function spawnListening(script: string, args: string[], env: NodeJS.Proce
           })
         } catch { /* partial line */ }
       }
-    })
+    }
+    child.stdout?.on('data', untilListening)
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
   })
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import type { PostMarker } from '../slack/find-marked-message.ts'
+import { searchWindow } from '../slack/find-post.ts'
 import { gatherDirectMessage, LINES_PER_MESSAGE } from '../slack/render-direct-message.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
@@ -13,9 +14,6 @@ import type { Store } from '../store/store.ts'
 /** The metadata every direct message carries: its batch, which a lookup recognises. */
 export const DIRECT_MESSAGE_EVENT_TYPE = 'prherald_direct_message'
 const markerOf = (batch: string): PostMarker => ({ eventType: DIRECT_MESSAGE_EVENT_TYPE, payload: { pr: 'direct_message', delivery_id: batch } })
-
-/** The lookup starts this long before the batch was recorded: prherald's clock and Slack's may differ. */
-const CLOCK_SKEW_MS = 5 * 60_000
 
 export interface DirectMessageSenderDeps {
   store: Store
@@ -54,7 +52,7 @@ export function createDirectMessageSender(deps: DirectMessageSenderDeps) {
   }
 
   const lookFor = async (channel: string, batch: string, since: number): Promise<string | undefined> => {
-    const found = await deps.pacer.call('conversations.history', channel, () => deps.slack.findMarkedMessage(channel, markerOf(batch), new Date(since - CLOCK_SKEW_MS)))
+    const found = await deps.slack.findMarkedMessage(channel, markerOf(batch), searchWindow(since), (run) => deps.pacer.call('conversations.history', channel, run))
     if ('ts' in found) return found.ts
     if (!warnedScope) {
       warnedScope = true

@@ -15,12 +15,24 @@ export function postMarker(prKey: string, deliveryId: string): PostMarker {
   return { eventType: POST_EVENT_TYPE, payload: { pr: prKey, delivery_id: deliveryId } }
 }
 
-/** The marked post's ts (undefined: not in the history searched), or the scope the token lacks to search. */
-export type HistoryLookup = { ts: string | undefined } | { missingScope: string }
+/**
+ * The marked post's ts (undefined: not in the history searched; `bounded`: the search stopped at its page
+ * bound before the end of its window), or the scope the token lacks to search.
+ */
+export type HistoryLookup = { ts: string | undefined; bounded?: boolean } | { missingScope: string }
 
-/** Slack recommends at most 200 a page; a lookup reads at most PAGES × PAGE_SIZE messages (a history or a thread). */
-const PAGE_SIZE = 100
-const PAGES = 3
+/** The time range a history search reads, on Slack's clock (message ts). */
+export interface HistoryWindow { oldest: Date; latest: Date }
+
+/** Runs one page's request: the caller paces and retries each page on its own (a search is many calls). */
+export type PageCall = <T>(run: () => Promise<T>) => Promise<T>
+
+/**
+ * Slack recommends at most 200 a page. The window, not a page count, bounds a search: HISTORY_PAGES only
+ * stops one that would read more than 5,000 messages (over an hour of a channel at Slack's one post a second).
+ */
+const HISTORY_PAGE_SIZE = 200
+export const HISTORY_PAGES = 25
 
 /** The history scope a channel needs, when Slack's answer does not name it: by the ID's first letter. */
 export function historyScope(channel: string): string {
@@ -34,21 +46,26 @@ function matches(metadata: unknown, marker: PostMarker): boolean {
   return m?.event_type === marker.eventType && m.event_payload?.pr === marker.payload.pr && m.event_payload.delivery_id === marker.payload.delivery_id
 }
 
+const slackTs = (at: Date) => (at.getTime() / 1000).toFixed(6)
+
 /**
- * Reads the channel's history since `oldest`, newest first, bounded, with every message's metadata
- * (`include_all_metadata`), and returns the ts of the message carrying `marker`. `call` classifies errors
- * as the client's other calls do; a token without the history scope is an answer here, not an error,
- * because prherald then degrades to posting again.
+ * Reads the channel's history in `window`, newest first, with every message's metadata
+ * (`include_all_metadata`), and returns the ts of the message carrying `marker`. Both ends are given: with
+ * `oldest` alone Slack returns the messages closest to `oldest` (paging forward), so a busy channel's recent
+ * post would be the last one read. `call` classifies errors as the client's other calls do; a token without
+ * the history scope is an answer here, not an error, because prherald then degrades to posting again.
  */
 export async function findMarkedMessage(
   deps: { client: WebClient; call: <T>(run: () => Promise<T>) => Promise<T | undefined> },
   channel: string,
   marker: PostMarker,
-  oldest: Date,
+  window: HistoryWindow,
+  page: PageCall = (run) => run(),
 ): Promise<HistoryLookup> {
-  return findInPages(channel, (cursor) => deps.call(() => deps.client.conversations.history({
-    channel, oldest: (oldest.getTime() / 1000).toFixed(6), limit: PAGE_SIZE, include_all_metadata: true, ...(cursor ? { cursor } : {}),
-  })), (m) => matches(m.metadata, marker))
+  const range = { oldest: slackTs(window.oldest), latest: slackTs(window.latest) }
+  return findInPages(channel, (cursor) => page(() => deps.call(() => deps.client.conversations.history({
+    channel, ...range, limit: HISTORY_PAGE_SIZE, include_all_metadata: true, ...(cursor ? { cursor } : {}),
+  }))), (m) => matches(m.metadata, marker), HISTORY_PAGES)
 }
 
 /** One page of `conversations.history` or `conversations.replies`, as far as a search reads it. */
@@ -59,17 +76,18 @@ export type MessagePage = {
 } | undefined
 
 /**
- * Reads at most PAGES pages through `read` (a history or a thread, PAGE_SIZE a page) and returns the ts of the
- * first message `isMarked` accepts. A token without the history scope is an answer (`missingScope`), not an
- * error: the caller then posts again.
+ * Reads at most `pages` pages through `read` (a history or a thread) and returns the ts of the first message
+ * `isMarked` accepts; `bounded` when it stopped with pages left. A token without the history scope is an
+ * answer (`missingScope`), not an error: the caller then posts again.
  */
 export async function findInPages(
   channel: string,
   read: (cursor: string | undefined) => Promise<MessagePage>,
   isMarked: (message: { ts?: string; metadata?: unknown }) => boolean,
+  pages: number,
 ): Promise<HistoryLookup> {
   let cursor: string | undefined
-  for (let page = 0; page < PAGES; page++) {
+  for (let page = 0; page < pages; page++) {
     let answer
     try {
       answer = await read(cursor)
@@ -81,7 +99,7 @@ export async function findInPages(
     const found = answer?.messages?.find(isMarked)
     if (found?.ts) return { ts: found.ts }
     cursor = answer?.response_metadata?.next_cursor
-    if (!answer?.has_more || !cursor) break
+    if (!answer?.has_more || !cursor) return { ts: undefined }
   }
-  return { ts: undefined }
+  return { ts: undefined, bounded: true }
 }

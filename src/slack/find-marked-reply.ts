@@ -17,6 +17,7 @@ export function replyMarker(prKey: string, replyKey: string): ReplyMarker {
 
 /** A thread holds few replies; a lookup reads at most three pages of them. */
 const PAGE_SIZE = 100
+const PAGES = 3
 
 function matches(metadata: unknown, marker: ReplyMarker): boolean {
   const m = metadata as { event_type?: unknown; event_payload?: { pr?: unknown; reply_key?: unknown } } | undefined
@@ -37,5 +38,5 @@ export async function findMarkedReply(
 ): Promise<HistoryLookup> {
   return findInPages(channel, (cursor) => deps.call(() => deps.client.conversations.replies({
     channel, ts: threadTs, oldest: (oldest.getTime() / 1000).toFixed(6), limit: PAGE_SIZE, include_all_metadata: true, ...(cursor ? { cursor } : {}),
-  })), (m) => m.ts !== threadTs && matches(m.metadata, marker))
+  })), (m) => m.ts !== threadTs && matches(m.metadata, marker), PAGES)
 }

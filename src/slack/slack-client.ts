@@ -1,8 +1,9 @@
 import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type RetryOptions } from '@slack/web-api'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
-import { findMarkedMessage, type HistoryLookup, type PostMarker } from './find-marked-message.ts'
+import { findMarkedMessage, type HistoryLookup, type HistoryWindow, type PageCall, type PostMarker } from './find-marked-message.ts'
 import { findMarkedReply, type ReplyMarker } from './find-marked-reply.ts'
+import { heldLock } from './lock-scope.ts'
 import { mayHavePosted } from './post-outcome.ts'
 import type { SlackTokenObserver } from './slack-token-state.ts'
 
@@ -22,8 +23,8 @@ export interface SlackClient {
    * the message is a reply in that message's thread (the digest's list).
    */
   postMessage(channel: string, message: SlackMessage, marker?: PostMarker, threadTs?: string): Promise<string>
-  /** Looks through the channel's recent history for the post carrying `marker` (see find-marked-message.ts). */
-  findMarkedMessage(channel: string, marker: PostMarker, oldest: Date): Promise<HistoryLookup>
+  /** Looks through the channel's history in `window` for the post carrying `marker`, each page through `page` (see find-marked-message.ts). */
+  findMarkedMessage(channel: string, marker: PostMarker, window: HistoryWindow, page?: PageCall): Promise<HistoryLookup>
   /**
    * Replies in the thread of `threadTs`, never broadcast to the channel; like postMessage, never retried
    * inside the client, and slack_outcome_unknown when the reply may be in the thread.
@@ -146,6 +147,11 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
   // after a timeout or a reset can land twice. A failed post goes back to post-once.ts, which looks for it
   // in the channel before posting again. (A 429 is refused before posting: slack_rate_limited, not posted.)
   const poster = new WebClient(options.token, { ...settings, retryConfig: { retries: 0 } })
+  // A change made for a batch that holds a pull request's lock is sent once as well: the batch retries it
+  // through the pacer, which checks the lock before each try. The client's own retry would not: after the
+  // lock was lost (the database restarted), a retry of an update that timed out landed over what the
+  // replica then holding the pull request had written (chaos run, PostgreSQL: a message left showing an older state).
+  const changer = () => (heldLock() ? poster : client)
   const call = async <T>(run: () => Promise<T>): Promise<T | undefined> => {
     try {
       const result = await run()
@@ -186,15 +192,15 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
       return postOnce({ channel, thread_ts: threadTs, reply_broadcast: false, text, unfurl_links: false, metadata })
     },
     findMarkedReply: (channel, threadTs, marker, oldest) => findMarkedReply({ client, call }, channel, threadTs, marker, oldest),
-    findMarkedMessage: (channel, marker, oldest) => findMarkedMessage({ client, call }, channel, marker, oldest),
+    findMarkedMessage: (channel, marker, window, page) => findMarkedMessage({ client, call }, channel, marker, window, page),
     async updateMessage(channel, ts, message) {
-      await call(() => client.chat.update({ channel, ts, text: message.text, blocks: message.blocks as never }))
+      await call(() => changer().chat.update({ channel, ts, text: message.text, blocks: message.blocks as never }))
     },
     async addReaction(channel, ts, name) {
-      await call(() => client.reactions.add({ channel, timestamp: ts, name }))
+      await call(() => changer().reactions.add({ channel, timestamp: ts, name }))
     },
     async removeReaction(channel, ts, name) {
-      await call(() => client.reactions.remove({ channel, timestamp: ts, name }))
+      await call(() => changer().reactions.remove({ channel, timestamp: ts, name }))
     },
     async lookupUserByEmail(email) {
       const result = await call(async () => {

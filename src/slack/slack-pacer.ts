@@ -3,7 +3,7 @@ import { budgetKey, heldScope, SLACK_RATE_LIMITS, type RateLimit, type SlackMeth
 import { systemClock, type PacerClock } from './pacer-clock.ts'
 import type { SharedPacingBudget } from '../store/shared-pacing-budget.ts'
 import { ShutdownInterrupt } from './retry-transient.ts'
-import { heldLock, lockLostError } from './lock-scope.ts'
+import { heldLock, lockLostError, whileHeld } from './lock-scope.ts'
 
 /** `published`: spend Slack's published limits. `off`: no budgets, only the holds a 429 asks for. */
 export type SlackPacing = 'published' | 'off'
@@ -226,7 +226,8 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
       // A batch whose pull request's lock is gone makes no further call: another server may hold it now.
       const lost = heldLock()
       if (lost?.aborted) return Promise.reject(lockLostError(lost))
-      const guarded = lost ? () => (lost.aborted ? Promise.reject(lockLostError(lost)) : run()) : run
+      // Run in the lock's scope whoever pumps the queue: the Slack client sends a locked batch's changes once.
+      const guarded = lost ? () => (lost.aborted ? Promise.reject(lockLostError(lost)) : whileHeld(lost, run)) : run
       return new Promise<T>((resolve, reject) => {
         queue.push({
           seq: seq++, method, channel, run: guarded, resolve: resolve as (value: unknown) => void, reject,

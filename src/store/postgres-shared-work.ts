@@ -10,16 +10,20 @@ import type { SharedWork } from './store.ts'
 const PR_LOCK_NAMESPACE = 0x707268 // "prh"
 const TRY_LOCK = 'SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked'
 const UNLOCK = 'SELECT pg_advisory_unlock($1, hashtext($2)) AS unlocked'
+// Lease times are on PostgreSQL's clock, never a replica's: a replica whose clock runs ahead would otherwise
+// see every other replica's live lease as run out and take it. The time the statement started, unix ms.
+export const DATABASE_NOW_MS = '(extract(epoch from statement_timestamp()) * 1000)::bigint'
 // A lease held by another server and not expired is left alone: renewing only extends what is ours.
-const RENEW = `UPDATE deliveries SET lease_owner = $1, lease_expires_at = $2
+const RENEW = `UPDATE deliveries SET lease_owner = $1, lease_expires_at = ${DATABASE_NOW_MS} + $2
   WHERE provider = $3 AND delivery_id = ANY($4::text[]) AND applied_at IS NULL
-    AND (lease_owner IS NULL OR lease_owner = $1 OR lease_expires_at < $5)`
-// A row never leased (lease_owner NULL) is its receiver's until received_at plus the lease. SKIP LOCKED: two
-// servers sweeping at once each claim different rows, and neither waits for the other.
-const CLAIM_EXPIRED = `UPDATE deliveries d SET lease_owner = $1, lease_expires_at = $2
+    AND (lease_owner IS NULL OR lease_owner = $1 OR lease_expires_at < ${DATABASE_NOW_MS})`
+// A row never leased (lease_owner NULL) is its receiver's until received_at plus the lease: received_at is the
+// receiver's clock, so that one window (until the receiver's first renewal, a third of a lease) leans on it.
+// SKIP LOCKED: two servers sweeping at once each claim different rows, and neither waits for the other.
+const CLAIM_EXPIRED = `UPDATE deliveries d SET lease_owner = $1, lease_expires_at = ${DATABASE_NOW_MS} + $2
   FROM (SELECT seq FROM deliveries
-    WHERE applied_at IS NULL AND parked_at IS NULL AND coalesce(lease_expires_at, received_at + $3) < $4
-    ORDER BY seq LIMIT $5 FOR UPDATE SKIP LOCKED) expired
+    WHERE applied_at IS NULL AND parked_at IS NULL AND coalesce(lease_expires_at, received_at + $2) < ${DATABASE_NOW_MS}
+    ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED) expired
   WHERE d.seq = expired.seq
   RETURNING d.seq, d.provider, d.delivery_id, d.pr_key, d.event, d.received_at`
 
@@ -31,7 +35,6 @@ export interface PostgresSharedWorkDeps {
    * connection the batches' queries need; without one, they share `pool`.
    */
   lockPool?: PostgresPool
-  now: () => number
   /** True once the store is closing: a lock still waited for gives up. */
   closing: () => boolean
 }
@@ -70,12 +73,10 @@ export function createPostgresSharedWork(deps: PostgresSharedWorkDeps): SharedWo
     },
     async renewLeases({ owner, leaseMs, provider, deliveryIds }) {
       if (deliveryIds.length === 0) return
-      const now = deps.now()
-      await deps.pool.query(RENEW, [owner, now + leaseMs, provider, deliveryIds, now])
+      await deps.pool.query(RENEW, [owner, leaseMs, provider, deliveryIds])
     },
     async claimExpiredDeliveries({ owner, leaseMs, limit }) {
-      const now = deps.now()
-      const { rows } = await deps.pool.query<DeliveryRow>(CLAIM_EXPIRED, [owner, now + leaseMs, leaseMs, now, limit])
+      const { rows } = await deps.pool.query<DeliveryRow>(CLAIM_EXPIRED, [owner, leaseMs, limit])
       return rows.map(deliveryFromRow).sort((a, b) => a.seq - b.seq)
     },
   }

@@ -42,6 +42,6 @@ export function createPostgresStore({ pool, now = Date.now, lockPool }: Postgres
     },
   }
   // Replicas: per-pull-request locks and delivery leases, in a file of their own.
-  const sharedWork = createPostgresSharedWork({ pool, lockPool, now, closing: () => closed !== undefined })
+  const sharedWork = createPostgresSharedWork({ pool, lockPool, closing: () => closed !== undefined })
   return createStore({ driver, sharedWork, now })
 }

@@ -72,7 +72,7 @@ export function createWorker(options: WorkerOptions): Worker {
     ...outbound,
     applyDeliveries,
     applyPending: createApplyPending({ store, applyDeliveries }),
-    recoverPosts: () => recoverPosts({ store, findPost, pacer, logger }),
+    recoverPosts: () => recoverPosts({ store, findPost, pacer, logger, sleep, settleMs }),
     personal,
   }
 }

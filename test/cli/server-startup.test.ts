@@ -257,7 +257,10 @@ describe('the listener is bound first', () => {
     expect(server.output()).not.toContain('"msg":"listening"')
 
     release()
-    await waitFor('the server to be ready', () => server.output().includes('"msg":"listening"'))
+    // The post is not in Slack: the start looks once more a client timeout (10 s) later, still answering 503.
+    await waitFor('the second look', () => server.output().includes('interrupted posts not in the channel yet'))
+    expect((await deliver(url, 'github', opening)).status).toBe(503)
+    await waitFor('the server to be ready', () => server.output().includes('"msg":"listening"'), 20_000)
     expect((await fetch(`${url}/readyz`)).status).toBe(200)
     expect(await (await fetch(`${url}/healthz`)).json()).toMatchObject({ status: 'ok' })
     expect(storedDeliveries()).toEqual([])

@@ -102,3 +102,27 @@ describe('a post whose outcome is unknown, then the pull request ends before any
     expect(messages[0]!.reactions.has('twisted_rightwards_arrows')).toBe(true)
   })
 })
+
+describe('a post still on its way to Slack when the process stops, then the pull request ends', () => {
+  it('the restart waits for a post still travelling before it decides there is none: one message, final (chaos run #61)', async () => {
+    // Slack carries the post out 3.5 s after it arrives, inside the client's timeout: when the process
+    // stops, the post is neither answered nor in the channel yet, and it lands after the restart's first look.
+    slack.faults.push({ method: 'chat.postMessage', fault: { delayMs: 3500 } })
+    service = await startPrherald(dir.path, env(), { slackTimeoutMs: 5000 })
+    expect((await deliver(service.url, 'github', { event: 'pull_request', payload: pullRequest('opened', 72) })).status).toBe(200)
+    await waitFor('the post on its way', () => slack.count('chat.postMessage') === 1)
+    expect((await deliver(service.url, 'github', { event: 'pull_request', payload: pullRequest('closed', 72, { merged: true }) })).status).toBe(200)
+    expect(await service.stop()).toEqual({ drained: false })
+    service = undefined
+    expect(messagesOf(slack, 'Codertocat', 72)).toHaveLength(0)
+
+    service = await startPrherald(dir.path, env(), { slackTimeoutMs: 5000 })
+    expect(await service.settle(20_000)).toBe(true)
+    await waitFor('the post to land', () => messagesOf(slack, 'Codertocat', 72).length > 0)
+    expect(await service.settle(20_000)).toBe(true)
+    expect(pendingDeliveries(dir.path)).toBe(0)
+    const messages = messagesOf(slack, 'Codertocat', 72)
+    expect(messages).toHaveLength(1)
+    expect(statusOf(messages[0]!)).toMatch(/^Merged/)
+  })
+})

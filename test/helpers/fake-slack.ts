@@ -192,28 +192,34 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
         return sendJson(res, 200, { ok: true, messages: page, has_more: more, response_metadata: { next_cursor: more ? String(start + limit) : '' } })
       }
       case 'conversations.history': {
-        // Newest first, oldest/latest exclusive as in Slack, `limit` a page with an offset as cursor; reactions
-        // in Slack's shape. A channel listed in `channels` with is_member false answers not_in_channel, as
-        // Slack does for a bot outside a channel.
+        // As Slack pages it (docs.slack.dev conversations.history; slack-api-docs issue 4): oldest/latest
+        // exclusive; with `latest` (or neither) the `limit` messages closest to latest, newest first, the cursor
+        // going further back; with `oldest` alone the ones closest to oldest, the cursor going forward. The
+        // cursor is opaque and anchored on a message, so posts made between pages move nothing. Reactions in
+        // Slack's shape. A channel listed in `channels` with is_member false answers not_in_channel.
         if (channel && state.channels.get(channel)?.is_member === false) return sendJson(res, 200, { ok: false, error: 'not_in_channel' })
         const needed = historyScope(channel ?? '')
         if (!state.scopes.includes(needed)) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed, provided: state.scopes.join(',') })
         const oldest = body.oldest === undefined ? 0 : Number(body.oldest)
         const latest = body.latest === undefined ? Infinity : Number(body.latest)
+        const forward = body.oldest !== undefined && body.latest === undefined
         const withMetadata = String(body.include_all_metadata) === 'true'
+        const [direction, anchor] = body.cursor ? Buffer.from(String(body.cursor), 'base64').toString().split(':') : []
         // Thread replies are not in a channel's history (unless broadcast), as in Slack.
         const all = [...state.messages.values()]
           .filter((m) => m.channel === channel && (m.threadTs === undefined || m.broadcast) && Number(m.ts) > oldest && Number(m.ts) < latest)
-          .sort((a, b) => b.ts.localeCompare(a.ts))
-        const start = Number(body.cursor ?? 0)
+          .filter((m) => anchor === undefined || (direction === 'after' ? m.ts > anchor : m.ts < anchor))
+          .sort((a, b) => forward ? a.ts.localeCompare(b.ts) : b.ts.localeCompare(a.ts))
         const limit = Number(body.limit ?? 100)
-        const page = all.slice(start, start + limit).map((m) => ({
+        const taken = all.slice(0, limit)
+        const page = (forward ? [...taken].reverse() : taken).map((m) => ({
           type: 'message', ts: m.ts, text: m.text, bot_id: 'B123',
           reactions: [...m.reactions].map((name) => ({ name, count: 1, users: ['U0BOT'] })),
           ...(withMetadata && m.metadata !== undefined ? { metadata: m.metadata } : {}),
         }))
-        const more = start + limit < all.length
-        return sendJson(res, 200, { ok: true, messages: page, has_more: more, response_metadata: { next_cursor: more ? String(start + limit) : '' } })
+        const more = all.length > limit
+        const next = more ? Buffer.from(`${forward ? 'after' : 'before'}:${taken.at(-1)!.ts}`).toString('base64') : ''
+        return sendJson(res, 200, { ok: true, messages: page, has_more: more, response_metadata: { next_cursor: next } })
       }
       case 'chat.update': {
         const message = state.messages.get(String(body.ts))

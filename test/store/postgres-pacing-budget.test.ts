@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { PrheraldError } from '../../src/errors.ts'
 import type { PacerClock } from '../../src/slack/pacer-clock.ts'
@@ -166,5 +166,23 @@ describe('shared pacing budget (PostgreSQL)', () => {
     await done
     expect(r.made).toHaveLength(1)
     expect(r.sharedErrors.length).toBe(1)
+  })
+
+  it('runs on the database\'s clock: a hold made by a replica whose clock is ten minutes ahead lasts its own length for the others', async () => {
+    const other = createPostgresPacingBudget({ pool: pools[1]! })
+    const draw = { key: budgetKey('chat.update', 'workspace', ''), limit: SLACK_RATE_LIMITS['chat.update'][0]! }
+    const holdKey = `hold:${draw.key}`
+    const realNow = Date.now
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 10 * 60_000)
+    try {
+      await createPostgresPacingBudget({ pool: pools[0]! }).hold(holdKey, [draw], 2_000)
+    } finally {
+      vi.restoreAllMocks()
+    }
+    const admission = await other.take([draw], holdKey)
+    expect(admission.granted).toBe(false)
+    const waits = admission.granted ? [] : admission.short.map((s) => s.waitMs)
+    expect(Math.max(...waits)).toBeLessThanOrEqual(2_000)
+    expect(Math.max(...waits)).toBeGreaterThan(1_000)
   })
 })

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { postgresMigrateUp } from '../../src/store/postgres-migrations.ts'
 import { openPostgresPool } from '../../src/store/postgres-pool.ts'
@@ -8,16 +9,15 @@ import { createTestDatabase, createTestSchema, type TestDatabase } from '../help
 /**
  * What PostgreSQL adds to the Store contract for replicas: several stores (servers) on one database
  * exclude each other per pull request, and take over the deliveries whose lease ran out, each one once.
+ * Leases run on PostgreSQL's clock, so these tests wait real time (short leases) rather than move a store's.
  */
 
 let database: TestDatabase
 let schema: TestDatabase
 let stores: Store[]
-let clock: number
 beforeAll(async () => { database = await createTestDatabase() })
 afterAll(() => database.drop())
 beforeEach(async () => {
-  clock = Date.UTC(2026, 0, 31, 12)
   schema = await createTestSchema(database)
   stores = []
 })
@@ -26,12 +26,12 @@ afterEach(async () => {
   await schema.drop()
 })
 
-/** A store as one server would open it: its own pools on the shared database. */
-async function server(): Promise<Store> {
+/** A store as one server would open it: its own pools on the shared database; `skewMs`: its clock is that far off. */
+async function server(skewMs = 0): Promise<Store> {
   const pool = await openPostgresPool({ url: schema.url, onIdleError: () => {} })
   await postgresMigrateUp(pool)
   const lockPool = await openPostgresPool({ url: schema.url, maxConnections: 2, onIdleError: () => {} })
-  const store = createPostgresStore({ pool, lockPool, now: () => clock })
+  const store = createPostgresStore({ pool, lockPool, now: () => Date.now() + skewMs })
   stores.push(store)
   return store
 }
@@ -39,7 +39,9 @@ async function server(): Promise<Store> {
 const delivery = (deliveryId: string, prNumber = 7): IncomingDelivery => ({
   provider: 'github', deliveryId, prKey: `github:acme/api#${prNumber}`, event: JSON.stringify({ id: deliveryId }),
 })
-const LEASE = 10_000
+const LEASE = 1500
+/** Long enough past a lease's end that it has surely run out. */
+const PAST_LEASE = LEASE + 150
 const ids = (deliveries: Array<{ deliveryId: string }>) => deliveries.map((d) => d.deliveryId)
 
 describe('per-pull-request locks across servers', () => {
@@ -75,32 +77,30 @@ describe('leases on pending deliveries', () => {
     for (const id of ['d-1', 'd-2']) await a.recordDelivery(delivery(id))
     await a.recordDelivery(delivery('d-3', 8))
     await a.commitOutcome({ provider: 'github', deliveryIds: ['d-2'], messages: [] })
-    clock += LEASE // exactly at the end of the lease it is still the receiver's
-    expect(await b.claimExpiredDeliveries({ owner: 'b', leaseMs: LEASE, limit: 10 })).toEqual([])
-    clock += 1
+    expect(await b.claimExpiredDeliveries({ owner: 'b', leaseMs: LEASE, limit: 10 })).toEqual([]) // still the receiver's
+    await sleep(PAST_LEASE)
     const claimed = await b.claimExpiredDeliveries({ owner: 'b', leaseMs: LEASE, limit: 10 })
     expect(ids(claimed)).toEqual(['d-1', 'd-3']) // d-2 is applied: never claimed
     expect(claimed[0]).toMatchObject({ prKey: 'github:acme/api#7', event: JSON.stringify({ id: 'd-1' }) })
     // b holds them now: c gets nothing until b stops renewing.
     expect(await c.claimExpiredDeliveries({ owner: 'c', leaseMs: LEASE, limit: 10 })).toEqual([])
-    clock += LEASE - 1
+    await sleep(LEASE / 2)
     await b.renewLeases({ owner: 'b', leaseMs: LEASE, provider: 'github', deliveryIds: ['d-1'] })
-    clock += 2
+    await sleep(LEASE / 2 + 150)
     expect(ids(await c.claimExpiredDeliveries({ owner: 'c', leaseMs: LEASE, limit: 10 }))).toEqual(['d-3'])
   })
 
   it('renewing never takes a delivery another server holds, but does extend one whose lease ran out', async () => {
     const [a, b] = [await server(), await server()]
     await a.recordDelivery(delivery('d-1'))
-    clock += LEASE + 1
+    await sleep(PAST_LEASE)
     expect(ids(await b.claimExpiredDeliveries({ owner: 'b', leaseMs: LEASE, limit: 10 }))).toEqual(['d-1'])
     // a was only slow, not dead: its renewal leaves b's claim alone.
     await a.renewLeases({ owner: 'a', leaseMs: LEASE, provider: 'github', deliveryIds: ['d-1'] })
-    clock += LEASE + 1
+    await sleep(PAST_LEASE)
     expect(ids(await a.claimExpiredDeliveries({ owner: 'a', leaseMs: LEASE, limit: 10 }))).toEqual(['d-1'])
-    clock += LEASE + 1
+    await sleep(PAST_LEASE)
     await b.renewLeases({ owner: 'b', leaseMs: LEASE, provider: 'github', deliveryIds: ['d-1'] }) // a's lease ran out: b may renew
-    clock += 1
     expect(await a.claimExpiredDeliveries({ owner: 'a', leaseMs: LEASE, limit: 10 })).toEqual([])
   })
 
@@ -108,10 +108,36 @@ describe('leases on pending deliveries', () => {
     const servers = [await server(), await server(), await server()]
     const all = Array.from({ length: 120 }, (_, i) => `d-${i}`)
     await Promise.all(all.map((id, i) => servers[0]!.recordDelivery(delivery(id, i % 17))))
-    clock += LEASE + 1
+    await sleep(PAST_LEASE)
     const claims = await Promise.all(servers.flatMap((s, i) => [0, 1].map(() => s.claimExpiredDeliveries({ owner: `s${i}`, leaseMs: LEASE, limit: 50 }))))
     const claimed = claims.flatMap(ids)
     expect(claimed).toHaveLength(all.length)
     expect(new Set(claimed)).toEqual(new Set(all))
   })
+
+  it('a replica whose clock is ten minutes off neither takes a live lease nor holds one past its end (the database\'s clock decides)', async () => {
+    const [a, ahead, behind] = [await server(), await server(10 * 60_000), await server(-10 * 60_000)]
+    for (const id of ['d-1', 'd-2']) await a.recordDelivery(delivery(id))
+    await a.renewLeases({ owner: 'a', leaseMs: LEASE, provider: 'github', deliveryIds: ['d-1'] })
+    // To the replica ahead, a's lease on d-1 and its receipt of d-2 look ten minutes old: neither is taken.
+    expect(await ahead.claimExpiredDeliveries({ owner: 'ahead', leaseMs: LEASE, limit: 10 })).toEqual([])
+    await ahead.renewLeases({ owner: 'ahead', leaseMs: LEASE, provider: 'github', deliveryIds: ['d-1'] })
+    expect(await leaseOwners()).toEqual({ 'd-1': 'a', 'd-2': null })
+    await sleep(PAST_LEASE)
+    // The replica behind takes them once they ran out, and its lease lasts a whole lease for the others.
+    expect(ids(await behind.claimExpiredDeliveries({ owner: 'behind', leaseMs: LEASE, limit: 10 }))).toEqual(['d-1', 'd-2'])
+    expect(await a.claimExpiredDeliveries({ owner: 'a', leaseMs: LEASE, limit: 10 })).toEqual([])
+    await sleep(PAST_LEASE)
+    expect(ids(await ahead.claimExpiredDeliveries({ owner: 'ahead', leaseMs: LEASE, limit: 10 }))).toEqual(['d-1', 'd-2'])
+  })
 })
+
+async function leaseOwners(): Promise<Record<string, string | null>> {
+  const pool = await openPostgresPool({ url: schema.url, onIdleError: () => {} })
+  try {
+    const { rows } = await pool.query<{ delivery_id: string; lease_owner: string | null }>('SELECT delivery_id, lease_owner FROM deliveries ORDER BY delivery_id')
+    return Object.fromEntries(rows.map((r) => [r.delivery_id, r.lease_owner]))
+  } finally {
+    await pool.end()
+  }
+}

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest'
 import { recoverPosts } from '../../src/worker/recover-posts.ts'
+import { createShutdownSleep } from '../../src/slack/shutdown-sleep.ts'
 import { createSlackPacer } from '../../src/slack/slack-pacer.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { postgresMigrateUp } from '../../src/store/postgres-migrations.ts'
@@ -57,6 +58,8 @@ it('a replica starting during another\'s post waits for the pull request and lea
     findPost: async () => { searches++; await searchMayAnswer; return final.ts },
     pacer: createSlackPacer({ pacing: 'off', parallel: 8, signal: new AbortController().signal }),
     logger: createLogger({ format: 'json', level: 'debug', write: (line) => lines.push(line) }),
+    sleep: createShutdownSleep(new AbortController().signal),
+    settleMs: 0,
   })
   await read
 
