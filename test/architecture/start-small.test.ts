@@ -65,32 +65,26 @@ it('a server with the example config loads no holiday tables, setup prompts, Pos
   expect(loaded).toContain('next digest 09:00') // "0 9 * * 1-5" in UTC, without the zone tables
 })
 
-it('loads the time zone tables for a zone other than UTC, and still checks it', () => {
+/** `packagesLoaded` with the example config.yaml, one line of it replaced. */
+function packagesLoadedWith(line: string, replacement: string): string[] {
   const dir = makeTempDir()
   try {
     const config = join(dir.path, 'config.yaml')
-    const example = readFileSync(join(packageRoot(), 'config.yaml'), 'utf8')
-    writeFileSync(config, example.replace('timezone: UTC ', 'timezone: Asia/Kolkata '))
-    const loaded = packagesLoaded(config)
-    expect(loaded).toContain('zone-tables')
-    expect(loaded).toContain('next digest 03:30') // 09:00 in Kolkata is 03:30 UTC
-    writeFileSync(config, example.replace('timezone: UTC ', 'timezone: Asia/Nowhere '))
-    expect(() => packagesLoaded(config)).toThrow(/"Asia\/Nowhere" is not an IANA time zone/)
+    writeFileSync(config, readFileSync(join(packageRoot(), 'config.yaml'), 'utf8').replace(line, replacement))
+    return packagesLoaded(config)
   } finally {
     dir.remove()
   }
+}
+
+it('loads the time zone tables for a zone other than UTC, and still checks it', () => {
+  const loaded = packagesLoadedWith('timezone: UTC ', 'timezone: Asia/Kolkata ')
+  expect(loaded).toContain('zone-tables')
+  expect(loaded).toContain('next digest 03:30') // 09:00 in Kolkata is 03:30 UTC
+  expect(() => packagesLoadedWith('timezone: UTC ', 'timezone: Asia/Nowhere ')).toThrow(/"Asia\/Nowhere" is not an IANA time zone/)
 })
 
 it('loads the holiday tables once a holiday calendar is configured, and still checks it', () => {
-  const dir = makeTempDir()
-  try {
-    const config = join(dir.path, 'config.yaml')
-    const example = readFileSync(join(packageRoot(), 'config.yaml'), 'utf8')
-    writeFileSync(config, example.replace('# holidays: DE-BY', 'holidays: DE-BY'))
-    expect(packagesLoaded(config)).toContain('date-holidays')
-    writeFileSync(config, example.replace('# holidays: DE-BY', 'holidays: DE-XX'))
-    expect(() => packagesLoaded(config)).toThrow(/DE has no region XX/)
-  } finally {
-    dir.remove()
-  }
+  expect(packagesLoadedWith('# holidays: DE-BY', 'holidays: DE-BY')).toContain('date-holidays')
+  expect(() => packagesLoadedWith('# holidays: DE-BY', 'holidays: DE-XX')).toThrow(/DE has no region XX/)
 })
