@@ -35,11 +35,10 @@ console.log(largest / 1048576)
   return Number(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, OPERATOR_FLAG: '--max-semi-space-size=64' } }).trim())
 }
 
-it('keeps the young generation near 16 MiB, where V8 alone lets it grow to 64', () => {
-  expect(largestYoungMiB('limit')).toBeLessThanOrEqual(20)
-  expect(largestYoungMiB('none')).toBeGreaterThan(32)
-})
-
-it('leaves the heap to node flags the operator passed', () => {
-  expect(largestYoungMiB('operator-flag')).toBeGreaterThan(32)
+// V8 alone lets it grow to 64 MiB on Node 26; other Node lines' defaults differ, so the comparisons are relative.
+it('keeps the young generation near 16 MiB, well below where V8 alone lets it grow, unless the operator sized the heap', () => {
+  const limited = largestYoungMiB('limit')
+  expect(limited).toBeLessThanOrEqual(20)
+  expect(largestYoungMiB('none')).toBeGreaterThan(limited + 8)
+  expect(largestYoungMiB('operator-flag')).toBeGreaterThan(limited + 8)
 })
