@@ -155,6 +155,7 @@ if (!ONLY || ONLY === 'burst') {
   })
   for (const line of report.lines) console.log(line)
   figures.growthMiB = report.growthMiB
+  figures.idleAboveStartMiB = report.idleAboveStartMiB
   await server.stop()
   const bare = await spawnListening('dist/bench/serve-baseline.js', ['bare', SECRET], process.env)
   console.log(await runBareBurstMemory({ server: bare, url: `${bare.url}/webhook/github`, sign: signed, prs: BURST_PRS, concurrency: CONCURRENCY, settleSeconds: SETTLE_SECONDS }))

@@ -9,6 +9,8 @@ export interface BenchTargets {
   cpuVsBare: number
   startMiB: number
   growthMiB: number
+  /** Heap used plus external memory, 30 s after the burst's end, above what it was at start. */
+  idleAboveStartMiB: number
 }
 
 export function benchTargets(): BenchTargets {
@@ -21,6 +23,7 @@ export interface BenchFigures {
   cpuVsBare?: number
   startMiB?: number
   growthMiB?: number
+  idleAboveStartMiB?: number
 }
 
 /**
@@ -34,6 +37,7 @@ export function verdictLine(figures: BenchFigures, targets: BenchTargets = bench
     ['CPU per delivery / bare', figures.cpuVsBare, targets.cpuVsBare, 'max', ''],
     ['RSS after start', figures.startMiB, targets.startMiB, 'max', ' MiB'],
     ['burst growth', figures.growthMiB, targets.growthMiB, 'max', ' MiB'],
+    ['heap used + external once idle, above start', figures.idleAboveStartMiB, targets.idleAboveStartMiB, 'max', ' MiB'],
   ]
   const measured = checks.filter((c) => c[1] !== undefined && Number.isFinite(c[1]))
   const met = (c: (typeof checks)[number]) => (c[3] === 'min' ? c[1]! >= c[2] : c[1]! <= c[2])

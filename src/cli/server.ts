@@ -11,12 +11,16 @@ import { loadEnvFile } from './load-env-file.ts'
 import { reportError } from '../log/report-error.ts'
 import { runCommands } from './run-commands.ts'
 import { apiUrlLines, hostVariableLines } from './host-variable-lines.ts'
+import { limitHeapGrowth } from '../memory/heap-limits.ts'
+import { startIdleRelease } from '../memory/idle-release.ts'
 
 /**
  * prherald-server: configuration first (exit 1 on any problem), signal handlers, validation of new or changed
  * mapping entries (exit 1 on any FAIL), then the service.
  */
 async function main(force: boolean): Promise<void> {
+  // The server's own heap sizing, so that no operator has to pass node flags for a lean process (issue 25).
+  limitHeapGrowth()
   loadEnvFile()
   const settings = loadSettings(process.env)
   const secrets = readSecrets(process.env, settings.gitProvider)
@@ -46,6 +50,7 @@ async function main(force: boolean): Promise<void> {
   if (pendingSignal) process.exit(0)
   service = await startService({ settings, secrets, logger })
   if (pendingSignal) void stop(service)
+  else startIdleRelease({ logger })
 }
 
 const cli = cac('prherald-server')

@@ -1,4 +1,5 @@
-import { Cron } from 'croner'
+import { Cron, type CronOptions } from 'croner'
+import { UTC } from '../config/digest-calendar.ts'
 
 export interface DigestSchedulerDeps {
   /** The distinct cron expressions in use (the global schedule and every tier's own). */
@@ -24,7 +25,7 @@ export interface DigestScheduler {
 export function startDigestScheduler(deps: DigestSchedulerDeps): DigestScheduler {
   const jobs = [...new Set(deps.schedules)].map((schedule) => ({
     schedule,
-    cron: new Cron(schedule, { timezone: deps.timezone, unref: true, protect: true }, async () => {
+    cron: new Cron(schedule, { ...zoneOf(deps.timezone), unref: true, protect: true }, async () => {
       try {
         await deps.run(schedule, Date.now())
       } catch (error) {
@@ -38,4 +39,9 @@ export function startDigestScheduler(deps: DigestSchedulerDeps): DigestScheduler
       for (const job of jobs) job.cron.stop()
     },
   }
+}
+
+/** croner reads a `timezone` through Intl and its ICU tables; a zero `utcOffset` is the same schedule in plain UTC arithmetic. */
+function zoneOf(timezone: string): Pick<CronOptions, 'timezone' | 'utcOffset'> {
+  return timezone === UTC ? { utcOffset: 0 } : { timezone }
 }

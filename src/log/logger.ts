@@ -1,4 +1,4 @@
-import { createConsola, type ConsolaReporter, type LogObject } from 'consola'
+import { createConsola, type ConsolaReporter, type LogObject } from 'consola/core'
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const
 export const LOG_FORMATS = ['json', 'pretty'] as const

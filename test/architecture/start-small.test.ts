@@ -9,12 +9,16 @@ import { makeTempDir } from '../helpers/temp-dir.ts'
 /**
  * Issue 25, "start small": what a server loads before its first delivery, with the example config.yaml. The
  * holiday tables, the setup prompts, the PostgreSQL driver and the GitHub client are loaded only when used
- * (a holiday calendar, prherald-setup, a postgres:// URL, the first connect() with a token). Checked on the
- * built files a real start imports, with a resolve hook listing every package the process loads.
+ * (a holiday calendar, prherald-setup, a postgres:// URL, the first connect() with a token); ICU's time zone
+ * tables only for a zone other than UTC; consola without its reporters and prompts. Checked on the built
+ * files a real start imports, with a resolve hook listing every package (and consola file) the process loads.
  */
 const dist = (path: string) => pathToFileURL(join(packageRoot(), 'dist', path)).href
 
-/** Runs in a fresh node: loads what a server loads at start, reads `config`, and prints every package loaded. */
+/**
+ * Runs in a fresh node: loads what a server loads at start, reads `config`, schedules its digest, and prints
+ * every package loaded, plus `zone-tables` when an `Intl.DateTimeFormat` was made for a time zone.
+ */
 function packagesLoaded(config: string): string[] {
   const script = `
 import { registerHooks } from 'node:module'
@@ -24,13 +28,23 @@ registerHooks({ resolve(specifier, context, next) {
   const resolved = next(specifier, context)
   const name = /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(resolved.url)?.[1]
   if (name) seen.add(name)
+  if (name === 'consola') seen.add(resolved.url.slice(resolved.url.indexOf('consola/')))
   return resolved
 } })
+const DateTimeFormat = Intl.DateTimeFormat
+Intl.DateTimeFormat = function (locales, options) {
+  if (options?.timeZone !== undefined) seen.add('zone-tables')
+  return new DateTimeFormat(locales, options)
+}
 await import(${JSON.stringify(dist('src/service.js'))})
 const { loadSettings } = await import(${JSON.stringify(dist('src/config/load-config.js'))})
 const { hostOf } = await import(${JSON.stringify(dist('src/hosts/registry.js'))})
+const { startDigestScheduler } = await import(${JSON.stringify(dist('src/digest/digest-scheduler.js'))})
 const settings = loadSettings({ PRHERALD_CONFIG_FILE: ${JSON.stringify(config)} })
 hostOf(settings.gitProvider).connect({ token: undefined, extra: {}, scheme: undefined }, 'http://127.0.0.1:9')
+const digest = startDigestScheduler({ schedules: [settings.digest.schedule], timezone: settings.digest.timezone, run: async () => {}, onError: () => {} })
+seen.add('next digest ' + new Date(digest.nextRuns()[0].at).toISOString().slice(11, 16))
+digest.stop()
 console.log(JSON.stringify([...seen]))
 `
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
@@ -44,19 +58,33 @@ it('a server with the example config loads no holiday tables, setup prompts, Pos
   expect(loaded).not.toContain('@octokit/auth-app')
   expect(loaded).not.toContain('@clack/prompts')
   expect(loaded).not.toContain('pg')
+  expect(loaded).not.toContain('zone-tables')
+  expect(loaded).not.toContain('consola/dist/index.mjs')
+  expect(loaded).toContain('consola/dist/core.mjs')
   expect(loaded).toContain('h3') // the hook sees what the server does load
+  expect(loaded).toContain('next digest 09:00') // "0 9 * * 1-5" in UTC, without the zone tables
 })
 
-it('loads the holiday tables once a holiday calendar is configured, and still checks it', () => {
+/** `packagesLoaded` with the example config.yaml, one line of it replaced. */
+function packagesLoadedWith(line: string, replacement: string): string[] {
   const dir = makeTempDir()
   try {
     const config = join(dir.path, 'config.yaml')
-    const example = readFileSync(join(packageRoot(), 'config.yaml'), 'utf8')
-    writeFileSync(config, example.replace('# holidays: DE-BY', 'holidays: DE-BY'))
-    expect(packagesLoaded(config)).toContain('date-holidays')
-    writeFileSync(config, example.replace('# holidays: DE-BY', 'holidays: DE-XX'))
-    expect(() => packagesLoaded(config)).toThrow(/DE has no region XX/)
+    writeFileSync(config, readFileSync(join(packageRoot(), 'config.yaml'), 'utf8').replace(line, replacement))
+    return packagesLoaded(config)
   } finally {
     dir.remove()
   }
+}
+
+it('loads the time zone tables for a zone other than UTC, and still checks it', () => {
+  const loaded = packagesLoadedWith('timezone: UTC ', 'timezone: Asia/Kolkata ')
+  expect(loaded).toContain('zone-tables')
+  expect(loaded).toContain('next digest 03:30') // 09:00 in Kolkata is 03:30 UTC
+  expect(() => packagesLoadedWith('timezone: UTC ', 'timezone: Asia/Nowhere ')).toThrow(/"Asia\/Nowhere" is not an IANA time zone/)
+})
+
+it('loads the holiday tables once a holiday calendar is configured, and still checks it', () => {
+  expect(packagesLoadedWith('# holidays: DE-BY', 'holidays: DE-BY')).toContain('date-holidays')
+  expect(() => packagesLoadedWith('# holidays: DE-BY', 'holidays: DE-XX')).toThrow(/DE has no region XX/)
 })
