@@ -101,7 +101,7 @@ describe('a PostgreSQL connection that drops mid-batch', () => {
     await killer
     expect(terminated.reduce((a, b) => a + b, 0)).toBeGreaterThan(0)
     await expectEverythingApplied(url, running)
-  })
+  }, 90_000) // its waits alone may add up past the default 30 s beside a full suite on two cores
 
   it('a real PostgreSQL restarted mid-burst: refused deliveries are redelivered, the rest applied, the process goes on', async () => {
     ownServer = await startPostgresServer()
