@@ -1,9 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/load-config.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { useDirAndSlack } from '../helpers/dir-and-slack.ts'
 
 /**
  * The personal side's Slack settings through the built prherald-doctor (and prherald-config validate), with
@@ -11,23 +10,13 @@ import { makeTempDir } from '../helpers/temp-dir.ts'
  */
 const PERSONAL = ['commands', 'im:write', 'im:history', 'users:read', 'usergroups:read']
 const SIGNING_SECRET = '0f1e2d3c4b5a69788796a5b4c3d2e1f0'
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack({ anyChannel: true })
-})
-afterEach(async () => {
-  await slack.close()
-  dir.remove()
-})
+const t = useDirAndSlack()
 
 function configure(extra: Record<string, unknown>): void {
-  writeConfig(dir.path, { git_provider: 'github', ...extra, mappings: { acme: { api: { channel: 'C0000000001' } } } })
+  writeConfig(t.dir.path, { git_provider: 'github', ...extra, mappings: { acme: { api: { channel: 'C0000000001' } } } })
 }
-const env = (extra: Env = {}) => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, ...extra })
-const doctor = (extra: Env = {}) => runCliAsync('doctor', ['acme/api'], env(extra), dir.path)
+const env = (extra: Env = {}) => testEnv(t.dir.path, 'github', { SLACK_API_URL: t.slack.url, ...extra })
+const doctor = (extra: Env = {}) => runCliAsync('doctor', ['acme/api'], env(extra), t.dir.path)
 /** The slack-scope lines, as `scope: reason`, and each one's fix. */
 const scopeWarnings = (stdout: string) => [...stdout.matchAll(/^ *WARN {2}slack-scope +(\S+) +(.*)\n +fix: (.*)$/gm)].map((m) => ({ scope: m[1], reason: m[2], fix: m[3] }))
 
@@ -50,7 +39,7 @@ describe('prherald-doctor and the personal features', () => {
     expect(lacking.stdout).toMatch(/^ {2}OK {4}direct messages +notify\.direct_messages +opt_in; people change it with \/prherald dm on\|off or the home tab$/m)
     expect(lacking.stdout).not.toContain(SIGNING_SECRET)
 
-    slack.scopes.push(...PERSONAL)
+    t.slack.scopes.push(...PERSONAL)
     const granted = await doctor({ SLACK_SIGNING_SECRET: SIGNING_SECRET })
     expect(granted.status).toBe(0)
     expect(scopeWarnings(granted.stdout)).toEqual([])
@@ -80,24 +69,24 @@ describe('prherald-doctor and the personal features', () => {
     const users = { alice: 'U0ALICE001', bob: { slack: 'U0BOB00001', direct_messages: 'off' } }
     configure({ users })
     // Not chosen, only the default: said, not warned about.
-    const byDefault = await runCliAsync('doctor', [], env(), dir.path)
+    const byDefault = await runCliAsync('doctor', [], env(), t.dir.path)
     expect(byDefault.stdout).toMatch(/^ {2}OK {4}direct messages +notify\.direct_messages +opt_in \(the default, not set in the file\): nobody can opt in/m)
     expect(byDefault.stdout).not.toContain('WARN')
 
     configure({ notify: { direct_messages: 'opt_in' }, users })
-    const result = await runCliAsync('doctor', [], env(), dir.path)
+    const result = await runCliAsync('doctor', [], env(), t.dir.path)
     expect(result.status).toBe(0)
     expect(result.stdout).toMatch(/^ {2}WARN {2}direct messages +notify\.direct_messages +opt_in, but nobody can opt in: no person in users: has direct_messages: on, and SLACK_SIGNING_SECRET is unset \(no \/prherald, no home tab\)\n {8}fix: set SLACK_SIGNING_SECRET .*or set notify\.direct_messages: off$/m)
     expect(scopeWarnings((await doctor()).stdout)).toEqual([])
 
-    const reachable = await runCliAsync('doctor', [], env({ SLACK_SIGNING_SECRET: SIGNING_SECRET }), dir.path)
+    const reachable = await runCliAsync('doctor', [], env({ SLACK_SIGNING_SECRET: SIGNING_SECRET }), t.dir.path)
     expect(reachable.stdout).not.toContain('nobody can opt in')
   })
 
   it('prherald-config validate prints the same slack-scope WARNs and still passes', async () => {
     configure({ notify: { direct_messages: 'on' } })
-    slack.scopes.push('im:write', 'users:read')
-    const result = await runCliAsync('config', ['validate', '--force'], env(), dir.path)
+    t.slack.scopes.push('im:write', 'users:read')
+    const result = await runCliAsync('config', ['validate', '--force'], env(), t.dir.path)
     expect(result.status).toBe(0)
     expect(scopeWarnings(result.stdout).map((w) => w.scope)).toEqual(['im:history'])
   })
