@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest'
-import pg from 'pg'
+import type pg from 'pg'
+import { queryOnce } from '../../bench/query-once.ts'
 import { readStoredLifecycle } from '../../machines/stored-json.ts'
 import { renderMessage } from '../../src/slack/render-message.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
@@ -41,15 +42,7 @@ afterEach(async () => {
   dir.remove()
 })
 
-async function sql<T extends pg.QueryResultRow>(text: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: database.url })
-  await client.connect()
-  try {
-    return (await client.query<T>(text)).rows
-  } finally {
-    await client.end()
-  }
-}
+const sql = <T extends pg.QueryResultRow>(text: string): Promise<T[]> => queryOnce<T>(database.url, text)
 
 async function send(replica: SpawnedServer, delivery: ReturnType<typeof prDeliveries>[number]): Promise<void> {
   const response = await deliver(replica.url, 'github', delivery)
