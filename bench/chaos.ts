@@ -1,5 +1,6 @@
 import '../src/cli/require-supported-node.ts'
 import Database from 'better-sqlite3'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { startFakeSlack } from '../test/helpers/fake-slack.ts'
@@ -106,6 +107,10 @@ console.log(`  faults: ${cluster.kills} SIGKILLs, ${cluster.restarts} replica re
 console.log(`  Slack: ${slack.count('chat.postMessage')} chat.postMessage, ${slack.count('chat.update')} chat.update, ${slack.count('conversations.history')} conversations.history`)
 console.log(`  lost ${verdict.lost.length}, duplicated ${verdict.duplicated.length}, not final ${verdict.notFinal.length}, pending ${rows.pending}, parked ${rows.parked}, `
   + `exited on their own ${cluster.unexpectedExits.length}`)
+// Log lines of every replica start that contain `needle`: how often a lock went mid-batch, and the repaints after it.
+const logLines = (needle: string) => readdirSync(dir.path).filter((f) => f.startsWith('replica-start-'))
+  .reduce((n, f) => n + readFileSync(join(dir.path, f), 'utf8').split('\n').filter((l) => l.includes(needle)).length, 0)
+console.log(`  locks lost mid-batch: ${logLines("holding this pull request's lock broke")} batch failures, ${logLines('"repaint":"lock_lost"')} messages repainted after one`)
 for (const v of verdict.violations) console.log(`  VIOLATION: ${v}`)
 console.log(`  chaos ${MODE}: ${verdict.violations.length === 0 ? 'PASS' : 'FAIL'}`)
 await slack.close()

@@ -9,6 +9,7 @@ import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { RenderOptions } from '../slack/render-review.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
+import { heldLock, lockLostError } from '../slack/lock-scope.ts'
 import { hasMessage, NO_MESSAGE, type MessageRecord, type PullRequestRef } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
 import { hasActivity } from './has-activity.ts'
@@ -63,8 +64,12 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const facts = { repository: ref.repository, pr: first.number, delivery_id: last.deliveryId, deliveries: events.length }
     // Activity is recorded even when the message does not change (a second comment adds no reaction).
     const reviewed = hasActivity(events)
-    const commit = (messages: MessageRecord[], forget: Array<typeof ref & { channel: string }> = [], announced = false) =>
-      deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, forget, ...(reviewed || announced ? { activity: ref } : {}) })
+    const commit = async (messages: MessageRecord[], forget: Array<typeof ref & { channel: string }> = [], announced = false) => {
+      // A batch whose lock is gone must not save its state: another replica may have saved a later one.
+      const held = heldLock()
+      if (held?.aborted) throw lockLostError(held)
+      await deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, forget, ...(reviewed || announced ? { activity: ref } : {}) })
+    }
 
     const allRows = await deps.store.findMessages(ref)
     // Rows, deliveries marked applied and the deliveries they reflect are committed together, so a pending

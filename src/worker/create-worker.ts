@@ -14,6 +14,7 @@ import { createApplyDeliveries, type ApplyDeliveries } from './apply-deliveries.
 import { createApplyPending } from './apply-pending.ts'
 import { createOutbound, type Outbound, type OutboundOptions } from './create-outbound.ts'
 import { recoverPosts, settleIntentsOf } from './recover-posts.ts'
+import { createRepaint } from './repaint-after-loss.ts'
 import { createThreadReplies } from './thread-replies.ts'
 import { createPersonal, type Personal } from '../personal/create-personal.ts'
 
@@ -59,11 +60,12 @@ export function createWorker(options: WorkerOptions): Worker {
   const replyOnce = createReplyOnce({ store, slack, logger, retry, sleep, settleMs })
   const people = configurePeople(settings, secrets, { store, slack, pacer, limit, logger })
   const personal = createPersonal({ ...options, slack, pacer, sleep, people, settleMs })
+  const render = { reviewButton: secrets.slackSigningSecret !== undefined }
   const applyDeliveries = createApplyDeliveries({
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
     threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ replyOnce, pacer, retry, sleep, logger }),
-    render: { reviewButton: secrets.slackSigningSecret !== undefined },
+    render,
     people,
     settleIntents: (ref) => settleIntentsOf(ref, { store, findPost, pacer, logger }),
     ...(personal.queue ? { directMessages: personal.queue } : {}),
@@ -71,7 +73,9 @@ export function createWorker(options: WorkerOptions): Worker {
   return {
     ...outbound,
     applyDeliveries,
-    applyPending: createApplyPending({ store, applyDeliveries }),
+    applyPending: createApplyPending({
+      store, applyDeliveries, repaint: createRepaint({ store, slack, logger, retry, sleep, pacer, postOnce, render, people }),
+    }),
     recoverPosts: () => recoverPosts({ store, findPost, pacer, logger, sleep, settleMs }),
     personal,
   }

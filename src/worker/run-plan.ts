@@ -12,6 +12,7 @@ import { retryTransient, type RetryPolicy } from '../slack/retry-transient.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { People } from '../slack/person-names.ts'
+import { sendChange } from './lost-lock-changes.ts'
 
 export interface PlanRunnerDeps {
   store: Store
@@ -72,6 +73,9 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
     const done: string[] = []
     let ts = plan.ts
 
+    // A change still on its way when the batch's lock goes is remembered, so that it can be repainted over.
+    const changeOf = <T>(change: SlackChange, send: () => Promise<T>) =>
+      sendChange({ ref: context.ref, channel: plan.channel, next: context.next, reactions: context.reactions, change }, send)
     const apply = async (change: SlackChange): Promise<void> => {
       switch (change.type) {
         case 'post': {
@@ -81,7 +85,7 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
           return
         }
         case 'update':
-          await call('chat.update', () => deps.slack.updateMessage(plan.channel, ts!, change.message))
+          await changeOf(change, () => call('chat.update', () => deps.slack.updateMessage(plan.channel, ts!, change.message)))
           done.push('updated')
           return
         case 'delete':
@@ -94,8 +98,8 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
           const add = change.type === 'addReaction'
           // A reaction Slack refuses for good (say, an emoji name it does not know) is logged and skipped: the
           // message itself is right, and the row must still record these deliveries.
-          const applied = await guard(() => call(add ? 'reactions.add' : 'reactions.remove', () =>
-            (add ? deps.slack.addReaction : deps.slack.removeReaction)(plan.channel, ts!, change.name).then(() => true)))
+          const applied = await guard(() => changeOf(change, () => call(add ? 'reactions.add' : 'reactions.remove', () =>
+            (add ? deps.slack.addReaction : deps.slack.removeReaction)(plan.channel, ts!, change.name).then(() => true))))
           if (applied) done.push(`${add ? '+' : '-'}${change.name}`)
         }
       }

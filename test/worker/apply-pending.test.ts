@@ -28,7 +28,7 @@ const opened = (deliveryId: string, number = 7) => {
 }
 const record = (event: LifecycleEvent) =>
   store.recordDelivery({ provider: event.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event: storedEvent(event) })
-const applyPendingOf = (s: Store) => createApplyPending({ store: s, applyDeliveries: async (events) => void applied.push([...events]) })
+const applyPendingOf = (s: Store) => createApplyPending({ store: s, applyDeliveries: async (events) => void applied.push([...events]), repaint: async () => {} })
 
 beforeEach(() => {
   dir = makeTempDir()
