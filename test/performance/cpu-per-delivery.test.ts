@@ -24,7 +24,7 @@ import { makeTempDir } from '../helpers/temp-dir.ts'
  */
 const SECRET = 'guard-secret'
 const targets = JSON.parse(readFileSync(join(packageRoot(), 'bench/targets.json'), 'utf8')) as { cpuGuard: { ratio: number; tolerance: number } }
-const ROUNDS = 9
+const ROUNDS = 15
 const PER_ROUND = 400
 let dir: ReturnType<typeof makeTempDir>
 let store: Store
