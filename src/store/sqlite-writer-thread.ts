@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import type BetterSqlite3 from 'better-sqlite3'
 import { parentPort, workerData } from 'node:worker_threads'
-import type { WriterFailure, WriterOutcome, WriterRequest, WriterStep } from './sqlite-writer.ts'
+import type { SentStep, WriterFailure, WriterOutcome, WriterRequest } from './sqlite-writer.ts'
 
 // The body of the SQLite writer thread (src/store/sqlite-writer.ts starts it): its own connection to the
 // server's file commits the group commit's batches, so the commit's fsync blocks this thread, not the event
@@ -15,19 +15,21 @@ db.pragma('synchronous = FULL')
 // Never wait on the lock in here: the main thread retries a busy batch on its timer, later writes joining it.
 db.pragma('busy_timeout = 0')
 
-const prepared = new Map<string, BetterSqlite3.Statement<unknown[]>>()
-const statementOf = (sql: string) => prepared.get(sql) ?? prepared.set(sql, db.prepare<unknown[]>(sql)).get(sql)!
+const sqlOf = new Map<number, string>()
+const prepared = new Map<number, BetterSqlite3.Statement<unknown[]>>()
+// Prepared on first use inside the transaction, so a statement SQLite refuses fails its own write only.
+const statementOf = (n: number) => prepared.get(n) ?? prepared.set(n, db.prepare<unknown[]>(sqlOf.get(n)!)).get(n)!
 const failure = (error: unknown): WriterFailure => ({
   message: error instanceof Error ? error.message : String(error),
   name: error instanceof Error ? error.name : 'Error',
   code: typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined,
 })
-const runWrite = (steps: WriterStep[]) => steps.map(([sql, params]) => statementOf(sql).run(...params).changes)
+const runWrite = (steps: SentStep[]) => steps.map(([n, params]) => statementOf(n).run(...params).changes)
 
 // One failing write must not undo the others: the batch first runs as one plain transaction (the usual case);
 // if anything in it throws, it is rolled back and runs again with each write in its own savepoint.
-const commitAll = db.transaction((writes: WriterStep[][]) => writes.map((w): WriterOutcome => ({ ok: true, value: runWrite(w) })))
-const commitEach = db.transaction((writes: WriterStep[][]) =>
+const commitAll = db.transaction((writes: SentStep[][]) => writes.map((w): WriterOutcome => ({ ok: true, value: runWrite(w) })))
+const commitEach = db.transaction((writes: SentStep[][]) =>
   writes.map((w): WriterOutcome => {
     try {
       return { ok: true, value: db.transaction(runWrite)(w) }
@@ -37,8 +39,9 @@ const commitEach = db.transaction((writes: WriterStep[][]) =>
   }))
 const isBusy = (error: unknown) => String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')
 
-parentPort!.on('message', ({ id, writes }: WriterRequest) => {
+parentPort!.on('message', ({ id, statements, writes }: WriterRequest) => {
   try {
+    for (const [n, sql] of statements) sqlOf.set(n, sql)
     parentPort!.postMessage({ id, outcomes: commitAll.immediate(writes) })
   } catch (error) {
     if (isBusy(error)) return parentPort!.postMessage({ id, failed: failure(error) })

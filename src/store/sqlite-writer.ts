@@ -3,7 +3,9 @@ import { PrheraldError } from '../errors.ts'
 import type { Param } from './store-driver.ts'
 
 export type WriterStep = readonly [sql: string, params: readonly Param[]]
-export interface WriterRequest { id: number; writes: WriterStep[][] }
+/** A step as sent: the statement's number; its SQL travels once per thread, in `statements`, to spare the copy. */
+export type SentStep = readonly [statement: number, params: readonly Param[]]
+export interface WriterRequest { id: number; statements: Array<[number, string]>; writes: SentStep[][] }
 export interface WriterFailure { message: string; name: string; code: string | undefined }
 export type WriterOutcome = { ok: true; value: number[] } | { ok: false; error: WriterFailure }
 type WriterReply = { id: number; outcomes: WriterOutcome[] } | { id: number; failed: WriterFailure }
@@ -31,7 +33,9 @@ export function startSqliteWriter(path: string, onStart?: (thread: Worker) => vo
   let thread: Worker | undefined
   let inFlight: { id: number; resolve: (o: WriterOutcome[]) => void; reject: (e: unknown) => void } | undefined
   let nextId = 0
+  let numbers = new Map<string, number>()
   const start = () => {
+    numbers = new Map()
     const t = new Worker(THREAD_URL, { workerData: { path } })
     // An idle writer never keeps the process alive; a commit in flight does (ref() in commit()).
     t.unref()
@@ -61,9 +65,12 @@ export function startSqliteWriter(path: string, onStart?: (thread: Worker) => vo
     commit(writes) {
       return new Promise((resolve, reject) => {
         const t = thread ?? (thread = start())
+        const statements: Array<[number, string]> = []
+        const numberOf = (sql: string) => numbers.get(sql) ?? (statements.push([numbers.size, sql]), numbers.set(sql, numbers.size).size - 1)
+        const sent = writes.map((steps) => steps.map(([sql, params]): SentStep => [numberOf(sql), params]))
         inFlight = { id: ++nextId, resolve, reject }
         t.ref()
-        t.postMessage({ id: nextId, writes } satisfies WriterRequest)
+        t.postMessage({ id: nextId, statements, writes: sent } satisfies WriterRequest)
       })
     },
     async close() {
