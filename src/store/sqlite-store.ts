@@ -1,12 +1,10 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import type { Worker } from 'node:worker_threads'
 import { PrheraldError } from '../errors.ts'
 import { createStore } from './create-store.ts'
 import type { Statement } from './dialect.ts'
 import type { SqliteDatabase } from './open-database.ts'
 import { queries } from './queries.ts'
 import { createSqliteSharedWork } from './sqlite-shared-work.ts'
-import { startSqliteWriter, writerError, type WriterOutcome, type WriterStep } from './sqlite-writer.ts'
 import type { Param, Step, StoreDriver } from './store-driver.ts'
 import type { Store } from './store.ts'
 
@@ -23,8 +21,6 @@ export interface SqliteStoreOptions {
    * SQLite would commit into the unlinked file without a word, so every write of the batch is refused instead.
    */
   fileState?: () => 'ok' | 'deleted' | 'replaced'
-  /** Called with each writer thread as it starts (the first write starts one; so does the first after one died). */
-  onWriterStart?: (thread: Worker) => void
 }
 
 const isBusy = (error: unknown) => String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')
@@ -36,62 +32,54 @@ export function createSqliteStore(db: SqliteDatabase, now: () => number = Date.n
 }
 
 /**
- * Reads run on this connection, every statement prepared once; writes are committed by a thread with its
- * own connection to the same file (src/store/sqlite-writer.ts), so a commit's fsync never blocks the event
- * loop. In WAL mode a read here after a write resolved sees it: the write resolves only once committed.
+ * Every statement is prepared once, here; better-sqlite3 is synchronous, so a write's steps run as one
+ * synchronous function inside the group commit below.
  */
 function createSqliteDriver(db: SqliteDatabase, options: SqliteStoreOptions): StoreDriver {
   const prepared = new Map<Statement, BetterSqlite3.Statement<Param[]>>(
     Object.values(queries).map((s) => [s, db.prepare<Param[]>(s.sqlite)]))
   const statementOf = (s: Statement) => prepared.get(s) ?? prepared.set(s, db.prepare<Param[]>(s.sqlite)).get(s)!
-  const writer = startSqliteWriter(db.name, options.onWriterStart)
 
   // Group commit: every write waits for the end of the current turn of the event loop, and all writes
-  // queued by then (and while the previous batch is still on the thread) share one transaction, so one
-  // fsync, instead of paying one each. Every caller hears back only after the commit; one failing write
-  // does not undo the others (the thread retries such a batch with a savepoint per write).
-  // A write lock held by another process: the thread never waits (busy_timeout 0, BEGIN IMMEDIATE), and a
-  // busy batch is retried on a timer with backoff, later writes joining it, until each write's own deadline
-  // (lockWaitMs after it was queued) rejects it with `database_busy`.
+  // queued by then share one transaction, so one fsync, instead of paying one each. Every caller hears back
+  // only after the commit. One failing write must not undo the others: the batch first runs as one plain
+  // transaction (the usual case, nothing fails); if anything in it throws, that transaction is rolled back
+  // and the batch runs again with each write in its own savepoint (a nested better-sqlite3 transaction),
+  // which isolates the failure at the price of two more statements per write.
+  // A write lock held by another process must never stall the event loop (SQLite's busy timeout waits
+  // synchronously, and /healthz would wait with it): the connection never waits (busy_timeout 0), each
+  // transaction takes the write lock up front (BEGIN IMMEDIATE, so a busy database fails before any statement
+  // runs), and a busy batch is retried on a timer with backoff, later writes joining it, until each write's
+  // own deadline (lockWaitMs after it was queued) rejects it with `database_busy`.
+  db.pragma('busy_timeout = 0')
   const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS
-  type Item = { writes: WriterStep[]; resolve: (value: number[]) => void; reject: (e: unknown) => void; deadline: number }
+  type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
+  type Item = { run: () => unknown; resolve: (value: never) => void; reject: (e: unknown) => void; deadline: number }
   let queue: Item[] = []
   let retry: { timer: NodeJS.Timeout; attempt: number } | undefined
-  let committing: Promise<void> | undefined
+  const commitAll = db.transaction((items: Item[]) => items.map((item): Outcome => ({ ok: true, value: item.run() })))
+  const commitEach = db.transaction((items: Item[]) =>
+    items.map((item): Outcome => {
+      try {
+        return { ok: true, value: db.transaction(item.run)() }
+      } catch (error) {
+        return { ok: false, error }
+      }
+    }))
+  const commit = (items: Item[]): Outcome[] => {
+    try {
+      return commitAll.immediate(items)
+    } catch (error) {
+      if (isBusy(error)) throw error
+      return commitEach.immediate(items)
+    }
+  }
   const busyError = (cause: unknown) => new PrheraldError('database_busy', `the database ${db.name} stayed locked by another program for ${lockWaitMs} ms`, {
     cause,
     fix: 'another program holds a write transaction open on the database (a sqlite3 shell, a backup tool); end it. Refused deliveries are redelivered by the git host or from its delivery log',
   })
-  const commitBatch = async (items: Item[], attempt: number, final: boolean) => {
-    let outcomes: WriterOutcome[]
-    try {
-      outcomes = await writer.commit(items.map((item) => item.writes))
-    } catch (error) {
-      if (!isBusy(error)) {
-        for (const item of items) item.reject(error)
-        return
-      }
-      const t = Date.now()
-      const waiting = final ? [] : items.filter((item) => item.deadline > t)
-      for (const item of items) if (!waiting.includes(item)) item.reject(busyError(error))
-      if (waiting.length === 0) return
-      if (attempt === 0) options.onLockWait?.(waiting.length)
-      queue = [...waiting, ...queue]
-      const soonest = Math.min(...waiting.map((item) => item.deadline)) - t
-      const delay = Math.max(1, Math.min(soonest, 250, 5 * 2 ** attempt))
-      retry = { timer: setTimeout(flush, delay), attempt: attempt + 1 }
-      return
-    }
-    items.forEach((item, i) => {
-      const outcome = outcomes[i]!
-      if (outcome.ok) item.resolve(outcome.value)
-      else item.reject(writerError(outcome.error))
-    })
-  }
   const flush = (final = false) => {
-    if (committing) return
     const attempt = retry?.attempt ?? 0
-    if (retry) clearTimeout(retry.timer)
     retry = undefined
     const items = queue
     queue = []
@@ -104,16 +92,35 @@ function createSqliteDriver(db: SqliteDatabase, options: SqliteStoreOptions): St
       for (const item of items) item.reject(error)
       return
     }
-    committing = commitBatch(items, attempt, final).finally(() => {
-      committing = undefined
-      // Writes queued while this batch was on the thread form the next one (unless a retry is scheduled).
-      if (!retry) flush(final)
+    let outcomes: Outcome[]
+    try {
+      outcomes = commit(items)
+    } catch (error) {
+      if (!isBusy(error)) {
+        for (const item of items) item.reject(error)
+        return
+      }
+      const t = Date.now()
+      const waiting = final ? [] : items.filter((item) => item.deadline > t)
+      for (const item of items) if (!waiting.includes(item)) item.reject(busyError(error))
+      if (waiting.length === 0) return
+      if (attempt === 0) options.onLockWait?.(waiting.length)
+      queue = waiting
+      const soonest = Math.min(...waiting.map((item) => item.deadline)) - t
+      const delay = Math.max(1, Math.min(soonest, 250, 5 * 2 ** attempt))
+      retry = { timer: setTimeout(flush, delay), attempt: attempt + 1 }
+      return
+    }
+    items.forEach((item, i) => {
+      const outcome = outcomes[i]!
+      if (outcome.ok) item.resolve(outcome.value as never)
+      else item.reject(outcome.error)
     })
   }
-  const write = (writes: WriterStep[]): Promise<number[]> => new Promise((resolve, reject) => {
-    // While a batch is on the thread or a retry is scheduled, a new write joins the next batch.
-    if (queue.length === 0 && !retry && !committing) setImmediate(flush)
-    queue.push({ writes, resolve, reject, deadline: Date.now() + lockWaitMs })
+  const write = <T>(run: () => T): Promise<T> => new Promise<T>((resolve, reject) => {
+    // While a retry is scheduled, a new write joins the waiting batch instead of committing on its own.
+    if (queue.length === 0 && !retry) setImmediate(flush)
+    queue.push({ run, resolve: resolve as (value: never) => void, reject, deadline: Date.now() + lockWaitMs })
   })
 
   return {
@@ -121,17 +128,11 @@ function createSqliteDriver(db: SqliteDatabase, options: SqliteStoreOptions): St
       return statementOf(s).all(...params) as Row[]
     },
     write(steps: readonly Step[]) {
-      return write(steps.map(([s, params]) => [s.sqlite, params] as const))
+      return write(() => steps.map(([s, params]) => statementOf(s).run(...params).changes))
     },
     async close() {
       if (retry) clearTimeout(retry.timer)
-      retry = undefined
-      // Drain: the batch on the thread, then whatever queued behind it, each awaited before the thread ends.
-      while (committing || queue.length > 0) {
-        if (committing) await committing
-        else flush(true)
-      }
-      await writer.close()
+      flush(true)
       if (db.open) db.close()
     },
   }

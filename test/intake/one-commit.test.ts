@@ -24,8 +24,20 @@ beforeEach(() => {
   dir = makeTempDir()
   db = openDatabase(join(dir.path, 'prherald.db'))
   migrateUp(db)
-  // Counts the write transactions the store commits: its writer thread commits each batch as one and answers once.
-  store = createSqliteStore(db, Date.now, { onWriterStart: (thread) => thread.on('message', () => commits++) })
+  // Counts the write transactions the store commits (its group commit runs each batch as one).
+  const transaction = db.transaction.bind(db)
+  db.transaction = ((fn: Parameters<typeof transaction>[0]) => {
+    const tx = transaction(fn)
+    const counted = (...args: unknown[]) => tx(...args)
+    return Object.assign(counted, {
+      default: tx.default, deferred: tx.deferred, exclusive: tx.exclusive,
+      immediate: (...args: unknown[]) => {
+        commits++
+        return tx.immediate(...args)
+      },
+    })
+  }) as typeof db.transaction
+  store = createSqliteStore(db)
   commits = 0
 })
 afterEach(async () => {
