@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import pg from 'pg'
+import { queryOnce as sql } from '../../bench/query-once.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
 import { startPostgresServer, type PostgresServer } from '../helpers/postgres-server.ts'
@@ -41,16 +41,6 @@ afterEach(async () => {
   ownServer = undefined
   dir.remove()
 })
-
-async function sql<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return (await client.query<T>(text)).rows
-  } finally {
-    await client.end()
-  }
-}
 
 /** Each pull request's deliveries in order; a refused one (the database was away) is sent again, as the git host redelivers. */
 async function sendAll(target: () => SpawnedServer): Promise<void> {

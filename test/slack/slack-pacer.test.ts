@@ -1,41 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { PrheraldError } from '../../src/errors.ts'
-import type { PacerClock } from '../../src/slack/pacer-clock.ts'
 import { ShutdownInterrupt } from '../../src/slack/retry-transient.ts'
 import { createSlackPacer, type SlackPacing } from '../../src/slack/slack-pacer.ts'
 import { SLACK_RATE_LIMITS, type SlackMethod } from '../../src/slack/rate-limits.ts'
-
-/** A clock that moves only when the test says so; timers fire in order as it passes them. */
-function manualClock() {
-  let now = 0
-  let nextId = 0
-  const timers = new Map<number, { at: number; fire: () => void }>()
-  const clock: PacerClock = {
-    now: () => now,
-    set: (fire, ms) => { timers.set(++nextId, { at: now + ms, fire }); return nextId },
-    clear: (handle) => { timers.delete(handle as number) },
-  }
-  const settle = async () => { for (let i = 0; i < 20; i++) await Promise.resolve() }
-  return {
-    clock,
-    timers: () => timers.size,
-    /** Moves the clock to `now + ms`, firing every timer due on the way and letting the calls it starts run. */
-    async advance(ms: number) {
-      const end = now + ms
-      await settle()
-      for (;;) {
-        const due = [...timers.entries()].sort((a, b) => a[1].at - b[1].at)[0]
-        if (!due || due[1].at > end) break
-        timers.delete(due[0])
-        now = Math.max(now, due[1].at)
-        due[1].fire()
-        await settle()
-      }
-      now = end
-      await settle()
-    },
-  }
-}
+import { manualClock } from '../helpers/manual-clock.ts'
 
 interface Made { method: SlackMethod; channel: string; at: number }
 

@@ -1,13 +1,13 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { PrheraldError } from '../../src/errors.ts'
-import type { PacerClock } from '../../src/slack/pacer-clock.ts'
 import { createSlackPacer, type SlackPacer } from '../../src/slack/slack-pacer.ts'
 import { SLACK_RATE_LIMITS, budgetKey, type SlackMethod } from '../../src/slack/rate-limits.ts'
 import { createPostgresPacingBudget } from '../../src/store/postgres-pacing-budget.ts'
 import { postgresMigrateUp } from '../../src/store/postgres-migrations.ts'
 import { openPostgresPool, type PostgresPool } from '../../src/store/postgres-pool.ts'
 import { createTestDatabase, createTestSchema, type TestDatabase } from '../helpers/postgres.ts'
+import { manualClock } from '../helpers/manual-clock.ts'
 
 let database: TestDatabase
 let schema: TestDatabase
@@ -28,41 +28,10 @@ afterEach(async () => {
   await schema.drop()
 })
 
-/** One fake time for both replicas' pacers and the shared budget; timers fire in order as it passes them. */
-function sharedClock() {
-  let now = 0
-  let nextId = 0
-  const timers = new Map<number, { at: number; fire: () => void }>()
-  const clock: PacerClock = {
-    now: () => now,
-    set: (fire, ms) => { timers.set(++nextId, { at: now + ms, fire }); return nextId },
-    clear: (handle) => { timers.delete(handle as number) },
-  }
-  return {
-    clock,
-    now: () => now,
-    /** Moves time by `ms`, firing timers due on the way; after each, waits for the pacers' round trips to PostgreSQL. */
-    async advance(ms: number, quiet: () => Promise<void>) {
-      const end = now + ms
-      await quiet()
-      for (;;) {
-        const due = [...timers.entries()].sort((a, b) => a[1].at - b[1].at)[0]
-        if (!due || due[1].at > end) break
-        timers.delete(due[0])
-        now = Math.max(now, due[1].at)
-        due[1].fire()
-        await quiet()
-      }
-      now = end
-      await quiet()
-    },
-  }
-}
-
 interface Made { replica: number; method: SlackMethod; channel: string; at: number }
 
 function replicas(options: { shared: boolean }) {
-  const time = sharedClock()
+  const time = manualClock()
   const made: Made[] = []
   const sharedErrors: unknown[] = []
   const pacers: SlackPacer[] = pools.map((pool) => createSlackPacer({
