@@ -1,9 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
-import { BERLIN, grantPersonalScopes, personalStores } from '../helpers/personal-setup.ts'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { BERLIN, personalHarness, personalStores } from '../helpers/personal-setup.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { startPrherald, testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
 import { conversationComment, pullRequest, review } from '../helpers/github-payloads.ts'
 
 /**
@@ -18,22 +16,15 @@ const DAVE = 'U0DAVE'
 const ERIN = 'U0ERIN'
 
 describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => {
-  let dir: ReturnType<typeof makeTempDir>
-  let slack: FakeSlack
-  let service: TestService | undefined
-  let database: Awaited<ReturnType<typeof databaseUrl>>
+  const h = personalHarness(databaseUrl)
   let clock: number
 
   beforeEach(async () => {
-    dir = makeTempDir()
-    slack = await startFakeSlack()
-    grantPersonalScopes(slack)
-    slack.users.set(AUTHOR, { tz: 'Europe/Berlin' })
-    slack.users.set(DAVE, {})
-    slack.users.set(ERIN, {})
-    slack.groups.set('S0BACKEND', [DAVE, ERIN])
-    database = await databaseUrl()
-    writeConfig(dir.path, {
+    h.slack.users.set(AUTHOR, { tz: 'Europe/Berlin' })
+    h.slack.users.set(DAVE, {})
+    h.slack.users.set(ERIN, {})
+    h.slack.groups.set('S0BACKEND', [DAVE, ERIN])
+    writeConfig(h.dir.path, {
       git_provider: 'github',
       notify: { direct_messages: 'opt_in' },
       users: { Codertocat: { slack: AUTHOR, direct_messages: 'on' }, dave: DAVE, erin: { slack: ERIN, direct_messages: 'on' } },
@@ -41,25 +32,18 @@ describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => 
       mappings: { Codertocat: { 'Hello-World': { channel: CHANNEL } } },
     })
   })
-  afterEach(async () => {
-    await service?.stop()
-    service = undefined
-    await slack.close()
-    await database.drop()
-    dir.remove()
-  })
 
   const start = async () => {
-    service = await startPrherald(dir.path, testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, ...database.env }), {
+    h.service = await startPrherald(h.dir.path, testEnv(h.dir.path, 'github', { SLACK_API_URL: h.slack.url, ...h.database.env }), {
       clock: () => clock, directMessageIntervalMs: 50,
     })
   }
   const send = async (event: string, payload: unknown, deliveryId?: string) => {
-    const res = await deliver(service!.url, 'github', { event, payload, ...(deliveryId ? { deliveryId } : {}) })
+    const res = await deliver(h.service!.url, 'github', { event, payload, ...(deliveryId ? { deliveryId } : {}) })
     expect(res.status).toBe(200)
-    expect(await service!.settle(10_000)).toBe(true)
+    expect(await h.service!.settle(10_000)).toBe(true)
   }
-  const dms = (channel: string) => slack.messagesIn(channel)
+  const dms = (channel: string) => h.slack.messagesIn(channel)
 
   it('tells the author of an approval at once within their hours, once, and nobody of their own doing', async () => {
     clock = BERLIN.wednesdayMorning
@@ -75,7 +59,7 @@ describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => 
     await new Promise((r) => setTimeout(r, 200))
     expect(dms(AUTHOR_DM)).toHaveLength(1)
     // dave did not opt in (notify.direct_messages: opt_in): the team request reaches erin only.
-    expect(slack.calls.filter((c) => c.method === 'conversations.open').map((c) => c.body.users)).not.toContain(DAVE)
+    expect(h.slack.calls.filter((c) => c.method === 'conversations.open').map((c) => c.body.users)).not.toContain(DAVE)
   })
 
   it('reaches a team\'s members who opted in when the team is asked to review', async () => {
@@ -97,7 +81,7 @@ describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => 
     await send('issue_comment', conversationComment(3, 'dave'))
     await new Promise((r) => setTimeout(r, 300))
     expect(dms(AUTHOR_DM)).toHaveLength(0)
-    await service!.stop()
+    await h.service!.stop()
 
     clock = BERLIN.mondayStart + 60_000
     await start()
@@ -107,7 +91,7 @@ describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => 
     expect(text).toMatch(/^While you were away \(2 updates\):\n• /)
     expect(text).toMatch(/\n• :exclamation: dave asked for changes on </)
     expect(text).toMatch(/\n• :speech_balloon: dave commented on </)
-    await service!.stop()
+    await h.service!.stop()
     await start()
     await new Promise((r) => setTimeout(r, 300))
     expect(dms(AUTHOR_DM)).toHaveLength(1)
@@ -115,17 +99,17 @@ describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => 
 
   it('looks for a message whose answer was lost before sending it again', async () => {
     clock = BERLIN.wednesdayMorning
-    slack.faults.push({ method: 'chat.postMessage', channel: AUTHOR_DM, fault: { lostAnswer: 'hang' } })
+    h.slack.faults.push({ method: 'chat.postMessage', channel: AUTHOR_DM, fault: { lostAnswer: 'hang' } })
     await start()
     await send('pull_request', pullRequest('opened', 4))
     const merged = pullRequest('closed', 4, { merged: true })
     merged.sender.login = 'dave'
     await send('pull_request', merged)
-    await waitFor('the lookup', () => slack.count('conversations.history') > 0, 15_000)
+    await waitFor('the lookup', () => h.slack.count('conversations.history') > 0, 15_000)
     await new Promise((r) => setTimeout(r, 300))
-    expect(service!.entries()).not.toContainEqual(expect.objectContaining({ msg: 'direct message not sent; it is tried again' }))
+    expect(h.service!.entries()).not.toContainEqual(expect.objectContaining({ msg: 'direct message not sent; it is tried again' }))
     expect(dms(AUTHOR_DM)).toHaveLength(1)
     expect(dms(AUTHOR_DM)[0]!.text).toMatch(/merged/)
-    expect(slack.calls.filter((c) => c.method === 'chat.postMessage' && c.body.channel === AUTHOR_DM)).toHaveLength(1)
+    expect(h.slack.calls.filter((c) => c.method === 'chat.postMessage' && c.body.channel === AUTHOR_DM)).toHaveLength(1)
   })
 })
