@@ -4,6 +4,11 @@
  * for its pull request at once: deliveries that arrive while a batch is being applied are folded into the
  * next batch, so a burst on one PR costs one round of Slack calls, not one per delivery. A mailbox exists
  * only while it has work, and is a plain array and a flag: memory follows the active pull requests.
+ *
+ * `foldMs`: a pull request's batches start at least this far apart. Its first delivery after a quiet spell
+ * starts at once; what arrives within `foldMs` of a batch's start waits for the rest of that time and is
+ * applied as one batch. A busy pull request (a storm of check runs, a review with many comments) then costs
+ * one fold, plan and commit per window instead of one per delivery (docs/architecture.md, "Mailboxes").
  */
 export interface Mailboxes<T> {
   /** Queues `item` for `key`; it is applied with whatever else is queued for `key` when its turn comes. */
@@ -25,15 +30,31 @@ interface Mailbox<T> {
   queued: T[]
 }
 
-export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string, error: unknown) => void): Mailboxes<T> {
+/** The server's `foldMs`: a quarter of a second, well under Slack's one message per second per channel. */
+export const FOLD_MS = 250
+
+export interface MailboxOptions {
+  /** The least time between the starts of one pull request's batches; 0 starts each as soon as it can. */
+  foldMs?: number
+  now?: () => number
+}
+
+export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string, error: unknown) => void, options: MailboxOptions = {}): Mailboxes<T> {
+  const { foldMs = 0, now = Date.now } = options
   const boxes = new Map<string, Mailbox<T>>()
+  // When the last batch of a pull request with no mailbox now started; kept for `foldMs`, then forgotten.
+  const lastStarts = new Map<string, number>()
   let idleWaiters: Array<() => void> = []
   let held = 0
+  const until = (at: number) => new Promise<void>((resolve) => setTimeout(resolve, at - now()))
 
   const run = async (key: string, box: Mailbox<T>) => {
+    let started: number | undefined
     while (box.queued.length > 0) {
+      if (started !== undefined && now() < started + foldMs) await until(started + foldMs)
       const items = box.queued
       box.queued = []
+      started = now()
       try {
         await work(key, items)
       } catch (error) {
@@ -43,6 +64,11 @@ export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string
       }
     }
     boxes.delete(key)
+    if (foldMs > 0 && started !== undefined) {
+      const at = started
+      lastStarts.set(key, at)
+      setTimeout(() => { if (lastStarts.get(key) === at) lastStarts.delete(key) }, at + foldMs - now()).unref()
+    }
     if (boxes.size === 0) {
       const waiters = idleWaiters
       idleWaiters = []
@@ -57,8 +83,13 @@ export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string
       if (box) return void box.queued.push(item)
       const fresh: Mailbox<T> = { queued: [item] }
       boxes.set(key, fresh)
-      // Starts at the end of this turn of the event loop: deliveries acknowledged by the same commit fold together.
-      setImmediate(() => void run(key, fresh))
+      const previous = lastStarts.get(key)
+      lastStarts.delete(key)
+      // Starts at the end of this turn of the event loop (deliveries acknowledged by the same commit fold
+      // together), or when the pull request's last batch is `foldMs` old.
+      const wait = previous === undefined ? 0 : previous + foldMs - now()
+      if (wait > 0) setTimeout(() => void run(key, fresh), wait)
+      else setImmediate(() => void run(key, fresh))
     },
     active: () => boxes.size,
     queued: () => held,

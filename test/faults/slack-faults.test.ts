@@ -238,7 +238,7 @@ describe('Slack rate limiting (429)', () => {
 })
 
 describe('permanent Slack errors', () => {
-  it('channel_not_found: one clear log line per delivery, no retries, nothing left pending, other PRs unaffected', async () => {
+  it('channel_not_found: one clear log line per refused change, no retries, nothing left pending, other PRs unaffected', async () => {
     service = await startPrherald(dir.path, env())
     await deliverPrs('Codertocat', HEALTHY_PRS, (e) => e === 'pull_request')
     await deliverPrs('Other', FAULTY_PRS, (e) => e === 'pull_request')
@@ -257,16 +257,19 @@ describe('permanent Slack errors', () => {
       expect(statusOf(message!)).toBe('Open')
       expect(message!.reactions.size).toBe(0)
     }
+    // Two deliveries per pull request; the mailbox's fold window may apply both as one batch (one change).
     const rejected = logged('slack rejected the change; dropping it for this channel')
-    expect(rejected).toHaveLength(FAULTY_PRS.length * 2)
+    expect(rejected.length).toBeGreaterThanOrEqual(FAULTY_PRS.length)
+    expect(rejected.length).toBeLessThanOrEqual(FAULTY_PRS.length * 2)
     for (const line of rejected) {
       expect(line).toMatchObject({ level: 'error', channel: FAULTY, repository: 'Other/Hello-World', slack_error: 'Slack: channel_not_found' })
       expect(String(line.fix)).toContain('check the channel ID in config.yaml')
       expect(FAULTY_PRS).toContain(line.pr)
     }
-    // One chat.update per delivery to the missing channel, and nothing else: no retry storm.
+    // One chat.update per refused change (at most one per delivery) to the missing channel, each with its
+    // line, and nothing else: no retry storm.
     const faultyCalls = writeCalls(slack).slice(before).filter((c) => c.body.channel === FAULTY)
-    expect(faultyCalls.map((c) => c.method)).toEqual(Array(FAULTY_PRS.length * 2).fill('chat.update'))
+    expect(faultyCalls.map((c) => c.method)).toEqual(Array(rejected.length).fill('chat.update'))
     await service.stop()
     service = undefined
     expect(pendingDeliveries(dir.path)).toBe(0)

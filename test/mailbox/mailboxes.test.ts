@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createMailboxes } from '../../src/mailbox/mailboxes.ts'
 
-/** A worker whose batches are recorded and finish only when the test releases them. */
-function heldWorker() {
+/** A worker whose batches are recorded and finish only when the test releases them; `settle` lets the mailbox go on. */
+function heldWorker(settle: () => Promise<unknown> = () => new Promise((r) => setImmediate(r))) {
   const batches: Array<{ key: string; items: number[] }> = []
   const releases: Array<() => void> = []
   const work = (key: string, items: number[]) => {
@@ -11,7 +11,7 @@ function heldWorker() {
   }
   const releaseNext = async () => {
     releases.shift()?.()
-    await new Promise((r) => setImmediate(r))
+    await settle()
   }
   return { batches, work, releaseNext }
 }
@@ -108,5 +108,77 @@ describe('mailboxes', () => {
     failing.post('pr-1', 1)
     expect(await failing.drain(5000)).toBe(true)
     expect(failing.queued()).toBe(0)
+  })
+
+  describe('with a fold window', () => {
+    afterEach(() => { vi.useRealTimers() })
+    const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'setImmediate', 'Date'], now: 0 })
+
+    it('a quiet pull request starts at once; what arrives within the window of its last start is one batch when the window ends', async () => {
+      fakeClock()
+      const worker = heldWorker(() => vi.advanceTimersByTimeAsync(0))
+      const boxes = createMailboxes(worker.work, () => {}, { foldMs: 250 })
+      boxes.post('pr-1', 1)
+      await vi.advanceTimersByTimeAsync(0)
+      expect(worker.batches).toEqual([{ key: 'pr-1', items: [1] }])
+      await vi.advanceTimersByTimeAsync(10)
+      await worker.releaseNext()
+      expect(boxes.active()).toBe(0)
+      boxes.post('pr-1', 2)
+      await vi.advanceTimersByTimeAsync(100)
+      boxes.post('pr-1', 3)
+      await vi.advanceTimersByTimeAsync(139) // 249 ms after the first batch started
+      expect(worker.batches).toHaveLength(1)
+      await vi.advanceTimersByTimeAsync(1)
+      expect(worker.batches).toEqual([{ key: 'pr-1', items: [1] }, { key: 'pr-1', items: [2, 3] }])
+      await worker.releaseNext()
+      // A quarter of a second after that batch started, the pull request is quiet again: no wait.
+      await vi.advanceTimersByTimeAsync(300)
+      boxes.post('pr-1', 4)
+      await vi.advanceTimersByTimeAsync(0)
+      expect(worker.batches.at(-1)).toEqual({ key: 'pr-1', items: [4] })
+    })
+
+    it('deliveries queued behind a running batch wait for the window too; other pull requests do not wait', async () => {
+      fakeClock()
+      const worker = heldWorker(() => vi.advanceTimersByTimeAsync(0))
+      const boxes = createMailboxes(worker.work, () => {}, { foldMs: 250 })
+      boxes.post('pr-1', 1)
+      await vi.advanceTimersByTimeAsync(0)
+      boxes.post('pr-1', 2)
+      boxes.post('pr-2', 3)
+      await vi.advanceTimersByTimeAsync(0)
+      expect(worker.batches).toEqual([{ key: 'pr-1', items: [1] }, { key: 'pr-2', items: [3] }])
+      await worker.releaseNext() // pr-1's first batch ends at 0 ms; its next waits until 250
+      await vi.advanceTimersByTimeAsync(200)
+      boxes.post('pr-1', 4)
+      expect(worker.batches).toHaveLength(2)
+      expect(boxes.queued()).toBe(3) // [2, 4] waiting, [3] running
+      await vi.advanceTimersByTimeAsync(50)
+      expect(worker.batches.at(-1)).toEqual({ key: 'pr-1', items: [2, 4] })
+      await worker.releaseNext()
+      await worker.releaseNext()
+      expect(await boxes.drain(1000)).toBe(true)
+    })
+
+    it('drain waits for a batch held by its window, and clear drops it', async () => {
+      fakeClock()
+      const worker = heldWorker(() => vi.advanceTimersByTimeAsync(0))
+      const boxes = createMailboxes(worker.work, () => {}, { foldMs: 250 })
+      boxes.post('pr-1', 1)
+      await vi.advanceTimersByTimeAsync(0)
+      await worker.releaseNext()
+      boxes.post('pr-1', 2)
+      const drained = boxes.drain(1000)
+      await vi.advanceTimersByTimeAsync(250)
+      expect(worker.batches.at(-1)).toEqual({ key: 'pr-1', items: [2] })
+      await worker.releaseNext()
+      expect(await drained).toBe(true)
+      boxes.post('pr-1', 3)
+      boxes.clear()
+      await vi.advanceTimersByTimeAsync(250)
+      expect(worker.batches).toHaveLength(2)
+      expect(boxes.active()).toBe(0)
+    })
   })
 })
