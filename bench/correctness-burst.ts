@@ -48,6 +48,8 @@ export interface BurstReport {
   lines: string[]
   /** Resident memory at the peak less before the burst, MiB. */
   growthMiB: number
+  /** Acknowledged deliveries per second over the burst (the issue's own mix: processing with a Slack call per change). */
+  perSecond: number
   /** Heap used plus external memory `settleSeconds` after the burst less before it, MiB (issue 25's idle target). */
   idleAboveStartMiB: number
 }
@@ -105,6 +107,7 @@ export async function runCorrectnessBurst(options: {
   return {
     ok,
     growthMiB: peak - before,
+    perSecond: acks.perSecond,
     idleAboveStartMiB: inUseAfter - inUseBefore,
     lines: [
       `  acknowledged ${acks.completed}/${burst.length} with 200 (${acks.perSecond.toFixed(0)}/s, p50 ${acks.p50.toFixed(2)} ms, p99 ${acks.p99.toFixed(2)} ms)`,
@@ -127,7 +130,7 @@ export async function runCorrectnessBurst(options: {
  * thousands of 21 KB payloads a second makes garbage in any Node server; this shows how much of prherald's
  * growth that alone accounts for.
  */
-export async function runBareBurstMemory(options: { server: Child; url: string; sign: Sign; prs: number; concurrency: number; settleSeconds: number }): Promise<string> {
+export async function runBareBurstMemory(options: { server: Child; url: string; sign: Sign; prs: number; concurrency: number; settleSeconds: number; prheraldPerSecond?: number }): Promise<string> {
   const burst = shuffledBurst(options.prs, options.sign)
   const before = rssMiB(options.server.child.pid)
   let peak = before
@@ -136,7 +139,8 @@ export async function runBareBurstMemory(options: { server: Child; url: string; 
   clearInterval(sampler)
   await sleep(options.settleSeconds * 1000)
   const after = rssMiB(options.server.child.pid)
-  return `  bare node:http, the same burst (${acks.completed}/${burst.length} acknowledged): resident memory before ${before.toFixed(0)} MiB, `
+  const ratio = options.prheraldPerSecond === undefined ? '' : `; prherald / bare ${(options.prheraldPerSecond / acks.perSecond).toFixed(2)}`
+  return `  bare node:http, the same burst (${acks.completed}/${burst.length} acknowledged, ${acks.perSecond.toFixed(0)}/s${ratio}): resident memory before ${before.toFixed(0)} MiB, `
     + `peak ${peak.toFixed(0)} MiB, ${options.settleSeconds} s after ${after.toFixed(0)} MiB; grew ${(peak - before).toFixed(0)} MiB, `
     + `${(after - before).toFixed(0)} MiB above the start`
 }

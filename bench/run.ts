@@ -158,7 +158,7 @@ if (!ONLY || ONLY === 'burst') {
   figures.idleAboveStartMiB = report.idleAboveStartMiB
   await server.stop()
   const bare = await spawnListening('dist/bench/serve-baseline.js', ['bare', SECRET], process.env)
-  console.log(await runBareBurstMemory({ server: bare, url: `${bare.url}/webhook/github`, sign: signed, prs: BURST_PRS, concurrency: CONCURRENCY, settleSeconds: SETTLE_SECONDS }))
+  console.log(await runBareBurstMemory({ server: bare, url: `${bare.url}/webhook/github`, sign: signed, prs: BURST_PRS, concurrency: CONCURRENCY, settleSeconds: SETTLE_SECONDS, prheraldPerSecond: report.perSecond }))
   await bare.stop()
   process.exitCode = report.ok ? 0 : 1
 }

@@ -46,7 +46,7 @@ export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string
   const lastStarts = new Map<string, number>()
   let idleWaiters: Array<() => void> = []
   let held = 0
-  const until = (at: number) => new Promise<void>((resolve) => setTimeout(resolve, at - now()))
+  const until = (at: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, at - now())))
 
   const run = async (key: string, box: Mailbox<T>) => {
     let started: number | undefined
@@ -67,7 +67,7 @@ export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string
     if (foldMs > 0 && started !== undefined) {
       const at = started
       lastStarts.set(key, at)
-      setTimeout(() => { if (lastStarts.get(key) === at) lastStarts.delete(key) }, at + foldMs - now()).unref()
+      setTimeout(() => { if (lastStarts.get(key) === at) lastStarts.delete(key) }, Math.max(0, at + foldMs - now())).unref()
     }
     if (boxes.size === 0) {
       const waiters = idleWaiters

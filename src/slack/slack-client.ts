@@ -1,4 +1,5 @@
 import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type RetryOptions } from '@slack/web-api'
+import { createSlackFetch } from './slack-fetch.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
 import { findMarkedMessage, type HistoryLookup, type HistoryWindow, type PageCall, type PostMarker } from './find-marked-message.ts'
@@ -136,6 +137,7 @@ export const DEFAULT_SLACK_RETRY: RetryOptions = { retries: 3, factor: 2, minTim
 export function createSlackClient(options: SlackClientOptions): SlackClient {
   const settings = {
     slackApiUrl: options.apiUrl,
+    fetch: createSlackFetch(),
     logger: slackLogger(options.logger),
     timeout: options.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS,
     // A 429 surfaces as slack_rate_limited instead of being waited out inside the client, so the pacer can

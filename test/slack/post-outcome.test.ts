@@ -3,12 +3,14 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { WebClient } from '@slack/web-api'
 import { mayHavePosted } from '../../src/slack/post-outcome.ts'
+import { createSlackFetch } from '../../src/slack/slack-fetch.ts'
 import { startFakeSlack, type FakeSlack, type SlackFault } from '../helpers/fake-slack.ts'
 import { TEST_SLACK_TOKEN } from '../helpers/signed-delivery.ts'
 
 /**
  * Which failed posts may be in the channel anyway. The errors are the Web API client's own, from real calls
- * to the fake Slack (or to a closed port), configured as prherald's post client is: no retries.
+ * to the fake Slack (or to a closed port), configured as prherald's post client is: no retries, and its
+ * `fetch` over node:http (src/slack/slack-fetch.ts).
  */
 let slack: FakeSlack
 beforeEach(async () => { slack = await startFakeSlack({ anyChannel: true }) })
@@ -18,7 +20,7 @@ async function failedPost(apiUrl: string, fault?: SlackFault): Promise<unknown> 
   if (fault) slack.faults.push({ method: 'chat.postMessage', fault })
   // A short timeout only where the answer never comes: elsewhere a slow machine must not turn an answer into a timeout.
   const timeout = fault && 'lostAnswer' in fault && fault.lostAnswer === 'hang' ? 200 : 10_000
-  const client = new WebClient(TEST_SLACK_TOKEN, { slackApiUrl: apiUrl, retryConfig: { retries: 0 }, timeout, logger: silent })
+  const client = new WebClient(TEST_SLACK_TOKEN, { slackApiUrl: apiUrl, retryConfig: { retries: 0 }, timeout, logger: silent, fetch: createSlackFetch() })
   try {
     await client.chat.postMessage({ channel: 'C0000000001', text: 'x' })
   } catch (error) {
