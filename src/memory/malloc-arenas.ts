@@ -1,8 +1,9 @@
 /**
  * glibc's malloc gives each thread that allocates an arena of its own, up to 8 per core, and keeps what a
  * burst touched in each: SQLite and the HTTP parser on the main thread, libuv's pool and V8's helper threads
- * beside it. One arena measured 8 MiB less growth over the bench's burst and 2 MiB less at start, with no CPU
- * cost measured (docs/performance.md, "Memory, third round"; docs/decisions.md says why a re-exec).
+ * beside it. One arena measured about 8 MiB less growth over the bench's burst, 10 MiB less at its peak and
+ * 2 MiB less at start; CPU within the noise (docs/performance.md, "Memory, third round"; docs/decisions.md
+ * says why a re-exec). `2` gave about half the memory gain.
  */
 export const MALLOC_ARENAS = '1'
 
