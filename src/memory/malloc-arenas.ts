@@ -35,15 +35,26 @@ export function arenaCapEnv(inputs: ArenaCapInputs): NodeJS.ProcessEnv | undefin
  * exec failed (then the process goes on as it was: only its memory is larger).
  */
 export function capMallocArenas(): void {
-  const header = process.platform === 'linux' ? (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header : undefined
-  const env = arenaCapEnv({
-    platform: process.platform, env: process.env, execArgv: process.execArgv,
-    glibc: header?.glibcVersionRuntime, canExec: typeof process.execve === 'function',
-  })
-  if (!env) return
   try {
-    process.execve!(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], env)
+    const env = arenaCapEnv({
+      platform: process.platform, env: process.env, execArgv: process.execArgv,
+      glibc: process.platform === 'linux' ? glibcVersion() : undefined, canExec: typeof process.execve === 'function',
+    })
+    if (env) process.execve!(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], env)
   } catch {
     // Not fatal: the limit is a saving, not a requirement.
+  }
+}
+
+/** Node's diagnostic report names the glibc it runs on (musl: none); without its network part, which may look names up. */
+function glibcVersion(): string | undefined {
+  // `excludeNetwork` is Node's (22.0 and later), missing from @types/node.
+  const report = process.report as typeof process.report & { excludeNetwork: boolean }
+  const excluded = report.excludeNetwork
+  report.excludeNetwork = true
+  try {
+    return (report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime
+  } finally {
+    report.excludeNetwork = excluded
   }
 }
