@@ -44,10 +44,13 @@ RUN npm ci --no-audit --no-fund \
 
 # Runtime stage: the same base (the architecture and libc the SQLite binary was chosen and proven on),
 # production dependencies and the compiled service only (dist/src and dist/machines; the demo and test helpers stay in the build stage).
+# MALLOC_ARENA_MAX: one glibc malloc arena, as prherald-server would otherwise set by starting itself again
+# (src/memory/malloc-arenas.ts; docs/decisions.md): here it is set from the start, for every command.
 FROM node:26-trixie-slim@sha256:930557a230abacbc3f4fd9b8648abf8f4bee1e17cb72195dcdfb2f709bc85b33 AS runtime
 ENV NODE_ENV=production \
     PRHERALD_DATABASE_URL=file:/data/prherald.db \
-    PRHERALD_CONFIG_FILE=/config/config.yaml
+    PRHERALD_CONFIG_FILE=/config/config.yaml \
+    MALLOC_ARENA_MAX=1
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules

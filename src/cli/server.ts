@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import './require-supported-node.ts'
+import './cap-malloc-arenas.ts'
 import { gitSecrets } from '../hosts/contract.ts'
 import { cac } from 'cac'
 import { validateAtStartup } from '../checks/validate-at-startup.ts'

@@ -4,14 +4,18 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { expect, it } from 'vitest'
 import { packageRoot } from '../../src/package-root.ts'
+import { startFakeSlack } from '../helpers/fake-slack.ts'
+import { killServer, spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
+import { testEnv } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 
 /**
  * Issue 25, "start small": what a server loads before its first delivery, with the example config.yaml. The
  * holiday tables, the setup prompts, the PostgreSQL driver and the GitHub client are loaded only when used
  * (a holiday calendar, prherald-setup, a postgres:// URL, the first connect() with a token); ICU's time zone
- * tables only for a zone other than UTC; consola without its reporters and prompts. Checked on the built
- * files a real start imports, with a resolve hook listing every package (and consola file) the process loads.
+ * tables only for a zone other than UTC; consola without its reporters and prompts; undici's HTTP client (what
+ * `fetch` sets up) at the first real Slack call, not for the start-up check. Checked on the built files a real
+ * start imports, with a resolve hook listing every package (and consola file) the process loads.
  */
 const dist = (path: string) => pathToFileURL(join(packageRoot(), 'dist', path)).href
 
@@ -87,4 +91,26 @@ it('loads the time zone tables for a zone other than UTC, and still checks it', 
 it('loads the holiday tables once a holiday calendar is configured, and still checks it', () => {
   expect(packagesLoadedWith('# holidays: DE-BY', 'holidays: DE-BY')).toContain('date-holidays')
   expect(() => packagesLoadedWith('# holidays: DE-BY', 'holidays: DE-XX')).toThrow(/DE has no region XX/)
+})
+
+it('a real start checks the token with Slack without fetch, so undici sets up its client only at the first real Slack call', async () => {
+  const dir = makeTempDir()
+  const slack = await startFakeSlack({ anyChannel: true })
+  let server: SpawnedServer | undefined
+  try {
+    // Preloaded into the server: says so on stderr when anything calls fetch, and then does call it.
+    const hook = join(dir.path, 'report-fetch.mjs')
+    writeFileSync(hook, `const fetch = Object.getOwnPropertyDescriptor(globalThis, 'fetch')
+globalThis.fetch = (...args) => { process.stderr.write('fetch called\\n'); return (fetch.get ? fetch.get.call(globalThis) : fetch.value)(...args) }
+`)
+    writeFileSync(join(dir.path, 'config.yaml'), readFileSync(join(packageRoot(), 'config.yaml'), 'utf8').replace(/^(\s*log_format:) pretty/m, '$1 json'))
+    server = await spawnServer({ ...testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, GITHUB_TOKEN: '' }), NODE_OPTIONS: `--import ${pathToFileURL(hook).href}` })
+    expect(slack.count('auth.test')).toBe(1)
+    expect(server.entries().find((e) => e.msg === 'configuration validated')).toBeDefined()
+    expect(server.lines).not.toContain('fetch called')
+  } finally {
+    await killServer(server)
+    await slack.close()
+    dir.remove()
+  }
 })

@@ -90,8 +90,17 @@ describe('slack-auth', () => {
     expect(await slackAuthCheck(undefined)).toMatchObject({ status: 'FAIL', reason: 'SLACK_BOT_TOKEN is not set' })
     const unreachable = await slackAuthCheck({ token: TEST_SLACK_TOKEN, apiUrl: 'http://127.0.0.1:9/api/' })
     expect(unreachable.status).toBe('FAIL')
-    expect(unreachable.reason).toContain('Slack unreachable at http://127.0.0.1:9/api/')
+    expect(unreachable.reason).toBe('Slack unreachable at http://127.0.0.1:9/api/ (ECONNREFUSED)')
     expect(JSON.stringify(unreachable)).not.toContain(TEST_SLACK_TOKEN)
+  })
+
+  it('FAILs as Slack down when Slack answers 503 or does not answer within the timeout', async () => {
+    slack.faults.push({ method: 'auth.test', fault: { status: 503 } })
+    expect(await slackAuthCheck(options())).toMatchObject({ status: 'FAIL', reason: 'auth.test answered http_503', unavailable: true })
+    slack.faults.push({ method: 'auth.test', fault: { lostAnswer: 'hang' } })
+    expect(await slackAuthCheck({ ...options(), timeoutMs: 200 })).toMatchObject({
+      status: 'FAIL', reason: `Slack unreachable at ${slack.url} (The operation was aborted due to timeout)`, unavailable: true,
+    })
   })
 })
 

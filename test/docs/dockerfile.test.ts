@@ -6,6 +6,7 @@ import { parseListen } from '../../src/config/parse-values.ts'
 import { DEFAULTS } from '../../src/config/settings.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { packageRoot } from '../../src/package-root.ts'
+import { MALLOC_ARENAS } from '../../src/memory/malloc-arenas.ts'
 import { createApp } from '../../src/server.ts'
 import { argsOf as all, readDockerfile, type Instruction } from '../helpers/dockerfile.ts'
 
@@ -117,6 +118,10 @@ describe('Dockerfile', () => {
     expect(volume).toMatch(/"\/data"|^\/data$/)
     expect(all(runtime, 'ENV').join(' ')).toMatch(/PRHERALD_DATABASE_URL=file:\/data\/[\w.-]+\.db\b/)
     expect(all(runtime, 'RUN').join('\n')).toMatch(/chown[^\n]*node:node[^\n]*\/data/)
+  })
+
+  it('caps glibc\'s malloc arenas from the start, as the server would by starting itself again', () => {
+    expect(all(runtime, 'ENV').join(' ')).toMatch(new RegExp(`\\bMALLOC_ARENA_MAX=${MALLOC_ARENAS}\\b`))
   })
 
   it('exposes the default listen port and health-checks, with the server\'s own address resolution, a route the app answers', async () => {
