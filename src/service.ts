@@ -20,7 +20,7 @@ import { createTokenWorkspace } from './slack/token-workspace.ts'
 import { createIntake } from './intake/intake.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createLeaseKeeper, replicaId } from './mailbox/lease-keeper.ts'
-import { createMailboxes, FOLD_MS } from './mailbox/mailboxes.ts'
+import { BATCHES_AT_ONCE, createMailboxes, FOLD_MS } from './mailbox/mailboxes.ts'
 import { createKnownPending } from './mailbox/known-pending.ts'
 import { handOffStored } from './mailbox/hand-off-stored.ts'
 import { createBatchRetry } from './mailbox/batch-retry.ts'
@@ -133,7 +133,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       if (!(error instanceof ShutdownInterrupt) && !(await retries.failed(key, events, error))) return
     }
     leases.done(events)
-  }, (key, error) => logger.error('delivery failed; it stays pending', { pr_key: key, ...errorFields(error) }), { foldMs: FOLD_MS })
+  }, (key, error) => logger.error('delivery failed; it stays pending', { pr_key: key, ...errorFields(error) }), { foldMs: FOLD_MS, parallel: BATCHES_AT_ONCE })
   const handOff = (event: LifecycleEvent) => {
     leases.hold(event)
     mailboxes.post(pullRequestKey(event), event)

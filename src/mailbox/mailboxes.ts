@@ -33,25 +33,59 @@ interface Mailbox<T> {
 /** The server's `foldMs`: a quarter of a second, well under Slack's one message per second per channel. */
 export const FOLD_MS = 250
 
+/**
+ * The server's `parallel`: batches applied at once across all pull requests. In a burst every pull request
+ * had a batch in flight, each holding its events, plan and rendered messages while it waited for Slack (820
+ * in the bench's burst, about 40 MiB live, docs/performance.md); beyond this many they wait their turn in
+ * arrival order, gathering what else arrives for them meanwhile. Slack's own limits, not this, set how fast
+ * messages go out: 128 batches keep every channel's pacer busy.
+ */
+export const BATCHES_AT_ONCE = 128
+
 export interface MailboxOptions {
   /** The least time between the starts of one pull request's batches; 0 starts each as soon as it can. */
   foldMs?: number
+  /** The most batches applied at once, all pull requests together (default: no limit). */
+  parallel?: number
   now?: () => number
 }
 
 export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string, error: unknown) => void, options: MailboxOptions = {}): Mailboxes<T> {
-  const { foldMs = 0, now = Date.now } = options
+  const { foldMs = 0, parallel = Number.POSITIVE_INFINITY, now = Date.now } = options
   const boxes = new Map<string, Mailbox<T>>()
   // When the last batch of a pull request with no mailbox now started; kept for `foldMs`, then forgotten.
   const lastStarts = new Map<string, number>()
   let idleWaiters: Array<() => void> = []
   let held = 0
   const until = (at: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, at - now())))
+  // Slots for `parallel` batches; a batch without one waits in arrival order, and a finished batch hands its
+  // slot straight to the first waiting.
+  let running = 0
+  const slotWaiters: Array<() => void> = []
+  const slot = (): Promise<void> | undefined => {
+    if (running < parallel) {
+      running++
+      return undefined
+    }
+    return new Promise<void>((resolve) => slotWaiters.push(resolve))
+  }
+  const release = () => {
+    const next = slotWaiters.shift()
+    if (next) next()
+    else running--
+  }
 
   const run = async (key: string, box: Mailbox<T>) => {
     let started: number | undefined
     while (box.queued.length > 0) {
       if (started !== undefined && now() < started + foldMs) await until(started + foldMs)
+      const waiting = slot()
+      if (waiting) await waiting
+      if (box.queued.length === 0) {
+        // Cleared while it waited for a slot.
+        release()
+        break
+      }
       const items = box.queued
       box.queued = []
       started = now()
@@ -61,6 +95,7 @@ export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string
         onError(key, error)
       } finally {
         held -= items.length
+        release()
       }
     }
     boxes.delete(key)
