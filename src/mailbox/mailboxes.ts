@@ -38,9 +38,11 @@ export const FOLD_MS = 250
  * had a batch in flight, each holding its events, plan and rendered messages while it waited for Slack (820
  * in the bench's burst, about 40 MiB live, docs/performance.md); beyond this many they wait their turn in
  * arrival order, gathering what else arrives for them meanwhile. Slack's own limits, not this, set how fast
- * messages go out: 128 batches keep every channel's pacer busy.
+ * messages go out: 64 batches keep the pacers busy (the paced bench's ten channels finish at the floor). The
+ * price: in a storm of more than 64 new pull requests in one channel, a pull request for another channel
+ * waits for a slot (docs/architecture.md, "Mailboxes").
  */
-export const BATCHES_AT_ONCE = 128
+export const BATCHES_AT_ONCE = 64
 
 export interface MailboxOptions {
   /** The least time between the starts of one pull request's batches; 0 starts each as soon as it can. */
