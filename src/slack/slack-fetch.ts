@@ -6,7 +6,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
  * form with a small JSON answer, over node:http(s) with a keep-alive agent. Node's own `fetch` (undici)
  * builds a Request, Headers, a web stream for each body and an abort chain per call: about 0.3 ms of CPU per
  * Slack call on the bench's two cores, more than the rest of a batch's processing (docs/performance.md,
- * issue 25). Anything else (a body that is not a string or bytes: a file upload's form) goes to `fetch`.
+ * issue 25). Anything else (a body that is not a string or bytes: a file upload's form; a URL with
+ * credentials in it, which `fetch` refuses) goes to `fetch`.
  *
  * It keeps what the classification of failures reads (src/slack/post-outcome.ts): a network failure is a
  * TypeError "fetch failed" with the socket's error as its cause, as undici's is, and an aborted call rejects
@@ -22,7 +23,8 @@ export function createSlackFetch(): typeof fetch {
     const plain = body === undefined || typeof body === 'string' || body instanceof Uint8Array
     const url = typeof input === 'string' || input instanceof URL ? new URL(input) : undefined
     const agent = url && (url.protocol === 'http:' || url.protocol === 'https:') ? agents[url.protocol] : undefined
-    if (!plain || !url || !agent) return fetch(input, init)
+    // A URL with credentials in it is refused by fetch, as it was before (node:http would send them).
+    if (!plain || !url || !agent || url.username !== '' || url.password !== '') return fetch(input, init)
     return send(url, init, body, agent)
   }) as typeof fetch
 }

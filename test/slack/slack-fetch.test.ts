@@ -81,4 +81,12 @@ describe('createSlackFetch', () => {
     const response = await createSlackFetch()(`${url}files.upload`, { method: 'POST', body: form })
     expect(await response.text()).toMatch(/^multipart\/form-data; boundary=/)
   })
+
+  it('a URL with credentials in it is refused, as Node fetch refuses it, and nothing is sent', async () => {
+    let arrived = 0
+    const url = await listen((_request, _body, answer) => { arrived++; answer(200, {}, '{}') })
+    const error = await createSlackFetch()(url.replace('http://', 'http://bot:secret@') + 'auth.test', { method: 'POST', body: 'x=1' }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TypeError)
+    expect(arrived).toBe(0)
+  })
 })
