@@ -112,14 +112,18 @@ describe('mailboxes', () => {
 
   describe('with a fold window', () => {
     afterEach(() => { vi.useRealTimers() })
-    const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'setImmediate', 'Date'], now: 0 })
-
-    it('a quiet pull request starts at once; what arrives within the window of its last start is one batch when the window ends', async () => {
-      fakeClock()
+    /** A fake clock at 0, a held worker and mailboxes with a 250 ms window, whose first batch (pr-1: [1]) has started. */
+    const startedAtZero = async () => {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'setImmediate', 'Date'], now: 0 })
       const worker = heldWorker(() => vi.advanceTimersByTimeAsync(0))
       const boxes = createMailboxes(worker.work, () => {}, { foldMs: 250 })
       boxes.post('pr-1', 1)
       await vi.advanceTimersByTimeAsync(0)
+      return { worker, boxes }
+    }
+
+    it('a quiet pull request starts at once; what arrives within the window of its last start is one batch when the window ends', async () => {
+      const { worker, boxes } = await startedAtZero()
       expect(worker.batches).toEqual([{ key: 'pr-1', items: [1] }])
       await vi.advanceTimersByTimeAsync(10)
       await worker.releaseNext()
@@ -140,11 +144,7 @@ describe('mailboxes', () => {
     })
 
     it('deliveries queued behind a running batch wait for the window too; other pull requests do not wait', async () => {
-      fakeClock()
-      const worker = heldWorker(() => vi.advanceTimersByTimeAsync(0))
-      const boxes = createMailboxes(worker.work, () => {}, { foldMs: 250 })
-      boxes.post('pr-1', 1)
-      await vi.advanceTimersByTimeAsync(0)
+      const { worker, boxes } = await startedAtZero()
       boxes.post('pr-1', 2)
       boxes.post('pr-2', 3)
       await vi.advanceTimersByTimeAsync(0)
@@ -162,11 +162,7 @@ describe('mailboxes', () => {
     })
 
     it('drain waits for a batch held by its window, and clear drops it', async () => {
-      fakeClock()
-      const worker = heldWorker(() => vi.advanceTimersByTimeAsync(0))
-      const boxes = createMailboxes(worker.work, () => {}, { foldMs: 250 })
-      boxes.post('pr-1', 1)
-      await vi.advanceTimersByTimeAsync(0)
+      const { worker, boxes } = await startedAtZero()
       await worker.releaseNext()
       boxes.post('pr-1', 2)
       const drained = boxes.drain(1000)
