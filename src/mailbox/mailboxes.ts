@@ -78,7 +78,9 @@ export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string
   }
 
   const run = async (key: string, box: Mailbox<T>) => {
-    let started: number | undefined
+    // The pull request's last batch, when it started less than `foldMs` ago: the first batch waits for it too.
+    let started = lastStarts.get(key)
+    lastStarts.delete(key)
     while (box.queued.length > 0) {
       if (started !== undefined && now() < started + foldMs) await until(started + foldMs)
       const waiting = slot()
@@ -120,13 +122,8 @@ export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string
       if (box) return void box.queued.push(item)
       const fresh: Mailbox<T> = { queued: [item] }
       boxes.set(key, fresh)
-      const previous = lastStarts.get(key)
-      lastStarts.delete(key)
-      // Starts at the end of this turn of the event loop (deliveries acknowledged by the same commit fold
-      // together), or when the pull request's last batch is `foldMs` old.
-      const wait = previous === undefined ? 0 : previous + foldMs - now()
-      if (wait > 0) setTimeout(() => void run(key, fresh), wait)
-      else setImmediate(() => void run(key, fresh))
+      // Starts at the end of this turn of the event loop: deliveries acknowledged by the same commit fold together.
+      setImmediate(() => void run(key, fresh))
     },
     active: () => boxes.size,
     queued: () => held,

@@ -6,8 +6,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
  * form with a small JSON answer, over node:http(s) with a keep-alive agent. Node's own `fetch` (undici)
  * builds a Request, Headers, a web stream for each body and an abort chain per call: about 0.3 ms of CPU per
  * Slack call on the bench's two cores, more than the rest of a batch's processing (docs/performance.md,
- * issue 25). Anything else (a body that is not a string or bytes: a file upload's form; a URL with
- * credentials in it, which `fetch` refuses) goes to `fetch`.
+ * issue 25). Anything else (a body that is not a string or bytes: a file upload's form; headers that are not
+ * a plain object; a URL with credentials in it, which `fetch` refuses) goes to `fetch`.
  *
  * It keeps what the classification of failures reads (src/slack/post-outcome.ts): a network failure is a
  * TypeError "fetch failed" with the socket's error as its cause, as undici's is, and an aborted call rejects
@@ -20,7 +20,9 @@ export function createSlackFetch(): typeof fetch {
   const agents = { 'http:': new HttpAgent(options), 'https:': new HttpsAgent(options) }
   return (async (input: string | URL | Request, init: RequestInit = {}) => {
     const body = init.body ?? undefined
-    const plain = body === undefined || typeof body === 'string' || body instanceof Uint8Array
+    const headers = init.headers
+    const plain = (body === undefined || typeof body === 'string' || body instanceof Uint8Array)
+      && (headers === undefined || (!Array.isArray(headers) && !(headers instanceof Headers)))
     const url = typeof input === 'string' || input instanceof URL ? new URL(input) : undefined
     const agent = url && (url.protocol === 'http:' || url.protocol === 'https:') ? agents[url.protocol] : undefined
     // A URL with credentials in it is refused by fetch, as it was before (node:http would send them).

@@ -74,6 +74,12 @@ describe('createSlackFetch', () => {
     expect(await connections()).toBe(0)
   })
 
+  it('headers given as a Headers object arrive', async () => {
+    const url = await listen((request, _body, answer) => answer(200, {}, String(request.headers['x-probe'])))
+    const response = await createSlackFetch()(`${url}auth.test`, { method: 'POST', headers: new Headers({ 'x-probe': 'kept' }), body: 'x=1' })
+    expect(await response.text()).toBe('kept')
+  })
+
   it('a body that is not text or bytes (a file upload form) goes to Node fetch', async () => {
     const url = await listen((request, _body, answer) => answer(200, {}, String(request.headers['content-type'])))
     const form = new FormData()
