@@ -35,16 +35,14 @@ writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json', lo
 const payloads = Array.from({ length: 200 }, (_, i) => openedPayload(10_000 + i))
 // A body of its own per request (a field the decoder does not read), as in run.ts: a body seen before under
 // another delivery id is refused as a replay (docs/security.md), and would measure no processing at all.
-let counter = 0
-const next = (): Delivery => {
-  const i = counter++
-  const body = Buffer.from(JSON.stringify({ ...payloads[i % payloads.length]!, bench_request: i }))
-  return { body, headers: { 'content-type': 'application/json', 'x-github-event': 'pull_request', 'x-github-delivery': randomUUID(), 'x-hub-signature-256': signBody(SECRET, body) } }
-}
-
 const sign: Sign = (event, payload, deliveryId = randomUUID()) => {
   const body = Buffer.from(JSON.stringify(payload))
   return { body, headers: { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': deliveryId, 'x-hub-signature-256': signBody(SECRET, body) } }
+}
+let counter = 0
+const next = (): Delivery => {
+  const i = counter++
+  return sign('pull_request', { ...payloads[i % payloads.length]!, bench_request: i })
 }
 // prherald-mix: each measure sends a burst of its own (a fresh database each time), warm-up first.
 let mix: Delivery[] = []
