@@ -20,7 +20,7 @@ const KNOWN_KEYS: Record<string, string> = {
   database: 'url',
   cleanup: 'message_ttl_days',
   digest: 'enabled, schedule, timezone, holidays, mention, include_dependency_bots',
-  slack: 'pacing, reactions, lookup_users_by_email',
+  slack: 'pacing, reactions, lookup_users_by_email, thread_updates, socket_mode',
   'slack.reactions': REACTION_KEYS,
 }
 

@@ -291,6 +291,12 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
       case 'auth.test':
         return sendJson(res, 200, { ok: true, team: 'Acme', team_id: 'T0ACME', app_id: 'A0PRHERALD', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT' },
           { 'x-oauth-scopes': state.scopes.join(',') })
+      case 'apps.connections.open': {
+        // Only an app-level token opens a socket, as in Slack; the URL is never dialled by the checks.
+        const token = String(state.calls.at(-1)?.headers.authorization ?? '').replace(/^Bearer /, '')
+        if (!token.startsWith('xapp-')) return sendJson(res, 200, { ok: false, error: 'not_allowed_token_type' })
+        return sendJson(res, 200, { ok: true, url: 'ws://127.0.0.1:9/link/?ticket=fake' })
+      }
       case 'conversations.info': {
         const info = channel ? (state.channels.get(channel) ?? (options.anyChannel ? {} : undefined)) : undefined
         if (!info) return sendJson(res, 200, { ok: false, error: 'channel_not_found' })
