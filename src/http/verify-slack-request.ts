@@ -11,8 +11,8 @@ export const SLACK_REQUEST_LIMIT = 64 * 1024
  * exact bytes, then the five-minute window (docs/security.md#slack-requests). Throws bad_signature,
  * stale_timestamp or body_too_large.
  */
-export async function verifiedSlackBody(event: H3Event, secret: string, nowMs: number): Promise<Buffer> {
-  const body = await readRawBody(event, SLACK_REQUEST_LIMIT)
+export async function verifiedSlackBody(event: H3Event, secret: string, nowMs: number, limit = SLACK_REQUEST_LIMIT): Promise<Buffer> {
+  const body = await readRawBody(event, limit)
   const headers = event.req.headers
   const verdict = verifySlackSignature(secret, { body, timestamp: headers.get('x-slack-request-timestamp'), signature: headers.get('x-slack-signature') }, nowMs)
   if (verdict === 'bad_signature') throw new PrheraldError('bad_signature', 'missing or invalid X-Slack-Signature signature')

@@ -15,6 +15,7 @@ import type { TokenWorkspace } from './token-workspace.ts'
  * window: src/http/slack-route.ts) or the Socket Mode receiver (the connection itself: slack-socket.ts).
  */
 export type SlackInboundRequest =
+  /** Over HTTP the form body (its `payload` field is the JSON); over Socket Mode the payload itself. */
   | { kind: 'interactive'; payload: unknown }
   | { kind: 'command'; form: URLSearchParams }
   | { kind: 'event'; payload: unknown }
@@ -63,8 +64,8 @@ export function createSlackInbound(deps: SlackInboundDeps) {
         fix: 'put the database file back and restart prherald (see the server log)',
       })
     }
-    if (!requestId) return 'no_request_id'
-    if (!(await deps.claim(requestId))) {
+    // Without an id there is nothing to tell a retry by: acted on (a shared '' would make each such request another's retry).
+    if (requestId !== undefined && !(await deps.claim(requestId))) {
       logger.info(`ignored slack ${what}`, { reason: 'already_taken' })
       return 'already_taken'
     }
@@ -72,7 +73,7 @@ export function createSlackInbound(deps: SlackInboundDeps) {
   }
 
   const interactive = async (payload: unknown): Promise<SlackInboundAnswer> => {
-    const decoded = decodeInteraction(typeof payload === 'object' && payload !== null ? payload : '')
+    const decoded = decodeInteraction(typeof payload === 'string' || (typeof payload === 'object' && payload !== null) ? payload : '')
     if ('ignored' in decoded) {
       if (decoded.ignored === 'invalid_payload') throw new PrheraldError('bad_json', 'the signed body carries no valid interaction payload')
       logger.info('ignored slack interaction', { reason: decoded.ignored })
