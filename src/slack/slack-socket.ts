@@ -1,11 +1,6 @@
 import { errorFields, type Logger } from '../log/logger.ts'
 import { callSlackApi, createWebClient } from './slack-api.ts'
-
-/** One request Slack sent over the socket: an interaction, a slash command or an Events API event. */
-export interface SocketEnvelope {
-  type: 'interactive' | 'slash_commands' | 'events_api'
-  payload: unknown
-}
+import type { SlackInboundRequest } from './slack-inbound.ts'
 
 /** 'connecting' until the first hello, 'open' while a socket is, 'reconnecting' between two, 'closed' once stopped. */
 export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'closed'
@@ -17,10 +12,10 @@ export interface SlackSocketDeps {
   apiUrl: string
   logger: Logger
   /**
-   * Takes one envelope through the inbound pipeline; resolves once it is durably de-duplicated, with what the
+   * The inbound pipeline (slack-inbound.ts): resolves once the request's id is committed, with what the
    * acknowledgement carries (a slash command's answer) or undefined. A rejection leaves it unacknowledged: Slack sends it again.
    */
-  receive: (envelope: SocketEnvelope) => Promise<unknown>
+  receive: (request: SlackInboundRequest) => Promise<unknown>
   /** The wait before the n-th reconnection in a row (1, 2, …); tests shorten it. */
   backoffMs?: (attempt: number) => number
 }
@@ -31,7 +26,13 @@ export interface SlackSocket {
   stop(): Promise<void>
 }
 
-const KINDS = new Set(['interactive', 'slash_commands', 'events_api'])
+/** An envelope's request, as the HTTP receiver would have decoded it (a slash command's payload is its form's fields). */
+function requestOf(type: unknown, payload: unknown): SlackInboundRequest | undefined {
+  if (type === 'interactive') return { kind: 'interactive', payload }
+  if (type === 'events_api') return { kind: 'event', payload }
+  if (type !== 'slash_commands' || typeof payload !== 'object' || payload === null) return undefined
+  return { kind: 'command', form: new URLSearchParams(Object.entries(payload).filter(([, v]) => typeof v === 'string') as Array<[string, string]>) }
+}
 const backoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1))
 
 /**
@@ -70,7 +71,7 @@ export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
         const frame = parse(message.data)
         if (frame?.type === 'hello') resolve(socket)
         else if (frame?.type === 'disconnect') onDisconnect(socket, String(frame.reason ?? ''))
-        else if (frame && typeof frame.envelope_id === 'string' && KINDS.has(String(frame.type))) onEnvelope(socket, frame.envelope_id, frame)
+        else if (frame && typeof frame.envelope_id === 'string') onEnvelope(socket, frame.envelope_id, frame)
       })
       socket.addEventListener('close', () => {
         sockets.delete(socket)
@@ -82,7 +83,10 @@ export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
   }
 
   const onEnvelope = (socket: WebSocket, id: string, frame: Record<string, unknown>) => {
-    deps.receive({ type: frame.type as SocketEnvelope['type'], payload: frame.payload }).then((payload) => {
+    const request = requestOf(frame.type, frame.payload)
+    // A kind prherald does not take is acknowledged, or Slack would send it again.
+    const taken = request ? deps.receive(request) : Promise.resolve(undefined)
+    taken.then((payload) => {
       if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(payload === undefined ? { envelope_id: id } : { envelope_id: id, payload }))
     }, (error: unknown) => deps.logger.warn('slack socket envelope not taken; Slack sends it again', { envelope_type: String(frame.type), ...errorFields(error) }))
   }

@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { createLogger } from '../../src/log/logger.ts'
-import { startSlackSocket, type SlackSocket, type SocketEnvelope } from '../../src/slack/slack-socket.ts'
+import type { SlackInboundRequest } from '../../src/slack/slack-inbound.ts'
+import { startSlackSocket, type SlackSocket } from '../../src/slack/slack-socket.ts'
 import { startFakeSocketMode, type FakeSocketMode } from '../helpers/fake-socket-mode.ts'
 
 let slack: FakeSocketMode
 let socket: SlackSocket | undefined
 let lines: Array<Record<string, unknown>>
-const received: SocketEnvelope[] = []
+const received: SlackInboundRequest[] = []
 
 beforeEach(async () => {
   slack = await startFakeSocketMode()
@@ -19,11 +20,11 @@ afterEach(async () => {
   await slack.close()
 })
 
-function start(options: { token?: string; receive?: (e: SocketEnvelope) => Promise<unknown> } = {}) {
+function start(options: { token?: string; receive?: (e: SlackInboundRequest) => Promise<unknown> } = {}) {
   socket = startSlackSocket({
     appToken: options.token ?? 'xapp-1-A1-test', apiUrl: slack.apiUrl, backoffMs: () => 20,
     logger: createLogger({ format: 'json', level: 'debug', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }),
-    receive: options.receive ?? (async (envelope) => { received.push(envelope); return envelope.type === 'slash_commands' ? { text: 'ok' } : undefined }),
+    receive: options.receive ?? (async (envelope) => { received.push(envelope); return envelope.kind === 'command' ? { text: 'ok' } : undefined }),
   })
   return socket
 }
@@ -40,7 +41,8 @@ it('asks apps.connections.open with the app token, opens the socket it names, an
   expect(slack.opens).toEqual(['xapp-1-A1-test'])
   expect(await slack.envelope('slash_commands', { command: '/prherald' }, 'e1')).toEqual({ envelope_id: 'e1', payload: { text: 'ok' } })
   expect(await slack.envelope('events_api', { event_id: 'Ev1' }, 'e2')).toEqual({ envelope_id: 'e2' })
-  expect(received.map((e) => e.type)).toEqual(['slash_commands', 'events_api'])
+  expect(received.map((e) => e.kind)).toEqual(['command', 'event'])
+  expect(received[0]!.kind === 'command' && received[0]!.form.get('command')).toBe('/prherald')
 })
 
 it('leaves an envelope the pipeline could not take unacknowledged, so that Slack sends it again', async () => {
