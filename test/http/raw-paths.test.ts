@@ -1,45 +1,20 @@
-import { connect } from 'node:net'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { describe, expect, it } from 'vitest'
 import { signedDelivery } from '../helpers/signed-delivery.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { pullRequest } from '../helpers/github-payloads.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { rawRequest } from '../helpers/raw-request.ts'
+import { useGithubService } from '../helpers/use-github-service.ts'
 
 /**
  * Issue 30.4: routes match the raw path. A proxy forwards `/webhook/…` as it came (nginx's `location /webhook/`),
  * and h3 would route `/webhook/..\metrics` to `/metrics`; every such path is refused before any route, sent
  * byte for byte on a socket (fetch would normalise it first).
  */
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService
+const t = useGithubService(() => ({ SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET }))
 
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-  writeConfig(dir.path, { git_provider: 'github', mappings: { Codertocat: { '*': { channel: 'C0000000001' } } } })
-  service = await startPrherald(dir.path, testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET }))
-})
-afterEach(async () => {
-  await service.stop()
-  await slack.close()
-  dir.remove()
-})
-
-/** One request with `path` exactly as written on the wire; the status and the body of the answer. */
-async function raw(method: string, path: string, headers: Record<string, string> = {}, body = ''): Promise<{ status: number; body: string }> {
-  const { port } = new URL(service.url)
-  const socket = connect(Number(port), '127.0.0.1')
-  const head = [`${method} ${path} HTTP/1.1`, 'host: prherald.example.com', 'connection: close', `content-length: ${Buffer.byteLength(body)}`,
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
-  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`)
-  const chunks: Buffer[] = []
-  for await (const chunk of socket) chunks.push(chunk as Buffer)
-  const text = Buffer.concat(chunks).toString('utf8')
-  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]), body: text.slice(text.indexOf('\r\n\r\n') + 4) }
-}
+/** One request with `path` exactly as written on the wire. */
+const raw = (method: string, path: string, headers: Record<string, string> = {}, body = '') =>
+  rawRequest(t.service.url, [`${method} ${path} HTTP/1.1`, 'host: prherald.example.com', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), ''].join('\r\n'), body)
 
 describe('a path that means another route once normalised', () => {
   it('the plain routes answer, so what follows is not refused for another reason', async () => {
