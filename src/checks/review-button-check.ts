@@ -1,7 +1,7 @@
 import type { Env } from '../config/load-config.ts'
 import { readSlackSigningSecret } from '../config/load-config.ts'
 import { redactUrl } from '../log/redact-url.ts'
-import { SLACK_INTERACTIONS_PATH } from '../http/slack-interactions-route.ts'
+import { SLACK_PATHS } from '../http/slack-route.ts'
 import type { CheckResult } from './check-result.ts'
 
 /**
@@ -14,7 +14,7 @@ export function reviewButtonResult(env: Env): CheckResult {
     return { name: 'button', target, status: 'SKIP', reason: 'unset (optional): messages have no Start review button' }
   }
   const base = env.PRHERALD_PUBLIC_URL?.trim().replace(/\/+$/, '')
-  const url = base ? `${redactUrl(base)}${SLACK_INTERACTIONS_PATH}` : `<your public URL>${SLACK_INTERACTIONS_PATH}`
+  const url = base ? `${redactUrl(base)}${SLACK_PATHS.interactive}` : `<your public URL>${SLACK_PATHS.interactive}`
   return {
     name: 'button', target, status: 'OK',
     reason: `set: Start review button on; the Slack app's Interactivity Request URL must be ${url} (docs/slack-app.md#start-review)`,

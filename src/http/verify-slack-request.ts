@@ -19,14 +19,3 @@ export async function verifiedSlackBody(event: H3Event, secret: string, nowMs: n
   if (verdict === 'stale_timestamp') throw new PrheraldError('stale_timestamp', 'X-Slack-Request-Timestamp is more than five minutes away from this server\'s clock')
   return body
 }
-
-/** A small memory of ids already handled (Slack's retries, a repeated trigger_id): the latest `size` of them. */
-export function createSeenIds(size = 2000) {
-  const seen = new Set<string>()
-  return (id: string): boolean => {
-    if (seen.has(id)) return true
-    seen.add(id)
-    if (seen.size > size) seen.delete(seen.values().next().value!)
-    return false
-  }
-}

@@ -1,4 +1,5 @@
 import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type RetryOptions } from '@slack/web-api'
+import { PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
 import { createSlackFetch } from './slack-fetch.ts'
 
@@ -66,15 +67,27 @@ function scopesOf(data: SlackAnswer['data']): string[] | undefined {
 
 /**
  * Posts a request's late answer to its `response_url` (the caller has checked that it is Slack's: see
- * src/personal/respond-later.ts) through the same fetch as every Slack call. The URL is a credential for
- * that one answer: it is never logged, and a failure names only the status.
+ * src/personal/respond-later.ts) through the same fetch as every Slack call; false when that server refused
+ * it. The URL is a credential for that one answer: a failure to send throws an error that names only its
+ * kind, since fetch's own errors quote the URL (with any user-info) and its cause the address.
  */
 export async function postToResponseUrl(url: string, body: Record<string, unknown>, timeoutMs = 5000): Promise<boolean> {
-  const response = await slackFetch(url, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs),
-  })
-  await response.text()
-  return response.ok
+  try {
+    const response = await slackFetch(url, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs),
+    })
+    await response.text()
+    return response.ok
+  } catch (error) {
+    throw new PrheraldError('slack_transient', `the answer could not be sent to the command's response_url (${failureKind(error)})`)
+  }
+}
+
+/** `TimeoutError`, `ECONNREFUSED`, `TypeError`: what went wrong, without the message that may quote the URL. */
+function failureKind(error: unknown): string {
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined
+  if (typeof cause?.code === 'string' && /^[A-Z_]+$/.test(cause.code)) return cause.code
+  return error instanceof Error && /^[A-Za-z]+$/.test(error.name) ? error.name : 'unknown'
 }
 
 /** Routes the Web API client's own log lines into ours, dropping its debug lines (they carry request bodies). */

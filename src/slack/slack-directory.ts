@@ -18,8 +18,6 @@ export interface SlackDirectory {
   groupMembers(group: string): Promise<string[]>
   /** views.publish: the person's App Home tab. */
   publishHome(user: string, view: { type: 'home'; blocks: unknown[]; private_metadata?: string }): Promise<void>
-  /** auth.test: the workspace and app of the token, for the requests Slack sends (their team_id, api_app_id). */
-  identity(): Promise<{ teamId: string | undefined; appId: string | undefined }>
 }
 
 export function createSlackDirectory(options: {
@@ -54,10 +52,6 @@ export function createSlackDirectory(options: {
     },
     async publishHome(user, view) {
       await call(() => client.views.publish({ user_id: user, view: view as never }))
-    },
-    async identity() {
-      const result = await call(() => client.auth.test()) as { team_id?: string; app_id?: string }
-      return { teamId: result.team_id, appId: result.app_id }
     },
   }
 }

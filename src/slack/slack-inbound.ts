@@ -7,6 +7,7 @@ import type { RunCommand } from '../personal/run-command.ts'
 import { at, str } from '../read-fields.ts'
 import type { HomeClick } from './decode-home-action.ts'
 import { decodeInteraction } from './decode-interaction.ts'
+import { foreignOrigin } from './foreign-origin.ts'
 import { postToResponseUrl } from './slack-api.ts'
 import type { TokenWorkspace } from './token-workspace.ts'
 
@@ -52,9 +53,7 @@ export function createSlackInbound(deps: SlackInboundDeps) {
   /** Whether the request may be acted on: its workspace and app are the token's, and its id is new. */
   const admit = async (what: string, origin: { teamId: string | undefined; appId: string | undefined }, requestId: string | undefined): Promise<string | undefined> => {
     const own = await deps.workspace()
-    const refused = !own ? 'workspace_unknown'
-      : origin.teamId !== own.teamId ? 'other_workspace'
-        : own.appId !== undefined && origin.appId !== own.appId ? 'other_app' : undefined
+    const refused = own ? foreignOrigin(own, origin) : 'workspace_unknown'
     if (refused) {
       logger.warn(`rejected slack ${what}`, { reason: refused, team_id: origin.teamId, app_id: origin.appId })
       return refused
