@@ -35,8 +35,8 @@ const TRIGGER_ID = /^[\w.-]{1,200}$/
  * or a preference button in a home tab (decode-home-action.ts). Pure; called only after the signature was verified.
  */
 export function decodeInteraction(input: string | object): DecodedInteraction {
-  const payload = typeof input === 'string' ? formPayload(input) : input
-  if (typeof payload !== 'object' || payload === null) return { ignored: 'invalid_payload' }
+  const payload = interactionPayload(input)
+  if (payload === undefined) return { ignored: 'invalid_payload' }
   if (str(payload, 'type') !== 'block_actions') return { ignored: 'not_a_button_click' }
   const actions = at(payload, 'actions')
   const action = Array.isArray(actions)
@@ -72,11 +72,13 @@ export function decodeInteraction(input: string | object): DecodedInteraction {
   }
 }
 
-/** The JSON of a form body's `payload` field; undefined when there is none or it is not JSON. */
-function formPayload(body: string): unknown {
+/** The payload: a form body's `payload` field as JSON (HTTP), or the object itself (Socket Mode); undefined when there is none. */
+export function interactionPayload(input: unknown): object | undefined {
+  let payload = input
   try {
-    return JSON.parse(new URLSearchParams(body).get('payload') ?? '') as unknown
+    if (typeof input === 'string') payload = JSON.parse(new URLSearchParams(input).get('payload') ?? '') as unknown
   } catch {
     return undefined
   }
+  return typeof payload === 'object' && payload !== null ? payload : undefined
 }

@@ -6,7 +6,7 @@ import { isSlackResponseUrl } from '../personal/respond-later.ts'
 import type { RunCommand } from '../personal/run-command.ts'
 import { at, str } from '../read-fields.ts'
 import type { HomeClick } from './decode-home-action.ts'
-import { decodeInteraction } from './decode-interaction.ts'
+import { decodeInteraction, interactionPayload } from './decode-interaction.ts'
 import { foreignOrigin } from './foreign-origin.ts'
 import { postToResponseUrl } from './slack-api.ts'
 import type { TokenWorkspace } from './token-workspace.ts'
@@ -71,8 +71,9 @@ export function createSlackInbound(deps: SlackInboundDeps) {
     return undefined
   }
 
-  const interactive = async (payload: unknown): Promise<SlackInboundAnswer> => {
-    const decoded = decodeInteraction(typeof payload === 'string' || (typeof payload === 'object' && payload !== null) ? payload : '')
+  const interactive = async (input: unknown): Promise<SlackInboundAnswer> => {
+    const payload = interactionPayload(input)
+    const decoded = decodeInteraction(payload ?? '')
     if ('ignored' in decoded) {
       if (decoded.ignored === 'invalid_payload') throw new PrheraldError('bad_json', 'the signed body carries no valid interaction payload')
       logger.info('ignored slack interaction', { reason: decoded.ignored })
