@@ -42,6 +42,7 @@ beforeEach(async () => {
   slack = await startFakeSlack({ anyChannel: true })
   sockets = await startFakeSocketMode()
   slack.users.set(DAVE, { tz: 'UTC' })
+  slack.scopes.push('users:read')
   writeConfig(dir.path, {
     git_provider: 'github', slack: { socket_mode: true }, users: { dave: DAVE, Codertocat: 'U0AUTHOR' },
     mappings: { Codertocat: { '*': { channel: CHANNEL } } },
