@@ -8,6 +8,8 @@ export interface HealthSources {
   slack(): string
   /** Deliveries parked after too many failed batches, as last counted (a number the server refreshes). */
   parked?(): number
+  /** With slack.socket_mode: the socket's state (slack-socket.ts); anything but `open` means Slack's requests are not arriving. */
+  socket?(): string
 }
 
 /**
@@ -20,7 +22,10 @@ export function healthz(sources: HealthSources): HTTPResponse {
   const slack = sources.slack()
   // Parked deliveries wait for an operator (prherald-migrate replay-parked): degraded, never a restart.
   const parked = sources.parked?.() ?? 0
-  return json(200, { status: database === 'ok' && slack === 'ok' && parked === 0 ? 'ok' : 'degraded', database, slack, ...(parked > 0 ? { parked_deliveries: parked } : {}) })
+  // A socket reconnecting is degraded, never a restart: it reconnects by itself, and webhooks are still taken.
+  const socket = sources.socket?.()
+  const ok = database === 'ok' && slack === 'ok' && parked === 0 && (socket === undefined || socket === 'open')
+  return json(200, { status: ok ? 'ok' : 'degraded', database, slack, ...(parked > 0 ? { parked_deliveries: parked } : {}), ...(socket ? { slack_socket: socket } : {}) })
 }
 
 /**
@@ -30,7 +35,7 @@ export function healthz(sources: HealthSources): HTTPResponse {
 export function readyz(sources: HealthSources): HTTPResponse {
   const database = sources.database()
   return database === 'ok'
-    ? json(200, { status: 'ready', database })
+    ? json(200, { status: 'ready', database, ...(sources.socket ? { slack_socket: sources.socket() } : {}) })
     : json(503, { status: 'not_ready', database, message: `the database file was ${database} while the server runs; see the server log` })
 }
 

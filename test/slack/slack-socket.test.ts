@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest'
+import { healthz, readyz } from '../../src/http/health-routes.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import type { SlackInboundRequest } from '../../src/slack/slack-inbound.ts'
 import { startSlackSocket, type SlackSocket } from '../../src/slack/slack-socket.ts'
@@ -101,4 +102,21 @@ it('says clearly when Slack refuses another socket (too_many_websockets), and wh
   await s.stop()
   start({ token: 'xoxb-bot' })
   await until(() => lines.some((l) => String(l.fix).includes('app-level token (xapp-')))
+})
+
+it('shows its state in /healthz and /readyz: degraded while it reconnects, never a failed probe', async () => {
+  const s = start()
+  await until(() => s.state() === 'open')
+  const sources = { database: () => 'ok' as const, slack: () => 'ok', socket: s.state }
+  const body = (response: { body?: unknown }) => JSON.parse(String(response.body)) as Record<string, unknown>
+  expect(body(healthz(sources))).toMatchObject({ status: 'ok', slack_socket: 'open' })
+  let release = () => {}
+  slack.holdOpen = new Promise<void>((r) => { release = r })
+  slack.connections[0]!.drop()
+  await until(() => s.state() === 'reconnecting')
+  expect(healthz(sources).status).toBe(200)
+  expect(body(healthz(sources))).toMatchObject({ status: 'degraded', slack_socket: 'reconnecting' })
+  expect(body(readyz(sources))).toMatchObject({ status: 'ready', slack_socket: 'reconnecting' })
+  release()
+  await until(() => s.state() === 'open')
 })
