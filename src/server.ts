@@ -13,7 +13,7 @@ import { createSlackRoute, SLACK_PATHS, type SlackRouteKind } from './http/slack
 import { SLACK_REQUEST_LIMIT } from './http/verify-slack-request.ts'
 import { BODY_LIMIT } from './http/read-raw-body.ts'
 import type { HomeClick } from './slack/decode-home-action.ts'
-import { createSlackInbound, type SlackInbound } from './slack/slack-inbound.ts'
+import { createSlackInbound, type SlackInbound } from './inbound/slack-inbound.ts'
 import type { personalRoutes } from './personal/personal-routes.ts'
 import { createBodyBudget, type BodyBudget } from './http/body-budget.ts'
 
@@ -85,8 +85,8 @@ export function createApp(deps: AppDeps): H3 {
 }
 
 /**
- * The one inbound pipeline of Slack's requests (src/slack/slack-inbound.ts), for the HTTP routes above and
- * for Socket Mode's receiver (src/slack/slack-socket.ts); undefined when the deployment takes none of them.
+ * The one inbound pipeline of Slack's requests (src/inbound/slack-inbound.ts), for the HTTP routes above and
+ * for Socket Mode's receiver (src/inbound/slack-socket.ts); undefined when the deployment takes none of them.
  */
 export function slackInbound(deps: Pick<AppDeps, 'slackInteractions' | 'slackPersonal' | 'logger'>, ready?: () => boolean): SlackInbound | undefined {
   const { slackInteractions: clicks, slackPersonal: personal } = deps

@@ -2,7 +2,7 @@ import { HTTPResponse, type H3Event } from 'h3'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { str } from '../read-fields.ts'
-import type { SlackInbound } from '../slack/slack-inbound.ts'
+import type { SlackInbound } from '../inbound/slack-inbound.ts'
 import { errorResponse, json } from './respond.ts'
 import { verifiedSlackBody } from './verify-slack-request.ts'
 
@@ -31,7 +31,7 @@ export interface SlackRouteDeps {
 /**
  * The HTTP receiver of Slack's requests: the body's size, the v0 signature over its exact bytes and the
  * five-minute window (verify-slack-request.ts), then the body decoded and handed to the one inbound pipeline
- * (src/slack/slack-inbound.ts), whose answer is the 200's body. Slack's own checks of a Request URL
+ * (src/inbound/slack-inbound.ts), whose answer is the 200's body. Slack's own checks of a Request URL
  * (`url_verification`, `ssl_check`) are answered here, after the signature.
  */
 export function createSlackRoute(deps: SlackRouteDeps) {

@@ -1,5 +1,5 @@
 import { errorFields, type Logger } from '../log/logger.ts'
-import { callSlackApi, createWebClient } from './slack-api.ts'
+import { callSlackApi, createWebClient } from '../slack/slack-api.ts'
 import type { SlackInboundRequest } from './slack-inbound.ts'
 
 /** 'connecting' until the first hello, 'open' while a socket is, 'reconnecting' between two, 'closed' once stopped. */

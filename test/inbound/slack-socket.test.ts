@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { healthz, readyz } from '../../src/http/health-routes.ts'
 import { createLogger } from '../../src/log/logger.ts'
-import type { SlackInboundRequest } from '../../src/slack/slack-inbound.ts'
-import { startSlackSocket, type SlackSocket } from '../../src/slack/slack-socket.ts'
+import type { SlackInboundRequest } from '../../src/inbound/slack-inbound.ts'
+import { startSlackSocket, type SlackSocket } from '../../src/inbound/slack-socket.ts'
 import { startFakeSocketMode, type FakeSocketMode } from '../helpers/fake-socket-mode.ts'
 
 let slack: FakeSocketMode

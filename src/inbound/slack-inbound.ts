@@ -5,15 +5,15 @@ import type { PublishHome } from '../personal/publish-home.ts'
 import { isSlackResponseUrl } from '../personal/respond-later.ts'
 import type { RunCommand } from '../personal/run-command.ts'
 import { at, str } from '../read-fields.ts'
-import type { HomeClick } from './decode-home-action.ts'
-import { decodeInteraction, interactionPayload } from './decode-interaction.ts'
-import { foreignOrigin } from './foreign-origin.ts'
-import { postToResponseUrl } from './slack-api.ts'
-import type { TokenWorkspace } from './token-workspace.ts'
+import type { HomeClick } from '../slack/decode-home-action.ts'
+import { decodeInteraction, interactionPayload } from '../slack/decode-interaction.ts'
+import { foreignOrigin } from '../slack/foreign-origin.ts'
+import { postToResponseUrl } from '../slack/slack-api.ts'
+import type { TokenWorkspace } from '../slack/token-workspace.ts'
 
 /**
  * One request Slack sent, once its receiver authenticated it: the HTTP receiver (size, v0 signature, time
- * window: src/http/slack-route.ts) or the Socket Mode receiver (the connection itself: slack-socket.ts).
+ * window: src/http/slack-route.ts) or the Socket Mode receiver (the connection itself: src/inbound/slack-socket.ts).
  */
 export type SlackInboundRequest =
   /** Over HTTP the form body (its `payload` field is the JSON); over Socket Mode the payload itself. */
