@@ -37,7 +37,7 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
     : await slackAccessCheck(ctx.slack, listRoutes(settings.mappings).flatMap(routeChannels), ctx.featureScopes, ctx.personalScopes)
   const slackDown = auth.status === 'FAIL' && auth.unavailable === true
   const directMessages = directMessagesResult(settings, secrets.slackSigningSecret !== undefined || settings.socketMode)
-  const results = [auth, ...scopes, directMessages, appTokenShape(settings.socketMode, secrets.slackAppToken), ...outcome.report.entries.flatMap((e) => e.results)]
+  const results = [auth, ...scopes, directMessages, ...(settings.socketMode ? [appTokenShape(true, secrets.slackAppToken)] : []), ...outcome.report.entries.flatMap((e) => e.results)]
   for (const r of results) {
     const fields = { check: r.name, target: r.target, status: r.status, reason: r.reason, fix: r.fix }
     if (r === auth && slackDown) logger.warn('Slack did not answer auth.test; starting anyway: deliveries are stored and posted once it answers', fields)

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest'
 import type { Env } from '../../src/config/load-config.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
+import { spawnServer } from '../helpers/spawn-prherald.ts'
 import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
 import { useDirAndSlack } from '../helpers/dir-and-slack.ts'
 
@@ -42,4 +43,10 @@ it('prherald-config list shows slack.socket_mode, and a value that is not a bool
   const bad = await runCliAsync('config', ['list'], env(), t.dir.path)
   expect(bad.status).not.toBe(0)
   expect(bad.stderr + bad.stdout).toContain('slack.socket_mode')
+})
+
+it('the server refuses to start with slack.socket_mode: true and a bot token as SLACK_APP_TOKEN, naming the mistake', async () => {
+  configure({ socket_mode: true })
+  const started = spawnServer(env({ SLACK_APP_TOKEN: 'xoxb-123-456-abc' }), t.dir.path)
+  await expect(started).rejects.toThrow(/SLACK_APP_TOKEN is a bot token \(xoxb-…\)/)
 })
