@@ -14,7 +14,8 @@ import type { PacerClock } from './slack/pacer-clock.ts'
 import { ShutdownInterrupt, type RetryPolicy } from './slack/retry-transient.ts'
 import type { SlackPacer } from './slack/slack-pacer.ts'
 import { bindListeners } from './http/bind-listeners.ts'
-import type { HttpTimeouts } from './http/http-timeouts.ts'
+import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/http-timeouts.ts'
+import { BODY_BUDGET, createBodyBudget, type BodyBudget } from './http/body-budget.ts'
 import { createClickIntake } from './intake/accept-click.ts'
 import { createTokenWorkspace } from './slack/token-workspace.ts'
 import { createIntake } from './intake/intake.ts'
@@ -54,6 +55,8 @@ export interface ServiceOptions {
   pacerClock?: PacerClock
   /** node:http timeouts against slow clients; tests shorten them. */
   httpTimeouts?: Partial<HttpTimeouts>
+  /** The unauthenticated body budget (body-budget.ts); the default one when absent. Tests pass one they can fill. */
+  bodyBudget?: BodyBudget
   /** How long a write waits for another program's lock on the database before the delivery gets a 503. */
   databaseLockWaitMs?: number
   /** How often the database path is compared with the opened file. */
@@ -172,9 +175,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const slackPersonal = secrets.slackSigningSecret === undefined ? undefined : personalRoutes({
     settings, signingSecret: secrets.slackSigningSecret, personal: worker.personal, store, pacer, logger,
   })
+  // A delivery waits for the budget no longer than Node gives a request (requestTimeout); full for longer is a wedge.
+  const mayWaitMs = options.httpTimeouts?.requestMs ?? HTTP_TIMEOUTS.requestMs
+  const budget = options.bodyBudget ?? createBodyBudget({ ...BODY_BUDGET, maxWaitMs: mayWaitMs })
   const app = createApp({
-    provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
-    health: { database: database.state, slack: slackToken.current, parked: retries.parked },
+    provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger, budget,
+    health: {
+      database: database.state, slack: slackToken.current, parked: retries.parked,
+      bodies: () => (budget.fullFor() > mayWaitMs ? 'full' : 'ok'),
+    },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slackInteractions: secrets.slackSigningSecret === undefined ? undefined : {
       signingSecret: secrets.slackSigningSecret,

@@ -43,7 +43,8 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
       const limit = deps.bodyLimit ?? BODY_LIMIT
       const declared = Number(headers.get('content-length') ?? Number.NaN)
       // Admitted for what it says it is (a chunked body: the limit); authenticated or not, then given back.
-      const release = await deps.budget?.admit(declared >= 0 && declared <= limit ? declared : limit)
+      // A client that goes away while it waits leaves the queue (its signal aborts when the socket closes).
+      const release = await deps.budget?.admit(declared >= 0 && declared <= limit ? declared : limit, event.req.signal)
       let body: Buffer
       let authentic: boolean
       try {
