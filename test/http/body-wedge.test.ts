@@ -1,11 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { BODY_BUDGET, createBodyBudget, type BodyBudget } from '../../src/http/body-budget.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { afterEach, describe, expect, it } from 'vitest'
+import { BODY_BUDGET, createBodyBudget } from '../../src/http/body-budget.ts'
 import { githubExample } from '../helpers/github-examples.ts'
 import { holdBodies, type HeldBodies } from '../helpers/held-bodies.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { waitFor } from '../helpers/start-prherald.ts'
+import { useGithubService } from '../helpers/use-github-service.ts'
 
 /**
  * Issue 30.1: clients that declare a large body, send a few bytes and go away (or are dropped at Node's
@@ -13,31 +12,18 @@ import { makeTempDir } from '../helpers/temp-dir.ts'
  * otherwise every later delivery of that size waits forever. Node's requestTimeout is shortened to 1 s.
  */
 const TIMEOUTS = { headersMs: 1_000, requestMs: 1_000, keepAliveMs: 500, checkIntervalMs: 50 }
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService | undefined
-let budget: BodyBudget
+// One budget for the file: every test ends with all of it given back (which each one checks).
+const budget = createBodyBudget({ ...BODY_BUDGET, maxWaitMs: TIMEOUTS.requestMs })
+const t = useGithubService(undefined, { overrides: { httpTimeouts: TIMEOUTS, bodyBudget: budget } })
 const floods: HeldBodies[] = []
-
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-  writeConfig(dir.path, { git_provider: 'github', mappings: { Codertocat: { '*': { channel: 'C0000000001' } } } })
-  budget = createBodyBudget({ ...BODY_BUDGET, maxWaitMs: TIMEOUTS.requestMs })
-  service = await startPrherald(dir.path, testEnv(dir.path, 'github', { SLACK_API_URL: slack.url }), { httpTimeouts: TIMEOUTS, bodyBudget: budget })
-})
-afterEach(async () => {
+afterEach(() => {
   for (const flood of floods.splice(0)) flood.leave()
-  await service?.stop()
-  service = undefined
-  await slack.close()
-  dir.remove()
 })
 
 /** A signed ping of about `size` bytes, answered within 3 s (a wedged lane never answers it). */
 async function signedPing(size: number): Promise<number> {
   const payload = { ...githubExample('ping'), padding: 'x'.repeat(size) }
-  const res = await deliver(service!.url, 'github', { event: 'ping', payload, headers: {} }).catch(() => undefined)
+  const res = await deliver(t.service.url, 'github', { event: 'ping', payload, headers: {} }).catch(() => undefined)
   return res?.status ?? 0
 }
 
@@ -46,7 +32,7 @@ const answeredInTime = (size: number) => Promise.race([signedPing(size), new Pro
 /** 40 bodies of 1 MiB fill the large lane twice over; 120 of 60 KiB the small one (4 MiB) nearly twice. */
 async function floodBothLanes(): Promise<HeldBodies[]> {
   const lanes = [{ count: 40, declared: 1024 * 1024 }, { count: 120, declared: 60 * 1024 }]
-  const held = await Promise.all(lanes.map((lane) => holdBodies({ port: service!.port, path: '/webhook/github', sent: 1000, ...lane })))
+  const held = await Promise.all(lanes.map((lane) => holdBodies({ port: t.service.port, path: '/webhook/github', sent: 1000, ...lane })))
   floods.push(...held)
   // Both lanes full, and bodies waiting behind them: the state the wedge came from.
   await waitFor('bodies waiting in both lanes', () => budget.used > BODY_BUDGET.large.maxBytes && budget.waiting > 40)
@@ -77,20 +63,20 @@ describe('the body budget after a flood of clients that go away', () => {
   }, 20_000)
 
   it('says degraded on /readyz (503) and /healthz while the budget admits nothing for longer than a delivery may wait', async () => {
-    expect((await fetch(`${service!.url}/readyz`)).status).toBe(200)
+    expect((await fetch(`${t.service.url}/readyz`)).status).toBe(200)
     // A slot nobody gives back stands for a wedge: a large delivery then waits behind it.
     const leaked = await budget.admit(BODY_BUDGET.large.maxBytes)
     const waiting = signedPing(100 * 1024)
     await waitFor('the delivery waiting', () => budget.waiting === 1, 3_000)
-    await waitFor('/readyz 503', async () => (await fetch(`${service!.url}/readyz`)).status === 503, 3_000)
-    expect(await (await fetch(`${service!.url}/readyz`)).json()).toMatchObject({ status: 'degraded', body_budget: 'full' })
-    expect(await (await fetch(`${service!.url}/healthz`)).json()).toMatchObject({ status: 'degraded', body_budget: 'full' })
+    await waitFor('/readyz 503', async () => (await fetch(`${t.service.url}/readyz`)).status === 503, 3_000)
+    expect(await (await fetch(`${t.service.url}/readyz`)).json()).toMatchObject({ status: 'degraded', body_budget: 'full' })
+    expect(await (await fetch(`${t.service.url}/healthz`)).json()).toMatchObject({ status: 'degraded', body_budget: 'full' })
     // The waiting delivery is shed (503) once it has waited as long as a delivery may; still no room: still not ready.
     expect(await waiting).toBe(503)
     expect(budget.waiting).toBe(0)
-    expect((await fetch(`${service!.url}/readyz`)).status).toBe(503)
+    expect((await fetch(`${t.service.url}/readyz`)).status).toBe(503)
     leaked()
-    expect((await fetch(`${service!.url}/readyz`)).status).toBe(200)
+    expect((await fetch(`${t.service.url}/readyz`)).status).toBe(200)
     expect(await answeredInTime(100 * 1024)).toBe(200)
   }, 20_000)
 })

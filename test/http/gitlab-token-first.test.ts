@@ -1,33 +1,27 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { useDirAndSlack } from '../helpers/dir-and-slack.ts'
 import { mergeRequestHook } from '../helpers/gitlab-fixtures.ts'
 import { holdBodies, type HeldBodies } from '../helpers/held-bodies.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
 
 /**
  * Issue 30.3: GitLab sends its secret in X-Gitlab-Token, so a request without it is refused on its headers,
  * before any byte of its body is read: it holds no room in the body budget, and a flood of them cannot make
  * a correctly tokened delivery wait or be shed (GitLab disables a hook after 4 failures in a row).
  */
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
+const t = useDirAndSlack()
 let service: TestService | undefined
 const floods: HeldBodies[] = []
 
 beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-  writeConfig(dir.path, { git_provider: 'gitlab', mappings: { acme: { '*': { channel: 'C0000000001' } } } })
-  service = await startPrherald(dir.path, testEnv(dir.path, 'gitlab', { SLACK_API_URL: slack.url }))
+  writeConfig(t.dir.path, { git_provider: 'gitlab', mappings: { acme: { '*': { channel: 'C0000000001' } } } })
+  service = await startPrherald(t.dir.path, testEnv(t.dir.path, 'gitlab', { SLACK_API_URL: t.slack.url }))
 })
 afterEach(async () => {
   for (const flood of floods.splice(0)) flood.leave()
   await service?.stop()
   service = undefined
-  await slack.close()
-  dir.remove()
 })
 
 const tokenless = (count: number, sent: number) =>
