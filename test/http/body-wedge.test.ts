@@ -44,12 +44,29 @@ describe('the body budget after a flood of clients that go away', () => {
     const held = await floodBothLanes()
     for (const flood of held) flood.leave()
     await Promise.all(held.map((flood) => flood.closed))
+    // They leave the queue as they go, not when their wait runs out (1 s).
+    await waitFor('the queue empty', () => budget.waiting === 0, 500)
     expect(await answeredInTime(100 * 1024)).toBe(200)
     expect(await answeredInTime(1024)).toBe(200)
     await new Promise((r) => setTimeout(r, TIMEOUTS.requestMs + 300))
     expect(await answeredInTime(100 * 1024)).toBe(200)
     expect(await answeredInTime(1024)).toBe(200)
     await waitFor('every byte given back', () => budget.used === 0 && budget.waiting === 0, 3_000)
+  }, 20_000)
+
+  it('drops a waiting body from the queue as soon as its client goes away, while the lane is still full', async () => {
+    const full = await budget.admit(BODY_BUDGET.large.maxBytes)
+    try {
+      const waiters = await holdBodies({ port: t.service.port, path: '/webhook/github', count: 30, declared: 1024 * 1024, sent: 1000 })
+      floods.push(waiters)
+      await waitFor('30 waiting', () => budget.waiting === 30, 3_000)
+      waiters.leave()
+      // Well before their wait (1 s) runs out: gone clients hold no place in the queue.
+      await waitFor('the queue empty', () => budget.waiting === 0, 500)
+    } finally {
+      full()
+    }
+    expect(budget.used).toBe(0)
   }, 20_000)
 
   it('gives back the room of clients Node drops at its request timeout, reading or waiting', async () => {
