@@ -67,7 +67,7 @@ describe('prherald-config create-webhook on GitLab', () => {
   it('a project GitLab does not know: exit 1 and the 404, no stack trace', async () => {
     const result = await run('config', ['create-webhook', 'platform/backend/missing'])
     expect(result.status).toBe(1)
-    expect(result.stderr).toContain('GitLab answered 404 to GET /api/v4/projects/platform%2Fbackend%2Fmissing/hooks')
+    expect(result.stderr).toContain('GitLab answered 404 to GET /projects/platform%2Fbackend%2Fmissing/hooks')
     expect(result.stderr).not.toMatch(/\n\s+at /)
   })
 })
