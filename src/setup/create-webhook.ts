@@ -44,8 +44,8 @@ export async function createWebhook(settings: Settings, env: Env, owner: string,
   const url = `${settings.publicUrl}/webhook/${host.id}`
   const shown = redactUrl(url)
   const access = host.readAccess(env)
-  // Any credentials will do (a token, or an app with "Webhooks: read and write"); the token is named when there are none.
-  if (!hasCredentials(access)) required(env, tokenVariable, 'creating a webhook needs a token with admin rights on the repository hooks ("Webhooks: read and write")')
+  // Any credentials will do (a token, or a GitHub App); the token is named when there are none.
+  if (!hasCredentials(access)) required(env, tokenVariable, `creating a webhook needs ${host.webhook.createAccess}`)
   const secret = required(env, secretVariable, 'the webhook signs each delivery with it, and prherald verifies with the same value')
   const upsert = host.connect(access, settings.api.git)?.upsertWebhook
   if (!upsert) throw new PrheraldError('env_missing', `${host.words.name} webhooks cannot be created with these credentials`, { fix: `set ${tokenVariable}` })
