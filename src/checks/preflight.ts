@@ -12,9 +12,7 @@ import type { CheckResult } from './check-result.ts'
 import { directMessagesResult } from './personal-scopes.ts'
 import { reviewButtonResult } from './review-button-check.ts'
 import { planValidation } from './validate-config.ts'
-
-/** A webhook secret shorter than this is warned about (`prherald-setup` makes 64 hex characters). */
-export const MIN_SECRET_LENGTH = 16
+import { shortSecretResult } from './webhook-secret-check.ts'
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 const isSet = (env: Env, name: string) => (env[name] ?? '').trim() !== ''
@@ -54,16 +52,9 @@ function secretResults(env: Env, provider: Provider | undefined): CheckResult[] 
   const host = hostOf(provider)
   const token = host.variables.token
   const webhookSecret = host.variables.secret
-  // Short secrets are guessable offline from one captured delivery (its body and signature): warned, not refused.
-  const short = isSet(env, webhookSecret) && env[webhookSecret]!.length < MIN_SECRET_LENGTH
   return [
     slack,
-    short
-      ? {
-        name: 'secret', target: webhookSecret, status: 'WARN', reason: `set, but shorter than ${MIN_SECRET_LENGTH} characters`,
-        fix: `use a random secret of 32 bytes or more (openssl rand -hex 32) on the webhook and in ${webhookSecret} (docs/security.md#rotating-a-webhook-secret)`,
-      }
-      : secret(webhookSecret, `the secret set on the ${host.words.name} webhook`),
+    shortSecretResult(webhookSecret, env[webhookSecret]) ?? secret(webhookSecret, `the secret set on the ${host.words.name} webhook`),
     isSet(env, token)
       ? { name: 'token', target: token, status: 'OK', reason: 'set' }
       : { name: 'token', target: token, status: 'SKIP', reason: 'missing (optional: path routing and the webhook check need it)' },

@@ -9,6 +9,8 @@ import { directMessagesResult } from './personal-scopes.ts'
 import { slackAccessCheck } from './slack-auth-check.ts'
 import { validateConfig } from './validate-config.ts'
 import { hasCredentials } from '../hosts/contract.ts'
+import { hostOf } from '../hosts/registry.ts'
+import { shortSecretResult } from './webhook-secret-check.ts'
 
 export interface StartupValidationOptions {
   settings: Settings
@@ -36,7 +38,8 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
     : await slackAccessCheck(ctx.slack, listRoutes(settings.mappings).flatMap(routeChannels), ctx.featureScopes, ctx.personalScopes)
   const slackDown = auth.status === 'FAIL' && auth.unavailable === true
   const directMessages = directMessagesResult(settings, secrets.slackSigningSecret !== undefined)
-  const results = [auth, ...scopes, directMessages, ...outcome.report.entries.flatMap((e) => e.results)]
+  const shortSecret = shortSecretResult(hostOf(settings.gitProvider).variables.secret, secrets.webhookSecret)
+  const results = [auth, ...scopes, directMessages, ...(shortSecret ? [shortSecret] : []), ...outcome.report.entries.flatMap((e) => e.results)]
   for (const r of results) {
     const fields = { check: r.name, target: r.target, status: r.status, reason: r.reason, fix: r.fix }
     if (r === auth && slackDown) logger.warn('Slack did not answer auth.test; starting anyway: deliveries are stored and posted once it answers', fields)

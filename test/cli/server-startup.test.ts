@@ -166,6 +166,17 @@ describe('the Slack token at every start', () => {
     await stop(current)
   })
 
+  it('warns about a webhook secret shorter than 16 characters at every start, as doctor does, and starts', async () => {
+    await stop(await boot())
+    const short = await boot({ GITHUB_WEBHOOK_SECRET: 'short-s3cret' })
+    expect(short.entries().filter((e) => e.msg === 'check warning' && e.check === 'secret')).toEqual([expect.objectContaining({
+      level: 'warn', target: 'GITHUB_WEBHOOK_SECRET', reason: 'set, but shorter than 16 characters', fix: expect.stringContaining('openssl rand -hex 32'),
+    })])
+    expect(JSON.stringify(short.entries())).not.toContain('short-s3cret')
+    expect((await fetch(`${short.url}/readyz`)).status).toBe(200)
+    await stop(short)
+  })
+
   it('Slack not answering (5xx, unreachable) only warns: the server starts, ready', async () => {
     await stop(await boot())
     slack.faults.push({ method: 'auth.test', fault: { status: 503 } })
