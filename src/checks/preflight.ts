@@ -13,6 +13,7 @@ import { directMessagesResult } from './personal-scopes.ts'
 import { reviewButtonResult } from './review-button-check.ts'
 import { planValidation } from './validate-config.ts'
 import { shortSecretResult } from './webhook-secret-check.ts'
+import { publicUrlProblem } from '../config/public-url.ts'
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 const isSet = (env: Env, name: string) => (env[name] ?? '').trim() !== ''
@@ -74,6 +75,15 @@ function authResults(env: Env, provider: Provider): CheckResult[] {
   }
 }
 
+/** PRHERALD_PUBLIC_URL: https://, or http:// on loopback only (config/public-url.ts); never shown with its user-info. */
+function publicUrlResult(url: string | undefined): CheckResult {
+  const target = 'PRHERALD_PUBLIC_URL'
+  if (!url) return { name: 'public url', target, status: 'SKIP', reason: 'not set (only create-webhook needs it)' }
+  const problem = publicUrlProblem(url)
+  if (problem) return { name: 'public url', target, status: 'FAIL', reason: `${redactUrl(url)} ${problem}`, fix: `set PRHERALD_PUBLIC_URL to the https:// URL the git host delivers to` }
+  return { name: 'public url', target, status: 'OK', reason: redactUrl(url) }
+}
+
 /** [config]: the file parses, the secrets are present (set/missing, never their values), and the derived settings. */
 export function configSection(env: Env, load: () => Settings = () => loadSettings(env)): { results: CheckResult[]; settings: Settings | undefined } {
   let settings: Settings
@@ -93,9 +103,7 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
   results.push(
     { name: 'ttl', target: 'cleanup.message_ttl_days', status: 'OK', reason: `${settings.messageTtlDays} days` },
     { name: 'database', target: redactUrl(settings.databaseUrl), status: 'OK', reason: settings.database.kind === 'sqlite' ? settings.database.path : 'PostgreSQL: replicas may share it' },
-    settings.publicUrl
-      ? { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'OK', reason: redactUrl(settings.publicUrl) }
-      : { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'SKIP', reason: 'not set (only create-webhook needs it)' },
+    publicUrlResult(settings.publicUrl),
   )
   return { settings, results }
 }

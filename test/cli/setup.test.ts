@@ -245,6 +245,18 @@ describe('prherald-setup --force over a symlinked .env', () => {
   })
 })
 
+describe('prherald-setup --public-url', () => {
+  it('refuses http:// except on loopback, writing nothing', async () => {
+    const plain = await setup([...githubFlags, '--public-url', 'http://prherald.example.com'])
+    expect(plain.status).toBe(1)
+    expect(plain.stderr).toContain('"http://prherald.example.com" is http://: deliveries would cross the network unencrypted')
+    expect(existsSync(file('config.yaml')) || existsSync(file('.env'))).toBe(false)
+    const loopback = await setup([...githubFlags, '--public-url', 'http://127.0.0.1:8080'])
+    expect(loopback.stderr).not.toContain('is http://')
+    expect(readEnv().PRHERALD_PUBLIC_URL).toBe('http://127.0.0.1:8080')
+  })
+})
+
 describe('prherald-setup --yes (Bitbucket)', () => {
   it('prints the manual webhook steps with the URL filled in, and where the secret is rather than the secret', async () => {
     const result = await setup(['--yes', '--provider', 'bitbucket', '--channel', 'C0RANDOM01', '--repository', 'acme/web', '--public-url', `${PUBLIC_URL}/`])
