@@ -15,7 +15,7 @@ export interface SetupAnswers {
   webhookSecret: string
   /** Where the git host delivers to, when known; create-webhook and prherald-smoke need it. */
   publicUrl: string | undefined
-  /** GITHUB_TOKEN / BITBUCKET_TOKEN, optional: the webhook check, path rules and create-webhook use it. */
+  /** The host's token variable (GITHUB_TOKEN, GITLAB_TOKEN, BITBUCKET_TOKEN), optional: the webhook check, path rules and create-webhook use it. */
   gitToken: string | undefined
   /** GITHUB_API_URL (…) of a self-managed install; undefined for the cloud host. */
   gitApiUrl?: string | undefined
