@@ -120,6 +120,8 @@ export interface WebhookFacts {
   eventsFix(target: string): string
   /** What reading the owner's webhooks needs of the token. */
   ownerHookAccess: string
+  /** What creating the repository's webhook needs of the token, in the host's own words (create-webhook, setup). */
+  createAccess: string
   /** Hosts whose webhooks prherald cannot create print these steps instead (create-webhook, setup). */
   manualSteps?(owner: string, repo: string, url: string, secretSet: boolean): string[]
 }

@@ -56,6 +56,8 @@ export const bitbucket: GitHost = {
     sendsEverything: () => false,
     setupFix: (target) => `add the webhook in the repository's settings; prherald-config create-webhook ${target} prints the exact steps`,
     eventsFix: (target) => `edit the webhook and tick those triggers (prherald-config create-webhook ${target} lists them all)`,
+    // prherald prints the steps instead (manualSteps); said for completeness.
+    createAccess: 'admin rights on the repository, by hand in Repository settings → Webhooks',
     ownerHookAccess: 'BITBUCKET_TOKEN must be able to read workspace webhooks (a workspace access token with the webhook scope, or an API token of a workspace admin)',
     manualSteps: bitbucketWebhookSteps,
   },

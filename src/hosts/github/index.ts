@@ -81,6 +81,7 @@ export const github: GitHost = {
     sendsEverything: (events) => events.includes('*'),
     setupFix: (target) => `run prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL, GITHUB_TOKEN and GITHUB_WEBHOOK_SECRET)`,
     eventsFix: (target) => `tick those events on the webhook, or run prherald-config create-webhook ${target} to update it`,
+    createAccess: 'a token with admin rights on the repository hooks ("Webhooks: read and write"; classic: admin:repo_hook)',
     ownerHookAccess: 'GITHUB_TOKEN must be able to read organisation webhooks (fine-grained: Organization permissions → Webhooks: read; classic: admin:org_hook)',
   },
   people: {

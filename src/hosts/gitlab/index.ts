@@ -60,6 +60,7 @@ export const gitlab: GitHost = {
     setupFix: (target) => `run prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL, GITLAB_TOKEN with the api scope and GITLAB_WEBHOOK_SECRET); ` +
       'a hook GitLab disabled after failed deliveries comes back with a successful test delivery (Settings > Webhooks > Test) once prherald answers',
     eventsFix: (target) => `tick Merge request events, Comments and Pipeline events on the hook, or run prherald-config create-webhook ${target} to update it`,
+    createAccess: 'a token with the api scope and the Maintainer role on the project',
     ownerHookAccess: 'group webhooks need GitLab Premium or Ultimate and GITLAB_TOKEN of a group Owner (read_api)',
   },
   people: {
