@@ -1,3 +1,4 @@
+import { isPrheraldError, PrheraldError } from '../../errors.ts'
 import type { HostErrorWords } from '../git-host-error.ts'
 import { readOAuthClient } from '../read-oauth-client.ts'
 import type { OAuthClient, PersonApi, ReviewOutcome, TalkBack, TalkBackApi } from '../talk-back-contract.ts'
@@ -40,6 +41,21 @@ const atLeast = (version: string, [major, minor]: readonly [number, number]) => 
   return a > major || (a === major && b >= minor)
 }
 
+/**
+ * GitLab answers 401 to an approval it does not allow (one's own merge request, already approved, not an
+ * eligible approver), the same status as a dead token: a token that still reads /user was not the problem.
+ */
+async function approvalRefusal(error: unknown, whoAmI: () => Promise<unknown>): Promise<unknown> {
+  if (!isPrheraldError(error, 'git_host_auth')) return error
+  try {
+    await whoAmI()
+  } catch {
+    return error
+  }
+  const hostSays = 'GitLab did not let you approve this merge request (your own, already approved by you, or you are not an eligible approver)'
+  return new PrheraldError('git_host_refused', hostSays, { cause: error, hostSays, fix: 'see the merge request\'s approval rules in GitLab' })
+}
+
 function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.now): TalkBackApi {
   const api = trimBase(apiUrl)
   const http: TalkBackHttp = { provider: 'gitlab', words: WORDS, baseUrl: api, reason: gitlabReason }
@@ -68,7 +84,9 @@ function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.n
           return { steps: [{ step: 'request_changes', ok: true }] }
         }
         // `sha`: GitLab refuses (409) when the merge request's head moved past the one the message showed.
-        await talkBackCall(http, { method: 'POST', url: `${mr(pr)}/approve`, authorization, json: { sha: review.headSha } })
+        await talkBackCall(http, { method: 'POST', url: `${mr(pr)}/approve`, authorization, json: { sha: review.headSha } }).catch(async (error: unknown) => {
+          throw await approvalRefusal(error, () => talkBackCall(http, { method: 'GET', url: `${api}/user`, authorization }))
+        })
         if (!review.body) return { steps: [{ step: 'approve', ok: true }] }
         try {
           return { steps: [{ step: 'approve', ok: true }, { step: 'comment', ok: true, id: await note(pr, review.body) }] }
