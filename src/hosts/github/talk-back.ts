@@ -62,7 +62,9 @@ function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.n
   }
   return {
     authorizeUrl({ state, redirectUri, codeChallenge }) {
-      const query = new URLSearchParams({ client_id: client.clientId, redirect_uri: redirectUri, state, code_challenge: codeChallenge, code_challenge_method: 'S256' })
+      // `scope` is for an OAuth App (commenting on private repositories needs `repo`); a GitHub App ignores it and
+      // grants what its permissions and the person's access allow, which is why an App is the recommended client.
+      const query = new URLSearchParams({ client_id: client.clientId, redirect_uri: redirectUri, state, scope: 'repo', code_challenge: codeChallenge, code_challenge_method: 'S256' })
       return `${client.webUrl}/login/oauth/authorize?${query}`
     },
     exchangeCode: ({ code, redirectUri, codeVerifier }) =>
