@@ -1,4 +1,4 @@
-import { statement, type Statement } from './dialect.ts'
+import { statements } from './dialect.ts'
 
 /**
  * Talk-back's statements (linked accounts, OAuth flows), written once for both engines like
@@ -7,7 +7,7 @@ import { statement, type Statement } from './dialect.ts'
  */
 const ROW = 'slack_user = ? AND host = ?'
 
-const sql = {
+export const talkBackQueries = statements({
   // A relink replaces the row whole: a new generation, no claim.
   saveLinkedAccount: `INSERT INTO linked_accounts (slack_user, host, login, account_key, key_id, sealed, expires_at, refresh_expires_at, linked_at, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -32,10 +32,4 @@ const sql = {
   findState: 'SELECT * FROM oauth_states WHERE state_hash = ?',
   takeState: 'DELETE FROM oauth_states WHERE state_hash = ? AND cookie_hash = ? AND expires_at > ?',
   dropState: 'DELETE FROM oauth_states WHERE state_hash = ?',
-} as const
-
-export type TalkBackQueryName = keyof typeof sql
-
-export const talkBackQueries = Object.fromEntries(
-  Object.entries(sql).map(([name, text]) => [name, statement(name, text)]),
-) as Record<TalkBackQueryName, Statement>
+})
