@@ -39,6 +39,15 @@ async function bodyOf(response: Response): Promise<unknown> {
   }
 }
 
+/** Where a redirect leads, when it is one a call may follow with its method (GitHub moves renamed repositories with 307). */
+function followable(response: Response, url: string, method: string): string | undefined {
+  const location = response.headers.get('location')
+  if (location === null) return undefined
+  const keepsMethod = response.status === 307 || response.status === 308
+  const readOnly = method === 'GET' && (response.status === 301 || response.status === 302 || response.status === 303)
+  return keepsMethod || readOnly ? new URL(location, url).toString() : undefined
+}
+
 /** One call; the parsed answer (undefined when empty), or the host's refusal as a PrheraldError. */
 export async function talkBackCall<T>(http: TalkBackHttp, request: TalkBackRequest): Promise<T> {
   const what = `${request.method} ${pathOf(request.url)}`
@@ -53,10 +62,22 @@ export async function talkBackCall<T>(http: TalkBackHttp, request: TalkBackReque
     body = JSON.stringify(request.json)
   }
   let response: Response
-  try {
-    response = await fetch(request.url, { method: request.method, headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(http.timeoutMs ?? 10_000) })
-  } catch (cause) {
-    throw gitHostError({ provider: http.provider, what, status: undefined, cause, apiUrl: http.baseUrl, words: http.words })
+  // Redirects are followed here, and only on the same origin: the person's token must never be sent elsewhere.
+  for (let url = request.url, hops = 0; ; hops++) {
+    try {
+      response = await fetch(url, { method: request.method, headers, ...(body === undefined ? {} : { body }), redirect: 'manual', signal: AbortSignal.timeout(http.timeoutMs ?? 10_000) })
+    } catch (cause) {
+      throw gitHostError({ provider: http.provider, what, status: undefined, cause, apiUrl: http.baseUrl, words: http.words })
+    }
+    const next = followable(response, url, request.method)
+    if (next === undefined) break
+    await response.body?.cancel()
+    if (new URL(next).origin !== new URL(url).origin || hops === 3) {
+      throw new PrheraldError('git_host', `${http.words.name} redirected ${what} to ${new URL(next).origin}; not followed`, {
+        fix: `check ${http.words.apiUrlVariable} (and the web address): prherald sends a person's token only to the address it was configured with`,
+      })
+    }
+    url = next
   }
   const parsed = await bodyOf(response)
   if (!response.ok) {

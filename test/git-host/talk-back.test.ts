@@ -4,6 +4,7 @@ import { isPrheraldError } from '../../src/errors.ts'
 import { hostOf } from '../../src/hosts/registry.ts'
 import type { TalkBackApi } from '../../src/hosts/talk-back-contract.ts'
 import { startFakeOAuthHost, type FakeHostKind, type FakeOAuthHost } from '../helpers/fake-oauth.ts'
+import { sendJson, startHttpFake, type HttpFake } from '../helpers/http-fake.ts'
 
 /** Issue 33.1 and 33.3 at the host seam: each host's OAuth and review API against its fake, over real HTTP. */
 const REDIRECT = 'https://prherald.example.com/oauth/callback'
@@ -149,5 +150,29 @@ describe('talk-back settings from the environment', () => {
   it('mentions by login, and by account id on Bitbucket', () => {
     expect(hostOf('github').talkBack!.mention('alice')).toBe('@alice')
     expect(hostOf('bitbucket').talkBack!.mention('557058:alice')).toBe('@{557058:alice}')
+  })
+})
+
+describe('a person\'s token goes only where it was configured to go', () => {
+  const fakes: HttpFake[] = []
+  afterEach(async () => { await Promise.all(fakes.splice(0).map((f) => f.close())) })
+
+  it('follows a redirect on the same address, and refuses one elsewhere without sending the token there', async () => {
+    const elsewhere = await startHttpFake((_, res) => sendJson(res, 200, { login: 'mallory' }))
+    fakes.push(elsewhere)
+    const github = await startHttpFake((req, res) => {
+      if (req.path === '/api/v3/user') return void res.writeHead(307, { location: '/api/v3/moved/user' }).end()
+      if (req.path === '/api/v3/moved/user') return sendJson(res, 200, { login: 'alice' })
+      if (req.path === '/api/v3/repos/acme/api/issues/7/comments') return void res.writeHead(307, { location: `${elsewhere.url}/steal` }).end()
+      return sendJson(res, 404, { message: 'Not Found' })
+    })
+    fakes.push(github)
+    const talkBack = hostOf('github').talkBack!
+    const api = talkBack.connect({ clientId: 'id', clientSecret: 'secret', webUrl: github.url }, `${github.url}/api/v3`)
+    expect((await api.account('ghu_person')).login).toBe('alice')
+    const error = await refusal(api.as('ghu_person').createComment({ owner: 'acme', repo: 'api', number: 7 }, 'hi'))
+    expect(error.code).toBe('git_host')
+    expect(error.message).toBe(`GitHub redirected POST /api/v3/repos/acme/api/issues/7/comments to ${elsewhere.url}; not followed`)
+    expect(elsewhere.requests).toEqual([])
   })
 })
