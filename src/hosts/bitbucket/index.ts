@@ -11,6 +11,7 @@ import { decodeBitbucket } from './decode.ts'
 import { bitbucketSmokePayload } from './smoke.ts'
 import { bitbucketWebhookSteps } from './webhook-steps.ts'
 import { bitbucketWebhookApi } from './webhooks.ts'
+import { bitbucketTalkBack } from './talk-back.ts'
 
 /** Atlassian account ids: `557058:uuid`, or the older 24-hex form. */
 const ACCOUNT_ID = /^(?:\d+:[0-9A-Za-z-]+|[0-9a-f]{24})$/i
@@ -88,4 +89,5 @@ export const bitbucket: GitHost = {
     const { event, payload } = bitbucketSmokePayload(run, step, new Date().toISOString())
     return smokeRequest(bitbucket.delivery, event, payload, (body) => signBody(secret, body))
   },
+  talkBack: bitbucketTalkBack,
 }

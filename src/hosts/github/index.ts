@@ -13,6 +13,7 @@ import { githubRequests } from './requests.ts'
 import { githubSmokePayload } from './smoke.ts'
 import { githubWebhookApi, upsertGithubWebhook } from './webhooks.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
+import { githubTalkBack } from './talk-back.ts'
 
 const headers = { event: 'X-GitHub-Event', delivery: 'X-GitHub-Delivery', auth: 'X-Hub-Signature-256' } as const
 
@@ -101,4 +102,5 @@ export const github: GitHost = {
     const { event, payload } = githubSmokePayload(run, step, new Date().toISOString())
     return smokeRequest(github.delivery, event, payload, (body) => signBody(secret, body))
   },
+  talkBack: githubTalkBack,
 }

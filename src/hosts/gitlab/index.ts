@@ -11,6 +11,7 @@ import { GITLAB_OPTIONAL_EVENTS, GITLAB_REQUIRED_EVENTS } from './events.ts'
 import { gitlabSmokePayload } from './smoke.ts'
 import { verifyToken } from './verify-token.ts'
 import { gitlabWebhookApi, upsertGitlabWebhook } from './webhooks.ts'
+import { gitlabTalkBack } from './talk-back.ts'
 
 /**
  * `Idempotency-Key` (GitLab 17.4+) is the same on every resend of one event; `X-Gitlab-Event-UUID` is new on
@@ -79,4 +80,5 @@ export const gitlab: GitHost = {
     const { event, payload } = gitlabSmokePayload(run, step, new Date().toISOString())
     return smokeRequest(gitlab.delivery, event, payload, () => secret)
   },
+  talkBack: gitlabTalkBack,
 }
