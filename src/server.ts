@@ -9,7 +9,7 @@ import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-rout
 import { createSlackInteractionsHandler, SLACK_INTERACTIONS_PATH, type SlackInteractionsDeps } from './http/slack-interactions-route.ts'
 import type { ClickIntake } from './intake/accept-click.ts'
 import type { TokenWorkspace } from './slack/token-workspace.ts'
-import { errorResponse, json } from './http/respond.ts'
+import { clientErrorResponse, errorResponse, json } from './http/respond.ts'
 import { createSlackCommandsHandler, SLACK_COMMANDS_PATH, type SlackCommandsDeps } from './http/slack-commands-route.ts'
 import { createSlackEventsHandler, SLACK_EVENTS_PATH, type SlackEventsDeps } from './http/slack-events-route.ts'
 import { createBodyBudget, type BodyBudget } from './http/body-budget.ts'
@@ -54,9 +54,9 @@ function only(allow: readonly string[], handler: (event: H3Event) => HTTPRespons
 /** The HTTP surface. Building it has no side effects; only the configured provider's route exists. */
 export function createApp(deps: AppDeps): H3 {
   const app = new H3({
-    onError(error) {
-      // h3's own HTTP errors (404 for an unknown route) keep their status.
-      if (error.status < 500) return
+    onError(error, event) {
+      // h3's own HTTP errors (404 for an unknown route) keep their status, in our body's shape.
+      if (error.status < 500) return clientErrorResponse(error, event)
       deps.logger.error('unhandled request error', { kind: error.name, ...errorFields(error), status: error.status })
       return errorResponse(error)
     },

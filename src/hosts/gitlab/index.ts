@@ -11,6 +11,7 @@ import { GITLAB_OPTIONAL_EVENTS, GITLAB_REQUIRED_EVENTS } from './events.ts'
 import { gitlabSmokePayload } from './smoke.ts'
 import { verifyToken } from './verify-token.ts'
 import { gitlabWebhookApi, upsertGitlabWebhook } from './webhooks.ts'
+import { gitlabTalkBack } from './talk-back.ts'
 
 /**
  * `Idempotency-Key` (GitLab 17.4+) is the same on every resend of one event; `X-Gitlab-Event-UUID` is new on
@@ -64,6 +65,7 @@ export const gitlab: GitHost = {
     setupFix: (target) => `run prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL, GITLAB_TOKEN with the api scope and GITLAB_WEBHOOK_SECRET); ` +
       'a hook GitLab disabled after failed deliveries comes back with a successful test delivery (Settings > Webhooks > Test) once prherald answers',
     eventsFix: (target) => `tick Merge request events, Comments and Pipeline events on the hook, or run prherald-config create-webhook ${target} to update it`,
+    createAccess: 'a token with the api scope and the Maintainer role on the project',
     ownerHookAccess: 'group webhooks need GitLab Premium or Ultimate and GITLAB_TOKEN of a group Owner (read_api)',
   },
   people: {
@@ -82,4 +84,5 @@ export const gitlab: GitHost = {
     const { event, payload } = gitlabSmokePayload(run, step, new Date().toISOString())
     return smokeRequest(gitlab.delivery, event, payload, () => secret)
   },
+  talkBack: gitlabTalkBack,
 }
