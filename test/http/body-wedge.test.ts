@@ -9,9 +9,9 @@ import { useGithubService } from '../helpers/use-github-service.ts'
 /**
  * Issue 30.1: clients that declare a large body, send a few bytes and go away (or are dropped at Node's
  * requestTimeout) must give their room in the body budget back, whether they were reading or still waiting;
- * otherwise every later delivery of that size waits forever. Node's requestTimeout is shortened to 1 s.
+ * otherwise every later delivery of that size waits forever. Node's requestTimeout is shortened to 2 s.
  */
-const TIMEOUTS = { headersMs: 1_000, requestMs: 1_000, keepAliveMs: 500, checkIntervalMs: 50 }
+const TIMEOUTS = { headersMs: 2_000, requestMs: 2_000, keepAliveMs: 500, checkIntervalMs: 50 }
 // One budget for the file: every test ends with all of it given back (which each one checks).
 const budget = createBodyBudget({ ...BODY_BUDGET, maxWaitMs: TIMEOUTS.requestMs })
 const t = useGithubService(undefined, { overrides: { httpTimeouts: TIMEOUTS, bodyBudget: budget } })
@@ -44,8 +44,8 @@ describe('the body budget after a flood of clients that go away', () => {
     const held = await floodBothLanes()
     for (const flood of held) flood.leave()
     await Promise.all(held.map((flood) => flood.closed))
-    // They leave the queue as they go, not when their wait runs out (1 s).
-    await waitFor('the queue empty', () => budget.waiting === 0, 500)
+    // They leave the queue as they go, not when their wait runs out (2 s).
+    await waitFor('the queue empty', () => budget.waiting === 0, 1_000)
     expect(await answeredInTime(100 * 1024)).toBe(200)
     expect(await answeredInTime(1024)).toBe(200)
     await new Promise((r) => setTimeout(r, TIMEOUTS.requestMs + 300))
@@ -61,8 +61,8 @@ describe('the body budget after a flood of clients that go away', () => {
       floods.push(waiters)
       await waitFor('30 waiting', () => budget.waiting === 30, 3_000)
       waiters.leave()
-      // Well before their wait (1 s) runs out: gone clients hold no place in the queue.
-      await waitFor('the queue empty', () => budget.waiting === 0, 500)
+      // Well before their wait (2 s) runs out: gone clients hold no place in the queue.
+      await waitFor('the queue empty', () => budget.waiting === 0, 1_000)
     } finally {
       full()
     }
@@ -71,7 +71,7 @@ describe('the body budget after a flood of clients that go away', () => {
 
   it('gives back the room of clients Node drops at its request timeout, reading or waiting', async () => {
     const held = await floodBothLanes()
-    // The clients stay; Node answers 408 and closes each at requestTimeout (1 s here).
+    // The clients stay; Node answers 408 and closes each at requestTimeout (2 s here).
     await Promise.all(held.map((flood) => flood.closed))
     expect(held.flatMap((flood) => flood.statuses()).filter((s) => s !== 408 && s !== 503)).toEqual([])
     expect(await answeredInTime(100 * 1024)).toBe(200)
@@ -85,7 +85,7 @@ describe('the body budget after a flood of clients that go away', () => {
     const leaked = await budget.admit(BODY_BUDGET.large.maxBytes)
     const waiting = signedPing(100 * 1024)
     await waitFor('the delivery waiting', () => budget.waiting === 1, 3_000)
-    await waitFor('/readyz 503', async () => (await fetch(`${t.service.url}/readyz`)).status === 503, 3_000)
+    await waitFor('/readyz 503', async () => (await fetch(`${t.service.url}/readyz`)).status === 503, 5_000)
     expect(await (await fetch(`${t.service.url}/readyz`)).json()).toMatchObject({ status: 'degraded', body_budget: 'full' })
     expect(await (await fetch(`${t.service.url}/healthz`)).json()).toMatchObject({ status: 'degraded', body_budget: 'full' })
     // The waiting delivery is shed (503) once it has waited as long as a delivery may; still no room: still not ready.
