@@ -8,14 +8,15 @@ import { hostOf } from './hosts/registry.ts'
 import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-route.ts'
 import type { ClickIntake } from './intake/accept-click.ts'
 import type { TokenWorkspace } from './slack/token-workspace.ts'
-import { errorResponse, json } from './http/respond.ts'
+import { clientErrorResponse, errorResponse, json } from './http/respond.ts'
 import { createSlackRoute, SLACK_PATHS, type SlackRouteKind } from './http/slack-route.ts'
-import { SLACK_REQUEST_LIMIT } from './http/verify-slack-request.ts'
-import { BODY_LIMIT } from './http/read-raw-body.ts'
 import type { HomeClick } from './slack/decode-home-action.ts'
 import { createSlackInbound, type SlackInbound } from './inbound/slack-inbound.ts'
 import type { personalRoutes } from './personal/personal-routes.ts'
 import { createBodyBudget, type BodyBudget } from './http/body-budget.ts'
+import { createSlackBodyLane, inSlackLane, type SlackBodyLane } from './http/slack-body-lane.ts'
+import { BODY_LIMIT } from './http/read-raw-body.ts'
+import { SLACK_REQUEST_LIMIT } from './http/verify-slack-request.ts'
 
 export interface AppDeps {
   provider: Provider
@@ -25,6 +26,8 @@ export interface AppDeps {
   bodyLimit?: number
   /** The bytes every unauthenticated webhook body may hold together; the default budget when absent. */
   budget?: BodyBudget
+  /** The bytes the bodies of Slack's routes may hold before their signature is checked; the default lane when absent. */
+  slackLane?: SlackBodyLane
   /** What /healthz and /readyz report; everything is ok when absent. */
   health?: HealthSources
   /** Told what each delivery came to (the metrics). */
@@ -52,9 +55,9 @@ function only(allow: readonly string[], handler: (event: H3Event) => HTTPRespons
 /** The HTTP surface. Building it has no side effects; only the configured provider's route exists. */
 export function createApp(deps: AppDeps): H3 {
   const app = new H3({
-    onError(error) {
-      // h3's own HTTP errors (404 for an unknown route) keep their status.
-      if (error.status < 500) return
+    onError(error, event) {
+      // h3's own HTTP errors (404 for an unknown route) keep their status, in our body's shape.
+      if (error.status < 500) return clientErrorResponse(error, event)
       deps.logger.error('unhandled request error', { kind: error.name, ...errorFields(error), status: error.status })
       return errorResponse(error)
     },
@@ -69,17 +72,21 @@ export function createApp(deps: AppDeps): H3 {
     accept: deps.accept,
     logger: deps.logger,
     bodyLimit: deps.bodyLimit,
-    // Git-host routes only: Slack's route is never shed (it turns event delivery off at 5 % failures).
+    // Git-host routes only: Slack's are never shed or kept waiting (it turns event delivery off at 5 % failures).
     budget: deps.budget ?? createBodyBudget(),
     ready: () => health.database() === 'ok',
     observe: deps.observe,
   })))
+  // Slack's unsigned bodies are bounded by a lane of their own, which cuts the oldest held body for a new one.
+  const slackLane = deps.slackLane ?? createSlackBodyLane()
   const receive = slackInbound(deps, () => health.database() === 'ok')
   if (receive && deps.slackInteractions) {
-    const route = (kind: SlackRouteKind, bodyLimit: number) => createSlackRoute({ kind, signingSecret: deps.slackInteractions!.signingSecret, receive, logger: deps.logger, bodyLimit })
-    app.all(SLACK_PATHS.interactive, only(['POST'], route('interactive', deps.bodyLimit ?? BODY_LIMIT)))
-    app.all(SLACK_PATHS.command, only(['POST'], route('command', SLACK_REQUEST_LIMIT)))
-    app.all(SLACK_PATHS.event, only(['POST'], route('event', SLACK_REQUEST_LIMIT)))
+    const route = (kind: SlackRouteKind, bodyLimit: number) => only(['POST'], inSlackLane(slackLane, bodyLimit, createSlackRoute({
+      kind, signingSecret: deps.slackInteractions!.signingSecret, receive, logger: deps.logger, bodyLimit,
+    })))
+    app.all(SLACK_PATHS.interactive, route('interactive', deps.bodyLimit ?? BODY_LIMIT))
+    app.all(SLACK_PATHS.command, route('command', SLACK_REQUEST_LIMIT))
+    app.all(SLACK_PATHS.event, route('event', SLACK_REQUEST_LIMIT))
   }
   return app
 }

@@ -13,6 +13,7 @@ import { githubRequests } from './requests.ts'
 import { githubSmokePayload } from './smoke.ts'
 import { githubWebhookApi, upsertGithubWebhook } from './webhooks.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
+import { githubTalkBack } from './talk-back.ts'
 
 const headers = { event: 'X-GitHub-Event', delivery: 'X-GitHub-Delivery', auth: 'X-Hub-Signature-256' } as const
 
@@ -81,6 +82,7 @@ export const github: GitHost = {
     sendsEverything: (events) => events.includes('*'),
     setupFix: (target) => `run prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL, GITHUB_TOKEN and GITHUB_WEBHOOK_SECRET)`,
     eventsFix: (target) => `tick those events on the webhook, or run prherald-config create-webhook ${target} to update it`,
+    createAccess: 'a token with admin rights on the repository hooks ("Webhooks: read and write"; classic: admin:repo_hook)',
     ownerHookAccess: 'GITHUB_TOKEN must be able to read organisation webhooks (fine-grained: Organization permissions → Webhooks: read; classic: admin:org_hook)',
   },
   people: {
@@ -100,4 +102,5 @@ export const github: GitHost = {
     const { event, payload } = githubSmokePayload(run, step, new Date().toISOString())
     return smokeRequest(github.delivery, event, payload, (body) => signBody(secret, body))
   },
+  talkBack: githubTalkBack,
 }
