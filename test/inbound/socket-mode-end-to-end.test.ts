@@ -96,6 +96,13 @@ it('answers /prherald mine, a Start review click and app_home_opened over the so
   expect(await sockets.envelope('events_api', event, 'env-event')).toEqual({ envelope_id: 'env-event' })
   await waitFor('the home tab', () => slack.views.has(DAVE))
 
+  // prherald's own events (its bot's message, the message_changed of its own chat.update) are dropped before anything is stored.
+  const own = (eventId: string, inner: Record<string, unknown>) => ({ type: 'event_callback', team_id: 'T0ACME', api_app_id: 'A0PRHERALD', event_id: eventId, event: inner })
+  await sockets.envelope('events_api', own('Ev-bot', { type: 'message', subtype: 'bot_message', bot_id: 'B123' }), 'env-bot')
+  await sockets.envelope('events_api', own('Ev-changed', { type: 'message', subtype: 'message_changed', message: { bot_id: 'B123' } }), 'env-changed')
+  expect(await opened.store.claimSlackRequest('event:Ev-bot')).toBe(true)
+  expect(await opened.store.claimSlackRequest('event:Ev-changed')).toBe(true)
+
   // Slack's retries of the three (new envelope ids, the same requests) are acknowledged and not acted on again.
   await sockets.envelope('slash_commands', command, 'env-command-retry')
   await sockets.envelope('interactive', click, 'env-click-retry')
