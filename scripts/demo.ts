@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startFakeSlack } from '../test/helpers/fake-slack.ts'
 import { packageRoot } from '../src/package-root.ts'
+import { relaySignals } from '../src/cli/relay-signals.ts'
 
 /**
  * `npm run demo`: the real server with the example config.yaml, a throw-away database, and a fake Slack on
@@ -39,9 +40,8 @@ console.log(`[demo] fake Slack at ${slack.url}; webhook secret "${DEMO_SECRET}"`
 console.log(`[demo] throw-away database ${env.PRHERALD_DATABASE_URL} (removed when the demo exits)`)
 console.log('[demo] in another terminal: npm run demo:deliver   (sends signed pull-request deliveries to :8080)')
 const server = spawn(process.execPath, [join(root, 'dist/src/cli/server.js')], { env, stdio: 'inherit' })
-const forward = (signal: NodeJS.Signals) => server.kill(signal)
-process.on('SIGINT', forward)
-process.on('SIGTERM', forward)
+// Ctrl-C reaches the server from the terminal itself; forwarding it too ended the drain (stopped drained=false).
+relaySignals(server)
 server.on('exit', async (code) => {
   rmSync(scratch, { recursive: true, force: true })
   await slack.close()

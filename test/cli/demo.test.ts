@@ -16,8 +16,9 @@ const ROOT = packageRoot()
 interface Demo { child: ChildProcess; output(): string; exited: Promise<number | null> }
 
 function startDemo(port: number): Demo {
+  // A process group of its own, as a terminal's foreground job is: Ctrl-C is a SIGINT to the group.
   const child = spawn(process.execPath, [join(ROOT, 'dist/scripts/demo.js')], {
-    cwd: ROOT, env: { PATH: process.env.PATH, PRHERALD_LISTEN: `127.0.0.1:${port}` }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT, env: { PATH: process.env.PATH, PRHERALD_LISTEN: `127.0.0.1:${port}` }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
   })
   let output = ''
   child.stdout!.on('data', (c: Buffer) => { output += c.toString() })
@@ -64,15 +65,16 @@ const databaseOf = (output: string) => /\[demo\] throw-away database file:(\S+)/
 let demo: Demo | undefined
 afterEach(async () => {
   if (demo && demo.child.exitCode === null && demo.child.signalCode === null) {
-    demo.child.kill('SIGKILL')
+    process.kill(-demo.child.pid!, 'SIGKILL')
     await demo.exited
   }
   demo = undefined
 })
 
-async function stop(running: Demo): Promise<void> {
-  running.child.kill('SIGINT')
-  await running.exited
+/** Ctrl-C in the demo's terminal: SIGINT to its whole process group, the demo and the server it started. */
+async function stop(running: Demo): Promise<number | null> {
+  process.kill(-running.child.pid!, 'SIGINT')
+  return running.exited
 }
 
 describe('npm run demo', () => {
@@ -106,6 +108,31 @@ describe('npm run demo', () => {
     expect(again.match(/-> 200 \{"status":"accepted"\}/g)).toHaveLength(3)
     await until(demo, (o) => /chat\.postMessage/.test(o))
     await stop(demo)
+  })
+
+  it('Ctrl-C stops the server once, after its drain, every time', async () => {
+    const port = await freePort()
+    for (let round = 0; round < 4; round++) {
+      demo = startDemo(port)
+      await until(demo, (o) => /listening/.test(o))
+      expect(await stop(demo)).toBe(0)
+      expect(demo.output()).toMatch(/stopped.*drained=true/)
+    }
+  })
+
+  it('passes on a SIGTERM sent to the demo alone, and not a SIGINT: the terminal sends that to the server itself', async () => {
+    const port = await freePort()
+    demo = startDemo(port)
+    await until(demo, (o) => /listening/.test(o))
+    demo.child.kill('SIGINT')
+    // Had the demo forwarded it, the server would now be stopping; it answers, and logged no signal.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200)
+    expect(demo.output()).not.toMatch(/signal received/)
+    demo.child.kill('SIGTERM')
+    expect(await demo.exited).toBe(0)
+    expect(demo.output()).toMatch(/signal received.*SIGTERM/)
+    expect(demo.output()).toMatch(/stopped.*drained=true/)
   })
 
   it('demo:deliver with no server answering says, in one line, to start npm run demo first, and exits 1', async () => {
