@@ -15,7 +15,7 @@ import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
 import { validateCommand } from '../checks/validate-command.ts'
-import { apiUrlLines, hostVariableLines } from './host-variable-lines.ts'
+import { apiUrlLines, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
 
 const cli = cac('prherald-config')
 const print = (line: string) => console.log(line)
@@ -70,7 +70,7 @@ cli.help((sections) => {
       '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml); config.lock is written beside it',
       '  SLACK_BOT_TOKEN        Slack bot token, for validate',
       ...hostVariableLines('token', (host) => `${host.words.name}: webhook checks (SKIP without it) and create-webhook`),
-      ...hostVariableLines('extra', (host) => `${host.words.name}: how ${host.variables.token} authenticates (docs/configuration.md)`),
+      ...extraVariableLines(false),
       ...hostVariableLines('secret', (host) => `${host.words.name}: the secret create-webhook puts on the webhook`),
       ...apiUrlLines(),
       '  PRHERALD_PUBLIC_URL    public base URL for create-webhook, e.g. https://prherald.example.com',

@@ -16,7 +16,7 @@ import type { Settings } from '../config/settings.ts'
 import { hasCredentials } from '../hosts/contract.ts'
 import { hostOf } from '../hosts/registry.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
-import { apiUrlLines, hostVariableLines } from './host-variable-lines.ts'
+import { apiUrlLines, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
 
 const print = (line: string) => console.log(line)
 
@@ -99,7 +99,7 @@ cli.help((sections) => {
       '  SLACK_BOT_TOKEN        Slack bot token',
       ...hostVariableLines('secret', (host) => `${host.words.name}: the webhook secret, with git_provider: ${host.id}`),
       ...hostVariableLines('token', (host) => `${host.words.name} (optional): the webhook check`),
-      ...hostVariableLines('extra', (host) => `${host.words.name} (optional): how ${host.variables.token} authenticates`),
+      ...extraVariableLines(true),
       ...apiUrlLines(),
       '  SLACK_SIGNING_SECRET   (optional) the Start review button, /prherald and the home tab',
       'Secrets are reported as set or missing, never printed.',
