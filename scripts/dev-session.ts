@@ -9,6 +9,7 @@ import { startFakeSlack } from '../test/helpers/fake-slack.ts'
 import { createSupervisor } from './dev-supervisor.ts'
 import { transpileToDist } from './dev-transpile.ts'
 import { watchSources } from './dev-watch.ts'
+import { demoSecret } from './demo-secret.ts'
 
 export interface DevOptions {
   tunnel?: boolean
@@ -18,7 +19,6 @@ export interface DevOptions {
 }
 
 const log = (line: string) => console.log(`[dev] ${line}`)
-const DEV_SECRET = 'demo-webhook-secret'
 
 /** The preferred port when it is free, else one the system picks: a busy 8080 must not stop the dev server. */
 async function freePort(preferred: number): Promise<number> {
@@ -76,7 +76,8 @@ export async function runDevSession(options: DevOptions): Promise<void> {
     }
   }
 
-  const secret = process.env.GITHUB_WEBHOOK_SECRET || process.env.BITBUCKET_WEBHOOK_SECRET || DEV_SECRET
+  // The secret demo:deliver signs with too, so that the hint below works with a .env in the clone.
+  const { secret, from } = demoSecret()
   const supervisor = createSupervisor({
     command: process.execPath,
     args: [join(root, 'dist/scripts/dev-server.js')],
@@ -96,7 +97,7 @@ export async function runDevSession(options: DevOptions): Promise<void> {
   })
 
   log(`config ${configFile}; throw-away database in ${dataDir}; ${slack ? `stand-in Slack at ${slack.url}` : 'the real Slack (SLACK_BOT_TOKEN)'}`)
-  log(`webhook secret ${secret === DEV_SECRET ? `"${DEV_SECRET}" (set GITHUB_WEBHOOK_SECRET to use your own)` : 'from the environment'}`)
+  log(`webhook secret: ${from}`)
   if (publicUrl) log(`public URL ${publicUrl} (webhook: ${publicUrl}/webhook/<github|bitbucket>)`)
   else if (options.tunnel) log('the tunnel did not start; serving locally only')
   log(`try it: npm run demo:deliver http://127.0.0.1:${port}`)

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -133,6 +134,47 @@ describe('npm run demo', () => {
     expect(await demo.exited).toBe(0)
     expect(demo.output()).toMatch(/signal received.*SIGTERM/)
     expect(demo.output()).toMatch(/stopped.*drained=true/)
+  })
+
+  it('demo:deliver -- --help prints its usage and sends nothing; an unknown option is refused', () => {
+    const run = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'dist/scripts/demo-deliver.js'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 30_000 })
+    const help = run(['--help'])
+    expect({ status: help.status, stderr: help.stderr }).toEqual({ status: 0, stderr: '' })
+    expect(help.stdout).toMatch(/^Usage: npm run demo:deliver \[-- <url>\]\n/)
+    const bogus = run(['--bogus'])
+    expect({ status: bogus.status, stdout: bogus.stdout, stderr: bogus.stderr }).toEqual({ status: 2, stdout: '', stderr: 'demo:deliver: unknown option --bogus; see npm run demo:deliver -- --help\n' })
+  })
+
+  it('demo:deliver says so, once, when the server checks another secret (401) or is not prherald', async () => {
+    const port = await freePort()
+    // The server's secret is not the one demo:deliver finds (its environment has none, and no .env).
+    const child = spawn(process.execPath, [join(ROOT, 'dist/scripts/demo.js')], {
+      cwd: ROOT, env: { PATH: process.env.PATH, PRHERALD_LISTEN: `127.0.0.1:${port}`, GITHUB_WEBHOOK_SECRET: 'another-secret-6f1c2a9e' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    })
+    let output = ''
+    child.stdout.on('data', (c: Buffer) => { output += c.toString() })
+    demo = { child, output: () => output, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) }
+    await until(demo, (o) => /listening/.test(o))
+    const refused = spawnSync(process.execPath, [join(ROOT, 'dist/scripts/demo-deliver.js'), `http://127.0.0.1:${port}`], { cwd: ROOT, env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 30_000 })
+    expect(refused.status).toBe(1)
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/refused the signature \(401\): it checks another webhook secret than the one used here \(the demo's "demo-webhook-secret"\)/)])
+
+    const other = createHttpServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'))
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(other.address() as { port: number }).port}`
+      const result = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+        const deliver = spawn(process.execPath, [join(ROOT, 'dist/scripts/demo-deliver.js'), url], { cwd: ROOT, env: { PATH: process.env.PATH } })
+        let stderr = ''
+        deliver.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
+        deliver.once('close', (status) => resolve({ status, stderr }))
+      })
+      expect(result.status).toBe(1)
+      expect(result.stderr.trimEnd().split('\n')).toEqual([`demo:deliver: ${url} answered 404 to POST /webhook/github: not a prherald that takes GitHub deliveries; pass the URL npm run demo or npm run dev printed: npm run demo:deliver http://127.0.0.1:<port>`])
+    } finally {
+      await new Promise((resolve) => other.close(resolve))
+    }
   })
 
   it('demo:deliver with no server answering says, in one line, to start npm run demo first, and exits 1', async () => {

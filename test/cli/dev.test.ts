@@ -28,9 +28,9 @@ afterEach(async () => {
 })
 afterAll(() => cwd.remove())
 
-function startDev() {
+function startDev(dir = cwd.path) {
   const child = spawn(process.execPath, [DEV, '--port', '0'], {
-    cwd: cwd.path, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: dir, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })
@@ -100,6 +100,23 @@ describe('npm run dev', () => {
     replaceByRename(join(scripts, 'dev-server.ts'))
     await waitFor('a third process to listen', () => listening(running.output()).length === 3, 30_000)
     expect(running.output().split('\n').filter((line) => line.startsWith('[dev] restarting'))).toHaveLength(2)
+  })
+
+  it('its "try it" line works with a .env in the clone: demo:deliver signs with the secret the dev server checks', async () => {
+    const clone = makeTempDir()
+    try {
+      writeFileSync(join(clone.path, '.env'), 'GITHUB_WEBHOOK_SECRET=0123456789abcdef0123456789abcdef\n')
+      const running = startDev(clone.path)
+      await waitFor('the dev server to listen', () => listening(running.output()).length === 1, 30_000)
+      expect(running.output()).toContain('[dev] webhook secret: GITHUB_WEBHOOK_SECRET from .env')
+      const hint = /\[dev\] try it: npm run demo:deliver (\S+)/.exec(running.output())?.[1]
+      expect(hint).toBe(listening(running.output())[0]!.url)
+      const tried = spawnSync(process.execPath, [join(ROOT, 'dist/scripts/demo-deliver.js'), hint!], { cwd: clone.path, env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 30_000 })
+      expect({ status: tried.status, stderr: tried.stderr }).toEqual({ status: 0, stderr: '' })
+      expect(tried.stdout.match(/-> 200 \{"status":"accepted"\}/g)).toHaveLength(3)
+    } finally {
+      clone.remove()
+    }
   })
 
   it('on SIGTERM stops prherald and removes the throw-away database', async () => {
