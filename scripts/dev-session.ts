@@ -10,6 +10,7 @@ import { createSupervisor } from './dev-supervisor.ts'
 import { transpileToDist } from './dev-transpile.ts'
 import { watchSources } from './dev-watch.ts'
 import { demoSecret } from './demo-secret.ts'
+import { openDevTunnel } from './dev-tunnel.ts'
 
 export interface DevOptions {
   tunnel?: boolean
@@ -54,25 +55,17 @@ export async function runDevSession(options: DevOptions): Promise<void> {
   const missing = options.watch === undefined ? undefined : watched.find((p) => !existsSync(p))
   if (missing) throw new PrheraldError('usage', `--watch ${missing}: no such file or directory`)
 
+  const port = await freePort(Number(options.port ?? process.env.PORT ?? 8080))
+  // The tunnel first: when it cannot open, the session stops before anything (a directory, a server) exists.
+  const tunnel = options.tunnel ? await openDevTunnel(`http://127.0.0.1:${port}`) : undefined
+  const publicUrl = tunnel?.publicUrl
+
   const dataDir = mkdtempSync(join(tmpdir(), 'prherald-dev-'))
   const slack = options.slack ? undefined : await startFakeSlack({ anyChannel: true })
   if (slack) {
     slack.onCall = (method, body) => {
       const fields = ['channel', 'ts', 'timestamp', 'name', 'text'].filter((k) => body[k] !== undefined).map((k) => `${k}=${JSON.stringify(body[k])}`)
       console.log(`[stand-in slack] ${method} ${fields.join(' ')}`)
-    }
-  }
-  const port = await freePort(Number(options.port ?? process.env.PORT ?? 8080))
-
-  let publicUrl: string | undefined
-  let closeTunnel: (() => Promise<void>) | undefined
-  if (options.tunnel) {
-    // Downloads cloudflared on first use and asks to accept Cloudflare's notice.
-    const { startTunnel } = await import('untun')
-    const tunnel = await startTunnel({ url: `http://127.0.0.1:${port}` })
-    if (tunnel) {
-      publicUrl = (await tunnel.getURL()).replace(/\/+$/, '')
-      closeTunnel = () => tunnel.close()
     }
   }
 
@@ -120,7 +113,7 @@ export async function runDevSession(options: DevOptions): Promise<void> {
     exiting = true
     sources.close()
     await supervisor.stop()
-    await closeTunnel?.().catch(() => {})
+    await tunnel?.close().catch(() => {})
     await slack?.close()
     rmSync(dataDir, { recursive: true, force: true })
     process.exit(0)
