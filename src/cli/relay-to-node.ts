@@ -10,7 +10,11 @@ import { relaySignals } from './relay-signals.ts'
  */
 export function relayToNode(node: string): Promise<never> {
   const args = [...process.execArgv, ...process.argv.slice(1)]
-  if (typeof process.execve === 'function') process.execve(node, [node, ...args], process.env)
+  try {
+    if (typeof process.execve === 'function') process.execve(node, [node, ...args], process.env)
+  } catch {
+    // The exec was refused (a seccomp policy, a noexec mount): a child does the same, with a relay.
+  }
   const child = spawn(node, args, { stdio: 'inherit' })
   const unrelay = relaySignals(child)
   return new Promise<never>(() => {

@@ -64,7 +64,7 @@ describe('the Node line guard', () => {
       mkdirSync(join(dir.path, 'dist/src/cli'), { recursive: true })
       writeFileSync(join(dir.path, 'package.json'), JSON.stringify({ name: 'prherald', type: 'module', optionalDependencies: manifest.optionalDependencies }))
       mkdirSync(join(dir.path, 'dist/src/memory'))
-      for (const file of ['cli/require-supported-node.js', 'cli/project-node.js', 'cli/relay-to-node.js', 'memory/malloc-arenas.js']) {
+      for (const file of ['cli/require-supported-node.js', 'cli/project-node.js', 'cli/relay-to-node.js', 'cli/relay-signals.js', 'memory/malloc-arenas.js']) {
         copyFileSync(join(ROOT, 'dist/src', file), join(dir.path, 'dist/src', file))
       }
       const version = spawnSync(unsupportedNode, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim()
