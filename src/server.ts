@@ -35,7 +35,7 @@ export interface AppDeps {
   /** `GET /metrics`, when it is served on this port (not when `server.metrics_listen` gives it its own). */
   metrics?: () => Promise<HTTPResponse>
   /** The "Start review" button's clicks and the token's workspace; with slackPersonal, Slack's routes exist (SLACK_SIGNING_SECRET). */
-  slackInteractions?: { signingSecret: string; accept: ClickIntake; workspace: () => Promise<TokenWorkspace | undefined>; home?: ((click: HomeClick) => Promise<void>) | undefined }
+  slackInteractions?: { signingSecret: string | undefined; accept: ClickIntake; workspace: () => Promise<TokenWorkspace | undefined>; home?: ((click: HomeClick) => Promise<void>) | undefined }
   /** `/prherald`, the Events API and the home tab (docs/notifications.md), and the store's record of Slack's requests. */
   slackPersonal?: ReturnType<typeof personalRoutes>
 }
@@ -80,9 +80,11 @@ export function createApp(deps: AppDeps): H3 {
   // Slack's unsigned bodies are bounded by a lane of their own, which cuts the oldest held body for a new one.
   const slackLane = deps.slackLane ?? createSlackBodyLane()
   const receive = slackInbound(deps, () => health.database() === 'ok')
-  if (receive && deps.slackInteractions) {
+  // The HTTP routes only with SLACK_SIGNING_SECRET; with Socket Mode alone, Slack's requests come over the socket.
+  const signingSecret = deps.slackInteractions?.signingSecret
+  if (receive && signingSecret !== undefined) {
     const route = (kind: SlackRouteKind, bodyLimit: number) => only(['POST'], inSlackLane(slackLane, bodyLimit, createSlackRoute({
-      kind, signingSecret: deps.slackInteractions!.signingSecret, receive, logger: deps.logger, bodyLimit,
+      kind, signingSecret, receive, logger: deps.logger, bodyLimit,
     })))
     app.all(SLACK_PATHS.interactive, route('interactive', deps.bodyLimit ?? BODY_LIMIT))
     app.all(SLACK_PATHS.command, route('command', SLACK_REQUEST_LIMIT))

@@ -14,20 +14,20 @@ import { createCommandRunner, type RunCommand } from './run-command.ts'
  */
 export function personalRoutes(deps: {
   settings: Pick<Settings, 'directMessages' | 'users' | 'teams' | 'api' | 'lookupUsersByEmail'>
-  signingSecret: string
+  /** Unused here: the HTTP receiver takes it from the click side (kept so that callers passing it still compile). */
+  signingSecret?: string | undefined
   personal: Personal
   store: Store
   pacer: SlackPacer
   logger: Logger
 }): {
-  signingSecret: string; run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; claim: (requestId: string) => Promise<boolean>
+  run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; claim: (requestId: string) => Promise<boolean>
 } {
   const { settings, personal, store } = deps
   const personOf = createPersonOf({ people: { users: settings.users, teams: settings.teams }, store, lookupUsersByEmail: settings.lookupUsersByEmail })
   const shared = { store, settings: settings.directMessages, personOf, directory: personal.people, now: personal.now }
   const publishHome = createPublishHome({ ...shared, slack: personal.slackDirectory, pacer: deps.pacer, logger: deps.logger })
   return {
-    signingSecret: deps.signingSecret,
     run: createCommandRunner(shared),
     publishHome,
     homeActions: createHomeActions({ store, personOf, publishHome, logger: deps.logger }),

@@ -23,6 +23,8 @@ export interface FakeSocketConnection {
 export interface FakeSocketMode {
   /** The API URL (`…/api/`) to give as SLACK_API_URL. */
   apiUrl: string
+  /** A socket URL on this server, for another fake's apps.connections.open to answer. */
+  socketUrl: string
   connections: FakeSocketConnection[]
   /** apps.connections.open calls, with the token each carried. */
   opens: string[]
@@ -83,7 +85,7 @@ export async function startFakeSocketMode(): Promise<FakeSocketMode> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as { port: number }
   const fake: FakeSocketMode = {
-    apiUrl: `http://127.0.0.1:${port}/api/`, connections: [], opens: [], openErrors: [], holdOpen: undefined,
+    apiUrl: `http://127.0.0.1:${port}/api/`, socketUrl: `ws://127.0.0.1:${port}/link/?ticket=from-slack`, connections: [], opens: [], openErrors: [], holdOpen: undefined,
     async envelope(type, payload, envelopeId = `env-${Math.random().toString(36).slice(2)}`, waitMs = 5000) {
       const connection = fake.connections.findLast((c) => !c.closed)
       if (!connection) throw new Error('no open connection')

@@ -9,7 +9,8 @@ import { personalRoutes } from '../../src/personal/personal-routes.ts'
 import { slackInbound } from '../../src/server.ts'
 import { createSlackDirectory } from '../../src/slack/slack-directory.ts'
 import { createSlackPacer } from '../../src/slack/slack-pacer.ts'
-import { startSlackSocket, type SlackSocket } from '../../src/inbound/slack-socket.ts'
+import type { SlackSocket } from '../../src/inbound/slack-socket.ts'
+import { startSocketMode } from '../../src/inbound/start-socket-mode.ts'
 import { createTokenWorkspace } from '../../src/slack/token-workspace.ts'
 import { openStore, type OpenedStore } from '../../src/store/open-store.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
@@ -63,8 +64,10 @@ beforeEach(async () => {
       signingSecret: '', home: routes.homeActions, workspace: createTokenWorkspace({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger }),
       accept: createClickIntake({ provider: 'github', store, logger, handOff: (event) => handedOff.push(event) }),
     },
-  })!
-  socket = startSlackSocket({ appToken: 'xapp-1-A0PRHERALD-1-abc', apiUrl: sockets.apiUrl, logger, receive })
+  })
+  // apps.connections.open at SLACK_API_URL, like every Slack call; the fake Slack names the fake socket server.
+  slack.socketUrl = sockets.socketUrl
+  socket = (await startSocketMode({ settings, secrets: { slackAppToken: 'xapp-1-A0PRHERALD-1-abc' }, receive, logger }))!
   await waitFor('the socket', () => socket.state() === 'open')
 })
 afterEach(async () => {
@@ -78,6 +81,7 @@ afterEach(async () => {
 
 // A merged pull request's row: the click finds its message, /prherald mine lists nothing (its answer is still sent).
 it('answers /prherald mine, a Start review click and app_home_opened over the socket as over HTTP, each once', async () => {
+  expect(slack.calls.filter((c) => c.method === 'apps.connections.open').map((c) => c.headers.authorization)).toEqual(['Bearer xapp-1-A0PRHERALD-1-abc'])
   await opened.store.saveMessage({
     provider: 'github', repository: 'Codertocat/Hello-World', prNumber: 9, channel: CHANNEL, ts: '1700000000.000100',
     mentions: [], state: 'merged', lifecycle: '{}', lastDeliveryId: 'd1', reactions: [],
