@@ -8,8 +8,11 @@ import type { CheckResult } from './check-result.ts'
  * Whether the "Start review" button is on (SLACK_SIGNING_SECRET set, never shown), and the one setting prherald
  * cannot check from here: the Interactivity Request URL lives in the Slack app. Optional, so never a FAIL.
  */
-export function reviewButtonResult(env: Env): CheckResult {
+export function reviewButtonResult(env: Env, socketMode = false): CheckResult {
   const target = 'SLACK_SIGNING_SECRET'
+  if (socketMode) {
+    return { name: 'button', target: 'slack.socket_mode', status: 'OK', reason: 'true: Start review button on; its clicks come over Socket Mode, no Request URL needed (docs/slack-app.md#socket-mode)' }
+  }
   if (readSlackSigningSecret(env) === undefined) {
     return { name: 'button', target, status: 'SKIP', reason: 'unset (optional): messages have no Start review button' }
   }

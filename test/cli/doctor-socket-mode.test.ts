@@ -27,6 +27,7 @@ it('doctor checks the app token in [slack]: present, an app-level token and not 
   const good = await runCliAsync('doctor', [], env({ SLACK_APP_TOKEN: APP_TOKEN }), t.dir.path)
   expect(appTokenLine(good.stdout)).toEqual(['OK', 'accepted by Slack: apps.connections.open gave a socket URL'])
   expect(good.status).toBe(0)
+  expect(good.stdout).toMatch(/^ {2}OK {4}button +slack\.socket_mode +true: Start review button on; its clicks come over Socket Mode/m)
   expect(good.stdout).not.toContain(APP_TOKEN)
   expect(t.slack.calls.filter((c) => c.method === 'apps.connections.open').map((c) => c.headers.authorization)).toEqual([`Bearer ${APP_TOKEN}`])
 
