@@ -18,6 +18,8 @@ export interface SlackSocketDeps {
   receive: (request: SlackInboundRequest) => Promise<unknown>
   /** The wait before the n-th reconnection in a row (1, 2, …); tests shorten it. */
   backoffMs?: (attempt: number) => number
+  /** How long a new socket may take to say hello before it is closed and tried again; 10 s by default. */
+  helloMs?: number
 }
 
 export interface SlackSocket {
@@ -60,20 +62,26 @@ export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
     throw Object.assign(new Error(`apps.connections.open answered ${error}`), { fix: FIXES[error] ?? 'check SLACK_APP_TOKEN and SLACK_API_URL' })
   }
 
-  /** One socket, resolved at its hello; a socket that closes before it rejects. */
+  /** One socket, resolved at its hello; a socket that closes before it, or says nothing for helloMs, rejects. */
   const connect = async (): Promise<WebSocket> => {
     const url = await openUrl()
     if (stopped) throw new Error('stopped')
     const socket = new WebSocket(url)
     sockets.add(socket)
+    // A socket that opens and never says hello would hold the reconnection for ever: closed, and tried again.
+    const silent = setTimeout(() => socket.close(), deps.helloMs ?? 10_000)
     return new Promise<WebSocket>((resolve, reject) => {
       socket.addEventListener('message', (message) => {
         const frame = parse(message.data)
-        if (frame?.type === 'hello') resolve(socket)
+        if (frame?.type === 'hello') {
+          clearTimeout(silent)
+          resolve(socket)
+        }
         else if (frame?.type === 'disconnect') onDisconnect(socket, String(frame.reason ?? ''))
         else if (frame && typeof frame.envelope_id === 'string') onEnvelope(socket, frame.envelope_id, frame)
       })
       socket.addEventListener('close', () => {
+        clearTimeout(silent)
         sockets.delete(socket)
         reject(new Error('the socket closed before hello'))
         if (socket === current) dropped()

@@ -30,6 +30,8 @@ export interface FakeSocketMode {
   opens: string[]
   /** Slack errors answered by the next apps.connections.open calls, one per call. */
   openErrors: string[]
+  /** While true, a new socket gets no hello (a server that accepted and says nothing). */
+  silent: boolean
   /** Holds apps.connections.open answers until it settles (a reconnection under way). */
   holdOpen: Promise<unknown> | undefined
   /** Sends an envelope to the newest open connection; resolves with its acknowledgement. */
@@ -79,13 +81,13 @@ export async function startFakeSocketMode(): Promise<FakeSocketMode> {
     socket.on('close', () => { connection.closed = true; sockets.delete(socket) })
     socket.on('error', () => {})
     fake.connections.push(connection)
-    connection.send({ type: 'hello', num_connections: 1, connection_info: { app_id: 'A1' } })
+    if (!fake.silent) connection.send({ type: 'hello', num_connections: 1, connection_info: { app_id: 'A1' } })
     for (const wake of waiters.splice(0)) wake()
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as { port: number }
   const fake: FakeSocketMode = {
-    apiUrl: `http://127.0.0.1:${port}/api/`, socketUrl: `ws://127.0.0.1:${port}/link/?ticket=from-slack`, connections: [], opens: [], openErrors: [], holdOpen: undefined,
+    apiUrl: `http://127.0.0.1:${port}/api/`, socketUrl: `ws://127.0.0.1:${port}/link/?ticket=from-slack`, connections: [], opens: [], openErrors: [], silent: false, holdOpen: undefined,
     async envelope(type, payload, envelopeId = `env-${Math.random().toString(36).slice(2)}`, waitMs = 5000) {
       const connection = fake.connections.findLast((c) => !c.closed)
       if (!connection) throw new Error('no open connection')

@@ -23,7 +23,7 @@ afterEach(async () => {
 
 function start(options: { token?: string; receive?: (e: SlackInboundRequest) => Promise<unknown> } = {}) {
   socket = startSlackSocket({
-    appToken: options.token ?? 'xapp-1-A1-test', apiUrl: slack.apiUrl, backoffMs: () => 20,
+    appToken: options.token ?? 'xapp-1-A1-test', apiUrl: slack.apiUrl, backoffMs: () => 20, helloMs: 200,
     logger: createLogger({ format: 'json', level: 'debug', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }),
     receive: options.receive ?? (async (envelope) => { received.push(envelope); return envelope.kind === 'command' ? { text: 'ok' } : undefined }),
   })
@@ -119,4 +119,15 @@ it('shows its state in /healthz and /readyz: degraded while it reconnects, never
   expect(body(readyz(sources))).toMatchObject({ status: 'ready', slack_socket: 'reconnecting' })
   release()
   await until(() => s.state() === 'open')
+})
+
+it('closes a socket that never says hello and tries again, rather than waiting on it for ever', async () => {
+  slack.silent = true
+  const s = start()
+  await slack.waitForConnections(1)
+  await until(() => slack.connections[0]!.closed)
+  expect(s.state()).toBe('connecting')
+  slack.silent = false
+  await until(() => s.state() === 'open')
+  expect(slack.connections.length).toBeGreaterThanOrEqual(2)
 })
