@@ -98,7 +98,7 @@ describe.each(['github', 'bitbucket'] as const)('%s: a pull request that ended b
   it('the end outlives a restart: the opened delivered after it stays silent', async () => {
     await start(provider)
     await send(provider, 'closed', 32, ENDED_AT)
-    await h.service!.stop()
+    await h.stop()
     await start(provider)
     await send(provider, 'opened', 32, OPENED_AT)
     expect(h.slack.calls).toHaveLength(0)
@@ -132,7 +132,7 @@ describe.each(['github', 'bitbucket'] as const)('%s: a pull request that ended b
     await start(provider)
     await send(provider, 'merged', 34, ENDED_AT)
     await send(provider, 'reopened', 35, OPENED_AT)
-    await h.service!.stop()
+    await h.stop()
     const report = inspectDatabase(join(h.dir.path, 'prherald.db'))
     expect(report).toMatchObject({ messages: 2, withoutMessage: 1 })
     expect(databaseSection('db', report).find((c) => c.name === 'slack_messages')?.reason)

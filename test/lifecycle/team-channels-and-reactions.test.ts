@@ -81,7 +81,7 @@ describe.each(['github', 'bitbucket'] as const)('%s: reactions per team', (provi
     await start(provider, { mappings: mappingFor(provider, { channel: TEAM }) })
     await send(provider, scenario[provider].slice(0, 2))
     expect([...h.slack.messagesIn(TEAM)[0]!.reactions]).toEqual(['white_check_mark'])
-    await h.service!.stop()
+    await h.stop()
     await start(provider, { mappings: mappingFor(provider, { channel: TEAM, slack: { reactions: { approved: 'thumbsup' } } }) })
     await send(provider, scenario[provider].slice(2))
     expect([...h.slack.messagesIn(TEAM)[0]!.reactions].sort()).toEqual(['thumbsup', 'twisted_rightwards_arrows'])
