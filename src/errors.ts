@@ -30,12 +30,14 @@ export type ErrorCode =
   | 'git_host_scope' // 403: the token lacks a scope or permission
   | 'git_host_not_found' // 404: no such repository or pull request, or the token cannot see it
   | 'git_host_rate_limited' // the token's budget is spent for longer than a command waits (reconcile)
+  | 'git_host_refused' // 4xx with the host's reason: a person's action it does not allow (own pull request, merged, newer head)
   | 'lock' // config.lock cannot be read or written
   | 'usage' // a command-line argument is malformed
   | 'cancelled' // the person at the terminal pressed Ctrl+C at a question (prherald-setup)
   | 'validation_failed' // a start-up check of a mapping entry answered FAIL
   | 'control' // the server's control channel failed a command or could not be reached
   | 'stored_version' // a stored event or lifecycle written by a newer prherald
+  | 'tunnel' // npm run dev --tunnel: cloudflared could not be installed or open a public URL
 
 export class PrheraldError extends Error {
   override readonly name = 'PrheraldError'
@@ -44,12 +46,15 @@ export class PrheraldError extends Error {
   readonly fix: string | undefined
   /** slack_rate_limited: how long Slack asked to wait (its Retry-After). */
   readonly retryAfterMs: number | undefined
+  /** A git host's refusal in its own words, shown to the person who acted as it is (never parsed). */
+  readonly hostSays: string | undefined
 
-  constructor(code: ErrorCode, message: string, options: { fix?: string; cause?: unknown; retryAfterMs?: number } = {}) {
+  constructor(code: ErrorCode, message: string, options: { fix?: string; cause?: unknown; retryAfterMs?: number; hostSays?: string } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
     this.fix = options.fix
     this.retryAfterMs = options.retryAfterMs
+    this.hostSays = options.hostSays
   }
 }
 

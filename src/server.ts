@@ -9,10 +9,13 @@ import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-rout
 import { createSlackInteractionsHandler, SLACK_INTERACTIONS_PATH, type SlackInteractionsDeps } from './http/slack-interactions-route.ts'
 import type { ClickIntake } from './intake/accept-click.ts'
 import type { TokenWorkspace } from './slack/token-workspace.ts'
-import { errorResponse, json } from './http/respond.ts'
+import { clientErrorResponse, errorResponse, json } from './http/respond.ts'
 import { createSlackCommandsHandler, SLACK_COMMANDS_PATH, type SlackCommandsDeps } from './http/slack-commands-route.ts'
 import { createSlackEventsHandler, SLACK_EVENTS_PATH, type SlackEventsDeps } from './http/slack-events-route.ts'
 import { createBodyBudget, type BodyBudget } from './http/body-budget.ts'
+import { createSlackBodyLane, inSlackLane, type SlackBodyLane } from './http/slack-body-lane.ts'
+import { BODY_LIMIT } from './http/read-raw-body.ts'
+import { SLACK_REQUEST_LIMIT } from './http/verify-slack-request.ts'
 
 export interface AppDeps {
   provider: Provider
@@ -22,6 +25,8 @@ export interface AppDeps {
   bodyLimit?: number
   /** The bytes every unauthenticated webhook body may hold together; the default budget when absent. */
   budget?: BodyBudget
+  /** The bytes the bodies of Slack's routes may hold before their signature is checked; the default lane when absent. */
+  slackLane?: SlackBodyLane
   /** What /healthz and /readyz report; everything is ok when absent. */
   health?: HealthSources
   /** Told what each delivery came to (the metrics). */
@@ -49,9 +54,9 @@ function only(allow: readonly string[], handler: (event: H3Event) => HTTPRespons
 /** The HTTP surface. Building it has no side effects; only the configured provider's route exists. */
 export function createApp(deps: AppDeps): H3 {
   const app = new H3({
-    onError(error) {
-      // h3's own HTTP errors (404 for an unknown route) keep their status.
-      if (error.status < 500) return
+    onError(error, event) {
+      // h3's own HTTP errors (404 for an unknown route) keep their status, in our body's shape.
+      if (error.status < 500) return clientErrorResponse(error, event)
       deps.logger.error('unhandled request error', { kind: error.name, ...errorFields(error), status: error.status })
       return errorResponse(error)
     },
@@ -66,19 +71,21 @@ export function createApp(deps: AppDeps): H3 {
     accept: deps.accept,
     logger: deps.logger,
     bodyLimit: deps.bodyLimit,
-    // Git-host routes only: Slack's route is never shed (it turns event delivery off at 5 % failures).
+    // Git-host routes only: Slack's are never shed or kept waiting (it turns event delivery off at 5 % failures).
     budget: deps.budget ?? createBodyBudget(),
     ready: () => health.database() === 'ok',
     observe: deps.observe,
   })))
+  // Slack's unsigned bodies are bounded by a lane of their own, which cuts the oldest held body for a new one.
+  const slackLane = deps.slackLane ?? createSlackBodyLane()
   if (deps.slackInteractions) {
-    app.all(SLACK_INTERACTIONS_PATH, only(['POST'], createSlackInteractionsHandler({
+    app.all(SLACK_INTERACTIONS_PATH, only(['POST'], inSlackLane(slackLane, deps.bodyLimit ?? BODY_LIMIT, createSlackInteractionsHandler({
       ...deps.slackInteractions, logger: deps.logger, bodyLimit: deps.bodyLimit, ready: () => health.database() === 'ok',
-    })))
+    }))))
   }
   if (deps.slackPersonal) {
-    app.all(SLACK_COMMANDS_PATH, only(['POST'], createSlackCommandsHandler({ ...deps.slackPersonal, logger: deps.logger })))
-    app.all(SLACK_EVENTS_PATH, only(['POST'], createSlackEventsHandler({ ...deps.slackPersonal, logger: deps.logger })))
+    app.all(SLACK_COMMANDS_PATH, only(['POST'], inSlackLane(slackLane, SLACK_REQUEST_LIMIT, createSlackCommandsHandler({ ...deps.slackPersonal, logger: deps.logger }))))
+    app.all(SLACK_EVENTS_PATH, only(['POST'], inSlackLane(slackLane, SLACK_REQUEST_LIMIT, createSlackEventsHandler({ ...deps.slackPersonal, logger: deps.logger }))))
   }
   return app
 }

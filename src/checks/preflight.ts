@@ -12,9 +12,8 @@ import type { CheckResult } from './check-result.ts'
 import { directMessagesResult } from './personal-scopes.ts'
 import { reviewButtonResult } from './review-button-check.ts'
 import { planValidation } from './validate-config.ts'
-
-/** A webhook secret shorter than this is warned about (`prherald-setup` makes 64 hex characters). */
-export const MIN_SECRET_LENGTH = 16
+import { shortSecretResult } from './webhook-secret-check.ts'
+import { publicUrlProblem } from '../config/public-url.ts'
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 const isSet = (env: Env, name: string) => (env[name] ?? '').trim() !== ''
@@ -54,16 +53,9 @@ function secretResults(env: Env, provider: Provider | undefined): CheckResult[] 
   const host = hostOf(provider)
   const token = host.variables.token
   const webhookSecret = host.variables.secret
-  // Short secrets are guessable offline from one captured delivery (its body and signature): warned, not refused.
-  const short = isSet(env, webhookSecret) && env[webhookSecret]!.length < MIN_SECRET_LENGTH
   return [
     slack,
-    short
-      ? {
-        name: 'secret', target: webhookSecret, status: 'WARN', reason: `set, but shorter than ${MIN_SECRET_LENGTH} characters`,
-        fix: `use a random secret of 32 bytes or more (openssl rand -hex 32) on the webhook and in ${webhookSecret} (docs/security.md#rotating-a-webhook-secret)`,
-      }
-      : secret(webhookSecret, `the secret set on the ${host.words.name} webhook`),
+    shortSecretResult(webhookSecret, env[webhookSecret]) ?? secret(webhookSecret, `the secret set on the ${host.words.name} webhook`),
     isSet(env, token)
       ? { name: 'token', target: token, status: 'OK', reason: 'set' }
       : { name: 'token', target: token, status: 'SKIP', reason: 'missing (optional: path routing and the webhook check need it)' },
@@ -81,6 +73,15 @@ function authResults(env: Env, provider: Provider): CheckResult[] {
     if (!isPrheraldError(error)) throw error
     return [{ name: 'auth', target, status: 'FAIL', reason: error.message, fix: error.fix }]
   }
+}
+
+/** PRHERALD_PUBLIC_URL: https://, or http:// on loopback only (config/public-url.ts); never shown with its user-info. */
+function publicUrlResult(url: string | undefined): CheckResult {
+  const target = 'PRHERALD_PUBLIC_URL'
+  if (!url) return { name: 'public url', target, status: 'SKIP', reason: 'not set (only create-webhook needs it)' }
+  const problem = publicUrlProblem(url)
+  if (problem) return { name: 'public url', target, status: 'FAIL', reason: `${redactUrl(url)} ${problem}`, fix: `set PRHERALD_PUBLIC_URL to the https:// URL the git host delivers to` }
+  return { name: 'public url', target, status: 'OK', reason: redactUrl(url) }
 }
 
 /** [config]: the file parses, the secrets are present (set/missing, never their values), and the derived settings. */
@@ -102,9 +103,7 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
   results.push(
     { name: 'ttl', target: 'cleanup.message_ttl_days', status: 'OK', reason: `${settings.messageTtlDays} days` },
     { name: 'database', target: redactUrl(settings.databaseUrl), status: 'OK', reason: settings.database.kind === 'sqlite' ? settings.database.path : 'PostgreSQL: replicas may share it' },
-    settings.publicUrl
-      ? { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'OK', reason: redactUrl(settings.publicUrl) }
-      : { name: 'public url', target: 'PRHERALD_PUBLIC_URL', status: 'SKIP', reason: 'not set (only create-webhook needs it)' },
+    publicUrlResult(settings.publicUrl),
   )
   return { settings, results }
 }

@@ -9,6 +9,9 @@ import { directMessagesResult } from './personal-scopes.ts'
 import { slackAccessCheck } from './slack-auth-check.ts'
 import { validateConfig } from './validate-config.ts'
 import { hasCredentials } from '../hosts/contract.ts'
+import { entryKey } from '../lock/entry-hash.ts'
+import { hostOf } from '../hosts/registry.ts'
+import { shortSecretResult } from './webhook-secret-check.ts'
 
 export interface StartupValidationOptions {
   settings: Settings
@@ -22,8 +25,12 @@ export interface StartupValidationOptions {
  * Runs before the server opens anything: validates the mapping entries that are new or changed since
  * config.lock, refuses to start on any FAIL (SKIP is fine), and records the success. The lock spares the
  * entries' checks, never the token's: `auth.test` runs at every start, one cheap call, so that a token revoked
- * since the lock was written stops the start instead of failing the first delivery. Slack not answering
- * (unreachable, 5xx) only warns: deliveries are stored and wait for it, so an outage never stops intake.
+ * since the lock was written stops the start instead of failing the first delivery.
+ *
+ * The rule for the other side being down at start (docs/operations.md#the-other-side-down-at-start): Slack or
+ * the git host not answering (unreachable, 5xx, rate limited) only warns, and the entries it could not check
+ * stay unlocked for the next start; deliveries are stored and wait, so an outage never stops intake. Only what
+ * can never work stops the start: a refused token, a wrong channel, a missing webhook.
  */
 export async function validateAtStartup(options: StartupValidationOptions): Promise<void> {
   const { settings, secrets, logger } = options
@@ -36,10 +43,12 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
     : await slackAccessCheck(ctx.slack, listRoutes(settings.mappings).flatMap(routeChannels), ctx.featureScopes, ctx.personalScopes)
   const slackDown = auth.status === 'FAIL' && auth.unavailable === true
   const directMessages = directMessagesResult(settings, secrets.slackSigningSecret !== undefined)
-  const results = [auth, ...scopes, directMessages, ...outcome.report.entries.flatMap((e) => e.results)]
+  const shortSecret = shortSecretResult(hostOf(settings.gitProvider).variables.secret, secrets.webhookSecret)
+  const results = [auth, ...scopes, directMessages, ...(shortSecret ? [shortSecret] : []), ...outcome.report.entries.flatMap((e) => e.results)]
   for (const r of results) {
     const fields = { check: r.name, target: r.target, status: r.status, reason: r.reason, fix: r.fix }
     if (r === auth && slackDown) logger.warn('Slack did not answer auth.test; starting anyway: deliveries are stored and posted once it answers', fields)
+    else if (r.status === 'FAIL' && r.unavailable === true) logger.warn('could not check: the other side did not answer; starting anyway, the next start checks it again', fields)
     else if (r.status === 'FAIL') logger.error('check failed', fields)
     else if (r.status === 'WARN') logger.warn('check warning', fields)
     else logger.debug('check', fields)
@@ -49,7 +58,7 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
       fix: auth.fix ?? 'set SLACK_BOT_TOKEN to the Bot User OAuth Token (xoxb-…) of your Slack app',
     })
   }
-  const failures = results.filter((r) => r.status === 'FAIL' && r !== auth)
+  const failures = results.filter((r) => r.status === 'FAIL' && r !== auth && r.unavailable !== true)
   if (failures.length > 0) {
     throw new PrheraldError('validation_failed', `configuration check failed, not starting:\n${describeFailures(failures)}`, {
       fix: 'fix the problems above and start again; prherald-config validate runs the same checks without starting the server',
@@ -64,6 +73,10 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
     logger.warn('config.lock not updated: Slack could not check the new or changed entries; the next start checks them', { entries: outcome.plan.stale.length })
     return
   }
+  // An entry a side could not check stays out of the lock, so that the next start checks it.
+  const unchecked = outcome.report.entries.filter((e) => e.results.some((r) => r.status === 'FAIL' && r.unavailable === true)).map(entryKey)
+  for (const key of unchecked) delete outcome.nextLock.entries[key]
+  if (unchecked.length > 0) logger.warn('config.lock not updated for the entries a side could not check; the next start checks them', { entries: unchecked.length })
   if (!outcome.lockChanged) return
   try {
     writeConfigLock(settings.lockFile, outcome.nextLock)

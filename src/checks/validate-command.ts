@@ -8,6 +8,8 @@ import { readConfigLock, writeConfigLock } from '../lock/config-lock.ts'
 import { entryHash, entryKey } from '../lock/entry-hash.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { hasCredentials } from '../hosts/contract.ts'
+import { hostOf } from '../hosts/registry.ts'
+import { shortSecretResult } from './webhook-secret-check.ts'
 
 export interface ValidateOptions {
   target: { owner: string; repo: string } | undefined
@@ -31,6 +33,9 @@ export async function validateCommand(settings: Settings, env: Env, options: Val
   const gitTokenSet = hasCredentials(credentials.git)
   const { lock, problem } = readConfigLock(settings.lockFile)
   if (problem) print(`note: ${problem}`)
+  const secretVariable = hostOf(settings.gitProvider).variables.secret
+  const shortSecret = shortSecretResult(secretVariable, env[secretVariable])
+  if (shortSecret) checkPrinter(print, [secretVariable])(shortSecret)
 
   if (options.target) {
     const { owner, repo } = options.target

@@ -75,8 +75,15 @@ export async function webhookCheck(provider: Provider, api: WebhookApi | undefin
   }
 }
 
-/** A failed git-host call as a FAIL line: the error names the call and status, its fix says what to change. */
+/**
+ * A failed git-host call as a FAIL line: the error names the call and status, its fix says what to change.
+ * No answer, a 5xx or a rate limit (`git_host`) is `unavailable`: a later run may pass, so the start-up checks
+ * only warn about it; a refusal (401, 403, 404) is not.
+ */
 export function gitHostFailure(name: string, target: string, error: unknown): CheckResult {
-  if (isPrheraldError(error)) return { name, target, status: 'FAIL', reason: error.message, fix: error.fix }
+  if (isPrheraldError(error)) {
+    const unavailable = isPrheraldError(error, 'git_host') || isPrheraldError(error, 'git_host_rate_limited')
+    return { name, target, status: 'FAIL', reason: error.message, fix: error.fix, ...(unavailable ? { unavailable: true } : {}) }
+  }
   return { name, target, status: 'FAIL', reason: `unexpected error: ${redactUrlsIn(error instanceof Error ? error.message : String(error))}` }
 }

@@ -1,5 +1,9 @@
 import type { Failure } from 'superstruct'
-import type { Mappings } from './schema.ts'
+import { allowedKeys } from './allowed-keys.ts'
+import { PROVIDERS, type Mappings } from './schema.ts'
+
+/** `github, bitbucket or gitlab`. */
+const oneOf = (values: readonly string[]) => values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`
 
 export interface ConfigProblem {
   /** Dotted key path in the file, e.g. `mappings.acme.api.channel`. */
@@ -12,37 +16,14 @@ export interface ConfigProblem {
   message: string
 }
 
-const REACTION_KEYS = 'enabled, approved, commented, changes_requested, merged, closed, draft, bot, new_pr'
-
-const KNOWN_KEYS: Record<string, string> = {
-  '': 'git_provider, server, database, cleanup, digest, slack, reviews, users, teams, mappings',
-  server: 'listen, metrics_listen, log_format, log_level, shutdown_timeout_seconds',
-  database: 'url',
-  cleanup: 'message_ttl_days',
-  digest: 'enabled, schedule, timezone, holidays, mention, include_dependency_bots',
-  slack: 'pacing, reactions, lookup_users_by_email',
-  'slack.reactions': REACTION_KEYS,
-}
-
-function parentKnownKeys(path: string[]): string {
-  if (path[0] === 'mappings') {
-    // mappings.<owner>.<repo>.<key>, …slack.<key>, …slack.reactions.<key>, …paths.<prefix>.<key>, …channels.<n>.<key>
-    if (path[4] === 'slack') return path.length === 6 ? 'reactions' : REACTION_KEYS
-    if (path[4] === 'digest') return 'enabled, schedule'
-    if (path[4] === 'paths' || path[4] === 'channels') return path[4] === 'paths' ? 'channel, mentions' : 'id, mentions'
-    return 'channel, channels, mentions, paths, slack, digest'
-  }
-  return KNOWN_KEYS[path.slice(0, -1).join('.')] ?? ''
-}
-
 export function describeFailure(failure: Failure): ConfigProblem {
   const path = failure.path.map(String)
   const key = path.join('.') || '(top level)'
   if (failure.type === 'never') {
-    return { key, message: `unknown key; remove it or fix its spelling (allowed here: ${parentKnownKeys(path)})` }
+    return { key, message: `unknown key; remove it or fix its spelling (allowed here: ${allowedKeys(failure).join(', ')})` }
   }
   if (failure.value === undefined) {
-    return { key, message: key === 'git_provider' ? 'is required; set it to github or bitbucket' : 'is required' }
+    return { key, message: key === 'git_provider' ? `is required; set it to ${oneOf(PROVIDERS)}` : 'is required' }
   }
   if (failure.refinement !== undefined) return { key, message: failure.message }
   if (failure.type === 'union' && path[0] === 'mappings' && path.at(-2) === 'channels') {

@@ -1,7 +1,7 @@
 import { HOST_IDS } from '../hosts/registry.ts'
 import { LOG_FORMATS, LOG_LEVELS } from '../log/logger.ts'
 import {
-  array, boolean, dynamic, enums, integer, object, optional, record, refine, size, string, union, type Infer, type Struct,
+  array, boolean, dynamic, enums, integer, object, optional, record, refine, size, string, Struct, union, type Infer,
 } from 'superstruct'
 import { Cron } from 'croner'
 import { holidayCalendarProblem, timeZoneProblem } from './digest-calendar.ts'
@@ -38,7 +38,9 @@ const pathPrefix = refine(string(), 'path_prefix', (value) =>
   `"${value}" is not a directory prefix; write it relative to the repository root without a leading slash, e.g. services/billing/`)
 
 /** One of several channels of a repository: a bare channel ID (the entry's mentions) or one with its own mentions. */
-const channelTarget = union([channelId, object({ id: channelId, mentions: optional(mentions) })])
+const channelTargetMembers = [channelId, object({ id: channelId, mentions: optional(mentions) })] as const
+// superstruct's union keeps no members; they are its schema here so that allowed-keys.ts can list `id, mentions`.
+const channelTarget = new Struct({ ...union([...channelTargetMembers]), schema: channelTargetMembers })
 
 const reactionName = refine(string(), 'reaction_name', (value) =>
   /^[a-z0-9_+-]+$/.test(value) || `"${value}" is not a Slack emoji name; write it without colons, e.g. white_check_mark`)

@@ -1,6 +1,6 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import { referenceOf } from '../../machines/pull-request-event.ts'
-import { escapeText, type RenderedMessage } from '../slack/render-message.ts'
+import { escapeLinkUrl, escapeText, type RenderedMessage } from '../slack/render-message.ts'
 
 /** One stored message of a pull request, as the digest sees it. */
 export interface DigestCandidate {
@@ -59,7 +59,7 @@ const cut = (text: string, limit: number) => (text.length <= limit ? text : `${t
 /** One line of the digest, e.g. `• <url|PR #7: Add limits> · acme/api · bob · 3 days old · waiting on review`. */
 export function digestLine(candidate: DigestCandidate, now: number): string {
   const { context } = candidate.lifecycle
-  const link = `<${escapeText(context.url)}|${escapeText(referenceOf(context))}: ${escapeText(cut(context.title.trim(), TITLE_LIMIT))}>`
+  const link = `<${escapeLinkUrl(context.url)}|${escapeText(referenceOf(context))}: ${escapeText(cut(context.title.trim(), TITLE_LIMIT))}>`
   const facts = [`${context.owner}/${context.repo}`, context.author, age(context.createdAt, now), waitsOn(candidate.lifecycle)]
   return `• ${link} · ${escapeText(facts.join(' · '))}`
 }

@@ -1,6 +1,7 @@
 import type { Actor, Delivery, PullRequestFacts } from '../../machines/pull-request-event.ts'
 import type { ChangedFile } from './list-changed-files.ts'
 import type { GateClock, HostRateGate } from './host-rate-gate.ts'
+import type { TalkBack } from './talk-back-contract.ts'
 import type { WebhookApi } from './webhooks.ts'
 
 /**
@@ -37,6 +38,8 @@ export interface GitHost {
   connect(access: HostAccess, apiUrl: string): HostApi | undefined
   /** The signed deliveries prherald-smoke sends, as this host would send them. */
   smokeDelivery(run: SmokeRun, step: SmokeStep, secret: string): SmokeDelivery
+  /** Linking people's accounts, and commenting and reviewing as them (docs/talk-back.md); absent: not offered. */
+  readonly talkBack?: TalkBack
 }
 
 /** How operator output and messages name things on this host. */
@@ -63,6 +66,8 @@ export interface HostVariables {
   apiUrl: string
   /** Further optional variables the host reads (documented in its page); never printed with their values. */
   extra: readonly string[]
+  /** What each of `extra` is, in a few words, for the commands' --help. */
+  extraHelp: Readonly<Record<string, string>>
 }
 
 /** Credentials as read from the environment; values are secrets, to be redacted from every log line. */
@@ -120,6 +125,8 @@ export interface WebhookFacts {
   eventsFix(target: string): string
   /** What reading the owner's webhooks needs of the token. */
   ownerHookAccess: string
+  /** What creating the repository's webhook needs of the token, in the host's own words (create-webhook, setup). */
+  createAccess: string
   /** Hosts whose webhooks prherald cannot create print these steps instead (create-webhook, setup). */
   manualSteps?(owner: string, repo: string, url: string, secretSet: boolean): string[]
 }

@@ -19,6 +19,8 @@ export interface FailedCall {
   cause?: unknown
   /** A host's own words and fixes; GitHub's and Bitbucket's are below, a newer host passes its own. */
   words?: HostErrorWords
+  /** The host's reason from the answer's body (`message`, `error_description`…), for a person's refused action. */
+  hostSays?: string | undefined
 }
 
 /** What the messages of a host's failed calls say, for a host that brings its own. */
@@ -75,17 +77,22 @@ function scopeFix(call: FailedCall): string {
 /** Turns a failed call into a PrheraldError whose code callers branch on and whose fix the operator reads. */
 export function gitHostError(call: FailedCall): PrheraldError {
   const host = call.words?.name ?? (call.provider === 'github' ? 'GitHub' : 'Bitbucket')
-  const options = { cause: call.cause, ...(call.retryAfterMs === undefined ? {} : { retryAfterMs: call.retryAfterMs }) }
+  const says = call.hostSays === undefined ? '' : `: ${call.hostSays}`
+  const options = {
+    cause: call.cause,
+    ...(call.retryAfterMs === undefined ? {} : { retryAfterMs: call.retryAfterMs }),
+    ...(call.hostSays === undefined ? {} : { hostSays: call.hostSays }),
+  }
   if (call.rateLimited) {
     return new PrheraldError('git_host', `${host} API rate limit reached on ${call.what}`, { ...options, fix: 'wait for the limit to reset (x-ratelimit-reset), then retry' })
   }
   switch (call.status) {
     case 401:
-      return new PrheraldError('git_host_auth', `${host} answered 401 to ${call.what}`, { ...options, fix: authFix(call) })
+      return new PrheraldError('git_host_auth', `${host} answered 401 to ${call.what}${says}`, { ...options, fix: authFix(call) })
     case 403:
-      return new PrheraldError('git_host_scope', `${host} answered 403 to ${call.what}`, { ...options, fix: scopeFix(call) })
+      return new PrheraldError('git_host_scope', `${host} answered 403 to ${call.what}${says}`, { ...options, fix: scopeFix(call) })
     case 404:
-      return new PrheraldError('git_host_not_found', `${host} answered 404 to ${call.what}`, {
+      return new PrheraldError('git_host_not_found', `${host} answered 404 to ${call.what}${says}`, {
         ...options,
         fix: 'check the owner and repository names; a private repository the token cannot see also answers 404',
       })
@@ -96,8 +103,14 @@ export function gitHostError(call: FailedCall): PrheraldError {
         fix: `check the network path to ${host}, or ${call.words?.apiUrlVariable ?? API_URL_VARIABLE[call.provider]} if you set it` +
           (call.provider === 'github' ? ' (GitHub Enterprise Server: https://HOST/api/v3)' : ''),
       })
-    default:
+    case 400: case 405: case 409: case 422:
+      // The host understood and said no, with its reason: retrying changes nothing; the person reads why.
+      if (call.hostSays !== undefined) {
+        return new PrheraldError('git_host_refused', `${host} refused ${call.what}${says}`, { ...options, fix: `${host}'s answer above says why` })
+      }
       return new PrheraldError('git_host', `${host} answered ${call.status} to ${call.what}`, { ...options, fix: 'retry later; if it persists, check the host status page' })
+    default:
+      return new PrheraldError('git_host', `${host} answered ${call.status} to ${call.what}${says}`, { ...options, fix: 'retry later; if it persists, check the host status page' })
   }
 }
 

@@ -15,7 +15,7 @@ export class RateLimited extends Error {
 }
 
 export interface HostRateGateDeps {
-  /** GitHub or Bitbucket, for the messages. */
+  /** The host's name (GitHub, GitLab, Bitbucket), for the messages. */
   host: string
   /** The git-host call slots every call runs in. */
   limit: CallLimit

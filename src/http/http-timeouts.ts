@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http'
 
 /**
- * GitHub and Bitbucket Cloud give up on a delivery after 10 s, so a request that has not fully arrived by
+ * GitHub, GitLab and Bitbucket Cloud give up on a delivery after 10 s, so a request that has not fully arrived by
  * then is already lost for the sender; holding its socket longer only serves a slow or hostile client.
  */
 export interface HttpTimeouts {

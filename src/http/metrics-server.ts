@@ -5,7 +5,7 @@ import { toNodeHandler } from 'h3/node'
 import type { ListenAddress } from '../config/settings.ts'
 import { createTimedServer } from './http-timeouts.ts'
 import { listenOn } from './listen-on.ts'
-import { json } from './respond.ts'
+import { clientErrorResponse, errorResponse, json } from './respond.ts'
 import { createStartupGate } from './startup-gate.ts'
 import type { Metrics } from '../metrics/create-metrics.ts'
 import { metricsRoute } from '../metrics/metrics-route.ts'
@@ -38,7 +38,7 @@ export async function startMetricsServer(deps: { listen: ListenAddress }): Promi
     port: address.port,
     url: `http://${host}:${address.port}`,
     serve: (metrics) => {
-      const app = new H3()
+      const app = new H3({ onError: (error, event) => (error.status < 500 ? clientErrorResponse(error, event) : errorResponse(error)) })
       const route = metricsRoute(metrics)
       app.all('/metrics', (event) => ['GET', 'HEAD'].includes(event.req.method)
         ? route()

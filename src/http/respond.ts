@@ -1,4 +1,4 @@
-import { HTTPResponse } from 'h3'
+import { HTTPResponse, type H3Event, type HTTPError } from 'h3'
 import { isPrheraldError, type ErrorCode } from '../errors.ts'
 
 const STATUS: Partial<Record<ErrorCode, number>> = {
@@ -38,4 +38,17 @@ export function errorResponse(error: unknown): HTTPResponse {
     }
   }
   return json(500, { error: 'internal', message: 'internal error; see the server log' })
+}
+
+/** The codes of h3's own errors, named as ours are. */
+const HTTP_CODES: Record<number, string> = { 400: 'bad_request', 404: 'not_found', 405: 'method_not_allowed', 413: 'body_too_large' }
+
+/**
+ * h3's own client errors (an unknown route's 404, a malformed URL's 400) in the shape of every other answer,
+ * `{ error, message }`, never h3's `{ status, message }`, and never a stack. Its headers are kept.
+ */
+export function clientErrorResponse(error: HTTPError, event: H3Event): HTTPResponse {
+  const code = HTTP_CODES[error.status] ?? `http_${error.status}`
+  const message = error.status === 404 ? `no route for ${event.req.method} ${event.url.pathname}` : error.message
+  return json(error.status, { error: code, message }, error.headers ? Object.fromEntries(error.headers) : undefined)
 }

@@ -46,9 +46,10 @@ export function createSlackEventsHandler(deps: SlackEventsDeps) {
         deps.logger.warn('ignored slack event', { reason: verdict })
         return OK()
       }
-      const eventId = str(payload, 'event_id') ?? ''
+      // Without an event_id there is nothing to tell a retry by: '' would make every such event another's retry.
+      const eventId = str(payload, 'event_id')
       const retry = event.req.headers.get('x-slack-retry-num')
-      if (seen(eventId)) {
+      if (eventId !== undefined && seen(eventId)) {
         deps.logger.info('ignored slack event', { reason: 'retried_event', retry_num: retry ?? undefined })
         return OK()
       }

@@ -1,6 +1,7 @@
 import { HTTPResponse, type H3Event } from 'h3'
 import { decodeInteraction, type ClickOrigin } from '../slack/decode-interaction.ts'
 import type { HomeClick } from '../slack/decode-home-action.ts'
+import { foreignOrigin } from '../slack/foreign-origin.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { ClickIntake } from '../intake/accept-click.ts'
 import { verifySlackSignature } from '../intake/verify-slack-signature.ts'
@@ -55,7 +56,7 @@ export function createSlackInteractionsHandler(deps: SlackInteractionsDeps) {
         deps.logger.info('ignored slack interaction', { reason: decoded.ignored })
         return ACK()
       }
-      const foreign = await foreignOrigin(deps, decoded.origin)
+      const foreign = await foreignClick(deps, decoded.origin)
       if (foreign) {
         deps.logger.warn('rejected slack interaction', { reason: foreign, team_id: decoded.origin.teamId, app_id: decoded.origin.appId })
         return ACK()
@@ -96,10 +97,8 @@ export function createSlackInteractionsHandler(deps: SlackInteractionsDeps) {
 }
 
 /** Why a signed click is not from the token's own workspace and app, if it is not. */
-async function foreignOrigin(deps: SlackInteractionsDeps, origin: ClickOrigin): Promise<string | undefined> {
+async function foreignClick(deps: SlackInteractionsDeps, origin: ClickOrigin): Promise<string | undefined> {
   const own = await deps.workspace()
   if (!own) return 'workspace_unknown'
-  if (origin.teamId !== own.teamId) return 'other_workspace'
-  if (own.appId !== undefined && origin.appId !== own.appId) return 'other_app'
-  return undefined
+  return foreignOrigin(own, origin)
 }

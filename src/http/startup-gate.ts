@@ -2,6 +2,7 @@ import type { RequestListener } from 'node:http'
 import { H3 } from 'h3'
 import { toNodeHandler } from 'h3/node'
 import { startingHealthz, startingReadyz } from './health-routes.ts'
+import { refuseAmbiguousPaths } from './refuse-ambiguous-paths.ts'
 import { json } from './respond.ts'
 
 export interface StartupGate {
@@ -31,7 +32,8 @@ export function createStartupGate(health: boolean): StartupGate {
   }))
   let current: RequestListener = toNodeHandler(starting)
   return {
-    handler: (req, res) => current(req, res),
+    // Both listeners and every stage of the start-up: the raw path is checked before any route is chosen.
+    handler: refuseAmbiguousPaths((req, res) => current(req, res)),
     open: (handler) => { current = handler },
   }
 }

@@ -30,16 +30,28 @@ export interface LoggerOptions {
 const CONSOLA_LEVEL: Record<LogLevel, number> = { error: 0, warn: 1, info: 3, debug: 4, trace: 5 }
 const LEVEL_NAME: Record<string, LogLevel> = { fatal: 'error', error: 'error', warn: 'warn', log: 'info', info: 'info', success: 'info', debug: 'debug', trace: 'trace' }
 
+/**
+ * C0 and C1 control characters, DEL and the Unicode line separators. A value from a request (a header, a
+ * login) may hold them, and written raw they drive the terminal that shows the log (U+009B is a one-character
+ * CSI on many) or split a line in two. JSON.stringify escapes C0 only.
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g
+
+/** The line with every control character as `\uXXXX`: a JSON string escape, and plain text in the pretty format. */
+function escapeControls(line: string): string {
+  return line.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
 function render(format: LogFormat, logObj: LogObject): string {
   const [msg, fields] = logObj.args as [string, LogFields | undefined]
   const level = LEVEL_NAME[logObj.type] ?? 'info'
   if (format === 'json') {
-    return JSON.stringify({ time: logObj.date.toISOString(), level, msg, ...fields })
+    return escapeControls(JSON.stringify({ time: logObj.date.toISOString(), level, msg, ...fields }))
   }
   const pairs = Object.entries(fields ?? {})
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k}=${typeof v === 'string' && !/\s/.test(v) ? v : JSON.stringify(v)}`)
-  return [logObj.date.toISOString(), level.toUpperCase().padEnd(5), msg, ...pairs].join(' ')
+  return escapeControls([logObj.date.toISOString(), level.toUpperCase().padEnd(5), msg, ...pairs].join(' '))
 }
 
 /**

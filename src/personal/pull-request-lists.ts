@@ -4,6 +4,7 @@ import { waitingOn } from '../../machines/review-requests.ts'
 import type { PullRequestContext } from '../../machines/pull-request.machine.ts'
 import { mappedId } from '../config/people-map.ts'
 import { pullRequestLink } from '../slack/render-direct-message.ts'
+import { escapeText } from '../slack/render-message.ts'
 import type { People } from '../slack/person-names.ts'
 import type { OpenMessage } from '../store/store.ts'
 
@@ -36,7 +37,8 @@ export const age = (sinceMs: number, now: number): string => {
 
 /**
  * `/prherald mine`: what waits on `me` (a review requested of me, or of a team I am in) and my pull requests
- * that wait on someone, oldest first. Pure, given the team members.
+ * that wait on someone, oldest first, as mrkdwn: every name from the git host escaped, as in the channel
+ * message. Pure, given the team members.
  */
 export function minePullRequests(prs: readonly OpenPullRequest[], me: string, people: People, teamsOf: ReadonlySet<string>, now: number): string[] {
   const byAge = [...prs].sort((a, b) => Date.parse(a.context.createdAt) - Date.parse(b.context.createdAt))
@@ -49,7 +51,7 @@ export function minePullRequests(prs: readonly OpenPullRequest[], me: string, pe
     ...waiting.map(({ context }) => line(context, '')),
     mine.length > 0 ? '*Your pull requests*' : 'You have no open pull requests prherald shows.',
     ...mine.map(({ context }) => {
-      const on = waitingOn(context).map((r) => (r.type === 'user' ? r.login : r.name))
+      const on = waitingOn(context).map((r) => escapeText(r.type === 'user' ? r.login : r.name))
       return line(context, on.length > 0 ? ` · waits on ${on.join(', ')}` : ' · waits on a reviewer')
     }),
   ]

@@ -30,7 +30,7 @@ export interface Route {
 
 function findKey<T>(map: Record<string, T>, wanted: string): T | undefined {
   if (Object.hasOwn(map, wanted)) return map[wanted]
-  // GitHub and Bitbucket treat owner and repository names case-insensitively, so the config does too.
+  // GitHub, GitLab and Bitbucket treat owner and repository names case-insensitively, so the config does too.
   const lower = wanted.toLowerCase()
   const key = Object.keys(map).find((k) => k.toLowerCase() === lower)
   return key === undefined ? undefined : map[key]

@@ -12,6 +12,7 @@ import { missingFlags, type Asker } from './asker.ts'
 import { listBotChannels, resolveChannel, type BotChannel } from './bot-channels.ts'
 import { normaliseMentions } from './normalise-mentions.ts'
 import { parseUrl } from './parse-url.ts'
+import { publicUrlProblem } from '../config/public-url.ts'
 import type { SetupAnswers } from './render-setup-files.ts'
 import { generateWebhookSecret } from './webhook-secret.ts'
 
@@ -51,7 +52,13 @@ function parseProvider(answer: string): Provider {
   throw new PrheraldError('usage', `"${answer}" is not a git provider`, { fix: `use --provider ${HOST_IDS.join(' or --provider ')}` })
 }
 
-const parsePublicUrl = (answer: string) => parseUrl(answer, 'give the public base URL, e.g. https://prherald.example.com')
+const PUBLIC_URL_FIX = 'give the public base URL, e.g. https://prherald.example.com'
+function parsePublicUrl(answer: string): string | undefined {
+  const url = parseUrl(answer, PUBLIC_URL_FIX)
+  const problem = url === undefined ? undefined : publicUrlProblem(url)
+  if (problem) throw new PrheraldError('usage', `"${url}" ${problem}`, { fix: PUBLIC_URL_FIX })
+  return url
+}
 
 /** The wizard's questions in order, each answered by its flag when given and asked again while wrong. Checks the Slack token at once. */
 export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {

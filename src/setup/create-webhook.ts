@@ -4,6 +4,7 @@ import type { Settings } from '../config/settings.ts'
 import { PrheraldError } from '../errors.ts'
 import { hostOf } from '../hosts/registry.ts'
 import { hasCredentials } from '../hosts/contract.ts'
+import { publicUrlProblem } from '../config/public-url.ts'
 
 const PUBLIC_URL_PLACEHOLDER = '<PRHERALD_PUBLIC_URL>'
 
@@ -40,12 +41,14 @@ export async function createWebhook(settings: Settings, env: Env, owner: string,
     }
     return
   }
-  if (!settings.publicUrl) required(env, 'PRHERALD_PUBLIC_URL', 'it is the public base URL the git host delivers to, e.g. https://prherald.example.com')
-  const url = `${settings.publicUrl}/webhook/${host.id}`
+  const publicUrl = settings.publicUrl ?? required(env, 'PRHERALD_PUBLIC_URL', 'it is the public base URL the git host delivers to, e.g. https://prherald.example.com')
+  const problem = publicUrlProblem(publicUrl)
+  if (problem) throw new PrheraldError('usage', `PRHERALD_PUBLIC_URL ${redactUrl(publicUrl)} ${problem}`, { fix: 'set PRHERALD_PUBLIC_URL to the https:// URL the git host delivers to' })
+  const url = `${publicUrl}/webhook/${host.id}`
   const shown = redactUrl(url)
   const access = host.readAccess(env)
-  // Any credentials will do (a token, or an app with "Webhooks: read and write"); the token is named when there are none.
-  if (!hasCredentials(access)) required(env, tokenVariable, 'creating a webhook needs a token with admin rights on the repository hooks ("Webhooks: read and write")')
+  // Any credentials will do (a token, or a GitHub App); the token is named when there are none.
+  if (!hasCredentials(access)) required(env, tokenVariable, `creating a webhook needs ${host.webhook.createAccess}`)
   const secret = required(env, secretVariable, 'the webhook signs each delivery with it, and prherald verifies with the same value')
   const upsert = host.connect(access, settings.api.git)?.upsertWebhook
   if (!upsert) throw new PrheraldError('env_missing', `${host.words.name} webhooks cannot be created with these credentials`, { fix: `set ${tokenVariable}` })

@@ -1,7 +1,7 @@
 import { stringify } from 'yaml'
 import { hostOf } from '../hosts/registry.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
-import type { DirectMessagesSetting } from '../config/settings.ts'
+import { DEFAULTS, type DirectMessagesSetting } from '../config/settings.ts'
 
 export interface SetupAnswers {
   provider: Provider
@@ -15,7 +15,7 @@ export interface SetupAnswers {
   webhookSecret: string
   /** Where the git host delivers to, when known; create-webhook and prherald-smoke need it. */
   publicUrl: string | undefined
-  /** GITHUB_TOKEN / BITBUCKET_TOKEN, optional: the webhook check, path rules and create-webhook use it. */
+  /** The host's token variable (GITHUB_TOKEN, GITLAB_TOKEN, BITBUCKET_TOKEN), optional: the webhook check, path rules and create-webhook use it. */
   gitToken: string | undefined
   /** GITHUB_API_URL (…) of a self-managed install; undefined for the cloud host. */
   gitApiUrl?: string | undefined
@@ -33,13 +33,18 @@ export function renderConfig(answers: SetupAnswers): string {
     git_provider: answers.provider,
     server: { listen: ':8080', log_format: 'pretty', log_level: 'info' },
     database: { url: 'file:./data/prherald.db' },
-    notify: { direct_messages: answers.directMessages },
+    // The default is left to be the default: written out, opt_in would read as a choice that nobody can opt in
+    // to (no SLACK_SIGNING_SECRET yet), and every start and doctor run would warn about it (docs/notifications.md).
+    ...(answers.directMessages === DEFAULTS.directMessages ? {} : { notify: { direct_messages: answers.directMessages } }),
     mappings: { [answers.owner]: { [answers.repo]: entry } },
   }
   const secret = hostOf(answers.provider).variables.secret
   return [
     '# prherald configuration, written by prherald-setup. Every key is described in docs/configuration.md.',
     `# The secrets (SLACK_BOT_TOKEN, ${secret}) are in .env in the directory prherald runs from, never here.`,
+    ...(answers.directMessages === DEFAULTS.directMessages
+      ? [`# notify.direct_messages is ${DEFAULTS.directMessages}, the default: people opt in with /prherald dm on or the home tab (docs/notifications.md).`]
+      : []),
     stringify(doc),
   ].join('\n')
 }

@@ -50,7 +50,7 @@ export async function setupWebhook(deps: SetupWebhookDeps): Promise<void> {
     return
   }
   if (!answers.publicUrl || !hasGitCredentials(answers)) {
-    if (deps.create === true) print('webhook not created: it needs --public-url and --git-token (a token with "Webhooks: read and write")')
+    if (deps.create === true) print(`webhook not created: it needs --public-url and --git-token (${host.webhook.createAccess})`)
     print(`Create the webhook later with: prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL and ${host.variables.token} in ${deps.envFile})`)
     return
   }

@@ -1,11 +1,11 @@
 import type { DirectMessageEvent } from '../../machines/direct-message-events.ts'
 import type { PullRequestContext } from '../../machines/pull-request.machine.ts'
-import { escapeText, escapeWithin } from './render-message.ts'
+import { escapeLinkUrl, escapeText, escapeWithin } from './render-message.ts'
 
-/** The pull request as a link: `<url|acme/api#42 Title>`, the title escaped and cut. */
+/** The pull request as a link: `<url|acme/api#42 Title>`, the URL escaped, the title escaped and cut. */
 export function pullRequestLink(context: Pick<PullRequestContext, 'url' | 'owner' | 'repo' | 'number' | 'title'>): string {
   const label = `${context.owner}/${context.repo}#${context.number} ${context.title}`
-  return `<${context.url}|${escapeWithin(label, 150).replaceAll('|', '¦')}>`
+  return `<${escapeLinkUrl(context.url)}|${escapeWithin(label, 150).replaceAll('|', '¦')}>`
 }
 
 /** One line of a direct message: the pull request and the one thing that happened. Pure. */

@@ -39,6 +39,14 @@ export function escapeText(text: string): string {
 }
 
 /**
+ * A URL from the git host as the target of `<url|label>`: escaped like any text, and a `|` (which would end
+ * the target and make the rest a label of the sender's choosing) as `%7C`, which means the same to a browser.
+ */
+export function escapeLinkUrl(url: string): string {
+  return escapeText(url).replaceAll('|', '%7C')
+}
+
+/**
  * `text` escaped, at most `max` long: cut in the plain text, on a grapheme boundary (never inside an escape,
  * an emoji or a surrogate pair), with an ellipsis where it was cut. Stops reading at the cut, so a 100k title costs little.
  */
@@ -116,7 +124,7 @@ function slackDate(iso: string): string {
 function headline(lifecycle: StoredLifecycle, mentions: readonly string[], lead?: string): string {
   const { state, context } = lifecycle
   const ended = state === 'merged' || state === 'closed' ? ENDED_LABEL[state] : undefined
-  const url = escapeText(context.url)
+  const url = escapeLinkUrl(context.url)
   const linked = url.length <= PIECE_LIMIT.url
   const label = (title: string) => `${escapeText(referenceOf(context))}: ${ended ? `~${title}~` : title}`
   const compose = (kept: readonly string[], title: string) =>

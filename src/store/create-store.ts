@@ -7,6 +7,7 @@ import {
 } from './store-rows.ts'
 import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store, StoredMessage } from './store.ts'
 import { createPersonalStore } from './personal-store.ts'
+import { createTalkBackStore } from './talk-back-store.ts'
 
 export interface StoreDeps {
   driver: StoreDriver
@@ -40,6 +41,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
   return {
     ...sharedWork,
     ...createPersonalStore(driver, now),
+    ...createTalkBackStore(driver, now),
     async findMessages(pr) {
       return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow).sort(oldestFirst)
     },

@@ -41,3 +41,8 @@ export function statement(name: string, sql: string): Statement {
   let n = 0
   return { name, sqlite: forDialect(sql, 'sqlite'), postgres: forDialect(sql, 'postgres').replace(/\?/g, () => `$${++n}`) }
 }
+
+/** A table of statements by name, each rendered for both engines once, at load time. */
+export function statements<Name extends string>(sql: Readonly<Record<Name, string>>): Record<Name, Statement> {
+  return Object.fromEntries(Object.entries<string>(sql).map(([name, text]) => [name, statement(name, text)])) as Record<Name, Statement>
+}

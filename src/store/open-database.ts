@@ -1,13 +1,15 @@
 import Database from 'better-sqlite3'
 import { PrheraldError } from '../errors.ts'
 import { ensureDatabaseDirectory } from './ensure-database-directory.ts'
+import { makeDatabaseFilesPrivate } from './private-database-files.ts'
 
 export type SqliteDatabase = Database.Database
 
-/** Opens (creating its directory) the SQLite file in WAL mode. */
+/** Opens (creating its directory, 0700, and the file, 0600) the SQLite file in WAL mode. */
 export function openDatabase(path: string): SqliteDatabase {
   try {
     ensureDatabaseDirectory(path)
+    makeDatabaseFilesPrivate(path)
     const db = new Database(path)
     db.pragma('journal_mode = WAL')
     // FULL: an acknowledged delivery must survive power loss too, not only a process crash.

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3'
 import { PrheraldError } from '../errors.ts'
 import { ensureDatabaseDirectory } from './ensure-database-directory.ts'
+import { makeDatabaseFilesPrivate } from './private-database-files.ts'
 
 export interface ServerLock {
   path: string
@@ -27,6 +28,7 @@ export function acquireServerLock(databasePath: string): ServerLock {
   let db: Database.Database | undefined
   try {
     ensureDatabaseDirectory(databasePath)
+    makeDatabaseFilesPrivate(path)
     db = new Database(path)
     // Never wait: a held lock means another server, and waiting would only delay the refusal.
     db.pragma('busy_timeout = 0')

@@ -1,5 +1,6 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { PersonalStore } from './personal-store.ts'
+import type { TalkBackStore } from './talk-back-store.ts'
 
 /**
  * What prherald keeps. Callers see only this interface, implemented once (`create-store.ts`) over SQLite
@@ -197,7 +198,7 @@ export interface ForgottenRows {
   threadRecords: number
 }
 
-export interface Store extends SharedWork, PersonalStore {
+export interface Store extends SharedWork, PersonalStore, TalkBackStore {
   findMessages(pr: PullRequestRef): Promise<StoredMessage[]>
   /** Pull requests with a message shown as open or draft, each once, by repository then number. */
   openPullRequests(filter: OpenPullRequestFilter): Promise<PullRequestRef[]>

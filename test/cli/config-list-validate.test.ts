@@ -157,6 +157,18 @@ describe('prherald-config validate', () => {
     expect(slack.calls.map((c) => c.method)).toEqual(['auth.test', 'conversations.info'])
   })
 
+  it('warns about a webhook secret shorter than 16 characters, as doctor does, without printing it or failing', async () => {
+    const env = testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, GITHUB_WEBHOOK_SECRET: 'short-s3cret' })
+    for (const args of [['validate'], ['validate', 'acme/web']]) {
+      const result = await runCliAsync('config', args, env, dir.path)
+      expect(result.status).toBe(0)
+      expect(result.stdout).toMatch(/^WARN {2}secret +GITHUB_WEBHOOK_SECRET +set, but shorter than 16 characters\n {6}fix: use a random secret/m)
+      expect(result.stdout + result.stderr).not.toContain('short-s3cret')
+    }
+    const long = await config(['validate', 'acme/web'])
+    expect(long.stdout).not.toContain('shorter than')
+  })
+
   it('validates a repository that only the owner\'s "*" covers without adding it to config.lock, and FAILs one nothing covers', async () => {
     const covered = await config(['validate', 'acme/other'])
     expect(covered.status).toBe(0)

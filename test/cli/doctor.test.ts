@@ -68,6 +68,16 @@ describe('prherald-doctor', () => {
     expect(result.stdout).not.toContain('short-s3cret')
   })
 
+  it('FAILs an http:// PRHERALD_PUBLIC_URL except on loopback', async () => {
+    const plain = await doctor([], testEnv(dir.path, 'github', { PRHERALD_PUBLIC_URL: 'http://prherald.example.com' }))
+    expect(plain.status).toBe(1)
+    expect(plain.stdout).toMatch(/^ {2}FAIL {2}public url +PRHERALD_PUBLIC_URL +http:\/\/prherald\.example\.com is http:\/\/: deliveries would cross the network unencrypted/m)
+    for (const url of ['http://127.0.0.1:8080', 'http://[::1]:8080', 'http://localhost:8080', 'https://prherald.example.com']) {
+      const result = await doctor([], testEnv(dir.path, 'github', { PRHERALD_PUBLIC_URL: url }))
+      expect(result.stdout, url).toMatch(new RegExp(`^ {2}OK {4}public url +PRHERALD_PUBLIC_URL +${url.replace(/[.[\]]/g, '\\$&')}$`, 'm'))
+    }
+  })
+
   it('exits 1 when a required secret is missing, or the config does not load', async () => {
     const env = testEnv(dir.path, 'github')
     delete env.GITHUB_WEBHOOK_SECRET

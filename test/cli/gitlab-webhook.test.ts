@@ -64,10 +64,18 @@ describe('prherald-config create-webhook on GitLab', () => {
     for (const r of [created, again]) expect(r.stdout + r.stderr).not.toMatch(new RegExp(`${TOKEN}|${TEST_SECRET}|rotated-secret-value`))
   })
 
+  it('without GITLAB_TOKEN: says what GitLab needs (the api scope, Maintainer), not GitHub\'s permission', async () => {
+    const { GITLAB_TOKEN: _, ...withoutToken } = env
+    const result = await run('config', ['create-webhook', PROJECT], withoutToken)
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain('GITLAB_TOKEN is not set: creating a webhook needs a token with the api scope and the Maintainer role on the project')
+    expect(result.stderr).not.toContain('Webhooks: read and write')
+  })
+
   it('a project GitLab does not know: exit 1 and the 404, no stack trace', async () => {
     const result = await run('config', ['create-webhook', 'platform/backend/missing'])
     expect(result.status).toBe(1)
-    expect(result.stderr).toContain('GitLab answered 404 to GET /api/v4/projects/platform%2Fbackend%2Fmissing/hooks')
+    expect(result.stderr).toContain('GitLab answered 404 to GET /projects/platform%2Fbackend%2Fmissing/hooks')
     expect(result.stderr).not.toMatch(/\n\s+at /)
   })
 })

@@ -166,6 +166,17 @@ describe('the Slack token at every start', () => {
     await stop(current)
   })
 
+  it('warns about a webhook secret shorter than 16 characters at every start, as doctor does, and starts', async () => {
+    await stop(await boot())
+    const short = await boot({ GITHUB_WEBHOOK_SECRET: 'short-s3cret' })
+    expect(short.entries().filter((e) => e.msg === 'check warning' && e.check === 'secret')).toEqual([expect.objectContaining({
+      level: 'warn', target: 'GITHUB_WEBHOOK_SECRET', reason: 'set, but shorter than 16 characters', fix: expect.stringContaining('openssl rand -hex 32'),
+    })])
+    expect(JSON.stringify(short.entries())).not.toContain('short-s3cret')
+    expect((await fetch(`${short.url}/readyz`)).status).toBe(200)
+    await stop(short)
+  })
+
   it('Slack not answering (5xx, unreachable) only warns: the server starts, ready', async () => {
     await stop(await boot())
     slack.faults.push({ method: 'auth.test', fault: { status: 503 } })
@@ -182,6 +193,36 @@ describe('the Slack token at every start', () => {
     expect(unreachable.entries()).toContainEqual(expect.objectContaining({ level: 'warn', reason: expect.stringContaining(`Slack unreachable at ${gone.url}`) }))
     expect((await fetch(`${unreachable.url}/readyz`)).status).toBe(200)
     await stop(unreachable)
+  })
+
+  it('a git host that cannot be reached only warns, as Slack does: the server starts, ready, and the next start checks those entries', async () => {
+    const gone = createServer()
+    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve))
+    const goneUrl = `http://127.0.0.1:${(gone.address() as AddressInfo).port}`
+    await new Promise<void>((resolve) => gone.close(() => resolve()))
+    const unreachable = await boot({ GITHUB_API_URL: goneUrl })
+    expect(unreachable.entries()).toContainEqual(expect.objectContaining({
+      level: 'warn', msg: 'could not check: the other side did not answer; starting anyway, the next start checks it again',
+      check: 'webhook', target: 'acme/api', reason: expect.stringContaining(`GitHub unreachable at ${goneUrl}`),
+    }))
+    expect(unreachable.entries()).toContainEqual(expect.objectContaining({ msg: 'config.lock not updated for the entries a side could not check; the next start checks them', entries: 2 }))
+    expect((await fetch(`${unreachable.url}/readyz`)).status).toBe(200)
+    await stop(unreachable)
+    const lock = existsSync(lockFile()) ? JSON.parse(readFileSync(lockFile(), 'utf8')) as { entries: object } : { entries: {} }
+    expect(Object.keys(lock.entries)).toEqual([])
+
+    // Reachable again: the next start checks them, and locks them.
+    clearLogs()
+    await stop(await boot())
+    expect(github.requests.map((r) => r.path)).toContain('/repos/acme/api/hooks')
+    expect(Object.keys((JSON.parse(readFileSync(lockFile(), 'utf8')) as { entries: object }).entries).sort()).toEqual(['acme/*', 'acme/api'])
+  })
+
+  it('a git-host token the host refuses (401) still stops the start: it can never work', async () => {
+    const result = await runCliAsync('server', [], env({ GITHUB_TOKEN: 'ghp-refused-token' }), dir.path)
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain('configuration check failed, not starting')
+    expect(result.stderr).toContain('GitHub answered 401')
   })
 
   it('a first start while Slack is down starts, and leaves the entries unlocked for the next start to check', async () => {

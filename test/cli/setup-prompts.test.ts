@@ -87,7 +87,7 @@ describe('prherald-setup at a terminal', () => {
     const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { notify: unknown; mappings: Record<string, Record<string, unknown>> }
     expect(config.mappings.acme!.api).toEqual({ channel: 'C0DEPLOYS1', mentions: [] })
     // The default answer, and what opting in takes, said right after it.
-    expect(config.notify).toEqual({ direct_messages: 'opt_in' })
+    expect(config.notify).toBeUndefined()
     expect(term.screen()).toContain('note: people opt in with /prherald dm on or the home tab, which need SLACK_SIGNING_SECRET')
   })
 

@@ -78,12 +78,17 @@ describe('prherald-setup --yes (GitHub)', () => {
     expectNoSecrets(result, written.GITHUB_WEBHOOK_SECRET!)
   })
 
-  it('writes notify.direct_messages: opt_in unless --direct-messages says otherwise, and its checks name the scopes the choice needs', async () => {
+  it('leaves notify.direct_messages at its default (opt_in) unless --direct-messages says otherwise, and its checks name the scopes the choice needs', async () => {
     const notify = () => (parse(readFileSync(file('config.yaml'), 'utf8')) as { notify: unknown }).notify
     const byDefault = await setup(githubFlags)
     expect(byDefault.status).toBe(0)
-    expect(notify()).toEqual({ direct_messages: 'opt_in' })
+    expect(notify()).toBeUndefined()
+    expect(readFileSync(file('config.yaml'), 'utf8')).toContain('# notify.direct_messages is opt_in, the default')
     expect(byDefault.stdout).toContain('note: people opt in with /prherald dm on or the home tab')
+    // What the wizard wrote does not warn at every doctor run (nor at every start: the same check).
+    const doctor = await runCliAsync('doctor', [], { ...env(), GITHUB_WEBHOOK_SECRET: 'unused-here-0123456789abcdef' }, dir.path)
+    expect(doctor.stdout).toMatch(/^ {2}OK {4}direct messages +notify\.direct_messages +opt_in \(the default, not set in the file\)/m)
+    expect(doctor.stdout).not.toMatch(/WARN +direct messages/)
 
     const on = await setup([...githubFlags, '--direct-messages', 'on', '--force'])
     expect(on.status).toBe(0)
@@ -242,6 +247,18 @@ describe('prherald-setup --force over a symlinked .env', () => {
     expect(statSync(file('.env')).mode & 0o777).toBe(0o600)
     expect(readEnv().SLACK_BOT_TOKEN).toBe(SLACK_TOKEN)
     expect(readdirSync(dir.path).filter((n) => n.endsWith('.tmp'))).toEqual([])
+  })
+})
+
+describe('prherald-setup --public-url', () => {
+  it('refuses http:// except on loopback, writing nothing', async () => {
+    const plain = await setup([...githubFlags, '--public-url', 'http://prherald.example.com'])
+    expect(plain.status).toBe(1)
+    expect(plain.stderr).toContain('"http://prherald.example.com" is http://: deliveries would cross the network unencrypted')
+    expect(existsSync(file('config.yaml')) || existsSync(file('.env'))).toBe(false)
+    const loopback = await setup([...githubFlags, '--public-url', 'http://127.0.0.1:8080'])
+    expect(loopback.stderr).not.toContain('is http://')
+    expect(readEnv().PRHERALD_PUBLIC_URL).toBe('http://127.0.0.1:8080')
   })
 })
 

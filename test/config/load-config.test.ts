@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadSettings, readSecrets } from '../../src/config/load-config.ts'
 import { PrheraldError } from '../../src/errors.ts'
+import { configSchema, mappingEntry } from '../../src/config/schema.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 
 let dir: ReturnType<typeof makeTempDir>
@@ -119,7 +120,7 @@ describe('configuration', () => {
   })
 
   const cases: Array<[string, string, RegExp]> = [
-    ['missing git_provider', MAPPINGS, /git_provider: is required; set it to github or bitbucket/],
+    ['missing git_provider', MAPPINGS, /git_provider: is required; set it to github, bitbucket or gitlab/],
     ['unknown provider', `git_provider: sourcehut\n${MAPPINGS}`, /git_provider: "sourcehut" is not allowed; use one of/],
     ['channel given as #name', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: "#general"\n', /mappings\.acme\.api\.channel: "#general" is a channel name; use the channel ID/],
     ['malformed channel id', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: general\n', /mappings\.acme\.api\.channel: "general" is not a Slack channel ID/],
@@ -163,6 +164,22 @@ describe('configuration', () => {
     expect(error.code).toBe('config_invalid')
     expect(error.message).toContain(join(dir.path, 'config.yaml'))
     expect(error.message).toMatch(pattern)
+  })
+
+  /** The keys listed after "allowed here:" in the error about `key`. */
+  const allowedIn = (yaml: string, key: string) =>
+    new RegExp(`${key.replaceAll('.', '\\.')}: unknown key; remove it or fix its spelling \\(allowed here: ([^)]*)\\)`).exec(failure(yaml).message)?.[1]?.split(', ')
+
+  it('lists every key the schema takes where an unknown key stands, the newer ones too (read from the schema)', () => {
+    const top = allowedIn(`git_provider: github\nnotfy: {}\n${MAPPINGS}`, 'notfy')
+    expect(top).toEqual(Object.keys(configSchema.schema))
+    expect(top).toEqual(expect.arrayContaining(['notify', 'reconcile', 'reviews', 'digest']))
+    const entry = allowedIn('git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      ignor: {}\n', 'mappings.acme.api.ignor')
+    expect(entry).toEqual(Object.keys(mappingEntry.schema))
+    expect(entry).toContain('ignore')
+    expect(allowedIn(`git_provider: github\nnotify:\n  direct_message: on\n${MAPPINGS}`, 'notify.direct_message')).toEqual(['review_requests', 'direct_messages', 'working_hours', 'time_zone'])
+    expect(allowedIn('git_provider: github\nmappings:\n  acme:\n    api:\n      channels: [{ id: C0123ABC, mention: [] }]\n', 'mappings.acme.api.channels.0.mention')).toEqual(['id', 'mentions'])
+    expect(allowedIn(`git_provider: github\nusers:\n  octocat: { slack: U0123ABCD, dm: on }\n${MAPPINGS}`, 'users.octocat.dm')).toEqual(['slack', 'direct_messages', 'working_hours'])
   })
 
   it('names a bad PRHERALD_LISTEN variable', () => {

@@ -10,6 +10,7 @@ import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeGitlab, type FakeGitlab } from '../helpers/fake-gitlab.ts'
 import { createGitlabClient } from '../../src/hosts/gitlab/client.ts'
 import { gitlabChangedFiles } from '../../src/hosts/gitlab/changed-files.ts'
+import { freePort } from '../helpers/free-port.ts'
 import { sendJson, startHttpFake, type HttpFake } from '../helpers/http-fake.ts'
 
 const pr = { owner: 'acme', repo: 'api', number: 7 }
@@ -138,6 +139,12 @@ describe('GitLab changed files', () => {
     const throttled = await list().catch((e: unknown) => e)
     expect(isPrheraldError(throttled, 'git_host') && throttled.retryAfterMs).toBe(7000)
     const missing = await gitlabChangedFiles(createGitlabClient({ baseUrl: gitlab.url, token: 't' }))({ owner: 'group', repo: 'gone', number: 1 }).catch((e: unknown) => e)
-    expect(isPrheraldError(missing) && missing.message).toBe('GitLab answered 404 to GET /api/v4/projects/group%2Fgone/merge_requests/1/diffs')
+    expect(isPrheraldError(missing) && missing.message).toBe('GitLab answered 404 to GET /projects/group%2Fgone/merge_requests/1/diffs')
+  })
+
+  it('an unreachable GitLab names GITLAB_API_URL once: the call is written relative to it', async () => {
+    const baseUrl = `http://127.0.0.1:${await freePort()}/api/v4`
+    const failed = await gitlabChangedFiles(createGitlabClient({ baseUrl, token: 't' }))({ owner: 'group', repo: 'api', number: 1 }).catch((e: unknown) => e)
+    expect(isPrheraldError(failed, 'git_host') && failed.message).toBe(`GitLab unreachable at ${baseUrl} (ECONNREFUSED) on GET /projects/group%2Fapi/merge_requests/1/diffs`)
   })
 })

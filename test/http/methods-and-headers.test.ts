@@ -44,6 +44,26 @@ describe('method answers', () => {
   })
 })
 
+describe('error bodies', () => {
+  it('have one shape, { error, message }, for an unknown route as for every other error, and no stack', async () => {
+    const answers = await Promise.all([
+      fetch(`${service.url}/nope?x=1`),
+      fetch(`${service.url}/webhook/github`, { method: 'POST', body: '{}' }),
+      fetch(`${service.url}/healthz`, { method: 'POST' }),
+      deliver(service.url, 'bitbucket', { event: 'pullrequest:created', payload: {}, deliveryId: 'bad-sig-1', secret: 'not-the-secret' }),
+    ])
+    const bodies = await Promise.all(answers.map(async (res) => ({ status: res.status, type: res.headers.get('content-type'), body: await res.json() as Record<string, unknown> })))
+    expect(bodies.map((b) => b.status)).toEqual([404, 404, 405, 401])
+    for (const { type, body } of bodies) {
+      expect(type).toMatch(/^application\/json/)
+      expect(Object.keys(body).sort()).toEqual(['error', 'message'])
+      expect(JSON.stringify(body)).not.toMatch(/\bat \S+:\d+|stack/)
+    }
+    expect(bodies[0]!.body).toEqual({ error: 'not_found', message: 'no route for GET /nope' })
+    expect(bodies[1]!.body).toEqual({ error: 'not_found', message: 'no route for POST /webhook/github' })
+  })
+})
+
 describe('a signed Bitbucket delivery without X-Event-Key', () => {
   it('is ignored as before, and both the log line and the answer name the missing header', async () => {
     const payload = { repository: { full_name: 'acme/api' }, pullrequest: { id: 1 } }

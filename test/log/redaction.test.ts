@@ -30,3 +30,15 @@ describe('log redaction', () => {
     expect(JSON.parse(line!).msg).toBe('token [redacted] refused')
   })
 })
+
+/** Issue 30.6: control characters from a request (a header, a login) never reach the log raw, in either format. */
+describe('control characters', () => {
+  const hostile = 'id\u009b31mred\u001b[2J\u007fend\u2028next'
+
+  it.each(['json', 'pretty'] as const)('%s: C0, DEL, C1 and line separators are written as \\uXXXX, the line stays one line', (format) => {
+    const [line] = logLines(format, [], (l) => l.warn(`rejected ${hostile}`, { delivery_id: hostile, list: [hostile] }))
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/)
+    expect(line).toContain('id\\u009b31mred\\u001b[2J\\u007fend\\u2028next')
+    if (format === 'json') expect(JSON.parse(line!)).toMatchObject({ msg: `rejected ${hostile}`, delivery_id: hostile, list: [hostile] })
+  })
+})

@@ -11,6 +11,7 @@ import { decodeBitbucket } from './decode.ts'
 import { bitbucketSmokePayload } from './smoke.ts'
 import { bitbucketWebhookSteps } from './webhook-steps.ts'
 import { bitbucketWebhookApi } from './webhooks.ts'
+import { bitbucketTalkBack } from './talk-back.ts'
 
 /** Atlassian account ids: `557058:uuid`, or the older 24-hex form. */
 const ACCOUNT_ID = /^(?:\d+:[0-9A-Za-z-]+|[0-9a-f]{24})$/i
@@ -40,7 +41,8 @@ function connect(token: string, authEmail: string | undefined, apiUrl: string): 
 export const bitbucket: GitHost = {
   id: 'bitbucket',
   words: { name: 'Bitbucket', product: 'Bitbucket Cloud', pullRequest: 'pull request', reference: 'PR #', owner: 'workspace', repositoryExample: 'workspace/repository-slug' },
-  variables: { secret: 'BITBUCKET_WEBHOOK_SECRET', token: 'BITBUCKET_TOKEN', apiUrl: 'BITBUCKET_API_URL', extra: ['BITBUCKET_AUTH_EMAIL'] },
+  variables: { secret: 'BITBUCKET_WEBHOOK_SECRET', token: 'BITBUCKET_TOKEN', apiUrl: 'BITBUCKET_API_URL', extra: ['BITBUCKET_AUTH_EMAIL'],
+    extraHelp: { BITBUCKET_AUTH_EMAIL: 'with a scoped API token: the Atlassian account email BITBUCKET_TOKEN is sent with' } },
   defaultApiUrl: 'https://api.bitbucket.org/2.0',
   delivery: {
     headers,
@@ -56,6 +58,8 @@ export const bitbucket: GitHost = {
     sendsEverything: () => false,
     setupFix: (target) => `add the webhook in the repository's settings; prherald-config create-webhook ${target} prints the exact steps`,
     eventsFix: (target) => `edit the webhook and tick those triggers (prherald-config create-webhook ${target} lists them all)`,
+    // prherald prints the steps instead (manualSteps); said for completeness.
+    createAccess: 'admin rights on the repository, by hand in Repository settings → Webhooks',
     ownerHookAccess: 'BITBUCKET_TOKEN must be able to read workspace webhooks (a workspace access token with the webhook scope, or an API token of a workspace admin)',
     manualSteps: bitbucketWebhookSteps,
   },
@@ -86,4 +90,5 @@ export const bitbucket: GitHost = {
     const { event, payload } = bitbucketSmokePayload(run, step, new Date().toISOString())
     return smokeRequest(bitbucket.delivery, event, payload, (body) => signBody(secret, body))
   },
+  talkBack: bitbucketTalkBack,
 }

@@ -2,7 +2,7 @@ import type { GitHost, HostAccess, HostApi } from '../contract.ts'
 import { readPullRequestWith } from '../read-pull-request.ts'
 import { smokeRequest } from '../smoke-delivery.ts'
 import { bodyDigestId, signBody, verifySignature } from '../verify-signature.ts'
-import { APP_VARIABLES, isGithubApp, readGithubAccess } from './app-credentials.ts'
+import { APP_VARIABLE_HELP, APP_VARIABLES, isGithubApp, readGithubAccess } from './app-credentials.ts'
 import { createGithubClient, githubCall, type GithubClientOptions } from './client.ts'
 import { githubChangedFiles } from './changed-files.ts'
 import { GITHUB_OPTIONAL_EVENTS, GITHUB_REQUIRED_EVENTS } from './events.ts'
@@ -13,6 +13,7 @@ import { githubRequests } from './requests.ts'
 import { githubSmokePayload } from './smoke.ts'
 import { githubWebhookApi, upsertGithubWebhook } from './webhooks.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
+import { githubTalkBack } from './talk-back.ts'
 
 const headers = { event: 'X-GitHub-Event', delivery: 'X-GitHub-Delivery', auth: 'X-Hub-Signature-256' } as const
 
@@ -63,7 +64,7 @@ function connect(auth: Auth, apiUrl: string): HostApi {
 export const github: GitHost = {
   id: 'github',
   words: { name: 'GitHub', product: 'GitHub (github.com or GitHub Enterprise Server)', pullRequest: 'pull request', reference: 'PR #', owner: 'organisation', repositoryExample: 'owner/repo' },
-  variables: { secret: 'GITHUB_WEBHOOK_SECRET', token: 'GITHUB_TOKEN', apiUrl: 'GITHUB_API_URL', extra: APP_VARIABLES },
+  variables: { secret: 'GITHUB_WEBHOOK_SECRET', token: 'GITHUB_TOKEN', apiUrl: 'GITHUB_API_URL', extra: APP_VARIABLES, extraHelp: APP_VARIABLE_HELP },
   defaultApiUrl: 'https://api.github.com',
   selfManaged: { name: 'GitHub Enterprise Server', apiUrl: 'https://HOST/api/v3' },
   delivery: {
@@ -81,6 +82,7 @@ export const github: GitHost = {
     sendsEverything: (events) => events.includes('*'),
     setupFix: (target) => `run prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL, GITHUB_TOKEN and GITHUB_WEBHOOK_SECRET)`,
     eventsFix: (target) => `tick those events on the webhook, or run prherald-config create-webhook ${target} to update it`,
+    createAccess: 'a token with admin rights on the repository hooks ("Webhooks: read and write"; classic: admin:repo_hook)',
     ownerHookAccess: 'GITHUB_TOKEN must be able to read organisation webhooks (fine-grained: Organization permissions → Webhooks: read; classic: admin:org_hook)',
   },
   people: {
@@ -100,4 +102,5 @@ export const github: GitHost = {
     const { event, payload } = githubSmokePayload(run, step, new Date().toISOString())
     return smokeRequest(github.delivery, event, payload, (body) => signBody(secret, body))
   },
+  talkBack: githubTalkBack,
 }

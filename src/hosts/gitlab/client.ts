@@ -40,11 +40,17 @@ const withPage = (path: string, page: string) => `${path}${path.includes('?') ? 
  */
 export function createGitlabClient(options: GitlabClientOptions): GitlabClient {
   const base = options.baseUrl.replace(/\/+$/, '')
+  const basePath = new URL(base).pathname.replace(/\/+$/, '')
+  // `GET /projects/…`, relative to GITLAB_API_URL as GitHub's are to theirs: the unreachable message names the base already.
+  const named = (url: string) => {
+    const path = new URL(url).pathname
+    return path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : path
+  }
   const timeoutMs = options.timeoutMs ?? 10_000
 
   async function call(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<Response> {
     const url = /^https?:\/\//.test(path) ? path : `${base}${path.startsWith('/') ? '' : '/'}${path}`
-    const what = `${method} ${new URL(url).pathname}`
+    const what = `${method} ${named(url)}`
     let response: Response
     try {
       response = await fetch(url, {

@@ -11,12 +11,15 @@ import { GITLAB_OPTIONAL_EVENTS, GITLAB_REQUIRED_EVENTS } from './events.ts'
 import { gitlabSmokePayload } from './smoke.ts'
 import { verifyToken } from './verify-token.ts'
 import { gitlabWebhookApi, upsertGitlabWebhook } from './webhooks.ts'
+import { gitlabTalkBack } from './talk-back.ts'
 
 /**
  * `Idempotency-Key` (GitLab 17.4+) is the same on every resend of one event; `X-Gitlab-Event-UUID` is new on
  * each request, so it cannot recognise a resend. Older instances send no key: the body's digest stands in.
  */
 const headers = { event: 'X-Gitlab-Event', delivery: 'Idempotency-Key', auth: 'X-Gitlab-Token' } as const
+
+const byToken = (secrets: readonly string[], given: Headers) => verifyToken(secrets, given.get(headers.auth))
 
 function connect(token: string, apiUrl: string): HostApi {
   const client = createGitlabClient({ baseUrl: apiUrl, token })
@@ -41,12 +44,14 @@ function connect(token: string, apiUrl: string): HostApi {
 export const gitlab: GitHost = {
   id: 'gitlab',
   words: { name: 'GitLab', product: 'GitLab (gitlab.com or self-managed)', pullRequest: 'merge request', reference: 'MR !', owner: 'group', repositoryExample: 'group/project (nested: group/subgroup/project)' },
-  variables: { secret: 'GITLAB_WEBHOOK_SECRET', token: 'GITLAB_TOKEN', apiUrl: 'GITLAB_API_URL', extra: [] },
+  variables: { secret: 'GITLAB_WEBHOOK_SECRET', token: 'GITLAB_TOKEN', apiUrl: 'GITLAB_API_URL', extra: [], extraHelp: {} },
   selfManaged: { name: 'self-managed GitLab', apiUrl: 'https://HOST/api/v4' },
   defaultApiUrl: 'https://gitlab.com/api/v4',
   delivery: {
     headers,
-    authenticate: (secrets, given) => verifyToken(secrets, given.get(headers.auth)),
+    // GitLab sends the secret itself, so a tokenless request is refused before any byte of its body is read.
+    authenticateHeaders: byToken,
+    authenticate: byToken,
     eventName: (given) => given.get(headers.event)?.trim() ?? '',
     deliveryId: (given, body) => given.get(headers.delivery)?.trim() || bodyDigestId(body),
     decode: (eventName, deliveryId, payload) => eventName === PIPELINE_HOOK
@@ -60,6 +65,7 @@ export const gitlab: GitHost = {
     setupFix: (target) => `run prherald-config create-webhook ${target} (needs PRHERALD_PUBLIC_URL, GITLAB_TOKEN with the api scope and GITLAB_WEBHOOK_SECRET); ` +
       'a hook GitLab disabled after failed deliveries comes back with a successful test delivery (Settings > Webhooks > Test) once prherald answers',
     eventsFix: (target) => `tick Merge request events, Comments and Pipeline events on the hook, or run prherald-config create-webhook ${target} to update it`,
+    createAccess: 'a token with the api scope and the Maintainer role on the project',
     ownerHookAccess: 'group webhooks need GitLab Premium or Ultimate and GITLAB_TOKEN of a group Owner (read_api)',
   },
   people: {
@@ -78,4 +84,5 @@ export const gitlab: GitHost = {
     const { event, payload } = gitlabSmokePayload(run, step, new Date().toISOString())
     return smokeRequest(gitlab.delivery, event, payload, () => secret)
   },
+  talkBack: gitlabTalkBack,
 }

@@ -1,0 +1,92 @@
+import type { HostErrorWords } from '../git-host-error.ts'
+import { readOAuthClient } from '../read-oauth-client.ts'
+import type { OAuthClient, PersonApi, ReviewOutcome, TalkBack, TalkBackApi } from '../talk-back-contract.ts'
+import { basicAuth, deleted, talkBackCall, tokenCall, trimBase, type TalkBackHttp } from '../talk-back-http.ts'
+
+/**
+ * Bitbucket Cloud's part of talk-back: an OAuth consumer (the workspace's settings) at BITBUCKET_WEB_URL; 2-hour
+ * access tokens, refresh tokens rotated on use. Bitbucket has no revocation API for a consumer: unlinking
+ * deletes prherald's copy, and the person removes the grant in their Bitbucket settings (docs/talk-back.md).
+ * It has no head check on approval either: an approval applies to the pull request as it is.
+ */
+const WORDS: HostErrorWords = {
+  name: 'Bitbucket',
+  apiUrlVariable: 'BITBUCKET_API_URL',
+  authFix: 'Bitbucket refused the person\'s token (revoked or expired): they link again with /prherald link bitbucket',
+  scopeFix: 'the person cannot do this on Bitbucket: the OAuth consumer needs the "Pull requests: Write" permission, and the person write access to the repository',
+}
+
+/** Bitbucket's reason: `error.message` and its `detail`, or an OAuth `error_description`. */
+export function bitbucketReason(body: unknown): string | undefined {
+  const { error, error_description: description } = (body ?? {}) as { error?: unknown; error_description?: unknown }
+  if (typeof description === 'string') return description
+  if (error && typeof error === 'object') {
+    const { message, detail } = error as { message?: unknown; detail?: unknown }
+    const parts = [message, detail].filter((p): p is string => typeof p === 'string' && p !== '')
+    return parts.length > 0 ? parts.join(': ') : undefined
+  }
+  return typeof error === 'string' ? error : undefined
+}
+
+function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.now): TalkBackApi {
+  const api = trimBase(apiUrl)
+  const http: TalkBackHttp = { provider: 'bitbucket', words: WORDS, baseUrl: api, reason: bitbucketReason }
+  const oauth: TalkBackHttp = { ...http, baseUrl: client.webUrl }
+  const tokenUrl = `${client.webUrl}/site/oauth2/access_token`
+  const consumer = basicAuth(client.clientId, client.clientSecret)
+  const person = (token: string): PersonApi => {
+    const authorization = `Bearer ${token}`
+    const pull = (pr: { owner: string; repo: string; number: number }) =>
+      `${api}/repositories/${encodeURIComponent(pr.owner)}/${encodeURIComponent(pr.repo)}/pullrequests/${pr.number}`
+    const comment = async (pr: Parameters<typeof pull>[0], raw: string) => {
+      const made = await talkBackCall<{ id: number; links?: { html?: { href?: string } } }>(http, { method: 'POST', url: `${pull(pr)}/comments`, authorization, json: { content: { raw } } })
+      return { id: String(made.id), url: made.links?.html?.href }
+    }
+    return {
+      createComment: comment,
+      async editComment(pr, id, raw) {
+        await talkBackCall(http, { method: 'PUT', url: `${pull(pr)}/comments/${encodeURIComponent(id)}`, authorization, json: { content: { raw } } })
+      },
+      async deleteComment(pr, id) {
+        await deleted(talkBackCall(http, { method: 'DELETE', url: `${pull(pr)}/comments/${encodeURIComponent(id)}`, authorization }))
+      },
+      async review(pr, review): Promise<ReviewOutcome> {
+        if (review.kind === 'comment') return { steps: [{ step: 'comment', ok: true, id: (await comment(pr, review.body ?? '')).id }] }
+        const step = review.kind === 'approve' ? 'approve' : 'request_changes'
+        await talkBackCall(http, { method: 'POST', url: `${pull(pr)}/${review.kind === 'approve' ? 'approve' : 'request-changes'}`, authorization })
+        if (!review.body) return { steps: [{ step, ok: true }] }
+        try {
+          return { steps: [{ step, ok: true }, { step: 'comment', ok: true, id: (await comment(pr, review.body)).id }] }
+        } catch (error) {
+          return { steps: [{ step, ok: true }, { step: 'comment', ok: false, error: error as Error }] }
+        }
+      },
+    }
+  }
+  return {
+    authorizeUrl({ state, redirectUri }) {
+      // No PKCE at Bitbucket Cloud: the state (tied to the browser's cookie) and the consumer's secret guard the code.
+      const query = new URLSearchParams({ client_id: client.clientId, response_type: 'code', state, redirect_uri: redirectUri })
+      return `${client.webUrl}/site/oauth2/authorize?${query}`
+    },
+    exchangeCode: ({ code, redirectUri }) =>
+      tokenCall(oauth, { method: 'POST', url: tokenUrl, authorization: consumer, form: { grant_type: 'authorization_code', code, redirect_uri: redirectUri } }, 'code', now()),
+    refresh: (refreshToken) =>
+      tokenCall(oauth, { method: 'POST', url: tokenUrl, authorization: consumer, form: { grant_type: 'refresh_token', refresh_token: refreshToken } }, 'refresh', now()),
+    revoke: async () => 'unsupported',
+    async account(token) {
+      const user = await talkBackCall<{ account_id?: string; nickname?: string; display_name?: string }>(http, { method: 'GET', url: `${api}/user`, authorization: `Bearer ${token}` })
+      return { login: user.nickname ?? user.account_id ?? '', accountId: user.account_id, displayName: user.display_name }
+    },
+    as: person,
+  }
+}
+
+export const bitbucketTalkBack: TalkBack = {
+  variables: { clientId: 'BITBUCKET_OAUTH_CLIENT_ID', clientSecret: 'BITBUCKET_OAUTH_CLIENT_SECRET', webUrl: 'BITBUCKET_WEB_URL' },
+  readOAuth: (env) => readOAuthClient(env, { clientId: 'BITBUCKET_OAUTH_CLIENT_ID', clientSecret: 'BITBUCKET_OAUTH_CLIENT_SECRET' },
+    { value: env.BITBUCKET_WEB_URL?.trim() || 'https://bitbucket.org', variable: 'BITBUCKET_WEB_URL' }),
+  connect,
+  // Bitbucket mentions by account id; a nickname is not unique.
+  mention: (accountId) => `@{${accountId}}`,
+}

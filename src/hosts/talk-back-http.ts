@@ -1,0 +1,152 @@
+import { isPrheraldError, PrheraldError } from '../errors.ts'
+import { gitHostError, type HostErrorWords } from './git-host-error.ts'
+import type { HostTokens } from './talk-back-contract.ts'
+
+/**
+ * The HTTP under every host's talk-back calls: plain `fetch` with a timeout, JSON or form bodies, and errors
+ * that carry the host's own reason (`hostSays`). The Authorization header is built by the caller and never
+ * appears in an error: `what` names the method and path only.
+ */
+export interface TalkBackHttp {
+  provider: string
+  words: HostErrorWords
+  /** Named when the host cannot be reached at all. */
+  baseUrl: string
+  /** The host's reason in an error answer's body, in its words. */
+  reason(body: unknown): string | undefined
+  headers?: Readonly<Record<string, string>>
+  timeoutMs?: number
+}
+
+export interface TalkBackRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  url: string
+  authorization?: string
+  json?: unknown
+  form?: Readonly<Record<string, string>>
+}
+
+const pathOf = (url: string) => new URL(url).pathname
+
+async function bodyOf(response: Response): Promise<unknown> {
+  const text = await response.text()
+  if (text.trim() === '') return undefined
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    // An HTML error page from a proxy: no words of the host's to show.
+    return undefined
+  }
+}
+
+/** Where a redirect leads, when it is one a call may follow with its method (GitHub moves renamed repositories with 307). */
+function followable(response: Response, url: string, method: string): string | undefined {
+  const location = response.headers.get('location')
+  if (location === null) return undefined
+  const keepsMethod = response.status === 307 || response.status === 308
+  const readOnly = method === 'GET' && (response.status === 301 || response.status === 302 || response.status === 303)
+  return keepsMethod || readOnly ? new URL(location, url).toString() : undefined
+}
+
+/** One call; the parsed answer (undefined when empty), or the host's refusal as a PrheraldError. */
+export async function talkBackCall<T>(http: TalkBackHttp, request: TalkBackRequest): Promise<T> {
+  const what = `${request.method} ${pathOf(request.url)}`
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'prherald', ...http.headers }
+  if (request.authorization) headers.authorization = request.authorization
+  let body: string | undefined
+  if (request.form) {
+    headers['content-type'] = 'application/x-www-form-urlencoded'
+    body = new URLSearchParams(request.form as Record<string, string>).toString()
+  } else if (request.json !== undefined) {
+    headers['content-type'] = 'application/json'
+    body = JSON.stringify(request.json)
+  }
+  let response: Response
+  // Redirects are followed here, and only on the same origin: the person's token must never be sent elsewhere.
+  for (let url = request.url, hops = 0; ; hops++) {
+    try {
+      response = await fetch(url, { method: request.method, headers, ...(body === undefined ? {} : { body }), redirect: 'manual', signal: AbortSignal.timeout(http.timeoutMs ?? 10_000) })
+    } catch (cause) {
+      throw gitHostError({ provider: http.provider, what, status: undefined, cause, apiUrl: http.baseUrl, words: http.words })
+    }
+    const next = followable(response, url, request.method)
+    if (next === undefined) break
+    await response.body?.cancel()
+    if (new URL(next).origin !== new URL(url).origin || hops === 3) {
+      throw new PrheraldError('git_host', `${http.words.name} redirected ${what} to ${new URL(next).origin}; not followed`, {
+        fix: `check ${http.words.apiUrlVariable} (and the web address): prherald sends a person's token only to the address it was configured with`,
+      })
+    }
+    url = next
+  }
+  const parsed = await bodyOf(response)
+  if (!response.ok) {
+    throw gitHostError({ provider: http.provider, what, status: response.status, words: http.words, hostSays: http.reason(parsed) })
+  }
+  return parsed as T
+}
+
+/** RFC 6749's token answer, as the three hosts send it. */
+interface TokenAnswer {
+  access_token?: unknown
+  refresh_token?: unknown
+  expires_in?: unknown
+  /** GitHub: the refresh token's own lifetime (six months). */
+  refresh_token_expires_in?: unknown
+  error?: unknown
+  error_description?: unknown
+}
+
+const seconds = (value: unknown, now: number) => (typeof value === 'number' && value > 0 ? now + value * 1000 : undefined)
+
+/**
+ * A token endpoint's call (code exchange or refresh). A refusal (`invalid_grant`, GitHub's 200 with
+ * `bad_refresh_token` or `bad_verification_code`) is `git_host_auth`: that grant will never work again.
+ */
+export async function tokenCall(http: TalkBackHttp, request: TalkBackRequest, grant: 'code' | 'refresh', now: number): Promise<HostTokens> {
+  let answer: TokenAnswer
+  try {
+    answer = await talkBackCall<TokenAnswer>(http, request)
+  } catch (error) {
+    // 400 and 401 from a token endpoint are the grant or the client being refused, not a passing fault.
+    const refused = error instanceof PrheraldError && (error.code === 'git_host_refused' || error.code === 'git_host_auth')
+    if (!refused) throw error
+    throw refusedGrant(http, grant, error.hostSays, error)
+  }
+  if (answer === undefined || typeof answer.error === 'string' || typeof answer.access_token !== 'string') {
+    const says = typeof answer?.error_description === 'string' ? answer.error_description : typeof answer?.error === 'string' ? answer.error : undefined
+    throw refusedGrant(http, grant, says)
+  }
+  return {
+    accessToken: answer.access_token,
+    refreshToken: typeof answer.refresh_token === 'string' && answer.refresh_token !== '' ? answer.refresh_token : undefined,
+    expiresAt: seconds(answer.expires_in, now),
+    refreshExpiresAt: seconds(answer.refresh_token_expires_in, now),
+  }
+}
+
+function refusedGrant(http: TalkBackHttp, grant: 'code' | 'refresh', hostSays: string | undefined, cause?: unknown): PrheraldError {
+  const what = grant === 'code' ? 'the authorization code' : 'the refresh token'
+  return new PrheraldError('git_host_auth', `${http.words.name} refused ${what}${hostSays ? `: ${hostSays}` : ''}`, {
+    cause,
+    ...(hostSays ? { hostSays } : {}),
+    fix: grant === 'code'
+      ? 'start the link again (/prherald link); check the OAuth client id, secret and callback URL if it keeps failing'
+      : 'the person links again with /prherald link',
+  })
+}
+
+/** HTTP Basic for an OAuth client (GitHub's revocation, Bitbucket's token endpoint). */
+export const basicAuth = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
+
+/** A base URL without its trailing slashes. */
+export const trimBase = (url: string) => url.replace(/\/+$/, '')
+
+/** A delete whose target is already gone did what was asked. */
+export async function deleted(call: Promise<unknown>): Promise<void> {
+  try {
+    await call
+  } catch (error) {
+    if (!isPrheraldError(error, 'git_host_not_found')) throw error
+  }
+}

@@ -1,0 +1,93 @@
+import type { ServerResponse } from 'node:http'
+import type { FakeAccount, FakeHostKind } from './fake-oauth.ts'
+import { sendJson } from './http-fake.ts'
+
+/** What a linked person did at the fake host, by pull request key `owner/repo#n`. */
+export interface ReviewApiState {
+  comments: Array<{ id: number; pr: string; body: string; author: string; deleted: boolean }>
+  reviews: Array<{ pr: string; kind: 'approve' | 'request_changes' | 'comment'; body?: string; sha?: string; author: string }>
+  /** The head commit per pull request: a review for another one is refused (GitHub 422, GitLab 409). */
+  heads: Map<string, string>
+  /** The author per pull request: approving one's own is refused in the host's words. */
+  authors: Map<string, string>
+  /** GET /version (GitLab). */
+  gitlabVersion: string
+  /** The next so many comment creations answer 503. */
+  failComments: number
+}
+
+let nextId = 1000
+
+type Route = { pr: string; rest: string }
+
+/** The pull request and what follows it in the path, per host. */
+function route(kind: FakeHostKind, path: string): Route | undefined {
+  const pattern = {
+    github: /^\/repos\/([^/]+)\/([^/]+)\/(?:issues|pulls)\/(\d+)(\/.*)$/,
+    gitlab: /^\/projects\/([^/]+)()\/merge_requests\/(\d+)(\/.*)$/,
+    bitbucket: /^\/repositories\/([^/]+)\/([^/]+)\/pullrequests\/(\d+)(\/.*)$/,
+  }[kind]
+  const m = pattern.exec(path)
+  if (!m) return undefined
+  const repo = kind === 'gitlab' ? decodeURIComponent(m[1]!) : `${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}`
+  return { pr: `${repo}#${m[3]}`, rest: m[4]! }
+}
+
+export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, account: FakeAccount, method: string, path: string, body: Record<string, unknown>, res: ServerResponse): void {
+  if (method === 'GET' && path === '/user') {
+    if (kind === 'github') return sendJson(res, 200, { login: account.login, id: 1, name: account.name ?? null })
+    if (kind === 'gitlab') return sendJson(res, 200, { id: 1, username: account.login, name: account.name ?? account.login })
+    return sendJson(res, 200, { account_id: account.accountId, nickname: account.login, display_name: account.name })
+  }
+  if (kind === 'gitlab' && method === 'GET' && path === '/version') return sendJson(res, 200, { version: state.gitlabVersion, revision: 'abc' })
+  // GitHub edits and deletes a comment by its id alone.
+  const byId = kind === 'github' ? /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(path) : null
+  const at = route(kind, path)
+  const commentId = byId?.[1] ?? (at && /^\/(?:notes|comments)\/(\d+)$/.exec(at.rest)?.[1])
+  const text = kind === 'bitbucket' ? String((body.content as { raw?: unknown } | undefined)?.raw ?? '') : String(body.body ?? '')
+  if (commentId !== undefined && commentId !== null) {
+    const comment = state.comments.find((c) => String(c.id) === commentId && !c.deleted)
+    if (!comment) return sendJson(res, 404, kind === 'bitbucket' ? { type: 'error', error: { message: 'No such comment' } } : { message: 'Not Found' })
+    if (comment.author !== account.login) return sendJson(res, 403, { message: 'You can only change your own comments' })
+    if (method === 'DELETE') {
+      comment.deleted = true
+      return void res.writeHead(204).end()
+    }
+    comment.body = text
+    return sendJson(res, 200, { id: comment.id })
+  }
+  if (!at || method !== 'POST') return sendJson(res, 404, { message: 'Not Found' })
+  const { pr, rest } = at
+  const own = state.authors.get(pr) === account.login
+  const head = state.heads.get(pr)
+  if (rest === '/comments' || rest === '/notes') {
+    if (state.failComments > 0) {
+      state.failComments--
+      return sendJson(res, 503, { message: 'Service Unavailable' })
+    }
+    const comment = { id: nextId++, pr, body: text, author: account.login, deleted: false }
+    state.comments.push(comment)
+    return sendJson(res, 201, { id: comment.id, html_url: `https://example.test/${pr}#comment-${comment.id}`, links: { html: { href: `https://example.test/${pr}` } } })
+  }
+  if (kind === 'github' && rest === '/reviews') {
+    const event = String(body.event)
+    if (event !== 'COMMENT' && own) return sendJson(res, 422, { message: 'Unprocessable Entity', errors: [`Can not ${event === 'APPROVE' ? 'approve' : 'request changes on'} your own pull request`] })
+    if (head !== undefined && body.commit_id !== head) return sendJson(res, 422, { message: 'Unprocessable Entity', errors: ['commit_id is not part of the pull request'] })
+    const review = { pr, kind: ({ APPROVE: 'approve', REQUEST_CHANGES: 'request_changes', COMMENT: 'comment' } as const)[event as 'APPROVE']!, body: body.body as string | undefined, sha: String(body.commit_id), author: account.login }
+    state.reviews.push(review)
+    return sendJson(res, 200, { id: nextId++, state: event === 'APPROVE' ? 'APPROVED' : event })
+  }
+  if (rest === '/approve') {
+    // GitLab answers 401 when the person may not approve (their own, already approved); Bitbucket 400 with its words.
+    if (own) return kind === 'gitlab' ? sendJson(res, 401, { message: '401 Unauthorized' }) : sendJson(res, 400, { type: 'error', error: { message: "You can't approve your own pull request." } })
+    if (kind === 'gitlab' && head !== undefined && body.sha !== head) return sendJson(res, 409, { message: 'SHA does not match HEAD of source branch: ' + head })
+    state.reviews.push({ pr, kind: 'approve', author: account.login, ...(kind === 'gitlab' ? { sha: String(body.sha) } : {}) })
+    return sendJson(res, 200, { approved: true })
+  }
+  if ((kind === 'bitbucket' && rest === '/request-changes') || (kind === 'gitlab' && rest === '/draft_notes/bulk_publish')) {
+    if (kind === 'gitlab' && body.reviewer_state !== 'requested_changes') return sendJson(res, 400, { message: 'reviewer_state is invalid' })
+    state.reviews.push({ pr, kind: 'request_changes', author: account.login, ...(kind === 'gitlab' ? { body: String(body.note ?? '') } : {}) })
+    return kind === 'gitlab' ? void res.writeHead(204).end() : sendJson(res, 200, { approved: false, state: 'changes_requested' })
+  }
+  return sendJson(res, 404, { message: 'Not Found' })
+}
