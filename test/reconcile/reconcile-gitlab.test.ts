@@ -86,7 +86,7 @@ describe('prherald-reconcile on GitLab, no server running', () => {
     const result = await runCliAsync('reconcile', [], { ...env, GITLAB_TOKEN: 'glpat-revoked' }, h.dir.path)
     expect(result.status).not.toBe(0)
     // The first refusal stops the run (the same token would fail every merge request): one line naming the variable.
-    expect(result.stdout).toContain('stopped: GitLab refused the token in GITLAB_TOKEN (GitLab answered 401 to GET /api/v4/projects/platform%2Fbackend%2Fapi/merge_requests/1) ' +
+    expect(result.stdout).toContain('stopped: GitLab refused the token in GITLAB_TOKEN (GitLab answered 401 to GET /projects/platform%2Fbackend%2Fapi/merge_requests/1) ' +
       '(fix: GITLAB_TOKEN is not valid, has expired or was revoked; create a new personal, project or group access token and set GITLAB_TOKEN)')
     expect(result.stdout).toContain('2 open or draft pull requests: changed 0, 0 already right, 2 not checked')
     expect(result.stdout + result.stderr).not.toContain('glpat-revoked')
