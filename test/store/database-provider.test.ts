@@ -1,40 +1,26 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../../src/errors.ts'
 import { migrateUp, readMigrations } from '../../src/store/migrations.ts'
 import { openDatabase } from '../../src/store/open-database.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /** 11.11: the database records the git provider it serves, and a server for the other one refuses it. */
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService | undefined
+const h = usePrherald()
 
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-})
-afterEach(async () => {
-  await service?.stop()
-  service = undefined
-  await slack.close()
-  dir.remove()
-})
-
-const dbFile = () => join(dir.path, 'prherald.db')
-const configure = (provider: Provider) => writeConfig(dir.path, { git_provider: provider, mappings: { acme: { '*': { channel: 'C0000000001' } } } })
-const env = (provider: Provider) => testEnv(dir.path, provider, { SLACK_API_URL: slack.url })
+const dbFile = () => join(h.dir.path, 'prherald.db')
+const configure = (provider: Provider) => writeConfig(h.dir.path, { git_provider: provider, mappings: { acme: { '*': { channel: 'C0000000001' } } } })
+const env = (provider: Provider) => testEnv(h.dir.path, provider, { SLACK_API_URL: h.slack.url })
 const start = async (provider: Provider) => {
   configure(provider)
-  return startPrherald(dir.path, env(provider))
+  return h.start(env(provider))
 }
 const refusal = (provider: Provider) => start(provider).then(
-  (s) => { service = s; return undefined },
+  () => undefined,
   (error: unknown) => error,
 )
 const recorded = () => {
@@ -64,20 +50,19 @@ function expectMismatch(error: unknown, recordedProvider: Provider, configured: 
 
 describe('the git provider a database serves', () => {
   it('is recorded by the first server, and a server for the other provider refuses the database', async () => {
-    service = await start('github')
-    await service.stop()
-    service = undefined
+    await start('github')
+    await h.stop()
     expect(recorded()).toBe('github')
     expectMismatch(await refusal('bitbucket'), 'github', 'bitbucket')
     // The refusal released the file: the right provider still starts on it.
-    service = await start('github')
+    await start('github')
   })
 
   it('is taken from the rows of a database that predates the record', async () => {
     legacyDatabase({ deliveries: ['bitbucket'], messages: ['bitbucket'] })
     expectMismatch(await refusal('github'), 'bitbucket', 'github')
     expect(recorded()).toBe('bitbucket')
-    service = await start('bitbucket')
+    await start('bitbucket')
   })
 
   it('is taken from slack_messages when no delivery is kept', async () => {
@@ -87,23 +72,23 @@ describe('the git provider a database serves', () => {
 
   it('is taken from the configuration for a database without rows', async () => {
     legacyDatabase({})
-    service = await start('bitbucket')
+    await start('bitbucket')
     expect(recorded()).toBe('bitbucket')
   })
 
   it('prherald-migrate up refuses the other provider with the fix, and prherald-doctor shows FAIL', async () => {
     configure('github')
-    expect((await runCliAsync('migrate', ['up'], env('github'), dir.path)).status).toBe(0)
+    expect((await runCliAsync('migrate', ['up'], env('github'), h.dir.path)).status).toBe(0)
     expect(recorded()).toBe('github')
 
     configure('bitbucket')
-    const up = await runCliAsync('migrate', ['up'], env('bitbucket'), dir.path)
+    const up = await runCliAsync('migrate', ['up'], env('bitbucket'), h.dir.path)
     expect(up.status).toBe(1)
     expect(up.stderr).toContain(`the database ${dbFile()} serves git_provider github, but the configuration says bitbucket`)
     expect(up.stderr).toMatch(/new database/)
     expect(recorded()).toBe('github')
 
-    const doctor = await runCliAsync('doctor', [], env('bitbucket'), dir.path)
+    const doctor = await runCliAsync('doctor', [], env('bitbucket'), h.dir.path)
     expect(doctor.status).toBe(1)
     expect(doctor.stdout).toMatch(/^ {2}FAIL {2}provider +\S+ +serves github, but git_provider is bitbucket/m)
     expect(doctor.stdout).toMatch(/new database/)
