@@ -41,7 +41,7 @@ export function createCheckContext(settings: Settings, credentials: CheckCredent
     provider,
     mappings: settings.mappings,
     featureScopes: settings.lookupUsersByEmail && host.people.emailLookup ? [LOOKUP_SCOPE] : [],
-    personalScopes: personalScopes(settings, credentials.interactiveRoutes),
+    personalScopes: personalScopes(settings, credentials.interactiveRoutes || settings.socketMode),
     slack: credentials.slackToken ? { token: credentials.slackToken, apiUrl: settings.api.slack } : undefined,
     git: host.connect(credentials.git, settings.api.git)?.webhooks,
   }

@@ -96,8 +96,8 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
   const results: CheckResult[] = [
     { name: 'file', target: settings.configFile, status: 'OK', reason: `parses: git_provider ${provider}, ${plural(listRoutes(settings.mappings).length, 'mapping entry', 'mapping entries')}` },
     ...secretResults(env, provider),
-    reviewButtonResult(env),
-    directMessagesResult(settings, readSlackSigningSecret(env) !== undefined),
+    reviewButtonResult(env, settings.socketMode),
+    directMessagesResult(settings, readSlackSigningSecret(env) !== undefined || settings.socketMode),
   ]
   results.push(...authResults(env, provider))
   results.push(

@@ -3,6 +3,7 @@ import { PrheraldError } from '../errors.ts'
 import { readConfigLock, writeConfigLock } from '../lock/config-lock.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { listRoutes, routeChannels } from '../routing/resolve-route.ts'
+import { appTokenShape } from './app-token-check.ts'
 import { countByStatus, type CheckResult } from './check-result.ts'
 import { createCheckContext, credentialsFromSecrets } from './check-context.ts'
 import { directMessagesResult } from './personal-scopes.ts'
@@ -42,9 +43,10 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
     ? { auth: outcome.report.auth, scopes: outcome.report.scopes }
     : await slackAccessCheck(ctx.slack, listRoutes(settings.mappings).flatMap(routeChannels), ctx.featureScopes, ctx.personalScopes)
   const slackDown = auth.status === 'FAIL' && auth.unavailable === true
-  const directMessages = directMessagesResult(settings, secrets.slackSigningSecret !== undefined)
+  const directMessages = directMessagesResult(settings, secrets.slackSigningSecret !== undefined || settings.socketMode)
   const shortSecret = shortSecretResult(hostOf(settings.gitProvider).variables.secret, secrets.webhookSecret)
-  const results = [auth, ...scopes, directMessages, ...(shortSecret ? [shortSecret] : []), ...outcome.report.entries.flatMap((e) => e.results)]
+  const appToken = settings.socketMode ? [appTokenShape(true, secrets.slackAppToken)] : []
+  const results = [auth, ...scopes, directMessages, ...appToken, ...(shortSecret ? [shortSecret] : []), ...outcome.report.entries.flatMap((e) => e.results)]
   for (const r of results) {
     const fields = { check: r.name, target: r.target, status: r.status, reason: r.reason, fix: r.fix }
     if (r === auth && slackDown) logger.warn('Slack did not answer auth.test; starting anyway: deliveries are stored and posted once it answers', fields)

@@ -25,7 +25,7 @@ async function main(force: boolean): Promise<void> {
   const logger = createLogger({
     format: settings.logFormat,
     level: settings.logLevel,
-    redact: [secrets.slackBotToken, secrets.webhookSecret, ...gitSecrets(secrets.gitAccess), secrets.slackSigningSecret ?? '', ...databaseSecrets(settings.databaseUrl, process.env)],
+    redact: [secrets.slackBotToken, secrets.webhookSecret, ...gitSecrets(secrets.gitAccess), secrets.slackSigningSecret ?? '', secrets.slackAppToken ?? '', ...databaseSecrets(settings.databaseUrl, process.env)],
   })
   // Handlers first: a signal that arrives while validating or starting must not kill the process mid-step.
   let service: RunningService | undefined

@@ -138,6 +138,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     users: normalisePeopleMap(host.people.caseInsensitive, slackIds(doc.users)),
     teams: normalisePeopleMap(host.people.caseInsensitive, doc.teams),
     lookupUsersByEmail: doc.slack?.lookup_users_by_email ?? false,
+    socketMode: doc.slack?.socket_mode ?? false,
     mappings: doc.mappings,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: {
@@ -177,7 +178,13 @@ export function readSecrets(env: Env, provider: Settings['gitProvider']): Secret
       fix: 'set them in the environment or in a .env file in the working directory',
     })
   }
-  return { slackBotToken, webhookSecret, gitAccess: hostOf(provider).readAccess(env), slackSigningSecret: readSlackSigningSecret(env) }
+  return { slackBotToken, webhookSecret, gitAccess: hostOf(provider).readAccess(env), slackSigningSecret: readSlackSigningSecret(env), slackAppToken: readSlackAppToken(env) }
+}
+
+/** SLACK_APP_TOKEN, optional: read only when slack.socket_mode is true; a blank value reads as unset. */
+export function readSlackAppToken(env: Env): string | undefined {
+  const token = env.SLACK_APP_TOKEN?.trim() ?? ''
+  return token === '' ? undefined : token
 }
 
 /** SLACK_SIGNING_SECRET, optional: a blank value reads as unset (no button), like an absent one. */

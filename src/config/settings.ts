@@ -108,6 +108,8 @@ export interface Settings {
   teams: Record<string, string>
   /** `slack.lookup_users_by_email` (GitHub only): find unmapped people by their profile's public email. */
   lookupUsersByEmail: boolean
+  /** `slack.socket_mode`: Slack's requests arrive over Socket Mode's WebSocket (SLACK_APP_TOKEN), not at the HTTP routes. */
+  socketMode: boolean
   mappings: Mappings
   publicUrl: string | undefined
   /** SLACK_API_URL, and the git host's API URL (GITHUB_API_URL, …; src/hosts/<host>/index.ts). */
@@ -125,6 +127,8 @@ export interface Secrets {
    * the "Start review" button; unset, there is neither button nor route (docs/slack-app.md#start-review).
    */
   slackSigningSecret?: string | undefined
+  /** SLACK_APP_TOKEN: the app-level token (xapp-…, connections:write) Socket Mode connects with (slack.socket_mode). */
+  slackAppToken?: string | undefined
 }
 
 export const DEFAULTS = {
