@@ -70,10 +70,10 @@ async function lookUp(intents: PostIntent[], deps: SettleDeps, counts: Counts, m
 type SettleDeps = { store: Store; findPost: FindPost; pacer: SlackPacer; logger: Logger }
 
 /** One intent looked for in its channel: found, its ts is saved (the message adopted); not found, it goes (or is kept). */
-async function settleIntent(intent: PostIntent, deps: SettleDeps, missing: 'keep' | 'drop' = 'drop'): Promise<'found' | 'not_found' | 'kept'> {
+async function settleIntent(intent: PostIntent, deps: SettleDeps, missing: 'keep' | 'drop' = 'drop', lost?: AbortSignal): Promise<'found' | 'not_found' | 'kept'> {
   const { marker, createdAt: _createdAt, ...row } = intent
   const facts = { repository: row.repository, pr: row.prNumber, channel: row.channel, delivery_id: marker }
-  const ts = await deps.findPost(intent, (method, run) => deps.pacer.call(method, row.channel, run), facts)
+  const ts = await deps.findPost(intent, (method, run) => deps.pacer.call(method, row.channel, run, lost), facts)
   if (!ts) {
     if (missing === 'keep') return 'kept'
     await deps.store.dropPostIntent(row, row.channel, marker)
@@ -91,10 +91,10 @@ async function settleIntent(intent: PostIntent, deps: SettleDeps, missing: 'keep
  * the post and its commit) may be in the channel, and the end must reach it. A look-up that fails fails the
  * batch, which is retried: better late than an end recorded over a message that exists.
  */
-export async function settleIntentsOf(ref: PullRequestRef, deps: SettleDeps): Promise<boolean> {
+export async function settleIntentsOf(ref: PullRequestRef, lost: AbortSignal, deps: SettleDeps): Promise<boolean> {
   const intents = (await deps.store.postIntents())
     .filter((i) => i.provider === ref.provider && i.repository === ref.repository && i.prNumber === ref.prNumber)
   let adopted = false
-  for (const intent of intents) if (await settleIntent(intent, deps) === 'found') adopted = true
+  for (const intent of intents) if (await settleIntent(intent, deps, 'drop', lost) === 'found') adopted = true
   return adopted
 }

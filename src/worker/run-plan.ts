@@ -12,7 +12,7 @@ import { retryTransient, type RetryPolicy } from '../slack/retry-transient.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { People } from '../slack/person-names.ts'
-import { sendChange } from './lost-lock-changes.ts'
+import type { BatchContext } from './run-batch.ts'
 
 export interface PlanRunnerDeps {
   store: Store
@@ -61,10 +61,10 @@ export interface PlacedMessage {
  * Returns undefined when the channel has no message.
  */
 export function createPlanRunner(deps: PlanRunnerDeps) {
-  return async function runPlan(plan: MessagePlan, context: PlanContext): Promise<PlacedMessage | undefined> {
+  return async function runPlan(plan: MessagePlan, context: PlanContext, batch: BatchContext): Promise<PlacedMessage | undefined> {
     const facts = { ...context.facts, channel: plan.channel }
     const call = <T>(method: SlackMethod, run: () => Promise<T>) =>
-      retryTransient(() => deps.pacer.call(method, plan.channel, run), {
+      retryTransient(() => deps.pacer.call(method, plan.channel, run, batch.lost), {
         policy: deps.retry,
         sleep: deps.sleep,
         onRetry: (attempt, delayMs, error) =>
@@ -73,9 +73,16 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
     const done: string[] = []
     let ts = plan.ts
 
-    // A change still on its way when the batch's lock goes is remembered, so that it can be repainted over.
-    const changeOf = <T>(change: SlackChange, send: () => Promise<T>) =>
-      sendChange({ ref: context.ref, channel: plan.channel, next: context.next, reactions: context.reactions, change }, send)
+    // A change that settles (answered, failed or timed out) after the batch's lock went is remembered, so that
+    // it can be repainted over. So is one the pacer refused because the lock was already gone: an earlier try
+    // of it may have been carried out, and a repaint that finds nothing to do costs nothing.
+    const changeOf = async <T>(change: SlackChange, send: () => Promise<T>): Promise<T> => {
+      try {
+        return await send()
+      } finally {
+        if (batch.lost.aborted) batch.changedAfterLoss.push({ ref: context.ref, channel: plan.channel, next: context.next, reactions: context.reactions, change })
+      }
+    }
     const apply = async (change: SlackChange): Promise<void> => {
       switch (change.type) {
         case 'post': {
@@ -137,5 +144,3 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
     }
   }
 }
-
-export type RunPlan = ReturnType<typeof createPlanRunner>

@@ -74,12 +74,12 @@ export function plannedReviewPings(input: ReviewPingsInput): PlannedReply[] {
  * skipped; shutdown and other failures propagate and leave the deliveries pending.
  */
 export function createThreadReplies(deps: ThreadRepliesDeps) {
-  return async function postThreadReplies(placed: readonly PlacedMessage[], replies: readonly PlannedReply[], context: { ref: PullRequestRef; facts: LogFields }): Promise<void> {
+  return async function postThreadReplies(placed: readonly PlacedMessage[], replies: readonly PlannedReply[], context: { ref: PullRequestRef; facts: LogFields; lost: AbortSignal }): Promise<void> {
     if (replies.length === 0) return
     for (const message of placed) {
       const facts = { ...context.facts, channel: message.channel }
       const call: SlackCall = (method, run) =>
-        retryTransient(() => deps.pacer.call(method, message.channel, run), {
+        retryTransient(() => deps.pacer.call(method, message.channel, run, context.lost), {
           policy: deps.retry,
           sleep: deps.sleep,
           onRetry: (attempt, delayMs, error) =>
