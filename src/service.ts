@@ -142,8 +142,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw error
   }
 
-  // Posts the last run left with an unknown outcome are settled first, so that the replay updates them.
-  await worker.recoverPosts().catch(abandon)
+  // Writes the last run left with an unknown outcome are settled first, so that the replay updates them.
+  await worker.recoverIntents().catch(abandon)
   const pending = await store.pendingDeliveries().catch(abandon)
   for (const delivery of pending) {
     batches.unsure(delivery.prKey)

@@ -128,6 +128,9 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async recordThreadReplyIntent(r) {
       await write([q.recordThreadReplyIntent, [...key(r, r.channel), r.replyKey, r.createdAt]])
     },
+    async threadReplyIntents() {
+      return (await driver.read<ThreadReplyRow>(q.threadReplyIntents)).map(threadReplyFromRow)
+    },
     async completeThreadReply(pr, channel, replyKey, ts) {
       await write([q.completeThreadReply, [ts, ...key(pr, channel), replyKey]])
     },

@@ -34,6 +34,8 @@ export interface PersonalStore {
   setBatch(recipient: string, owner: string, dmKeys: readonly string[], batch: string, at: number): Promise<void>
   finishBatch(recipient: string, batch: string, outcome: 'sent' | 'dropped', channel: string | null, ts: string | null): Promise<void>
   releaseDirectMessages(recipient: string, owner: string): Promise<void>
+  /** Rows whose batch was written and not finished (a post of unknown outcome), oldest first: for start-up recovery. */
+  directMessageBatchesLeft(): Promise<DirectMessageRecord[]>
   directMessagesOf(recipient: string): Promise<DirectMessageRecord[]>
   /** The earliest due time of an unsent message, for the sender's next wake-up. */
   nextDirectMessageDue(): Promise<number | undefined>
@@ -93,6 +95,9 @@ export function createPersonalStore(driver: StoreDriver, now: () => number): Per
     },
     async releaseDirectMessages(recipient, owner) {
       await write(q.releaseClaim, [recipient, owner])
+    },
+    async directMessageBatchesLeft() {
+      return (await read<DirectMessageRow>(q.batchesLeft, [])).map(fromRow)
     },
     async directMessagesOf(recipient) {
       return (await read<DirectMessageRow>(q.directMessagesOf, [recipient])).map(fromRow)

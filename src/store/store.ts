@@ -265,6 +265,8 @@ export interface Store extends SharedWork, PersonalStore {
   recordThreadReplyIntent(reply: Omit<ThreadReply, 'ts'>): Promise<void>
   /** The reply is in Slack: saves its ts. */
   completeThreadReply(pr: PullRequestRef, channel: string, replyKey: string, ts: string): Promise<void>
+  /** Every reply intent not completed (no ts), oldest first; read at start-up like postIntents. */
+  threadReplyIntents(): Promise<ThreadReply[]>
   /** The reply is known not to be in Slack: drops the intent (never a posted reply). */
   dropThreadReplyIntent(pr: PullRequestRef, channel: string, replyKey: string): Promise<void>
 

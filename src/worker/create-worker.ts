@@ -3,15 +3,14 @@ import type { Logger } from '../log/logger.ts'
 import { configurePeople } from '../people/configure-people.ts'
 import { configureTargets } from '../routing/configure-targets.ts'
 import { createFindPost } from '../slack/find-post.ts'
-import { createPostOnce } from '../slack/post-once.ts'
-import { createReplyOnce } from '../slack/reply-once.ts'
+import { createOutbox } from '../slack/outbox.ts'
 import { DEFAULT_RETRY, type RetryPolicy } from '../slack/retry-transient.ts'
 import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-client.ts'
 import type { Store } from '../store/store.ts'
 import { createApplyDeliveries, type ApplyDeliveries } from './apply-deliveries.ts'
 import { createBatchRunner, type BatchRunner, type BatchRunnerDeps } from './run-batch.ts'
 import { createOutbound, type Outbound, type OutboundOptions } from './create-outbound.ts'
-import { recoverPosts, settleIntentsOf } from './recover-posts.ts'
+import { pullRequestIntents, recoverIntents, settleIntentsOf } from './recover-intents.ts'
 import { createRepaint } from './repaint-after-loss.ts'
 import { createThreadReplies } from './thread-replies.ts'
 import { createPersonal, type Personal } from '../personal/create-personal.ts'
@@ -34,8 +33,8 @@ export interface Worker extends Outbound {
   applyDeliveries: ApplyDeliveries
   /** The one batch runner (run-batch.ts); the server adds its retries and leases, a local reconcile runs without. */
   batches: (server?: Pick<BatchRunnerDeps, 'retries' | 'release'>) => BatchRunner
-  /** Settles the posts an earlier run left with an unknown outcome (at start-up, before the replay). */
-  recoverPosts: () => Promise<void>
+  /** Settles the writes of every kind an earlier run left with an unknown outcome (at start-up, before the replay). */
+  recoverIntents: () => Promise<void>
   /** The personal side: direct messages, people's zones and groups (src/personal/). */
   personal: Personal
 }
@@ -52,26 +51,27 @@ export function createWorker(options: WorkerOptions): Worker {
   const retry = options.retry ?? DEFAULT_RETRY
   const settleMs = options.slackTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS
   const findPost = createFindPost({ slack, logger })
-  const postOnce = createPostOnce({ store, slack, logger, retry, sleep, findPost, settleMs })
-  const replyOnce = createReplyOnce({ store, slack, logger, retry, sleep, settleMs })
+  const outbox = createOutbox({ store, slack, logger, retry, sleep, findPost, settleMs })
   const people = configurePeople(settings, secrets, { store, slack, pacer, limit, logger })
-  const personal = createPersonal({ ...options, slack, pacer, sleep, people, settleMs })
+  const personal = createPersonal({ ...options, pacer, people, outbox })
   const render = { reviewButton: secrets.slackSigningSecret !== undefined }
   const applyDeliveries = createApplyDeliveries({
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
-    chooseTargets: configureTargets(settings, secrets, logger), limit, postOnce,
-    threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ replyOnce, pacer, retry, sleep, logger }),
+    chooseTargets: configureTargets(settings, secrets, logger), limit, outbox,
+    threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ outbox, pacer, retry, sleep, logger }),
     render,
     people,
-    settleIntents: (ref, lost) => settleIntentsOf(ref, lost, { store, findPost, pacer, logger }),
+    settleIntents: (ref, lost) => settleIntentsOf(ref, lost, { store, findPost, pacer, outbox }),
     ...(personal.queue ? { directMessages: personal.queue } : {}),
   })
-  const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, postOnce, render, people })
+  const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })
   return {
     ...outbound,
     applyDeliveries,
     batches: (server) => createBatchRunner({ store, apply: applyDeliveries, repaint, ...server }),
-    recoverPosts: () => recoverPosts({ store, findPost, pacer, logger, sleep, settleMs }),
+    recoverIntents: () => recoverIntents({
+      sources: [...pullRequestIntents({ store, findPost, pacer, outbox }), personal.leftDirectMessages], logger, sleep, settleMs,
+    }),
     personal,
   }
 }

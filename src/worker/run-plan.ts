@@ -7,7 +7,7 @@ import type { SlackClient } from '../slack/slack-client.ts'
 import type { MessageRecord, PullRequestRef, Store } from '../store/store.ts'
 import type { SlackMethod } from '../slack/rate-limits.ts'
 import { planMessage, unposted, type MessagePlan, type SlackChange } from './plan-changes.ts'
-import type { PostOnce } from '../slack/post-once.ts'
+import type { Outbox } from '../slack/outbox.ts'
 import { retryTransient, type RetryPolicy } from '../slack/retry-transient.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
@@ -23,8 +23,8 @@ export interface PlanRunnerDeps {
   sleep: ShutdownSleep
   /** Shared by every mailbox: every Slack call waits here for its method's (and channel's) budget. */
   pacer: SlackPacer
-  /** Posts at most once across timeouts and crashes (post-once.ts). */
-  postOnce: PostOnce
+  /** Posts at most once across timeouts and crashes. */
+  outbox: Outbox
 }
 
 /** The pull request the plan belongs to, and what its rows are saved with. */
@@ -56,7 +56,7 @@ export interface PlacedMessage {
 /**
  * The executor: carries out one channel's plan against Slack, in order, with retries for transient
  * failures. It decides nothing except how to recover: a message someone deleted is posted again. A
- * post goes through post-once.ts, which records the intent first and saves the ts at once (with the state
+ * post goes through the outbox (slack/outbox.ts), which records the intent first and saves the ts at once (with the state
  * from before the deliveries, so a replay after a crash updates that message instead of posting another).
  * Returns undefined when the channel has no message.
  */
@@ -87,7 +87,7 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
       switch (change.type) {
         case 'post': {
           const row = { ...context.ref, channel: plan.channel, mentions: plan.mentions, reactions: [], ...context.beforePost }
-          ts = await deps.postOnce({ row, message: change.message, deliveryId: context.deliveryId, facts, call })
+          ts = await deps.outbox.post({ row, message: change.message, deliveryId: context.deliveryId, facts, call })
           done.push('posted')
           return
         }

@@ -10,7 +10,7 @@ import { renderReviewPing } from '../slack/render-review-ping.ts'
 import { renderThreadReply } from '../slack/render-thread-reply.ts'
 import type { PullRequestRef } from '../store/store.ts'
 import type { SlackCall } from '../slack/find-post.ts'
-import type { ReplyOnce } from '../slack/reply-once.ts'
+import type { Outbox } from '../slack/outbox.ts'
 import { retryTransient, type RetryPolicy } from '../slack/retry-transient.ts'
 import type { PlacedMessage } from './run-plan.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
@@ -23,7 +23,7 @@ export interface PlannedReply {
 }
 
 export interface ThreadRepliesDeps {
-  replyOnce: ReplyOnce
+  outbox: Outbox
   pacer: SlackPacer
   retry: RetryPolicy
   sleep: ShutdownSleep
@@ -70,7 +70,7 @@ export function plannedReviewPings(input: ReviewPingsInput): PlannedReply[] {
 /**
  * Posts the planned replies in the thread of every message the batch left in Slack, in order, before the
  * batch's rows and deliveries are committed: a crash before the commit replays the batch, and each reply's
- * record (reply-once.ts) keeps it from being posted twice. A reply Slack refuses for good is logged and
+ * record (slack/outbox.ts) keeps it from being posted twice. A reply Slack refuses for good is logged and
  * skipped; shutdown and other failures propagate and leave the deliveries pending.
  */
 export function createThreadReplies(deps: ThreadRepliesDeps) {
@@ -88,7 +88,7 @@ export function createThreadReplies(deps: ThreadRepliesDeps) {
       const posted: string[] = []
       for (const reply of replies) {
         try {
-          const outcome = await deps.replyOnce({ ref: context.ref, channel: message.channel, threadTs: message.ts, replyKey: reply.replyKey, text: reply.text, facts, call })
+          const outcome = await deps.outbox.reply({ ref: context.ref, channel: message.channel, threadTs: message.ts, replyKey: reply.replyKey, text: reply.text, facts, call })
           if (outcome !== 'already_posted') posted.push(reply.replyKey)
         } catch (error) {
           if (!isPrheraldError(error, 'slack_permanent') && !isPrheraldError(error, 'slack_message_not_found')) throw error

@@ -112,4 +112,37 @@ describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => 
     expect(dms(AUTHOR_DM)[0]!.text).toMatch(/merged/)
     expect(h.slack.calls.filter((c) => c.method === 'chat.postMessage' && c.body.channel === AUTHOR_DM)).toHaveLength(1)
   })
+
+  it('a direct message still on its way to Slack when the process stops is found at the restart, not sent twice', async () => {
+    // Like the post's (test/faults/interrupted-delivery.test.ts): Slack carries the message out 3.5 s after it
+    // arrives, inside the client's timeout, so it is neither answered nor in the conversation when the process
+    // stops, and lands after the restart's first look.
+    writeConfig(h.dir.path, {
+      git_provider: 'github', server: { shutdown_timeout_seconds: 1 },
+      users: { Codertocat: { slack: AUTHOR, direct_messages: 'on' } }, mappings: { Codertocat: { 'Hello-World': { channel: CHANNEL } } },
+    })
+    clock = BERLIN.wednesdayMorning
+    h.slack.faults.push({ method: 'chat.postMessage', channel: AUTHOR_DM, fault: { delayMs: 3500 } })
+    const startSlow = async () => {
+      h.service = await startPrherald(h.dir.path, testEnv(h.dir.path, 'github', { SLACK_API_URL: h.slack.url, ...h.database.env }), {
+        clock: () => clock, directMessageIntervalMs: 50, slackTimeoutMs: 5000,
+      })
+    }
+    await startSlow()
+    await send('pull_request', pullRequest('opened', 5))
+    await send('pull_request_review', review('approved', 5, 'dave'))
+    await waitFor('the direct message on its way', () => h.slack.calls.some((c) => c.method === 'chat.postMessage' && c.body.channel === AUTHOR_DM))
+    await h.service!.stop()
+    h.service = undefined
+    expect(dms(AUTHOR_DM)).toHaveLength(0)
+
+    // Past the dead sender's claim on the person.
+    clock += 61_000
+    await startSlow()
+    await waitFor('the message to land', () => dms(AUTHOR_DM).length > 0, 15_000)
+    await new Promise((r) => setTimeout(r, 1000))
+    expect(dms(AUTHOR_DM)).toHaveLength(1)
+    expect(h.slack.calls.filter((c) => c.method === 'chat.postMessage' && c.body.channel === AUTHOR_DM)).toHaveLength(1)
+    expect(h.service!.entries()).toContainEqual(expect.objectContaining({ msg: 'interrupted direct messages looked up', found: 1 }))
+  })
 })
