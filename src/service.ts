@@ -153,7 +153,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await retries.refreshParked()
   const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
   const accept = createIntake({
-    provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff: handOffFresh,
+    provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff: handOffFresh, busy: mailboxes.has,
     // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
     slackUserOf: (actor) => mappedId(settings.users, hostOf(settings.gitProvider).people.keyOf(actor)),
   })

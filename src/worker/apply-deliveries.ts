@@ -8,6 +8,7 @@ import { applyReactionTier, reactionNames } from '../config/reactions.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { RenderOptions } from '../slack/render-review.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
+import { filteredInBatch } from '../intake/filter-intake.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
 import { lockLostError } from '../slack/slack-pacer.ts'
 import { hasMessage, NO_MESSAGE, type MessageRecord, type PullRequestRef } from '../store/store.ts'
@@ -16,7 +17,7 @@ import { hasActivity } from './has-activity.ts'
 import type { ChooseTargets } from '../routing/message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
-import type { BatchContext } from './run-batch.ts'
+import { yieldToAcks, type BatchContext } from './run-batch.ts'
 import { isSmokeTestDone, planSmokeCleanup } from './smoke-cleanup.ts'
 import { plannedReviewPings, plannedThreadUpdates, type PostThreadReplies } from './thread-replies.ts'
 import { mappedId } from '../config/people-map.ts'
@@ -67,6 +68,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const reviewed = hasActivity(events)
     const commit = async (messages: MessageRecord[], forget: Array<typeof ref & { channel: string }> = [], announced = false) => {
       // A batch whose lock is gone must not save its state: another replica may have saved a later one.
+      await yieldToAcks()
       if (batch.lost.aborted) throw lockLostError(batch.lost)
       await deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, forget, ...(reviewed || announced ? { activity: ref } : {}) })
     }
@@ -84,7 +86,13 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const current = messages[0] ?? rows[0]
     const stored = current ? readStoredLifecycle(current.lifecycle) : undefined
 
-    const folded = foldEvents(stored, events, { messageShown: messages.length > 0 })
+    const route = resolveRoute(deps.mappings, first.owner, first.repo)
+    // Deliveries the intake left to the batch (one of the pull request's was in flight): decided here.
+    const filtered = route ? filteredInBatch(deps.logger, route.ignore, events, messages.length > 0) : undefined
+    const folding = filtered?.size ? events.filter((e) => !filtered.has(e.deliveryId)) : events
+    if (folding.length === 0) return commit([])
+    await yieldToAcks()
+    const folded = foldEvents(stored, folding, { messageShown: messages.length > 0 })
     for (const step of folded.steps) if (step.ignored) logIgnored(deps.logger, step.ignored, ignoredFacts(step.event))
     const next = folded.next
     if (!folded.changed && next?.state === 'ended') {
@@ -98,7 +106,6 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // Before the commit, like thread replies: a replay queues the same rows, which are kept once.
     if (folded.changed && next && deps.directMessages) await deps.directMessages({ stored, steps: folded.steps, next, facts })
     if (!folded.changed || !next) return commit([])
-    const route = resolveRoute(deps.mappings, first.owner, first.repo)
     if (!route) {
       for (const step of folded.steps) if (!step.ignored) logIgnored(deps.logger, 'no_mapping', ignoredFacts(step.event))
       return commit([])
@@ -108,6 +115,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const announceIn = folded.announcedBy
       ? (await deps.limit(() => deps.chooseTargets(folded.announcedBy!, route))).filter((t) => !taken.has(t.channel))
       : []
+    await yieldToAcks()
     const reactions = applyReactionTier(deps.reactions, route.reactions)
     const people = deps.people ? await deps.people(next, facts) : undefined
     const plans = planSmokeCleanup(events, planChanges({
