@@ -2,10 +2,10 @@ import { isPrheraldError } from '../errors.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { MessageRecord, PostIntent, PullRequestRef, Store } from '../store/store.ts'
 import type { DirectMessageRecord } from '../store/personal-store.ts'
-import { postMarker, type PostMarker } from './find-marked-message.ts'
+import { HISTORY_PAGES, postMarker, type HistoryWindow, type PostMarker } from './find-marked-message.ts'
 import { replyMarker } from './find-marked-reply.ts'
-import { CLOCK_SKEW_MS, intentPrKey, searchWindow, type FindPost, type SlackCall } from './find-post.ts'
 import { lookupDelayMs } from './post-outcome.ts'
+import type { SlackMethod } from './rate-limits.ts'
 import type { RetryPolicy } from './retry-transient.ts'
 import type { ShutdownSleep } from './shutdown-sleep.ts'
 import type { SlackClient, SlackMessage } from './slack-client.ts'
@@ -19,9 +19,26 @@ export interface OutboxDeps {
   sleep: ShutdownSleep
   /** How long Slack gets to finish a write whose answer was lost: the client timeout (a request may land late). */
   settleMs: number
-  findPost: FindPost
   now?: () => number
 }
+
+/** One Slack call as the caller makes it: through the pacer (its channel's budgets, the batch's lock). */
+export type SlackCall = <T>(method: SlackMethod, run: () => Promise<T>) => Promise<T>
+
+/**
+ * A search starts this long before the intent was recorded and ends this long after now: this host's clock
+ * may be off Slack's either way (a clock off by more than the window missed the post, which was then made
+ * twice). The marker in the metadata identifies the write; the window bounds what the search reads.
+ */
+export const CLOCK_SKEW_MS = 60 * 60_000
+
+/** Where a write made since `since` (this host's clock, unix ms) can be in Slack's history, whatever the skew. */
+export function searchWindow(since: number, now = Date.now()): HistoryWindow {
+  return { oldest: new Date(since - CLOCK_SKEW_MS), latest: new Date(now + CLOCK_SKEW_MS) }
+}
+
+export const intentPrKey = (intent: Pick<PostIntent, 'provider' | 'repository' | 'prNumber'>) =>
+  `${intent.provider}:${intent.repository}#${intent.prNumber}`
 
 /** One write that creates something in Slack: its durable intent, the call, and how to find what it made. */
 interface Creation {
@@ -147,6 +164,15 @@ export function createOutbox(deps: OutboxDeps) {
     }
   }
 
+  /** A post intent's message in its channel: its ts, or undefined (not there, or not searchable: then posted again). */
+  const findPost = async (intent: PostIntent, call: SlackCall, facts: LogFields): Promise<string | undefined> => {
+    // Each page is one paced call, retried on its own: a transient failure late in a long search keeps the pages read.
+    const found = await deps.slack.findMarkedMessage(intent.channel, postMarker(intentPrKey(intent), intent.marker), searchWindow(intent.createdAt), (run) => call('conversations.history', run))
+    if (!('ts' in found)) return cannotSearch(found.missingScope, { ...facts, channel: intent.channel }, 'slack token cannot read channel history; posting again without looking (the message may show twice)')
+    if (found.bounded) deps.logger.warn('slack history search stopped at its bound before the post\'s time; posting again (the message may show twice)', { ...facts, channel: intent.channel, pages: HISTORY_PAGES })
+    return found.ts
+  }
+
   /** A thread's reply carrying `replyKey`, made since `since`: its ts, or undefined (not there, or not searchable). */
   const findReply = async (ref: PullRequestRef, channel: string, threadTs: string, replyKey: string, since: number, call: SlackCall, facts: LogFields) => {
     const found = await call('conversations.replies', () => deps.slack.findMarkedReply(channel, threadTs, replyMarker(intentPrKey(ref), replyKey), new Date(since - CLOCK_SKEW_MS)))
@@ -160,6 +186,7 @@ export function createOutbox(deps: OutboxDeps) {
   }
 
   return {
+    findPost,
     findReply,
     findDirectMessage,
     /** A pull request's message in one channel; resolves to its ts. */
@@ -174,7 +201,7 @@ export function createOutbox(deps: OutboxDeps) {
           await deps.store.recordPostIntent(intent)
         },
         send: () => call('chat.postMessage', () => deps.slack.postMessage(row.channel, request.message, postMarker(intentPrKey(row), request.deliveryId))),
-        find: (since) => deps.findPost({ ...intent!, createdAt: since }, call, facts),
+        find: (since) => findPost({ ...intent!, createdAt: since }, call, facts),
         complete: (ts) => deps.store.completePostIntent({ ...row, ts }),
         drop: () => deps.store.dropPostIntent(row, row.channel, intent!.marker),
       })

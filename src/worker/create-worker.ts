@@ -2,7 +2,6 @@ import type { Secrets, Settings } from '../config/settings.ts'
 import type { Logger } from '../log/logger.ts'
 import { configurePeople } from '../people/configure-people.ts'
 import { configureTargets } from '../routing/configure-targets.ts'
-import { createFindPost } from '../slack/find-post.ts'
 import { createOutbox } from '../slack/outbox.ts'
 import { DEFAULT_RETRY, type RetryPolicy } from '../slack/retry-transient.ts'
 import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-client.ts'
@@ -50,8 +49,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const { slack, pacer, sleep, limit } = outbound
   const retry = options.retry ?? DEFAULT_RETRY
   const settleMs = options.slackTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS
-  const findPost = createFindPost({ slack, logger })
-  const outbox = createOutbox({ store, slack, logger, retry, sleep, findPost, settleMs })
+  const outbox = createOutbox({ store, slack, logger, retry, sleep, settleMs })
   const people = configurePeople(settings, secrets, { store, slack, pacer, limit, logger })
   const personal = createPersonal({ ...options, pacer, people, outbox })
   const render = { reviewButton: secrets.slackSigningSecret !== undefined }
@@ -61,7 +59,7 @@ export function createWorker(options: WorkerOptions): Worker {
     threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ outbox, pacer, retry, sleep, logger }),
     render,
     people,
-    settleIntents: (ref, lost) => settleIntentsOf(ref, lost, { store, findPost, pacer, outbox }),
+    settleIntents: (ref, lost) => settleIntentsOf(ref, lost, { store, pacer, outbox }),
     ...(personal.queue ? { directMessages: personal.queue } : {}),
   })
   const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })
@@ -70,7 +68,7 @@ export function createWorker(options: WorkerOptions): Worker {
     applyDeliveries,
     batches: (server) => createBatchRunner({ store, apply: applyDeliveries, repaint, ...server }),
     recoverIntents: () => recoverIntents({
-      sources: [...pullRequestIntents({ store, findPost, pacer, outbox }), personal.leftDirectMessages], logger, sleep, settleMs,
+      sources: [...pullRequestIntents({ store, pacer, outbox }), personal.leftDirectMessages], logger, sleep, settleMs,
     }),
     personal,
   }

@@ -1,7 +1,6 @@
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { PostIntent, PullRequestRef, Store } from '../store/store.ts'
-import { intentPrKey, type FindPost } from '../slack/find-post.ts'
-import type { Outbox } from '../slack/outbox.ts'
+import { intentPrKey, type Outbox } from '../slack/outbox.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
@@ -97,7 +96,7 @@ async function lookUp(intents: LeftIntent[], counts: Map<LeftIntent['kind'], Cou
   return again
 }
 
-type SourceDeps = { store: Store; findPost: FindPost; outbox: Outbox; pacer: SlackPacer }
+type SourceDeps = { store: Store; outbox: Pick<Outbox, 'findPost' | 'findReply'>; pacer: SlackPacer }
 
 const postFacts = (i: PostIntent) => ({ repository: i.repository, pr: i.prNumber, channel: i.channel, delivery_id: i.marker })
 
@@ -113,7 +112,7 @@ function leftPost(intent: PostIntent, deps: SourceDeps, lost?: AbortSignal): Lef
       await release()
       return undefined
     },
-    find: () => deps.findPost(intent, (method, run) => deps.pacer.call(method, row.channel, run, lost), postFacts(intent)),
+    find: () => deps.outbox.findPost(intent, (method, run) => deps.pacer.call(method, row.channel, run, lost), postFacts(intent)),
     complete: (ts) => deps.store.completePostIntent({ ...row, ts }),
     drop: () => deps.store.dropPostIntent(row, row.channel, marker),
   }

@@ -56,11 +56,9 @@ it('a replica starting during another\'s post waits for the pull request and lea
   const recovery = recoverIntents({
     sources: pullRequestIntents({
       store: observed,
-      // The post is in the channel: a search that runs finds it (once the test lets it answer).
-      findPost: async () => { searches++; await searchMayAnswer; return final.ts },
       pacer: createSlackPacer({ pacing: 'off', parallel: 8, signal: new AbortController().signal }),
-      // No thread reply is left: the outbox's reply look-up is never asked.
-      outbox: {} as Outbox,
+      // The post is in the channel: a search that runs finds it (once the test lets it answer). No thread reply is left.
+      outbox: { findPost: async () => { searches++; await searchMayAnswer; return final.ts } } as unknown as Outbox,
     }),
     logger: createLogger({ format: 'json', level: 'debug', write: (line) => lines.push(line) }),
     sleep: createShutdownSleep(new AbortController().signal),
