@@ -6,7 +6,7 @@ import { createSlackDirectory, type SlackDirectory } from '../slack/slack-direct
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Store } from '../store/store.ts'
 import { createPersonDirectory, type PersonDirectory } from './person-directory.ts'
-import { createQueueDirectMessages, type QueueDirectMessages } from './queue-direct-messages.ts'
+import { createQueueDirectMessages, createResolveDirectMessages, type QueueDirectMessages } from './queue-direct-messages.ts'
 import { createDirectMessageSender } from './send-direct-messages.ts'
 import type { Outbox } from '../slack/outbox.ts'
 import type { LeftIntent } from '../worker/recover-intents.ts'
@@ -39,10 +39,8 @@ export function createPersonal(options: {
   const now = options.now ?? Date.now
   const slackDirectory = createSlackDirectory({ token: options.secrets.slackBotToken, apiUrl: settings.api.slack, timeoutMs: options.slackTimeoutMs })
   const people = createPersonDirectory({ settings: settings.directMessages, store, slack: slackDirectory, pacer, logger })
-  const queue = settings.directMessages.mode === 'off' ? undefined : createQueueDirectMessages({
-    settings: settings.directMessages, store, people: options.people, directory: people, logger, now,
-    queued: () => options.onDirectMessagesQueued?.(),
-  })
-  const sender = createDirectMessageSender({ store, directory: slackDirectory, pacer, outbox: options.outbox, logger, now, owner: randomUUID() })
+  const queue = settings.directMessages.mode === 'off' ? undefined : createQueueDirectMessages({ settings: settings.directMessages, people: options.people, now })
+  const resolve = createResolveDirectMessages({ settings: settings.directMessages, store, directory: people, logger })
+  const sender = createDirectMessageSender({ store, directory: slackDirectory, pacer, outbox: options.outbox, logger, now, owner: randomUUID(), resolve })
   return { slackDirectory, people, queue, sendDue: sender.sendDue, leftDirectMessages: sender.leftIntents, now }
 }

@@ -21,6 +21,8 @@ export interface DirectMessageSenderDeps {
   owner: string
   /** How long a claim lasts: a sender that dies lets another take its people after this. */
   leaseMs?: number
+  /** Turns the intents batches committed into people's rows first (queue-direct-messages.ts). */
+  resolve: (now: number) => Promise<void>
 }
 
 /**
@@ -110,6 +112,7 @@ export function createDirectMessageSender(deps: DirectMessageSenderDeps) {
   return {
     leftIntents,
     async sendDue(): Promise<void> {
+      await deps.resolve(deps.now())
       for (const user of await deps.store.dueRecipients(deps.now())) await sendTo(user)
     },
   }

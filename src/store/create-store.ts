@@ -7,6 +7,7 @@ import {
 } from './store-rows.ts'
 import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store, StoredMessage } from './store.ts'
 import { createPersonalStore } from './personal-store.ts'
+import { personalQueries } from './personal-queries.ts'
 
 export interface StoreDeps {
   driver: StoreDriver
@@ -84,6 +85,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       if (outcome.deliveryIds.length > 0) steps.push([q.markApplied, [at, outcome.provider, JSON.stringify(outcome.deliveryIds)]])
       const active = outcome.activity
       if (active) steps.push([q.markActivity, [at, active.provider, active.repository, active.prNumber]])
+      for (const d of outcome.directMessages ?? []) steps.push([personalQueries.queueIntent, [d.target, d.dmKey, d.prKey, d.body, d.actorUser ?? null, d.createdAt]])
       if (steps.length > 0) await write(...steps)
     },
     async pendingDeliveryStats() {

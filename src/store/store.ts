@@ -1,5 +1,5 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
-import type { PersonalStore } from './personal-store.ts'
+import type { DirectMessageIntent, PersonalStore } from './personal-store.ts'
 
 /**
  * What prherald keeps. Callers see only this interface, implemented once (`create-store.ts`) over SQLite
@@ -84,6 +84,8 @@ export interface DeliveryOutcome {
    * row it has gets `activity_at` = the commit time, after the rows above are saved. The digest reads it.
    */
   activity?: PullRequestRef
+  /** The direct messages the batch gave, before their people look-ups (the sender resolves them). */
+  directMessages?: readonly DirectMessageIntent[]
 }
 
 /** An open pull request's message, as the digest reads it. */

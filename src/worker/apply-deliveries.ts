@@ -23,6 +23,7 @@ import { plannedReviewPings, plannedThreadUpdates, type PostThreadReplies } from
 import { mappedId } from '../config/people-map.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import type { QueueDirectMessages } from '../personal/queue-direct-messages.ts'
+import type { DirectMessageIntent } from '../store/personal-store.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
   mappings: Mappings
@@ -42,9 +43,11 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   render?: RenderOptions
   /** Who is a Slack user for a lifecycle about to be rendered; without it everyone is plain text. */
   people?: ResolvePeople
-  /** Queues the batch's direct messages (docs/notifications.md), each once; absent when they are off. */
+  /** The batch's direct messages as intents its commit holds (docs/notifications.md); absent when they are off. */
   directMessages?: QueueDirectMessages
-  /** Settles the pull request's posts of unknown outcome; true when a message was adopted (recover-posts.ts). */
+  /** Told once a commit held direct messages: the sender resolves and sends them. */
+  onDirectMessages?: () => void
+  /** Settles the pull request's posts of unknown outcome; true when a message was adopted (recover-intents.ts). */
   settleIntents?: (ref: PullRequestRef, lost: AbortSignal) => Promise<boolean>
 }
 
@@ -66,11 +69,13 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const facts = { repository: ref.repository, pr: first.number, delivery_id: last.deliveryId, deliveries: events.length }
     // Activity is recorded even when the message does not change (a second comment adds no reaction).
     const reviewed = hasActivity(events)
+    let directMessages: DirectMessageIntent[] = []
     const commit = async (messages: MessageRecord[], forget: Array<typeof ref & { channel: string }> = [], announced = false) => {
       // A batch whose lock is gone must not save its state: another replica may have saved a later one.
       await yieldToAcks()
       if (batch.lost.aborted) throw lockLostError(batch.lost)
-      await deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, forget, ...(reviewed || announced ? { activity: ref } : {}) })
+      await deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, forget, directMessages, ...(reviewed || announced ? { activity: ref } : {}) })
+      if (directMessages.length > 0) deps.onDirectMessages?.()
     }
 
     const allRows = await deps.store.findMessages(ref)
@@ -104,7 +109,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       return commit([{ ...ref, ...NO_MESSAGE, mentions: [], reactions: [], state: next.state, lifecycle: storedLifecycle(next), lastDeliveryId: last.deliveryId }])
     }
     // Before the commit, like thread replies: a replay queues the same rows, which are kept once.
-    if (folded.changed && next && deps.directMessages) await deps.directMessages({ stored, steps: folded.steps, next, facts })
+    if (folded.changed && next && deps.directMessages) directMessages = await deps.directMessages({ stored, steps: folded.steps, next, facts })
     if (!folded.changed || !next) return commit([])
     if (!route) {
       for (const step of folded.steps) if (!step.ignored) logIgnored(deps.logger, 'no_mapping', ignoredFacts(step.event))

@@ -60,7 +60,7 @@ export function createWorker(options: WorkerOptions): Worker {
     render,
     people,
     settleIntents: (ref, lost) => settleIntentsOf(ref, lost, { store, pacer, outbox }),
-    ...(personal.queue ? { directMessages: personal.queue } : {}),
+    ...(personal.queue ? { directMessages: personal.queue, onDirectMessages: options.onDirectMessagesQueued } : {}),
   })
   const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })
   return {

@@ -73,6 +73,21 @@ describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => 
     expect(dms('D0DAVE')).toHaveLength(0)
   })
 
+  it('never holds the channel message up for a people look-up: the sender resolves who is in the team', async () => {
+    clock = BERLIN.wednesdayMorning
+    h.slack.faults.push({ method: 'usergroups.users.list', fault: { delayMs: 2500 } })
+    await start()
+    const opened = pullRequest('opened', 9)
+    opened.pull_request.requested_teams = [{ name: 'Backend', slug: 'backend', id: 1 }]
+    const startedAt = Date.now()
+    await send('pull_request', opened)
+    // The batch is done, its message posted, while the group's members are still being asked for.
+    expect(Date.now() - startedAt).toBeLessThan(2000)
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(1)
+    expect(dms('D0ERIN')).toHaveLength(0)
+    await waitFor('erin\'s message', () => dms('D0ERIN').length === 1)
+  })
+
   it('holds messages due on Friday night and sends them gathered at the start of Monday, after a restart, once', async () => {
     clock = BERLIN.fridayEvening
     await start()
