@@ -2,8 +2,7 @@ import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type RetryO
 import { createSlackFetch } from './slack-fetch.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
-import { findMarkedMessage, type HistoryLookup, type HistoryWindow, type PageCall, type PostMarker } from './find-marked-message.ts'
-import { findMarkedReply, type ReplyMarker } from './find-marked-reply.ts'
+import { findMarkedMessage, findMarkedReply, type HistoryLookup, type HistoryWindow, type PageCall, type PostMarker } from './find-marked-message.ts'
 import { mayHavePosted } from './post-outcome.ts'
 import type { SlackTokenObserver } from './slack-token-state.ts'
 
@@ -29,9 +28,9 @@ export interface SlackClient {
    * Replies in the thread of `threadTs`, never broadcast to the channel; like postMessage, never retried
    * inside the client, and slack_outcome_unknown when the reply may be in the thread.
    */
-  postReply(channel: string, threadTs: string, text: string, marker: ReplyMarker): Promise<string>
-  /** Looks through the thread of `threadTs` for the reply carrying `marker` (see find-marked-reply.ts). */
-  findMarkedReply(channel: string, threadTs: string, marker: ReplyMarker, oldest: Date): Promise<HistoryLookup>
+  postReply(channel: string, threadTs: string, text: string, marker: PostMarker): Promise<string>
+  /** Looks through the thread of `threadTs` for the reply carrying `marker` (see find-marked-message.ts). */
+  findMarkedReply(channel: string, threadTs: string, marker: PostMarker, oldest: Date): Promise<HistoryLookup>
   updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>
   addReaction(channel: string, ts: string, name: string): Promise<void>
   removeReaction(channel: string, ts: string, name: string): Promise<void>

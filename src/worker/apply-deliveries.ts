@@ -13,7 +13,7 @@ import { resolveRoute } from '../routing/resolve-route.ts'
 import { lockLostError } from '../slack/slack-pacer.ts'
 import { hasMessage, NO_MESSAGE, type MessageRecord, type PullRequestRef } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
-import { hasActivity } from './has-activity.ts'
+import type { EventKind } from '../../machines/pull-request-event.ts'
 import type { ChooseTargets } from '../routing/message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
@@ -52,6 +52,14 @@ export interface LifecycleDeps extends PlanRunnerDeps {
 }
 
 /**
+ * What counts as a pull request's activity for the digest, beside its announcement: a review and a comment.
+ * A push, an edit or a label does not: none of them tells that someone looked at it. Bots' reviews muted by
+ * reviews.ignore_bot_reviews never get here (the intake drops them), and a "Start review" click is a promise
+ * of a review, not one: the pull request stays stuck until the review arrives.
+ */
+const ACTIVITY_KINDS: ReadonlySet<EventKind | 'review_click'> = new Set(['approved', 'changes_requested', 'commented'])
+
+/**
  * The mailbox worker: takes one pull request's queued deliveries (one or more, in arrival order), folds
  * them through the lifecycle machine, plans the Slack calls that bring every message to the final state,
  * runs them, and commits the rows together with the deliveries they reflect. Runs inside the PR's
@@ -68,7 +76,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const deliveryIds = events.map((e) => e.deliveryId)
     const facts = { repository: ref.repository, pr: first.number, delivery_id: last.deliveryId, deliveries: events.length }
     // Activity is recorded even when the message does not change (a second comment adds no reaction).
-    const reviewed = hasActivity(events)
+    const reviewed = events.some((e) => ACTIVITY_KINDS.has(e.kind))
     let directMessages: DirectMessageIntent[] = []
     const commit = async (messages: MessageRecord[], forget: Array<typeof ref & { channel: string }> = [], announced = false) => {
       // A batch whose lock is gone must not save its state: another replica may have saved a later one.

@@ -1,5 +1,4 @@
 import type { Secrets, Settings } from '../config/settings.ts'
-import type { Logger } from '../log/logger.ts'
 import { configurePeople } from '../people/configure-people.ts'
 import { configureTargets } from '../routing/configure-targets.ts'
 import { createOutbox } from '../slack/outbox.ts'

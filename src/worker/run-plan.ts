@@ -5,9 +5,8 @@ import { isPrheraldError } from '../errors.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { MessageRecord, PullRequestRef, Store } from '../store/store.ts'
-import type { SlackMethod } from '../slack/rate-limits.ts'
 import { planMessage, unposted, type MessagePlan, type SlackChange } from './plan-changes.ts'
-import type { Outbox } from '../slack/outbox.ts'
+import type { Outbox, SlackCall } from '../slack/outbox.ts'
 import { retryTransient, type RetryPolicy } from '../slack/retry-transient.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
@@ -54,6 +53,18 @@ export interface PlacedMessage {
 }
 
 /**
+ * One Slack call of a batch in `channel`: through the pacer (the channel's budgets, the batch's lock), a
+ * transient failure retried with backoff there, never inside the client.
+ */
+export function pacedCall(deps: Pick<PlanRunnerDeps, 'pacer' | 'retry' | 'sleep' | 'logger'>, channel: string, lost: AbortSignal, facts: LogFields): SlackCall {
+  return (method, run) => retryTransient(() => deps.pacer.call(method, channel, run, lost), {
+    policy: deps.retry,
+    sleep: deps.sleep,
+    onRetry: (attempt, delayMs, error) => deps.logger.warn('slack call failed, retrying', { ...facts, call: method, attempt, delay_ms: delayMs, ...errorFields(error) }),
+  })
+}
+
+/**
  * The executor: carries out one channel's plan against Slack, in order, with retries for transient
  * failures. It decides nothing except how to recover: a message someone deleted is posted again. A
  * post goes through the outbox (slack/outbox.ts), which records the intent first and saves the ts at once (with the state
@@ -63,13 +74,7 @@ export interface PlacedMessage {
 export function createPlanRunner(deps: PlanRunnerDeps) {
   return async function runPlan(plan: MessagePlan, context: PlanContext, batch: BatchContext): Promise<PlacedMessage | undefined> {
     const facts = { ...context.facts, channel: plan.channel }
-    const call = <T>(method: SlackMethod, run: () => Promise<T>) =>
-      retryTransient(() => deps.pacer.call(method, plan.channel, run, batch.lost), {
-        policy: deps.retry,
-        sleep: deps.sleep,
-        onRetry: (attempt, delayMs, error) =>
-          deps.logger.warn('slack call failed, retrying', { ...facts, call: method, attempt, delay_ms: delayMs, ...errorFields(error) }),
-      })
+    const call = pacedCall(deps, plan.channel, batch.lost, facts)
     const done: string[] = []
     let ts = plan.ts
 

@@ -4,14 +4,14 @@ import type { PullRequestContext } from '../../machines/pull-request.machine.ts'
 import { reviewPings } from '../../machines/review-pings.ts'
 import { threadEvents } from '../../machines/thread-events.ts'
 import { isPrheraldError } from '../errors.ts'
-import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
+import type { LogFields, Logger } from '../log/logger.ts'
 import { reviewerName, type People } from '../slack/person-names.ts'
 import { renderReviewPing } from '../slack/render-review-ping.ts'
 import { renderThreadReply } from '../slack/render-thread-reply.ts'
 import type { PullRequestRef } from '../store/store.ts'
-import type { Outbox, SlackCall } from '../slack/outbox.ts'
-import { retryTransient, type RetryPolicy } from '../slack/retry-transient.ts'
-import type { PlacedMessage } from './run-plan.ts'
+import type { Outbox } from '../slack/outbox.ts'
+import type { RetryPolicy } from '../slack/retry-transient.ts'
+import { pacedCall, type PlacedMessage } from './run-plan.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 
@@ -77,13 +77,7 @@ export function createThreadReplies(deps: ThreadRepliesDeps) {
     if (replies.length === 0) return
     for (const message of placed) {
       const facts = { ...context.facts, channel: message.channel }
-      const call: SlackCall = (method, run) =>
-        retryTransient(() => deps.pacer.call(method, message.channel, run, context.lost), {
-          policy: deps.retry,
-          sleep: deps.sleep,
-          onRetry: (attempt, delayMs, error) =>
-            deps.logger.warn('slack call failed, retrying', { ...facts, call: method, attempt, delay_ms: delayMs, ...errorFields(error) }),
-        })
+      const call = pacedCall(deps, message.channel, context.lost, facts)
       const posted: string[] = []
       for (const reply of replies) {
         try {
