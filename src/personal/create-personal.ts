@@ -8,8 +8,7 @@ import type { Store } from '../store/store.ts'
 import { createPersonDirectory, type PersonDirectory } from './person-directory.ts'
 import { createQueueDirectMessages, createResolveDirectMessages, type QueueDirectMessages } from './queue-direct-messages.ts'
 import { createDirectMessageSender } from './send-direct-messages.ts'
-import type { Outbox } from '../slack/outbox.ts'
-import type { LeftIntent } from '../worker/recover-intents.ts'
+import type { LeftIntent, Outbox } from '../slack/outbox.ts'
 
 export interface Personal {
   slackDirectory: SlackDirectory

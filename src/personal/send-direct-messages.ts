@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
-import type { Outbox } from '../slack/outbox.ts'
+import type { LeftIntent, Outbox } from '../slack/outbox.ts'
 import { gatherDirectMessage, LINES_PER_MESSAGE } from '../slack/render-direct-message.ts'
 import type { SlackDirectory } from '../slack/slack-directory.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { DirectMessageRecord } from '../store/personal-store.ts'
 import type { Store } from '../store/store.ts'
-import type { LeftIntent } from '../worker/recover-intents.ts'
 
 export interface DirectMessageSenderDeps {
   store: Store

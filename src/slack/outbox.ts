@@ -9,6 +9,21 @@ import type { RetryPolicy } from './retry-transient.ts'
 import type { ShutdownSleep } from './shutdown-sleep.ts'
 import type { SlackClient, SlackMessage } from './slack-client.ts'
 
+/** A write an earlier run recorded and did not complete (slack/outbox.ts), as the start-up recovery settles it. */
+export interface LeftIntent {
+  kind: 'post' | 'thread_reply' | 'direct_message'
+  facts: LogFields
+  /**
+   * Takes the intent's lease (the pull request's lock, the person's claim): on PostgreSQL the intent may be a
+   * live replica's write in flight. Resolves to its release, or undefined when it was settled meanwhile.
+   */
+  hold(): Promise<(() => Promise<void>) | undefined>
+  find(): Promise<string | undefined>
+  complete(ts: string): Promise<void>
+  /** Not in Slack after the second look: the intent goes (a direct message's stays for its next claim). */
+  drop(): Promise<void>
+}
+
 export interface OutboxDeps {
   store: Store
   slack: SlackClient

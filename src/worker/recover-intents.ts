@@ -1,24 +1,9 @@
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { PostIntent, PullRequestRef, Store } from '../store/store.ts'
-import { intentPrKey, type Outbox } from '../slack/outbox.ts'
+import { intentPrKey, type LeftIntent, type Outbox } from '../slack/outbox.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
-
-/** A write an earlier run recorded and did not complete (slack/outbox.ts), as the start-up recovery settles it. */
-export interface LeftIntent {
-  kind: 'post' | 'thread_reply' | 'direct_message'
-  facts: LogFields
-  /**
-   * Takes the intent's lease (the pull request's lock, the person's claim): on PostgreSQL the intent may be a
-   * live replica's write in flight. Resolves to its release, or undefined when it was settled meanwhile.
-   */
-  hold(): Promise<(() => Promise<void>) | undefined>
-  find(): Promise<string | undefined>
-  complete(ts: string): Promise<void>
-  /** Not in Slack after the second look: the intent goes (a direct message's stays for its next claim). */
-  drop(): Promise<void>
-}
 
 export interface RecoverDeps {
   /** Every kind's left intents, read when the recovery starts. */
