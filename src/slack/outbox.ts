@@ -60,6 +60,8 @@ interface Creation {
   facts: LogFields
   /** The intent an earlier try left (`ts`: it is done); looked for before anything is sent. */
   left: { ts?: string | null; createdAt: number } | undefined
+  /** Said when the left intent's write is adopted. */
+  leftFacts?: LogFields
   record(createdAt: number): Promise<void>
   /** One call, never retried by the client; through the pacer, which checks the owning lease first. */
   send(): Promise<string>
@@ -146,14 +148,14 @@ export function createOutbox(deps: OutboxDeps) {
 
   async function once(c: Creation): Promise<{ ts: string; outcome: Outcome }> {
     if (c.left?.ts) return { ts: c.left.ts, outcome: 'already_posted' }
-    const adopt = async (ts: string) => {
+    const adopt = async (ts: string, left = false) => {
       await c.complete(ts)
-      deps.logger.info(WORDS[c.what].adopted, { ...c.facts, ts })
+      deps.logger.info(WORDS[c.what].adopted, { ...c.facts, ts, ...(left ? c.leftFacts : {}) })
       return { ts, outcome: 'adopted' as const }
     }
     if (c.left) {
       const ts = await c.find(c.left.createdAt)
-      if (ts) return adopt(ts)
+      if (ts) return adopt(ts, true)
     }
     const createdAt = now()
     await c.record(createdAt)
@@ -203,14 +205,21 @@ export function createOutbox(deps: OutboxDeps) {
     findPost,
     findReply,
     findDirectMessage,
-    /** A pull request's message in one channel; resolves to its ts. */
-    async post(request: PostRequest): Promise<string> {
+    /**
+     * A pull request's message in one channel: its ts, and whether it is an earlier batch's post (an intent
+     * left by a batch that failed between its post and saving the ts, found in the channel). That post shows
+     * the earlier batch's render (its last delivery is the intent's marker): the caller brings it up to date.
+     */
+    async post(request: PostRequest): Promise<{ ts: string; earlier: boolean }> {
       const { row, call } = request
       const facts = { ...request.facts, channel: row.channel }
       let intent: PostIntent | undefined = await deps.store.findPostIntent(row, row.channel)
-      const { ts } = await once({
-        what: 'post', facts, left: intent,
+      const left = intent
+      let recorded = false
+      const { ts, outcome } = await once({
+        what: 'post', facts, left: intent, ...(left && left.marker !== request.deliveryId ? { leftFacts: { earlier_batch: true } } : {}),
         record: async (createdAt) => {
+          recorded = true
           intent = { ...row, marker: request.deliveryId, createdAt }
           await deps.store.recordPostIntent(intent)
         },
@@ -219,7 +228,7 @@ export function createOutbox(deps: OutboxDeps) {
         complete: (ts) => deps.store.completePostIntent({ ...row, ts }),
         drop: () => deps.store.dropPostIntent(row, row.channel, intent!.marker),
       })
-      return ts
+      return { ts, earlier: outcome === 'adopted' && !recorded && left!.marker !== request.deliveryId }
     },
     /** One reply in a pull request's thread, at most once per key across replays, timeouts and crashes. */
     async reply(request: ReplyRequest): Promise<Outcome> {
