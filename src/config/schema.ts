@@ -223,4 +223,3 @@ export type MappingEntry = Infer<typeof mappingEntry>
 export type Mappings = ConfigDocument['mappings']
 export type ReactionsConfig = Infer<typeof reactions>
 export type DigestTier = Infer<typeof digestTier>
-export type IgnoreTier = Infer<typeof ignoreTier>

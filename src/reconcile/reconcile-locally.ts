@@ -13,6 +13,7 @@ import { createSqliteStore } from '../store/sqlite-store.ts'
 import { PARALLEL_CALLS } from '../worker/create-outbound.ts'
 import { createCallLimit } from '../worker/call-limit.ts'
 import { createWorker } from '../worker/create-worker.ts'
+import { pullRequestKey } from '../../machines/pull-request-event.ts'
 import { reconcileApi, runReconcile, type ReconcileReport, type RunReconcileOptions } from './run-reconcile.ts'
 
 /** The server lock, or why it cannot be had: a server holds it whose control channel did not answer. */
@@ -83,10 +84,12 @@ export async function reconcileLocally(
     const worker = request.dryRun ? undefined : createWorker({
       settings, secrets: { slackBotToken, gitAccess: access, slackSigningSecret }, store, logger, signal: shutdown.signal,
     })
+    // The server's batch runner, without its retries and leases: a failed batch is this pull request's error line.
+    const batches = worker?.batches()
     try {
       return await runReconcile({
         settings, access, store, repository: request.repository, redeliver: false,
-        apply: worker ? (event) => worker.applyDeliveries([event]) : undefined,
+        apply: batches ? (event) => batches.run(pullRequestKey(event), [event]) : undefined,
         limit: worker?.limit ?? createCallLimit(PARALLEL_CALLS, shutdown.signal), ...extra,
       })
     } finally {
