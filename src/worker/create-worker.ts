@@ -51,7 +51,8 @@ export function createWorker(options: WorkerOptions): Worker {
   const outbox = createOutbox({ store, slack, logger, retry, sleep, settleMs })
   const people = configurePeople(settings, secrets, { store, slack, pacer, limit, logger })
   const personal = createPersonal({ ...options, pacer, people, outbox })
-  const render = { reviewButton: secrets.slackSigningSecret !== undefined }
+  // The Start review button is offered wherever its click can arrive: over HTTP (signing secret) or Socket Mode.
+  const render = { reviewButton: secrets.slackSigningSecret !== undefined || settings.socketMode }
   const applyDeliveries = createApplyDeliveries({
     store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: configureTargets(settings, secrets, logger), limit, outbox,
