@@ -1,4 +1,3 @@
-import { readStoredLifecycle } from '../../machines/stored-json.ts'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { Mappings } from '../config/schema.ts'
 import type { DigestSettings } from '../config/settings.ts'
@@ -29,7 +28,7 @@ export function digestSchedules(mappings: Mappings, digest: Pick<DigestSettings,
 export function candidatesBySchedule(rows: readonly OpenMessage[], mappings: Mappings, digest: DigestSettings): Map<string, ScheduledCandidate[]> {
   const bySchedule = new Map<string, ScheduledCandidate[]>()
   for (const row of rows) {
-    const lifecycle = readStoredLifecycle(row.lifecycle)
+    const { lifecycle } = row
     if (lifecycle.context.dependencyBump && !digest.includeDependencyBots) continue
     const route = resolveRoute(mappings, lifecycle.context.owner, lifecycle.context.repo)
     const schedule = route && routeSchedule(route, digest)

@@ -1,4 +1,3 @@
-import { storedEvent } from '../../machines/stored-json.ts'
 import { pullRequestKey, type Provider } from '../../machines/pull-request-event.ts'
 import type { LifecycleEvent, ReviewClick } from '../../machines/lifecycle-event.ts'
 import type { Logger } from '../log/logger.ts'
@@ -38,7 +37,7 @@ export function createClickIntake(deps: ClickIntakeDeps) {
       return { status: 'ignored', reason: 'not_its_message' }
     }
     const recorded = await deps.store.recordDelivery({
-      provider: click.provider, deliveryId: click.deliveryId, prKey: pullRequestKey(click), event: storedEvent(click),
+      provider: click.provider, deliveryId: click.deliveryId, prKey: pullRequestKey(click), event: click,
     })
     if (!recorded) {
       deps.logger.info('start review click already recorded', facts)

@@ -1,4 +1,3 @@
-import { storedEvent } from '../../machines/stored-json.ts'
 import { isIgnored, pullRequestKey, type Actor, type Delivery, type IgnoreReason, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { isCheckDelivery } from '../../machines/pull-request-event.ts'
 import type { Mappings } from '../config/schema.ts'
@@ -76,7 +75,7 @@ export function createIntake(deps: IntakeDeps) {
       provider: event.provider,
       deliveryId: event.deliveryId,
       prKey: pullRequestKey(event),
-      event: storedEvent(event),
+      event,
       ...(body ? { body } : {}),
     }, head)
     if (!recorded) {

@@ -1,4 +1,3 @@
-import type { StoredLifecycle } from '../../machines/decide.ts'
 import { userKeyOf } from '../../machines/account-ids.ts'
 import { waitingOn } from '../../machines/review-requests.ts'
 import type { PullRequestContext } from '../../machines/pull-request.machine.ts'
@@ -24,7 +23,7 @@ export function openPullRequests(rows: readonly OpenMessage[]): OpenPullRequest[
       known.channels.push(row.channel)
       continue
     }
-    byKey.set(key, { context: (JSON.parse(row.lifecycle) as StoredLifecycle).context, channels: [row.channel], activityAt: row.activityAt })
+    byKey.set(key, { context: row.lifecycle.context, channels: [row.channel], activityAt: row.activityAt })
   }
   return [...byKey.values()]
 }

@@ -84,7 +84,7 @@ it('answers /prherald mine, a Start review click and app_home_opened over the so
   expect(slack.calls.filter((c) => c.method === 'apps.connections.open').map((c) => c.headers.authorization)).toEqual(['Bearer xapp-1-A0PRHERALD-1-abc'])
   await opened.store.saveMessage({
     provider: 'github', repository: 'Codertocat/Hello-World', prNumber: 9, channel: CHANNEL, ts: '1700000000.000100',
-    mentions: [], state: 'merged', lifecycle: '{}', lastDeliveryId: 'd1', reactions: [],
+    mentions: [], state: 'merged', lifecycle: {} as never, lastDeliveryId: 'd1', reactions: [],
   })
   const origin = new URL(slack.url).origin
   const command = Object.fromEntries(new URLSearchParams(commandForm(DAVE, 'mine', { trigger_id: 'trigger-1', response_url: `${origin}/commands/T0ACME/1/answer` })))
