@@ -6,6 +6,7 @@ import { pullRequestLink } from '../slack/render-direct-message.ts'
 import { escapeText } from '../slack/render-message.ts'
 import type { People } from '../slack/person-names.ts'
 import type { OpenMessage } from '../store/store.ts'
+import { pullRequestKey } from '../../machines/pull-request-event.ts'
 
 export interface OpenPullRequest {
   context: PullRequestContext
@@ -17,7 +18,7 @@ export interface OpenPullRequest {
 export function openPullRequests(rows: readonly OpenMessage[]): OpenPullRequest[] {
   const byKey = new Map<string, OpenPullRequest>()
   for (const row of rows) {
-    const key = `${row.provider}:${row.repository}#${row.prNumber}`
+    const key = pullRequestKey(row)
     const known = byKey.get(key)
     if (known) {
       known.channels.push(row.channel)

@@ -12,7 +12,7 @@ import { resolveRoute } from '../routing/resolve-route.ts'
 import { lockLostError } from '../slack/slack-pacer.ts'
 import { hasMessage, NO_MESSAGE, type MessageRecord, type PullRequestRef } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
-import type { EventKind } from '../../machines/pull-request-event.ts'
+import { storedPullRequest, type EventKind } from '../../machines/pull-request-event.ts'
 import type { ChooseTargets } from '../routing/message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
@@ -71,7 +71,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const first = events[0]
     const last = events.at(-1)
     if (!first || !last) return
-    const ref = { provider: first.provider, repository: `${first.owner}/${first.repo}`, prNumber: first.number }
+    const ref = storedPullRequest(first)
     const deliveryIds = events.map((e) => e.deliveryId)
     const facts = { repository: ref.repository, pr: first.number, delivery_id: last.deliveryId, deliveries: events.length }
     // Activity is recorded even when the message does not change (a second comment adds no reaction).

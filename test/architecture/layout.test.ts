@@ -60,3 +60,11 @@ describe('the store decodes what it stores', () => {
     expect(offenders).toEqual([])
   })
 })
+
+describe('one pull-request key', () => {
+  it('only pullRequestKey formats a pull request\'s key (`provider:owner/repo#number`)', () => {
+    const offenders = files.filter((file) => file !== 'machines/pull-request-event.ts')
+      .filter((file) => /`\$\{[\w.]*provider\}:\$\{/.test(code(file)))
+    expect(offenders).toEqual([])
+  })
+})
