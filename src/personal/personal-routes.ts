@@ -2,6 +2,7 @@ import type { Settings } from '../config/settings.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Store } from '../store/store.ts'
+import type { SlackRequests } from '../inbound/slack-inbound.ts'
 import type { Personal } from './create-personal.ts'
 import { createHomeActions, type HomeActions } from './home-actions.ts'
 import { createPersonOf } from './person-of.ts'
@@ -21,7 +22,7 @@ export function personalRoutes(deps: {
   pacer: SlackPacer
   logger: Logger
 }): {
-  run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; claim: (requestId: string) => Promise<boolean>
+  run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; requests: SlackRequests
 } {
   const { settings, personal, store } = deps
   const personOf = createPersonOf({ people: { users: settings.users, teams: settings.teams }, store, lookupUsersByEmail: settings.lookupUsersByEmail })
@@ -32,6 +33,6 @@ export function personalRoutes(deps: {
     publishHome,
     homeActions: createHomeActions({ store, personOf, publishHome, logger: deps.logger }),
     slackApiUrl: settings.api.slack,
-    claim: (requestId) => store.claimSlackRequest(requestId),
+    requests: store,
   }
 }

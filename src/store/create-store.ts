@@ -65,6 +65,9 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async claimSlackRequest(requestId) {
       return (await driver.write([[q.claimSlackRequest, [requestId, now()]]]))[0] === 1
     },
+    async releaseSlackRequest(requestId) {
+      await write([q.releaseSlackRequest, [requestId]])
+    },
     countMessages: () => count(q.countMessages),
     async openMessages() {
       return (await driver.read<OpenMessageRow>(q.openMessages)).map(openMessageFromRow)

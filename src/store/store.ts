@@ -223,6 +223,8 @@ export interface Store extends SharedWork, PersonalStore, TalkBackStore {
    * already (Slack's retry, on any replica, before or after a restart). Committed before it is acted on.
    */
   claimSlackRequest(requestId: string): Promise<boolean>
+  /** Its handler failed before it took effect: the request is no longer taken, so Slack's retry is acted on. */
+  releaseSlackRequest(requestId: string): Promise<void>
   countMessages(): Promise<number>
   /** Every message of an open (not draft, not ended) pull request, by channel, then oldest first. */
   openMessages(): Promise<OpenMessage[]>

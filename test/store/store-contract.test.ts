@@ -133,6 +133,14 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect(await store.claimSlackRequest('event:Ev1')).toBe(true)
       expect(await store.claimSlackRequest('trigger:T1')).toBe(false)
     })
+
+    it('releases one id whose handler failed, and only that one', async () => {
+      expect(await store.claimSlackRequest('trigger:T1')).toBe(true)
+      expect(await store.claimSlackRequest('trigger:T2')).toBe(true)
+      await store.releaseSlackRequest('trigger:T1')
+      expect(await store.claimSlackRequest('trigger:T1')).toBe(true)
+      expect(await store.claimSlackRequest('trigger:T2')).toBe(false)
+    })
   })
 
   describe('durable intake', () => {
