@@ -1,5 +1,6 @@
 import type { Settings } from '../config/settings.ts'
 import type { Logger } from '../log/logger.ts'
+import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Store } from '../store/store.ts'
 import type { SlackRequests } from '../inbound/slack-inbound.ts'
@@ -15,9 +16,9 @@ import { createCommandRunner, type RunCommand } from './run-command.ts'
  */
 export function personalRoutes(deps: {
   settings: Pick<Settings, 'directMessages' | 'users' | 'teams' | 'api' | 'lookupUsersByEmail'>
-  /** Unused here: the HTTP receiver takes it from the click side (kept so that callers passing it still compile). */
-  signingSecret?: string | undefined
   personal: Personal
+  /** The message client: the home tab is published like any other change. */
+  slack: Pick<SlackClient, 'publishHome'>
   store: Store
   pacer: SlackPacer
   logger: Logger
@@ -27,7 +28,7 @@ export function personalRoutes(deps: {
   const { settings, personal, store } = deps
   const personOf = createPersonOf({ people: { users: settings.users, teams: settings.teams }, store, lookupUsersByEmail: settings.lookupUsersByEmail })
   const shared = { store, settings: settings.directMessages, personOf, directory: personal.people, now: personal.now }
-  const publishHome = createPublishHome({ ...shared, slack: personal.slackDirectory, pacer: deps.pacer, logger: deps.logger })
+  const publishHome = createPublishHome({ ...shared, slack: deps.slack, pacer: deps.pacer, logger: deps.logger })
   return {
     run: createCommandRunner(shared),
     publishHome,

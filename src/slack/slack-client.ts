@@ -38,7 +38,11 @@ export interface SlackClient {
   deleteMessage(channel: string, ts: string): Promise<void>
   /** users.lookupByEmail: the member's user id, or undefined when no member has that email (users_not_found). */
   lookupUserByEmail(email: string): Promise<string | undefined>
+  /** views.publish: the person's App Home tab; a change like chat.update, never retried here. */
+  publishHome(user: string, view: HomeView): Promise<void>
 }
+
+export type HomeView = { type: 'home'; blocks: unknown[]; private_metadata?: string }
 
 export interface SlackClientOptions {
   token: string
@@ -177,6 +181,9 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     },
     async removeReaction(channel, ts, name) {
       await call(() => changer.reactions.remove({ channel, timestamp: ts, name }))
+    },
+    async publishHome(user, view) {
+      await call(() => changer.views.publish({ user_id: user, view: view as never }))
     },
     async lookupUserByEmail(email) {
       const result = await call(async () => {

@@ -5,8 +5,9 @@ import { classifySlackError, DEFAULT_SLACK_RETRY } from './slack-client.ts'
 import type { SlackTokenObserver } from './slack-token-state.ts'
 
 /**
- * The Slack calls of the personal side (docs/notifications.md), beside the message client: a person's
- * direct-message channel, their time zone, a user group's members, their home tab. Errors are classified
+ * The Slack reads of the personal side (docs/notifications.md), beside the message client: a person's
+ * direct-message channel, their time zone, a user group's members. (The home tab is a change: the message
+ * client publishes it, never retrying, like chat.update.) Errors are classified
  * like the message client's (slack_transient, slack_rate_limited, slack_permanent, slack_auth).
  */
 export interface SlackDirectory {
@@ -16,8 +17,6 @@ export interface SlackDirectory {
   userTimeZone(user: string): Promise<string | undefined>
   /** usergroups.users.list: the members of a user group (usergroups:read). */
   groupMembers(group: string): Promise<string[]>
-  /** views.publish: the person's App Home tab. */
-  publishHome(user: string, view: { type: 'home'; blocks: unknown[]; private_metadata?: string }): Promise<void>
 }
 
 export function createSlackDirectory(options: {
@@ -49,9 +48,6 @@ export function createSlackDirectory(options: {
     },
     async groupMembers(group) {
       return (await call(() => client.usergroups.users.list({ usergroup: group }))).users ?? []
-    },
-    async publishHome(user, view) {
-      await call(() => client.views.publish({ user_id: user, view: view as never }))
     },
   }
 }

@@ -8,6 +8,7 @@ import { createPersonDirectory } from '../../src/personal/person-directory.ts'
 import { personalRoutes } from '../../src/personal/personal-routes.ts'
 import { slackInbound } from '../../src/server.ts'
 import { createSlackDirectory } from '../../src/slack/slack-directory.ts'
+import { createSlackClient } from '../../src/slack/slack-client.ts'
 import { createSlackPacer } from '../../src/slack/slack-pacer.ts'
 import type { SlackSocket } from '../../src/inbound/slack-socket.ts'
 import { startSocketMode } from '../../src/inbound/start-socket-mode.ts'
@@ -57,7 +58,7 @@ beforeEach(async () => {
   const slackDirectory = createSlackDirectory({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger })
   const people = createPersonDirectory({ settings: settings.directMessages, store, slack: slackDirectory, pacer, logger })
   const personal = { slackDirectory, people, queue: undefined, sendDue: async () => {}, now: Date.now } as unknown as Personal
-  const routes = personalRoutes({ settings, signingSecret: '', personal, store, pacer, logger })
+  const routes = personalRoutes({ settings, personal, slack: createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger }), store, pacer, logger })
   const receive = slackInbound({
     logger, slackPersonal: routes,
     slackInteractions: {
