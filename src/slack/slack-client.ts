@@ -38,9 +38,18 @@ export interface SlackClient {
   deleteMessage(channel: string, ts: string): Promise<void>
   /** users.lookupByEmail: the member's user id, or undefined when no member has that email (users_not_found). */
   lookupUserByEmail(email: string): Promise<string | undefined>
+  /** conversations.open: the direct-message channel between the bot and `user` (im:write). */
+  openConversation(user: string): Promise<string>
+  /** users.info: the IANA time zone of the person's profile, undefined when Slack has none (users:read). */
+  userTimeZone(user: string): Promise<string | undefined>
+  /** usergroups.users.list: the members of a user group (usergroups:read). */
+  groupMembers(group: string): Promise<string[]>
   /** views.publish: the person's App Home tab; a change like chat.update, never retried here. */
   publishHome(user: string, view: HomeView): Promise<void>
 }
+
+/** The personal side's reads (person-directory.ts, send-direct-messages.ts). */
+export type SlackDirectory = Pick<SlackClient, 'openConversation' | 'userTimeZone' | 'groupMembers'>
 
 export type HomeView = { type: 'home'; blocks: unknown[]; private_metadata?: string }
 
@@ -181,6 +190,17 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     },
     async removeReaction(channel, ts, name) {
       await call(() => changer.reactions.remove({ channel, timestamp: ts, name }))
+    },
+    async openConversation(user) {
+      const id = (await call(() => client.conversations.open({ users: user, return_im: false })))?.channel?.id
+      if (!id) throw classifySlackError(new Error('conversations.open returned no channel'))!
+      return id
+    },
+    async userTimeZone(user) {
+      return (await call(() => client.users.info({ user })))?.user?.tz || undefined
+    },
+    async groupMembers(group) {
+      return (await call(() => client.usergroups.users.list({ usergroup: group })))?.users ?? []
     },
     async publishHome(user, view) {
       await call(() => changer.views.publish({ user_id: user, view: view as never }))

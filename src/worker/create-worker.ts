@@ -50,7 +50,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const settleMs = options.slackTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS
   const outbox = createOutbox({ store, slack, logger, retry, sleep, settleMs })
   const people = configurePeople(settings, secrets, { store, slack, pacer, limit, logger })
-  const personal = createPersonal({ ...options, pacer, people, outbox })
+  const personal = createPersonal({ ...options, slack, pacer, people, outbox })
   // The Start review button is offered wherever its click can arrive: over HTTP (signing secret) or Socket Mode.
   const render = { reviewButton: secrets.slackSigningSecret !== undefined || settings.socketMode }
   const applyDeliveries = createApplyDeliveries({

@@ -7,7 +7,6 @@ import type { Personal } from '../../src/personal/create-personal.ts'
 import { createPersonDirectory } from '../../src/personal/person-directory.ts'
 import { personalRoutes } from '../../src/personal/personal-routes.ts'
 import { slackInbound } from '../../src/server.ts'
-import { createSlackDirectory } from '../../src/slack/slack-directory.ts'
 import { createSlackClient } from '../../src/slack/slack-client.ts'
 import { createSlackPacer } from '../../src/slack/slack-pacer.ts'
 import type { SlackSocket } from '../../src/inbound/slack-socket.ts'
@@ -55,10 +54,10 @@ beforeEach(async () => {
   const { store } = opened
   // What the service builds for Slack's requests, from the same factories (src/service.ts, personalRoutes).
   const pacer = createSlackPacer({ pacing: 'off', parallel: 4, signal: shutdown.signal })
-  const slackDirectory = createSlackDirectory({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger })
-  const people = createPersonDirectory({ settings: settings.directMessages, store, slack: slackDirectory, pacer, logger })
-  const personal = { slackDirectory, people, queue: undefined, sendDue: async () => {}, now: Date.now } as unknown as Personal
-  const routes = personalRoutes({ settings, personal, slack: createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger }), store, pacer, logger })
+  const client = createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger })
+  const people = createPersonDirectory({ settings: settings.directMessages, store, slack: client, pacer, logger })
+  const personal = { people, queue: undefined, sendDue: async () => {}, now: Date.now } as unknown as Personal
+  const routes = personalRoutes({ settings, personal, slack: client, store, pacer, logger })
   const receive = slackInbound({
     logger, slackPersonal: routes,
     slackInteractions: {
