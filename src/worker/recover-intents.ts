@@ -2,7 +2,7 @@ import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { PostIntent, PullRequestRef, Store } from '../store/store.ts'
 import type { LeftIntent, Outbox } from '../slack/outbox.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
-import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-client.ts'
+import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-api.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import { pullRequestKey } from '../../machines/pull-request-event.ts'
 
