@@ -3,7 +3,6 @@ import type { Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Store } from '../store/store.ts'
-import type { SlackRequests } from '../inbound/slack-inbound.ts'
 import type { Personal } from './create-personal.ts'
 import { createHomeActions, type HomeActions } from './home-actions.ts'
 import { createPersonOf } from './person-of.ts'
@@ -23,7 +22,7 @@ export function personalRoutes(deps: {
   pacer: SlackPacer
   logger: Logger
 }): {
-  run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; requests: SlackRequests
+  run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; requests: Pick<Store, 'claimSlackRequest' | 'releaseSlackRequest'>
 } {
   const { settings, personal, store } = deps
   const personOf = createPersonOf({ people: { users: settings.users, teams: settings.teams }, store, lookupUsersByEmail: settings.lookupUsersByEmail })
