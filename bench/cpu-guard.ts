@@ -1,3 +1,4 @@
+import '../src/cli/require-supported-node.ts'
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -41,6 +41,7 @@ describe('prherald-config list', () => {
       'acme   web       C0123456789  <!here>                            -                                                             default',
       'acme   monorepo  C0123456789  -                                  services/billing/→C0456789012 <@U0456DEFG>; web/→C0567890123  default',
       'server.metrics_listen: not set (GET /metrics on the webhook listener 127.0.0.1:0; keep your reverse proxy from forwarding it)',
+      'slack.socket_mode: false (Slack\'s requests at the HTTP routes, with SLACK_SIGNING_SECRET)',
       'slack.pacing: off (only 429 Retry-After is honoured)', // the tests' environment sets PRHERALD_SLACK_PACING=off
       'slack.thread_updates: false',
       'notify.review_requests: thread (a newly requested reviewer mapped in users: or teams: is pinged in the thread)',
@@ -100,6 +101,7 @@ describe('prherald-config list', () => {
       'acme   api   C0234567890 C0345678901  C0234567890: <!here>; C0345678901: -  -      new_pr=new approved=thumbsup merged=rocket',
       'acme   docs  C0123456789              -                                     -      off',
       'server.metrics_listen: 127.0.0.1:9464 (GET /metrics there only; the webhook listener answers it 404)',
+      'slack.socket_mode: false (Slack\'s requests at the HTTP routes, with SLACK_SIGNING_SECRET)',
       'slack.pacing: off (only 429 Retry-After is honoured)',
       'slack.thread_updates: true (false for acme/docs)',
       'notify.review_requests: off (requested reviewers are not pinged)',
