@@ -1,7 +1,6 @@
-import { gitSecrets } from '../src/hosts/contract.ts'
 import type { Server } from 'node:http'
 import { listen } from 'listhen'
-import { loadSettings, readSecrets } from '../src/config/load-config.ts'
+import { loadSettings, readSecrets, secretValues } from '../src/config/load-config.ts'
 import { createLogger } from '../src/log/logger.ts'
 import { startService } from '../src/service.ts'
 
@@ -11,11 +10,11 @@ import { startService } from '../src/service.ts'
  * config file, the throw-away database, the stand-in Slack, the port and the public URL of the tunnel.
  */
 const settings = loadSettings(process.env)
-const secrets = readSecrets(process.env, settings.gitProvider)
+const secrets = readSecrets(process.env, settings.hosts)
 const logger = createLogger({
   format: settings.logFormat,
   level: settings.logLevel,
-  redact: [secrets.slackBotToken, secrets.webhookSecret, ...gitSecrets(secrets.gitAccess)],
+  redact: secretValues(secrets),
 })
 const port = Number(process.env.PRHERALD_DEV_PORT ?? settings.listen.port)
 

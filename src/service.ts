@@ -32,8 +32,9 @@ import { PARALLEL_CALLS } from './worker/create-outbound.ts'
 import { createWorker } from './worker/create-worker.ts'
 import { createMetrics } from './metrics/create-metrics.ts'
 import { metricsRoute } from './metrics/metrics-route.ts'
-import { hostOf } from './hosts/registry.ts'
-import { createApp } from './server.ts'
+import { connectHosts } from './config/connect-hosts.ts'
+import { hostMappings } from './routing/resolve-route.ts'
+import { createApp, webhookPath } from './server.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
 import { startCleanupJob } from './store/cleanup-job.ts'
 import { openStore } from './store/open-store.ts'
@@ -103,13 +104,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const slackToken = createSlackTokenState(logger)
   const shutdown = new AbortController()
   // Its gauges read the mailboxes (built below) only when scraped, which starts once the listener is open.
+  // Every host and its API client, built once; each part below gets the hosts it needs from here.
+  const hosts = connectHosts(settings.hosts, secrets.hosts)
+  const providers = [...hosts.keys()]
   const metrics = createMetrics({
-    provider: settings.gitProvider, pendingDeliveries: () => store.pendingDeliveryStats(),
+    providers, pendingDeliveries: () => store.pendingDeliveryStats(),
     mailboxes: () => ({ queued: mailboxes.queued(), active: mailboxes.active() }),
   })
 
   const worker = createWorker({
-    settings, secrets, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
+    settings, secrets, hosts, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
     retry: options.retry, chooseTargets: options.chooseTargets, pacerClock: options.pacerClock,
     tokenObserver: slackToken, onCall: metrics.slackCall, shared: database.pacingBudget,
     now: options.clock, onDirectMessagesQueued: () => directMessages?.kick(),
@@ -164,31 +168,35 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
   await retries.refreshParked()
   const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
-  const accept = createIntake({
-    provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff: handOffFresh,
-    // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
-    slackUserOf: (actor) => mappedId(settings.users, hostOf(settings.gitProvider).people.keyOf(actor)),
-  })
+  const webhooks = [...hosts.values()].map((own) => ({
+    host: own.host,
+    secrets: [own.webhookSecret],
+    accept: createIntake({
+      host: own.host, mappings: own.mappings, reviews: settings.reviews, store, logger, handOff: handOffFresh,
+      // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
+      slackUserOf: (actor) => mappedId(own.users, own.host.people.keyOf(actor)),
+    }),
+  }))
   const slackPersonal = secrets.slackSigningSecret === undefined ? undefined : personalRoutes({
-    settings, signingSecret: secrets.slackSigningSecret, personal: worker.personal, store, pacer, logger,
+    settings, hosts, signingSecret: secrets.slackSigningSecret, personal: worker.personal, store, pacer, logger,
   })
   const app = createApp({
-    provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger,
+    webhooks, logger,
     health: { database: database.state, slack: slackToken.current, parked: retries.parked },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slackInteractions: secrets.slackSigningSecret === undefined ? undefined : {
       signingSecret: secrets.slackSigningSecret,
-      accept: createClickIntake({ provider: settings.gitProvider, store, logger, handOff: handOffFresh }),
+      accept: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
       workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
       home: slackPersonal?.homeActions,
     },
     slackPersonal,
   })
   const handler = toNodeHandler(app)
-  const digest = startDigest({ store, slack, pacer, logger, mappings: settings.mappings, digest: settings.digest, onRun: metrics.digestRun })
+  const digest = startDigest({ store, slack, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest, onRun: metrics.digestRun })
   // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
   const controlHandlers = new Map<string, ControlHandler>([
-    ['reconcile', reconcileControlHandler({ settings, secrets, store, logger, handOff, limit })],
+    ['reconcile', reconcileControlHandler({ settings, hosts, store, logger, handOff, limit })],
     ['digest', digest.handler],
     ['replay-parked', replayParkedControlHandler({ store, logger, handOff, refresh: retries.refreshParked })],
   ])
@@ -205,9 +213,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   listeners.open(handler, metrics)
   directMessages = startDirectMessages({ sendDue: worker.personal.sendDue, logger, intervalMs: options.directMessageIntervalMs ?? 30_000 })
   const { server, port, url } = listeners
-  logger.info('listening', { address: listeners.address, provider: settings.gitProvider, port })
+  logger.info('listening', { address: listeners.address, hosts: providers, routes: webhooks.map((w) => webhookPath(w.host)), port })
   if (listeners.metrics) logger.info('serving /metrics on its own listener', { address: listeners.metrics.address, port: listeners.metrics.port })
-  const reconcileOnStart = startReconcileOnStart({ settings, secrets, store, logger, handOff, limit })
+  const reconcileOnStart = startReconcileOnStart({ settings, hosts, store, logger, handOff, limit })
 
   let stopping: Promise<{ drained: boolean }> | undefined
   const stop = () => (stopping ??= (async () => {

@@ -1,4 +1,5 @@
 import type { Settings } from '../config/settings.ts'
+import type { HostSet } from '../config/connect-hosts.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Store } from '../store/store.ts'
@@ -11,7 +12,9 @@ import { createSlackIdentity, type CheckSlackIdentity } from './slack-identity.t
 
 /** What `/prherald`, the Events API and the home tab's buttons need, built from the worker's personal side. */
 export function personalRoutes(deps: {
-  settings: Pick<Settings, 'directMessages' | 'users' | 'teams' | 'api' | 'lookupUsersByEmail'>
+  settings: Pick<Settings, 'directMessages' | 'api' | 'lookupUsersByEmail'>
+  /** Every configured host: /prherald mine and the home tab gather a person's pull requests across them. */
+  hosts: HostSet
   signingSecret: string
   personal: Personal
   store: Store
@@ -19,7 +22,8 @@ export function personalRoutes(deps: {
   logger: Logger
 }): { signingSecret: string; run: RunCommand; identity: CheckSlackIdentity; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string } {
   const { settings, personal, store } = deps
-  const personOf = createPersonOf({ people: { users: settings.users, teams: settings.teams }, store, lookupUsersByEmail: settings.lookupUsersByEmail })
+  const people = new Map([...deps.hosts.values()].map((own) => [own.id, { users: own.users, teams: own.teams }]))
+  const personOf = createPersonOf({ people, store, lookupUsersByEmail: settings.lookupUsersByEmail })
   const shared = { store, settings: settings.directMessages, personOf, directory: personal.people, now: personal.now }
   const publishHome = createPublishHome({ ...shared, slack: personal.slackDirectory, pacer: deps.pacer, logger: deps.logger })
   return {

@@ -2,13 +2,12 @@ import { readStoredLifecycle, storedLifecycle } from '../../machines/stored-json
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import { foldEvents } from '../../machines/fold-events.ts'
 import { initialContext } from '../../machines/pull-request.machine.ts'
-import type { Mappings } from '../config/schema.ts'
 import type { ReactionSettings, ReviewRequestNotify } from '../config/settings.ts'
 import { applyReactionTier, reactionNames } from '../config/reactions.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { RenderOptions } from '../slack/render-review.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
-import { resolveRoute } from '../routing/resolve-route.ts'
+import { resolveHostRoute, type HostMappings } from '../routing/resolve-route.ts'
 import { heldLock, lockLostError } from '../slack/lock-scope.ts'
 import { hasMessage, NO_MESSAGE, type MessageRecord, type PullRequestRef } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
@@ -23,7 +22,8 @@ import type { ResolvePeople } from '../people/resolve-people.ts'
 import type { QueueDirectMessages } from '../personal/queue-direct-messages.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
-  mappings: Mappings
+  /** Every host's mappings: a pull request is routed by its own host's. */
+  mappings: HostMappings
   /** The global `slack.reactions`; a mapping tier may override them. */
   reactions: ReactionSettings
   chooseTargets?: ChooseTargets
@@ -98,7 +98,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // Before the commit, like thread replies: a replay queues the same rows, which are kept once.
     if (folded.changed && next && deps.directMessages) await deps.directMessages({ stored, steps: folded.steps, next, facts })
     if (!folded.changed || !next) return commit([])
-    const route = resolveRoute(deps.mappings, first.owner, first.repo)
+    const route = resolveHostRoute(deps.mappings, first.provider, first.owner, first.repo)
     if (!route) {
       for (const step of folded.steps) if (!step.ignored) logIgnored(deps.logger, 'no_mapping', ignoredFacts(step.event))
       return commit([])

@@ -3,6 +3,8 @@ import type { Secrets, Settings } from '../config/settings.ts'
 import type { Logger } from '../log/logger.ts'
 import { configurePeople } from '../people/configure-people.ts'
 import { configureTargets } from '../routing/configure-targets.ts'
+import { hostMappings } from '../routing/resolve-route.ts'
+import type { HostSet } from '../config/connect-hosts.ts'
 import type { ChooseTargets } from '../routing/message-targets.ts'
 import { createFindPost } from '../slack/find-post.ts'
 import { createPostOnce } from '../slack/post-once.ts'
@@ -21,7 +23,9 @@ import { createPersonal, type Personal } from '../personal/create-personal.ts'
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
   settings: Settings
   /** SLACK_SIGNING_SECRET set: messages carry the Start review button. */
-  secrets: Pick<Secrets, 'slackBotToken' | 'gitAccess' | 'slackSigningSecret'>
+  secrets: Pick<Secrets, 'slackBotToken' | 'slackSigningSecret'>
+  /** Every configured host and its API client (src/config/connect-hosts.ts). */
+  hosts: HostSet
   store: Store
   /** Retries across calls; tests shorten them. */
   retry?: RetryPolicy
@@ -58,12 +62,12 @@ export function createWorker(options: WorkerOptions): Worker {
   const findPost = createFindPost({ slack, logger })
   const postOnce = createPostOnce({ store, slack, logger, retry, sleep, findPost, settleMs })
   const replyOnce = createReplyOnce({ store, slack, logger, retry, sleep, settleMs })
-  const people = configurePeople(settings, secrets, { store, slack, pacer, limit, logger })
+  const people = configurePeople(settings, options.hosts, { store, slack, pacer, limit, logger })
   const personal = createPersonal({ ...options, slack, pacer, sleep, people, settleMs })
   const render = { reviewButton: secrets.slackSigningSecret !== undefined }
   const applyDeliveries = createApplyDeliveries({
-    store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
-    chooseTargets: options.chooseTargets ?? configureTargets(settings, secrets, logger), limit, postOnce,
+    store, slack, logger, mappings: hostMappings(settings.hosts), reactions: settings.reactions, retry, sleep, pacer,
+    chooseTargets: options.chooseTargets ?? configureTargets(options.hosts, logger), limit, postOnce,
     threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ replyOnce, pacer, retry, sleep, logger }),
     render,
     people,

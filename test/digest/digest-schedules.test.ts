@@ -28,13 +28,16 @@ function row(owner: string, repo: string, number: number, over: { dependencyBump
   return { provider: 'github', repository: `${owner}/${repo}`, prNumber: number, channel: 'C0000000001', mentions: ['<!here>'], lifecycle: JSON.stringify(lifecycle), activityAt: 1 }
 }
 
+/** One host's mappings: the rows are GitHub's. */
+const byHost = new Map([['github', mappings]])
+
 describe('digest schedules', () => {
   it('one schedule per distinct value among the entries whose digest is on, tiers over the global one', () => {
-    expect(digestSchedules(mappings, digest())).toEqual(['0 9 * * 1-5', '0 10 * * 1'])
-    expect(digestSchedules(mappings, digest({ schedule: '30 8 * * *' }))).toEqual(['30 8 * * *', '0 10 * * 1'])
+    expect(digestSchedules(byHost, digest())).toEqual(['0 9 * * 1-5', '0 10 * * 1'])
+    expect(digestSchedules(byHost, digest({ schedule: '30 8 * * *' }))).toEqual(['30 8 * * *', '0 10 * * 1'])
     // Off globally: only the entries that turn it on themselves.
     // Off globally: only other/keen turns it on for itself, on the global schedule.
-    expect(digestSchedules(mappings, digest({ enabled: false }))).toEqual(['0 9 * * 1-5'])
+    expect(digestSchedules(byHost, digest({ enabled: false }))).toEqual(['0 9 * * 1-5'])
   })
 
   it('sorts open messages by their repository\'s schedule as configured now; off, unmapped and dependency bots left out', () => {
@@ -44,9 +47,9 @@ describe('digest schedules', () => {
     ]
     const numbers = (m: ReturnType<typeof candidatesBySchedule>) =>
       Object.fromEntries([...m].map(([schedule, list]) => [schedule, list.map((c) => c.lifecycle.context.number)]))
-    expect(numbers(candidatesBySchedule(rows, mappings, digest()))).toEqual({ '0 9 * * 1-5': [1, 6], '0 10 * * 1': [2] })
-    expect(numbers(candidatesBySchedule(rows, mappings, digest({ includeDependencyBots: true })))).toEqual({ '0 9 * * 1-5': [1, 6, 7], '0 10 * * 1': [2] })
-    const [first] = candidatesBySchedule(rows, mappings, digest()).get('0 9 * * 1-5')!
+    expect(numbers(candidatesBySchedule(rows, byHost, digest()))).toEqual({ '0 9 * * 1-5': [1, 6], '0 10 * * 1': [2] })
+    expect(numbers(candidatesBySchedule(rows, byHost, digest({ includeDependencyBots: true })))).toEqual({ '0 9 * * 1-5': [1, 6, 7], '0 10 * * 1': [2] })
+    const [first] = candidatesBySchedule(rows, byHost, digest()).get('0 9 * * 1-5')!
     expect(first).toMatchObject({ channel: 'C0000000001', activityAt: 1, mentions: ['<!here>'] })
   })
 })

@@ -131,7 +131,7 @@ describe('the examples in docs/configuration.md', () => {
     for (const row of rows) {
       const cells = row.split('|').slice(1, -1).map((c) => c.trim())
       const [owner = '', repo = ''] = (cells[0] ?? '').replaceAll('`', '').split('/')
-      const route = resolveRoute(config.mappings, owner, repo)
+      const route = resolveRoute(config.mappings ?? {}, owner, repo)
       const channel = /`([CGD][A-Z0-9]+)`/.exec(cells[1] ?? '')?.[1]
       expect(route?.targets.map((t) => t.channel) ?? [], row).toEqual(channel ? [channel] : [])
       if (route) expect(route.targets[0]?.mentions, row).toEqual([...(cells[2] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]))

@@ -1,3 +1,4 @@
+import { hostOf } from '../../src/hosts/registry.ts'
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -54,12 +55,15 @@ function bare(body: Buffer, signature: string): void {
 
 it('spends at most the stored ratio (times the tolerance) of a bare verify-and-parse per acknowledged delivery', { timeout: 60_000 }, async () => {
   const app = createApp({
-    provider: 'github', webhookSecrets: [SECRET], logger: createLogger({ format: 'json', level: 'error' }),
-    accept: createIntake({
-      provider: 'github', mappings: { Codertocat: { '*': { channel: 'C0000000001' } } },
-      reviews: { ignoreBotReviews: false, dependencyBots: 'compact', dependencyBotLogins: [] },
-      store, logger: createLogger({ format: 'json', level: 'error' }), handOff: () => {},
-    }),
+    logger: createLogger({ format: 'json', level: 'error' }),
+    webhooks: [{
+      host: hostOf('github'), secrets: [SECRET],
+      accept: createIntake({
+        host: hostOf('github'), mappings: { Codertocat: { '*': { channel: 'C0000000001' } } },
+        reviews: { ignoreBotReviews: false, dependencyBots: 'compact', dependencyBotLogins: [] },
+        store, logger: createLogger({ format: 'json', level: 'error' }), handOff: () => {},
+      }),
+    }],
   })
   // Every delivery a body of its own: the same bytes under a new id are refused as a replay (issue 23), which
   // would measure the refusal instead of the durable acknowledgement. Made before each round's clock starts.
