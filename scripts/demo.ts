@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startFakeSlack } from '../test/helpers/fake-slack.ts'
 import { packageRoot } from '../src/package-root.ts'
+import { relaySignals } from '../src/cli/relay-signals.ts'
+import { demoSecret } from './demo-secret.ts'
 
 /**
  * `npm run demo`: the real server with the example config.yaml, a throw-away database, and a fake Slack on
@@ -12,7 +14,8 @@ import { packageRoot } from '../src/package-root.ts'
  * The database lives in a new temporary directory, removed when the demo exits: the fake Slack forgets
  * its messages at exit, so a database kept from an earlier run would point at messages that no longer exist.
  */
-const DEMO_SECRET = 'demo-webhook-secret'
+// The secret demo:deliver signs with too (the environment's or .env's, else the demo's own).
+const { secret, from } = demoSecret()
 const root = packageRoot()
 const slack = await startFakeSlack({ anyChannel: true })
 slack.onCall = (method, body) => {
@@ -28,20 +31,19 @@ const env = {
   PRHERALD_DATABASE_URL: process.env.PRHERALD_DATABASE_URL ?? `file:${database}`,
   SLACK_API_URL: slack.url,
   SLACK_BOT_TOKEN: 'xoxb-demo-token',
-  GITHUB_WEBHOOK_SECRET: DEMO_SECRET,
-  BITBUCKET_WEBHOOK_SECRET: DEMO_SECRET,
+  GITHUB_WEBHOOK_SECRET: secret,
+  BITBUCKET_WEBHOOK_SECRET: secret,
   // The demo's repositories (acme/*) are made up: a real token would send start-up validation to the real
   // git host, where their webhook check can only FAIL.
   GITHUB_TOKEN: '',
   BITBUCKET_TOKEN: '',
 }
-console.log(`[demo] fake Slack at ${slack.url}; webhook secret "${DEMO_SECRET}"`)
+console.log(`[demo] fake Slack at ${slack.url}; webhook secret: ${from}`)
 console.log(`[demo] throw-away database ${env.PRHERALD_DATABASE_URL} (removed when the demo exits)`)
 console.log('[demo] in another terminal: npm run demo:deliver   (sends signed pull-request deliveries to :8080)')
 const server = spawn(process.execPath, [join(root, 'dist/src/cli/server.js')], { env, stdio: 'inherit' })
-const forward = (signal: NodeJS.Signals) => server.kill(signal)
-process.on('SIGINT', forward)
-process.on('SIGTERM', forward)
+// Ctrl-C reaches the server from the terminal itself; forwarding it too ended the drain (stopped drained=false).
+relaySignals(server)
 server.on('exit', async (code) => {
   rmSync(scratch, { recursive: true, force: true })
   await slack.close()

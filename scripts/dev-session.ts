@@ -9,6 +9,8 @@ import { startFakeSlack } from '../test/helpers/fake-slack.ts'
 import { createSupervisor } from './dev-supervisor.ts'
 import { transpileToDist } from './dev-transpile.ts'
 import { watchSources } from './dev-watch.ts'
+import { demoSecret } from './demo-secret.ts'
+import { openDevTunnel } from './dev-tunnel.ts'
 
 export interface DevOptions {
   tunnel?: boolean
@@ -18,7 +20,6 @@ export interface DevOptions {
 }
 
 const log = (line: string) => console.log(`[dev] ${line}`)
-const DEV_SECRET = 'demo-webhook-secret'
 
 /** The preferred port when it is free, else one the system picks: a busy 8080 must not stop the dev server. */
 async function freePort(preferred: number): Promise<number> {
@@ -54,6 +55,11 @@ export async function runDevSession(options: DevOptions): Promise<void> {
   const missing = options.watch === undefined ? undefined : watched.find((p) => !existsSync(p))
   if (missing) throw new PrheraldError('usage', `--watch ${missing}: no such file or directory`)
 
+  const port = await freePort(Number(options.port ?? process.env.PORT ?? 8080))
+  // The tunnel first: when it cannot open, the session stops before anything (a directory, a server) exists.
+  const tunnel = options.tunnel ? await openDevTunnel(`http://127.0.0.1:${port}`) : undefined
+  const publicUrl = tunnel?.publicUrl
+
   const dataDir = mkdtempSync(join(tmpdir(), 'prherald-dev-'))
   const slack = options.slack ? undefined : await startFakeSlack({ anyChannel: true })
   if (slack) {
@@ -62,21 +68,9 @@ export async function runDevSession(options: DevOptions): Promise<void> {
       console.log(`[stand-in slack] ${method} ${fields.join(' ')}`)
     }
   }
-  const port = await freePort(Number(options.port ?? process.env.PORT ?? 8080))
 
-  let publicUrl: string | undefined
-  let closeTunnel: (() => Promise<void>) | undefined
-  if (options.tunnel) {
-    // Downloads cloudflared on first use and asks to accept Cloudflare's notice.
-    const { startTunnel } = await import('untun')
-    const tunnel = await startTunnel({ url: `http://127.0.0.1:${port}` })
-    if (tunnel) {
-      publicUrl = (await tunnel.getURL()).replace(/\/+$/, '')
-      closeTunnel = () => tunnel.close()
-    }
-  }
-
-  const secret = process.env.GITHUB_WEBHOOK_SECRET || process.env.BITBUCKET_WEBHOOK_SECRET || DEV_SECRET
+  // The secret demo:deliver signs with too, so that the hint below works with a .env in the clone.
+  const { secret, from } = demoSecret()
   const supervisor = createSupervisor({
     command: process.execPath,
     args: [join(root, 'dist/scripts/dev-server.js')],
@@ -96,7 +90,7 @@ export async function runDevSession(options: DevOptions): Promise<void> {
   })
 
   log(`config ${configFile}; throw-away database in ${dataDir}; ${slack ? `stand-in Slack at ${slack.url}` : 'the real Slack (SLACK_BOT_TOKEN)'}`)
-  log(`webhook secret ${secret === DEV_SECRET ? `"${DEV_SECRET}" (set GITHUB_WEBHOOK_SECRET to use your own)` : 'from the environment'}`)
+  log(`webhook secret: ${from}`)
   if (publicUrl) log(`public URL ${publicUrl} (webhook: ${publicUrl}/webhook/<github|bitbucket>)`)
   else if (options.tunnel) log('the tunnel did not start; serving locally only')
   log(`try it: npm run demo:deliver http://127.0.0.1:${port}`)
@@ -119,7 +113,7 @@ export async function runDevSession(options: DevOptions): Promise<void> {
     exiting = true
     sources.close()
     await supervisor.stop()
-    await closeTunnel?.().catch(() => {})
+    await tunnel?.close().catch(() => {})
     await slack?.close()
     rmSync(dataDir, { recursive: true, force: true })
     process.exit(0)

@@ -37,6 +37,7 @@ export type ErrorCode =
   | 'validation_failed' // a start-up check of a mapping entry answered FAIL
   | 'control' // the server's control channel failed a command or could not be reached
   | 'stored_version' // a stored event or lifecycle written by a newer prherald
+  | 'tunnel' // npm run dev --tunnel: cloudflared could not be installed or open a public URL
 
 export class PrheraldError extends Error {
   override readonly name = 'PrheraldError'

@@ -13,6 +13,9 @@ import { clientErrorResponse, errorResponse, json } from './http/respond.ts'
 import { createSlackCommandsHandler, SLACK_COMMANDS_PATH, type SlackCommandsDeps } from './http/slack-commands-route.ts'
 import { createSlackEventsHandler, SLACK_EVENTS_PATH, type SlackEventsDeps } from './http/slack-events-route.ts'
 import { createBodyBudget, type BodyBudget } from './http/body-budget.ts'
+import { createSlackBodyLane, inSlackLane, type SlackBodyLane } from './http/slack-body-lane.ts'
+import { BODY_LIMIT } from './http/read-raw-body.ts'
+import { SLACK_REQUEST_LIMIT } from './http/verify-slack-request.ts'
 
 /** One configured host's webhook route, `/webhook/<id>`: its own secrets and its own intake. */
 export interface HostWebhook {
@@ -28,6 +31,8 @@ export interface AppDeps {
   bodyLimit?: number
   /** The bytes every unauthenticated webhook body may hold together; the default budget when absent. */
   budget?: BodyBudget
+  /** The bytes the bodies of Slack's routes may hold before their signature is checked; the default lane when absent. */
+  slackLane?: SlackBodyLane
   /** What /healthz and /readyz report; everything is ok when absent. */
   health?: HealthSources
   /** Told what each delivery came to, and on which host's route (the metrics). */
@@ -66,7 +71,7 @@ export function createApp(deps: AppDeps): H3 {
   app.all('/healthz', only(['GET', 'HEAD'], () => healthz(health)))
   app.all('/readyz', only(['GET', 'HEAD'], () => readyz(health)))
   if (deps.metrics) app.all('/metrics', only(['GET', 'HEAD'], deps.metrics))
-  // Git-host routes only, and one budget for all of them: Slack's route is never shed (it turns event delivery off at 5 % failures).
+  // Git-host routes only, and one budget for all of them: Slack's are never shed or kept waiting (it turns event delivery off at 5 % failures).
   const budget = deps.budget ?? createBodyBudget()
   for (const { host, secrets, accept } of deps.webhooks) {
     const observe = deps.observe
@@ -76,14 +81,16 @@ export function createApp(deps: AppDeps): H3 {
       observe: observe && ((outcome, seconds) => observe(host.id, outcome, seconds)),
     })))
   }
+  // Slack's unsigned bodies are bounded by a lane of their own, which cuts the oldest held body for a new one.
+  const slackLane = deps.slackLane ?? createSlackBodyLane()
   if (deps.slackInteractions) {
-    app.all(SLACK_INTERACTIONS_PATH, only(['POST'], createSlackInteractionsHandler({
+    app.all(SLACK_INTERACTIONS_PATH, only(['POST'], inSlackLane(slackLane, deps.bodyLimit ?? BODY_LIMIT, createSlackInteractionsHandler({
       ...deps.slackInteractions, logger: deps.logger, bodyLimit: deps.bodyLimit, ready: () => health.database() === 'ok',
-    })))
+    }))))
   }
   if (deps.slackPersonal) {
-    app.all(SLACK_COMMANDS_PATH, only(['POST'], createSlackCommandsHandler({ ...deps.slackPersonal, logger: deps.logger })))
-    app.all(SLACK_EVENTS_PATH, only(['POST'], createSlackEventsHandler({ ...deps.slackPersonal, logger: deps.logger })))
+    app.all(SLACK_COMMANDS_PATH, only(['POST'], inSlackLane(slackLane, SLACK_REQUEST_LIMIT, createSlackCommandsHandler({ ...deps.slackPersonal, logger: deps.logger }))))
+    app.all(SLACK_EVENTS_PATH, only(['POST'], inSlackLane(slackLane, SLACK_REQUEST_LIMIT, createSlackEventsHandler({ ...deps.slackPersonal, logger: deps.logger }))))
   }
   return app
 }

@@ -14,7 +14,10 @@ import type { PacerClock } from './slack/pacer-clock.ts'
 import { ShutdownInterrupt, type RetryPolicy } from './slack/retry-transient.ts'
 import type { SlackPacer } from './slack/slack-pacer.ts'
 import { bindListeners } from './http/bind-listeners.ts'
-import type { HttpTimeouts } from './http/http-timeouts.ts'
+import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/http-timeouts.ts'
+import { BODY_BUDGET, createBodyBudget, type BodyBudget } from './http/body-budget.ts'
+import { limitConnections } from './http/connection-limit.ts'
+import { createSlackBodyLane, type SlackBodyLane } from './http/slack-body-lane.ts'
 import { createClickIntake } from './intake/accept-click.ts'
 import { createTokenWorkspace } from './slack/token-workspace.ts'
 import { createIntake } from './intake/intake.ts'
@@ -55,6 +58,12 @@ export interface ServiceOptions {
   pacerClock?: PacerClock
   /** node:http timeouts against slow clients; tests shorten them. */
   httpTimeouts?: Partial<HttpTimeouts>
+  /** The unauthenticated body budget (body-budget.ts); the default one when absent. Tests pass one they can fill. */
+  bodyBudget?: BodyBudget
+  /** The lane bounding Slack's unsigned bodies (slack-body-lane.ts); a default one when absent. */
+  slackBodyLane?: SlackBodyLane
+  /** Connections the webhook listener keeps open at once (connection-limit.ts); tests lower it. */
+  maxConnections?: number
   /** How long a write waits for another program's lock on the database before the delivery gets a 503. */
   databaseLockWaitMs?: number
   /** How often the database path is compared with the opened file. */
@@ -94,6 +103,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { settings, secrets, logger } = options
   const listeners = await bindListeners({ settings, listen: options.listen, httpTimeouts: options.httpTimeouts })
   logger.info('accepting connections; deliveries get 503 until the start-up steps are done', { address: listeners.address, port: listeners.port })
+  limitConnections({ server: listeners.server, logger, max: options.maxConnections })
   const database = await openStore({
     settings, logger, lockWaitMs: options.databaseLockWaitMs, checkMs: options.databaseCheckMs, lockConnections: PARALLEL_CALLS,
   }).catch(async (error: unknown) => {
@@ -110,7 +120,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const metrics = createMetrics({
     providers, pendingDeliveries: () => store.pendingDeliveryStats(),
     mailboxes: () => ({ queued: mailboxes.queued(), active: mailboxes.active() }),
+    slackBodiesCut: () => slackLane.cut,
   })
+  const slackLane = options.slackBodyLane ?? createSlackBodyLane()
 
   const worker = createWorker({
     settings, secrets, hosts, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
@@ -180,9 +192,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const slackPersonal = secrets.slackSigningSecret === undefined ? undefined : personalRoutes({
     settings, hosts, signingSecret: secrets.slackSigningSecret, personal: worker.personal, store, pacer, logger,
   })
+  // A delivery waits for the budget no longer than Node gives a request (requestTimeout); full for longer is a wedge.
+  const mayWaitMs = options.httpTimeouts?.requestMs ?? HTTP_TIMEOUTS.requestMs
+  const budget = options.bodyBudget ?? createBodyBudget({ ...BODY_BUDGET, maxWaitMs: mayWaitMs })
   const app = createApp({
-    webhooks, logger,
-    health: { database: database.state, slack: slackToken.current, parked: retries.parked },
+    webhooks, logger, budget,
+    slackLane,
+    health: {
+      database: database.state, slack: slackToken.current, parked: retries.parked,
+      bodies: () => (budget.fullFor() > mayWaitMs ? 'full' : 'ok'),
+    },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slackInteractions: secrets.slackSigningSecret === undefined ? undefined : {
       signingSecret: secrets.slackSigningSecret,

@@ -61,7 +61,8 @@ export async function demoSamples(): Promise<Samples> {
     samples.set('demo-slack', s.normalise((await settled(() => out)).slice(before)))
     samples.set('demo-redeliver', s.normalise(await deliverOnce()))
   } finally {
-    demo.kill('SIGINT')
+    // SIGTERM: the demo passes that on; a SIGINT to it alone it leaves to the terminal, which sends one to the server too.
+    demo.kill('SIGTERM')
     await exited
     await s.close()
   }

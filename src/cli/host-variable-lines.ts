@@ -8,9 +8,14 @@ export const helpLine = (name: string, text: string) => `  ${name.padEnd(22)} ${
  * The Environment lines of every host's variable of one role, from the registry, so that a new host appears in
  * each CLI's `--help` by itself; `what` says what the variable does for that CLI.
  */
-export function hostVariableLines(role: 'secret' | 'token' | 'apiUrl' | 'extra', what: (host: GitHost) => string): string[] {
-  return [...HOSTS.values()].flatMap((host) =>
-    (role === 'extra' ? host.variables.extra : [host.variables[role]]).map((name) => helpLine(name, what(host))))
+export function hostVariableLines(role: 'secret' | 'token' | 'apiUrl', what: (host: GitHost) => string): string[] {
+  return [...HOSTS.values()].map((host) => helpLine(host.variables[role], what(host)))
+}
+
+/** The Environment lines of every host's further variables, each with what the host says it is. */
+export function extraVariableLines(optional: boolean): string[] {
+  return [...HOSTS.values()].flatMap((host) => host.variables.extra.map((name) =>
+    helpLine(name, `${host.words.name}${optional ? ' (optional)' : ''}: ${host.variables.extraHelp[name] ?? 'docs/configuration.md'}`)))
 }
 
 /** Each host's API URL variable, its default and, for a host that has one, where a self-managed install's API is. */

@@ -1,7 +1,14 @@
+import { fileURLToPath } from 'node:url'
+import { projectNode } from './project-node.ts'
+import { relayToNode } from './relay-to-node.ts'
+
 /**
  * Imported first by every entry point (the prherald-* commands, the healthcheck, the scripts npm runs), so
- * on a Node.js line prherald does not support the process stops with one line before anything else loads:
- * better-sqlite3's Node-API binary needs Node 22 and segfaults on Node 20, long after start-up.
+ * that nothing else loads on a Node.js line prherald does not support: better-sqlite3's Node-API binary needs
+ * Node 22 and segfaults on Node 20, long after start-up. There the command runs itself again on the Node
+ * `npm ci` installed (a linked command started by an older `node` on PATH), and stops with one line where
+ * there is none. The commands' entries import only this file and then their body, dynamically, so that the
+ * body is not loaded on the old Node while the new one runs (a top-level await does not hold back sibling imports).
  * The lines are package.json's engines; test/docs/runtime-support.test.ts keeps the two and the docs equal.
  */
 export const SUPPORTED_NODE_LINES = [
@@ -27,12 +34,16 @@ export function unsupportedNodeReason(version: string): string | undefined {
   if (line && (minor > fromMinor || (minor === fromMinor && patch >= fromPatch))) return undefined
   return (
     `needs ${supportedNodeText()}; this is Node.js ${version} ` +
-    '(fix: install one of those lines, or start prherald through npm run or npx, which use the Node.js npm ci installed)'
+    '(fix: run `npm ci` in the prherald clone, which installs Node.js 26 there, or install one of those lines)'
   )
 }
 
 const reason = unsupportedNodeReason(process.versions.node)
 if (reason) {
-  process.stderr.write(`prherald: ${reason}\n`)
-  process.exit(1)
+  const node = projectNode(fileURLToPath(import.meta.url), (version) => unsupportedNodeReason(version) === undefined)
+  if (!node) {
+    process.stderr.write(`prherald: ${reason}\n`)
+    process.exit(1)
+  }
+  await relayToNode(node)
 }

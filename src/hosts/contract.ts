@@ -66,6 +66,8 @@ export interface HostVariables {
   apiUrl: string
   /** Further optional variables the host reads (documented in its page); never printed with their values. */
   extra: readonly string[]
+  /** What each of `extra` is, in a few words, for the commands' --help. */
+  extraHelp: Readonly<Record<string, string>>
 }
 
 /** Credentials as read from the environment; values are secrets, to be redacted from every log line. */

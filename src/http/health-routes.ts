@@ -8,6 +8,11 @@ export interface HealthSources {
   slack(): string
   /** Deliveries parked after too many failed batches, as last counted (a number the server refreshes). */
   parked?(): number
+  /**
+   * 'full' while the unauthenticated body budget has let no body in for longer than a delivery may wait
+   * (body-budget.ts fullFor): deliveries are not being read, whatever else says ok (issue 30.1).
+   */
+  bodies?(): 'ok' | 'full'
 }
 
 /**
@@ -20,7 +25,11 @@ export function healthz(sources: HealthSources): HTTPResponse {
   const slack = sources.slack()
   // Parked deliveries wait for an operator (prherald-migrate replay-parked): degraded, never a restart.
   const parked = sources.parked?.() ?? 0
-  return json(200, { status: database === 'ok' && slack === 'ok' && parked === 0 ? 'ok' : 'degraded', database, slack, ...(parked > 0 ? { parked_deliveries: parked } : {}) })
+  const bodies = sources.bodies?.() ?? 'ok'
+  return json(200, {
+    status: database === 'ok' && slack === 'ok' && parked === 0 && bodies === 'ok' ? 'ok' : 'degraded', database, slack,
+    ...(parked > 0 ? { parked_deliveries: parked } : {}), ...(bodies === 'ok' ? {} : { body_budget: bodies }),
+  })
 }
 
 /**
@@ -29,9 +38,12 @@ export function healthz(sources: HealthSources): HTTPResponse {
  */
 export function readyz(sources: HealthSources): HTTPResponse {
   const database = sources.database()
-  return database === 'ok'
-    ? json(200, { status: 'ready', database })
-    : json(503, { status: 'not_ready', database, message: `the database file was ${database} while the server runs; see the server log` })
+  if (database !== 'ok') return json(503, { status: 'not_ready', database, message: `the database file was ${database} while the server runs; see the server log` })
+  // Not ready either while no delivery body is let in: a wedge must show, not hide behind a 200.
+  if (sources.bodies?.() === 'full') {
+    return json(503, { status: 'degraded', database, body_budget: 'full', message: 'no webhook body has been admitted for longer than a delivery may wait; see docs/reliability.md' })
+  }
+  return json(200, { status: 'ready', database })
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Logger } from '../log/logger.ts'
 import { deliveryBody } from '../intake/duplicate-reason.ts'
 import { intakeOutcome, rejectedOutcome, type DeliveryOutcome } from '../metrics/delivery-outcome.ts'
 import type { BodyBudget } from './body-budget.ts'
+import { clipHeader } from './clip-header.ts'
 import { BODY_LIMIT, readRawBody } from './read-raw-body.ts'
 import { errorResponse, json } from './respond.ts'
 
@@ -36,14 +37,16 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
       return response
     }
     const headers = event.req.headers
-    const deliveryHeader = headers.get(reader.headers.delivery) ?? undefined
+    // For log lines only, and read before authentication: cut to a short length (clip-header.ts).
+    const deliveryHeader = clipHeader(headers.get(reader.headers.delivery))
     const refused = () => new PrheraldError('bad_signature', `missing or invalid ${reader.headers.auth}`)
     try {
       if (reader.authenticateHeaders && !reader.authenticateHeaders(deps.secrets, headers)) throw refused()
       const limit = deps.bodyLimit ?? BODY_LIMIT
       const declared = Number(headers.get('content-length') ?? Number.NaN)
       // Admitted for what it says it is (a chunked body: the limit); authenticated or not, then given back.
-      const release = await deps.budget?.admit(declared >= 0 && declared <= limit ? declared : limit)
+      // A client that goes away while it waits leaves the queue (its signal aborts when the socket closes).
+      const release = await deps.budget?.admit(declared >= 0 && declared <= limit ? declared : limit, event.req.signal)
       let body: Buffer
       let authentic: boolean
       try {
@@ -80,7 +83,7 @@ export function createWebhookHandler(deps: WebhookRouteDeps) {
     } catch (error) {
       const response = errorResponse(error)
       const status = response.status ?? 500
-      const facts = { status, provider, event: headers.get(eventHeader) ?? undefined, delivery_id: deliveryHeader }
+      const facts = { status, provider, event: clipHeader(headers.get(eventHeader)), delivery_id: deliveryHeader }
       if (isPrheraldError(error) && error.code === 'client_aborted') {
         // Not the service's failure: the client went away (or was dropped for trickling) before its body ended.
         deps.logger.info('webhook client went away', { provider, event: facts.event, delivery_id: deliveryHeader })

@@ -15,6 +15,8 @@ export interface MetricsSources {
   mailboxes: () => { queued: number; active: number }
   /** One store query per scrape. */
   pendingDeliveries: () => Promise<PendingDeliveryStats>
+  /** Unsigned bodies on Slack's routes cut so far to make room for newer ones (slack-body-lane.ts). */
+  slackBodiesCut?: () => number
   now?: () => number
 }
 
@@ -62,6 +64,14 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const digestRuns = new Counter({
     name: 'prherald_digest_runs_total', help: 'Digest runs, by result: posted, skipped (nothing to post) or failed',
     labelNames: ['result'] as const, registers,
+  })
+  new Counter({
+    name: 'prherald_slack_bodies_cut_total', help: 'Unsigned request bodies on Slack\'s routes cut while still arriving, to make room for newer ones (a held-connection flood)',
+    registers,
+    collect() {
+      this.reset()
+      this.inc(sources.slackBodiesCut?.() ?? 0)
+    },
   })
   for (const provider of sources.providers) for (const result of ['accepted', 'duplicate'] as const) deliveries.inc({ provider, result, reason: '' }, 0)
   for (const method of Object.keys(SLACK_RATE_LIMITS)) for (const outcome of ['ok', 'rate_limited']) slackCalls.inc({ method, outcome }, 0)

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,8 +17,9 @@ const ROOT = packageRoot()
 interface Demo { child: ChildProcess; output(): string; exited: Promise<number | null> }
 
 function startDemo(port: number): Demo {
+  // A process group of its own, as a terminal's foreground job is: Ctrl-C is a SIGINT to the group.
   const child = spawn(process.execPath, [join(ROOT, 'dist/scripts/demo.js')], {
-    cwd: ROOT, env: { PATH: process.env.PATH, PRHERALD_LISTEN: `127.0.0.1:${port}` }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT, env: { PATH: process.env.PATH, PRHERALD_LISTEN: `127.0.0.1:${port}` }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
   })
   let output = ''
   child.stdout!.on('data', (c: Buffer) => { output += c.toString() })
@@ -64,15 +66,16 @@ const databaseOf = (output: string) => /\[demo\] throw-away database file:(\S+)/
 let demo: Demo | undefined
 afterEach(async () => {
   if (demo && demo.child.exitCode === null && demo.child.signalCode === null) {
-    demo.child.kill('SIGKILL')
+    process.kill(-demo.child.pid!, 'SIGKILL')
     await demo.exited
   }
   demo = undefined
 })
 
-async function stop(running: Demo): Promise<void> {
-  running.child.kill('SIGINT')
-  await running.exited
+/** Ctrl-C in the demo's terminal: SIGINT to its whole process group, the demo and the server it started. */
+async function stop(running: Demo): Promise<number | null> {
+  process.kill(-running.child.pid!, 'SIGINT')
+  return running.exited
 }
 
 describe('npm run demo', () => {
@@ -106,6 +109,72 @@ describe('npm run demo', () => {
     expect(again.match(/-> 200 \{"status":"accepted"\}/g)).toHaveLength(3)
     await until(demo, (o) => /chat\.postMessage/.test(o))
     await stop(demo)
+  })
+
+  it('Ctrl-C stops the server once, after its drain, every time', async () => {
+    const port = await freePort()
+    for (let round = 0; round < 4; round++) {
+      demo = startDemo(port)
+      await until(demo, (o) => /listening/.test(o))
+      expect(await stop(demo)).toBe(0)
+      expect(demo.output()).toMatch(/stopped.*drained=true/)
+    }
+  })
+
+  it('passes on a SIGTERM sent to the demo alone, and not a SIGINT: the terminal sends that to the server itself', async () => {
+    const port = await freePort()
+    demo = startDemo(port)
+    await until(demo, (o) => /listening/.test(o))
+    demo.child.kill('SIGINT')
+    // Had the demo forwarded it, the server would now be stopping; it answers, and logged no signal.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200)
+    expect(demo.output()).not.toMatch(/signal received/)
+    demo.child.kill('SIGTERM')
+    expect(await demo.exited).toBe(0)
+    expect(demo.output()).toMatch(/signal received.*SIGTERM/)
+    expect(demo.output()).toMatch(/stopped.*drained=true/)
+  })
+
+  it('demo:deliver -- --help prints its usage and sends nothing; an unknown option is refused', () => {
+    const run = (args: string[]) => spawnSync(process.execPath, [join(ROOT, 'dist/scripts/demo-deliver.js'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 30_000 })
+    const help = run(['--help'])
+    expect({ status: help.status, stderr: help.stderr }).toEqual({ status: 0, stderr: '' })
+    expect(help.stdout).toMatch(/^Usage: npm run demo:deliver \[-- <url>\]\n/)
+    const bogus = run(['--bogus'])
+    expect({ status: bogus.status, stdout: bogus.stdout, stderr: bogus.stderr }).toEqual({ status: 2, stdout: '', stderr: 'demo:deliver: unknown option --bogus; see npm run demo:deliver -- --help\n' })
+  })
+
+  it('demo:deliver says so, once, when the server checks another secret (401) or is not prherald', async () => {
+    const port = await freePort()
+    // The server's secret is not the one demo:deliver finds (its environment has none, and no .env).
+    const child = spawn(process.execPath, [join(ROOT, 'dist/scripts/demo.js')], {
+      cwd: ROOT, env: { PATH: process.env.PATH, PRHERALD_LISTEN: `127.0.0.1:${port}`, GITHUB_WEBHOOK_SECRET: 'another-secret-6f1c2a9e' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    })
+    let output = ''
+    child.stdout.on('data', (c: Buffer) => { output += c.toString() })
+    demo = { child, output: () => output, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) }
+    await until(demo, (o) => /listening/.test(o))
+    const refused = spawnSync(process.execPath, [join(ROOT, 'dist/scripts/demo-deliver.js'), `http://127.0.0.1:${port}`], { cwd: ROOT, env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 30_000 })
+    expect(refused.status).toBe(1)
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/refused the signature \(401\): it checks another webhook secret than the one used here \(the demo's "demo-webhook-secret"\)/)])
+
+    const other = createHttpServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'))
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(other.address() as { port: number }).port}`
+      const result = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+        const deliver = spawn(process.execPath, [join(ROOT, 'dist/scripts/demo-deliver.js'), url], { cwd: ROOT, env: { PATH: process.env.PATH } })
+        let stderr = ''
+        deliver.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
+        deliver.once('close', (status) => resolve({ status, stderr }))
+      })
+      expect(result.status).toBe(1)
+      expect(result.stderr.trimEnd().split('\n')).toEqual([`demo:deliver: ${url} answered 404 to POST /webhook/github: not a prherald that takes GitHub deliveries; pass the URL npm run demo or npm run dev printed: npm run demo:deliver http://127.0.0.1:<port>`])
+    } finally {
+      await new Promise((resolve) => other.close(resolve))
+    }
   })
 
   it('demo:deliver with no server answering says, in one line, to start npm run demo first, and exits 1', async () => {

@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { packageRoot } from '../../src/package-root.ts'
 import { githubExample } from '../helpers/github-examples.ts'
@@ -28,9 +28,9 @@ afterEach(async () => {
 })
 afterAll(() => cwd.remove())
 
-function startDev() {
-  const child = spawn(process.execPath, [DEV, '--port', '0'], {
-    cwd: cwd.path, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'],
+function startDev(dir = cwd.path, env: Record<string, string> = {}, args: string[] = []) {
+  const child = spawn(process.execPath, [DEV, '--port', '0', ...args], {
+    cwd: dir, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })
@@ -100,6 +100,57 @@ describe('npm run dev', () => {
     replaceByRename(join(scripts, 'dev-server.ts'))
     await waitFor('a third process to listen', () => listening(running.output()).length === 3, 30_000)
     expect(running.output().split('\n').filter((line) => line.startsWith('[dev] restarting'))).toHaveLength(2)
+  })
+
+  it('its "try it" line works with a .env in the clone: demo:deliver signs with the secret the dev server checks', async () => {
+    const clone = makeTempDir()
+    try {
+      writeFileSync(join(clone.path, '.env'), 'GITHUB_WEBHOOK_SECRET=0123456789abcdef0123456789abcdef\n')
+      const running = startDev(clone.path)
+      await waitFor('the dev server to listen', () => listening(running.output()).length === 1, 30_000)
+      expect(running.output()).toContain('[dev] webhook secret: GITHUB_WEBHOOK_SECRET from .env')
+      const hint = /\[dev\] try it: npm run demo:deliver (\S+)/.exec(running.output())?.[1]
+      expect(hint).toBe(listening(running.output())[0]!.url)
+      const tried = spawnSync(process.execPath, [join(ROOT, 'dist/scripts/demo-deliver.js'), hint!], { cwd: clone.path, env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 30_000 })
+      expect({ status: tried.status, stderr: tried.stderr }).toEqual({ status: 0, stderr: '' })
+      expect(tried.stdout.match(/-> 200 \{"status":"accepted"\}/g)).toHaveLength(3)
+    } finally {
+      clone.remove()
+    }
+  })
+
+  it('a configuration error reads as prherald-server prints it, not as a stack; it waits for the fix', async () => {
+    const broken = join(cwd.path, 'broken.yaml')
+    writeFileSync(broken, 'git_provider: nope\nmappings:\n  acme:\n    web: { channel: C0000000001 }\n')
+    const server = spawnSync(process.execPath, [join(ROOT, 'dist/src/cli/server.js')], { cwd: cwd.path, env: { PATH: process.env.PATH, PRHERALD_CONFIG_FILE: broken }, encoding: 'utf8', timeout: 20_000 })
+    expect(server.status).toBe(1)
+    expect(server.stderr).toMatch(/^prherald: invalid configuration in .*\n {2}- line 1, git_provider: "nope" is not allowed/)
+    const running = startDev(cwd.path, { PRHERALD_CONFIG_FILE: broken })
+    await waitFor('the dev server to report the exit', () => running.output().includes('[dev] prherald exited (code 1)'), 30_000)
+    expect(running.output()).toContain(server.stderr)
+    expect(running.output()).not.toMatch(/^\s+at /m)
+  })
+
+  it('--tunnel where cloudflared cannot reach Cloudflare: one error with its fix, exit 1, no stack, no directory left', async () => {
+    // No internet needed, none reached: untun finds "its" cloudflared in TMPDIR, and this one fails as offline.
+    const tmp = makeTempDir()
+    try {
+      const bin = join(tmp.path, 'node-untun', 'cloudflared.offline')
+      mkdirSync(dirname(bin))
+      writeFileSync(bin, '#!/bin/sh\necho "ERR failed to request quick Tunnel: dial tcp: lookup api.trycloudflare.com: no such host" >&2\nexit 1\n', { mode: 0o755 })
+      const running = startDev(cwd.path, { TMPDIR: tmp.path, CLOUDFLARED_VERSION: 'offline' }, ['--tunnel'])
+      const status = await Promise.race([running.exited, new Promise((resolve) => setTimeout(resolve, 25_000, 'still running'))])
+      expect(status).toBe(1)
+      const lines = running.output().split('\n').filter((line) => line.startsWith('prherald:') || line.startsWith('  fix:'))
+      expect(lines).toEqual([
+        'prherald: --tunnel: the tunnel did not open (cloudflared exited (code=1, signal=null) before URL was ready: ERR failed to request quick Tunnel: dial tcp: lookup api.trycloudflare.com: no such host)',
+        expect.stringMatching(/^ {2}fix: check the internet connection .*or run npm run dev without --tunnel$/),
+      ])
+      expect(running.output()).not.toMatch(/^\s+at /m)
+      expect(readdirSync(tmp.path).filter((name) => name.startsWith('prherald-dev-'))).toEqual([])
+    } finally {
+      tmp.remove()
+    }
   })
 
   it('on SIGTERM stops prherald and removes the throw-away database', async () => {

@@ -1,16 +1,17 @@
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, statSync, symlinkSync } from 'node:fs'
+import { cpSync, existsSync, readFileSync, statSync, symlinkSync } from 'node:fs'
 import { delimiter, dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { packageRoot } from '../../src/package-root.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
+import { unsupportedNode } from '../helpers/unsupported-node.ts'
 
 /**
  * `npm link` (docs/getting-started.md, part 2 step 1), in a copy of the clone (what the build reads and
  * dist/, timestamps kept; node_modules linked, not copied) into a throw-away global prefix, so that neither
  * this clone's dist/ nor the machine's global bins change. Its build (the `prepare` script) must find dist/
  * current and write nothing, and `npm link --ignore-scripts`, which the guide shows, must print nothing but
- * npm's one-line summary.
+ * npm's one-line summary. What it links then runs from a shell whose `node` is older than prherald supports.
  */
 const ROOT = packageRoot()
 const clone = makeTempDir()
@@ -52,5 +53,15 @@ describe('npm link', () => {
     expect(quiet.stderr).toBe('')
     expect(quiet.stdout.trim()).toMatch(/^(added|changed|up to date).*\d/)
     expect(statSync(built).mtimeMs).toBe(builtAt)
+
+    // From another directory, through npm's symlink, started by the Node 20 first on PATH: on the Node npm ci installed.
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { optionalDependencies: Record<string, string> }
+    const version = Object.entries(manifest.optionalDependencies).find(([name]) => name.startsWith('node-'))?.[1]
+    const shell = spawnSync('sh', ['-c', 'node --version && prherald-config --version'], {
+      cwd: prefix.path, encoding: 'utf8', timeout: 20_000,
+      env: { HOME: prefix.path, PATH: [join(prefix.path, 'bin'), dirname(unsupportedNode()), '/usr/bin', '/bin'].join(delimiter) },
+    })
+    expect({ status: shell.status, stderr: shell.stderr }).toEqual({ status: 0, stderr: '' })
+    expect(shell.stdout).toMatch(new RegExp(`^v20\\..*\\nprherald-config/.* node-v${version}\\n$`))
   }, 300_000)
 })

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { parseEnv } from 'node:util'
@@ -10,6 +11,8 @@ import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { freePort } from '../helpers/free-port.ts'
 import { githubExample } from '../helpers/github-examples.ts'
 import { linkCommands } from '../helpers/linked-commands.ts'
+import { unsupportedNode } from '../helpers/unsupported-node.ts'
+import { unsupportedNodeReason } from '../../src/cli/require-supported-node.ts'
 import { markedShellBlocks, substitute } from '../helpers/markdown-blocks.ts'
 import { runShellScript, startShellScript, type ShellScript } from '../helpers/shell-script.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
@@ -19,9 +22,11 @@ import { makeTempDir } from '../helpers/temp-dir.ts'
 /**
  * The quick starts of the README and docs/getting-started.md (step 8), run as a new user would: the commands
  * are the documents' own ```sh quick-start=… blocks (test/helpers/markdown-blocks.ts), in a fresh $HOME that holds nothing but what they create. The
- * test gives only what a user's environment has: the prherald-* commands on PATH (shims standing in for
- * `npm link`), the Slack and git-host API URLs pointing at the fakes, and PRHERALD_LISTEN (a documented
- * variable) set to a free port, because the docs' :8080 may be taken on the machine running the tests.
+ * test gives only what a user's environment has: the prherald-* commands on PATH (symlinks to dist/, as
+ * `npm link` makes them), a `node` on PATH older than prherald supports (Node 20, which the tests bring:
+ * test/helpers/unsupported-node.ts), so the commands must find the Node `npm ci` installed by themselves, the
+ * Slack and git-host API URLs pointing at the fakes, and PRHERALD_LISTEN (a documented variable) set to a
+ * free port, because the docs' :8080 may be taken on the machine running the tests.
  */
 const SLACK_TOKEN = 'xoxb-quick-start-5e2a'
 const GITHUB_TOKEN = 'github_pat_quick_start_91c4'
@@ -102,7 +107,7 @@ describe('the documented quick starts, in a fresh directory', () => {
     const url = `http://127.0.0.1:${port}`
     const env: Record<string, string> = {
       HOME: home,
-      PATH: [bin, dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
+      PATH: [bin, dirname(unsupportedNode()), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
       SLACK_API_URL: slack.url,
       PRHERALD_LISTEN: `127.0.0.1:${port}`,
     }
@@ -116,6 +121,8 @@ describe('the documented quick starts, in a fresh directory', () => {
       env.BITBUCKET_API_URL = bitbucket.url
     }
     const [first, second] = documentedTerminals(doc, url)
+    const shellNode = spawnSync('sh', ['-c', 'node -p process.versions.node'], { env, encoding: 'utf8' }).stdout.trim()
+    expect(unsupportedNodeReason(shellNode), `the shell's node is ${shellNode}`).toBeDefined()
 
     terminal = startShellScript(first, env, home)
     await untilListening(terminal, url)
@@ -144,7 +151,9 @@ describe('the documented quick starts, in a fresh directory', () => {
     expect(await response.json()).toEqual({ status: 'accepted' })
     await waitFor('the pull request\'s message in the channel', () => slack!.messagesIn(CHANNEL).length === 1, 20_000)
 
-    await terminal.stop('SIGTERM')
+    // Ctrl-C, as a terminal sends it: to the whole process group. The server gets it once and drains.
+    await terminal.stop('SIGINT')
+    expect(terminal.output()).toMatch(/stopped.*drained=true/)
     expect(terminal.output()).not.toMatch(/\bat .*\.js:\d+/)
   }, 120_000)
 })

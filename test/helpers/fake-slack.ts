@@ -97,8 +97,18 @@ function parseBlocks(value: unknown): unknown[] {
   return Array.isArray(value) ? value : []
 }
 
-/** `limits`: opt in to a Slack that enforces its rate limits, answering 429 with Retry-After past them. */
-export async function startFakeSlack(options: { anyChannel?: boolean; limits?: SlackLimitGate } = {}): Promise<FakeSlack> {
+export interface FakeSlackOptions {
+  /** conversations.info answers for any channel id, not only those in `channels`. */
+  anyChannel?: boolean
+  /** Opt in to a Slack that enforces its rate limits, answering 429 with Retry-After past them. */
+  limits?: SlackLimitGate
+  /** The one bot token accepted, as Slack accepts only its own: any other is answered invalid_auth. Unset: any. */
+  token?: string
+  /** The port on 127.0.0.1; unset: a free one. */
+  port?: number
+}
+
+export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
   // Like Slack's: the time of posting in seconds with six decimals, unique and increasing (history's
   // oldest/latest bounds compare against it).
   let lastMicros = 0
@@ -305,8 +315,11 @@ export async function startFakeSlack(options: { anyChannel?: boolean; limits?: S
     const method = req.path.replace(/^\/(api\/)?/, '')
     state.calls.push({ method, body: req.body, headers: req.headers })
     state.onCall?.(method, req.body)
+    if (options.token !== undefined && req.headers.authorization !== `Bearer ${options.token}` && req.body.token !== options.token) {
+      return sendJson(res, 200, { ok: false, error: 'invalid_auth' })
+    }
     await answer(method, req.body, res)
-  })
+  }, options.port)
 
   return Object.assign(state, {
     url: `${fake.url}/api/`,

@@ -23,8 +23,8 @@ function parseBody(raw: string, contentType: string | undefined): Record<string,
   return Object.fromEntries(new URLSearchParams(raw))
 }
 
-/** A recording HTTP server on 127.0.0.1 and a free port; the base of the fake Slack, GitHub and Bitbucket. */
-export async function startHttpFake(handle: FakeHandler): Promise<HttpFake> {
+/** A recording HTTP server on 127.0.0.1 and a free port (or `port`); the base of the fake Slack, GitHub and Bitbucket. */
+export async function startHttpFake(handle: FakeHandler, port = 0): Promise<HttpFake> {
   const requests: RecordedRequest[] = []
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = []
@@ -44,10 +44,13 @@ export async function startHttpFake(handle: FakeHandler): Promise<HttpFake> {
       res.writeHead(500).end(String(error))
     }
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', resolve)
+  })
+  const bound = (server.address() as AddressInfo).port
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     requests,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections()

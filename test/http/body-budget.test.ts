@@ -52,7 +52,7 @@ function post(port: number, size: number, chunked = false): Promise<{ status: nu
 }
 
 describe('the unauthenticated body budget', () => {
-  const limits = (large: { maxBytes: number; maxWaiting: number }, small = { maxBytes: 256 * 1024, maxWaiting: 100 }) => ({ smallBody: 64 * 1024, small, large })
+  const limits = (large: { maxBytes: number; maxWaiting: number }, small = { maxBytes: 256 * 1024, maxWaiting: 100 }) => ({ maxWaitMs: 10_000, smallBody: 64 * 1024, small, large })
 
   it('holds the bytes of all bodies together under its bound, reads every body whole, and gives every byte back', async () => {
     const budget = createBodyBudget(limits({ maxBytes: 512 * 1024, maxWaiting: 100 }))

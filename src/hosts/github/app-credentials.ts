@@ -12,6 +12,12 @@ export interface GithubAppCredentials extends OtherCredentials {
 }
 
 export const APP_VARIABLES = ['GITHUB_APP_ID', 'GITHUB_APP_PRIVATE_KEY_FILE', 'GITHUB_APP_INSTALLATION_ID'] as const
+/** A GitHub App stands in for GITHUB_TOKEN (both set is refused), so none of these says how the token authenticates. */
+export const APP_VARIABLE_HELP: Record<(typeof APP_VARIABLES)[number], string> = {
+  GITHUB_APP_ID: 'a GitHub App instead of GITHUB_TOKEN: the app\'s id (with GITHUB_APP_PRIVATE_KEY_FILE)',
+  GITHUB_APP_PRIVATE_KEY_FILE: 'the GitHub App\'s private key: the path of its .pem file',
+  GITHUB_APP_INSTALLATION_ID: 'the GitHub App\'s installation for every owner (default: looked up per owner)',
+}
 
 const invalid = (message: string, fix: string) => new PrheraldError('config_invalid', message, { fix })
 

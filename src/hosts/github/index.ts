@@ -2,7 +2,7 @@ import type { GitHost, HostAccess, HostApi } from '../contract.ts'
 import { readPullRequestWith } from '../read-pull-request.ts'
 import { smokeRequest } from '../smoke-delivery.ts'
 import { bodyDigestId, signBody, verifySignature } from '../verify-signature.ts'
-import { APP_VARIABLES, isGithubApp, readGithubAccess } from './app-credentials.ts'
+import { APP_VARIABLE_HELP, APP_VARIABLES, isGithubApp, readGithubAccess } from './app-credentials.ts'
 import { createGithubClient, githubCall, type GithubClientOptions } from './client.ts'
 import { githubChangedFiles } from './changed-files.ts'
 import { GITHUB_OPTIONAL_EVENTS, GITHUB_REQUIRED_EVENTS } from './events.ts'
@@ -64,7 +64,7 @@ function connect(auth: Auth, apiUrl: string): HostApi {
 export const github: GitHost = {
   id: 'github',
   words: { name: 'GitHub', product: 'GitHub (github.com or GitHub Enterprise Server)', pullRequest: 'pull request', reference: 'PR #', owner: 'organisation', repositoryExample: 'owner/repo' },
-  variables: { secret: 'GITHUB_WEBHOOK_SECRET', token: 'GITHUB_TOKEN', apiUrl: 'GITHUB_API_URL', extra: APP_VARIABLES },
+  variables: { secret: 'GITHUB_WEBHOOK_SECRET', token: 'GITHUB_TOKEN', apiUrl: 'GITHUB_API_URL', extra: APP_VARIABLES, extraHelp: APP_VARIABLE_HELP },
   defaultApiUrl: 'https://api.github.com',
   selfManaged: { name: 'GitHub Enterprise Server', apiUrl: 'https://HOST/api/v3' },
   delivery: {

@@ -19,6 +19,8 @@ import { gitlabTalkBack } from './talk-back.ts'
  */
 const headers = { event: 'X-Gitlab-Event', delivery: 'Idempotency-Key', auth: 'X-Gitlab-Token' } as const
 
+const byToken = (secrets: readonly string[], given: Headers) => verifyToken(secrets, given.get(headers.auth))
+
 function connect(token: string, apiUrl: string): HostApi {
   const client = createGitlabClient({ baseUrl: apiUrl, token })
   return {
@@ -42,12 +44,14 @@ function connect(token: string, apiUrl: string): HostApi {
 export const gitlab: GitHost = {
   id: 'gitlab',
   words: { name: 'GitLab', product: 'GitLab (gitlab.com or self-managed)', pullRequest: 'merge request', reference: 'MR !', owner: 'group', repositoryExample: 'group/project (nested: group/subgroup/project)' },
-  variables: { secret: 'GITLAB_WEBHOOK_SECRET', token: 'GITLAB_TOKEN', apiUrl: 'GITLAB_API_URL', extra: [] },
+  variables: { secret: 'GITLAB_WEBHOOK_SECRET', token: 'GITLAB_TOKEN', apiUrl: 'GITLAB_API_URL', extra: [], extraHelp: {} },
   selfManaged: { name: 'self-managed GitLab', apiUrl: 'https://HOST/api/v4' },
   defaultApiUrl: 'https://gitlab.com/api/v4',
   delivery: {
     headers,
-    authenticate: (secrets, given) => verifyToken(secrets, given.get(headers.auth)),
+    // GitLab sends the secret itself, so a tokenless request is refused before any byte of its body is read.
+    authenticateHeaders: byToken,
+    authenticate: byToken,
     eventName: (given) => given.get(headers.event)?.trim() ?? '',
     deliveryId: (given, body) => given.get(headers.delivery)?.trim() || bodyDigestId(body),
     decode: (eventName, deliveryId, payload) => eventName === PIPELINE_HOOK

@@ -1,0 +1,91 @@
+import { cac } from 'cac'
+import { redactUrl } from '../log/redact-url.ts'
+import { loadSettings } from '../config/load-config.ts'
+import { listRoutes } from '../routing/resolve-route.ts'
+import { createWebhook } from '../setup/create-webhook.ts'
+import { formatDigest } from './format-digest.ts'
+import { formatFilters } from './format-filters.ts'
+import { formatDirectMessages } from './format-direct-messages.ts'
+import { formatMetricsListen } from './format-metrics-listen.ts'
+import { formatPeople } from './format-people.ts'
+import { formatReviews } from './format-reviews.ts'
+import { formatRoutes } from './format-routes.ts'
+import { formatThreads } from './format-threads.ts'
+import { loadEnvFile } from './load-env-file.ts'
+import { parseRepository } from '../config/parse-repository.ts'
+import { runCommands } from './run-commands.ts'
+import { validateCommand } from '../checks/validate-command.ts'
+import { apiUrlLines, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
+
+const cli = cac('prherald-config')
+const print = (line: string) => console.log(line)
+
+function settings() {
+  loadEnvFile()
+  return loadSettings(process.env)
+}
+
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, thread updates, the reviews and digest settings, the users and teams maps and reconcile.on_start').action(() => {
+  const loaded = settings()
+  // A section per host: its mappings, its reviews' bot logins, its people; everything after them is shared.
+  for (const own of loaded.hosts) {
+    const hostRoutes = listRoutes(own.mappings)
+    print(`${own.host.words.name} (${loaded.hostsForm === 'git_provider' ? `git_provider: ${own.id}` : `hosts.${own.id}`}, route /webhook/${own.id}):`)
+    if (hostRoutes.length === 0) print('no mapping entries: every delivery is ignored')
+    else for (const line of formatRoutes(hostRoutes, loaded.reactions)) print(line)
+    for (const line of formatFilters(hostRoutes)) print(line)
+    for (const line of formatReviews(loaded.reviews, own.host)) print(line)
+    for (const line of formatPeople({ ...own, lookupUsersByEmail: loaded.lookupUsersByEmail }, own.host)) print(line)
+    print('')
+  }
+  const routes = loaded.hosts.flatMap((own) => listRoutes(own.mappings))
+  print(formatMetricsListen(loaded))
+  print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
+  for (const line of formatThreads(loaded.threadUpdates, routes, loaded.notifyReviewRequests)) print(line)
+  for (const line of formatDirectMessages(loaded.directMessages)) print(line)
+  for (const line of formatDigest(loaded.digest, routes)) print(line)
+  print(`reconcile.on_start: ${loaded.reconcileOnStart}${loaded.reconcileOnStart ? ' (pull requests touched in the last day are reconciled at start-up)' : ''}`)
+  print(loaded.database.kind === 'sqlite'
+    ? `database: ${redactUrl(loaded.databaseUrl)} (SQLite: one server)`
+    : `database: ${redactUrl(loaded.databaseUrl)} (PostgreSQL: replicas share it; database.lease_seconds ${loaded.databaseLeaseSeconds})`)
+  print(`database.retry_attempts: ${loaded.retryAttempts}, database.retry_backoff_seconds: ${loaded.retryBackoffSeconds} (a failed batch is retried after ${loaded.retryBackoffSeconds} s, doubling up to 300 s; parked after ${loaded.retryAttempts} failures)`)
+})
+
+cli.command('validate [repository]', 'Check mapping entries against Slack and the git host; write config.lock on success')
+  .option('--force', 'Check every entry, even those config.lock records as validated and unchanged')
+  .option('--provider <host>', 'Check one configured host (github, gitlab, bitbucket); every configured host by default')
+  .example('prherald-config validate')
+  .example('prherald-config validate acme/api')
+  .action(async (repository: string | undefined, options: { force?: boolean; provider?: string }) => {
+    const target = repository === undefined ? undefined : parseRepository(repository)
+    const provider = typeof options.provider === 'string' ? options.provider : undefined
+    const ok = await validateCommand(settings(), process.env, { target, force: options.force === true, provider }, print)
+    if (!ok) process.exitCode = 1
+  })
+
+cli.command('create-webhook <repository>', 'GitHub: create or update the repository webhook. Bitbucket: print the steps')
+  .option('--provider <host>', 'The host of the repository, when several are configured (github, gitlab, bitbucket)')
+  .example('PRHERALD_PUBLIC_URL=https://prherald.example.com prherald-config create-webhook acme/api')
+  .example('prherald-config create-webhook --provider gitlab acme/platform/widgets')
+  .action(async (repository: string, options: { provider?: string }) => {
+    const { owner, repo } = parseRepository(repository)
+    await createWebhook(settings(), process.env, owner, repo, print, typeof options.provider === 'string' ? options.provider : undefined)
+  })
+
+cli.help((sections) => {
+  sections.push({
+    title: 'Environment',
+    body: [
+      '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml); config.lock is written beside it',
+      '  SLACK_BOT_TOKEN        Slack bot token, for validate',
+      ...hostVariableLines('token', (host) => `${host.words.name}: webhook checks (SKIP without it) and create-webhook`),
+      ...extraVariableLines(false),
+      ...hostVariableLines('secret', (host) => `${host.words.name}: the secret create-webhook puts on the webhook`),
+      ...apiUrlLines(),
+      '  PRHERALD_PUBLIC_URL    public base URL for create-webhook, e.g. https://prherald.example.com',
+      '  PRHERALD_SLACK_PACING  published or off: overrides slack.pacing (list shows the result)',
+    ].join('\n'),
+  })
+})
+
+await runCommands(cli)

@@ -1,0 +1,68 @@
+import { cac } from 'cac'
+import { loadSettings } from '../config/load-config.ts'
+import { migrateStore, replayParkedInStore, storeMigrationStatus } from '../store/migrate-store.ts'
+import { callControl } from '../control/call-control.ts'
+import { controlSocketPath } from '../control/control-socket-path.ts'
+import { replayedLine } from '../mailbox/replay-parked-control.ts'
+import { loadEnvFile } from './load-env-file.ts'
+import { migrateCopy } from './migrate-copy.ts'
+import { runCommands } from './run-commands.ts'
+
+const cli = cac('prherald-migrate')
+
+function settings() {
+  loadEnvFile()
+  return loadSettings(process.env)
+}
+
+cli.command('up', 'Apply pending database migrations (the server also does this at start-up)').action(async () => {
+  // Same refusal as the server's, made after the migrations: the database serves one git provider.
+  const applied = await migrateStore(settings())
+  if (applied.length === 0) console.log('database is up to date')
+  for (const m of applied) console.log(`applied  ${m.version}_${m.name}`)
+})
+
+cli.command('status', 'List each migration as applied or pending').action(async () => {
+  const current = settings()
+  const status = await storeMigrationStatus(current)
+  if (status === undefined) {
+    // Only a SQLite file can be missing (a PostgreSQL database is its administrator's to create); its URL holds no secret.
+    console.log(`no database yet at ${current.databaseUrl}: prherald-server creates it (and its directory) at start-up, as does prherald-migrate up`)
+    return
+  }
+  for (const s of status) {
+    console.log(`${s.appliedAt ? 'applied' : 'pending'}  ${s.version}_${s.name}${s.appliedAt ? `  ${s.appliedAt.toISOString()}` : ''}`)
+  }
+})
+
+cli.command('copy', 'Copy every table of a SQLite database into an empty PostgreSQL one (docs/scaling.md)')
+  .option('--from <url>', 'the SQLite database, e.g. file:./data/prherald.db (stop its server first)')
+  .option('--to <url>', 'the empty PostgreSQL database, e.g. postgres://prherald@db:5432/prherald (password in PGPASSWORD)')
+  .action(async (options: { from?: unknown; to?: unknown }) => {
+    loadEnvFile()
+    await migrateCopy(options, (line) => console.log(line))
+  })
+
+cli.command('replay-parked', 'Retry the deliveries parked after too many failed attempts, once the cause is fixed').action(async () => {
+  const current = settings()
+  // A SQLite server running on the database takes them into its mailboxes at once.
+  const answer = await callControl(controlSocketPath(current), 'replay-parked', {})
+  if (answer) {
+    for (const line of answer.lines) console.log(line)
+    process.exitCode = answer.exitCode
+    return
+  }
+  const count = await replayParkedInStore(current)
+  console.log(replayedLine(count, current.database.kind === 'postgres'
+    ? 'the replicas take them within a lease (database.lease_seconds)'
+    : 'prherald-server applies them at its next start'))
+})
+
+cli.help((sections) => {
+  sections.push({
+    title: 'Environment',
+    body: '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)\n  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config):\n                         file:… for SQLite, postgres://… for PostgreSQL (user and password may come from PGUSER / PGPASSWORD)',
+  })
+})
+
+await runCommands(cli)
