@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { Provider } from '../../machines/pull-request-event.ts'
-import { isPrheraldError } from '../../src/errors.ts'
 import { migrateUp, readMigrations } from '../../src/store/migrations.ts'
 import { openDatabase } from '../../src/store/open-database.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
@@ -10,7 +9,7 @@ import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 
-/** 11.11: the database records the git provider it serves, and a server for the other one refuses it. */
+/** 11.11, as issue 34 changed it: rows of several hosts share a database, so none is refused. */
 let dir: ReturnType<typeof makeTempDir>
 let slack: FakeSlack
 let service: TestService | undefined
@@ -55,57 +54,30 @@ function legacyDatabase(rows: { deliveries?: Provider[]; messages?: Provider[] }
   db.close()
 }
 
-function expectMismatch(error: unknown, recordedProvider: Provider, configured: Provider): void {
-  expect(isPrheraldError(error, 'database_provider'), String(error)).toBe(true)
-  const e = error as Error & { fix?: string }
-  expect(e.message).toBe(`the database ${dbFile()} serves git_provider ${recordedProvider}, but the configuration says ${configured}`)
-  expect(e.fix).toMatch(/new database/)
-}
-
-describe('the git provider a database serves', () => {
-  it('is recorded by the first server, and a server for the other provider refuses the database', async () => {
+describe('the hosts a database serves (issue 34: no single-host claim)', () => {
+  it('a database one host\'s server used is used as it is by a server for another host, and the record is gone', async () => {
     service = await start('github')
     await service.stop()
     service = undefined
-    expect(recorded()).toBe('github')
-    expectMismatch(await refusal('bitbucket'), 'github', 'bitbucket')
-    // The refusal released the file: the right provider still starts on it.
-    service = await start('github')
+    expect(recorded()).toBeUndefined()
+    // Before issue 34 this was refused: "a provider change needs a new database".
+    service = await start('bitbucket')
   })
 
-  it('is taken from the rows of a database that predates the record', async () => {
+  it('upgrades a database that predates the record, whatever host its rows belong to', async () => {
     legacyDatabase({ deliveries: ['bitbucket'], messages: ['bitbucket'] })
-    expectMismatch(await refusal('github'), 'bitbucket', 'github')
-    expect(recorded()).toBe('bitbucket')
-    service = await start('bitbucket')
+    service = await start('github')
+    expect(recorded()).toBeUndefined()
   })
 
-  it('is taken from slack_messages when no delivery is kept', async () => {
+  it('prherald-migrate up works for any host, and prherald-doctor lists the hosts the rows belong to, a host no longer configured among them', async () => {
     legacyDatabase({ messages: ['github'] })
-    expectMismatch(await refusal('bitbucket'), 'github', 'bitbucket')
-  })
-
-  it('is taken from the configuration for a database without rows', async () => {
-    legacyDatabase({})
-    service = await start('bitbucket')
-    expect(recorded()).toBe('bitbucket')
-  })
-
-  it('prherald-migrate up refuses the other provider with the fix, and prherald-doctor shows FAIL', async () => {
-    configure('github')
-    expect((await runCliAsync('migrate', ['up'], env('github'), dir.path)).status).toBe(0)
-    expect(recorded()).toBe('github')
-
     configure('bitbucket')
     const up = await runCliAsync('migrate', ['up'], env('bitbucket'), dir.path)
-    expect(up.status).toBe(1)
-    expect(up.stderr).toContain(`the database ${dbFile()} serves git_provider github, but the configuration says bitbucket`)
-    expect(up.stderr).toMatch(/new database/)
-    expect(recorded()).toBe('github')
+    expect(up.status, up.stderr).toBe(0)
+    expect(recorded()).toBeUndefined()
 
     const doctor = await runCliAsync('doctor', [], env('bitbucket'), dir.path)
-    expect(doctor.status).toBe(1)
-    expect(doctor.stdout).toMatch(/^ {2}FAIL {2}provider +\S+ +serves github, but git_provider is bitbucket/m)
-    expect(doctor.stdout).toMatch(/new database/)
+    expect(doctor.stdout).toMatch(/^ {2}OK {4}hosts +\S+ +holds pull requests of github; github no longer configured: its rows are kept and not listed$/m)
   })
 })
