@@ -56,7 +56,7 @@ export function startReconcileOnStart(deps: ReconcileOnStartDeps): ReconcileOnSt
     if (hasCredentials(own.gitAccess)) able.push(own)
     else {
       const variable = own.host.variables.token
-      logger.warn(`reconcile.on_start is set but ${variable} is not; start-up reconcile skipped for ${own.host.words.name}`, {
+      logger.warn(`reconcile.on_start is set but ${variable} is not; start-up reconcile skipped`, {
         host: own.id, variable, fix: `set ${variable} (docs/reconcile.md lists the scopes), or set reconcile.on_start: false`,
       })
     }

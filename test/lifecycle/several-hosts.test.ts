@@ -105,6 +105,17 @@ describe.each(BACKENDS)('GitHub, GitLab and Bitbucket in one deployment ($name)'
       expect(texts(channel)[0], channel).toContain('Approved by alice')
     }
     expect(slack.calls.filter((c) => c.method === 'chat.postMessage')).toHaveLength(3)
+    // /metrics labels deliveries by host: two accepted for each, across the servers.
+    for (const provider of ['github', 'gitlab', 'bitbucket']) {
+      let accepted = 0
+      for (const server of servers) {
+        const text = await (await fetch(server.metricsUrl)).text()
+        const line = new RegExp(`^prherald_deliveries_total\\{provider="${provider}",result="accepted",reason=""\\} (\\d+)$`, 'm').exec(text)
+        expect(line, `${provider} on ${server.metricsUrl}`).not.toBeNull()
+        accepted += Number(line![1])
+      }
+      expect(accepted, provider).toBe(2)
+    }
     // The start-up log names every host and its route.
     expect(servers[0]!.entries()).toContainEqual(expect.objectContaining({
       msg: 'listening', hosts: ['github', 'bitbucket', 'gitlab'], routes: ['/webhook/github', '/webhook/bitbucket', '/webhook/gitlab'],
