@@ -6,12 +6,13 @@ import { errorFields } from './log/logger.ts'
 import { healthz, readyz, type HealthSources } from './http/health-routes.ts'
 import type { GitHost } from './hosts/contract.ts'
 import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-route.ts'
-import { createSlackInteractionsHandler, SLACK_INTERACTIONS_PATH, type SlackInteractionsDeps } from './http/slack-interactions-route.ts'
 import type { ClickIntake } from './intake/accept-click.ts'
 import type { TokenWorkspace } from './slack/token-workspace.ts'
 import { clientErrorResponse, errorResponse, json } from './http/respond.ts'
-import { createSlackCommandsHandler, SLACK_COMMANDS_PATH, type SlackCommandsDeps } from './http/slack-commands-route.ts'
-import { createSlackEventsHandler, SLACK_EVENTS_PATH, type SlackEventsDeps } from './http/slack-events-route.ts'
+import { createSlackRoute, SLACK_PATHS, type SlackRouteKind } from './http/slack-route.ts'
+import type { HomeClick } from './slack/decode-home-action.ts'
+import { createSlackInbound, type SlackInbound } from './inbound/slack-inbound.ts'
+import type { personalRoutes } from './personal/personal-routes.ts'
 import { createBodyBudget, type BodyBudget } from './http/body-budget.ts'
 import { createSlackBodyLane, inSlackLane, type SlackBodyLane } from './http/slack-body-lane.ts'
 import { BODY_LIMIT } from './http/read-raw-body.ts'
@@ -39,10 +40,10 @@ export interface AppDeps {
   observe?: (provider: Provider, ...outcome: Parameters<NonNullable<WebhookRouteDeps['observe']>>) => void
   /** `GET /metrics`, when it is served on this port (not when `server.metrics_listen` gives it its own). */
   metrics?: () => Promise<HTTPResponse>
-  /** The "Start review" button's clicks; without it (no SLACK_SIGNING_SECRET) the route does not exist. */
-  slackInteractions?: { signingSecret: string; accept: ClickIntake; workspace: () => Promise<TokenWorkspace | undefined>; home?: SlackInteractionsDeps['home'] }
-  /** `/prherald` and the Events API (docs/notifications.md); like the button, only with SLACK_SIGNING_SECRET. */
-  slackPersonal?: Omit<SlackCommandsDeps, 'logger'> & Omit<SlackEventsDeps, 'logger'>
+  /** The "Start review" button's clicks and the token's workspace; with slackPersonal, Slack's routes exist (SLACK_SIGNING_SECRET). */
+  slackInteractions?: { signingSecret: string | undefined; accept: ClickIntake; workspace: () => Promise<TokenWorkspace | undefined>; home?: ((click: HomeClick) => Promise<void>) | undefined }
+  /** `/prherald`, the Events API and the home tab (docs/notifications.md), and the store's record of Slack's requests. */
+  slackPersonal?: ReturnType<typeof personalRoutes>
 }
 
 const ALWAYS_OK: HealthSources = { database: () => 'ok', slack: () => 'ok' }
@@ -83,16 +84,31 @@ export function createApp(deps: AppDeps): H3 {
   }
   // Slack's unsigned bodies are bounded by a lane of their own, which cuts the oldest held body for a new one.
   const slackLane = deps.slackLane ?? createSlackBodyLane()
-  if (deps.slackInteractions) {
-    app.all(SLACK_INTERACTIONS_PATH, only(['POST'], inSlackLane(slackLane, deps.bodyLimit ?? BODY_LIMIT, createSlackInteractionsHandler({
-      ...deps.slackInteractions, logger: deps.logger, bodyLimit: deps.bodyLimit, ready: () => health.database() === 'ok',
-    }))))
-  }
-  if (deps.slackPersonal) {
-    app.all(SLACK_COMMANDS_PATH, only(['POST'], inSlackLane(slackLane, SLACK_REQUEST_LIMIT, createSlackCommandsHandler({ ...deps.slackPersonal, logger: deps.logger }))))
-    app.all(SLACK_EVENTS_PATH, only(['POST'], inSlackLane(slackLane, SLACK_REQUEST_LIMIT, createSlackEventsHandler({ ...deps.slackPersonal, logger: deps.logger }))))
+  const receive = slackInbound(deps, () => health.database() === 'ok')
+  // The HTTP routes only with SLACK_SIGNING_SECRET; with Socket Mode alone, Slack's requests come over the socket.
+  const signingSecret = deps.slackInteractions?.signingSecret
+  if (receive && signingSecret !== undefined) {
+    const route = (kind: SlackRouteKind, bodyLimit: number) => only(['POST'], inSlackLane(slackLane, bodyLimit, createSlackRoute({
+      kind, signingSecret, receive, logger: deps.logger, bodyLimit,
+    })))
+    app.all(SLACK_PATHS.interactive, route('interactive', deps.bodyLimit ?? BODY_LIMIT))
+    app.all(SLACK_PATHS.command, route('command', SLACK_REQUEST_LIMIT))
+    app.all(SLACK_PATHS.event, route('event', SLACK_REQUEST_LIMIT))
   }
   return app
+}
+
+/**
+ * The one inbound pipeline of Slack's requests (src/inbound/slack-inbound.ts), for the HTTP routes above and
+ * for Socket Mode's receiver (src/inbound/slack-socket.ts); undefined when the deployment takes none of them.
+ */
+export function slackInbound(deps: Pick<AppDeps, 'slackInteractions' | 'slackPersonal' | 'logger'>, ready?: () => boolean): SlackInbound | undefined {
+  const { slackInteractions: clicks, slackPersonal: personal } = deps
+  if (!clicks || !personal) return undefined
+  return createSlackInbound({
+    workspace: clicks.workspace, claim: personal.claim, ready, click: clicks.accept, home: clicks.home,
+    run: personal.run, publishHome: personal.publishHome, slackApiUrl: personal.slackApiUrl, logger: deps.logger,
+  })
 }
 
 /** Where a host's deliveries are sent. */

@@ -46,7 +46,7 @@ export function createCheckContext(settings: Settings, own: HostSettings, creden
     provider: own.id,
     mappings: own.mappings,
     featureScopes: settings.lookupUsersByEmail && settings.hosts.some((h) => h.host.people.emailLookup) ? [LOOKUP_SCOPE] : [],
-    personalScopes: personalScopes(settings, credentials.interactiveRoutes),
+    personalScopes: personalScopes(settings, credentials.interactiveRoutes || settings.socketMode),
     slack: credentials.slackToken ? { token: credentials.slackToken, apiUrl: settings.api.slack } : undefined,
     git: host.connect(credentials.git[own.id] ?? NO_ACCESS, own.apiUrl)?.webhooks,
   }

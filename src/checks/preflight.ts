@@ -97,8 +97,8 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
   const results: CheckResult[] = [
     { name: 'file', target: settings.configFile, status: 'OK', reason: `parses: ${form}, ${entries}` },
     ...secretResults(env, hosts),
-    reviewButtonResult(env),
-    directMessagesResult(settings, readSlackSigningSecret(env) !== undefined),
+    reviewButtonResult(env, settings.socketMode),
+    directMessagesResult(settings, readSlackSigningSecret(env) !== undefined || settings.socketMode),
   ]
   results.push(...hosts.flatMap((host) => authResults(env, host)))
   results.push(

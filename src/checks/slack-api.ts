@@ -1,5 +1,5 @@
 import { redactUrl, redactUrlsIn } from '../log/redact-url.ts'
-import { createSlackFetch } from '../slack/slack-fetch.ts'
+import { callSlackApi, createWebClient, type SlackAnswer } from '../slack/slack-api.ts'
 
 /** What the checks need to reach Slack: the bot token and SLACK_API_URL (with its trailing slash). */
 export interface SlackCheckOptions {
@@ -8,33 +8,14 @@ export interface SlackCheckOptions {
   timeoutMs?: number
 }
 
-export interface SlackAnswer {
-  data: { ok?: boolean; error?: string; [key: string]: unknown }
-  headers: Headers
-}
-
 /**
- * One Slack Web API call for the checks only: `auth.test` reports the granted scopes in the `x-oauth-scopes`
- * response header, which WebClient does not expose (docs/decisions.md), and using the same path for
- * `conversations.info` keeps both checks alike. Sent with the Slack client's own `fetch` over node:http
- * (src/slack/slack-fetch.ts), not Node's: the server's start-up check is its only HTTP call before the first
- * delivery, and Node's fetch would set up undici's client for it (docs/performance.md). The whole call runs
- * within the timeout (rejecting with its TimeoutError); a status outside 2xx is answered as `http_<status>`.
- * Throws only when Slack cannot be reached.
+ * One Slack Web API call for the checks, setup and smoke, through the one Slack client
+ * (src/slack/slack-api.ts), without retries: the answer is read whatever `ok` says, the granted scopes come
+ * from it (`response_metadata.scopes`). Throws only when Slack cannot be reached.
  */
-export async function callSlack(options: SlackCheckOptions, method: string, params: Record<string, string> = {}): Promise<SlackAnswer> {
-  const response = await checkFetch()(`${options.apiUrl}${method}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(params).toString(),
-    signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
-  })
-  if (!response.ok) return { data: { ok: false, error: `http_${response.status}` }, headers: response.headers }
-  return { data: (await response.json()) as SlackAnswer['data'], headers: response.headers }
+export function callSlack(options: SlackCheckOptions, method: string, params: Record<string, string> = {}): Promise<SlackAnswer> {
+  return callSlackApi(createWebClient({ token: options.token, apiUrl: options.apiUrl, timeoutMs: options.timeoutMs }), method, params)
 }
-
-let shared: typeof fetch | undefined
-const checkFetch = () => (shared ??= createSlackFetch())
 
 /** Why Slack could not be reached, and what to do: the system error's code when there is one. */
 export function unreachable(apiUrl: string, error: unknown): { reason: string; fix: string } {

@@ -53,16 +53,16 @@ export async function slackAccessCheck(
 async function authCheck(options: SlackCheckOptions | undefined, channels: readonly string[], featureScopes: readonly string[]): Promise<{ result: CheckResult; granted?: Set<string> }> {
   const answer = await authTest(options)
   if ('result' in answer) return answer
-  const { who, header } = answer
-  // Slack sends the header for bot tokens; if a proxy strips it, the scopes cannot be checked here, and a
+  const { who, scopes } = answer
+  // Slack reports the scopes (x-oauth-scopes) for bot tokens; if a proxy strips them, they cannot be checked here, and a
   // missing one still surfaces as missing_scope on the first call that needs it.
-  if (header === null) return { result: { name: 'slack-auth', target: TARGET, status: 'OK', reason: `auth.test ok ${who}; scopes not reported, not checked` } }
-  const granted = new Set(header.split(',').map((s) => s.trim()))
+  if (scopes === undefined) return { result: { name: 'slack-auth', target: TARGET, status: 'OK', reason: `auth.test ok ${who}; scopes not reported, not checked` } }
+  const granted = new Set(scopes)
   return { result: judgeScopes(granted, who, channels, featureScopes), granted }
 }
 
-/** auth.test's verdict on the token: who it is and the scopes header, or the FAIL. */
-async function authTest(options: SlackCheckOptions | undefined): Promise<{ result: CheckResult } | { who: string; header: string | null }> {
+/** auth.test's verdict on the token: who it is and its granted scopes, or the FAIL. */
+async function authTest(options: SlackCheckOptions | undefined): Promise<{ result: CheckResult } | { who: string; scopes: string[] | undefined }> {
   if (!options || options.token.trim() === '') {
     return { result: {
       name: 'slack-auth', target: TARGET, status: 'FAIL', reason: 'SLACK_BOT_TOKEN is not set',
@@ -83,7 +83,7 @@ async function authTest(options: SlackCheckOptions | undefined): Promise<{ resul
       ...(UNAVAILABLE.test(error) ? { unavailable: true } : {}),
     } }
   }
-  return { who: `as ${String(answer.data.user ?? 'the bot')} in ${String(answer.data.team ?? 'the workspace')}`, header: answer.headers.get('x-oauth-scopes') }
+  return { who: `as ${String(answer.data.user ?? 'the bot')} in ${String(answer.data.team ?? 'the workspace')}`, scopes: answer.scopes }
 }
 
 function judgeScopes(granted: ReadonlySet<string>, who: string, channels: readonly string[], featureScopes: readonly string[]): CheckResult {

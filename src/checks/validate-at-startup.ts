@@ -3,6 +3,7 @@ import { PrheraldError } from '../errors.ts'
 import { hostLock, readConfigLock, writeConfigLock } from '../lock/config-lock.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { listRoutes, routeChannels } from '../routing/resolve-route.ts'
+import { appTokenShape } from './app-token-check.ts'
 import { countByStatus, type CheckResult } from './check-result.ts'
 import { createCheckContext, credentialsFromSecrets, NO_ACCESS } from './check-context.ts'
 import { directMessagesResult } from './personal-scopes.ts'
@@ -49,11 +50,12 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
     ? { auth: checked.outcome.report.auth, scopes: checked.outcome.report.scopes }
     : await slackAccessCheck(first?.ctx.slack, settings.hosts.flatMap((h) => listRoutes(h.mappings)).flatMap(routeChannels), first?.ctx.featureScopes ?? [], first?.ctx.personalScopes)
   const slackDown = auth.status === 'FAIL' && auth.unavailable === true
-  const directMessages = directMessagesResult(settings, secrets.slackSigningSecret !== undefined)
+  const directMessages = directMessagesResult(settings, secrets.slackSigningSecret !== undefined || settings.socketMode)
   const shortSecrets = settings.hosts.flatMap((own) => shortSecretResult(own.host.variables.secret, secrets.hosts[own.id]?.webhookSecret) ?? [])
+  const appToken = settings.socketMode ? [appTokenShape(true, secrets.slackAppToken)] : []
   const hostOfResult = new Map<CheckResult, string>()
   for (const { own, outcome } of outcomes) for (const r of outcome.report.entries.flatMap((e) => e.results)) hostOfResult.set(r, own.id)
-  const results = [auth, ...scopes, directMessages, ...shortSecrets, ...hostOfResult.keys()]
+  const results = [auth, ...scopes, directMessages, ...appToken, ...shortSecrets, ...hostOfResult.keys()]
   for (const r of results) {
     const fields = { check: r.name, host: hostOfResult.get(r), target: r.target, status: r.status, reason: r.reason, fix: r.fix }
     if (r === auth && slackDown) logger.warn('Slack did not answer auth.test; starting anyway: deliveries are stored and posted once it answers', fields)

@@ -25,7 +25,7 @@ function settings() {
   return loadSettings(process.env)
 }
 
-cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, thread updates, the reviews and digest settings, the users and teams maps and reconcile.on_start').action(() => {
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, thread updates, the reviews and digest settings, the users and teams maps, reconcile.on_start and slack.socket_mode').action(() => {
   const loaded = settings()
   // A section per host: its mappings, its reviews' bot logins, its people; everything after them is shared.
   for (const own of loaded.hosts) {
@@ -40,6 +40,7 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
   }
   const routes = loaded.hosts.flatMap((own) => listRoutes(own.mappings))
   print(formatMetricsListen(loaded))
+  print(`slack.socket_mode: ${loaded.socketMode}${loaded.socketMode ? " (Slack's requests over Socket Mode's WebSocket with SLACK_APP_TOKEN; no public URL needed for them)" : ' (Slack\'s requests at the HTTP routes, with SLACK_SIGNING_SECRET)'}`)
   print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
   for (const line of formatThreads(loaded.threadUpdates, routes, loaded.notifyReviewRequests)) print(line)
   for (const line of formatDirectMessages(loaded.directMessages)) print(line)

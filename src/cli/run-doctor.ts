@@ -1,6 +1,8 @@
 import { cac } from 'cac'
 import { checkPrinter, countByStatus, formatChecks, formatCounts, type CheckResult } from '../checks/check-result.ts'
 import { createCheckContext, credentialsFromEnv, NO_ACCESS, slackCredentialsFromEnv, type CheckCredentials } from '../checks/check-context.ts'
+import { appTokenCheck } from '../checks/app-token-check.ts'
+import { readSlackAppToken } from '../config/load-config.ts'
 import { ownerAccessResults } from '../checks/owner-access-check.ts'
 import { configSection, databaseSection, mappingsSection } from '../checks/preflight.ts'
 import { reportResults, validateEntries } from '../checks/validate-entries.ts'
@@ -76,6 +78,8 @@ async function doctor(repository: string | undefined): Promise<boolean> {
     }
     all.push(...section('database', database))
     const credentials = doctorCredentials(env, settings)
+    // Socket Mode's app-level token: present, the right kind, accepted by Slack (doctor only; the server checks the first two).
+    if (settings.socketMode) all.push(...section('slack', [await appTokenCheck(true, readSlackAppToken(env), settings.api.slack)]))
     const { lock } = readConfigLock(settings.lockFile, settings.hosts.map((h) => h.id))
     // A section per host: its mappings, its owners' access, its live checks; one host's API down is that host's line.
     const several = settings.hosts.length > 1
@@ -118,6 +122,7 @@ cli.help((sections) => {
       ...extraVariableLines(true),
       ...apiUrlLines(),
       '  SLACK_SIGNING_SECRET   (optional) the Start review button, /prherald and the home tab',
+      '  SLACK_APP_TOKEN        with slack.socket_mode: true, the app-level token (xapp-…) Socket Mode connects with',
       'Secrets are reported as set or missing, never printed.',
       'Exit status 1 when any line is FAIL.',
     ].join('\n'),

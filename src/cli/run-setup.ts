@@ -9,6 +9,7 @@ import { apiUrlLines, hostVariableLines, hostVariableNames } from './host-variab
 interface Options {
   provider?: unknown
   slackToken?: unknown
+  slackAppToken?: unknown
   channel?: unknown
   repository?: unknown
   mentions?: unknown
@@ -36,6 +37,7 @@ const cli = cac('prherald-setup')
 cli.usage('[--yes] [options]')
 cli.option(`--provider <${HOST_IDS.join('|')}>`, 'The git host that sends the webhooks')
 cli.option('--slack-token <token>', 'Slack bot token, xoxb-… (default: SLACK_BOT_TOKEN; the variable keeps it out of shell history)')
+cli.option('--slack-app-token <token>', 'Slack app-level token, xapp-…, for Socket Mode: no public URL for Slack (default: SLACK_APP_TOKEN); optional')
 cli.option('--channel <id-or-name>', 'Channel ID, or the name of a channel the bot is in (#name)')
 cli.option('--repository <owner/repo>', 'The repository to announce (Bitbucket: workspace/repository-slug)')
 cli.option('--mentions <list>', 'Who is pinged on the first announcement: member IDs U…, group IDs S…, here, channel')
@@ -57,6 +59,7 @@ cli.help((sections) => {
     title: 'Environment',
     body: [
       '  SLACK_BOT_TOKEN        default of --slack-token',
+      '  SLACK_APP_TOKEN        default of --slack-app-token',
       ...hostVariableLines('token', () => 'default of --git-token'),
       '  PRHERALD_PUBLIC_URL    default of --public-url',
       '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
@@ -71,7 +74,7 @@ await runCommands(cli, {
   run: async (_args, parsed) => {
     const options = parsed as Options
     process.exitCode = await runSetup({
-      provider: text(options.provider), slackToken: text(options.slackToken), channel: text(options.channel),
+      provider: text(options.provider), slackToken: text(options.slackToken), slackAppToken: text(options.slackAppToken), channel: text(options.channel),
       repository: text(options.repository), mentions: text(options.mentions), directMessages: text(options.directMessages), publicUrl: text(options.publicUrl), gitToken: text(options.gitToken), gitApiUrl: text(options.gitApiUrl),
       gitVariables: definedOnly({ GITHUB_APP_ID: text(options.githubAppId), GITHUB_APP_PRIVATE_KEY_FILE: text(options.githubAppPrivateKeyFile) }),
       createWebhook: options.createWebhook, config: text(options.config), yes: options.yes === true, force: options.force === true,

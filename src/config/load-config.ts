@@ -144,6 +144,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     directMessages: directMessageSettings(doc, hostBlocks(doc)),
     reconcileOnStart: doc.reconcile?.on_start ?? false,
     lookupUsersByEmail: doc.slack?.lookup_users_by_email ?? false,
+    socketMode: doc.slack?.socket_mode ?? false,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: { slack: withTrailingSlash(env.SLACK_API_URL || DEFAULTS.api.slack) },
   }
@@ -198,7 +199,13 @@ export function readSecrets(env: Env, hosts: readonly Pick<HostSettings, 'id' | 
       fix: 'set them in the environment or in a .env file in the working directory',
     })
   }
-  return { slackBotToken, hosts: secrets, slackSigningSecret: readSlackSigningSecret(env) }
+  return { slackBotToken, hosts: secrets, slackSigningSecret: readSlackSigningSecret(env), slackAppToken: readSlackAppToken(env) }
+}
+
+/** SLACK_APP_TOKEN, optional: read only when slack.socket_mode is true; a blank value reads as unset. */
+export function readSlackAppToken(env: Env): string | undefined {
+  const token = env.SLACK_APP_TOKEN?.trim() ?? ''
+  return token === '' ? undefined : token
 }
 
 /** SLACK_SIGNING_SECRET, optional: a blank value reads as unset (no button), like an absent one. */
@@ -209,5 +216,5 @@ export function readSlackSigningSecret(env: Env): string | undefined {
 
 /** Every secret value the process holds, for the logger's redaction list. */
 export function secretValues(secrets: Secrets): string[] {
-  return [secrets.slackBotToken, ...Object.values(secrets.hosts).flatMap((own) => [own.webhookSecret, ...gitSecrets(own.gitAccess)]), secrets.slackSigningSecret ?? '']
+  return [secrets.slackBotToken, ...Object.values(secrets.hosts).flatMap((own) => [own.webhookSecret, ...gitSecrets(own.gitAccess)]), secrets.slackSigningSecret ?? '', secrets.slackAppToken ?? '']
 }

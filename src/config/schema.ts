@@ -219,6 +219,7 @@ export const configSchema = object({
     reactions: optional(reactions),
     lookup_users_by_email: optional(boolean()),
     thread_updates: optional(boolean()),
+    socket_mode: optional(boolean()),
   })),
   reviews: optional(reviews),
   notify: optional(object({

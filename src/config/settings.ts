@@ -104,6 +104,8 @@ export interface Settings {
   reconcileOnStart: boolean
   /** `slack.lookup_users_by_email` (GitHub only): find unmapped people by their profile's public email. */
   lookupUsersByEmail: boolean
+  /** `slack.socket_mode`: Slack's requests arrive over Socket Mode's WebSocket (SLACK_APP_TOKEN), not at the HTTP routes. */
+  socketMode: boolean
   publicUrl: string | undefined
   /** SLACK_API_URL; each host's API base is in its HostSettings. */
   api: { slack: string }
@@ -142,6 +144,8 @@ export interface Secrets {
    * the "Start review" button; unset, there is neither button nor route (docs/slack-app.md#start-review).
    */
   slackSigningSecret?: string | undefined
+  /** SLACK_APP_TOKEN: the app-level token (xapp-…, connections:write) Socket Mode connects with (slack.socket_mode). */
+  slackAppToken?: string | undefined
 }
 
 export const DEFAULTS = {

@@ -13,6 +13,8 @@ export interface HealthSources {
    * (body-budget.ts fullFor): deliveries are not being read, whatever else says ok (issue 30.1).
    */
   bodies?(): 'ok' | 'full'
+  /** With slack.socket_mode: the socket's state (slack-socket.ts); anything but `open` means Slack's requests are not arriving. */
+  socket?(): string
 }
 
 /**
@@ -26,9 +28,12 @@ export function healthz(sources: HealthSources): HTTPResponse {
   // Parked deliveries wait for an operator (prherald-migrate replay-parked): degraded, never a restart.
   const parked = sources.parked?.() ?? 0
   const bodies = sources.bodies?.() ?? 'ok'
+  // A socket reconnecting is degraded, never a restart: it reconnects by itself, and webhooks are still taken.
+  const socket = sources.socket?.()
+  const ok = database === 'ok' && slack === 'ok' && parked === 0 && bodies === 'ok' && (socket === undefined || socket === 'open')
   return json(200, {
-    status: database === 'ok' && slack === 'ok' && parked === 0 && bodies === 'ok' ? 'ok' : 'degraded', database, slack,
-    ...(parked > 0 ? { parked_deliveries: parked } : {}), ...(bodies === 'ok' ? {} : { body_budget: bodies }),
+    status: ok ? 'ok' : 'degraded', database, slack,
+    ...(parked > 0 ? { parked_deliveries: parked } : {}), ...(bodies === 'ok' ? {} : { body_budget: bodies }), ...(socket ? { slack_socket: socket } : {}),
   })
 }
 
@@ -43,7 +48,7 @@ export function readyz(sources: HealthSources): HTTPResponse {
   if (sources.bodies?.() === 'full') {
     return json(503, { status: 'degraded', database, body_budget: 'full', message: 'no webhook body has been admitted for longer than a delivery may wait; see docs/reliability.md' })
   }
-  return json(200, { status: 'ready', database })
+  return json(200, { status: 'ready', database, ...(sources.socket ? { slack_socket: sources.socket() } : {}) })
 }
 
 /**

@@ -11,22 +11,11 @@ export const SLACK_REQUEST_LIMIT = 64 * 1024
  * exact bytes, then the five-minute window (docs/security.md#slack-requests). Throws bad_signature,
  * stale_timestamp or body_too_large.
  */
-export async function verifiedSlackBody(event: H3Event, secret: string, nowMs: number): Promise<Buffer> {
-  const body = await readRawBody(event, SLACK_REQUEST_LIMIT)
+export async function verifiedSlackBody(event: H3Event, secret: string, nowMs: number, limit = SLACK_REQUEST_LIMIT): Promise<Buffer> {
+  const body = await readRawBody(event, limit)
   const headers = event.req.headers
   const verdict = verifySlackSignature(secret, { body, timestamp: headers.get('x-slack-request-timestamp'), signature: headers.get('x-slack-signature') }, nowMs)
   if (verdict === 'bad_signature') throw new PrheraldError('bad_signature', 'missing or invalid X-Slack-Signature signature')
   if (verdict === 'stale_timestamp') throw new PrheraldError('stale_timestamp', 'X-Slack-Request-Timestamp is more than five minutes away from this server\'s clock')
   return body
-}
-
-/** A small memory of ids already handled (Slack's retries, a repeated trigger_id): the latest `size` of them. */
-export function createSeenIds(size = 2000) {
-  const seen = new Set<string>()
-  return (id: string): boolean => {
-    if (seen.has(id)) return true
-    seen.add(id)
-    if (seen.size > size) seen.delete(seen.values().next().value!)
-    return false
-  }
 }

@@ -5,6 +5,7 @@ import type { ResolvePeople } from '../people/resolve-people.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import { createSlackDirectory, type SlackDirectory } from '../slack/slack-directory.ts'
+import type { SlackTokenObserver } from '../slack/slack-token-state.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Store } from '../store/store.ts'
 import { createPersonDirectory, type PersonDirectory } from './person-directory.ts'
@@ -32,12 +33,15 @@ export function createPersonal(options: {
   people: ResolvePeople
   settleMs: number
   slackTimeoutMs?: number | undefined
+  tokenObserver?: SlackTokenObserver | undefined
   now?: (() => number) | undefined
   onDirectMessagesQueued?: (() => void) | undefined
 }): Personal {
   const { settings, store, logger, pacer } = options
   const now = options.now ?? Date.now
-  const slackDirectory = createSlackDirectory({ token: options.secrets.slackBotToken, apiUrl: settings.api.slack, timeoutMs: options.slackTimeoutMs })
+  const slackDirectory = createSlackDirectory({
+    token: options.secrets.slackBotToken, apiUrl: settings.api.slack, logger, timeoutMs: options.slackTimeoutMs, tokenObserver: options.tokenObserver,
+  })
   const people = createPersonDirectory({ settings: settings.directMessages, store, slack: slackDirectory, pacer, logger })
   const queue = settings.directMessages.mode === 'off' ? undefined : createQueueDirectMessages({
     settings: settings.directMessages, store, people: options.people, directory: people, logger, now,

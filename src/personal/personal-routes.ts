@@ -8,30 +8,34 @@ import { createHomeActions, type HomeActions } from './home-actions.ts'
 import { createPersonOf } from './person-of.ts'
 import { createPublishHome, type PublishHome } from './publish-home.ts'
 import { createCommandRunner, type RunCommand } from './run-command.ts'
-import { createSlackIdentity, type CheckSlackIdentity } from './slack-identity.ts'
 
-/** What `/prherald`, the Events API and the home tab's buttons need, built from the worker's personal side. */
+/**
+ * What `/prherald`, the Events API and the home tab's buttons need, built from the worker's personal side,
+ * and the store's record of Slack's requests already taken (the inbound pipeline's de-duplication).
+ */
 export function personalRoutes(deps: {
   settings: Pick<Settings, 'directMessages' | 'api' | 'lookupUsersByEmail'>
   /** Every configured host: /prherald mine and the home tab gather a person's pull requests across them. */
   hosts: HostSet
-  signingSecret: string
+  /** Unused here: the HTTP receiver takes it from the click side (kept so that callers passing it still compile). */
+  signingSecret?: string | undefined
   personal: Personal
   store: Store
   pacer: SlackPacer
   logger: Logger
-}): { signingSecret: string; run: RunCommand; identity: CheckSlackIdentity; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string } {
+}): {
+  run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; claim: (requestId: string) => Promise<boolean>
+} {
   const { settings, personal, store } = deps
   const people = new Map([...deps.hosts.values()].map((own) => [own.id, { users: own.users, teams: own.teams }]))
   const personOf = createPersonOf({ people, store, lookupUsersByEmail: settings.lookupUsersByEmail })
   const shared = { store, settings: settings.directMessages, personOf, directory: personal.people, now: personal.now }
   const publishHome = createPublishHome({ ...shared, slack: personal.slackDirectory, pacer: deps.pacer, logger: deps.logger })
   return {
-    signingSecret: deps.signingSecret,
     run: createCommandRunner(shared),
-    identity: createSlackIdentity(personal.slackDirectory),
     publishHome,
     homeActions: createHomeActions({ store, personOf, publishHome, logger: deps.logger }),
     slackApiUrl: settings.api.slack,
+    claim: (requestId) => store.claimSlackRequest(requestId),
   }
 }

@@ -1,3 +1,4 @@
+import { appTokenShape } from '../checks/app-token-check.ts'
 import { formatChecks } from '../checks/check-result.ts'
 import { slackAuthCheck } from '../checks/slack-auth-check.ts'
 import { parseRepository } from '../config/parse-repository.ts'
@@ -27,6 +28,8 @@ export interface SetupFlags {
   gitToken?: string | undefined
   /** The git host's API base (GITHUB_API_URL, …) for a self-managed install; '' for the cloud host. */
   gitApiUrl?: string | undefined
+  /** SLACK_APP_TOKEN (xapp-…): given, Slack's requests come over Socket Mode (slack.socket_mode: true). */
+  slackAppToken?: string | undefined
   /** notify.direct_messages: off, opt_in (the default with --yes) or on. */
   directMessages?: string | undefined
   /** Credentials other than the token, by variable (a GitHub App's id and key file): written to .env as given. */
@@ -64,7 +67,10 @@ function parsePublicUrl(answer: string): string | undefined {
 export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
   const { ask } = deps
   const set = (name: string) => (deps.env[name]?.trim() ? deps.env[name] : undefined)
-  const flags: SetupFlags = { ...deps.flags, slackToken: deps.flags.slackToken ?? set('SLACK_BOT_TOKEN'), publicUrl: deps.flags.publicUrl ?? set('PRHERALD_PUBLIC_URL') }
+  const flags: SetupFlags = {
+    ...deps.flags, slackToken: deps.flags.slackToken ?? set('SLACK_BOT_TOKEN'), publicUrl: deps.flags.publicUrl ?? set('PRHERALD_PUBLIC_URL'),
+    slackAppToken: deps.flags.slackAppToken ?? set('SLACK_APP_TOKEN'),
+  }
   if (!deps.interactive) {
     const missing = Object.entries(REQUIRED).filter(([key]) => flags[key as keyof typeof REQUIRED] === undefined)
     if (missing.length > 0) throw missingFlags(missing.map(([key, flag]) => (key === 'slackToken' ? `${flag} (or SLACK_BOT_TOKEN)` : flag)))
@@ -95,6 +101,9 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
     () => ask.text('Who is pinged when a pull request is first announced? (member IDs U…, group IDs S…, here; optional)', { flag: '--mentions', initial: '' }),
     normaliseMentions)
   const directMessages = await askDirectMessages(deps, flags.directMessages)
+  const slackAppToken = await optional(flags.slackAppToken,
+    () => ask.secret('Slack app-level token for Socket Mode (xapp-…, optional: the button, /prherald and the home tab with no public URL)', { flag: '--slack-app-token' }),
+    parseAppToken)
   const publicUrl = await optional(flags.publicUrl,
     () => ask.text('Public URL the git host delivers to, e.g. https://prherald.example.com (optional)', { flag: '--public-url', initial: '' }),
     parsePublicUrl)
@@ -110,6 +119,7 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
   return {
     provider,
     slackToken,
+    slackAppToken,
     channel,
     owner: repository.owner,
     repo: repository.repo,
@@ -121,6 +131,14 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
     gitApiUrl,
     gitVariables,
   }
+}
+
+/** An app-level token, or none: Socket Mode stays off (docs/slack-app.md#socket-mode). */
+function parseAppToken(answer: string): string | undefined {
+  if (answer === '') return undefined
+  const shape = appTokenShape(true, answer)
+  if (shape.status !== 'OK') throw new PrheraldError('usage', shape.reason, { fix: shape.fix })
+  return answer
 }
 
 /** auth.test and the scopes, right away: a token Slack refuses is the answer's error, so it is asked for again. */

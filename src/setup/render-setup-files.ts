@@ -6,6 +6,8 @@ import { DEFAULTS, type DirectMessagesSetting } from '../config/settings.ts'
 export interface SetupAnswers {
   provider: Provider
   slackToken: string
+  /** SLACK_APP_TOKEN: given, slack.socket_mode is true. */
+  slackAppToken?: string | undefined
   channel: string
   owner: string
   repo: string
@@ -36,6 +38,7 @@ export function renderConfig(answers: SetupAnswers): string {
     // The default is left to be the default: written out, opt_in would read as a choice that nobody can opt in
     // to (no SLACK_SIGNING_SECRET yet), and every start and doctor run would warn about it (docs/notifications.md).
     ...(answers.directMessages === DEFAULTS.directMessages ? {} : { notify: { direct_messages: answers.directMessages } }),
+    ...(answers.slackAppToken ? { slack: { socket_mode: true } } : {}),
     mappings: { [answers.owner]: { [answers.repo]: entry } },
   }
   const secret = hostOf(answers.provider).variables.secret
@@ -64,6 +67,7 @@ export function renderEnvFile(answers: SetupAnswers, configFile?: string): strin
     '# prherald secrets, written by prherald-setup. Readable by its owner only; never commit it.',
     ...(configFile ? [envLine('PRHERALD_CONFIG_FILE', configFile)] : []),
     envLine('SLACK_BOT_TOKEN', answers.slackToken),
+    ...(answers.slackAppToken ? [envLine('SLACK_APP_TOKEN', answers.slackAppToken)] : []),
     envLine(names.secret, answers.webhookSecret),
   ]
   if (answers.gitToken) lines.push(envLine(names.token, answers.gitToken))

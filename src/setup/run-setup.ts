@@ -40,6 +40,7 @@ function writtenEnv(env: Env, answers: SetupAnswers, configFile: string): Env {
     ...env,
     PRHERALD_CONFIG_FILE: configFile,
     SLACK_BOT_TOKEN: answers.slackToken,
+    ...(answers.slackAppToken ? { SLACK_APP_TOKEN: answers.slackAppToken } : {}),
     [names.secret]: answers.webhookSecret,
     [names.token]: answers.gitToken ?? '',
     ...(answers.gitApiUrl ? { [names.apiUrl]: answers.gitApiUrl } : {}),

@@ -29,20 +29,14 @@ const SLACK_USER = /^[UW][A-Z0-9]{2,20}$/
 const TRIGGER_ID = /^[\w.-]{1,200}$/
 
 /**
- * Decodes Slack's interaction request: an `application/x-www-form-urlencoded` body whose `payload` field is
- * JSON (docs.slack.dev, "block_actions payload"). Only a `block_actions` click on prherald's own buttons counts:
+ * Decodes Slack's interaction request: over HTTP an `application/x-www-form-urlencoded` body whose `payload`
+ * field is JSON (docs.slack.dev, "block_actions payload"); over Socket Mode the envelope's payload itself. Only a `block_actions` click on prherald's own buttons counts:
  * "Start review" on a channel message (the pull request from the button's value, the person from `user.id`),
  * or a preference button in a home tab (decode-home-action.ts). Pure; called only after the signature was verified.
  */
-export function decodeInteraction(body: string): DecodedInteraction {
-  const field = new URLSearchParams(body).get('payload')
-  if (field === null) return { ignored: 'invalid_payload' }
-  let payload: unknown
-  try {
-    payload = JSON.parse(field)
-  } catch {
-    return { ignored: 'invalid_payload' }
-  }
+export function decodeInteraction(input: string | object): DecodedInteraction {
+  const payload = interactionPayload(input)
+  if (payload === undefined) return { ignored: 'invalid_payload' }
   if (str(payload, 'type') !== 'block_actions') return { ignored: 'not_a_button_click' }
   const actions = at(payload, 'actions')
   const action = Array.isArray(actions)
@@ -76,4 +70,15 @@ export function decodeInteraction(body: string): DecodedInteraction {
       messageTs,
     },
   }
+}
+
+/** The payload: a form body's `payload` field as JSON (HTTP), or the object itself (Socket Mode); undefined when there is none. */
+export function interactionPayload(input: unknown): object | undefined {
+  let payload = input
+  try {
+    if (typeof input === 'string') payload = JSON.parse(new URLSearchParams(input).get('payload') ?? '') as unknown
+  } catch {
+    return undefined
+  }
+  return typeof payload === 'object' && payload !== null ? payload : undefined
 }

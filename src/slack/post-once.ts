@@ -35,28 +35,39 @@ export interface PostRequest {
 }
 
 /**
+ * The message's ts, and whether it is an earlier batch's post: an intent left by a batch that failed between
+ * its post and saving the ts, found in the channel. That post shows the earlier batch's render (its last
+ * delivery is the intent's marker), so the caller brings it to this request's message.
+ */
+export interface PostedMessage {
+  ts: string
+  earlier: boolean
+}
+
+/**
  * Posts a pull request's message in one channel at most once, across timeouts, resets and crashes. The
  * intent is committed before the post; the post carries the PR and delivery in its metadata; a post whose
  * outcome is unknown is never retried blindly: after a pause the channel's history is searched for it, its
  * ts adopted if it is there, and only if it is not is it posted again. An intent left by an earlier run
- * (or by a post whose lookup failed) is looked up before anything is posted. Returns the message's ts.
+ * (or by a post whose lookup failed) is looked up before anything is posted.
  */
 export function createPostOnce(deps: PostOnceDeps) {
   const now = deps.now ?? Date.now
   const findPost = deps.findPost
 
-  return async function postOnce(request: PostRequest): Promise<string> {
+  return async function postOnce(request: PostRequest): Promise<PostedMessage> {
     const { row, facts, call } = request
-    const adopt = async (ts: string): Promise<string> => {
+    const adopt = async (ts: string, earlier: boolean): Promise<PostedMessage> => {
       await deps.store.completePostIntent({ ...row, ts })
-      deps.logger.info('slack message found in the channel history; adopting it instead of posting again', { ...facts, ts })
-      return ts
+      deps.logger.info('slack message found in the channel history; adopting it instead of posting again', { ...facts, ts, ...(earlier ? { earlier_batch: true } : {}) })
+      return { ts, earlier }
     }
 
     const left = await deps.store.findPostIntent(row, row.channel)
     if (left) {
       const ts = await findPost(left, call, facts)
-      if (ts) return adopt(ts)
+      // A batch whose last delivery was another one posted it: it shows that batch's state, not this one's.
+      if (ts) return adopt(ts, left.marker !== request.deliveryId)
     }
     const intent: PostIntent = { ...row, marker: request.deliveryId, createdAt: now() }
     await deps.store.recordPostIntent(intent)
@@ -66,7 +77,7 @@ export function createPostOnce(deps: PostOnceDeps) {
       try {
         const ts = await call('chat.postMessage', () => deps.slack.postMessage(row.channel, request.message, marker))
         await deps.store.completePostIntent({ ...row, ts })
-        return ts
+        return { ts, earlier: false }
       } catch (error) {
         if (isPrheraldError(error, 'slack_permanent')) {
           await deps.store.dropPostIntent(row, row.channel, intent.marker) // Slack refused it: nothing to look for
@@ -80,7 +91,7 @@ export function createPostOnce(deps: PostOnceDeps) {
         })
         await deps.sleep.sleep(delayMs)
         const ts = await findPost(intent, call, facts)
-        if (ts) return adopt(ts)
+        if (ts) return adopt(ts, false)
       }
     }
   }

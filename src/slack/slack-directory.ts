@@ -1,5 +1,8 @@
-import { WebClient, type RetryOptions } from '@slack/web-api'
-import { classifySlackError, DEFAULT_SLACK_RETRY, DEFAULT_SLACK_TIMEOUT_MS } from './slack-client.ts'
+import { ErrorCode, type RetryOptions } from '@slack/web-api'
+import type { Logger } from '../log/logger.ts'
+import { createWebClient } from './slack-api.ts'
+import { classifySlackError, DEFAULT_SLACK_RETRY } from './slack-client.ts'
+import type { SlackTokenObserver } from './slack-token-state.ts'
 
 /**
  * The Slack calls of the personal side (docs/notifications.md), beside the message client: a person's
@@ -15,21 +18,22 @@ export interface SlackDirectory {
   groupMembers(group: string): Promise<string[]>
   /** views.publish: the person's App Home tab. */
   publishHome(user: string, view: { type: 'home'; blocks: unknown[]; private_metadata?: string }): Promise<void>
-  /** auth.test: the workspace and app of the token, for the requests Slack sends (their team_id, api_app_id). */
-  identity(): Promise<{ teamId: string | undefined; appId: string | undefined }>
 }
 
-export function createSlackDirectory(options: { token: string; apiUrl: string; timeoutMs?: number; retry?: RetryOptions }): SlackDirectory {
-  const client = new WebClient(options.token, {
-    slackApiUrl: options.apiUrl, timeout: options.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS, rejectRateLimitedCalls: true,
-    retryConfig: options.retry ?? DEFAULT_SLACK_RETRY,
-    logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, setLevel: () => {}, getLevel: () => 'info' as never, setName: () => {} },
-  })
+export function createSlackDirectory(options: {
+  token: string; apiUrl: string; logger: Logger; timeoutMs?: number | undefined; retry?: RetryOptions | undefined; tokenObserver?: SlackTokenObserver | undefined
+}): SlackDirectory {
+  const client = createWebClient({ ...options, retry: options.retry ?? DEFAULT_SLACK_RETRY })
   const call = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
-      return await run()
+      const result = await run()
+      options.tokenObserver?.accepted()
+      return result
     } catch (error) {
-      throw classifySlackError(error) ?? error
+      const classified = classifySlackError(error)
+      if (classified?.code === 'slack_auth') options.tokenObserver?.refused(String((error as { data?: { error?: unknown } }).data?.error), classified.fix)
+      else if ((error as { code?: unknown }).code === ErrorCode.PlatformError) options.tokenObserver?.accepted()
+      throw classified ?? error
     }
   }
   return {
@@ -48,10 +52,6 @@ export function createSlackDirectory(options: { token: string; apiUrl: string; t
     },
     async publishHome(user, view) {
       await call(() => client.views.publish({ user_id: user, view: view as never }))
-    },
-    async identity() {
-      const result = await call(() => client.auth.test()) as { team_id?: string; app_id?: string }
-      return { teamId: result.team_id, appId: result.app_id }
     },
   }
 }

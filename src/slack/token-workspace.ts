@@ -1,4 +1,5 @@
 import type { Logger } from '../log/logger.ts'
+import { callSlackApi, createWebClient } from './slack-api.ts'
 
 export interface TokenWorkspace {
   teamId: string
@@ -7,27 +8,28 @@ export interface TokenWorkspace {
 }
 
 /**
- * The workspace and app SLACK_BOT_TOKEN belongs to, from auth.test: asked at the first click and kept once
- * Slack answered (a token's workspace never changes; a new token means a restart). While Slack does not
- * answer, undefined, and the click is refused rather than trusted.
+ * The workspace and app SLACK_BOT_TOKEN belongs to, from auth.test through the one Slack API: asked at the
+ * first request Slack sends and kept once Slack answered (a token's workspace never changes; a new token
+ * means a restart), so there is one auth.test per token. Requests arriving together share the one question.
+ * While Slack does not answer, undefined, and the request is refused rather than trusted; the next one asks again.
  */
 export function createTokenWorkspace(options: { token: string; apiUrl: string; logger: Logger }): () => Promise<TokenWorkspace | undefined> {
-  let known: TokenWorkspace | undefined
-  return async () => {
-    if (known) return known
+  const client = createWebClient({ token: options.token, apiUrl: options.apiUrl, timeoutMs: 5_000 })
+  let known: Promise<TokenWorkspace | undefined> | undefined
+  const ask = async (): Promise<TokenWorkspace | undefined> => {
     try {
-      const response = await fetch(`${options.apiUrl}auth.test`, {
-        method: 'POST', headers: { authorization: `Bearer ${options.token}` }, signal: AbortSignal.timeout(5_000),
-      })
-      const data = (await response.json()) as { ok?: boolean; team_id?: unknown; app_id?: unknown; error?: unknown }
-      if (data.ok === true && typeof data.team_id === 'string') {
-        known = { teamId: data.team_id, appId: typeof data.app_id === 'string' ? data.app_id : undefined }
-      } else {
-        options.logger.warn('auth.test gave no workspace; Start review clicks are refused until it does', { slack_error: String(data.error ?? 'no team_id') })
-      }
+      const { data } = await callSlackApi(client, 'auth.test')
+      if (data.ok === true && typeof data.team_id === 'string') return { teamId: data.team_id, appId: typeof data.app_id === 'string' ? data.app_id : undefined }
+      options.logger.warn('auth.test gave no workspace; Slack requests are refused until it does', { slack_error: String(data.error ?? 'no team_id') })
     } catch (error) {
-      options.logger.warn('auth.test did not answer; Start review clicks are refused until it does', { error: error instanceof Error ? error.message : String(error) })
+      options.logger.warn('auth.test did not answer; Slack requests are refused until it does', { error: error instanceof Error ? error.message : String(error) })
     }
-    return known
+    return undefined
+  }
+  return async () => {
+    known ??= ask()
+    const answer = await known
+    if (!answer) known = undefined
+    return answer
   }
 }

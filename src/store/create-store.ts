@@ -53,11 +53,15 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       await write(messageStep(m, now()))
     },
     async forgetBefore(cutoff, replayCutoff = cutoff) {
-      const [messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0] = await driver.write([
+      const [messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0, slackRequests = 0] = await driver.write([
         [q.deleteMessagesUntouchedSince, [cutoff]], [q.deleteAppliedDeliveriesBefore, [replayCutoff]], [q.deleteBodiesBefore, [replayCutoff]],
         [q.deleteRunClaimsBefore, [cutoff]], [q.deleteThreadRepliesBefore, [cutoff]], [q.deleteHeadsBefore, [cutoff]],
+        [q.deleteSlackRequestsBefore, [replayCutoff]],
       ])
-      return { messages, deliveries, bodies, runClaims, threadRecords: replies + heads }
+      return { messages, deliveries, bodies, runClaims, threadRecords: replies + heads, slackRequests }
+    },
+    async claimSlackRequest(requestId) {
+      return (await driver.write([[q.claimSlackRequest, [requestId, now()]]]))[0] === 1
     },
     countMessages: () => count(q.countMessages),
     async openMessages() {

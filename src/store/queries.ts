@@ -95,6 +95,8 @@ const sql = {
   // Across replicas: a concurrent second insert of the same key waits for the first, then does nothing.
   claimRun: 'INSERT INTO job_runs (job, run_key, claimed_at) VALUES (?, ?, ?) ON CONFLICT (job, run_key) DO NOTHING',
   deleteRunClaimsBefore: 'DELETE FROM job_runs WHERE claimed_at < ?',
+  claimSlackRequest: 'INSERT INTO slack_requests (request_id, received_at) VALUES (?, ?) ON CONFLICT (request_id) DO NOTHING',
+  deleteSlackRequestsBefore: 'DELETE FROM slack_requests WHERE received_at < ?',
 } as const
 
 export type QueryName = keyof typeof sql

@@ -198,6 +198,8 @@ export interface ForgottenRows {
   runClaims: number
   /** Thread replies recorded before it, and head commits last seen before it. */
   threadRecords: number
+  /** Slack's request ids (event_id, trigger_id) taken before the replay cutoff. */
+  slackRequests: number
 }
 
 export interface Store extends SharedWork, PersonalStore, TalkBackStore {
@@ -211,6 +213,11 @@ export interface Store extends SharedWork, PersonalStore, TalkBackStore {
    * and body digests only until `replayCutoff` (the replay window, which may reach further back). Never touches Slack.
    */
   forgetBefore(cutoff: number, replayCutoff?: number): Promise<ForgottenRows>
+  /**
+   * Records one of Slack's requests (`event:<event_id>`, `trigger:<trigger_id>`) as taken; false when it was
+   * already (Slack's retry, on any replica, before or after a restart). Committed before it is acted on.
+   */
+  claimSlackRequest(requestId: string): Promise<boolean>
   countMessages(): Promise<number>
   /** Every message of an open (not draft, not ended) pull request, by channel, then oldest first. */
   openMessages(): Promise<OpenMessage[]>

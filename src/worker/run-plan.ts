@@ -80,8 +80,11 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
       switch (change.type) {
         case 'post': {
           const row = { ...context.ref, channel: plan.channel, mentions: plan.mentions, reactions: [], ...context.beforePost }
-          ts = await deps.postOnce({ row, message: change.message, deliveryId: context.deliveryId, facts, call })
+          const posted = await deps.postOnce({ row, message: change.message, deliveryId: context.deliveryId, facts, call })
+          ts = posted.ts
           done.push('posted')
+          // An earlier batch's post, adopted: it shows that batch's state, and the reactions below assume this one's.
+          if (posted.earlier) await apply({ type: 'update', message: change.message })
           return
         }
         case 'update':

@@ -48,6 +48,7 @@ describe('prherald-config list', () => {
       'teams: none',
       'slack.lookup_users_by_email: false',
       'server.metrics_listen: not set (GET /metrics on the webhook listener 127.0.0.1:0; keep your reverse proxy from forwarding it)',
+      "slack.socket_mode: false (Slack's requests at the HTTP routes, with SLACK_SIGNING_SECRET)",
       'slack.pacing: off (only 429 Retry-After is honoured)', // the tests' environment sets PRHERALD_SLACK_PACING=off
       'slack.thread_updates: false',
       'notify.review_requests: thread (a newly requested reviewer mapped in users: or teams: is pinged in the thread)',
@@ -111,6 +112,7 @@ describe('prherald-config list', () => {
       '  backend  S0123ABCD',
       'slack.lookup_users_by_email: true (unmapped people found by their public GitHub email)',
       'server.metrics_listen: 127.0.0.1:9464 (GET /metrics there only; the webhook listener answers it 404)',
+      "slack.socket_mode: false (Slack's requests at the HTTP routes, with SLACK_SIGNING_SECRET)",
       'slack.pacing: off (only 429 Retry-After is honoured)',
       'slack.thread_updates: true (false for acme/docs)',
       'notify.review_requests: off (requested reviewers are not pinged)',

@@ -56,6 +56,7 @@ const Q = {
   repository: 'Repository (owner/repo)',
   mentions: 'Who is pinged',
   directMessages: 'Direct messages to people',
+  appToken: 'Slack app-level token for Socket Mode',
   publicUrl: 'Public URL',
   selfManaged: 'Is it GitHub Enterprise Server',
   apiUrl: 'GitHub Enterprise Server API URL',
@@ -72,6 +73,7 @@ describe('prherald-setup at a terminal', () => {
     await term.answer(Q.repository, `acme/api${KEY.enter}`)
     await term.answer(Q.mentions, KEY.enter)
     await term.answer(Q.directMessages, KEY.enter)
+    await term.answer(Q.appToken, KEY.enter)
     await term.answer(Q.publicUrl, KEY.enter)
     await term.answer(Q.selfManaged, KEY.enter)
     await term.answer(Q.gitToken, KEY.enter)
@@ -113,6 +115,7 @@ describe('prherald-setup at a terminal', () => {
     await term.answer(Q.mentions, `U0123ABCD, here${KEY.enter}`)
     // opt_in, on, off: the third is off.
     await term.answer(Q.directMessages, `${KEY.down}${KEY.down}${KEY.enter}`)
+    await term.answer(Q.appToken, KEY.enter)
     await term.answer(Q.publicUrl, `prherald.example.com${KEY.enter}`)
     await term.waitFor('✖ "prherald.example.com" is not a URL')
     await term.answer(Q.publicUrl, KEY.enter)
@@ -134,7 +137,7 @@ describe('prherald-setup at a terminal', () => {
 
   it('asks a self-managed GitLab for its API URL and writes GITLAB_API_URL', async () => {
     const run = setup({ SLACK_BOT_TOKEN: SLACK_TOKEN },
-      { provider: 'gitlab', channel: 'C0DEPLOYS1', repository: 'acme/api', mentions: '', directMessages: 'off', publicUrl: '', gitToken: '' })
+      { provider: 'gitlab', channel: 'C0DEPLOYS1', repository: 'acme/api', mentions: '', directMessages: 'off', slackAppToken: '', publicUrl: '', gitToken: '' })
     await term.answer('Is it self-managed GitLab', `y${KEY.enter}`)
     await term.answer('self-managed GitLab API URL', `https://gitlab.example.com/api/v4${KEY.enter}`)
     expect(await run).toBe(0)
@@ -154,7 +157,7 @@ describe('prherald-setup at a terminal', () => {
   })
 
   it('a wrong flag is asked for again on a terminal', async () => {
-    const run = setup({ SLACK_BOT_TOKEN: SLACK_TOKEN }, { provider: 'sourcehut', channel: '#general', repository: 'acme/api', mentions: '', directMessages: 'always', publicUrl: '', gitApiUrl: '', gitToken: '' })
+    const run = setup({ SLACK_BOT_TOKEN: SLACK_TOKEN }, { provider: 'sourcehut', channel: '#general', repository: 'acme/api', mentions: '', directMessages: 'always', slackAppToken: '', publicUrl: '', gitApiUrl: '', gitToken: '' })
     await term.waitFor('✖ "sourcehut" is not a git provider')
     await term.answer(Q.provider, KEY.enter)
     await term.waitFor('✖ the bot is not in a channel named #general')
@@ -168,7 +171,7 @@ describe('prherald-setup at a terminal', () => {
 
   it('Ctrl+C says the setup is cancelled, exits 130 and writes nothing, even at the last question', async () => {
     const run = setup({ PRHERALD_PUBLIC_URL: 'https://prherald.example.com', GITHUB_TOKEN: 'ghp-from-env' },
-      { provider: 'github', channel: 'C0DEPLOYS1', repository: 'acme/api', mentions: '', directMessages: 'on', gitApiUrl: '' })
+      { provider: 'github', channel: 'C0DEPLOYS1', repository: 'acme/api', mentions: '', directMessages: 'on', slackAppToken: '', gitApiUrl: '' })
     await term.answer(Q.token, `${SLACK_TOKEN}${KEY.enter}`)
     await term.answer(Q.createWebhook, KEY.ctrlC)
     expect(await run).toBe(130)

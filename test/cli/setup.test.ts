@@ -116,6 +116,19 @@ describe('prherald-setup --yes (GitHub)', () => {
     expect(wrong.stderr).toBe('prherald: "github.example.com" is not a URL\n  fix: give the API base URL, e.g. https://HOST/api/v3\n')
   })
 
+  it('--slack-app-token turns Socket Mode on: SLACK_APP_TOKEN in .env, slack.socket_mode in config.yaml; a bot token there is refused', async () => {
+    const appToken = 'xapp-1-A0PRHERALD-1-setup'
+    const result = await setup([...githubFlags, '--slack-app-token', appToken])
+    expect(result.status).toBe(0)
+    expect(readEnv().SLACK_APP_TOKEN).toBe(appToken)
+    expect((parse(readFileSync(file('config.yaml'), 'utf8')) as { slack?: unknown }).slack).toEqual({ socket_mode: true })
+    expectNoSecrets(result, appToken)
+
+    const bot = await setup([...githubFlags, '--slack-app-token', 'xoxb-not-an-app-token', '--force'])
+    expect(bot.status).toBe(1)
+    expect(bot.stderr).toContain('SLACK_APP_TOKEN is a bot token (xoxb-…)')
+  })
+
   it('checks the token at once: a token Slack refuses ends the run with the fix, before any file is written', async () => {
     slack.faults.push({ method: 'auth.test', fault: { error: 'invalid_auth' } })
     const result = await setup(githubFlags)

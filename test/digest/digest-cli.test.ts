@@ -1,11 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
 import { announce, digestIn, OWNER } from './digest-e2e-helpers.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /**
  * prherald-digest as a process (the built CLI), against pull requests real signed deliveries announced:
@@ -16,38 +14,29 @@ const TEAM = 'C0000000001'
 const OTHER_TEAM = 'C0000000002'
 const FRIDAY = '2026-11-20T09:00:00Z'
 
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService | undefined
+const h = usePrherald({
+  config: {
+    mappings: { [OWNER]: { 'Hello-World': { channel: TEAM }, 'Other-Repo': { channel: OTHER_TEAM } } },
+  },
+})
 
 beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
   vi.useFakeTimers({ toFake: ['Date'] })
   vi.setSystemTime(new Date('2026-11-19T10:00:00Z'))
-  writeConfig(dir.path, {
-    git_provider: 'github',
-    mappings: { [OWNER]: { 'Hello-World': { channel: TEAM }, 'Other-Repo': { channel: OTHER_TEAM } } },
-  })
-  service = await startPrherald(dir.path, env())
-  await announce(service, 'Hello-World', 1, { title: 'Add rate limits' })
-  await announce(service, 'Other-Repo', 2, { title: 'Retry webhooks' })
+  await h.start(env())
+  await announce(h.service!, 'Hello-World', 1, { title: 'Add rate limits' })
+  await announce(h.service!, 'Other-Repo', 2, { title: 'Retry webhooks' })
 })
 afterEach(async () => {
-  await service?.stop()
-  service = undefined
   vi.useRealTimers()
-  await slack.close()
-  dir.remove()
 })
 
-const env = () => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url })
-const digestCli = (args: string[]) => runCliAsync('digest', args, env(), dir.path)
+const env = () => h.env()
+const digestCli = (args: string[]) => runCliAsync('digest', args, env(), h.dir.path)
 const stopService = async () => {
-  await service?.stop()
-  service = undefined
+  await h.stop()
 }
-const posts = () => slack.calls.filter((c) => c.method === 'chat.postMessage').length
+const posts = () => h.slack.calls.filter((c) => c.method === 'chat.postMessage').length
 
 describe('prherald-digest', () => {
   it('--dry-run prints each channel\'s digest and the summary, and posts nothing (with a server running too)', async () => {
@@ -83,16 +72,16 @@ describe('prherald-digest', () => {
     expect(result.stderr).toBe('')
     expect(result.status).toBe(0)
     expect(result.stdout).toBe(`${OTHER_TEAM}: 1 pull request (schedule 0 9 * * 1-5)\nposted the digest for 2026-11-20 in 1 channel\n`)
-    const { parents, replies } = digestIn(slack, OTHER_TEAM)
+    const { parents, replies } = digestIn(h.slack, OTHER_TEAM)
     expect(parents).toHaveLength(1)
     expect(replies.map((r) => r.threadTs)).toEqual([parents[0]!.ts])
-    expect(digestIn(slack, TEAM).parents).toEqual([])
+    expect(digestIn(h.slack, TEAM).parents).toEqual([])
     // The lock is released: a server starts right after.
-    service = await startPrherald(dir.path, env())
+    await h.start(env())
   })
 
   it('with a server running it hands the run to the server over the control channel, which posts it', async () => {
-    expect(existsSync(join(dir.path, 'prherald.db-control.sock'))).toBe(true)
+    expect(existsSync(join(h.dir.path, 'prherald.db-control.sock'))).toBe(true)
     const result = await digestCli(['--at', FRIDAY])
     expect(result.stderr).toBe('')
     expect(result.status).toBe(0)
@@ -103,9 +92,9 @@ describe('prherald-digest', () => {
       '',
     ].join('\n'))
     // The server posted it: its log has each channel's digest (the CLI's own process logs nothing here).
-    expect(service!.entries().filter((e) => e.msg === 'digest posted').map((e) => e.channel)).toEqual([TEAM, OTHER_TEAM])
-    expect(digestIn(slack, TEAM).parents).toHaveLength(1)
-    expect(digestIn(slack, OTHER_TEAM).parents).toHaveLength(1)
+    expect(h.service!.entries().filter((e) => e.msg === 'digest posted').map((e) => e.channel)).toEqual([TEAM, OTHER_TEAM])
+    expect(digestIn(h.slack, TEAM).parents).toHaveLength(1)
+    expect(digestIn(h.slack, OTHER_TEAM).parents).toHaveLength(1)
   })
 
   it('a repeated run posts no second digest in a channel that day, however it is asked; --force does', async () => {
@@ -113,24 +102,24 @@ describe('prherald-digest', () => {
     const again = await digestCli(['--at', FRIDAY])
     expect(again.status).toBe(0)
     expect(again.stdout).toContain(`${TEAM}: already had its digest for 2026-11-20; --force posts another`)
-    expect(digestIn(slack, TEAM).parents).toHaveLength(1)
-    expect(digestIn(slack, OTHER_TEAM).parents).toHaveLength(1)
+    expect(digestIn(h.slack, TEAM).parents).toHaveLength(1)
+    expect(digestIn(h.slack, OTHER_TEAM).parents).toHaveLength(1)
     // The same without a server: the claim is in the database, not in the server's memory.
     await stopService()
     expect((await digestCli(['--at', FRIDAY, '--channel', TEAM])).stdout).toContain('already had its digest')
-    expect(digestIn(slack, TEAM).parents).toHaveLength(1)
+    expect(digestIn(h.slack, TEAM).parents).toHaveLength(1)
     const forced = await digestCli(['--at', FRIDAY, '--channel', TEAM, '--force'])
     expect(forced.status).toBe(0)
-    expect(digestIn(slack, TEAM).parents).toHaveLength(2)
+    expect(digestIn(h.slack, TEAM).parents).toHaveLength(2)
   })
 
   it('a Slack failure in the server\'s run exits 1; the server logs the error with its fix', async () => {
-    slack.channelErrors.set(TEAM, 'channel_not_found')
+    h.slack.channelErrors.set(TEAM, 'channel_not_found')
     const result = await digestCli(['--at', FRIDAY])
     expect(result.status).toBe(1)
     expect(result.stdout).toContain(`${TEAM}: failed, see the server log`)
     expect(result.stdout).toContain('posted the digest for 2026-11-20 in 1 channel; 1 channel failed')
-    expect(service!.entries()).toContainEqual(expect.objectContaining({ msg: 'digest failed in a channel', channel: TEAM }))
+    expect(h.service!.entries()).toContainEqual(expect.objectContaining({ msg: 'digest failed in a channel', channel: TEAM }))
   })
 
   it('--at without an offset is refused with the fix, before anything runs', async () => {
@@ -141,7 +130,7 @@ describe('prherald-digest', () => {
 
   it('posting with no server and no SLACK_BOT_TOKEN says what to set', async () => {
     await stopService()
-    const result = await runCliAsync('digest', ['--at', FRIDAY], { ...env(), SLACK_BOT_TOKEN: '' }, dir.path)
+    const result = await runCliAsync('digest', ['--at', FRIDAY], { ...env(), SLACK_BOT_TOKEN: '' }, h.dir.path)
     expect(result.status).toBe(1)
     expect(result.stderr).toContain('SLACK_BOT_TOKEN is not set')
     expect(result.stderr).toContain('fix: set SLACK_BOT_TOKEN')

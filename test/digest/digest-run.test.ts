@@ -9,11 +9,10 @@ import { createSlackClient } from '../../src/slack/slack-client.ts'
 import { openDatabase } from '../../src/store/open-database.ts'
 import { createSqliteStore } from '../../src/store/sqlite-store.ts'
 import type { Store } from '../../src/store/store.ts'
-import { FAKE_SLACK_LIMITS, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { FAKE_SLACK_LIMITS } from '../helpers/fake-slack.ts'
 import { TEST_SLACK_TOKEN } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
 import { announce, digestIn, OWNER } from './digest-e2e-helpers.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /**
  * One digest run over pull requests that real signed deliveries announced (the service is then stopped, as a
@@ -23,38 +22,32 @@ import { announce, digestIn, OWNER } from './digest-e2e-helpers.ts'
 const TEAM = 'C0000000001'
 const OTHER_TEAM = 'C0000000002'
 
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
+const h = usePrherald({
+  config: {
+    mappings: { [OWNER]: { 'Hello-World': { channel: TEAM }, 'Other-Repo': { channel: OTHER_TEAM } } },
+  },
+})
 let logs: string[]
 const stores: Store[] = []
 const aborts: AbortController[] = []
 
 beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
   logs = []
   vi.useFakeTimers({ toFake: ['Date'] })
   vi.setSystemTime(new Date('2026-11-19T10:00:00Z')) // Thursday
-  writeConfig(dir.path, {
-    git_provider: 'github',
-    mappings: { [OWNER]: { 'Hello-World': { channel: TEAM }, 'Other-Repo': { channel: OTHER_TEAM } } },
-  })
 })
 afterEach(async () => {
   for (const a of aborts.splice(0)) a.abort()
   for (const s of stores.splice(0)) await s.close()
   vi.useRealTimers()
-  await slack.close()
-  dir.remove()
 })
 
-const env = () => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url })
 const entries = () => logs.map((l) => JSON.parse(l) as Record<string, unknown>)
 
 /** What one prherald process brings to a run: its own connection to the database, Slack client and pacer. */
 function aProcess() {
-  const settings = loadSettings(env(), dir.path)
-  const store = createSqliteStore(openDatabase(join(dir.path, 'prherald.db')))
+  const settings = loadSettings(h.env(), h.dir.path)
+  const store = createSqliteStore(openDatabase(join(h.dir.path, 'prherald.db')))
   stores.push(store)
   const logger = createLogger({ format: 'json', level: 'debug', write: (l) => logs.push(l) })
   const abort = new AbortController()
@@ -67,11 +60,11 @@ function aProcess() {
 }
 
 async function announced(prs: Array<[repo: string, number: number, title?: string]>): Promise<void> {
-  const service = await startPrherald(dir.path, env())
+  await h.start(h.env())
   try {
-    for (const [repo, number, title] of prs) await announce(service, repo, number, { title })
+    for (const [repo, number, title] of prs) await announce(h.service!, repo, number, { title })
   } finally {
-    await service.stop()
+    await h.stop()
   }
 }
 
@@ -80,13 +73,13 @@ const AT = Date.parse('2026-11-20T09:00:00Z') // Friday
 describe('a digest run', () => {
   it('two processes on one database running the same scheduled run: exactly one posts', async () => {
     await announced([['Hello-World', 1], ['Other-Repo', 2]])
-    const before = slack.calls.length
+    const before = h.slack.calls.length
     const runs = await Promise.all([aProcess(), aProcess()].map((deps) =>
       runDigest(deps, { at: AT, schedules: ['0 9 * * 1-5'], dryRun: false, claim: true })))
     expect(runs.map((r) => r.postedChannels).sort()).toEqual([0, 2])
-    expect(digestIn(slack, TEAM).parents).toHaveLength(1)
-    expect(digestIn(slack, OTHER_TEAM).parents).toHaveLength(1)
-    expect(slack.calls.slice(before).filter((c) => c.method === 'chat.postMessage')).toHaveLength(4)
+    expect(digestIn(h.slack, TEAM).parents).toHaveLength(1)
+    expect(digestIn(h.slack, OTHER_TEAM).parents).toHaveLength(1)
+    expect(h.slack.calls.slice(before).filter((c) => c.method === 'chat.postMessage')).toHaveLength(4)
     expect(entries().filter((e) => e.msg === 'digest already claimed')).toEqual([expect.objectContaining({ schedule: '0 9 * * 1-5', date: '2026-11-20' })])
     // The next day is a run of its own.
     const next = await runDigest(aProcess(), { at: AT + 3 * 86_400_000, schedules: ['0 9 * * 1-5'], dryRun: false, claim: true })
@@ -98,7 +91,7 @@ describe('a digest run', () => {
     await announced(Array.from({ length: 40 }, (_, i) => ['Hello-World', i + 1, title(i + 1)] as [string, number, string]))
     const result = await runDigest(aProcess(), { at: AT, dryRun: false, claim: false })
     expect(result.failedChannels).toBe(0)
-    const { parents, replies } = digestIn(slack, TEAM)
+    const { parents, replies } = digestIn(h.slack, TEAM)
     expect(parents.map((p) => p.text)).toEqual(['40 pull requests waiting since before today; the list is in the thread.'])
     expect(replies.length).toBeGreaterThan(1)
     for (const reply of replies) {
@@ -113,11 +106,11 @@ describe('a digest run', () => {
 
   it('a channel Slack refuses is logged with its fix; the other channels still get theirs', async () => {
     await announced([['Hello-World', 1], ['Other-Repo', 2]])
-    slack.channelErrors.set(TEAM, 'not_in_channel')
+    h.slack.channelErrors.set(TEAM, 'not_in_channel')
     const result = await runDigest(aProcess(), { at: AT, dryRun: false, claim: false })
     expect(result).toMatchObject({ postedChannels: 1, failedChannels: 1 })
     expect(result.lines).toContain(`${TEAM}: failed, see the server log; --force posts it again today`)
-    expect(digestIn(slack, OTHER_TEAM).parents).toHaveLength(1)
+    expect(digestIn(h.slack, OTHER_TEAM).parents).toHaveLength(1)
     expect(entries().filter((e) => e.msg === 'digest failed in a channel')).toEqual([expect.objectContaining({
       level: 'error', channel: TEAM, fix: 'invite the bot to the channel (/invite @your-bot in Slack)',
     })])
@@ -125,9 +118,9 @@ describe('a digest run', () => {
 
   it('a dry run describes each channel\'s digest and makes no Slack call', async () => {
     await announced([['Hello-World', 1, 'Add rate limits']])
-    const before = slack.calls.length
+    const before = h.slack.calls.length
     const result = await runDigest(aProcess(), { at: AT, dryRun: true, claim: false })
-    expect(slack.calls.slice(before)).toEqual([])
+    expect(h.slack.calls.slice(before)).toEqual([])
     expect(result.lines).toEqual([
       `${TEAM}: 1 pull request (schedule 0 9 * * 1-5)`,
       '  1 pull request waiting since before today; the list is in the thread.',

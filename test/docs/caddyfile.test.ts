@@ -5,7 +5,7 @@ import semver from 'semver'
 import { parse } from 'yaml'
 import { PROVIDERS } from '../../src/config/schema.ts'
 import { HTTP_TIMEOUTS } from '../../src/http/http-timeouts.ts'
-import { SLACK_INTERACTIONS_PATH } from '../../src/http/slack-interactions-route.ts'
+import { SLACK_PATHS } from '../../src/http/slack-route.ts'
 import { packageRoot } from '../../src/package-root.ts'
 import { handleFor, parseCaddyfile, walk, type CaddyDirective } from '../helpers/caddyfile.ts'
 
@@ -19,7 +19,7 @@ const TEXT = readFileSync(join(ROOT, 'Caddyfile'), 'utf8')
 const compose = parse(readFileSync(join(ROOT, 'compose.yaml'), 'utf8'), { merge: true }) as {
   services: Record<string, { image?: string; environment?: Record<string, string> }>
 }
-const PUBLIC_ROUTES = [...PROVIDERS.map((p) => `/webhook/${p}`), SLACK_INTERACTIONS_PATH]
+const PUBLIC_ROUTES = [...PROVIDERS.map((p) => `/webhook/${p}`), SLACK_PATHS.interactive]
 const INTERNAL_ROUTES = ['/metrics', '/healthz', '/readyz', '/', '/webhook']
 
 const siteOf = (text: string) => {

@@ -148,3 +148,16 @@ describe('compose.yaml', () => {
     }
   })
 })
+
+describe('compose.socket-mode.yaml', () => {
+  const socketMode = parse(read('compose.socket-mode.yaml'), { merge: true }) as Compose
+  it('passes the Compose specification schema: one prherald on a SQLite volume, no proxy, published only where PRHERALD_BIND says', () => {
+    validate(socketMode)
+    expect(validate.errors ?? []).toEqual([])
+    expect(Object.keys(socketMode.services)).toEqual(['prherald'])
+    const prherald = socketMode.services.prherald
+    expect(prherald?.environment?.PRHERALD_DATABASE_URL).toBe(imageDefault)
+    expect(prherald?.ports).toEqual(['${PRHERALD_BIND:-127.0.0.1}:8080:8080'])
+    expect(prherald?.environment?.PRHERALD_PUBLIC_URL).toBeUndefined()
+  })
+})

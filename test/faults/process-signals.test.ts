@@ -1,12 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
 import { join } from 'node:path'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { type SpawnedServer, killServer, spawnServer } from '../helpers/spawn-prherald.ts'
-import { testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { waitFor } from '../helpers/start-prherald.ts'
 import { messagesOf, prDeliveries, statusOf, writeCalls } from './pr-messages.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /**
  * prherald-server as a real process, stopped in the middle of a burst: SIGTERM (graceful, within the
@@ -19,30 +17,16 @@ const CHANNEL = 'C0000000001'
 const PRS = Array.from({ length: 20 }, (_, i) => 401 + i)
 const WINDOW_SECONDS = 2
 
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let server: SpawnedServer | undefined
-
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack({ anyChannel: true })
-  writeConfig(dir.path, {
-    git_provider: 'github',
+const h = usePrherald({
+  slack: { anyChannel: true },
+  config: {
     server: { log_format: 'json', shutdown_timeout_seconds: WINDOW_SECONDS },
     mappings: { Codertocat: { '*': { channel: CHANNEL } } },
-  })
+  },
 })
-afterEach(async () => {
-  await killServer(server)
-  server = undefined
-  await slack.close()
-  dir.remove()
-})
-
-const env = () => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url })
 
 function readDatabase(readonly: boolean): { pending: number; rows: Array<{ pr_number: number; ts: string }>; intents: number } {
-  const db = new Database(join(dir.path, 'prherald.db'), { readonly })
+  const db = new Database(join(h.dir.path, 'prherald.db'), { readonly })
   try {
     const pending = (db.prepare('SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL').get() as { n: number }).n
     const rows = db.prepare('SELECT pr_number, ts FROM slack_messages').all() as Array<{ pr_number: number; ts: string }>
@@ -68,7 +52,7 @@ async function burst(stopAfter: number, signal: () => void, parallel = 3): Promi
   let signalled = false
   const worker = async () => {
     for (let item = queue.shift(); item; item = queue.shift()) {
-      const res = await deliver(server!.url, 'github', item.d).catch(() => undefined)
+      const res = await deliver(h.server!.url, 'github', item.d).catch(() => undefined)
       if (res?.status !== 200) continue
       const body = (await res.json().catch(() => ({}))) as { status?: string }
       if (body.status !== 'accepted') continue
@@ -88,7 +72,7 @@ async function exitWithin(ms: number) {
   let timer: NodeJS.Timeout | undefined
   const guard = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no exit within ${ms} ms`)), ms) })
   try {
-    return await Promise.race([server!.exited, guard])
+    return await Promise.race([h.server!.exited, guard])
   } finally {
     clearTimeout(timer)
   }
@@ -96,13 +80,13 @@ async function exitWithin(ms: number) {
 
 /** Restarts on the same database and waits until every pending delivery has been applied. */
 async function restartAndApply(): Promise<Array<Record<string, unknown>>> {
-  slack.latencyMs = 0
-  server = await spawnServer(env())
+  h.slack.latencyMs = 0
+  await h.spawn()
   await waitFor('every pending delivery to be applied', () => readDatabase(true).pending === 0, 30_000)
-  server.child.kill('SIGTERM')
+  h.server!.child.kill('SIGTERM')
   expect(await exitWithin(WINDOW_SECONDS * 1000 + 10_000)).toEqual({ code: 0, signal: null })
-  const entries = server.entries()
-  server = undefined
+  const entries = h.server!.entries()
+  h.server = undefined
   return entries
 }
 
@@ -114,7 +98,7 @@ function expectAcknowledgedApplied(acked: Map<number, Set<Kind>>, tracked: Map<n
   for (const [n, kinds] of acked) {
     const ts = tracked.get(n)
     expect(ts, `PR #${n} has a stored message`).toBeDefined()
-    const message = slack.messages.get(ts!)
+    const message = h.slack.messages.get(ts!)
     expect(message, `PR #${n}'s stored message exists in Slack`).toBeDefined()
     const status = statusOf(message!)
     if (kinds.has('approved')) expect(status, `PR #${n}`).toContain('Approved by carol')
@@ -128,12 +112,12 @@ const trackedMessages = () => new Map(readDatabase(true).rows.map((r) => [r.pr_n
 
 describe('signals in the middle of a burst', () => {
   it('SIGTERM: exits 0 within the window; after a restart every acknowledged delivery is applied, no PR twice', async () => {
-    slack.latencyMs = 300 // more work than the window can finish: some deliveries are left for the restart
-    server = await spawnServer(env())
-    const acked = await burst(30, () => server!.child.kill('SIGTERM'))
+    h.slack.latencyMs = 300 // more work than the window can finish: some deliveries are left for the restart
+    await h.spawn()
+    const acked = await burst(30, () => h.server!.child.kill('SIGTERM'))
     expect([...acked.values()].reduce((sum, k) => sum + k.size, 0)).toBeGreaterThanOrEqual(30)
     expect(await exitWithin(WINDOW_SECONDS * 1000 + 5_000)).toEqual({ code: 0, signal: null })
-    const stopped = server!.entries().find((e) => e.msg === 'stopped')
+    const stopped = h.server!.entries().find((e) => e.msg === 'stopped')
     expect(stopped).toBeDefined()
     const leftPending = readDatabase(false).pending
     console.log(`SIGTERM: ${[...acked.values()].reduce((s, k) => s + k.size, 0)} acknowledged, drained=${String(stopped!.drained)}, ${leftPending} left pending for the restart`)
@@ -142,35 +126,35 @@ describe('signals in the middle of a burst', () => {
     const restart = await restartAndApply()
     const replayed = restart.find((e) => e.msg === 'replaying pending deliveries')
     expect(replayed?.count ?? 0).toBe(leftPending)
-    for (const n of PRS) expect(messagesOf(slack, 'Codertocat', n).length, `messages of PR #${n}`).toBeLessThanOrEqual(1)
+    for (const n of PRS) expect(messagesOf(h.slack, 'Codertocat', n).length, `messages of PR #${n}`).toBeLessThanOrEqual(1)
     expectAcknowledgedApplied(acked, trackedMessages())
     expect(readDatabase(true).pending).toBe(0)
   })
 
   it('SIGKILL: after a restart every acknowledged delivery is applied, and no PR has two messages', async () => {
-    slack.latencyMs = 300
-    server = await spawnServer(env())
-    const acked = await burst(30, () => server!.child.kill('SIGKILL'))
+    h.slack.latencyMs = 300
+    await h.spawn()
+    const acked = await burst(30, () => h.server!.child.kill('SIGKILL'))
     expect(await exitWithin(10_000)).toEqual({ code: null, signal: 'SIGKILL' })
-    server = undefined
+    h.server = undefined
 
     // The fake, like Slack, still carries out what it received before the kill; let it finish, so that no
     // late update lands after the restart's.
     await waitFor('calls received before the kill to land', () =>
-      slack.messages.size === slack.count('chat.postMessage')
-      && [...slack.messages.values()].reduce((sum, m) => sum + m.updates, 0) === slack.count('chat.update'))
+      h.slack.messages.size === h.slack.count('chat.postMessage')
+      && [...h.slack.messages.values()].reduce((sum, m) => sum + m.updates, 0) === h.slack.count('chat.update'))
     const atKill = readDatabase(false)
     expect(atKill.pending).toBeGreaterThan(0) // the kill did fall in the middle of the work
     const stored = new Set(atKill.rows.map((r) => r.ts))
     // Posts Slack carried out whose ts never reached slack_messages: the crash fell between the two. Each
     // has its intent, written before the post.
-    const orphans = [...slack.messages.values()].filter((m) => !stored.has(m.ts))
-    const postsAtKill = slack.count('chat.postMessage')
-    const writesAtKill = writeCalls(slack).length
+    const orphans = [...h.slack.messages.values()].filter((m) => !stored.has(m.ts))
+    const postsAtKill = h.slack.count('chat.postMessage')
+    const writesAtKill = writeCalls(h.slack).length
 
     const restart = await restartAndApply()
     expect(restart).toContainEqual(expect.objectContaining({ msg: 'replaying pending deliveries', count: atKill.pending }))
-    const duplicated = PRS.filter((n) => messagesOf(slack, 'Codertocat', n).length > 1)
+    const duplicated = PRS.filter((n) => messagesOf(h.slack, 'Codertocat', n).length > 1)
     console.log(`SIGKILL: ${[...acked.values()].reduce((s, k) => s + k.size, 0)} acknowledged, ${atKill.pending} pending at the kill, `
       + `${postsAtKill} posts and ${writesAtKill} Slack writes before it, ${orphans.length} posts without a stored ts `
       + `(${atKill.intents} intents), ${duplicated.length} PRs with two messages`)

@@ -3,38 +3,29 @@ import { readGithubAccess } from '../../src/hosts/github/app-credentials.ts'
 import { gitSecrets, hasCredentials } from '../../src/hosts/contract.ts'
 import { createTestGithubApp, installationOfRequest, type TestGithubApp } from '../helpers/fake-github-app.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { writeConfig } from '../helpers/start-prherald.ts'
 import { pullRequest } from '../helpers/github-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 const ORG_CHANNEL = 'C00000ACMEAPI'
 const ORG_DOCS = 'C00000ACMEDOC'
 const USER_CHANNEL = 'C0000CODERTO'
 const USER_DOCS = 'C00000CODEDOC'
 
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
+const h = usePrherald()
 let github: FakeGithub
 let app: TestGithubApp
-let service: TestService | undefined
 
 beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
   github = await startFakeGithub()
-  app = createTestGithubApp(dir.path)
+  app = createTestGithubApp(h.dir.path)
   app.state.installations.set('acme', { id: 101, type: 'Organization' })
   app.state.installations.set('Codertocat', { id: 202, type: 'User' })
   github.app = app.state
 })
 afterEach(async () => {
-  await service?.stop()
-  service = undefined
-  await slack.close()
   await github.close()
-  dir.remove()
 })
 
 const appEnv = () => ({ GITHUB_API_URL: github.url, GITHUB_APP_ID: String(app.id), GITHUB_APP_PRIVATE_KEY_FILE: app.keyFile })
@@ -51,7 +42,7 @@ function pullRequestOf(owner: string, repo: string, number: number) {
 
 describe('a GitHub App instead of GITHUB_TOKEN', () => {
   it('routes by changed files for two owners, each call with its own installation token', async () => {
-    writeConfig(dir.path, {
+    writeConfig(h.dir.path, {
       git_provider: 'github',
       mappings: {
         acme: { api: { channel: ORG_CHANNEL, paths: { 'docs/': { channel: ORG_DOCS } } } },
@@ -61,18 +52,18 @@ describe('a GitHub App instead of GITHUB_TOKEN', () => {
     github.pullFiles.set('acme/api#7', ['docs/readme.md'])
     github.pullFiles.set('Codertocat/Hello-World#8', ['src/index.ts'])
     github.pullFiles.set('acme/api#9', ['src/main.ts'])
-    service = await startPrherald(dir.path, testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, ...appEnv() }))
+    await h.start(h.env({ ...appEnv() }))
 
     for (const [owner, repo, n] of [['acme', 'api', 7], ['Codertocat', 'Hello-World', 8], ['acme', 'api', 9]] as const) {
-      expect((await deliver(service.url, 'github', { event: 'pull_request', payload: pullRequestOf(owner, repo, n) })).status).toBe(200)
-      expect(await service.settle(10_000)).toBe(true)
+      expect((await deliver(h.service!.url, 'github', { event: 'pull_request', payload: pullRequestOf(owner, repo, n) })).status).toBe(200)
+      expect(await h.service!.settle(10_000)).toBe(true)
     }
 
     // The docs change goes to the docs channel; the others to the repository's.
-    expect(slack.messagesIn(ORG_DOCS)).toHaveLength(1)
-    expect(slack.messagesIn(ORG_CHANNEL)).toHaveLength(1)
-    expect(slack.messagesIn(USER_CHANNEL)).toHaveLength(1)
-    expect(slack.messagesIn(USER_DOCS)).toHaveLength(0)
+    expect(h.slack.messagesIn(ORG_DOCS)).toHaveLength(1)
+    expect(h.slack.messagesIn(ORG_CHANNEL)).toHaveLength(1)
+    expect(h.slack.messagesIn(USER_CHANNEL)).toHaveLength(1)
+    expect(h.slack.messagesIn(USER_DOCS)).toHaveLength(0)
     const files = github.requests.filter((r) => r.path.endsWith('/files'))
     expect(files.map((r) => [r.path, installationOfRequest(app.state, r)])).toEqual([
       ['/repos/acme/api/pulls/7/files', 101],
@@ -88,17 +79,17 @@ describe('a GitHub App instead of GITHUB_TOKEN', () => {
 
     // The key is a secret of the logger's, and no line carries it.
     const keyBody = app.privateKey.split('\n')[1]!
-    expect(service.logs.length).toBeGreaterThan(0)
-    expect(service.logs.filter((l) => l.includes(keyBody))).toEqual([])
+    expect(h.service!.logs.length).toBeGreaterThan(0)
+    expect(h.service!.logs.filter((l) => l.includes(keyBody))).toEqual([])
   })
 
   it('uses GITHUB_APP_INSTALLATION_ID for every owner without looking one up', async () => {
-    writeConfig(dir.path, { git_provider: 'github', mappings: { acme: { api: { channel: ORG_CHANNEL, paths: { 'docs/': { channel: ORG_DOCS } } } } } })
+    writeConfig(h.dir.path, { git_provider: 'github', mappings: { acme: { api: { channel: ORG_CHANNEL, paths: { 'docs/': { channel: ORG_DOCS } } } } } })
     github.pullFiles.set('acme/api#7', ['docs/readme.md'])
-    service = await startPrherald(dir.path, testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, ...appEnv(), GITHUB_APP_INSTALLATION_ID: '101' }))
-    expect((await deliver(service.url, 'github', { event: 'pull_request', payload: pullRequestOf('acme', 'api', 7) })).status).toBe(200)
-    expect(await service.settle(10_000)).toBe(true)
-    expect(slack.messagesIn(ORG_DOCS)).toHaveLength(1)
+    await h.start(h.env({ ...appEnv(), GITHUB_APP_INSTALLATION_ID: '101' }))
+    expect((await deliver(h.service!.url, 'github', { event: 'pull_request', payload: pullRequestOf('acme', 'api', 7) })).status).toBe(200)
+    expect(await h.service!.settle(10_000)).toBe(true)
+    expect(h.slack.messagesIn(ORG_DOCS)).toHaveLength(1)
     expect(github.requests.filter((r) => r.path.endsWith('/installation'))).toEqual([])
   })
 })

@@ -56,6 +56,8 @@ export interface FakeSlack {
   users: Map<string, { tz?: string }>
   /** usergroups.users.list answers by user-group id. */
   groups: Map<string, string[]>
+  /** What apps.connections.open answers (a fake Socket Mode server's ws:// URL); a closed port when unset. */
+  socketUrl: string | undefined
   /** The home tab views.publish last published per user. */
   views: Map<string, HomeView>
   /** Called for every API call (the demo prints them). */
@@ -129,6 +131,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     groups: new Map<string, string[]>(),
     views: new Map<string, HomeView>(),
     onCall: undefined as FakeSlack['onCall'],
+    socketUrl: undefined as string | undefined,
   }
 
   const answer = async (method: string, body: Record<string, unknown>, res: ServerResponse) => {
@@ -301,6 +304,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       case 'auth.test':
         return sendJson(res, 200, { ok: true, team: 'Acme', team_id: 'T0ACME', app_id: 'A0PRHERALD', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT' },
           { 'x-oauth-scopes': state.scopes.join(',') })
+      case 'apps.connections.open': {
+        // Only an app-level token opens a socket, as in Slack; the URL is never dialled by the checks.
+        const token = String(state.calls.at(-1)?.headers.authorization ?? '').replace(/^Bearer /, '')
+        if (!token.startsWith('xapp-')) return sendJson(res, 200, { ok: false, error: 'not_allowed_token_type' })
+        return sendJson(res, 200, { ok: true, url: state.socketUrl ?? 'ws://127.0.0.1:9/link/?ticket=fake' })
+      }
       case 'conversations.info': {
         const info = channel ? (state.channels.get(channel) ?? (options.anyChannel ? {} : undefined)) : undefined
         if (!info) return sendJson(res, 200, { ok: false, error: 'channel_not_found' })

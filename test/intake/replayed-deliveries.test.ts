@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { describe, expect, it } from 'vitest'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 import { signedDelivery } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
 import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
 import { pullRequest, review } from '../helpers/github-payloads.ts'
 
@@ -11,38 +10,27 @@ import { pullRequest, review } from '../helpers/github-payloads.ts'
  * fresh delivery id. The signature covers the body only, so the body is what tells the replay.
  */
 const CHANNEL = 'C0000000001'
-let dir: ReturnType<typeof makeTempDir> | undefined
-let slack: FakeSlack | undefined
-let service: TestService | undefined
-
-afterEach(async () => {
-  await service?.stop()
-  await slack?.close()
-  dir?.remove()
-  service = undefined
-})
+const h = usePrherald()
 
 async function start(provider: 'github' | 'bitbucket', owner: string, repo: string) {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-  writeConfig(dir.path, { git_provider: provider, mappings: { [owner]: { [repo]: { channel: CHANNEL } } } })
-  service = await startPrherald(dir.path, testEnv(dir.path, provider, { SLACK_API_URL: slack.url }))
+  writeConfig(h.dir.path, { git_provider: provider, mappings: { [owner]: { [repo]: { channel: CHANNEL } } } })
+  await h.start(testEnv(h.dir.path, provider, { SLACK_API_URL: h.slack.url }))
 }
 
 /** Sends a signed delivery (bytes and headers as given) and waits for its work to settle. */
 async function post(provider: string, delivery: { body: string; headers: Record<string, string> }) {
-  const res = await fetch(`${service!.url}/webhook/${provider}`, { method: 'POST', headers: delivery.headers, body: delivery.body })
+  const res = await fetch(`${h.service!.url}/webhook/${provider}`, { method: 'POST', headers: delivery.headers, body: delivery.body })
   expect(res.status).toBe(200)
-  expect(await service!.settle(10_000)).toBe(true)
+  expect(await h.service!.settle(10_000)).toBe(true)
   return (await res.json()) as { status: string; reason?: string }
 }
 
 const message = () => {
-  const messages = slack!.messagesIn(CHANNEL)
+  const messages = h.slack.messagesIn(CHANNEL)
   expect(messages).toHaveLength(1)
   return messages[0]!
 }
-const replies = () => slack!.calls.filter((c) => c.method === 'chat.postMessage' && c.body.thread_ts !== undefined).length
+const replies = () => h.slack.calls.filter((c) => c.method === 'chat.postMessage' && c.body.thread_ts !== undefined).length
 
 describe('a replayed delivery', () => {
   it('GitHub: the approval\'s bytes under a fresh id after its dismissal are refused, and the message and thread stay as they are', async () => {
@@ -61,7 +49,7 @@ describe('a replayed delivery', () => {
     expect(message().reactions.has('white_check_mark')).toBe(false)
     expect(JSON.stringify(message().blocks)).not.toMatch(/Approved by carol/)
     expect(replies()).toBe(threadBefore)
-    expect(service!.entries()).toContainEqual(expect.objectContaining({
+    expect(h.service!.entries()).toContainEqual(expect.objectContaining({
       msg: 'ignored webhook event', reason: 'replayed_body', delivery_id: 'a-fresh-delivery-id', first_delivery_id: approval.headers['x-github-delivery'],
     }))
   })
@@ -75,7 +63,7 @@ describe('a replayed delivery', () => {
     again.review.submitted_at = '2031-01-01T00:00:00Z' // a later time changes nothing: ids are compared, not times
     await post('github', signedDelivery('github', { event: 'pull_request_review', payload: again }))
     expect(message().reactions.has('white_check_mark')).toBe(false)
-    expect(service!.entries()).toContainEqual(expect.objectContaining({ msg: 'ignored webhook event', reason: 'dismissed_review' }))
+    expect(h.service!.entries()).toContainEqual(expect.objectContaining({ msg: 'ignored webhook event', reason: 'dismissed_review' }))
     // A new review of the same person counts.
     await post('github', signedDelivery('github', { event: 'pull_request_review', payload: review('approved', 31, 'carol', { reviewId: 4202 }) }))
     expect(message().reactions.has('white_check_mark')).toBe(true)

@@ -1,40 +1,24 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
 import { bitbucketPayload, type BitbucketFacts } from './bitbucket-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 const CHANNEL = 'C0000000009'
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService
-
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-  writeConfig(dir.path, { git_provider: 'bitbucket', mappings: { acme: { api: { channel: CHANNEL, mentions: ['<!here>'] } } } })
-  service = await startPrherald(dir.path, testEnv(dir.path, 'bitbucket', { SLACK_API_URL: slack.url }))
-})
-afterEach(async () => {
-  await service.stop()
-  await slack.close()
-  dir.remove()
-})
+const h = usePrherald({ provider: 'bitbucket', config: { mappings: { acme: { api: { channel: CHANNEL, mentions: ['<!here>'] } } } }, start: true })
 
 async function send(eventKey: string, facts: BitbucketFacts, options: { deliveryId?: string; attempt?: number } = {}) {
-  const res = await deliver(service.url, 'bitbucket', { event: `pullrequest:${eventKey}`, payload: bitbucketPayload(`pullrequest:${eventKey}`, facts), ...options })
+  const res = await deliver(h.service!.url, 'bitbucket', { event: `pullrequest:${eventKey}`, payload: bitbucketPayload(`pullrequest:${eventKey}`, facts), ...options })
   expect(res.status).toBe(200)
-  expect(await service.settle(10_000)).toBe(true)
+  expect(await h.service!.settle(10_000)).toBe(true)
   return (await res.json()) as { status: string; reason?: string }
 }
 
 const only = () => {
-  const messages = slack.messagesIn(CHANNEL)
+  const messages = h.slack.messagesIn(CHANNEL)
   expect(messages).toHaveLength(1)
   return messages[0]!
 }
-const ignored = (reason: string) => service.entries().filter((e) => e.msg === 'ignored webhook event' && e.reason === reason)
+const ignored = (reason: string) => h.service!.entries().filter((e) => e.msg === 'ignored webhook event' && e.reason === reason)
 
 describe('Bitbucket lifecycle: no message yet', () => {
   it('created posts one message', async () => {
@@ -45,7 +29,7 @@ describe('Bitbucket lifecycle: no message yet', () => {
 
   it('created as draft is ignored with reason draft', async () => {
     await send('created', { id: 2, draft: true })
-    expect(slack.calls).toHaveLength(0)
+    expect(h.slack.calls).toHaveLength(0)
     expect(ignored('draft')).toHaveLength(1)
   })
 
@@ -66,18 +50,18 @@ describe('Bitbucket lifecycle: no message yet', () => {
 
   it.each(['unapproved', 'changes_request_removed'])('%s is ignored with no_stored_message', async (key) => {
     await send(key, { id: 5, state: 'OPEN' })
-    expect(slack.calls).toHaveLength(0)
+    expect(h.slack.calls).toHaveLength(0)
     expect(ignored('no_stored_message')).toHaveLength(1)
   })
 
   it.each(['fulfilled', 'rejected'])('%s is ignored with ended_before_announced', async (key) => {
     await send(key, { id: 5, state: key === 'fulfilled' ? 'MERGED' : 'DECLINED' })
-    expect(slack.calls).toHaveLength(0)
+    expect(h.slack.calls).toHaveLength(0)
     expect(ignored('ended_before_announced')).toHaveLength(1)
   })
 
   it('ignores repo:push and other event keys with a reason', async () => {
-    const res = await deliver(service.url, 'bitbucket', { event: 'repo:push', payload: { repository: { full_name: 'acme/api' } } })
+    const res = await deliver(h.service!.url, 'bitbucket', { event: 'repo:push', payload: { repository: { full_name: 'acme/api' } } })
     expect(await res.json()).toEqual({ status: 'ignored', reason: 'unsupported_event' })
   })
 })
@@ -92,7 +76,7 @@ describe('Bitbucket lifecycle: message exists', () => {
     expect(only().reactions.has('construction')).toBe(true)
     await send('updated', { id: 10, draft: false })
     expect(only().reactions.has('construction')).toBe(false)
-    expect(slack.count('chat.postMessage')).toBe(1)
+    expect(h.slack.count('chat.postMessage')).toBe(1)
   })
 
   it('updated with a new title changes the title', async () => {
@@ -127,17 +111,17 @@ describe('Bitbucket lifecycle: message exists', () => {
     expect(only().reactions.has('twisted_rightwards_arrows')).toBe(true)
     await send('created', { id: 11 })
     await send('rejected', { id: 11, state: 'DECLINED' })
-    const declined = slack.messagesIn(CHANNEL).find((m) => m.text.includes('#11'))
+    const declined = h.slack.messagesIn(CHANNEL).find((m) => m.text.includes('#11'))
     expect(JSON.stringify(declined?.blocks)).toContain('[Closed]')
     expect(declined?.reactions.has('x')).toBe(true)
   })
 
   it('a retry with X-Attempt-Number: 2 and the same X-Request-UUID changes nothing', async () => {
     const first = await send('approved', { id: 10, actor: 'carol' }, { deliveryId: 'bb-uuid-1', attempt: 1 })
-    const callsAfterFirst = slack.calls.length
+    const callsAfterFirst = h.slack.calls.length
     const retry = await send('approved', { id: 10, actor: 'carol' }, { deliveryId: 'bb-uuid-1', attempt: 2 })
     expect(first).toEqual({ status: 'accepted' })
     expect(retry).toEqual({ status: 'ignored', reason: 'duplicate_delivery' })
-    expect(slack.calls.length).toBe(callsAfterFirst)
+    expect(h.slack.calls.length).toBe(callsAfterFirst)
   })
 })

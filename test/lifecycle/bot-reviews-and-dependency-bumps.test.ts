@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { packageRoot } from '../../src/package-root.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { bitbucketPayload } from './bitbucket-payloads.ts'
 import { pullRequest, review, type PullRequestFacts } from '../helpers/github-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /**
  * Issue 13's bot levers, end to end: `reviews.ignore_bot_reviews` and `reviews.dependency_bots`, each on and
@@ -18,43 +17,30 @@ import { pullRequest, review, type PullRequestFacts } from '../helpers/github-pa
 const TEAM = 'C0000000001'
 const ALICE = '<@U0000ALICE>'
 
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService | undefined
-
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-})
-afterEach(async () => {
-  await service?.stop()
-  service = undefined
-  await slack.close()
-  dir.remove()
-})
+const h = usePrherald()
 
 async function start(provider: Provider, config: Record<string, unknown> = {}): Promise<TestService> {
   const mappings = provider === 'github'
     ? { Codertocat: { 'Hello-World': { channel: TEAM, mentions: [ALICE] } } }
     : { acme: { api: { channel: TEAM, mentions: [ALICE] } } }
-  writeConfig(dir.path, { git_provider: provider, mappings, ...config } as never)
-  service = await startPrherald(dir.path, testEnv(dir.path, provider, { SLACK_API_URL: slack.url }))
-  return service
+  writeConfig(h.dir.path, { git_provider: provider, mappings, ...config } as never)
+  await h.start(testEnv(h.dir.path, provider, { SLACK_API_URL: h.slack.url }))
+  return h.service!
 }
 
 interface Step { event: string; payload: unknown; deliveryId?: string }
 
 async function send(provider: Provider, steps: readonly Step[]): Promise<void> {
   for (const step of steps) {
-    const res = await deliver(service!.url, provider, step)
+    const res = await deliver(h.service!.url, provider, step)
     expect(res.status).toBe(200)
-    expect(await service!.settle(10_000)).toBe(true)
+    expect(await h.service!.settle(10_000)).toBe(true)
   }
 }
 
-const ignoredAs = (reason: string) => service!.entries().filter((e) => e.msg === 'ignored webhook event' && e.reason === reason)
+const ignoredAs = (reason: string) => h.service!.entries().filter((e) => e.msg === 'ignored webhook event' && e.reason === reason)
 const headline = (channel = TEAM) => {
-  const block = slack.messagesIn(channel)[0]!.blocks[0] as { text: { text: string } }
+  const block = h.slack.messagesIn(channel)[0]!.blocks[0] as { text: { text: string } }
   return block.text.text
 }
 const fixture = (name: string) => readFileSync(join(packageRoot(), 'test/fixtures/dependency-bumps', `${name}.md`), 'utf8')
@@ -81,18 +67,18 @@ describe.each(['github', 'bitbucket'] as const)('%s: reviews.ignore_bot_reviews'
   it('off (the default): a bot review gets the normal reaction plus the bot marker', async () => {
     await start(provider)
     await send(provider, [steps.open, steps.approve, steps.comment])
-    expect([...slack.messagesIn(TEAM)[0]!.reactions].sort()).toEqual(['robot_face', 'speech_balloon', 'white_check_mark'])
-    expect(slack.messagesIn(TEAM)[0]!.text).toContain('Approved by review-helper')
+    expect([...h.slack.messagesIn(TEAM)[0]!.reactions].sort()).toEqual(['robot_face', 'speech_balloon', 'white_check_mark'])
+    expect(h.slack.messagesIn(TEAM)[0]!.text).toContain('Approved by review-helper')
     expect(ignoredAs('bot_review')).toHaveLength(0)
   })
 
   it('on: bot reviews and comments change nothing, are logged as bot_review and are not recorded; a person\'s review still shows', async () => {
     await start(provider, { reviews: { ignore_bot_reviews: true } })
     await send(provider, [steps.open])
-    const afterOpen = slack.calls.length
+    const afterOpen = h.slack.calls.length
     await send(provider, [{ ...steps.approve, deliveryId: 'bot-approval-1' }, steps.comment])
-    expect(slack.calls.length).toBe(afterOpen)
-    expect(slack.messagesIn(TEAM)[0]!.reactions.size).toBe(0)
+    expect(h.slack.calls.length).toBe(afterOpen)
+    expect(h.slack.messagesIn(TEAM)[0]!.reactions.size).toBe(0)
     expect(ignoredAs('bot_review')).toHaveLength(2)
     // Not recorded: the same delivery again is muted again, not recognised as a duplicate.
     await send(provider, [{ ...steps.approve, deliveryId: 'bot-approval-1' }])
@@ -100,7 +86,7 @@ describe.each(['github', 'bitbucket'] as const)('%s: reviews.ignore_bot_reviews'
     expect(ignoredAs('duplicate_delivery')).toHaveLength(0)
 
     await send(provider, [steps.human])
-    const message = slack.messagesIn(TEAM)[0]!
+    const message = h.slack.messagesIn(TEAM)[0]!
     expect([...message.reactions]).toEqual(['white_check_mark'])
     expect(message.text).toContain('Approved by carol')
     expect(message.text).not.toContain('review-helper')
@@ -109,7 +95,7 @@ describe.each(['github', 'bitbucket'] as const)('%s: reviews.ignore_bot_reviews'
   it('on: a bot review of a pull request without a message does not announce it', async () => {
     await start(provider, { reviews: { ignore_bot_reviews: true } })
     await send(provider, [steps.approve])
-    expect(slack.count('chat.postMessage')).toBe(0)
+    expect(h.slack.count('chat.postMessage')).toBe(0)
     expect(ignoredAs('bot_review')).toHaveLength(1)
   })
 })
@@ -141,12 +127,12 @@ describe.each(['github', 'bitbucket'] as const)('%s: reviews.dependency_bots', (
     await start(provider, withLogins(provider))
     const steps = bump[provider]()
     await send(provider, [steps.open])
-    expect(slack.messagesIn(TEAM)[0]!.blocks).toHaveLength(1)
+    expect(h.slack.messagesIn(TEAM)[0]!.blocks).toHaveLength(1)
     expect(headline()).toBe(`:package: ${want.bot} bumped <${want.url}|PR #9: ${want.title}>`)
 
     await send(provider, [steps.approve, steps.merge])
-    const message = slack.messagesIn(TEAM)[0]!
-    expect(slack.count('chat.postMessage')).toBe(1)
+    const message = h.slack.messagesIn(TEAM)[0]!
+    expect(h.slack.count('chat.postMessage')).toBe(1)
     expect(headline()).toBe(`[Merged] :package: ${want.bot} bumped <${want.url}|PR #9: ~${want.title}~>`)
     expect([...message.reactions].sort()).toEqual(['twisted_rightwards_arrows', 'white_check_mark'])
   })
@@ -164,7 +150,7 @@ describe.each(['github', 'bitbucket'] as const)('%s: reviews.dependency_bots', (
   it('standard: the same pull request gets the full message', async () => {
     await start(provider, withLogins(provider, { dependency_bots: 'standard' }))
     await send(provider, [bump[provider]().open])
-    expect(slack.messagesIn(TEAM)[0]!.blocks).toHaveLength(3)
+    expect(h.slack.messagesIn(TEAM)[0]!.blocks).toHaveLength(3)
     expect(headline()).toBe(`${ALICE} <${want.url}|PR #9: ${want.title}>`)
   })
 })
@@ -173,7 +159,7 @@ describe('dependency bots: who counts, and when the form is chosen', () => {
   it('bitbucket: without dependency_bot_logins no author is a dependency bot, not even renovate[bot]', async () => {
     await start('bitbucket')
     await send('bitbucket', [bump.bitbucket().open])
-    expect(slack.messagesIn(TEAM)[0]!.blocks).toHaveLength(3)
+    expect(h.slack.messagesIn(TEAM)[0]!.blocks).toHaveLength(3)
   })
 
   it('github: dependency_bot_logins adds a self-hosted Renovate login to the built-ins', async () => {

@@ -1,30 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
 import { conversationComment, pullRequest, review } from '../helpers/github-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 const CHANNEL = 'C0000000001'
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService
+const h = usePrherald({ config: { mappings: { Codertocat: { '*': { channel: CHANNEL } } } } })
 
 beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
   // Slack answers slowly, so deliveries pile up in the mailboxes while earlier ones are still in flight.
-  slack.latencyMs = 15
-  writeConfig(dir.path, { git_provider: 'github', mappings: { Codertocat: { '*': { channel: CHANNEL } } } })
-  service = await startPrherald(dir.path, testEnv(dir.path, 'github', { SLACK_API_URL: slack.url }))
-})
-afterEach(async () => {
-  await service.stop()
-  await slack.close()
-  dir.remove()
+  h.slack.latencyMs = 15
+  await h.start()
 })
 
-const postsFor = (n: number) => slack.calls.filter((c) => c.method === 'chat.postMessage' && String(c.body.text).includes(`#${n}`))
+const postsFor = (n: number) => h.slack.calls.filter((c) => c.method === 'chat.postMessage' && String(c.body.text).includes(`#${n}`))
 
 describe('concurrency and retries', () => {
   it('20 concurrent deliveries for one new PR (retries of one id, reviews, comments) post exactly once', async () => {
@@ -33,14 +21,14 @@ describe('concurrency and retries', () => {
       ...Array.from({ length: 7 }, (_, i) => ({ event: 'pull_request_review', payload: review(i % 2 ? 'approved' : 'commented', 31, `reviewer${i}`) })),
       ...Array.from({ length: 7 }, (_, i) => ({ event: 'issue_comment', payload: conversationComment(31, `commenter${i}`) })),
     ]
-    const responses = await Promise.all(deliveries.map((d) => deliver(service.url, 'github', d)))
+    const responses = await Promise.all(deliveries.map((d) => deliver(h.service!.url, 'github', d)))
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200))
     const bodies = await Promise.all(responses.map((r) => r.json() as Promise<{ status: string; reason?: string }>))
     expect(bodies.filter((b) => b.status === 'accepted')).toHaveLength(15)
     expect(bodies.filter((b) => b.reason === 'duplicate_delivery')).toHaveLength(5)
-    expect(await service.settle(20_000)).toBe(true)
-    expect(slack.count('chat.postMessage')).toBe(1)
-    const [message] = slack.messagesIn(CHANNEL)
+    expect(await h.service!.settle(20_000)).toBe(true)
+    expect(h.slack.count('chat.postMessage')).toBe(1)
+    const [message] = h.slack.messagesIn(CHANNEL)
     expect(JSON.stringify(message?.blocks)).toMatch(/reviewer1, reviewer3, reviewer5/)
   })
 
@@ -50,11 +38,11 @@ describe('concurrency and retries', () => {
       { event: 'pull_request_review', payload: review('approved', n, 'carol') },
       { event: 'issue_comment', payload: conversationComment(n, 'dave') },
     ])
-    const responses = await Promise.all(deliveries.map((d) => deliver(service.url, 'github', d)))
+    const responses = await Promise.all(deliveries.map((d) => deliver(h.service!.url, 'github', d)))
     expect(responses.every((r) => r.status === 200)).toBe(true)
-    expect(await service.settle(30_000)).toBe(true)
-    expect(slack.count('chat.postMessage')).toBe(50)
+    expect(await h.service!.settle(30_000)).toBe(true)
+    expect(h.slack.count('chat.postMessage')).toBe(50)
     for (let n = 100; n < 150; n++) expect(postsFor(n), `PR #${n}`).toHaveLength(1)
-    expect([...slack.messages.values()].every((m) => m.reactions.has('white_check_mark') && m.reactions.has('speech_balloon'))).toBe(true)
+    expect([...h.slack.messages.values()].every((m) => m.reactions.has('white_check_mark') && m.reactions.has('speech_balloon'))).toBe(true)
   })
 })

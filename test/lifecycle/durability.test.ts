@@ -1,132 +1,117 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { type SpawnedServer, killServer, spawnServer } from '../helpers/spawn-prherald.ts'
-import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { waitFor } from '../helpers/start-prherald.ts'
 import { pullRequest, review } from '../helpers/github-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 const CHANNEL = 'C0000000001'
 const OTHER = 'C0000000002'
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService | undefined
-let spawned: SpawnedServer | undefined
-
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack({ anyChannel: true }) // the spawned server checks the mapped channels at start-up
-  writeConfig(dir.path, {
-    git_provider: 'github',
+const h = usePrherald({
+  slack: { anyChannel: true },
+  config: {
     server: { log_format: 'json' },
     mappings: { Codertocat: { '*': { channel: CHANNEL } }, Other: { '*': { channel: OTHER } } },
-  })
-})
-afterEach(async () => {
-  await service?.stop()
-  service = undefined
-  await killServer(spawned)
-  spawned = undefined
-  await slack.close()
-  dir.remove()
+  },
 })
 
-const env = () => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url })
+beforeEach(async () => {
+  // the spawned server checks the mapped channels at start-up
+})
 
 async function send(event: string, payload: unknown): Promise<void> {
-  const res = await deliver(service!.url, 'github', { event, payload })
+  const res = await deliver(h.service!.url, 'github', { event, payload })
   expect(res.status).toBe(200)
-  expect(await service!.settle(10_000)).toBe(true)
+  expect(await h.service!.settle(10_000)).toBe(true)
 }
 
 describe('durability', () => {
   it('after a restart on the same database, later events update the stored message', async () => {
-    service = await startPrherald(dir.path, env())
+    await h.start(h.env())
     await send('pull_request', pullRequest('opened', 41))
-    await service.stop()
-    service = await startPrherald(dir.path, env())
+    await h.stop()
+    await h.start(h.env())
     await send('pull_request', pullRequest('closed', 41, { merged: true }))
-    expect(slack.count('chat.postMessage')).toBe(1)
-    expect(slack.count('chat.update')).toBe(1)
-    expect(slack.messagesIn(CHANNEL)[0]?.reactions.has('twisted_rightwards_arrows')).toBe(true)
+    expect(h.slack.count('chat.postMessage')).toBe(1)
+    expect(h.slack.count('chat.update')).toBe(1)
+    expect(h.slack.messagesIn(CHANNEL)[0]?.reactions.has('twisted_rightwards_arrows')).toBe(true)
   })
 
   it('with the database lost, an already announced PR gets a fresh message', async () => {
-    service = await startPrherald(dir.path, env())
+    await h.start(h.env())
     await send('pull_request', pullRequest('opened', 42))
-    await service.stop()
-    for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir.path, `prherald.db${suffix}`), { force: true })
-    service = await startPrherald(dir.path, env())
+    await h.stop()
+    for (const suffix of ['', '-wal', '-shm']) rmSync(join(h.dir.path, `prherald.db${suffix}`), { force: true })
+    await h.start(h.env())
     await send('pull_request_review', review('approved', 42, 'carol'))
-    expect(slack.count('chat.postMessage')).toBe(2)
+    expect(h.slack.count('chat.postMessage')).toBe(2)
   })
 
   it('retries Slack 429 (honouring Retry-After) and 503, and the message still appears once', async () => {
-    slack.faults.push(
+    h.slack.faults.push(
       { method: 'chat.postMessage', fault: { status: 429, headers: { 'retry-after': '1' } } },
       { method: 'chat.postMessage', fault: { status: 503 } },
       { method: 'reactions.add', fault: { status: 503 } },
     )
-    service = await startPrherald(dir.path, env())
+    await h.start(h.env())
     await send('pull_request_review', review('approved', 43, 'carol'))
-    expect(slack.messagesIn(CHANNEL)).toHaveLength(1)
-    expect(slack.count('chat.postMessage')).toBe(3)
-    expect(slack.messagesIn(CHANNEL)[0]?.reactions.has('white_check_mark')).toBe(true)
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(1)
+    expect(h.slack.count('chat.postMessage')).toBe(3)
+    expect(h.slack.messagesIn(CHANNEL)[0]?.reactions.has('white_check_mark')).toBe(true)
   })
 
   it('keeps retrying a Slack outage in the mailbox until it ends, then posts once', async () => {
-    for (let i = 0; i < 8; i++) slack.faults.push({ method: 'chat.postMessage', fault: { status: 500 } })
+    for (let i = 0; i < 8; i++) h.slack.faults.push({ method: 'chat.postMessage', fault: { status: 500 } })
     // A 500 may come after the post was made, so each retry waits a client timeout and searches the channel first.
-    service = await startPrherald(dir.path, env(), { slackTimeoutMs: 250 })
+    await h.start(h.env(), { slackTimeoutMs: 250 })
     await send('pull_request', pullRequest('opened', 44))
-    expect(slack.messagesIn(CHANNEL)).toHaveLength(1)
-    expect(slack.count('chat.postMessage')).toBe(9)
-    expect(slack.count('conversations.history')).toBe(8)
-    expect(service.entries().filter((e) => e.msg === 'slack post outcome unknown; looking for it in the channel before posting again')).toHaveLength(8)
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(1)
+    expect(h.slack.count('chat.postMessage')).toBe(9)
+    expect(h.slack.count('conversations.history')).toBe(8)
+    expect(h.service!.entries().filter((e) => e.msg === 'slack post outcome unknown; looking for it in the channel before posting again')).toHaveLength(8)
   })
 
   it('channel_not_found is logged with the fix and does not hold up other pull requests', async () => {
-    slack.channelErrors.set(OTHER, 'channel_not_found')
-    service = await startPrherald(dir.path, env())
+    h.slack.channelErrors.set(OTHER, 'channel_not_found')
+    await h.start(h.env())
     const other = pullRequest('opened', 45) as { repository: { owner: { login: string } } }
     other.repository.owner.login = 'Other'
-    await deliver(service.url, 'github', { event: 'pull_request', payload: other })
+    await deliver(h.service!.url, 'github', { event: 'pull_request', payload: other })
     await send('pull_request', pullRequest('opened', 46))
-    expect(slack.messagesIn(CHANNEL)).toHaveLength(1)
-    const failure = service.entries().find((e) => e.slack_error === 'Slack: channel_not_found')
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(1)
+    const failure = h.service!.entries().find((e) => e.slack_error === 'Slack: channel_not_found')
     expect(failure).toMatchObject({ channel: OTHER, repository: 'Other/Hello-World', pr: 45, fix: expect.stringContaining('channel ID') })
   })
 
   it('a deleted Slack message is re-posted on the next update', async () => {
-    service = await startPrherald(dir.path, env())
+    await h.start(h.env())
     await send('pull_request', pullRequest('opened', 47))
-    slack.messages.clear()
+    h.slack.messages.clear()
     await send('pull_request_review', review('approved', 47, 'carol'))
-    expect(slack.messagesIn(CHANNEL)).toHaveLength(1)
-    expect(slack.messagesIn(CHANNEL)[0]?.reactions.has('white_check_mark')).toBe(true)
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(1)
+    expect(h.slack.messagesIn(CHANNEL)[0]?.reactions.has('white_check_mark')).toBe(true)
   })
 
   it('SIGKILL after acknowledging deliveries: a restart applies every acknowledged one, once', async () => {
     // Slack is down (503) while the deliveries arrive, so every acknowledged one is still pending at the kill.
-    for (let i = 0; i < 1000; i++) slack.faults.push({ method: 'chat.postMessage', fault: { status: 503 } })
-    spawned = await spawnServer(env())
+    for (let i = 0; i < 1000; i++) h.slack.faults.push({ method: 'chat.postMessage', fault: { status: 503 } })
+    await h.spawn()
     const numbers = [51, 52, 53, 54, 55]
     const responses = await Promise.all(numbers.flatMap((n) => [
-      deliver(spawned!.url, 'github', { event: 'pull_request', payload: pullRequest('opened', n) }),
-      deliver(spawned!.url, 'github', { event: 'pull_request_review', payload: review('approved', n, 'carol') }),
+      deliver(h.server!.url, 'github', { event: 'pull_request', payload: pullRequest('opened', n) }),
+      deliver(h.server!.url, 'github', { event: 'pull_request_review', payload: review('approved', n, 'carol') }),
     ]))
     expect(responses.map((r) => r.status)).toEqual(Array(10).fill(200))
-    spawned.child.kill('SIGKILL')
-    expect(await spawned.exited).toEqual({ code: null, signal: 'SIGKILL' })
-    expect(slack.messages.size).toBe(0)
+    h.server!.child.kill('SIGKILL')
+    expect(await h.server!.exited).toEqual({ code: null, signal: 'SIGKILL' })
+    expect(h.slack.messages.size).toBe(0)
 
-    slack.faults.length = 0
-    spawned = await spawnServer(env())
+    h.slack.faults.length = 0
+    await h.spawn()
     await waitFor('every PR announced and approved', () =>
-      numbers.every((n) => [...slack.messages.values()].some((m) => m.text.includes(`#${n}:`) && m.reactions.has('white_check_mark'))), 20_000)
-    expect(slack.messages.size).toBe(numbers.length)
-    expect(spawned.entries()).toContainEqual(expect.objectContaining({ msg: 'replaying pending deliveries', count: 10 }))
+      numbers.every((n) => [...h.slack.messages.values()].some((m) => m.text.includes(`#${n}:`) && m.reactions.has('white_check_mark'))), 20_000)
+    expect(h.slack.messages.size).toBe(numbers.length)
+    expect(h.server!.entries()).toContainEqual(expect.objectContaining({ msg: 'replaying pending deliveries', count: 10 }))
   })
 })

@@ -1,9 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { describe, expect, it } from 'vitest'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
 import { pullRequest, type PullRequestFacts } from '../helpers/github-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /**
  * Issue 24.4 end to end: a mapping entry's `ignore` (labels, title globs, authors, inherited from "*") keeps a
@@ -11,33 +9,20 @@ import { pullRequest, type PullRequestFacts } from '../helpers/github-payloads.t
  */
 const CHANNEL = 'C0000000001'
 
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService | undefined
-
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-  writeConfig(dir.path, {
-    git_provider: 'github',
+const h = usePrherald({
+  config: {
     mappings: { Codertocat: {
       '*': { channel: CHANNEL, ignore: { labels: ['wip'], authors: ['renovate[bot]'] } },
       'Hello-World': { ignore: { title: ['WIP*', '*[skip slack]*'] } },
     } },
-  })
-  service = await startPrherald(dir.path, testEnv(dir.path, 'github', { SLACK_API_URL: slack.url }))
-})
-afterEach(async () => {
-  await service?.stop()
-  service = undefined
-  await slack.close()
-  dir.remove()
+  },
+  start: true,
 })
 
 async function send(action: string, number: number, facts: PullRequestFacts): Promise<Record<string, unknown>> {
-  const res = await deliver(service!.url, 'github', { event: 'pull_request', payload: pullRequest(action, number, facts) })
+  const res = await deliver(h.service!.url, 'github', { event: 'pull_request', payload: pullRequest(action, number, facts) })
   expect(res.status).toBe(200)
-  expect(await service!.settle(10_000)).toBe(true)
+  expect(await h.service!.settle(10_000)).toBe(true)
   return await res.json() as Record<string, unknown>
 }
 
@@ -47,26 +32,26 @@ describe('ignore filters', () => {
     expect(await send('opened', 2, { author: 'renovate[bot]' })).toEqual({ status: 'ignored', reason: 'filtered' })
     expect(await send('opened', 3, { title: 'wip: search' })).toEqual({ status: 'ignored', reason: 'filtered' })
     expect(await send('opened', 4, { title: 'Bump [skip slack]' })).toEqual({ status: 'ignored', reason: 'filtered' })
-    expect(slack.count('chat.postMessage')).toBe(0)
-    expect(service!.entries()).toContainEqual(expect.objectContaining({ msg: 'ignored webhook event', reason: 'filtered', filter: 'label', pr: 1 }))
+    expect(h.slack.count('chat.postMessage')).toBe(0)
+    expect(h.service!.entries()).toContainEqual(expect.objectContaining({ msg: 'ignored webhook event', reason: 'filtered', filter: 'label', pr: 1 }))
     // The one without a match is announced.
     expect(await send('opened', 5, { title: 'Add search' })).toEqual({ status: 'accepted' })
-    expect(slack.messagesIn(CHANNEL)).toHaveLength(1)
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(1)
   })
 
   it('announce a pull request once its ignored label is removed (GitHub unlabeled)', async () => {
     await send('opened', 6, { labels: ['wip'] })
-    expect(slack.count('chat.postMessage')).toBe(0)
+    expect(h.slack.count('chat.postMessage')).toBe(0)
     expect(await send('unlabeled', 6, { labels: [] })).toEqual({ status: 'accepted' })
-    expect(slack.messagesIn(CHANNEL)).toHaveLength(1)
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(1)
   })
 
   it('keep the message of an announced pull request when an ignored label is added later, and keep updating it', async () => {
     await send('opened', 7, { title: 'Add search' })
     expect(await send('labeled', 7, { labels: ['wip'] })).toEqual({ status: 'accepted' })
     await send('closed', 7, { labels: ['wip'], merged: true })
-    const [message] = slack.messagesIn(CHANNEL)
-    expect(slack.messagesIn(CHANNEL)).toHaveLength(1)
+    const [message] = h.slack.messagesIn(CHANNEL)
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(1)
     expect(message!.reactions.has('twisted_rightwards_arrows')).toBe(true)
   })
 })

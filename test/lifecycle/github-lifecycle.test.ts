@@ -1,46 +1,30 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { pendingDeliveries } from '../helpers/pending-deliveries.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
 import { conversationComment, pullRequest, review, reviewComment } from '../helpers/github-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 const CHANNEL = 'C0000000001'
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService
-
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-  writeConfig(dir.path, { git_provider: 'github', mappings: { Codertocat: { 'Hello-World': { channel: CHANNEL, mentions: ['<@U0000ALICE>'] } } } })
-  service = await startPrherald(dir.path, testEnv(dir.path, 'github', { SLACK_API_URL: slack.url }))
-})
-afterEach(async () => {
-  await service.stop()
-  await slack.close()
-  dir.remove()
-})
+const h = usePrherald({ config: { mappings: { Codertocat: { 'Hello-World': { channel: CHANNEL, mentions: ['<@U0000ALICE>'] } } } }, start: true })
 
 async function send(event: string, payload: unknown): Promise<void> {
-  const res = await deliver(service.url, 'github', { event, payload })
+  const res = await deliver(h.service!.url, 'github', { event, payload })
   expect(res.status).toBe(200)
-  expect(await service.settle(10_000)).toBe(true)
+  expect(await h.service!.settle(10_000)).toBe(true)
 }
 
 const only = () => {
-  const messages = slack.messagesIn(CHANNEL)
+  const messages = h.slack.messagesIn(CHANNEL)
   expect(messages).toHaveLength(1)
   return messages[0]!
 }
-const ignored = (reason: string) => service.entries().filter((e) => e.msg === 'ignored webhook event' && e.reason === reason)
+const ignored = (reason: string) => h.service!.entries().filter((e) => e.msg === 'ignored webhook event' && e.reason === reason)
 
 describe('GitHub lifecycle: no message yet', () => {
   it('opened posts one message with the mentions, a link and the repository', async () => {
     await send('pull_request', pullRequest('opened', 7, { title: 'Add rate limiting' }))
     const message = only()
-    expect(slack.count('chat.postMessage')).toBe(1)
+    expect(h.slack.count('chat.postMessage')).toBe(1)
     expect(JSON.stringify(message.blocks)).toContain('<@U0000ALICE>')
     expect(JSON.stringify(message.blocks)).toContain('https://github.com/Codertocat/Hello-World/pull/7')
     expect(message.text).toContain('Add rate limiting')
@@ -53,13 +37,13 @@ describe('GitHub lifecycle: no message yet', () => {
 
   it('opened as draft is ignored with reason draft', async () => {
     await send('pull_request', pullRequest('opened', 9, { draft: true }))
-    expect(slack.calls).toHaveLength(0)
+    expect(h.slack.calls).toHaveLength(0)
     expect(ignored('draft')).toHaveLength(1)
   })
 
   it('converted_to_draft is ignored with reason draft', async () => {
     await send('pull_request', pullRequest('converted_to_draft', 10, { draft: true }))
-    expect(slack.calls).toHaveLength(0)
+    expect(h.slack.calls).toHaveLength(0)
     expect(ignored('draft')).toHaveLength(1)
   })
 
@@ -86,7 +70,7 @@ describe('GitHub lifecycle: no message yet', () => {
     ['pull_request', () => pullRequest('edited', 13, { title: 'New title' })],
   ] as const)('%s without a stored message is ignored with no_stored_message', async (event, payload) => {
     await send(event, payload())
-    expect(slack.calls).toHaveLength(0)
+    expect(h.slack.calls).toHaveLength(0)
     expect(ignored('no_stored_message')).toHaveLength(1)
   })
 
@@ -95,7 +79,7 @@ describe('GitHub lifecycle: no message yet', () => {
     ['closed', () => pullRequest('closed', 13)],
   ] as const)('%s without a stored message is ignored with ended_before_announced', async (_kind, payload) => {
     await send('pull_request', payload())
-    expect(slack.calls).toHaveLength(0)
+    expect(h.slack.calls).toHaveLength(0)
     expect(ignored('ended_before_announced')).toHaveLength(1)
   })
 })
@@ -110,16 +94,16 @@ describe('GitHub lifecycle: message exists', () => {
     await send('pull_request', pullRequest('ready_for_review', 20, { title: 'Ready title' }))
     expect(only().updates).toBe(2)
     expect(only().text).toContain('Ready title')
-    expect(slack.count('chat.postMessage')).toBe(1)
+    expect(h.slack.count('chat.postMessage')).toBe(1)
   })
 
   it('a delivery that changes nothing the message shows makes no Slack call, and is still applied', async () => {
-    const callsBefore = slack.calls.length
+    const callsBefore = h.slack.calls.length
     await send('pull_request', pullRequest('opened', 20, { title: 'Original title' }))
     await send('pull_request', pullRequest('ready_for_review', 20, { title: 'Original title' }))
-    expect(slack.calls.length).toBe(callsBefore)
+    expect(h.slack.calls.length).toBe(callsBefore)
     expect(only().updates).toBe(0)
-    expect(pendingDeliveries(dir.path)).toBe(0)
+    expect(pendingDeliveries(h.dir.path)).toBe(0)
   })
 
   it('converted_to_draft marks the message as a draft and reacts; ready_for_review takes it back', async () => {
@@ -141,7 +125,7 @@ describe('GitHub lifecycle: message exists', () => {
     await send('pull_request_review', review('changes_requested', 20, 'dave'))
     const message = only()
     expect([...message.reactions].sort()).toEqual(['exclamation', 'white_check_mark'])
-    expect(slack.count('reactions.add')).toBe(2)
+    expect(h.slack.count('reactions.add')).toBe(2)
     const rendered = JSON.stringify(message.blocks)
     expect(rendered).toMatch(/Approved by carol, frank/)
     expect(rendered).toMatch(/Changes requested by dave/)
@@ -154,7 +138,7 @@ describe('GitHub lifecycle: message exists', () => {
     expect(only().reactions.has('white_check_mark')).toBe(true)
     await send('pull_request_review', review('dismissed', 20, 'frank'))
     expect(only().reactions.has('white_check_mark')).toBe(false)
-    expect(slack.count('reactions.remove')).toBe(1)
+    expect(h.slack.count('reactions.remove')).toBe(1)
   })
 
   it('a bot reviewer also gets robot_face', async () => {
@@ -184,11 +168,11 @@ describe('GitHub lifecycle: message exists', () => {
 
   it('a redelivered delivery id is ignored as duplicate_delivery', async () => {
     const payload = review('approved', 20, 'carol')
-    const first = await deliver(service.url, 'github', { event: 'pull_request_review', payload, deliveryId: 'same-id' })
-    const second = await deliver(service.url, 'github', { event: 'pull_request_review', payload, deliveryId: 'same-id' })
+    const first = await deliver(h.service!.url, 'github', { event: 'pull_request_review', payload, deliveryId: 'same-id' })
+    const second = await deliver(h.service!.url, 'github', { event: 'pull_request_review', payload, deliveryId: 'same-id' })
     expect(await first.json()).toEqual({ status: 'accepted' })
     expect(await second.json()).toEqual({ status: 'ignored', reason: 'duplicate_delivery' })
-    await service.settle(10_000)
-    expect(slack.count('reactions.add')).toBe(1)
+    await h.service!.settle(10_000)
+    expect(h.slack.count('reactions.add')).toBe(1)
   })
 })

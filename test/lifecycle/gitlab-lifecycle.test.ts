@@ -1,38 +1,25 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { describe, expect, it } from 'vitest'
 import { gitlabFixture, labelChanges, mergeRequestHook, noteHook, pipelineHook } from '../helpers/gitlab-fixtures.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 const CHANNEL = 'C0000000010'
 const NESTED = 'C0000000011'
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService
-
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-  writeConfig(dir.path, {
-    git_provider: 'gitlab',
+const h = usePrherald({
+  provider: 'gitlab',
+  config: {
     mappings: { acme: { api: { channel: CHANNEL, ignore: { labels: ['wip'] } } }, 'platform/backend': { api: { channel: NESTED } } },
-  })
-  service = await startPrherald(dir.path, testEnv(dir.path, 'gitlab', { SLACK_API_URL: slack.url }))
-})
-afterEach(async () => {
-  await service.stop()
-  await slack.close()
-  dir.remove()
+  },
+  start: true,
 })
 
 async function send(event: string, payload: unknown, options: { deliveryId?: string; secret?: string } = {}) {
-  const res = await deliver(service.url, 'gitlab', { event, payload, ...options })
-  expect(await service.settle(10_000)).toBe(true)
+  const res = await deliver(h.service!.url, 'gitlab', { event, payload, ...options })
+  expect(await h.service!.settle(10_000)).toBe(true)
   return { status: res.status, body: (await res.json()) as { status?: string; reason?: string } }
 }
 const mr = (action: string, facts: Parameters<typeof mergeRequestHook>[1]) => send('Merge Request Hook', mergeRequestHook(action, facts))
-const text = (channel = CHANNEL) => slack.messagesIn(channel).map((m) => JSON.stringify(m.blocks))
+const text = (channel = CHANNEL) => h.slack.messagesIn(channel).map((m) => JSON.stringify(m.blocks))
 
 describe('GitLab end to end: its documented payloads through a real server', () => {
   it('opened, approved, a comment, a failed pipeline and the merge: one message, edited, with reactions', async () => {
@@ -45,9 +32,9 @@ describe('GitLab end to end: its documented payloads through a real server', () 
     await send('Pipeline Hook', pipelineHook({ iid: 7, status: 'failed' }))
     expect(text()[0]).toContain('Checks failing')
     await mr('merge', { iid: 7, state: 'merged', actor: 'carol' })
-    const [message] = slack.messagesIn(CHANNEL)
-    expect(slack.messagesIn(CHANNEL)).toHaveLength(1)
-    expect(slack.count('chat.update')).toBeGreaterThan(0)
+    const [message] = h.slack.messagesIn(CHANNEL)
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(1)
+    expect(h.slack.count('chat.update')).toBeGreaterThan(0)
     expect(JSON.stringify(message!.blocks)).toContain('[Merged]')
     expect(JSON.stringify(message!.blocks)).toContain('Approved by alice')
     expect(JSON.stringify(message!.blocks)).toContain('1 comment')
@@ -73,16 +60,16 @@ describe('GitLab end to end: its documented payloads through a real server', () 
   it('without an Idempotency-Key (GitLab before 17.4) the same body is a duplicate by its digest', async () => {
     await mr('open', { iid: 10 })
     const body = JSON.stringify(noteHook({ iid: 10 }))
-    const post = () => fetch(`${service.url}/webhook/gitlab`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Note Hook', 'x-gitlab-token': 'test-webhook-secret-0f9d2c' }, body })
+    const post = () => fetch(`${h.service!.url}/webhook/gitlab`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Note Hook', 'x-gitlab-token': 'test-webhook-secret-0f9d2c' }, body })
     expect(((await (await post()).json()) as { status: string }).status).toBe('accepted')
     expect(await (await post()).json()).toMatchObject({ reason: 'duplicate_delivery' })
   })
 
   it('a wrong or missing X-Gitlab-Token is 401 and nothing is posted', async () => {
     expect((await send('Merge Request Hook', mergeRequestHook('open', { iid: 11 }), { secret: 'not-the-secret' })).status).toBe(401)
-    const res = await fetch(`${service.url}/webhook/gitlab`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Merge Request Hook' }, body: '{}' })
+    const res = await fetch(`${h.service!.url}/webhook/gitlab`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Merge Request Hook' }, body: '{}' })
     expect(res.status).toBe(401)
-    expect(slack.calls).toHaveLength(0)
+    expect(h.slack.calls).toHaveLength(0)
   })
 
   it('a project in a nested group goes where its group/subgroup key maps it', async () => {
@@ -95,8 +82,8 @@ describe('GitLab end to end: its documented payloads through a real server', () 
   it('drafts wait, by the draft field or a Draft: title; marking it ready posts', async () => {
     await mr('open', { iid: 13, draft: true })
     await mr('open', { iid: 14, title: 'Draft: Add rate limiting' })
-    expect(slack.calls).toHaveLength(0)
-    expect(service.entries().filter((e) => e.msg === 'ignored webhook event' && e.reason === 'draft')).toHaveLength(2)
+    expect(h.slack.calls).toHaveLength(0)
+    expect(h.service!.entries().filter((e) => e.msg === 'ignored webhook event' && e.reason === 'draft')).toHaveLength(2)
     await mr('update', { iid: 13, changes: { draft: { previous: true, current: false } } })
     expect(text()).toHaveLength(1)
   })
@@ -107,10 +94,10 @@ describe('GitLab end to end: its documented payloads through a real server', () 
 
   it('ignore.labels: a merge request labelled wip is not announced (200, filtered), nor by a comment; removing the label announces it', async () => {
     expect((await mr('open', { iid: 20, labels: ['WIP', 'API'] })).body).toEqual({ status: 'ignored', reason: 'filtered' })
-    expect(service.entries()).toContainEqual(expect.objectContaining({ msg: 'ignored webhook event', reason: 'filtered', filter: 'label', pr: 20 }))
+    expect(h.service!.entries()).toContainEqual(expect.objectContaining({ msg: 'ignored webhook event', reason: 'filtered', filter: 'label', pr: 20 }))
     // A Note Hook carries no labels; the comment must not announce what the filter held back.
     await send('Note Hook', noteHook({ iid: 20, actor: 'carol' }))
-    expect(slack.messagesIn(CHANNEL)).toHaveLength(0)
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(0)
     expect((await mr('update', { iid: 20, labels: ['API'], changes: labelChanges(['WIP', 'API'], ['API']) })).body).toEqual({ status: 'accepted' })
     expect(text()).toHaveLength(1)
     expect(text()[0]).toContain('MR !20: Add rate limiting')
@@ -120,7 +107,7 @@ describe('GitLab end to end: its documented payloads through a real server', () 
     await mr('open', { iid: 21, labels: [] })
     expect((await mr('update', { iid: 21, labels: ['wip'], changes: labelChanges([], ['wip']) })).body).toEqual({ status: 'accepted' })
     await mr('merge', { iid: 21, state: 'merged', actor: 'carol', labels: ['wip'] })
-    expect(slack.messagesIn(CHANNEL)).toHaveLength(1)
-    expect(JSON.stringify(slack.messagesIn(CHANNEL)[0]!.blocks)).toContain('[Merged]')
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(1)
+    expect(JSON.stringify(h.slack.messagesIn(CHANNEL)[0]!.blocks)).toContain('[Merged]')
   })
 })

@@ -5,12 +5,11 @@ import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucke
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeGitlab, type FakeGitlab } from '../helpers/fake-gitlab.ts'
 import { mergeRequestHook, type GitlabFacts } from '../helpers/gitlab-fixtures.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { bitbucketPayload, type BitbucketFacts } from './bitbucket-payloads.ts'
 import { pullRequest, review } from '../helpers/github-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 const REPO = 'C0000000REPO'
 const BILLING = 'C00000BILLING'
@@ -22,43 +21,34 @@ const paths = {
 }
 const range = (n: number, make: (i: number) => string) => Array.from({ length: n }, (_, i) => make(i))
 
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
+const h = usePrherald()
 let github: FakeGithub | undefined
 let bitbucket: FakeBitbucket | undefined
 let gitlab: FakeGitlab | undefined
-let service: TestService | undefined
 
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-})
 afterEach(async () => {
-  await service?.stop()
-  await slack.close()
   await github?.close()
   await bitbucket?.close()
   await gitlab?.close()
-  service = github = bitbucket = gitlab = undefined
-  dir.remove()
+  github = bitbucket = gitlab = undefined
 })
 
 async function start(provider: Provider, owner: string, repo: string, env: Env): Promise<TestService> {
-  writeConfig(dir.path, { git_provider: provider, mappings: { [owner]: { [repo]: { channel: REPO, mentions: ['<@U0REPO>'], paths } } } })
-  service = await startPrherald(dir.path, testEnv(dir.path, provider, { SLACK_API_URL: slack.url, ...env }))
-  return service
+  writeConfig(h.dir.path, { git_provider: provider, mappings: { [owner]: { [repo]: { channel: REPO, mentions: ['<@U0REPO>'], paths } } } })
+  await h.start(testEnv(h.dir.path, provider, { SLACK_API_URL: h.slack.url, ...env }))
+  return h.service!
 }
 
-const settle = async () => expect(await service!.settle(10_000)).toBe(true)
-const blocks = (channel: string) => slack.messagesIn(channel).map((m) => JSON.stringify(m.blocks))
-const logged = (msg: string | RegExp) => service!.entries().filter((e) => typeof e.msg === 'string' && (typeof msg === 'string' ? e.msg === msg : msg.test(e.msg)))
+const settle = async () => expect(await h.service!.settle(10_000)).toBe(true)
+const blocks = (channel: string) => h.slack.messagesIn(channel).map((m) => JSON.stringify(m.blocks))
+const logged = (msg: string | RegExp) => h.service!.entries().filter((e) => typeof e.msg === 'string' && (typeof msg === 'string' ? e.msg === msg : msg.test(e.msg)))
 
 async function sendGithub(event: string, payload: unknown): Promise<void> {
-  expect((await deliver(service!.url, 'github', { event, payload })).status).toBe(200)
+  expect((await deliver(h.service!.url, 'github', { event, payload })).status).toBe(200)
   await settle()
 }
 async function sendBitbucket(key: string, facts: BitbucketFacts): Promise<void> {
-  const res = await deliver(service!.url, 'bitbucket', { event: `pullrequest:${key}`, payload: bitbucketPayload(`pullrequest:${key}`, facts) })
+  const res = await deliver(h.service!.url, 'bitbucket', { event: `pullrequest:${key}`, payload: bitbucketPayload(`pullrequest:${key}`, facts) })
   expect(res.status).toBe(200)
   await settle()
 }
@@ -81,13 +71,13 @@ describe('path routing on GitHub', () => {
 
     expect(github!.requests).toHaveLength(2)
     expect(github!.requests.map((r) => r.path)).toEqual(Array(2).fill('/repos/Codertocat/Hello-World/pulls/5/files'))
-    expect(slack.messagesIn(REPO)).toHaveLength(0)
-    expect(slack.messagesIn(BILLING)).toHaveLength(1)
-    expect(slack.messagesIn(AUTH)).toHaveLength(1)
+    expect(h.slack.messagesIn(REPO)).toHaveLength(0)
+    expect(h.slack.messagesIn(BILLING)).toHaveLength(1)
+    expect(h.slack.messagesIn(AUTH)).toHaveLength(1)
     expect(blocks(BILLING)[0]).toContain('<@U0BILL>')
     expect(blocks(BILLING)[0]).not.toContain('<@U0REPO>')
     expect(blocks(AUTH)[0]).toContain('<!subteam^S0SEC>')
-    expect(slack.calls.filter((c) => c.method === 'chat.postMessage').map((c) => c.body.channel)).toEqual([BILLING, AUTH])
+    expect(h.slack.calls.filter((c) => c.method === 'chat.postMessage').map((c) => c.body.channel)).toEqual([BILLING, AUTH])
 
     // Files changing after the announcement do not move the pull request.
     github!.pullFiles.set('Codertocat/Hello-World#5', ['README.md'])
@@ -95,9 +85,9 @@ describe('path routing on GitHub', () => {
     await sendGithub('pull_request', pullRequest('closed', 5, { merged: true, title: 'Split billing from auth' }))
 
     expect(github!.requests).toHaveLength(2)
-    expect(slack.count('chat.postMessage')).toBe(2)
+    expect(h.slack.count('chat.postMessage')).toBe(2)
     for (const channel of [BILLING, AUTH]) {
-      const [message] = slack.messagesIn(channel)
+      const [message] = h.slack.messagesIn(channel)
       expect(message!.updates).toBe(2)
       expect([...message!.reactions].sort()).toEqual(['twisted_rightwards_arrows', 'white_check_mark'])
       expect(JSON.stringify(message!.blocks)).toContain('[Merged]')
@@ -110,7 +100,7 @@ describe('path routing on GitHub', () => {
     await start('github', 'Codertocat', 'Hello-World', githubEnv())
     await sendGithub('pull_request', pullRequest('opened', 6))
     expect(github!.requests).toHaveLength(1)
-    expect(slack.messagesIn(BILLING)).toHaveLength(0)
+    expect(h.slack.messagesIn(BILLING)).toHaveLength(0)
     expect(blocks(REPO)).toHaveLength(1)
     expect(blocks(REPO)[0]).toContain('<@U0REPO>')
   })
@@ -125,8 +115,8 @@ describe('path routing on GitHub', () => {
     await sendGithub('pull_request', pullRequest('opened', 7))
     await sendGithub('pull_request', pullRequest('opened', 8))
     expect(github!.requests).toHaveLength(0)
-    expect(slack.messagesIn(REPO)).toHaveLength(2)
-    expect(slack.messagesIn(BILLING)).toHaveLength(0)
+    expect(h.slack.messagesIn(REPO)).toHaveLength(2)
+    expect(h.slack.messagesIn(BILLING)).toHaveLength(0)
     expect(logged(/path rules are inert/)).toHaveLength(1)
   })
 
@@ -136,8 +126,8 @@ describe('path routing on GitHub', () => {
     await start('github', 'Codertocat', 'Hello-World', githubEnv())
     await sendGithub('pull_request', pullRequest('opened', 9))
 
-    expect(slack.messagesIn(REPO)).toHaveLength(1)
-    expect(slack.messagesIn(BILLING)).toHaveLength(0)
+    expect(h.slack.messagesIn(REPO)).toHaveLength(1)
+    expect(h.slack.messagesIn(BILLING)).toHaveLength(0)
     const [fallback, ...more] = logged('path routing fell back to the repository channel')
     expect(more).toHaveLength(0)
     expect(fallback).toMatchObject({ level: 'warn', repository: 'Codertocat/Hello-World', pr: 9, error_code: 'git_host' })
@@ -149,11 +139,11 @@ describe('path routing on GitHub', () => {
     github!.pullFiles.set('Codertocat/Hello-World#10', ['services/billing/a.ts'])
     await start('github', 'Codertocat', 'Hello-World', { GITHUB_API_URL: github!.url, GITHUB_TOKEN: 'ghp_wrong' })
     await sendGithub('pull_request', pullRequest('opened', 10))
-    expect(slack.messagesIn(REPO)).toHaveLength(1)
+    expect(h.slack.messagesIn(REPO)).toHaveLength(1)
     const [fallback] = logged('path routing fell back to the repository channel')
     expect(fallback).toMatchObject({ error_code: 'git_host_auth' })
     expect(String(fallback!.fix)).toContain('GITHUB_TOKEN')
-    expect(service!.logs.join('\n')).not.toContain('ghp_wrong')
+    expect(h.service!.logs.join('\n')).not.toContain('ghp_wrong')
   })
 
   it('stops listing files at the 3000-file cap', async () => {
@@ -164,8 +154,8 @@ describe('path routing on GitHub', () => {
     await sendGithub('pull_request', pullRequest('opened', 11))
     expect(github!.requests).toHaveLength(30)
     expect(github!.requests.at(-1)!.query.get('page')).toBe('30')
-    expect(slack.messagesIn(BILLING)).toHaveLength(1)
-    expect(slack.messagesIn(AUTH)).toHaveLength(0)
+    expect(h.slack.messagesIn(BILLING)).toHaveLength(1)
+    expect(h.slack.messagesIn(AUTH)).toHaveLength(0)
     expect(logged('path routing saw only the first changed files')).toHaveLength(1)
   })
 })
@@ -193,7 +183,7 @@ describe('path routing on Bitbucket', () => {
 
     expect(bitbucket!.requests).toHaveLength(3)
     expect(bitbucket!.requests.every((r) => r.path === '/2.0/repositories/acme/api/pullrequests/3/diffstat')).toBe(true)
-    expect(slack.messagesIn(REPO)).toHaveLength(0)
+    expect(h.slack.messagesIn(REPO)).toHaveLength(0)
     expect(blocks(BILLING)).toHaveLength(1)
     expect(blocks(AUTH)).toHaveLength(1)
     expect(blocks(AUTH)[0]).toContain('<@U0AUTH>')
@@ -201,9 +191,9 @@ describe('path routing on Bitbucket', () => {
     await sendBitbucket('approved', { id: 3, actor: 'carol' })
     await sendBitbucket('fulfilled', { id: 3, state: 'MERGED' })
     expect(bitbucket!.requests).toHaveLength(3)
-    expect(slack.count('chat.postMessage')).toBe(2)
+    expect(h.slack.count('chat.postMessage')).toBe(2)
     for (const channel of [BILLING, AUTH]) {
-      const [message] = slack.messagesIn(channel)
+      const [message] = h.slack.messagesIn(channel)
       expect(message!.updates).toBe(2)
       expect([...message!.reactions].sort()).toEqual(['twisted_rightwards_arrows', 'white_check_mark'])
     }
@@ -228,8 +218,8 @@ describe('path routing on Bitbucket', () => {
     expect(warnings[0]).toMatchObject({ level: 'warn', variable: 'BITBUCKET_TOKEN' })
     await sendBitbucket('created', { id: 5 })
     expect(bitbucket!.requests).toHaveLength(0)
-    expect(slack.messagesIn(REPO)).toHaveLength(1)
-    expect(slack.messagesIn(BILLING)).toHaveLength(0)
+    expect(h.slack.messagesIn(REPO)).toHaveLength(1)
+    expect(h.slack.messagesIn(BILLING)).toHaveLength(0)
   })
 
   it('a 403 from Bitbucket falls back to the repository channel and logs the missing scopes', async () => {
@@ -237,8 +227,8 @@ describe('path routing on Bitbucket', () => {
     bitbucket!.diffstat.set('acme/api#6', [{ status: 'added', new: 'services/billing/a.ts' }])
     await start('bitbucket', 'acme', 'api', bitbucketEnv())
     await sendBitbucket('created', { id: 6 })
-    expect(slack.messagesIn(REPO)).toHaveLength(1)
-    expect(slack.messagesIn(BILLING)).toHaveLength(0)
+    expect(h.slack.messagesIn(REPO)).toHaveLength(1)
+    expect(h.slack.messagesIn(BILLING)).toHaveLength(0)
     const [fallback] = logged('path routing fell back to the repository channel')
     expect(fallback).toMatchObject({ repository: 'acme/api', pr: 6, error_code: 'git_host_scope' })
     expect(String(fallback!.fix)).toContain('pullrequest')
@@ -249,7 +239,7 @@ describe('path routing on GitLab', () => {
   const PROJECT = 'platform/backend/api'
   const TOKEN = 'glpat-pathrouting'
   async function sendGitlab(action: string, facts: Omit<GitlabFacts, 'project'>): Promise<void> {
-    const res = await deliver(service!.url, 'gitlab', { event: 'Merge Request Hook', payload: mergeRequestHook(action, { ...facts, project: PROJECT }) })
+    const res = await deliver(h.service!.url, 'gitlab', { event: 'Merge Request Hook', payload: mergeRequestHook(action, { ...facts, project: PROJECT }) })
     expect(res.status).toBe(200)
     await settle()
   }
@@ -275,7 +265,7 @@ describe('path routing on GitLab', () => {
       ['/api/v4/projects/platform%2Fbackend%2Fapi/merge_requests/3/diffs', '2'],
     ])
     expect(gitlab!.requests.every((r) => r.headers.authorization === `Bearer ${TOKEN}`)).toBe(true)
-    expect(slack.messagesIn(REPO)).toHaveLength(0)
+    expect(h.slack.messagesIn(REPO)).toHaveLength(0)
     expect(blocks(BILLING)).toHaveLength(1)
     expect(blocks(AUTH)).toHaveLength(1)
     expect(blocks(AUTH)[0]).toContain('<@U0AUTH>')
@@ -284,7 +274,7 @@ describe('path routing on GitLab', () => {
     await sendGitlab('merge', { iid: 3, state: 'merged' })
     expect(gitlab!.requests).toHaveLength(2)
     for (const channel of [BILLING, AUTH]) {
-      expect([...slack.messagesIn(channel)[0]!.reactions]).toEqual(['twisted_rightwards_arrows'])
+      expect([...h.slack.messagesIn(channel)[0]!.reactions]).toEqual(['twisted_rightwards_arrows'])
     }
   })
 
@@ -292,8 +282,8 @@ describe('path routing on GitLab', () => {
     gitlab!.diffs.set(`${PROJECT}!4`, [{ old_path: 'services/billing/a.ts', new_path: 'services/billing/a.ts' }])
     await start('gitlab', 'platform/backend', 'api', { GITLAB_API_URL: gitlab!.url, GITLAB_TOKEN: 'glpat-revoked' })
     await sendGitlab('open', { iid: 4 })
-    expect(slack.messagesIn(REPO)).toHaveLength(1)
-    expect(slack.messagesIn(BILLING)).toHaveLength(0)
+    expect(h.slack.messagesIn(REPO)).toHaveLength(1)
+    expect(h.slack.messagesIn(BILLING)).toHaveLength(0)
     const [fallback] = logged('path routing fell back to the repository channel')
     expect(fallback).toMatchObject({ repository: PROJECT, pr: 4, error_code: 'git_host_auth' })
     expect(String(fallback!.fix)).toContain('GITLAB_TOKEN')
@@ -303,10 +293,10 @@ describe('path routing on GitLab', () => {
 describe('path routing is not consulted without rules', () => {
   it('a repository without paths posts to its channel with no git-host call, even with a token', async () => {
     github = await startFakeGithub()
-    writeConfig(dir.path, { git_provider: 'github', mappings: { Codertocat: { 'Hello-World': { channel: REPO } } } })
-    service = await startPrherald(dir.path, testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, GITHUB_API_URL: github.url, GITHUB_TOKEN: 'ghp_x' }))
+    writeConfig(h.dir.path, { git_provider: 'github', mappings: { Codertocat: { 'Hello-World': { channel: REPO } } } })
+    await h.start(h.env({ GITHUB_API_URL: github.url, GITHUB_TOKEN: 'ghp_x' }))
     await sendGithub('pull_request', pullRequest('opened', 12))
     expect(github.requests).toHaveLength(0)
-    expect(slack.messagesIn(REPO)).toHaveLength(1)
+    expect(h.slack.messagesIn(REPO)).toHaveLength(1)
   })
 })

@@ -1,13 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { githubExample } from '../helpers/github-examples.ts'
 import { startFakeGithub } from '../helpers/fake-github.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
+import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { bitbucketPayload, type BitbucketFacts } from './bitbucket-payloads.ts'
 import { pullRequest, review } from '../helpers/github-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /**
  * Issue 14.1 and the status half of 14.2, end to end: `users:` / `teams:` as mentions, and who the pull
@@ -16,42 +16,29 @@ import { pullRequest, review } from '../helpers/github-payloads.ts'
  */
 const TEAM = 'C0000000001'
 
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService | undefined
-
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-})
-afterEach(async () => {
-  await service?.stop()
-  service = undefined
-  await slack.close()
-  dir.remove()
-})
+const h = usePrherald()
 
 async function start(provider: Provider, people: Record<string, unknown>, env: Record<string, string> = {}): Promise<void> {
   const mappings = provider === 'github'
     ? { Codertocat: { 'Hello-World': { channel: TEAM } } }
     : { acme: { api: { channel: TEAM } } }
-  writeConfig(dir.path, { git_provider: provider, mappings, ...people } as never)
-  service = await startPrherald(dir.path, testEnv(dir.path, provider, { SLACK_API_URL: slack.url, ...env }))
+  writeConfig(h.dir.path, { git_provider: provider, mappings, ...people } as never)
+  await h.start(testEnv(h.dir.path, provider, { SLACK_API_URL: h.slack.url, ...env }))
 }
 
 interface Step { event: string; payload: unknown; deliveryId?: string }
 
 async function send(provider: Provider, ...steps: Step[]): Promise<void> {
   for (const step of steps) {
-    const res = await deliver(service!.url, provider, step)
+    const res = await deliver(h.service!.url, provider, step)
     expect(res.status).toBe(200)
-    expect(await service!.settle(10_000)).toBe(true)
+    expect(await h.service!.settle(10_000)).toBe(true)
   }
 }
 
 /** The one message's context and status lines, as Slack holds them now. */
 function shown(): { context: string; status: string } {
-  const messages = slack.messagesIn(TEAM)
+  const messages = h.slack.messagesIn(TEAM)
   expect(messages).toHaveLength(1)
   const [, context, status] = messages[0]!.blocks as [unknown, { elements: { text: string }[] }, { text: { text: string } }]
   return { context: context.elements[0]!.text, status: status.text.text }
@@ -114,10 +101,10 @@ describe('GitHub: people as Slack users, and who is waited on', () => {
     expect(shown().status).toBe('Approved by <@U0OCTO> · Waiting on <!subteam^S0BACK> · 1 comment')
     // One message in the channel; the mapped reviewer and team were pinged in its thread (notify.review_requests
     // defaults to thread), the unmapped dave was not.
-    const [message] = slack.messagesIn(TEAM)
-    expect(slack.messagesIn(TEAM)).toHaveLength(1)
-    expect(slack.repliesTo(TEAM, message!.ts).map((r) => r.text).join('\n')).toMatch(/<@U0OCTO>[\s\S]*<!subteam\^S0BACK>/)
-    expect(slack.repliesTo(TEAM, message!.ts)).toHaveLength(2)
+    const [message] = h.slack.messagesIn(TEAM)
+    expect(h.slack.messagesIn(TEAM)).toHaveLength(1)
+    expect(h.slack.repliesTo(TEAM, message!.ts).map((r) => r.text).join('\n')).toMatch(/<@U0OCTO>[\s\S]*<!subteam\^S0BACK>/)
+    expect(h.slack.repliesTo(TEAM, message!.ts)).toHaveLength(2)
   })
 
   it('a removal clears the reviewer or team', async () => {
@@ -143,13 +130,7 @@ describe('GitHub: people as Slack users, and who is waited on', () => {
     await send('github', steps[3]!, steps[2]!, steps[0]!, steps[1]!)
     expect(shown().status).toBe('Waiting on dave')
     const shuffled = shown()
-    await service!.stop()
-    service = undefined
-    await slack.close()
-    dir.remove()
-
-    dir = makeTempDir()
-    slack = await startFakeSlack()
+    await h.fresh()
     await start('github', people)
     await send('github', ...steps)
     expect(shown()).toEqual(shuffled)
@@ -161,27 +142,27 @@ describe('GitHub: people as Slack users, and who is waited on', () => {
     const step = { ...request('review_requested', { user: 'octocat' }, { users: ['octocat'] }, 1), deliveryId: 'redelivered-1' }
     await send('github', step, step)
     expect(shown().status).toBe('Waiting on <@U0OCTO>')
-    expect(slack.count('chat.update')).toBe(1)
-    expect(service!.entries().filter((e) => e.msg === 'ignored webhook event' && e.reason === 'duplicate_delivery')).toHaveLength(1)
+    expect(h.slack.count('chat.update')).toBe(1)
+    expect(h.service!.entries().filter((e) => e.msg === 'ignored webhook event' && e.reason === 'duplicate_delivery')).toHaveLength(1)
   })
 
   it('a review request announces a ready pull request that has no message yet', async () => {
     await start('github', people)
     await send('github', request('review_requested', { user: 'octocat' }, { users: ['octocat'] }, 1))
-    expect(slack.count('chat.postMessage')).toBe(1)
+    expect(h.slack.count('chat.postMessage')).toBe(1)
     expect(shown().status).toBe('Waiting on <@U0OCTO>')
   })
 })
 
-describe('GitHub: slack.lookup_users_by_email', () => {
+describe('GitHub: h.slack.lookup_users_by_email', () => {
   it('finds unmapped people by public email once (cached), and shows a failed look-up as plain text without failing the delivery', async () => {
     const github = await startFakeGithub()
     try {
       github.users.set('octocat', { email: 'octo@example.com' })
       github.users.set('erin', { email: 'erin@example.com' })
       github.failures.push({ path: /^\/users\/dave$/, status: 500, times: 10 })
-      slack.scopes.push('users:read.email')
-      slack.usersByEmail.set('octo@example.com', 'U0FOUND')
+      h.slack.scopes.push('users:read.email')
+      h.slack.usersByEmail.set('octo@example.com', 'U0FOUND')
       await start('github', { slack: { lookup_users_by_email: true }, users: { codertocat: 'U0CODER' } }, { GITHUB_API_URL: github.url, GITHUB_TOKEN: 'ghp_people' })
       await send('github', opened(),
         request('review_requested', { user: 'octocat' }, { users: ['octocat', 'dave', 'erin'] }, 1))
@@ -194,10 +175,10 @@ describe('GitHub: slack.lookup_users_by_email', () => {
       // users: is never looked up; each other person once, whatever the number of deliveries.
       const paths = github.requests.map((r) => r.path).filter((p) => p.startsWith('/users/'))
       expect(paths.sort()).toEqual(['/users/dave', '/users/erin', '/users/octocat'])
-      expect(slack.count('users.lookupByEmail')).toBe(2)
-      const warned = service!.entries().filter((e) => e.msg === 'person lookup by email failed; shown as plain text')
+      expect(h.slack.count('users.lookupByEmail')).toBe(2)
+      const warned = h.service!.entries().filter((e) => e.msg === 'person lookup by email failed; shown as plain text')
       expect(warned).toEqual([expect.objectContaining({ level: 'warn', login: 'dave', step: 'git_host' })])
-      expect(service!.logs.join('\n')).not.toMatch(/@example\.com/)
+      expect(h.service!.logs.join('\n')).not.toMatch(/@example\.com/)
     } finally {
       await github.close()
     }
@@ -224,9 +205,9 @@ describe('Bitbucket: people by account id, and the reviewer list', () => {
     expect(shown().status).toBe('Approved by <@U0CAROL> · Waiting on erin')
 
     // A stale `updated` (older time) that still lists dave changes nothing.
-    const updates = slack.count('chat.update')
+    const updates = h.slack.count('chat.update')
     await send('bitbucket', bb('pullrequest:updated', { actor: 'bob', reviewers: ['carol', 'dave'], updatedOn: at(1) }))
     expect(shown().status).toBe('Approved by <@U0CAROL> · Waiting on erin')
-    expect(slack.count('chat.update')).toBe(updates)
+    expect(h.slack.count('chat.update')).toBe(updates)
   })
 })

@@ -1,11 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { FAKE_SLACK_LIMITS, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
 import { bitbucketPayload } from './bitbucket-payloads.ts'
 import { pullRequest } from '../helpers/github-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /**
  * Issue 11.7 end to end: titles and names far beyond what Slack accepts still post, and edit, one message.
@@ -15,9 +15,7 @@ const CHANNEL = 'C0000000017'
 const HUGE = '&<> 👩‍👩‍👧‍👦 é '.repeat(10_000) // 100k+ UTF-16 units, expanding when escaped, graphemes of every kind
 const OTHER = 'Rename '.repeat(15_000)
 
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService
+const h = usePrherald()
 
 type Json = Record<string, any>
 
@@ -25,18 +23,18 @@ async function start(provider: Provider): Promise<void> {
   const mappings: Record<string, Record<string, unknown>> = provider === 'github'
     ? { Codertocat: { 'Hello-World': { channel: CHANNEL, mentions: ['<!here>'] } } }
     : { acme: { api: { channel: CHANNEL, mentions: ['<!here>'] } } }
-  writeConfig(dir.path, { git_provider: provider, mappings })
-  service = await startPrherald(dir.path, testEnv(dir.path, provider, { SLACK_API_URL: slack.url }))
+  writeConfig(h.dir.path, { git_provider: provider, mappings })
+  await h.start(testEnv(h.dir.path, provider, { SLACK_API_URL: h.slack.url }))
 }
 
 async function send(provider: Provider, event: string, payload: Json): Promise<void> {
-  const res = await deliver(service.url, provider, { event, payload })
+  const res = await deliver(h.service!.url, provider, { event, payload })
   expect(res.status).toBe(200)
-  expect(await service.settle(10_000)).toBe(true)
+  expect(await h.service!.settle(10_000)).toBe(true)
 }
 
 function expectOneMessageWithinLimits(): void {
-  const messages = slack.messagesIn(CHANNEL)
+  const messages = h.slack.messagesIn(CHANNEL)
   expect(messages).toHaveLength(1)
   const [message] = messages
   expect(message!.text.length).toBeLessThanOrEqual(FAKE_SLACK_LIMITS.messageText)
@@ -45,18 +43,8 @@ function expectOneMessageWithinLimits(): void {
   expect(texts).toHaveLength(3)
   for (const text of texts) expect(text.length).toBeLessThanOrEqual(FAKE_SLACK_LIMITS.blockText)
   expect(texts[0]).toMatch(/^<!here> <https:\/\/\S+\|PR #\d+: .+…>$/)
-  expect(service.entries().filter((e) => e.level === 'error')).toEqual([])
+  expect(h.service!.entries().filter((e) => e.level === 'error')).toEqual([])
 }
-
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-})
-afterEach(async () => {
-  await service.stop()
-  await slack.close()
-  dir.remove()
-})
 
 describe('titles and names beyond Slack sizes', () => {
   it('GitHub: a 100k title and a long login post one message, and a 100k retitle updates it', async () => {
@@ -68,8 +56,8 @@ describe('titles and names beyond Slack sizes', () => {
 
     await send('github', 'pull_request', pullRequest('edited', 41, { title: OTHER }))
     expectOneMessageWithinLimits()
-    expect(slack.messagesIn(CHANNEL)[0]!.updates).toBe(1)
-    expect(slack.messagesIn(CHANNEL)[0]!.text).toMatch(/^PR #41: Rename Rename .*…/)
+    expect(h.slack.messagesIn(CHANNEL)[0]!.updates).toBe(1)
+    expect(h.slack.messagesIn(CHANNEL)[0]!.text).toMatch(/^PR #41: Rename Rename .*…/)
   })
 
   it('Bitbucket: a 100k title and a long display name post one message, and an updated title edits it', async () => {
@@ -81,6 +69,6 @@ describe('titles and names beyond Slack sizes', () => {
 
     await send('bitbucket', 'pullrequest:updated', bitbucketPayload('pullrequest:updated', { id: 42, title: OTHER }))
     expectOneMessageWithinLimits()
-    expect(slack.messagesIn(CHANNEL)[0]!.updates).toBe(1)
+    expect(h.slack.messagesIn(CHANNEL)[0]!.updates).toBe(1)
   })
 })

@@ -1,64 +1,54 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { startFakeSlack, type FakeSlack, type SlackMessageState } from '../helpers/fake-slack.ts'
 import { pendingDeliveries } from '../helpers/pending-deliveries.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import {
   clickPayload, clickStartReview, reviewButton, sendInteraction, signedInteraction, TEST_SLACK_SIGNING_SECRET,
 } from '../helpers/slack-interaction.ts'
-import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { waitFor, writeConfig } from '../helpers/start-prherald.ts'
 import { pullRequest, review } from '../helpers/github-payloads.ts'
 import { bitbucketPayload } from './bitbucket-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 const CHANNEL = 'C0000000001'
 const ALICE = 'U0000ALICE'
 const BOB = 'U00000BOB0'
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService | undefined
+const h = usePrherald()
 
 const writeTestConfig = (extra: Record<string, unknown> = {}) =>
-  writeConfig(dir.path, { git_provider: 'github', server: { shutdown_timeout_seconds: 1 }, mappings: { Codertocat: { 'Hello-World': { channel: CHANNEL } } }, ...extra })
+  writeConfig(h.dir.path, { git_provider: 'github', server: { shutdown_timeout_seconds: 1 }, mappings: { Codertocat: { 'Hello-World': { channel: CHANNEL } } }, ...extra })
 const env = (secret: string | null = TEST_SLACK_SIGNING_SECRET) =>
-  testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, ...(secret === null ? {} : { SLACK_SIGNING_SECRET: secret }) })
+  h.env({ ...(secret === null ? {} : { SLACK_SIGNING_SECRET: secret }) })
 
 beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
   writeTestConfig()
-})
-afterEach(async () => {
-  await service?.stop()
-  service = undefined
-  await slack.close()
-  dir.remove()
 })
 
 async function send(event: string, payload: unknown): Promise<void> {
-  const res = await deliver(service!.url, 'github', { event, payload })
+  const res = await deliver(h.service!.url, 'github', { event, payload })
   expect(res.status).toBe(200)
-  expect(await service!.settle(10_000)).toBe(true)
+  expect(await h.service!.settle(10_000)).toBe(true)
 }
 
 async function click(user: string, options: Parameters<typeof clickStartReview>[3] = {}): Promise<Response> {
-  const res = await clickStartReview(service!.url, only(), user, options)
-  expect(await service!.settle(10_000)).toBe(true)
+  const res = await clickStartReview(h.service!.url, only(), user, options)
+  expect(await h.service!.settle(10_000)).toBe(true)
   return res
 }
 
 const only = (): SlackMessageState => {
-  const messages = slack.messagesIn(CHANNEL)
+  const messages = h.slack.messagesIn(CHANNEL)
   expect(messages).toHaveLength(1)
   return messages[0]!
 }
 const blocksText = () => JSON.stringify(only().blocks)
 /** The ":eyes: … reviewing" line, if the message has one. */
 const reviewingLine = () => JSON.stringify(only().blocks).match(/:eyes: [^"]* reviewing/)?.[0]
-const rejected = () => service!.entries().filter((e) => e.msg === 'rejected slack interaction')
+const rejected = () => h.service!.entries().filter((e) => e.msg === 'rejected slack interaction')
 
 describe('"Start review" with SLACK_SIGNING_SECRET set', () => {
   beforeEach(async () => {
-    service = await startPrherald(dir.path, env())
+    await h.start(env())
     await send('pull_request', pullRequest('opened', 7))
   })
 
@@ -72,12 +62,12 @@ describe('"Start review" with SLACK_SIGNING_SECRET set', () => {
   it('a correctly signed click adds ":eyes: @you reviewing" through an update; a second click by the same person takes it back', async () => {
     const res = await click(ALICE)
     expect(res.status).toBe(200)
-    expect(slack.count('chat.update')).toBe(1)
+    expect(h.slack.count('chat.update')).toBe(1)
     expect(blocksText()).toContain(`:eyes: <@${ALICE}> reviewing`)
-    expect(slack.count('chat.postMessage')).toBe(1)
+    expect(h.slack.count('chat.postMessage')).toBe(1)
 
     expect((await click(ALICE)).status).toBe(200)
-    expect(slack.count('chat.update')).toBe(2)
+    expect(h.slack.count('chat.update')).toBe(2)
     expect(blocksText()).not.toContain('reviewing')
     expect(reviewButton(only())).toBeDefined()
   })
@@ -95,42 +85,42 @@ describe('"Start review" with SLACK_SIGNING_SECRET set', () => {
     const res = await click(ALICE, { secret: 'not-the-signing-secret' })
     expect(res.status).toBe(401)
     expect(await res.json()).toMatchObject({ error: 'bad_signature' })
-    expect(slack.count('chat.update')).toBe(0)
+    expect(h.slack.count('chat.update')).toBe(0)
     expect(rejected()).toEqual([expect.objectContaining({ reason: 'bad_signature', status: 401 })])
     // Neither the signature nor the payload reaches the log.
-    expect(service!.logs.join('\n')).not.toMatch(/v0=[0-9a-f]{64}|block_actions|U0000ALICE/)
+    expect(h.service!.logs.join('\n')).not.toMatch(/v0=[0-9a-f]{64}|block_actions|U0000ALICE/)
   })
 
   it('a click without a signature is refused with 401', async () => {
     const res = await click(ALICE, { headers: { 'x-slack-signature': undefined } })
     expect(res.status).toBe(401)
-    expect(slack.count('chat.update')).toBe(0)
+    expect(h.slack.count('chat.update')).toBe(0)
   })
 
   it('a correctly signed click with a stale timestamp (over five minutes) is refused with 401 and its own reason', async () => {
     const res = await click(ALICE, { timestamp: Math.floor(Date.now() / 1000) - 6 * 60 })
     expect(res.status).toBe(401)
     expect(await res.json()).toMatchObject({ error: 'stale_timestamp' })
-    expect(slack.count('chat.update')).toBe(0)
+    expect(h.slack.count('chat.update')).toBe(0)
     expect(rejected()).toEqual([expect.objectContaining({ reason: 'stale_timestamp', status: 401 })])
   })
 
   it('a body over the limit is refused with 413 before it is verified', async () => {
     const payload = clickPayload({ user: ALICE, value: 'github:Codertocat/Hello-World#7' })
     const { headers } = signedInteraction(payload)
-    const res = await fetch(`${service!.url}/webhook/slack/interactions`, { method: 'POST', headers, body: 'payload='.padEnd(1024 * 1024 + 10, 'x') })
+    const res = await fetch(`${h.service!.url}/webhook/slack/interactions`, { method: 'POST', headers, body: 'payload='.padEnd(1024 * 1024 + 10, 'x') })
     expect(res.status).toBe(413)
   })
 
   it('a well-signed click for a pull request prherald holds no message of is answered 200, logged, and changes nothing', async () => {
-    const res = await sendInteraction(service!.url, clickPayload({ user: ALICE, value: 'github:Codertocat/Hello-World#999' }))
+    const res = await sendInteraction(h.service!.url, clickPayload({ user: ALICE, value: 'github:Codertocat/Hello-World#999' }))
     expect(res.status).toBe(200)
-    expect(await service!.settle(10_000)).toBe(true)
-    expect(slack.count('chat.update')).toBe(0)
-    expect(service!.entries()).toContainEqual(expect.objectContaining({
+    expect(await h.service!.settle(10_000)).toBe(true)
+    expect(h.slack.count('chat.update')).toBe(0)
+    expect(h.service!.entries()).toContainEqual(expect.objectContaining({
       msg: 'start review click for an unknown pull request', repository: 'Codertocat/Hello-World', pr: 999,
     }))
-    expect(pendingDeliveries(dir.path)).toBe(0)
+    expect(pendingDeliveries(h.dir.path)).toBe(0)
   })
 
   it('an approval by a reviewer users: does not map clears every marker; the status line shows who approved', async () => {
@@ -153,13 +143,13 @@ describe('"Start review" with SLACK_SIGNING_SECRET set', () => {
     await send('pull_request', pullRequest('closed', 7, { merged: true }))
     expect(reviewButton(only())).toBeUndefined()
     expect(blocksText()).not.toContain('reviewing')
-    const updates = slack.count('chat.update')
+    const updates = h.slack.count('chat.update')
     // A client that had not redrawn the message yet still shows the button.
-    const res = await sendInteraction(service!.url, clickPayload({ user: BOB, value: button.value, channel: only().channel, messageTs: only().ts }))
+    const res = await sendInteraction(h.service!.url, clickPayload({ user: BOB, value: button.value, channel: only().channel, messageTs: only().ts }))
     expect(res.status).toBe(200)
-    expect(await service!.settle(10_000)).toBe(true)
-    expect(slack.count('chat.update')).toBe(updates)
-    expect(service!.entries()).toContainEqual(expect.objectContaining({ msg: 'ignored webhook event', reason: 'pull_request_ended', event: 'review_click' }))
+    expect(await h.service!.settle(10_000)).toBe(true)
+    expect(h.slack.count('chat.update')).toBe(updates)
+    expect(h.service!.entries()).toContainEqual(expect.objectContaining({ msg: 'ignored webhook event', reason: 'pull_request_ended', event: 'review_click' }))
   })
 
   // Issue 23.8: a signed click counts only from the token's workspace and app, and on the pull request's own message.
@@ -169,30 +159,30 @@ describe('"Start review" with SLACK_SIGNING_SECRET set', () => {
   ] as const)('a click from %s changes nothing and is logged', async (_, change, reason) => {
     const message = only()
     const button = reviewButton(message)!
-    const res = await sendInteraction(service!.url, { ...clickPayload({ user: BOB, value: button.value, channel: message.channel, messageTs: message.ts }), ...change })
+    const res = await sendInteraction(h.service!.url, { ...clickPayload({ user: BOB, value: button.value, channel: message.channel, messageTs: message.ts }), ...change })
     expect(res.status).toBe(200)
-    expect(await service!.settle(10_000)).toBe(true)
+    expect(await h.service!.settle(10_000)).toBe(true)
     expect(blocksText()).not.toContain('reviewing')
-    expect(service!.entries()).toContainEqual(expect.objectContaining({ msg: 'rejected slack interaction', reason }))
+    expect(h.service!.entries()).toContainEqual(expect.objectContaining({ msg: 'rejected slack interaction', reason }))
   })
 
   it('a click naming the pull request from another channel or message changes nothing', async () => {
     const message = only()
     const button = reviewButton(message)!
     for (const where of [{ channel: 'C0OTHERCH1', messageTs: message.ts }, { channel: message.channel, messageTs: '1700000000.999999' }]) {
-      const res = await sendInteraction(service!.url, clickPayload({ user: BOB, value: button.value, ...where }))
+      const res = await sendInteraction(h.service!.url, clickPayload({ user: BOB, value: button.value, ...where }))
       expect(res.status).toBe(200)
     }
-    expect(await service!.settle(10_000)).toBe(true)
+    expect(await h.service!.settle(10_000)).toBe(true)
     expect(blocksText()).not.toContain('reviewing')
-    expect(service!.entries().filter((e) => e.msg === 'start review click on another message')).toHaveLength(2)
+    expect(h.service!.entries().filter((e) => e.msg === 'start review click on another message')).toHaveLength(2)
   })
 })
 
 describe('"Start review" with users: mapping reviewers to Slack users', () => {
   it('GitHub: an approval by a reviewer users: maps clears only that person\'s marker', async () => {
     writeTestConfig({ users: { Carol: BOB } })
-    service = await startPrherald(dir.path, env())
+    await h.start(env())
     await send('pull_request', pullRequest('opened', 21))
     await click(ALICE)
     await click(BOB)
@@ -204,7 +194,7 @@ describe('"Start review" with users: mapping reviewers to Slack users', () => {
 
   it('GitHub: a change request by a mapped person who had not clicked leaves the others\' markers', async () => {
     writeTestConfig({ users: { carol: 'U000CAROL' } })
-    service = await startPrherald(dir.path, env())
+    await h.start(env())
     await send('pull_request', pullRequest('opened', 22))
     await click(ALICE)
     await send('pull_request_review', review('changes_requested', 22, 'carol'))
@@ -213,17 +203,17 @@ describe('"Start review" with users: mapping reviewers to Slack users', () => {
 
   it('Bitbucket: the reviewer is matched by account id', async () => {
     const CAROL_ACCOUNT = '557058:ca701000-0000-4000-8000-000000000001'
-    writeConfig(dir.path, {
+    writeConfig(h.dir.path, {
       git_provider: 'bitbucket', users: { [CAROL_ACCOUNT]: BOB }, mappings: { acme: { api: { channel: CHANNEL } } },
     })
-    service = await startPrherald(dir.path, testEnv(dir.path, 'bitbucket', { SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET }))
+    await h.start(h.env({ SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET }, 'bitbucket'))
     const sendBitbucket = async (eventKey: string, actor: string) => {
       const payload = bitbucketPayload(eventKey, { id: 23, actor })
       // The account id users: keys Bitbucket people by (the approval's user is the same object).
       if (actor === 'carol') (payload.actor as Record<string, unknown>).account_id = CAROL_ACCOUNT
-      const res = await deliver(service!.url, 'bitbucket', { event: eventKey, payload })
+      const res = await deliver(h.service!.url, 'bitbucket', { event: eventKey, payload })
       expect(res.status).toBe(200)
-      expect(await service!.settle(10_000)).toBe(true)
+      expect(await h.service!.settle(10_000)).toBe(true)
     }
     await sendBitbucket('pullrequest:created', 'bob')
     expect(reviewButton(only())).toMatchObject({ value: 'bitbucket:acme/api#23', url: 'https://bitbucket.org/acme/api/pull-requests/23' })
@@ -236,29 +226,28 @@ describe('"Start review" with users: mapping reviewers to Slack users', () => {
 
 describe('"Start review" and durability', () => {
   it('a click answered 200 is stored before it is applied: a shutdown that cuts it off replays it at the next start', async () => {
-    service = await startPrherald(dir.path, env())
+    await h.start(env())
     await send('pull_request', pullRequest('opened', 8))
-    for (let i = 0; i < 10_000; i++) slack.faults.push({ method: 'chat.update', fault: { status: 503 } })
-    expect((await clickStartReview(service.url, only(), ALICE)).status).toBe(200)
-    await waitFor('the update to be failing', () => slack.count('chat.update') >= 2)
-    expect(await service.stop()).toEqual({ drained: false })
-    service = undefined
-    expect(pendingDeliveries(dir.path)).toBe(1)
+    for (let i = 0; i < 10_000; i++) h.slack.faults.push({ method: 'chat.update', fault: { status: 503 } })
+    expect((await clickStartReview(h.service!.url, only(), ALICE)).status).toBe(200)
+    await waitFor('the update to be failing', () => h.slack.count('chat.update') >= 2)
+    expect(await h.stop()).toEqual({ drained: false })
+    expect(pendingDeliveries(h.dir.path)).toBe(1)
 
-    slack.faults.length = 0
-    service = await startPrherald(dir.path, env())
-    expect(await service.settle(10_000)).toBe(true)
+    h.slack.faults.length = 0
+    await h.start(env())
+    expect(await h.service!.settle(10_000)).toBe(true)
     expect(blocksText()).toContain(`:eyes: <@${ALICE}> reviewing`)
-    expect(pendingDeliveries(dir.path)).toBe(0)
+    expect(pendingDeliveries(h.dir.path)).toBe(0)
   })
 })
 
 describe('without SLACK_SIGNING_SECRET', () => {
   it('messages have no button and the interactions route does not exist (404)', async () => {
-    service = await startPrherald(dir.path, env(null))
+    await h.start(env(null))
     await send('pull_request', pullRequest('opened', 9))
     expect(reviewButton(only())).toBeUndefined()
-    const res = await sendInteraction(service.url, clickPayload({ user: ALICE, value: 'github:Codertocat/Hello-World#9' }))
+    const res = await sendInteraction(h.service!.url, clickPayload({ user: ALICE, value: 'github:Codertocat/Hello-World#9' }))
     expect(res.status).toBe(404)
   })
 })

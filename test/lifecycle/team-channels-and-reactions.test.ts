@@ -1,11 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Provider } from '../../machines/pull-request-event.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { bitbucketPayload } from './bitbucket-payloads.ts'
 import { pullRequest, review } from '../helpers/github-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /**
  * Issue 13's reaction and channel levers, end to end: real server, real SQLite, fake Slack, signed
@@ -16,25 +15,12 @@ const TEAM = 'C0000000001'
 const RELEASES = 'C0000000002'
 const OTHER = 'C0000000003'
 
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService | undefined
-
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-})
-afterEach(async () => {
-  await service?.stop()
-  service = undefined
-  await slack.close()
-  dir.remove()
-})
+const h = usePrherald()
 
 async function start(provider: Provider, config: Record<string, unknown>): Promise<TestService> {
-  writeConfig(dir.path, { git_provider: provider, ...config } as never)
-  service = await startPrherald(dir.path, testEnv(dir.path, provider, { SLACK_API_URL: slack.url }))
-  return service
+  writeConfig(h.dir.path, { git_provider: provider, ...config } as never)
+  await h.start(testEnv(h.dir.path, provider, { SLACK_API_URL: h.slack.url }))
+  return h.service!
 }
 
 /** One delivery per host, the same scenario: open, approve, merge. */
@@ -53,9 +39,9 @@ const scenario = {
 
 async function send(provider: Provider, steps: ReadonlyArray<{ event: string; payload: unknown }>): Promise<void> {
   for (const step of steps) {
-    const res = await deliver(service!.url, provider, step)
+    const res = await deliver(h.service!.url, provider, step)
     expect(res.status).toBe(200)
-    expect(await service!.settle(10_000)).toBe(true)
+    expect(await h.service!.settle(10_000)).toBe(true)
   }
 }
 
@@ -71,35 +57,35 @@ describe.each(['github', 'bitbucket'] as const)('%s: reactions per team', (provi
       mappings: mappingFor(provider, { channel: TEAM, slack: { reactions: { approved: 'thumbsup' } } }, { channel: OTHER, slack: { reactions: { new_pr: 'new' } } }),
     })
     await send(provider, scenario[provider])
-    const [message] = slack.messagesIn(TEAM)
-    expect(slack.messagesIn(TEAM)).toHaveLength(1)
+    const [message] = h.slack.messagesIn(TEAM)
+    expect(h.slack.messagesIn(TEAM)).toHaveLength(1)
     expect([...message!.reactions].sort()).toEqual(['new', 'rocket', 'thumbsup'])
   })
 
   it('without any tier setting, the global defaults apply and no new_pr reaction is added', async () => {
     await start(provider, { mappings: mappingFor(provider, { channel: TEAM }) })
     await send(provider, scenario[provider])
-    expect([...slack.messagesIn(TEAM)[0]!.reactions].sort()).toEqual(['twisted_rightwards_arrows', 'white_check_mark'])
+    expect([...h.slack.messagesIn(TEAM)[0]!.reactions].sort()).toEqual(['twisted_rightwards_arrows', 'white_check_mark'])
   })
 
   it('enabled: false keeps the message up to date and adds no reactions', async () => {
     await start(provider, { mappings: mappingFor(provider, { channel: TEAM }, { channel: OTHER, slack: { reactions: { enabled: false } } }) })
     await send(provider, scenario[provider])
-    const [message] = slack.messagesIn(TEAM)
+    const [message] = h.slack.messagesIn(TEAM)
     expect(message!.reactions.size).toBe(0)
     expect(message!.text).toContain('Merged')
-    expect(slack.count('reactions.add')).toBe(0)
+    expect(h.slack.count('reactions.add')).toBe(0)
   })
 
   it('after an emoji is renamed, the next event swaps the old emoji on the message for the new one', async () => {
     await start(provider, { mappings: mappingFor(provider, { channel: TEAM }) })
     await send(provider, scenario[provider].slice(0, 2))
-    expect([...slack.messagesIn(TEAM)[0]!.reactions]).toEqual(['white_check_mark'])
-    await service!.stop()
+    expect([...h.slack.messagesIn(TEAM)[0]!.reactions]).toEqual(['white_check_mark'])
+    await h.stop()
     await start(provider, { mappings: mappingFor(provider, { channel: TEAM, slack: { reactions: { approved: 'thumbsup' } } }) })
     await send(provider, scenario[provider].slice(2))
-    expect([...slack.messagesIn(TEAM)[0]!.reactions].sort()).toEqual(['thumbsup', 'twisted_rightwards_arrows'])
-    expect(slack.count('chat.postMessage')).toBe(1)
+    expect([...h.slack.messagesIn(TEAM)[0]!.reactions].sort()).toEqual(['thumbsup', 'twisted_rightwards_arrows'])
+    expect(h.slack.count('chat.postMessage')).toBe(1)
   })
 })
 
@@ -109,9 +95,9 @@ describe.each(['github', 'bitbucket'] as const)('%s: several channels per reposi
       mappings: mappingFor(provider, { channels: [TEAM, { id: RELEASES, mentions: [] }], mentions: ['<@U0000ALICE>'] }),
     })
     await send(provider, scenario[provider])
-    expect(slack.count('chat.postMessage')).toBe(2)
-    const [team] = slack.messagesIn(TEAM)
-    const [releases] = slack.messagesIn(RELEASES)
+    expect(h.slack.count('chat.postMessage')).toBe(2)
+    const [team] = h.slack.messagesIn(TEAM)
+    const [releases] = h.slack.messagesIn(RELEASES)
     expect(JSON.stringify(team!.blocks)).toContain('<@U0000ALICE>')
     expect(JSON.stringify(releases!.blocks)).not.toContain('<@U0000ALICE>')
     for (const message of [team!, releases!]) {
@@ -121,12 +107,12 @@ describe.each(['github', 'bitbucket'] as const)('%s: several channels per reposi
   })
 
   it("one channel's refusal does not hold up the other, and is logged with the fix", async () => {
-    slack.channelErrors.set(RELEASES, 'is_archived')
+    h.slack.channelErrors.set(RELEASES, 'is_archived')
     await start(provider, { mappings: mappingFor(provider, { channels: [TEAM, RELEASES] }) })
     await send(provider, scenario[provider])
-    expect(slack.messagesIn(TEAM)[0]!.text).toContain('Merged')
-    expect(slack.messagesIn(RELEASES)).toHaveLength(0)
-    const refused = service!.entries().filter((e) => e.msg === 'slack rejected the change; dropping it for this channel')
+    expect(h.slack.messagesIn(TEAM)[0]!.text).toContain('Merged')
+    expect(h.slack.messagesIn(RELEASES)).toHaveLength(0)
+    const refused = h.service!.entries().filter((e) => e.msg === 'slack rejected the change; dropping it for this channel')
     expect(refused.length).toBeGreaterThan(0)
     expect(refused.every((e) => e.channel === RELEASES && typeof e.fix === 'string')).toBe(true)
   })
@@ -134,6 +120,6 @@ describe.each(['github', 'bitbucket'] as const)('%s: several channels per reposi
   it('a repository `channel` replaces the "*" entry\'s `channels`: one message only', async () => {
     await start(provider, { mappings: mappingFor(provider, { channel: OTHER }, { channels: [TEAM, RELEASES] }) })
     await send(provider, scenario[provider].slice(0, 1))
-    expect(slack.calls.filter((c) => c.method === 'chat.postMessage').map((c) => c.body.channel)).toEqual([OTHER])
+    expect(h.slack.calls.filter((c) => c.method === 'chat.postMessage').map((c) => c.body.channel)).toEqual([OTHER])
   })
 })

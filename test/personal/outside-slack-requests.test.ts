@@ -72,7 +72,7 @@ describe('Slack requests and answers from outside', () => {
     const event = JSON.parse(homeOpened(DAVE, 'Ev-no-app')) as Record<string, unknown>
     delete event.api_app_id
     expect((await sendSignedSlack(h.service!.url, EVENTS, JSON.stringify(event))).status).toBe(200)
-    expect(h.service!.entries()).toContainEqual(expect.objectContaining({ msg: 'ignored slack event', reason: 'wrong_workspace' }))
+    expect(h.service!.entries()).toContainEqual(expect.objectContaining({ msg: 'rejected slack event', reason: 'other_app' }))
     await new Promise((r) => setTimeout(r, 200))
     expect(h.slack.count('views.publish')).toBe(0)
     // The same event with the app's id is taken, and shows the refused command changed nothing.
@@ -90,7 +90,7 @@ describe('Slack requests and answers from outside', () => {
     expect((await sendSignedSlack(h.service!.url, EVENTS, opened(DAVE))).status).toBe(200)
     expect((await sendSignedSlack(h.service!.url, EVENTS, opened(ERIN))).status).toBe(200)
     await waitFor('both home tabs', () => h.slack.views.has(DAVE) && h.slack.views.has(ERIN))
-    expect(h.service!.entries().filter((e) => e.reason === 'retried_event')).toEqual([])
+    expect(h.service!.entries().filter((e) => e.reason === 'already_taken')).toEqual([])
   })
 
   it('logs no part of a response_url with user-info whose answer fails to send', async () => {

@@ -10,10 +10,10 @@ import { openDatabase } from '../../src/store/open-database.ts'
 import { createSqliteStore } from '../../src/store/sqlite-store.ts'
 import type { Store } from '../../src/store/store.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /** GitHub's webhook delivery log: paging by cursor, the mark, which hook is prherald's. */
-let dir: ReturnType<typeof makeTempDir>
+const h = usePrherald()
 let store: Store
 let github: FakeGithub
 let shutdown: AbortController
@@ -26,8 +26,7 @@ const log = (count: number, failed: number[]) => Array.from({ length: count }, (
 }))
 
 beforeEach(async () => {
-  dir = makeTempDir()
-  const db = openDatabase(join(dir.path, 'prherald.db'))
+  const db = openDatabase(join(h.dir.path, 'prherald.db'))
   migrateUp(db)
   store = createSqliteStore(db)
   github = await startFakeGithub()
@@ -37,7 +36,6 @@ afterEach(async () => {
   shutdown.abort()
   await github.close()
   await store.close()
-  dir.remove()
 })
 
 const run = (over: { hookUrl?: string; redeliver?: boolean } = {}) => {

@@ -1,43 +1,37 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/load-config.ts'
 import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucket.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
 import { bitbucketPayload, type BitbucketFacts } from '../lifecycle/bitbucket-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /** prherald-reconcile against a fake Bitbucket Cloud, on the database a stopped server left. */
 const CHANNEL = 'C0000000002'
 const TOKEN = 'bb-access-token-reconcile'
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
+const h = usePrherald({ provider: 'bitbucket', config: { mappings: { acme: { api: { channel: CHANNEL } } } } })
 let bitbucket: FakeBitbucket
 let env: Env
 
 const pr = (facts: BitbucketFacts) => bitbucketPayload('pullrequest:updated', facts).pullrequest as Record<string, unknown>
 const messageOf = (id: number) => {
-  const found = slack.messagesIn(CHANNEL).find((m) => JSON.stringify(m.blocks).includes(`/pull-requests/${id}`))
+  const found = h.slack.messagesIn(CHANNEL).find((m) => JSON.stringify(m.blocks).includes(`/pull-requests/${id}`))
   if (!found) throw new Error(`no message for #${id}`)
   return found
 }
 
 beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
   bitbucket = await startFakeBitbucket()
   bitbucket.auth = { bearer: TOKEN }
-  writeConfig(dir.path, { git_provider: 'bitbucket', mappings: { acme: { api: { channel: CHANNEL } } } })
-  env = testEnv(dir.path, 'bitbucket', { SLACK_API_URL: slack.url, BITBUCKET_API_URL: bitbucket.url, BITBUCKET_TOKEN: TOKEN })
-  const service = await startPrherald(dir.path, env)
+  env = h.env({ BITBUCKET_API_URL: bitbucket.url, BITBUCKET_TOKEN: TOKEN })
+  await h.start(env)
   try {
     for (const id of [1, 2, 3, 4]) {
-      expect((await deliver(service.url, 'bitbucket', { event: 'pullrequest:created', payload: bitbucketPayload('pullrequest:created', { id, title: `Change ${id}` }) })).status).toBe(200)
+      expect((await deliver(h.service!.url, 'bitbucket', { event: 'pullrequest:created', payload: bitbucketPayload('pullrequest:created', { id, title: `Change ${id}` }) })).status).toBe(200)
     }
-    expect(await service.settle(10_000)).toBe(true)
+    expect(await h.service!.settle(10_000)).toBe(true)
   } finally {
-    await service.stop()
+    await h.stop()
   }
   bitbucket.pullRequests.set('acme/api#1', pr({ id: 1, title: 'Change 1', state: 'MERGED' }))
   bitbucket.pullRequests.set('acme/api#2', pr({ id: 2, title: 'Change 2', state: 'DECLINED' }))
@@ -45,15 +39,13 @@ beforeEach(async () => {
   bitbucket.pullRequests.set('acme/api#4', pr({ id: 4, title: 'Change 4' }))
 })
 afterEach(async () => {
-  await slack.close()
   await bitbucket.close()
-  dir.remove()
 })
 
 describe('prherald-reconcile on Bitbucket, no server running', () => {
   it('--dry-run prints what would change and changes nothing', async () => {
-    const callsBefore = slack.calls.length
-    const result = await runCliAsync('reconcile', ['--dry-run', 'acme/api'], env, dir.path)
+    const callsBefore = h.slack.calls.length
+    const result = await runCliAsync('reconcile', ['--dry-run', 'acme/api'], env, h.dir.path)
     expect(result.status, result.stderr).toBe(0)
     expect(result.stdout.split('\n').filter(Boolean)).toEqual([
       'would change acme/api#1: merged',
@@ -61,14 +53,14 @@ describe('prherald-reconcile on Bitbucket, no server running', () => {
       'would change acme/api#3: draft, title',
       '4 open or draft pull requests: would change 3, 1 already right',
     ])
-    expect(slack.calls.length).toBe(callsBefore)
+    expect(h.slack.calls.length).toBe(callsBefore)
   })
 
   it('applies merged, declined, draft and title; leaves the one already right alone; waits out a 429', async () => {
     // Retry-After 0: the wait is counted, not timed (rate-limits.test.ts checks the waits on a fake clock).
     bitbucket.throttled.push({ path: /pullrequests\/4$/, times: 1, retryAfter: '0' })
     const updatesOf4 = messageOf(4).updates
-    const result = await runCliAsync('reconcile', [], env, dir.path)
+    const result = await runCliAsync('reconcile', [], env, h.dir.path)
     expect(result.status, result.stderr).toBe(0)
     expect(result.stdout.split('\n').filter(Boolean)).toEqual([
       'changed acme/api#1: merged',
@@ -85,7 +77,7 @@ describe('prherald-reconcile on Bitbucket, no server running', () => {
   })
 
   it('a token Bitbucket refuses (401) stops the run with a line naming BITBUCKET_TOKEN and the auth scheme, and exits 1', async () => {
-    const result = await runCliAsync('reconcile', ['--dry-run'], { ...env, BITBUCKET_TOKEN: 'bb-revoked-token' }, dir.path)
+    const result = await runCliAsync('reconcile', ['--dry-run'], { ...env, BITBUCKET_TOKEN: 'bb-revoked-token' }, h.dir.path)
     expect(result.status).toBe(1)
     const lines = result.stdout.split('\n').filter(Boolean)
     expect(lines).toHaveLength(2)
@@ -96,7 +88,7 @@ describe('prherald-reconcile on Bitbucket, no server running', () => {
 
   it('without BITBUCKET_TOKEN says so and exits non-zero', async () => {
     const { BITBUCKET_TOKEN: _token, ...withoutToken } = env
-    const result = await runCliAsync('reconcile', [], withoutToken, dir.path)
+    const result = await runCliAsync('reconcile', [], withoutToken, h.dir.path)
     expect(result.status).toBe(1)
     expect(result.stderr).toContain('BITBUCKET_TOKEN is not set: reconcile asks Bitbucket for the state of each pull request')
     expect(bitbucket.requests).toHaveLength(0)

@@ -1,24 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/load-config.ts'
 import { startFakeGitlab, type FakeGitlab } from '../helpers/fake-gitlab.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { apiMergeRequest, mergeRequestHook } from '../helpers/gitlab-fixtures.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, writeConfig } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /** prherald-reconcile against the fake GitLab, on the database a stopped server left; a project in a nested group. */
 const CHANNEL = 'C0000000003'
 const TOKEN = 'glpat-reconcile-token'
 const PROJECT = 'platform/backend/api'
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
+const h = usePrherald({ provider: 'gitlab', config: { mappings: { 'platform/backend': { api: { channel: CHANNEL } } } } })
 let gitlab: FakeGitlab
 let env: Env
 
 const messageOf = (iid: number) => {
-  const found = slack.messagesIn(CHANNEL).find((m) => JSON.stringify(m.blocks).includes(`/merge_requests/${iid}`))
+  const found = h.slack.messagesIn(CHANNEL).find((m) => JSON.stringify(m.blocks).includes(`/merge_requests/${iid}`))
   if (!found) throw new Error(`no message for !${iid}`)
   return found
 }
@@ -26,36 +23,31 @@ const messageOf = (iid: number) => {
 const waitingOn = (iid: number) => /Waiting on [^"·\\]*/.exec(JSON.stringify(messageOf(iid).blocks))?.[0]?.trim()
 
 beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
   gitlab = await startFakeGitlab()
   gitlab.token = TOKEN
-  writeConfig(dir.path, { git_provider: 'gitlab', mappings: { 'platform/backend': { api: { channel: CHANNEL } } } })
-  env = testEnv(dir.path, 'gitlab', { SLACK_API_URL: slack.url, GITLAB_API_URL: gitlab.url, GITLAB_TOKEN: TOKEN })
-  const service = await startPrherald(dir.path, env)
+  env = h.env({ GITLAB_API_URL: gitlab.url, GITLAB_TOKEN: TOKEN })
+  await h.start(env)
   try {
     for (const iid of [1, 2]) {
-      const res = await deliver(service.url, 'gitlab', { event: 'Merge Request Hook', payload: mergeRequestHook('open', { iid, project: PROJECT, title: `Change ${iid}` }) })
+      const res = await deliver(h.service!.url, 'gitlab', { event: 'Merge Request Hook', payload: mergeRequestHook('open', { iid, project: PROJECT, title: `Change ${iid}` }) })
       expect(res.status).toBe(200)
     }
-    expect(await service.settle(10_000)).toBe(true)
+    expect(await h.service!.settle(10_000)).toBe(true)
   } finally {
-    await service.stop()
+    await h.stop()
   }
   gitlab.mergeRequests.set(`${PROJECT}!1`, apiMergeRequest({ iid: 1, project: PROJECT, title: 'Change 1', state: 'merged' }))
   gitlab.mergeRequests.set(`${PROJECT}!2`, apiMergeRequest({ iid: 2, project: PROJECT, title: 'Change 2' }))
 })
 afterEach(async () => {
-  await slack.close()
   await gitlab.close()
-  dir.remove()
 })
 
 describe('prherald-reconcile on GitLab, no server running', () => {
   it('brings a merged merge request\'s message to merged, leaves the open one alone, waits out a 429, exits 0', async () => {
     gitlab.throttled.push({ path: /merge_requests\/2$/, times: 1, retryAfter: '0' })
     const updatesOf2 = messageOf(2).updates
-    const result = await runCliAsync('reconcile', [], env, dir.path)
+    const result = await runCliAsync('reconcile', [], env, h.dir.path)
     expect(result.status, result.stderr).toBe(0)
     expect(result.stdout.split('\n').filter(Boolean)).toEqual([
       `changed ${PROJECT}#1: merged`,
@@ -70,19 +62,19 @@ describe('prherald-reconcile on GitLab, no server running', () => {
 
   it('keeps who reviewed off "Waiting on": the merge request\'s reviewers carry no state, /reviewers does', async () => {
     const reviewers = [{ username: 'alice', state: 'approved' }, { username: 'carol' }]
-    const service = await startPrherald(dir.path, env)
+    await h.start(env)
     try {
       const approval = mergeRequestHook('approval', { iid: 2, project: PROJECT, title: 'Change 2', actor: 'alice', reviewers, updatedAt: '2026-11-21T11:00:00Z' })
-      expect((await deliver(service.url, 'gitlab', { event: 'Merge Request Hook', payload: approval })).status).toBe(200)
-      expect(await service.settle(10_000)).toBe(true)
+      expect((await deliver(h.service!.url, 'gitlab', { event: 'Merge Request Hook', payload: approval })).status).toBe(200)
+      expect(await h.service!.settle(10_000)).toBe(true)
     } finally {
-      await service.stop()
+      await h.stop()
     }
     expect(waitingOn(2)).toBe('Waiting on carol')
     // Renamed while prherald was away: reconcile applies the API's facts.
     gitlab.mergeRequests.set(`${PROJECT}!2`, apiMergeRequest({ iid: 2, project: PROJECT, title: 'Change 2, renamed', reviewers }))
     gitlab.reviewers.set(`${PROJECT}!2`, reviewers)
-    const result = await runCliAsync('reconcile', [PROJECT], env, dir.path)
+    const result = await runCliAsync('reconcile', [PROJECT], env, h.dir.path)
     expect(result.status, result.stderr).toBe(0)
     expect(result.stdout).toContain(`changed ${PROJECT}#2: title`)
     expect(JSON.stringify(messageOf(2).blocks)).toContain('Change 2, renamed')
@@ -90,20 +82,20 @@ describe('prherald-reconcile on GitLab, no server running', () => {
   })
 
   it('a refused token exits non-zero, naming GITLAB_TOKEN, and changes nothing', async () => {
-    const callsBefore = slack.calls.length
-    const result = await runCliAsync('reconcile', [], { ...env, GITLAB_TOKEN: 'glpat-revoked' }, dir.path)
+    const callsBefore = h.slack.calls.length
+    const result = await runCliAsync('reconcile', [], { ...env, GITLAB_TOKEN: 'glpat-revoked' }, h.dir.path)
     expect(result.status).not.toBe(0)
     // The first refusal stops the run (the same token would fail every merge request): one line naming the variable.
-    expect(result.stdout).toContain('stopped: GitLab refused the token in GITLAB_TOKEN (GitLab answered 401 to GET /api/v4/projects/platform%2Fbackend%2Fapi/merge_requests/1) ' +
+    expect(result.stdout).toContain('stopped: GitLab refused the token in GITLAB_TOKEN (GitLab answered 401 to GET /projects/platform%2Fbackend%2Fapi/merge_requests/1) ' +
       '(fix: GITLAB_TOKEN is not valid, has expired or was revoked; create a new personal, project or group access token and set GITLAB_TOKEN)')
     expect(result.stdout).toContain('2 open or draft pull requests: changed 0, 0 already right, 2 not checked')
     expect(result.stdout + result.stderr).not.toContain('glpat-revoked')
-    expect(slack.calls.length).toBe(callsBefore)
+    expect(h.slack.calls.length).toBe(callsBefore)
   })
 
   it('without GITLAB_TOKEN says so and exits non-zero, calling nothing', async () => {
     const { GITLAB_TOKEN: _token, ...withoutToken } = env
-    const result = await runCliAsync('reconcile', [], withoutToken, dir.path)
+    const result = await runCliAsync('reconcile', [], withoutToken, h.dir.path)
     expect(result.status).toBe(1)
     expect(result.stderr).toContain('GITLAB_TOKEN is not set: reconcile asks GitLab for the state of each pull request')
     expect(gitlab.requests).toHaveLength(0)

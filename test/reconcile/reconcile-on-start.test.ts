@@ -2,11 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { connectHosts } from '../../src/config/connect-hosts.ts'
 import type { Env } from '../../src/config/load-config.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { waitFor, writeConfig } from '../helpers/start-prherald.ts'
 import { pullRequest } from '../helpers/github-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /**
  * `reconcile.on_start: true`: the server reconciles the pull requests touched in the last day once it
@@ -16,27 +15,23 @@ const CHANNEL = 'C0000000003'
 const REPO = 'Codertocat/Hello-World'
 const TOKEN = 'ghp_on_start_token'
 const PUBLIC_URL = 'https://prherald.example.com'
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
+const h = usePrherald()
 let github: FakeGithub
-let service: TestService | undefined
 
-const config = (onStart: boolean | undefined) => writeConfig(dir.path, {
+const config = (onStart: boolean | undefined) => writeConfig(h.dir.path, {
   git_provider: 'github', mappings: { Codertocat: { 'Hello-World': { channel: CHANNEL } } }, ...(onStart === undefined ? {} : { reconcile: { on_start: onStart } }),
 })
-const env = (extra: Env = {}) => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, GITHUB_API_URL: github.url, GITHUB_TOKEN: TOKEN, PRHERALD_PUBLIC_URL: PUBLIC_URL, ...extra })
-const messageOf = (number: number) => slack.messagesIn(CHANNEL).find((m) => JSON.stringify(m.blocks).includes(`/pull/${number}`))!
+const env = (extra: Env = {}) => h.env({ GITHUB_API_URL: github.url, GITHUB_TOKEN: TOKEN, PRHERALD_PUBLIC_URL: PUBLIC_URL, ...extra })
+const messageOf = (number: number) => h.slack.messagesIn(CHANNEL).find((m) => JSON.stringify(m.blocks).includes(`/pull/${number}`))!
 const entry = (id: number, guid: string, at: string, statusCode: number, event = 'pull_request', action: string | null = 'closed') =>
   ({ id, guid, delivered_at: at, redelivery: false, duration: 0.1, status: statusCode === 200 ? 'OK' : 'Bad Gateway', status_code: statusCode, event, action, installation_id: null, repository_id: 1 })
-const finished = () => service!.entries().some((e) => e.msg === 'reconcile finished')
+const finished = () => h.service!.entries().some((e) => e.msg === 'reconcile finished')
 
 beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
   github = await startFakeGithub()
   github.token = TOKEN
   config(undefined)
-  const first = await startPrherald(dir.path, env())
+  const first = await h.start(env())
   try {
     for (const n of [30, 31]) expect((await deliver(first.url, 'github', { event: 'pull_request', payload: pullRequest('opened', n, { title: `Change ${n}` }) })).status).toBe(200)
     expect(await first.settle(10_000)).toBe(true)
@@ -62,28 +57,24 @@ beforeEach(async () => {
   ])
 })
 afterEach(async () => {
-  await service?.stop()
-  service = undefined
-  await slack.close()
   await github.close()
-  dir.remove()
 })
 
 describe('reconcile.on_start', () => {
   it('after listening, reconciles through the mailboxes and asks GitHub to redeliver what failed, once', async () => {
     config(true)
-    service = await startPrherald(dir.path, env())
+    await h.start(env())
     await waitFor('reconcile at start-up', finished)
-    expect(await service.settle(10_000)).toBe(true)
-    const messages = service.entries().map((e) => e.msg)
+    expect(await h.service!.settle(10_000)).toBe(true)
+    const messages = h.service!.entries().map((e) => e.msg)
     expect(messages.indexOf('listening')).toBeLessThan(messages.indexOf('reconcile at start-up'))
     expect([...messageOf(30).reactions]).toContain('twisted_rightwards_arrows')
     expect(messageOf(31).updates).toBe(0)
     // The newest failed attempt of each event that never got through; not the ping, not the one redelivered since.
     expect(github.redeliveries).toEqual([`${REPO}#7:104`, `${REPO}#7:108`])
-    expect(service.entries().find((e) => e.msg === 'reconcile finished')).toMatchObject({ pull_requests: 2, changed: 1, unchanged: 1, missed_deliveries: 2, redelivered: 2 })
-    expect(service.logs.join('\n')).not.toContain(TOKEN)
-    await service.stop()
+    expect(h.service!.entries().find((e) => e.msg === 'reconcile finished')).toMatchObject({ pull_requests: 2, changed: 1, unchanged: 1, missed_deliveries: 2, redelivered: 2 })
+    expect(h.service!.logs.join('\n')).not.toContain(TOKEN)
+    await h.stop()
 
     // A start within the same minute (another replica, say) leaves it to the one that claimed the run. This
     // start may fall in the next minute: that one is claimed here too, as a replica starting then would have.
@@ -91,7 +82,7 @@ describe('reconcile.on_start', () => {
     const { openDatabase } = await import('../../src/store/open-database.ts')
     const { createSqliteStore } = await import('../../src/store/sqlite-store.ts')
     const { ON_START_CLAIM_MS } = await import('../../src/reconcile/reconcile-on-start.ts')
-    const store = createSqliteStore(openDatabase(join(dir.path, 'prherald.db')))
+    const store = createSqliteStore(openDatabase(join(h.dir.path, 'prherald.db')))
     const minute = Math.floor(Date.now() / ON_START_CLAIM_MS) * ON_START_CLAIM_MS
     // The first start claimed this minute or the one before.
     const free = [await store.claimRun('reconcile:on_start', new Date(minute - ON_START_CLAIM_MS).toISOString()),
@@ -100,27 +91,27 @@ describe('reconcile.on_start', () => {
     await store.claimRun('reconcile:on_start', new Date(minute + ON_START_CLAIM_MS).toISOString())
     await store.close()
     const callsBefore = github.requests.length
-    service = await startPrherald(dir.path, env())
-    await waitFor('the claim', () => service!.entries().some((e) => e.msg === 'reconcile at start-up left to the replica that claimed it'))
+    await h.start(env())
+    await waitFor('the claim', () => h.service!.entries().some((e) => e.msg === 'reconcile at start-up left to the replica that claimed it'))
     expect(github.requests.length).toBe(callsBefore)
     expect(github.redeliveries).toHaveLength(2)
   })
 
   it('is off by default: the server asks GitHub nothing at start-up', async () => {
-    service = await startPrherald(dir.path, env())
-    await deliver(service.url, 'github', { event: 'pull_request', payload: pullRequest('edited', 31, { title: 'Change 31 again' }) })
-    expect(await service.settle(10_000)).toBe(true)
+    await h.start(env())
+    await deliver(h.service!.url, 'github', { event: 'pull_request', payload: pullRequest('edited', 31, { title: 'Change 31 again' }) })
+    expect(await h.service!.settle(10_000)).toBe(true)
     expect(github.requests).toHaveLength(0)
-    expect(service.entries().some((e) => e.msg === 'reconcile at start-up')).toBe(false)
+    expect(h.service!.entries().some((e) => e.msg === 'reconcile at start-up')).toBe(false)
   })
 
   it('without GITHUB_TOKEN warns once and skips it; the server runs', async () => {
     config(true)
     const { GITHUB_TOKEN: _token, ...withoutToken } = env()
-    service = await startPrherald(dir.path, withoutToken)
-    const warning = service.entries().find((e) => e.msg === 'reconcile.on_start is set but GITHUB_TOKEN is not; start-up reconcile skipped')
+    await h.start(withoutToken)
+    const warning = h.service!.entries().find((e) => e.msg === 'reconcile.on_start is set but GITHUB_TOKEN is not; start-up reconcile skipped')
     expect(warning).toMatchObject({ level: 'warn', variable: 'GITHUB_TOKEN' })
-    expect((await fetch(`${service.url}/healthz`)).status).toBe(200)
+    expect((await fetch(`${h.service!.url}/healthz`)).status).toBe(200)
     expect(github.requests).toHaveLength(0)
   })
 })
@@ -135,8 +126,8 @@ describe('reconcile.on_start window', () => {
     const { openDatabase } = await import('../../src/store/open-database.ts')
     const { createSqliteStore } = await import('../../src/store/sqlite-store.ts')
     config(true)
-    const settings = loadSettings(env(), dir.path)
-    const store = createSqliteStore(openDatabase(join(dir.path, 'prherald.db')))
+    const settings = loadSettings(env(), h.dir.path)
+    const store = createSqliteStore(openDatabase(join(h.dir.path, 'prherald.db')))
     const logs: string[] = []
     const handedOff: unknown[] = []
     const shutdown = new AbortController()

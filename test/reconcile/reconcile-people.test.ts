@@ -2,13 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Env } from '../../src/config/load-config.ts'
 import { START_REVIEW_ACTION } from '../../src/slack/decode-interaction.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
-import { startPrherald, testEnv, writeConfig } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { testEnv } from '../helpers/start-prherald.ts'
 import { pullRequest } from '../helpers/github-payloads.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /**
  * prherald-reconcile run locally (no server) updates a message with the server's worker: the Start review
@@ -20,13 +19,17 @@ const REPO = 'Codertocat/Hello-World'
 const TOKEN = 'ghp_reconcile_people_token'
 const AUTHOR = 'U0CODER001'
 const DAVE = 'U0DAVE0001'
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
+const h = usePrherald({
+  config: {
+    users: { Codertocat: AUTHOR, dave: DAVE }, notify: { review_requests: 'thread' },
+    mappings: { Codertocat: { 'Hello-World': { channel: CHANNEL } } },
+  },
+})
 let github: FakeGithub
 let env: Env
 
 const message = () => {
-  const [found, ...others] = slack.messagesIn(CHANNEL)
+  const [found, ...others] = h.slack.messagesIn(CHANNEL)
   expect(others).toEqual([])
   if (!found) throw new Error('no message in the channel')
   return found
@@ -34,26 +37,20 @@ const message = () => {
 const hasButton = () => JSON.stringify(message().blocks).includes(`"action_id":"${START_REVIEW_ACTION}"`)
 
 beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
   github = await startFakeGithub()
   github.token = TOKEN
-  writeConfig(dir.path, {
-    git_provider: 'github', users: { Codertocat: AUTHOR, dave: DAVE }, notify: { review_requests: 'thread' },
-    mappings: { Codertocat: { 'Hello-World': { channel: CHANNEL } } },
-  })
   github.hooks.set(REPO, [])
-  env = testEnv(dir.path, 'github', {
-    SLACK_API_URL: slack.url, GITHUB_API_URL: github.url, GITHUB_TOKEN: TOKEN, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET,
+  env = testEnv(h.dir.path, 'github', {
+    SLACK_API_URL: h.slack.url, GITHUB_API_URL: github.url, GITHUB_TOKEN: TOKEN, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET,
   })
   const opened = pullRequest('opened', 30, { title: 'Change 30' })
   Object.assign(opened.pull_request, { requested_reviewers: [], requested_teams: [], updated_at: '2026-11-20T10:00:00Z' })
-  const service = await startPrherald(dir.path, env)
+  await h.start(env)
   try {
-    expect((await deliver(service.url, 'github', { event: 'pull_request', payload: opened })).status).toBe(200)
-    expect(await service.settle(10_000)).toBe(true)
+    expect((await deliver(h.service!.url, 'github', { event: 'pull_request', payload: opened })).status).toBe(200)
+    expect(await h.service!.settle(10_000)).toBe(true)
   } finally {
-    await service.stop()
+    await h.stop()
   }
   // While prherald was down: the pull request was renamed and dave (mapped) was asked to review.
   const now = pullRequest('edited', 30, { title: 'Change 30, renamed' }).pull_request as Record<string, any>
@@ -61,9 +58,7 @@ beforeEach(async () => {
   github.pulls.set(`${REPO}#30`, now)
 })
 afterEach(async () => {
-  await slack.close()
   await github.close()
-  dir.remove()
 })
 
 describe('prherald-reconcile, no server running, with people and the review button', () => {
@@ -71,7 +66,7 @@ describe('prherald-reconcile, no server running, with people and the review butt
     expect(hasButton()).toBe(true)
     expect(JSON.stringify(message().blocks)).toContain(`<@${AUTHOR}>`)
 
-    const result = await runCliAsync('reconcile', [], env, dir.path)
+    const result = await runCliAsync('reconcile', [], env, h.dir.path)
     expect(result.status, result.stderr).toBe(0)
     expect(result.stdout).toContain(`changed ${REPO}#30: title`)
     expect(message().text).toContain('Change 30, renamed')
@@ -79,10 +74,10 @@ describe('prherald-reconcile, no server running, with people and the review butt
     const blocks = JSON.stringify(message().blocks)
     expect(blocks).toContain(`<@${AUTHOR}>`)
     expect(blocks).toContain(`<@${DAVE}>`)
-    expect(slack.repliesTo(CHANNEL, message().ts).map((r) => r.text)).toEqual([`:eyes: <@${DAVE}> your review is requested`])
+    expect(h.slack.repliesTo(CHANNEL, message().ts).map((r) => r.text)).toEqual([`:eyes: <@${DAVE}> your review is requested`])
 
-    const again = await runCliAsync('reconcile', [], env, dir.path)
+    const again = await runCliAsync('reconcile', [], env, h.dir.path)
     expect(again.status, again.stderr).toBe(0)
-    expect(slack.repliesTo(CHANNEL, message().ts)).toHaveLength(1)
+    expect(h.slack.repliesTo(CHANNEL, message().ts)).toHaveLength(1)
   })
 })

@@ -1,13 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { queryOnce as sql } from '../../bench/query-once.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
 import { startPostgresServer, type PostgresServer } from '../helpers/postgres-server.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { killServer, spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
-import { testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import type { SpawnedServer } from '../helpers/spawn-prherald.ts'
+import { waitFor } from '../helpers/start-prherald.ts'
 import { expectOneCorrectMessage, isComplete, prDeliveries } from '../faults/pr-messages.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /**
  * Issue 23.3: a PostgreSQL connection that drops while a batch holds it (the server restarts, a failover,
@@ -18,28 +17,22 @@ import { expectOneCorrectMessage, isComplete, prDeliveries } from '../faults/pr-
 const CHANNEL = 'C0000000001'
 const OWNER = 'Codertocat'
 const PRS = [1, 2, 3, 4, 5, 6, 7, 8]
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let server: SpawnedServer | undefined
+const h = usePrherald({ slack: { anyChannel: true }, config: { server: { log_format: 'json' }, database: { lease_seconds: 2 }, mappings: { [OWNER]: { '*': { channel: CHANNEL } } } } })
 let database: TestDatabase | undefined
 let ownServer: PostgresServer | undefined
 
 beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack({ anyChannel: true })
   // Slow enough that every pull request's batch holds its lock across several calls.
-  slack.latencyMs = 150
-  writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json' }, database: { lease_seconds: 2 }, mappings: { [OWNER]: { '*': { channel: CHANNEL } } } })
+  h.slack.latencyMs = 150
 })
-afterEach(async () => {
-  await killServer(server)
-  server = undefined
-  await slack.close()
-  await database?.drop().catch(() => undefined)
-  database = undefined
-  await ownServer?.stop()
-  ownServer = undefined
-  dir.remove()
+afterEach(() => {
+  // Once the server is down: its connections go with the database.
+  h.onCleanup(async () => {
+    await database?.drop().catch(() => undefined)
+    database = undefined
+    await ownServer?.stop()
+    ownServer = undefined
+  })
 })
 
 /** Each pull request's deliveries in order; a refused one (the database was away) is sent again, as the git host redelivers. */
@@ -59,9 +52,9 @@ async function sendAll(target: () => SpawnedServer): Promise<void> {
 }
 
 async function expectEverythingApplied(url: string, running: SpawnedServer): Promise<void> {
-  await waitFor('every pull request to be complete', () => PRS.every((n) => isComplete(slack, OWNER, n)), 30_000)
+  await waitFor('every pull request to be complete', () => PRS.every((n) => isComplete(h.slack, OWNER, n)), 30_000)
   await waitFor('nothing pending', async () => Number((await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL'))[0]!.n) === 0, 15_000)
-  for (const n of PRS) expectOneCorrectMessage(slack, OWNER, n, CHANNEL)
+  for (const n of PRS) expectOneCorrectMessage(h.slack, OWNER, n, CHANNEL)
   // Still the same process: it did not exit on its own.
   expect(running.child.exitCode).toBeNull()
   expect(running.child.signalCode).toBeNull()
@@ -72,8 +65,7 @@ describe('a PostgreSQL connection that drops mid-batch', () => {
   it('pg_terminate_backend on every connection, mid-burst: the batches stop, nothing is lost, the process goes on', async () => {
     database = await createTestDatabase()
     const url = database.url
-    server = await spawnServer(testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, PRHERALD_DATABASE_URL: url }))
-    const running = server
+    const running = await h.spawn(h.env({ PRHERALD_DATABASE_URL: url }))
     const terminated: number[] = []
     let stop = false
     // Every 250 ms while the burst runs: every connection of this database but the killer's own.
@@ -99,10 +91,9 @@ describe('a PostgreSQL connection that drops mid-batch', () => {
     await sql(admin, 'CREATE DATABASE prherald_restart')
     const url = new URL(admin)
     url.pathname = '/prherald_restart'
-    server = await spawnServer(testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, PRHERALD_DATABASE_URL: url.toString() }))
-    const running = server
+    const running = await h.spawn(h.env({ PRHERALD_DATABASE_URL: url.toString() }))
     const sending = sendAll(() => running)
-    await waitFor('batches in flight', () => slack.calls.some((c) => c.method === 'chat.postMessage'), 15_000)
+    await waitFor('batches in flight', () => h.slack.calls.some((c) => c.method === 'chat.postMessage'), 15_000)
     await ownServer.restart()
     await sending
     // Still running (before the fix, the unhandled 'error' of a checked-out connection ended it); whether an

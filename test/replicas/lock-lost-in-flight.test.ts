@@ -3,13 +3,12 @@ import type pg from 'pg'
 import { queryOnce } from '../../bench/query-once.ts'
 import { readStoredLifecycle } from '../../machines/stored-json.ts'
 import { renderMessage } from '../../src/slack/render-message.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { killServer, spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
-import { testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { waitFor } from '../helpers/start-prherald.ts'
 import { FULL_REACTIONS, FULL_STATUS, messagesOf, prDeliveries, statusOf } from '../faults/pr-messages.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /**
  * The chaos run's #924 (docs/reliability.md): a replica's Slack change was on its way when the connection
@@ -21,25 +20,19 @@ import { FULL_REACTIONS, FULL_STATUS, messagesOf, prDeliveries, statusOf } from 
 const CHANNEL = 'C0000000001'
 const OWNER = 'Codertocat'
 const PR = 7
-let dir: ReturnType<typeof makeTempDir>
+const h = usePrherald({ slack: { anyChannel: true }, config: { server: { log_format: 'json' }, database: { lease_seconds: 2 }, mappings: { [OWNER]: { '*': { channel: CHANNEL } } } } })
 let database: TestDatabase
-let slack: FakeSlack
 let replicas: SpawnedServer[] = []
 
 beforeEach(async () => {
-  dir = makeTempDir()
   database = await createTestDatabase()
-  slack = await startFakeSlack({ anyChannel: true })
-  writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json' }, database: { lease_seconds: 2 }, mappings: { [OWNER]: { '*': { channel: CHANNEL } } } })
-  const env = () => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, PRHERALD_DATABASE_URL: database.url })
+  const env = () => h.env({ PRHERALD_DATABASE_URL: database.url })
   replicas = [await spawnServer(env())]
   replicas.push(await spawnServer(env()))
 })
 afterEach(async () => {
   await Promise.all(replicas.map((r) => killServer(r)))
-  await slack.close()
   await database.drop()
-  dir.remove()
 })
 
 const sql = <T extends pg.QueryResultRow>(text: string): Promise<T[]> => queryOnce<T>(database.url, text)
@@ -69,26 +62,26 @@ async function holdThenLoseLock(method: 'chat.update' | 'reactions.add'): Promis
   const [opened, approved, commented] = prDeliveries(OWNER, PR)
   const [a, b] = replicas as [SpawnedServer, SpawnedServer]
   await send(a, opened!)
-  await waitFor('the announcement', () => messagesOf(slack, OWNER, PR).length === 1 && slack.calls.length > 0)
+  await waitFor('the announcement', () => messagesOf(h.slack, OWNER, PR).length === 1 && h.slack.calls.length > 0)
   await waitFor('nothing pending', async () => await pendingCount() === 0)
   let release!: () => void
-  slack.faults.push({ method, fault: { until: new Promise<void>((resolve) => { release = resolve }) } })
-  const held = new Promise<void>((resolve) => { slack.onCall = (m) => { if (m === method) resolve() } })
+  h.slack.faults.push({ method, fault: { until: new Promise<void>((resolve) => { release = resolve }) } })
+  const held = new Promise<void>((resolve) => { h.slack.onCall = (m) => { if (m === method) resolve() } })
   await send(a, approved!)
   await held
   // The call is on its way; the lock goes with its connection, and replica b takes the pull request.
   await endLockConnection()
   await send(b, commented!)
-  await waitFor('replica b to write the final state', async () => await pendingCount() === 0 && statusOf(messagesOf(slack, OWNER, PR)[0]!) === FULL_STATUS)
+  await waitFor('replica b to write the final state', async () => await pendingCount() === 0 && statusOf(messagesOf(h.slack, OWNER, PR)[0]!) === FULL_STATUS)
   release()
 }
 
 it('an update on its way when the lock went: the message ends showing the stored, final state', async () => {
   await holdThenLoseLock('chat.update')
   // Replica a's held update lands (the message shows an older state), then the message must come back.
-  await waitFor('the message to show the stored state', async () => statusOf(messagesOf(slack, OWNER, PR)[0]!) === FULL_STATUS && messagesOf(slack, OWNER, PR)[0]!.updates >= 3, 15_000)
-  const [message] = messagesOf(slack, OWNER, PR)
-  expect(messagesOf(slack, OWNER, PR)).toHaveLength(1)
+  await waitFor('the message to show the stored state', async () => statusOf(messagesOf(h.slack, OWNER, PR)[0]!) === FULL_STATUS && messagesOf(h.slack, OWNER, PR)[0]!.updates >= 3, 15_000)
+  const [message] = messagesOf(h.slack, OWNER, PR)
+  expect(messagesOf(h.slack, OWNER, PR)).toHaveLength(1)
   expect(message!.text).toBe(await storedText())
   expect(statusOf(message!)).toBe(FULL_STATUS)
   expect([...message!.reactions].sort()).toEqual(FULL_REACTIONS)
@@ -103,8 +96,8 @@ it('a reaction on its way when the lock went: the batch does not commit its olde
     || await lastDelivery() === prDeliveries(OWNER, PR)[1]!.deliveryId, 15_000)
   // And its retry, a second later, finds nothing to change.
   await new Promise((resolve) => setTimeout(resolve, 2000))
-  const [message] = messagesOf(slack, OWNER, PR)
-  expect(messagesOf(slack, OWNER, PR)).toHaveLength(1)
+  const [message] = messagesOf(h.slack, OWNER, PR)
+  expect(messagesOf(h.slack, OWNER, PR)).toHaveLength(1)
   expect(statusOf(message!)).toBe(FULL_STATUS)
   expect(message!.text).toBe(await storedText())
   expect([...message!.reactions].sort()).toEqual(FULL_REACTIONS)

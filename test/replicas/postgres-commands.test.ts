@@ -3,23 +3,20 @@ import { readPostgresMigrations } from '../../src/store/postgres-migrations.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
 import { runCliAsync, type CliResult } from '../helpers/run-cli-async.ts'
 import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /**
  * prherald-migrate up/status and prherald-doctor on a PostgreSQL database (issue 17.1): the same commands
  * as for SQLite, the password given through PGPASSWORD and never printed.
  */
 
-let dir: ReturnType<typeof makeTempDir>
+const h = usePrherald({ config: { mappings: { acme: { api: { channel: 'C0123456789' } } } } })
 let database: TestDatabase
 beforeEach(async () => {
-  dir = makeTempDir()
   database = await createTestDatabase()
-  writeConfig(dir.path, { git_provider: 'github', mappings: { acme: { api: { channel: 'C0123456789' } } } })
 })
 afterEach(async () => {
   await database.drop()
-  dir.remove()
 })
 
 function credentials(): { url: string; password: string } {
@@ -30,7 +27,7 @@ function credentials(): { url: string; password: string } {
 }
 const run = (cli: 'migrate' | 'doctor', args: string[]) => {
   const { url, password } = credentials()
-  return runCliAsync(cli, args, testEnv(dir.path, 'github', { PRHERALD_DATABASE_URL: url, PGPASSWORD: password }), dir.path)
+  return runCliAsync(cli, args, testEnv(h.dir.path, 'github', { PRHERALD_DATABASE_URL: url, PGPASSWORD: password }), h.dir.path)
 }
 const shown = (result: CliResult) => {
   const output = result.stdout + result.stderr
@@ -71,9 +68,9 @@ describe('on PostgreSQL', () => {
 
   it('prherald-migrate up refuses a database that serves the other provider', async () => {
     expect((await run('migrate', ['up'])).status).toBe(0)
-    writeConfig(dir.path, { git_provider: 'bitbucket', mappings: { ws: { repo: { channel: 'C0123456789' } } } })
+    writeConfig(h.dir.path, { git_provider: 'bitbucket', mappings: { ws: { repo: { channel: 'C0123456789' } } } })
     const { url, password } = credentials()
-    const result = await runCliAsync('migrate', ['up'], testEnv(dir.path, 'bitbucket', { PRHERALD_DATABASE_URL: url, PGPASSWORD: password }), dir.path)
+    const result = await runCliAsync('migrate', ['up'], testEnv(h.dir.path, 'bitbucket', { PRHERALD_DATABASE_URL: url, PGPASSWORD: password }), h.dir.path)
     expect(result.status).toBe(1)
     expect(shown(result)).toContain('serves git_provider github, but the configuration says bitbucket')
   })
@@ -81,7 +78,7 @@ describe('on PostgreSQL', () => {
   it('a wrong password is a clear start-up error that prints neither password', async () => {
     const { url } = credentials()
     const wrong = 'Wrong-Pw-77c1e0'
-    const result = await runCliAsync('migrate', ['status'], testEnv(dir.path, 'github', { PRHERALD_DATABASE_URL: url, PGPASSWORD: wrong }), dir.path)
+    const result = await runCliAsync('migrate', ['status'], testEnv(h.dir.path, 'github', { PRHERALD_DATABASE_URL: url, PGPASSWORD: wrong }), h.dir.path)
     expect(result.status).toBe(1)
     const output = shown(result)
     expect(output).not.toContain(wrong)

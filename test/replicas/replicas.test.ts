@@ -1,12 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { killServer, spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
-import { testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { waitFor } from '../helpers/start-prherald.ts'
 import { expectOneCorrectMessage, isComplete, prDeliveries } from '../faults/pr-messages.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /**
  * Issue 17, "Done when": three real prherald-server processes on one PostgreSQL database (a fresh one per
@@ -17,24 +16,18 @@ import { expectOneCorrectMessage, isComplete, prDeliveries } from '../faults/pr-
 
 const CHANNEL = 'C0000000001'
 const OWNER = 'Codertocat'
-let dir: ReturnType<typeof makeTempDir>
+// A short lease (docs/configuration.md, database.lease_seconds) so that a dead replica's work moves in seconds.
+const h = usePrherald({ slack: { anyChannel: true }, config: { server: { log_format: 'json' }, database: { lease_seconds: 2 }, mappings: { [OWNER]: { '*': { channel: CHANNEL } } } } })
 let database: TestDatabase
-let slack: FakeSlack
 let replicas: SpawnedServer[]
 
 beforeEach(async () => {
-  dir = makeTempDir()
   database = await createTestDatabase()
-  slack = await startFakeSlack({ anyChannel: true })
   replicas = []
-  // A short lease (docs/configuration.md, database.lease_seconds) so that a dead replica's work moves in seconds.
-  writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json' }, database: { lease_seconds: 2 }, mappings: { [OWNER]: { '*': { channel: CHANNEL } } } })
 })
 afterEach(async () => {
   await Promise.all(replicas.map((r) => killServer(r)))
-  await slack.close()
   await database.drop()
-  dir.remove()
 })
 
 /** The database URL without its password, which the replicas get through PGPASSWORD; replica 0 gets it inside PRHERALD_DATABASE_URL. */
@@ -47,7 +40,7 @@ function databaseEnv(index: number): Record<string, string> {
 const databasePassword = () => decodeURIComponent(new URL(database.url).password)
 
 async function startReplicas(n: number): Promise<SpawnedServer[]> {
-  const env = (i: number) => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, ...databaseEnv(i) })
+  const env = (i: number) => h.env({ ...databaseEnv(i) })
   // The first validates the mapping and writes config.lock; the others find it current and start together.
   replicas.push(await spawnServer(env(0)))
   replicas.push(...await Promise.all(Array.from({ length: n - 1 }, (_, i) => spawnServer(env(i + 1)))))
@@ -153,10 +146,10 @@ describe('three replicas on one PostgreSQL database', () => {
     expect(sent.sent).toBe(600 + 120)
     expect(Number((await query<{ n: string }>('SELECT count(*) AS n FROM deliveries'))[0]!.n)).toBe(600)
 
-    await waitFor('every pull request complete', () => prs.every((n) => isComplete(slack, OWNER, n)), 60_000)
+    await waitFor('every pull request complete', () => prs.every((n) => isComplete(h.slack, OWNER, n)), 60_000)
     await waitFor('nothing pending', async () => (await pendingInDatabase()) === 0, 20_000)
-    for (const n of prs) expectOneCorrectMessage(slack, OWNER, n, CHANNEL)
-    expect(slack.count('chat.postMessage')).toBe(200)
+    for (const n of prs) expectOneCorrectMessage(h.slack, OWNER, n, CHANNEL)
+    expect(h.slack.count('chat.postMessage')).toBe(200)
     const rows = await query<{ pr_number: number; state: string }>("SELECT pr_number, state FROM slack_messages WHERE channel <> ''")
     expect(rows).toHaveLength(200)
     expect(new Set(rows.map((r) => r.state))).toEqual(new Set(['open']))
@@ -173,7 +166,7 @@ describe('three replicas on one PostgreSQL database', () => {
     // acknowledged delivery is still pending, the victim's among them.
     let release!: () => void
     const held = new Promise<void>((resolve) => { release = resolve })
-    for (let i = 0; i < 5000; i++) slack.faults.push({ method: 'reactions.add', fault: { until: held } })
+    for (let i = 0; i < 5000; i++) h.slack.faults.push({ method: 'reactions.add', fault: { until: held } })
 
     // Five pull requests are only ever sent to the victim: nobody but a replica taking over can finish them.
     const victimsOnly = [1, 2, 3, 4, 5]
@@ -184,21 +177,21 @@ describe('three replicas on one PostgreSQL database', () => {
     // Batches are under way, their reactions held (each replica's parallel calls are all taken by them). A
     // batch of the victim's pull requests that carries a review or a comment needs a reaction, so it cannot
     // have committed: the victim dies holding at least those ten acknowledged deliveries.
-    await waitFor('batches holding reactions', () => slack.count('reactions.add') >= 3, 30_000)
+    await waitFor('batches holding reactions', () => h.slack.count('reactions.add') >= 3, 30_000)
     const victimKeys = victimsOnly.map((n) => `'github:${OWNER}/Hello-World#${n}'`).join(', ')
     const victimPending = Number((await query<{ n: string }>(`SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL AND pr_key IN (${victimKeys})`))[0]!.n)
     expect(victimPending).toBeGreaterThanOrEqual(10)
 
     victim.child.kill('SIGKILL')
     expect(await victim.exited).toEqual({ code: null, signal: 'SIGKILL' })
-    slack.faults.length = 0
+    h.slack.faults.length = 0
     release()
 
     // The burst goes on against the survivors.
     const third = await burst(after, () => [a, b], random)
 
     const all = [...victimsOnly, ...before, ...after]
-    await waitFor('every pull request complete', () => all.every((n) => isComplete(slack, OWNER, n)), 60_000)
+    await waitFor('every pull request complete', () => all.every((n) => isComplete(h.slack, OWNER, n)), 60_000)
     await waitFor('nothing pending', async () => (await pendingInDatabase()) === 0, 20_000)
     // Every acknowledged delivery id is recorded as applied: none was lost with the victim.
     const applied = new Set((await query<{ delivery_id: string }>('SELECT delivery_id FROM deliveries WHERE applied_at IS NOT NULL')).map((r) => r.delivery_id))
@@ -206,8 +199,8 @@ describe('three replicas on one PostgreSQL database', () => {
     expect(acknowledged.length).toBeGreaterThan(150) // 180 sent; only a lost answer's redelivery is a duplicate
     expect(acknowledged.filter((id) => !applied.has(id))).toEqual([])
     expect(applied.size).toBe(180)
-    for (const n of all) expectOneCorrectMessage(slack, OWNER, n, CHANNEL)
-    expect(slack.count('chat.postMessage')).toBe(all.length)
+    for (const n of all) expectOneCorrectMessage(h.slack, OWNER, n, CHANNEL)
+    expect(h.slack.count('chat.postMessage')).toBe(all.length)
     const takenOver = [a, b].flatMap((s) => s.entries().filter((e) => e.msg === 'taking over deliveries another server left unfinished'))
     expect(takenOver.length).toBeGreaterThan(0)
     expectNoCredentialLogged(servers)

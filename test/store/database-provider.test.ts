@@ -1,41 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { migrateUp, readMigrations } from '../../src/store/migrations.ts'
 import { openDatabase } from '../../src/store/open-database.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
-import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
+import { usePrherald } from '../helpers/prherald-harness.ts'
 
 /** 11.11, as issue 34 changed it: rows of several hosts share a database, so none is refused. */
-let dir: ReturnType<typeof makeTempDir>
-let slack: FakeSlack
-let service: TestService | undefined
+const h = usePrherald()
 
-beforeEach(async () => {
-  dir = makeTempDir()
-  slack = await startFakeSlack()
-})
-afterEach(async () => {
-  await service?.stop()
-  service = undefined
-  await slack.close()
-  dir.remove()
-})
-
-const dbFile = () => join(dir.path, 'prherald.db')
-const configure = (provider: Provider) => writeConfig(dir.path, { git_provider: provider, mappings: { acme: { '*': { channel: 'C0000000001' } } } })
-const env = (provider: Provider) => testEnv(dir.path, provider, { SLACK_API_URL: slack.url })
+const dbFile = () => join(h.dir.path, 'prherald.db')
+const configure = (provider: Provider) => writeConfig(h.dir.path, { git_provider: provider, mappings: { acme: { '*': { channel: 'C0000000001' } } } })
+const env = (provider: Provider) => testEnv(h.dir.path, provider, { SLACK_API_URL: h.slack.url })
 const start = async (provider: Provider) => {
   configure(provider)
-  return startPrherald(dir.path, env(provider))
+  return h.start(env(provider))
 }
-const refusal = (provider: Provider) => start(provider).then(
-  (s) => { service = s; return undefined },
-  (error: unknown) => error,
-)
 const recorded = () => {
   const db = new Database(dbFile(), { readonly: true })
   try {
@@ -56,28 +38,27 @@ function legacyDatabase(rows: { deliveries?: Provider[]; messages?: Provider[] }
 
 describe('the hosts a database serves (issue 34: no single-host claim)', () => {
   it('a database one host\'s server used is used as it is by a server for another host, and the record is gone', async () => {
-    service = await start('github')
-    await service.stop()
-    service = undefined
+    await start('github')
+    await h.stop()
     expect(recorded()).toBeUndefined()
     // Before issue 34 this was refused: "a provider change needs a new database".
-    service = await start('bitbucket')
+    await start('bitbucket')
   })
 
   it('upgrades a database that predates the record, whatever host its rows belong to', async () => {
     legacyDatabase({ deliveries: ['bitbucket'], messages: ['bitbucket'] })
-    service = await start('github')
+    await start('github')
     expect(recorded()).toBeUndefined()
   })
 
   it('prherald-migrate up works for any host, and prherald-doctor lists the hosts the rows belong to, a host no longer configured among them', async () => {
     legacyDatabase({ messages: ['github'] })
     configure('bitbucket')
-    const up = await runCliAsync('migrate', ['up'], env('bitbucket'), dir.path)
+    const up = await runCliAsync('migrate', ['up'], env('bitbucket'), h.dir.path)
     expect(up.status, up.stderr).toBe(0)
     expect(recorded()).toBeUndefined()
 
-    const doctor = await runCliAsync('doctor', [], env('bitbucket'), dir.path)
+    const doctor = await runCliAsync('doctor', [], env('bitbucket'), h.dir.path)
     expect(doctor.stdout).toMatch(/^ {2}OK {4}hosts +\S+ +holds pull requests of github; github no longer configured: its rows are kept and not listed$/m)
   })
 })

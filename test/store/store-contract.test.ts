@@ -122,6 +122,19 @@ describe.each(backends)('Store contract: $name', (backend) => {
     })
   })
 
+  describe("Slack's request ids", () => {
+    it('takes an id once, on both engines, and forgets it only before the replay cutoff', async () => {
+      expect(await store.claimSlackRequest('event:Ev1')).toBe(true)
+      expect(await store.claimSlackRequest('event:Ev1')).toBe(false)
+      clock += 1000
+      const cutoff = clock
+      expect(await store.claimSlackRequest('trigger:T1')).toBe(true) // taken exactly at the cutoff: stays
+      expect((await store.forgetBefore(cutoff + 5000, cutoff)).slackRequests).toBe(1)
+      expect(await store.claimSlackRequest('event:Ev1')).toBe(true)
+      expect(await store.claimSlackRequest('trigger:T1')).toBe(false)
+    })
+  })
+
   describe('durable intake', () => {
     it('records a delivery once per provider and delivery id', async () => {
       expect(await store.recordDelivery(delivery('d-1'))).toBe(true)

@@ -1,0 +1,143 @@
+import { PrheraldError } from '../errors.ts'
+import type { ClickIntake } from '../intake/accept-click.ts'
+import { errorFields, type Logger } from '../log/logger.ts'
+import type { PublishHome } from '../personal/publish-home.ts'
+import { isSlackResponseUrl } from '../personal/respond-later.ts'
+import type { RunCommand } from '../personal/run-command.ts'
+import { at, str } from '../read-fields.ts'
+import type { HomeClick } from '../slack/decode-home-action.ts'
+import { decodeInteraction, interactionPayload } from '../slack/decode-interaction.ts'
+import { foreignOrigin } from '../slack/foreign-origin.ts'
+import { postToResponseUrl } from '../slack/slack-api.ts'
+import type { TokenWorkspace } from '../slack/token-workspace.ts'
+
+/**
+ * One request Slack sent, once its receiver authenticated it: the HTTP receiver (size, v0 signature, time
+ * window: src/http/slack-route.ts) or the Socket Mode receiver (the connection itself: src/inbound/slack-socket.ts).
+ */
+export type SlackInboundRequest =
+  /** Over HTTP the form body (its `payload` field is the JSON); over Socket Mode the payload itself. */
+  | { kind: 'interactive'; payload: unknown }
+  | { kind: 'command'; form: URLSearchParams }
+  | { kind: 'event'; payload: unknown }
+
+/** What the acknowledgement carries: an HTTP 200's JSON body, or a Socket Mode ack's payload; nothing when undefined. */
+export type SlackInboundAnswer = Record<string, unknown> | undefined
+
+export interface SlackInboundDeps {
+  /** The workspace and app of SLACK_BOT_TOKEN (auth.test, once): a request naming another is not acted on. */
+  workspace: () => Promise<TokenWorkspace | undefined>
+  /** Store.claimSlackRequest: false when this request id was already taken, on any replica, before or after a restart. */
+  claim: (requestId: string) => Promise<boolean>
+  /** false while nothing can be stored (the database file vanished): refused with 503 before anything is acted on. */
+  ready?: () => boolean
+  click: ClickIntake
+  /** A home tab's preference click; absent, none are acted on. */
+  home?: ((click: HomeClick) => Promise<void>) | undefined
+  run: RunCommand
+  publishHome: PublishHome
+  /** SLACK_API_URL: a response_url on its origin is Slack's too (a Slack-compatible server). */
+  slackApiUrl: string
+  logger: Logger
+}
+
+const ephemeral = (text: string) => ({ response_type: 'ephemeral', text })
+
+/**
+ * The one path of Slack's requests, whatever carried them: workspace and app, then Slack's request id
+ * committed to the store (an event's event_id, a command's or an action's trigger_id), then a thin handler.
+ * A request already taken is acknowledged without acting again; prherald's own events are dropped first.
+ */
+export function createSlackInbound(deps: SlackInboundDeps) {
+  const { logger } = deps
+  /** Whether the request may be acted on: its workspace and app are the token's, and its id is new. */
+  const admit = async (what: string, origin: { teamId: string | undefined; appId: string | undefined }, requestId: string | undefined): Promise<string | undefined> => {
+    const own = await deps.workspace()
+    const refused = own ? foreignOrigin(own, origin) : 'workspace_unknown'
+    if (refused) {
+      logger.warn(`rejected slack ${what}`, { reason: refused, team_id: origin.teamId, app_id: origin.appId })
+      return refused
+    }
+    if (deps.ready && !deps.ready()) {
+      throw new PrheraldError('database_gone', 'the database file is gone; Slack\'s requests cannot be stored until prherald is restarted on it', {
+        fix: 'put the database file back and restart prherald (see the server log)',
+      })
+    }
+    // Without an id there is nothing to tell a retry by: acted on (a shared '' would make each such request another's retry).
+    if (requestId !== undefined && !(await deps.claim(requestId))) {
+      logger.info(`ignored slack ${what}`, { reason: 'already_taken' })
+      return 'already_taken'
+    }
+    return undefined
+  }
+
+  const interactive = async (input: unknown): Promise<SlackInboundAnswer> => {
+    const payload = interactionPayload(input)
+    const decoded = decodeInteraction(payload ?? '')
+    if ('ignored' in decoded) {
+      if (decoded.ignored === 'invalid_payload') throw new PrheraldError('bad_json', 'the signed body carries no valid interaction payload')
+      logger.info('ignored slack interaction', { reason: decoded.ignored })
+      return undefined
+    }
+    if (await admit('interaction', decoded.origin, triggerOf(payload))) return undefined
+    if ('click' in decoded) {
+      await deps.click(decoded.click)
+      return undefined
+    }
+    // One person's home tab changes only their own preferences, whoever else's view the payload names.
+    if (decoded.home.user !== decoded.home.owner) logger.warn('rejected slack interaction', { reason: 'not_the_view_owner', slack_user: decoded.home.user })
+    else if (deps.home) await deps.home(decoded.home)
+    else logger.info('ignored slack interaction', { reason: 'home_tab_off' })
+    return undefined
+  }
+
+  const command = async (form: URLSearchParams): Promise<SlackInboundAnswer> => {
+    const refused = await admit('command', { teamId: form.get('team_id') ?? undefined, appId: form.get('api_app_id') ?? undefined }, prefixed('trigger', form.get('trigger_id')))
+    if (refused === 'workspace_unknown') return ephemeral('prherald cannot reach Slack just now; try again in a minute.')
+    if (refused === 'other_workspace' || refused === 'other_app') return ephemeral('This prherald serves another workspace.')
+    if (refused) return undefined
+    const answer = await deps.run({ userId: form.get('user_id') ?? '', channelId: form.get('channel_id') ?? '', text: form.get('text') ?? '' })
+    if ('now' in answer) return ephemeral(answer.now)
+    const url = form.get('response_url') ?? ''
+    if (!isSlackResponseUrl(url, deps.slackApiUrl)) {
+      logger.warn('slack command response_url is not Slack\'s; not answering there', { reason: 'foreign_response_url' })
+      return ephemeral('This answer cannot be sent: the request did not come with a Slack response URL.')
+    }
+    void answer.later()
+      .then((text) => postToResponseUrl(url, ephemeral(text)))
+      .then((ok) => { if (!ok) logger.warn('slack command answer refused by its response_url', { reason: 'response_url' }) })
+      .catch((error: unknown) => logger.warn('slack command answer failed', errorFields(error)))
+    return ephemeral(answer.ack)
+  }
+
+  const event = async (payload: unknown): Promise<SlackInboundAnswer> => {
+    if (str(payload, 'type') !== 'event_callback') return undefined
+    const inner = at(payload, 'event')
+    if (isOwnEvent(inner)) return undefined
+    const origin = { teamId: str(payload, 'team_id'), appId: str(payload, 'api_app_id') }
+    if (await admit('event', origin, prefixed('event', str(payload, 'event_id')))) return undefined
+    const user = str(inner, 'user')
+    if (str(inner, 'type') === 'app_home_opened' && str(inner, 'tab') !== 'messages' && user) {
+      void deps.publishHome(user).catch((error: unknown) => logger.warn('home tab not published', errorFields(error)))
+    }
+    return undefined
+  }
+
+  return async function receive(request: SlackInboundRequest): Promise<SlackInboundAnswer> {
+    if (request.kind === 'interactive') return interactive(request.payload)
+    if (request.kind === 'command') return command(request.form)
+    return event(request.payload)
+  }
+}
+
+export type SlackInbound = ReturnType<typeof createSlackInbound>
+
+/** `trigger:<id>` / `event:<id>`: an empty or missing id is none (never one shared by every such request). */
+const prefixed = (kind: string, id: string | null | undefined) => (id ? `${kind}:${id}` : undefined)
+const triggerOf = (payload: unknown) => prefixed('trigger', str(payload, 'trigger_id'))
+
+/** Events prherald caused itself (its bot's messages, the message_changed of its own chat.update): never acted on, never stored. */
+function isOwnEvent(inner: unknown): boolean {
+  if (str(inner, 'bot_id') !== undefined || str(inner, 'subtype') === 'bot_message') return true
+  return str(inner, 'subtype') === 'message_changed' && str(inner, 'message', 'bot_id') !== undefined
+}

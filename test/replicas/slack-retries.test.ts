@@ -1,0 +1,80 @@
+import { afterEach, beforeEach, expect, it } from 'vitest'
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
+import { deliver } from '../helpers/signed-delivery.ts'
+import { clickPayload, sendInteraction, TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
+import { commandForm, homeOpened, sendSignedSlack } from '../helpers/slack-requests.ts'
+import { killServer, spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
+import { testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+
+/**
+ * Issue 31.4: Slack retries a request it got no answer to in time, and its retry can reach another replica,
+ * or the same one after a restart. Two real prherald-server processes on one PostgreSQL database: the same
+ * command (trigger_id), event (event_id) and click (trigger_id) sent to one replica, to the other, and to a
+ * restarted one are acted on once.
+ */
+const DAVE = 'U0DAVE'
+const CHANNEL = 'C0000000001'
+let dir: ReturnType<typeof makeTempDir>
+let database: TestDatabase
+let slack: FakeSlack
+const replicas: SpawnedServer[] = []
+
+beforeEach(async () => {
+  dir = makeTempDir()
+  database = await createTestDatabase()
+  slack = await startFakeSlack({ anyChannel: true })
+  slack.users.set(DAVE, { tz: 'UTC' })
+  writeConfig(dir.path, {
+    git_provider: 'github', server: { log_format: 'json' }, users: { dave: DAVE, Codertocat: 'U0AUTHOR' },
+    mappings: { Codertocat: { '*': { channel: CHANNEL } } },
+  })
+})
+afterEach(async () => {
+  await Promise.all(replicas.splice(0).map((r) => killServer(r)))
+  await slack.close()
+  await database.drop()
+  dir.remove()
+})
+
+const env = () => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, PRHERALD_DATABASE_URL: database.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET })
+const responseUrl = () => `${new URL(slack.url).origin}/commands/T0ACME/1/answer`
+const answers = () => slack.calls.filter((c) => c.method === 'commands/T0ACME/1/answer').length
+const reviewing = () => JSON.stringify([...slack.messages.values()][0]?.blocks ?? []).includes(`:eyes: <@${DAVE}> reviewing`)
+
+it('a command, an event and a click retried to the other replica and after a restart are each acted on once', async () => {
+  replicas.push(await spawnServer(env()))
+  replicas.push(await spawnServer(env()))
+  const [a, b] = replicas as [SpawnedServer, SpawnedServer]
+  expect((await deliver(a.url, 'github', { event: 'pull_request', payload: pullRequest('opened', 9) })).status).toBe(200)
+  await waitFor('the message', () => slack.messages.size === 1)
+  const message = [...slack.messages.values()][0]!
+
+  const command = commandForm(DAVE, 'mine', { trigger_id: 'trigger-command-1', response_url: responseUrl() })
+  const event = homeOpened(DAVE, 'Ev-retried')
+  const click = clickPayload({ user: DAVE, value: 'github:Codertocat/Hello-World#9', channel: message.channel, messageTs: message.ts })
+  const sendAll = async (replica: SpawnedServer) => {
+    expect((await sendSignedSlack(replica.url, '/webhook/slack/commands', command)).status).toBe(200)
+    expect((await sendSignedSlack(replica.url, '/webhook/slack/events', event, { headers: { 'x-slack-retry-num': '1' } })).status).toBe(200)
+    expect((await sendInteraction(replica.url, click)).status).toBe(200)
+  }
+  await sendAll(a)
+  await waitFor('the answer, the home tab and the marker', () => answers() === 1 && slack.count('views.publish') === 1 && reviewing())
+  await sendAll(b)
+
+  await killServer(a)
+  replicas.push(await spawnServer(env()))
+  await sendAll(replicas.at(-1)!)
+  // Whatever a second action would have done has had time to show: an answer and a publish are one call each.
+  await new Promise((r) => setTimeout(r, 500))
+  expect(answers()).toBe(1)
+  expect(slack.count('views.publish')).toBe(1)
+  // A second click by the same person takes the marker back: still shown, so the click was applied once.
+  expect(reviewing()).toBe(true)
+  const taken = [...replicas.slice(1).flatMap((r) => r.entries())].filter((e) => e.reason === 'already_taken')
+  expect(taken.map((e) => e.msg).sort()).toEqual([
+    'ignored slack command', 'ignored slack command', 'ignored slack event', 'ignored slack event', 'ignored slack interaction', 'ignored slack interaction',
+  ])
+})
