@@ -1,4 +1,4 @@
-import { hostOf } from '../../src/hosts/registry.ts'
+import { hostOf } from '../src/hosts/registry.ts'
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
