@@ -62,6 +62,14 @@ describe('commands on several hosts', () => {
     expect(unknown.stderr).toContain('--provider bitbucket is not a configured host')
   })
 
+  it('prherald-doctor prints a section per host and names the hosts in [config]', async () => {
+    const doctor = await run('doctor', [])
+    expect(doctor.stdout).toMatch(/parses: hosts github, gitlab, 2 mapping entries$/m)
+    expect(doctor.stdout).toMatch(/^ {2}OK {4}secret +GITLAB_WEBHOOK_SECRET +set$/m)
+    expect(doctor.stdout).toContain('[mappings: GitHub]')
+    expect(doctor.stdout).toContain('[mappings: GitLab]')
+  })
+
   it('a one-host command asks for --provider when several hosts are configured', async () => {
     const smoke = await run('smoke', ['--url', 'http://127.0.0.1:9'])
     expect(smoke.status).not.toBe(0)
