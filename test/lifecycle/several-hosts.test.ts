@@ -12,10 +12,11 @@ import { openStore } from '../../src/store/open-store.ts'
 import { digestIn } from '../digest/digest-e2e-helpers.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { mergeRequestHook } from '../helpers/gitlab-fixtures.ts'
+import { grantPersonalScopes } from '../helpers/personal-setup.ts'
 import { createTestDatabase, createTestSchema, type TestDatabase } from '../helpers/postgres.ts'
 import { deliver, TEST_SECRET, TEST_SLACK_TOKEN } from '../helpers/signed-delivery.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
-import { commandForm, sendSignedSlack } from '../helpers/slack-requests.ts'
+import { commandForm, homeOpened, sendSignedSlack } from '../helpers/slack-requests.ts'
 import { startPrherald, testEnv, waitFor, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { bitbucketHost, githubHost, gitlabHost, type ScenarioHost, type Step } from './host-scenario-hosts.ts'
@@ -65,6 +66,8 @@ describe.each(BACKENDS)('GitHub, GitLab and Bitbucket in one deployment ($name)'
   beforeEach(async () => {
     dir = makeTempDir()
     slack = await startFakeSlack({ anyChannel: true })
+    grantPersonalScopes(slack)
+    slack.users.set(ALICE, { tz: 'UTC' })
     writeFileSync(join(dir.path, 'config.yaml'), stringify(CONFIG))
     const db = await databaseEnv()
     drop = db.drop
@@ -122,7 +125,7 @@ describe.each(BACKENDS)('GitHub, GitLab and Bitbucket in one deployment ($name)'
     }))
   })
 
-  it('a person mapped on two hosts sees both hosts\' review requests in /prherald mine', async () => {
+  it('a person mapped on two hosts sees both hosts\' review requests in /prherald mine and on the Home tab', async () => {
     await send(githubHost, githubHost.requestReview(8, 'alice'))
     await send(gitlabHost, gitlabHost.requestReview(8, 'alice'))
     const responseUrl = `${new URL(slack.url).origin}/commands/T0ACME/1/mine`
@@ -133,6 +136,14 @@ describe.each(BACKENDS)('GitHub, GitLab and Bitbucket in one deployment ($name)'
     const waiting = answer.text.split('*Your pull requests*')[0]!
     expect(waiting).toContain('https://github.com/Codertocat/Hello-World/pull/8')
     expect(waiting).toContain('https://gitlab.example.com/acme/api/-/merge_requests/8')
+
+    // The Home tab gathers them the same way.
+    const event = await sendSignedSlack(servers[servers.length - 1]!.url, '/webhook/slack/events', homeOpened(ALICE, 'Ev1'))
+    expect(event.status).toBe(200)
+    await waitFor('the home tab', () => slack.views.has(ALICE))
+    const home = JSON.stringify(slack.views.get(ALICE)!.blocks)
+    expect(home).toContain('https://github.com/Codertocat/Hello-World/pull/8')
+    expect(home).toContain('https://gitlab.example.com/acme/api/-/merge_requests/8')
   })
 
   it('one digest message lists both hosts\' pull requests of a channel', async () => {
