@@ -1,7 +1,7 @@
-import { hostOf } from '../src/hosts/registry.ts'
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { hostOf } from '../src/hosts/registry.ts'
 import { signBody } from '../src/hosts/verify-signature.ts'
 import { createIntake } from '../src/intake/intake.ts'
 import { createLogger } from '../src/log/logger.ts'
