@@ -26,12 +26,12 @@ export interface Decision {
 
 /**
  * One delivery through the machine: restores the stored snapshot (or starts a fresh one: no message
- * is stored), runs XState's pure transition, and returns the next snapshot with the intents to carry out,
- * in order: at most one post or update (the message is rendered from `next`, so one suffices), then the
- * reactions added, then those removed, or a single ignore.
+ * is stored), runs XState's pure transition, and returns the next snapshot with at most one intent: a post
+ * (announce the pull request) or an ignore. Updates and reactions are not intents: the planner compares the
+ * renders and emoji of the shown and the next snapshot (worker/plan-changes.ts).
  *
  * What the caller stores, by the shape of the result:
- * - intents without an ignore: `next`, beside each message (the post's `ts` included);
+ * - no ignore: `next`, beside each message (the post's `ts` included);
  * - a single ignore and `next.state === 'ended'` (see storesWithoutMessage): `next`, in a row without a
  *   Slack message. The pull request ended before it was announced, and that must outlive this delivery, or a
  *   late `opened` would announce it as new. No Slack call;
@@ -53,13 +53,7 @@ export function decide(stored: StoredLifecycle | undefined, event: PullRequestEv
     return { next: stored ?? { state: 'unannounced', context: snapshot.context }, intents }
   }
 
-  const intents: Intent[] = []
-  if (actions.some((a) => a.type === 'post')) intents.push({ type: 'post' })
-  else if (actions.some((a) => a.type === 'update')) intents.push({ type: 'update' })
-  const before = snapshot.context.reactions
-  const after = next.context.reactions
-  for (const reaction of after) if (!before.includes(reaction)) intents.push({ type: 'addReaction', reaction })
-  for (const reaction of before) if (!after.includes(reaction)) intents.push({ type: 'removeReaction', reaction })
+  const intents: Intent[] = actions.some((a) => a.type === 'post') ? [{ type: 'post' }] : []
 
   return { next: { state: next.value as LifecycleState, context: event.kind === 'review_click' ? next.context : withPeople(next.context, event) }, intents }
 }

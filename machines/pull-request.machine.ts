@@ -42,11 +42,9 @@ export interface PullRequestContext extends ReviewFacts, EndFacts, WaitingFacts,
 
 export type IgnoreIntentReason = 'draft' | 'no_stored_message' | 'ended_before_announced' | 'not_head_commit' | 'pull_request_ended' | 'dismissed_review'
 
+/** What decide() tells its caller beyond the next snapshot: announce it, or ignore the event (and why). */
 export type Intent =
   | { type: 'post' }
-  | { type: 'update' }
-  | { type: 'addReaction'; reaction: ReactionKey }
-  | { type: 'removeReaction'; reaction: ReactionKey }
   | { type: 'ignore'; reason: IgnoreIntentReason }
 
 /** A git host's delivery, or a "Start review" click in Slack (review-claims.ts). */

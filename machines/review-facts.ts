@@ -1,5 +1,4 @@
-import type { EventKind, PullRequestEvent } from './pull-request-event.ts'
-import type { ReactionKey } from './reaction-key.ts'
+import type { PullRequestEvent } from './pull-request-event.ts'
 
 /** What the message shows besides the pull request itself. Pure helpers; the machine assigns their results. */
 export interface ReviewFacts {
@@ -51,13 +50,4 @@ export function forgetReview(facts: ReviewFacts, event: PullRequestEvent): Revie
       }
     }
   }
-}
-
-/** The reaction a review event adds, and the one a removal event may take away. */
-export const REVIEW_REACTION: Partial<Record<EventKind, ReactionKey>> = {
-  approved: 'approved',
-  changes_requested: 'changes_requested',
-  commented: 'commented',
-  approval_removed: 'approved',
-  changes_request_removed: 'changes_requested',
 }

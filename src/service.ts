@@ -9,9 +9,8 @@ import { controlSocketPath } from './control/control-socket-path.ts'
 import { startDigest } from './digest/start-digest.ts'
 import { pullRequestKey } from '../machines/pull-request-event.ts'
 import type { LifecycleEvent } from '../machines/lifecycle-event.ts'
-import type { ChooseTargets } from './routing/message-targets.ts'
 import type { PacerClock } from './slack/pacer-clock.ts'
-import { ShutdownInterrupt, type RetryPolicy } from './slack/retry-transient.ts'
+import type { RetryPolicy } from './slack/retry-transient.ts'
 import type { SlackPacer } from './slack/slack-pacer.ts'
 import { bindListeners } from './http/bind-listeners.ts'
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/http-timeouts.ts'
@@ -24,7 +23,6 @@ import { createIntake } from './intake/intake.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createLeaseKeeper, replicaId } from './mailbox/lease-keeper.ts'
 import { BATCHES_AT_ONCE, createMailboxes, FOLD_MS } from './mailbox/mailboxes.ts'
-import { createKnownPending } from './mailbox/known-pending.ts'
 import { handOffStored } from './mailbox/hand-off-stored.ts'
 import { createBatchRetry } from './mailbox/batch-retry.ts'
 import { replayParkedControlHandler } from './mailbox/replay-parked-control.ts'
@@ -53,7 +51,6 @@ export interface ServiceOptions {
   slackTimeoutMs?: number
   /** Retries across calls, in the mailbox. */
   retry?: RetryPolicy
-  chooseTargets?: ChooseTargets
   /** The Slack pacer's clock; the bench runs it faster, with a fake Slack on the same scale. */
   pacerClock?: PacerClock
   /** node:http timeouts against slow clients; tests shorten them. */
@@ -126,37 +123,28 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const worker = createWorker({
     settings, secrets, hosts, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
-    retry: options.retry, chooseTargets: options.chooseTargets, pacerClock: options.pacerClock,
+    retry: options.retry, pacerClock: options.pacerClock,
     tokenObserver: slackToken, onCall: metrics.slackCall, shared: database.pacingBudget,
     now: options.clock, onDirectMessagesQueued: () => directMessages?.kick(),
   })
   let directMessages: DirectMessageRunner | undefined
-  const { slack, pacer, sleep, limit, applyPending } = worker
+  const { slack, pacer, sleep, limit } = worker
   const retries = createBatchRetry({
     store, logger, attempts: settings.retryAttempts, backoffMs: settings.retryBackoffSeconds * 1000,
     retry: (events) => { for (const event of events) mailboxes.post(pullRequestKey(event), event) },
   })
-  // A failed batch keeps its leases until its retry (so no other replica sweeps it meanwhile); shutdown or
-  // parking gives them up. What shutdown interrupts stays pending for the next start.
-  const known = createKnownPending(store.soleServer)
-  const mailboxes = createMailboxes<LifecycleEvent>(async (key, events) => {
-    const batch = known.take(key, events)
-    try {
-      known.applied(key, events, await applyPending(key, batch))
-      retries.succeeded(key)
-    } catch (error) {
-      known.unsure(key)
-      if (!(error instanceof ShutdownInterrupt) && !(await retries.failed(key, events, error))) return
-    }
-    leases.done(events)
-  }, (key, error) => logger.error('delivery failed; it stays pending', { pr_key: key, ...errorFields(error) }), { foldMs: FOLD_MS, parallel: BATCHES_AT_ONCE })
+  const batches = worker.batches({ retries, release: (events) => leases.done(events) })
+  // Batches hold a lock connection each on PostgreSQL: no more are admitted than there are connections.
+  const mailboxes = createMailboxes<LifecycleEvent>((key, events) => batches.run(key, events),
+    (key, error) => logger.error('delivery failed; it stays pending', { pr_key: key, ...errorFields(error) }),
+    { foldMs: FOLD_MS, parallel: store.soleServer ? BATCHES_AT_ONCE : PARALLEL_CALLS })
   const handOff = (event: LifecycleEvent) => {
     leases.hold(event)
     mailboxes.post(pullRequestKey(event), event)
   }
-  // What an intake has just committed: the batch holding it need not read it back (known-pending.ts).
+  // What an intake has just committed: the batch holding it need not read it back (run-batch.ts).
   const handOffFresh = (event: LifecycleEvent) => {
-    known.fresh(event)
+    batches.fresh(event)
     handOff(event)
   }
   const leases = createLeaseKeeper({ store, logger, owner: replicaId(), leaseMs: settings.databaseLeaseSeconds * 1000, handOff })
@@ -170,11 +158,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw error
   }
 
-  // Posts the last run left with an unknown outcome are settled first, so that the replay updates them.
-  await worker.recoverPosts().catch(abandon)
+  // Writes the last run left with an unknown outcome are settled first, so that the replay updates them.
+  await worker.recoverIntents().catch(abandon)
   const pending = await store.pendingDeliveries().catch(abandon)
   for (const delivery of pending) {
-    known.unsure(delivery.prKey)
+    batches.unsure(delivery.prKey)
     handOffStored(delivery, handOff, logger)
   }
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
@@ -184,7 +172,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     host: own.host,
     secrets: [own.webhookSecret],
     accept: createIntake({
-      host: own.host, mappings: own.mappings, reviews: settings.reviews, store, logger, handOff: handOffFresh,
+      host: own.host, mappings: own.mappings, reviews: settings.reviews, store, logger, handOff: handOffFresh, busy: mailboxes.has,
       // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
       slackUserOf: (actor) => mappedId(own.users, own.host.people.keyOf(actor)),
     }),

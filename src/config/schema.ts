@@ -239,4 +239,3 @@ export type MappingEntry = Infer<typeof mappingEntry>
 export type Mappings = HostBlockDocument['mappings']
 export type ReactionsConfig = Infer<typeof reactions>
 export type DigestTier = Infer<typeof digestTier>
-export type IgnoreTier = Infer<typeof ignoreTier>

@@ -1,23 +1,48 @@
-import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
+import { isReviewClick, type LifecycleEvent } from '../../machines/lifecycle-event.ts'
+import { pullRequestKey, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { Logger } from '../log/logger.ts'
-import { filterMatch, type PullRequestFilter } from '../routing/pull-request-filter.ts'
+import { filterMatch, type FilterMatch, type PullRequestFilter } from '../routing/pull-request-filter.ts'
 import { hasMessage, type Store } from '../store/store.ts'
 import { ignoredFacts } from './log-ignored.ts'
+
+function logFiltered(logger: Logger, match: FilterMatch, event: PullRequestEvent): void {
+  const facts = ignoredFacts(event)
+  logger.info('ignored webhook event', {
+    reason: 'filtered', filter: match, provider: facts.provider, event: facts.event, repository: `${event.owner}/${event.repo}`, pr: event.number, delivery_id: event.deliveryId,
+  })
+}
 
 /**
  * Whether the mapping entry's `ignore` keeps this delivery out (answered 200, reason `filtered`). The filter
  * decides whether a pull request is announced: once it has a message, later deliveries keep that message true
  * (a label added afterwards does not take back what the channel was told). So a matching delivery is looked
  * up, and dropped only while the pull request has no message; the store is read only when the filter matches.
+ * Decided here only while no batch of the pull request is pending or running (`busy`): such a batch may be
+ * announcing it right now, so the delivery is accepted and its batch decides (filteredInBatch).
  */
-export async function isFiltered(deps: { store: Store; logger: Logger }, filter: PullRequestFilter, event: PullRequestEvent): Promise<boolean> {
+export async function isFiltered(deps: { store: Store; logger: Logger; busy?: (prKey: string) => boolean }, filter: PullRequestFilter, event: PullRequestEvent): Promise<boolean> {
   const match = filterMatch(filter, event)
-  if (!match) return false
+  if (!match || deps.busy?.(pullRequestKey(event))) return false
   const rows = await deps.store.findMessages({ provider: event.provider, repository: `${event.owner}/${event.repo}`, prNumber: event.number })
   if (rows.some(hasMessage)) return false
-  const facts = ignoredFacts(event)
-  deps.logger.info('ignored webhook event', {
-    reason: 'filtered', filter: match, provider: facts.provider, event: facts.event, repository: `${event.owner}/${event.repo}`, pr: event.number, delivery_id: event.deliveryId,
-  })
+  logFiltered(deps.logger, match, event)
   return true
+}
+
+/**
+ * The same decision inside the pull request's batch, where its state is known: the delivery ids the filter
+ * keeps out, those that match while the pull request has no message and no earlier delivery of the batch
+ * passed. Their deliveries are applied (recorded as done) without reaching the machine.
+ */
+export function filteredInBatch(logger: Logger, filter: PullRequestFilter, events: readonly LifecycleEvent[], messageShown: boolean): Set<string> {
+  const out = new Set<string>()
+  if (messageShown) return out
+  for (const event of events) {
+    if (isReviewClick(event)) break
+    const match = filterMatch(filter, event)
+    if (!match) break
+    logFiltered(logger, match, event)
+    out.add(event.deliveryId)
+  }
+  return out
 }

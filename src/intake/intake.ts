@@ -34,6 +34,8 @@ export interface IntakeDeps {
    * person's "Start review" claim only (machines/review-claims.ts).
    */
   slackUserOf?: (actor: Actor) => string | undefined
+  /** Whether a batch of this pull request is pending or running: its filter is then decided in the batch. */
+  busy?: (prKey: string) => boolean
 }
 
 /**

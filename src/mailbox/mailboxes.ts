@@ -15,6 +15,8 @@ export interface Mailboxes<T> {
   post(key: string, item: T): void
   /** Number of pull requests with queued or running work. */
   active(): number
+  /** Whether `key` has queued or running work. */
+  has(key: string): boolean
   /** Number of items posted and not yet finished (waiting, or in the batch being applied). */
   queued(): number
   /** Resolves true when every mailbox is empty, false if `timeoutMs` passed first. */
@@ -126,6 +128,7 @@ export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string
       setImmediate(() => void run(key, fresh))
     },
     active: () => boxes.size,
+    has: (key) => boxes.has(key),
     queued: () => held,
     drain(timeoutMs) {
       if (boxes.size === 0) return Promise.resolve(true)

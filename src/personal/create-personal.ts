@@ -2,22 +2,23 @@ import { randomUUID } from 'node:crypto'
 import type { Secrets, Settings } from '../config/settings.ts'
 import type { Logger } from '../log/logger.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
-import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
-import type { SlackClient } from '../slack/slack-client.ts'
 import { createSlackDirectory, type SlackDirectory } from '../slack/slack-directory.ts'
 import type { SlackTokenObserver } from '../slack/slack-token-state.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Store } from '../store/store.ts'
 import { createPersonDirectory, type PersonDirectory } from './person-directory.ts'
-import { createQueueDirectMessages, type QueueDirectMessages } from './queue-direct-messages.ts'
-import { createDirectMessageSender, type SendDueDirectMessages } from './send-direct-messages.ts'
+import { createQueueDirectMessages, createResolveDirectMessages, type QueueDirectMessages } from './queue-direct-messages.ts'
+import { createDirectMessageSender } from './send-direct-messages.ts'
+import type { LeftIntent, Outbox } from '../slack/outbox.ts'
 
 export interface Personal {
   slackDirectory: SlackDirectory
   people: PersonDirectory
   /** Absent when `notify.direct_messages: off`. */
   queue: QueueDirectMessages | undefined
-  sendDue: SendDueDirectMessages
+  sendDue: () => Promise<void>
+  /** Direct messages a sender left with an unknown outcome, for the start-up recovery. */
+  leftDirectMessages: () => Promise<LeftIntent[]>
   now: () => number
 }
 
@@ -27,11 +28,9 @@ export function createPersonal(options: {
   secrets: Pick<Secrets, 'slackBotToken'>
   store: Store
   logger: Logger
-  slack: SlackClient
   pacer: SlackPacer
-  sleep: ShutdownSleep
   people: ResolvePeople
-  settleMs: number
+  outbox: Outbox
   slackTimeoutMs?: number | undefined
   tokenObserver?: SlackTokenObserver | undefined
   now?: (() => number) | undefined
@@ -43,12 +42,8 @@ export function createPersonal(options: {
     token: options.secrets.slackBotToken, apiUrl: settings.api.slack, logger, timeoutMs: options.slackTimeoutMs, tokenObserver: options.tokenObserver,
   })
   const people = createPersonDirectory({ settings: settings.directMessages, store, slack: slackDirectory, pacer, logger })
-  const queue = settings.directMessages.mode === 'off' ? undefined : createQueueDirectMessages({
-    settings: settings.directMessages, store, people: options.people, directory: people, logger, now,
-    queued: () => options.onDirectMessagesQueued?.(),
-  })
-  const sendDue = createDirectMessageSender({
-    store, slack: options.slack, directory: slackDirectory, pacer, sleep: options.sleep, logger, now, owner: randomUUID(), settleMs: options.settleMs,
-  })
-  return { slackDirectory, people, queue, sendDue, now }
+  const queue = settings.directMessages.mode === 'off' ? undefined : createQueueDirectMessages({ settings: settings.directMessages, people: options.people, now })
+  const resolve = createResolveDirectMessages({ settings: settings.directMessages, store, directory: people, logger })
+  const sender = createDirectMessageSender({ store, directory: slackDirectory, pacer, outbox: options.outbox, logger, now, owner: randomUUID(), resolve })
+  return { slackDirectory, people, queue, sendDue: sender.sendDue, leftDirectMessages: sender.leftIntents, now }
 }

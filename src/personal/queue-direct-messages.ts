@@ -1,25 +1,15 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import { directMessageEvents, type DirectMessageEvent } from '../../machines/direct-message-events.ts'
+import { directMessageEvents } from '../../machines/direct-message-events.ts'
 import type { FoldStep } from '../../machines/fold-events.ts'
 import { pullRequestKey } from '../../machines/pull-request-event.ts'
 import { mappedId } from '../config/people-map.ts'
 import type { DirectMessageSettings } from '../config/settings.ts'
-import type { LogFields, Logger } from '../log/logger.ts'
+import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import { renderDirectMessageLine } from '../slack/render-direct-message.ts'
+import type { DirectMessageIntent } from '../store/personal-store.ts'
 import type { Store } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
-
-export interface QueueDirectMessagesDeps {
-  settings: DirectMessageSettings
-  store: Store
-  people: ResolvePeople
-  directory: PersonDirectory
-  logger: Logger
-  now: () => number
-  /** Told when something was queued, so the sender looks at once (a message due now goes now). */
-  queued: () => void
-}
 
 export interface BatchNews {
   stored: StoredLifecycle | undefined
@@ -29,47 +19,58 @@ export interface BatchNews {
 }
 
 /**
- * Queues the direct messages a folded batch gives, before the batch is committed: each row is the intent
- * (one per person and key, so a replay queues nothing and a sent one is never sent again). A person gets
- * one when direct messages are on for them (notify.direct_messages, their own choice), the pull request is
- * not muted by them, and they did not do it themselves. Slack look-ups that fail fall back (person-directory.ts).
+ * The direct messages a folded batch gives, as intents the batch commits with its rows: one per event and
+ * recipient, a mapped Slack user or a team's Slack user group. No Slack look-up happens here (who is in a
+ * group, when the person's day starts: the sender resolves them, resolveDirectMessages below), so a slow
+ * people look-up never delays the channel message; a replayed batch commits the same rows, kept once.
  */
-export function createQueueDirectMessages(deps: QueueDirectMessagesDeps) {
-  const { settings } = deps
-  const wants = async (user: string): Promise<boolean> => {
-    if (settings.mode === 'off') return false
-    const chosen = (await deps.store.preferenceOf(user)).directMessages ?? settings.people[user]?.directMessages
-    return settings.mode === 'on' ? chosen !== 'off' : chosen === 'on'
-  }
-
-  return async function queueDirectMessages(news: BatchNews): Promise<void> {
-    if (settings.mode === 'off') return
+export function createQueueDirectMessages(deps: { settings: DirectMessageSettings; people: ResolvePeople; now: () => number }) {
+  return async function directMessageIntents(news: BatchNews): Promise<DirectMessageIntent[]> {
+    if (deps.settings.mode === 'off') return []
     const events = directMessageEvents(news.stored, news.steps)
-    if (events.length === 0) return
+    if (events.length === 0) return []
     const people = await deps.people(news.next, news.facts)
     const { context } = news.next
     const prKey = pullRequestKey(context)
-    const rows = []
-    for (const event of events) {
+    return events.flatMap((event) => {
       const actorUser = mappedId(people.users, event.actorKey) ?? mappedId(people.users, event.actor)
-      for (const user of await recipients(event, people, deps.directory)) {
-        if (user === actorUser || !(await wants(user)) || (await deps.store.isMuted(user, prKey))) continue
-        const createdAt = deps.now()
-        const dueAt = await deps.directory.deliveryTime(user, createdAt)
-        rows.push({ recipient: user, dmKey: event.key, prKey, body: renderDirectMessageLine(event, context), dueAt, createdAt })
-      }
-    }
-    // A store failure fails the batch, which stays pending: its replay queues the same rows, once.
-    if ((await deps.store.queueDirectMessages(rows)) > 0) deps.queued()
+      const to = event.to
+      const user = to.type === 'author' ? mappedId(people.users, to.key) : to.type === 'user' ? mappedId(people.users, to.accountId ?? to.login) : undefined
+      const group = to.type === 'team' && people.teams ? mappedId(people.teams, to.slug) : undefined
+      const target = user ? `user:${user}` : group ? `group:${group}` : undefined
+      return target ? [{ target, dmKey: event.key, prKey, body: renderDirectMessageLine(event, context), actorUser, createdAt: deps.now() }] : []
+    })
   }
 }
 
-async function recipients(event: DirectMessageEvent, people: { users: Record<string, string>; teams?: Record<string, string> }, directory: PersonDirectory): Promise<string[]> {
-  const to = event.to
-  if (to.type === 'author') return [mappedId(people.users, to.key)].filter((u): u is string => u !== undefined)
-  if (to.type === 'user') return [mappedId(people.users, to.accountId ?? to.login)].filter((u): u is string => u !== undefined)
-  const group = people.teams ? mappedId(people.teams, to.slug) : undefined
-  return group ? directory.groupMembers(group) : []
-}
-
 export type QueueDirectMessages = ReturnType<typeof createQueueDirectMessages>
+
+/**
+ * The sender's first step: each committed intent becomes the rows of the people it reaches (a group's
+ * members), for those who want direct messages (notify.direct_messages, their own choice), did not mute the
+ * pull request and did not do it themselves, each due now or at the start of their next working day. Slack
+ * look-ups that fail fall back (person-directory.ts). An intent that fails stays for the next round.
+ */
+export function createResolveDirectMessages(deps: { settings: DirectMessageSettings; store: Store; directory: PersonDirectory; logger: Logger }) {
+  const { settings } = deps
+  const wants = async (user: string): Promise<boolean> => {
+    const chosen = (await deps.store.preferenceOf(user)).directMessages ?? settings.people[user]?.directMessages
+    return settings.mode === 'on' ? chosen !== 'off' : chosen === 'on'
+  }
+  return async function resolveDirectMessages(now: number): Promise<void> {
+    for (const intent of await deps.store.directMessageIntents()) {
+      try {
+        const [kind, id = ''] = intent.target.split(':')
+        const users = kind === 'group' ? await deps.directory.groupMembers(id) : [id]
+        const rows = []
+        for (const user of users) {
+          if (user === intent.actorUser || !(await wants(user)) || (await deps.store.isMuted(user, intent.prKey))) continue
+          rows.push({ recipient: user, dmKey: intent.dmKey, prKey: intent.prKey, body: intent.body, dueAt: await deps.directory.deliveryTime(user, now), createdAt: intent.createdAt })
+        }
+        await deps.store.resolveDirectMessageIntent(intent, rows)
+      } catch (error) {
+        deps.logger.warn('direct message recipients not resolved; tried again at the next round', { dm_key: intent.dmKey, ...errorFields(error) })
+      }
+    }
+  }
+}

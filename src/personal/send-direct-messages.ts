@@ -1,47 +1,39 @@
 import { randomUUID } from 'node:crypto'
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
-import type { PostMarker } from '../slack/find-marked-message.ts'
-import { searchWindow } from '../slack/find-post.ts'
+import type { LeftIntent, Outbox } from '../slack/outbox.ts'
 import { gatherDirectMessage, LINES_PER_MESSAGE } from '../slack/render-direct-message.ts'
-import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
-import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackDirectory } from '../slack/slack-directory.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { DirectMessageRecord } from '../store/personal-store.ts'
 import type { Store } from '../store/store.ts'
 
-/** The metadata every direct message carries: its batch, which a lookup recognises. */
-export const DIRECT_MESSAGE_EVENT_TYPE = 'prherald_direct_message'
-const markerOf = (batch: string): PostMarker => ({ eventType: DIRECT_MESSAGE_EVENT_TYPE, payload: { pr: 'direct_message', delivery_id: batch } })
-
 export interface DirectMessageSenderDeps {
   store: Store
-  slack: SlackClient
   directory: SlackDirectory
   pacer: SlackPacer
-  sleep: ShutdownSleep
+  /** Makes each gathered message exactly once (slack/outbox.ts). */
+  outbox: Outbox
   logger: Logger
   now: () => number
   /** This server's name in the claims: one sender per person at a time, across replicas. */
   owner: string
   /** How long a claim lasts: a sender that dies lets another take its people after this. */
   leaseMs?: number
-  /** How long Slack gets to finish a post whose answer was lost before it is looked for. */
-  settleMs: number
+  /** Turns the intents batches committed into people's rows first (queue-direct-messages.ts). */
+  resolve: (now: number) => Promise<void>
 }
 
 /**
  * Sends the direct messages that are due, one person at a time: claims the person's due rows, gathers them
  * into one message (a morning of held ones: a few lines each, paced like every post), and marks them sent.
- * Exactly once as thread replies are (reply-once.ts): the batch is written before the post and rides in its
- * metadata; a post of unknown outcome, or a batch a crashed sender left, is looked for in the conversation
- * (`conversations.history`) before anything is posted again. Slack refusing it for good drops the batch.
+ * Each gathered message goes through the outbox: its batch is written before the post and rides in its
+ * metadata; one of unknown outcome, or a batch a crashed sender left, is looked for in the conversation
+ * before anything is posted again. Slack refusing it for good drops the batch.
  */
 export function createDirectMessageSender(deps: DirectMessageSenderDeps) {
   const leaseMs = deps.leaseMs ?? 60_000
   const channels = new Map<string, string>()
-  let warnedScope = false
 
   const channelOf = async (user: string): Promise<string> => {
     const known = channels.get(user)
@@ -50,64 +42,37 @@ export function createDirectMessageSender(deps: DirectMessageSenderDeps) {
     channels.set(user, channel)
     return channel
   }
+  const callIn = (channel: string) => <T>(method: Parameters<SlackPacer['call']>[0], run: () => Promise<T>) => deps.pacer.call(method, channel, run)
 
-  const lookFor = async (channel: string, batch: string, since: number): Promise<string | undefined> => {
-    const found = await deps.slack.findMarkedMessage(channel, markerOf(batch), searchWindow(since), (run) => deps.pacer.call('conversations.history', channel, run))
-    if ('ts' in found) return found.ts
-    if (!warnedScope) {
-      warnedScope = true
-      deps.logger.warn('slack token cannot read direct messages; sending again without looking (a message may show twice)', {
-        scope: found.missingScope, fix: 'add the im:history bot scope to the Slack app (docs/slack-app.md), reinstall it, and set the new SLACK_BOT_TOKEN',
-      })
-    }
-    return undefined
-  }
-
-  /** Posts one batch (its rows already carry it); sent, or left for a lookup when the outcome is unknown. */
-  const post = async (user: string, channel: string, batch: string, rows: readonly DirectMessageRecord[]): Promise<void> => {
+  /** Posts one batch of the claimed rows (a left one is looked for first). */
+  const post = async (user: string, channel: string, batch: string, rows: readonly DirectMessageRecord[], claimedUntil: number): Promise<void> => {
     const text = gatherDirectMessage(rows.map((r) => r.body))
-    try {
-      const ts = await deps.pacer.call('chat.postMessage', channel, () =>
-        deps.slack.postMessage(channel, { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] }, markerOf(batch)))
-      await deps.store.finishBatch(user, batch, 'sent', channel, ts)
-      deps.logger.info('direct message sent', { slack_user: user, lines: rows.length, ts })
-    } catch (error) {
-      if (!isPrheraldError(error, 'slack_outcome_unknown')) throw error
-      await deps.sleep.sleep(deps.settleMs)
-      const ts = await lookFor(channel, batch, deps.now())
-      if (!ts) throw error
-      await deps.store.finishBatch(user, batch, 'sent', channel, ts)
-    }
+    const ts = await deps.outbox.directMessage({ user, channel, batch, rows, text, owner: deps.owner, claimHeld: () => deps.now() < claimedUntil, call: callIn(channel) })
+    deps.logger.info('direct message sent', { slack_user: user, lines: rows.length, ts })
   }
 
   const sendTo = async (user: string): Promise<void> => {
     const at = deps.now()
-    const rows = await deps.store.claimDirectMessages(user, deps.owner, at, at + leaseMs)
+    const claimedUntil = at + leaseMs
+    const rows = await deps.store.claimDirectMessages(user, deps.owner, at, claimedUntil)
     if (rows.length === 0) return
     let batch: string | undefined
     try {
       const channel = await channelOf(user)
       const earlier = new Map<string, DirectMessageRecord[]>()
       for (const r of rows) if (r.batch) earlier.set(r.batch, [...(earlier.get(r.batch) ?? []), r])
-      for (const [id, batchRows] of earlier) {
-        batch = id
-        const ts = await lookFor(channel, id, batchRows[0]!.batchAt ?? at)
-        if (ts) await deps.store.finishBatch(user, id, 'sent', channel, ts)
-        else await post(user, channel, id, batchRows)
-      }
+      for (const [id, batchRows] of earlier) await post(user, channel, (batch = id), batchRows, claimedUntil)
       const fresh = rows.filter((r) => !r.batch)
-      for (let i = 0; i < fresh.length; i += LINES_PER_MESSAGE) {
-        const chunk = fresh.slice(i, i + LINES_PER_MESSAGE)
-        batch = randomUUID()
-        await deps.store.setBatch(user, deps.owner, chunk.map((r) => r.dmKey), batch, deps.now())
-        await post(user, channel, batch, chunk)
-      }
+      for (let i = 0; i < fresh.length; i += LINES_PER_MESSAGE) await post(user, channel, (batch = randomUUID()), fresh.slice(i, i + LINES_PER_MESSAGE), claimedUntil)
     } catch (error) {
       if (isPrheraldError(error, 'slack_permanent')) {
         // Refused before a batch was chosen (the conversation cannot be opened): every claimed line is dropped.
-        const dropped = batch ?? randomUUID()
-        if (!batch) await deps.store.setBatch(user, deps.owner, rows.filter((r) => !r.batch).map((r) => r.dmKey), dropped, deps.now())
-        await deps.store.finishBatch(user, dropped, 'dropped', null, null)
+        // A batch Slack refused was dropped by the outbox.
+        if (!batch) {
+          const dropped = randomUUID()
+          await deps.store.setBatch(user, deps.owner, rows.filter((r) => !r.batch).map((r) => r.dmKey), dropped, deps.now())
+          await deps.store.finishBatch(user, dropped, 'dropped', null, null)
+        }
         deps.logger.error('slack refused the direct message; dropping it', { slack_user: user, slack_error: error.message, fix: error.fix })
       } else {
         deps.logger.warn('direct message not sent; it is tried again', { slack_user: user, ...errorFields(error) })
@@ -117,9 +82,37 @@ export function createDirectMessageSender(deps: DirectMessageSenderDeps) {
     }
   }
 
-  return async function sendDue(): Promise<void> {
-    for (const user of await deps.store.dueRecipients(deps.now())) await sendTo(user)
+  /**
+   * The batches a sender left with an unknown outcome, for the start-up recovery (worker/recover-intents.ts):
+   * each held under a claim on its person, looked for in the conversation, and marked sent when found. One not
+   * found stays: the person's next claim sends it (looking once more first).
+   */
+  const leftIntents = async (): Promise<LeftIntent[]> => {
+    const left = new Map<string, { user: string; batch: string; since: number }>()
+    for (const r of await deps.store.directMessageBatchesLeft()) {
+      if (r.batch && !left.has(`${r.recipient} ${r.batch}`)) left.set(`${r.recipient} ${r.batch}`, { user: r.recipient, batch: r.batch, since: r.batchAt ?? r.createdAt })
+    }
+    return [...left.values()].map(({ user, batch, since }) => ({
+      kind: 'direct_message', facts: { slack_user: user },
+      async hold() {
+        const at = deps.now()
+        const rows = await deps.store.claimDirectMessages(user, deps.owner, at, at + leaseMs)
+        const release = () => deps.store.releaseDirectMessages(user, deps.owner)
+        if (rows.some((r) => r.batch === batch)) return release
+        await release()
+        return undefined
+      },
+      find: async () => deps.outbox.findDirectMessage(await channelOf(user), batch, since, callIn(await channelOf(user))),
+      complete: async (ts) => deps.store.finishBatch(user, batch, 'sent', await channelOf(user), ts),
+      drop: async () => {},
+    }))
+  }
+
+  return {
+    leftIntents,
+    async sendDue(): Promise<void> {
+      await deps.resolve(deps.now())
+      for (const user of await deps.store.dueRecipients(deps.now())) await sendTo(user)
+    },
   }
 }
-
-export type SendDueDirectMessages = ReturnType<typeof createDirectMessageSender>

@@ -12,6 +12,7 @@ import { createSqliteStore } from '../store/sqlite-store.ts'
 import { PARALLEL_CALLS } from '../worker/create-outbound.ts'
 import { createCallLimit } from '../worker/call-limit.ts'
 import { createWorker } from '../worker/create-worker.ts'
+import { pullRequestKey } from '../../machines/pull-request-event.ts'
 import { reconcileApi, runReconcile, type ReconcileReport, type RunReconcileOptions } from './run-reconcile.ts'
 
 /** The server lock, or why it cannot be had: a server holds it whose control channel did not answer. */
@@ -90,13 +91,15 @@ export async function reconcileLocally(
     const worker = request.dryRun ? undefined : createWorker({
       settings, secrets: { slackBotToken, slackSigningSecret }, hosts, store, logger, signal: shutdown.signal,
     })
+    // The server's batch runner, without its retries and leases: a failed batch is this pull request's error line.
+    const batches = worker?.batches()
     try {
       const reports: HostReconcileReport[] = []
       const limit = worker?.limit ?? createCallLimit(PARALLEL_CALLS, shutdown.signal)
       for (const own of chosen) {
         const report = await runReconcile({
           settings, host: own, store, repository: request.repository, redeliver: false,
-          apply: worker ? (event) => worker.applyDeliveries([event]) : undefined, limit, ...extra,
+          apply: batches ? (event) => batches.run(pullRequestKey(event), [event]) : undefined, limit, ...extra,
         })
         reports.push({ host: own.host.words.name, report })
       }

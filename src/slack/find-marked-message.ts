@@ -4,15 +4,25 @@ import { isPrheraldError } from '../errors.ts'
 /** The metadata `event_type` of every message prherald posts (Slack asks for a readable, snake_case name). */
 export const POST_EVENT_TYPE = 'prherald_pull_request'
 
-/** What a post carries in its message metadata so that it can be recognised in the channel's history. */
+/** The metadata `event_type` of every reply prherald posts in a message's thread. */
+export const REPLY_EVENT_TYPE = 'prherald_thread_reply'
+
+/**
+ * What a write carries in its message metadata so that it can be recognised in the history: a post `pr` (the
+ * pull request's key, `github:owner/repo#12`) and `delivery_id` (the delivery that announced it); a thread
+ * reply `pr` and `reply_key` (the delivery and what the reply tells); a direct message its batch.
+ */
 export interface PostMarker {
   eventType: string
-  /** `pr`: the pull request's key (`github:owner/repo#12`); `delivery_id`: the delivery that announced it. */
-  payload: { pr: string; delivery_id: string }
+  payload: Record<string, string>
 }
 
 export function postMarker(prKey: string, deliveryId: string): PostMarker {
   return { eventType: POST_EVENT_TYPE, payload: { pr: prKey, delivery_id: deliveryId } }
+}
+
+export function replyMarker(prKey: string, replyKey: string): PostMarker {
+  return { eventType: REPLY_EVENT_TYPE, payload: { pr: prKey, reply_key: replyKey } }
 }
 
 /**
@@ -42,8 +52,8 @@ export function historyScope(channel: string): string {
 }
 
 function matches(metadata: unknown, marker: PostMarker): boolean {
-  const m = metadata as { event_type?: unknown; event_payload?: { pr?: unknown; delivery_id?: unknown } } | undefined
-  return m?.event_type === marker.eventType && m.event_payload?.pr === marker.payload.pr && m.event_payload.delivery_id === marker.payload.delivery_id
+  const m = metadata as { event_type?: unknown; event_payload?: Record<string, unknown> } | undefined
+  return m?.event_type === marker.eventType && Object.entries(marker.payload).every(([key, value]) => m.event_payload?.[key] === value)
 }
 
 const slackTs = (at: Date) => (at.getTime() / 1000).toFixed(6)
@@ -66,6 +76,22 @@ export async function findMarkedMessage(
   return findInPages(channel, (cursor) => page(() => deps.call(() => deps.client.conversations.history({
     channel, ...range, limit: HISTORY_PAGE_SIZE, include_all_metadata: true, ...(cursor ? { cursor } : {}),
   }))), (m) => matches(m.metadata, marker), HISTORY_PAGES)
+}
+
+/**
+ * Reads the thread of `threadTs` since `oldest` (`conversations.replies`, with every message's metadata, at
+ * most three pages of 100: a thread holds few replies) and returns the ts of the reply carrying `marker`.
+ */
+export async function findMarkedReply(
+  deps: { client: WebClient; call: <T>(run: () => Promise<T>) => Promise<T | undefined> },
+  channel: string,
+  threadTs: string,
+  marker: PostMarker,
+  oldest: Date,
+): Promise<HistoryLookup> {
+  return findInPages(channel, (cursor) => deps.call(() => deps.client.conversations.replies({
+    channel, ts: threadTs, oldest: slackTs(oldest), limit: 100, include_all_metadata: true, ...(cursor ? { cursor } : {}),
+  })), (m) => m.ts !== threadTs && matches(m.metadata, marker), 3)
 }
 
 /** One page of `conversations.history` or `conversations.replies`, as far as a search reads it. */

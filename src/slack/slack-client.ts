@@ -2,9 +2,7 @@ import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type RetryO
 import { createSlackFetch } from './slack-fetch.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
-import { findMarkedMessage, type HistoryLookup, type HistoryWindow, type PageCall, type PostMarker } from './find-marked-message.ts'
-import { findMarkedReply, type ReplyMarker } from './find-marked-reply.ts'
-import { heldLock } from './lock-scope.ts'
+import { findMarkedMessage, findMarkedReply, type HistoryLookup, type HistoryWindow, type PageCall, type PostMarker } from './find-marked-message.ts'
 import { mayHavePosted } from './post-outcome.ts'
 import type { SlackTokenObserver } from './slack-token-state.ts'
 
@@ -30,9 +28,9 @@ export interface SlackClient {
    * Replies in the thread of `threadTs`, never broadcast to the channel; like postMessage, never retried
    * inside the client, and slack_outcome_unknown when the reply may be in the thread.
    */
-  postReply(channel: string, threadTs: string, text: string, marker: ReplyMarker): Promise<string>
-  /** Looks through the thread of `threadTs` for the reply carrying `marker` (see find-marked-reply.ts). */
-  findMarkedReply(channel: string, threadTs: string, marker: ReplyMarker, oldest: Date): Promise<HistoryLookup>
+  postReply(channel: string, threadTs: string, text: string, marker: PostMarker): Promise<string>
+  /** Looks through the thread of `threadTs` for the reply carrying `marker` (see find-marked-message.ts). */
+  findMarkedReply(channel: string, threadTs: string, marker: PostMarker, oldest: Date): Promise<HistoryLookup>
   updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>
   addReaction(channel: string, ts: string, name: string): Promise<void>
   removeReaction(channel: string, ts: string, name: string): Promise<void>
@@ -145,15 +143,12 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     rejectRateLimitedCalls: true,
   }
   const client = new WebClient(options.token, { ...settings, retryConfig: options.retry ?? DEFAULT_SLACK_RETRY })
-  // Posts get a client of their own that never retries: Slack has no idempotency key, so a post retried
-  // after a timeout or a reset can land twice. A failed post goes back to post-once.ts, which looks for it
-  // in the channel before posting again. (A 429 is refused before posting: slack_rate_limited, not posted.)
-  const poster = new WebClient(options.token, { ...settings, retryConfig: { retries: 0 } })
-  // A change made for a batch that holds a pull request's lock is sent once as well: the batch retries it
-  // through the pacer, which checks the lock before each try. The client's own retry would not: after the
-  // lock was lost (the database restarted), a retry of an update that timed out landed over what the
-  // replica then holding the pull request had written (chaos run, PostgreSQL: a message left showing an older state).
-  const changer = () => (heldLock() ? poster : client)
+  // Every change gets a client of its own that never retries: Slack has no idempotency key, so a post
+  // retried after a timeout or a reset can land twice, and an update retried after its batch's lock was lost
+  // landed over what the replica then holding the pull request had written (chaos run, PostgreSQL). The
+  // caller retries a change through the pacer, which checks the batch's lock first; a failed post goes back
+  // to the outbox, which looks for it before posting again. (A 429 is refused before posting.) Reads retry here.
+  const changer = new WebClient(options.token, { ...settings, retryConfig: { retries: 0 } })
   const call = async <T>(run: () => Promise<T>): Promise<T | undefined> => {
     try {
       const result = await run()
@@ -169,13 +164,13 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
       return undefined
     }
   }
-  /** One chat.postMessage with the poster: a failure after which it may be in Slack is slack_outcome_unknown. */
+  /** One chat.postMessage, never retried here: a failure after which it may be in Slack is slack_outcome_unknown. */
   const postOnce = async (args: Parameters<WebClient['chat']['postMessage']>[0]): Promise<string> => {
     // Through `call` like every other method, so a 429 and a refused token are classified and observed the
     // same way; only a failure after which the post may be in the channel is told apart first.
     const result = await call(async () => {
       try {
-        return await poster.chat.postMessage(args)
+        return await changer.chat.postMessage(args)
       } catch (error) {
         if (!mayHavePosted(error)) throw error
         throw new PrheraldError('slack_outcome_unknown', `Slack: chat.postMessage outcome unknown (${errorText(error)})`, { cause: error })
@@ -196,13 +191,13 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     findMarkedReply: (channel, threadTs, marker, oldest) => findMarkedReply({ client, call }, channel, threadTs, marker, oldest),
     findMarkedMessage: (channel, marker, window, page) => findMarkedMessage({ client, call }, channel, marker, window, page),
     async updateMessage(channel, ts, message) {
-      await call(() => changer().chat.update({ channel, ts, text: message.text, blocks: message.blocks as never }))
+      await call(() => changer.chat.update({ channel, ts, text: message.text, blocks: message.blocks as never }))
     },
     async addReaction(channel, ts, name) {
-      await call(() => changer().reactions.add({ channel, timestamp: ts, name }))
+      await call(() => changer.reactions.add({ channel, timestamp: ts, name }))
     },
     async removeReaction(channel, ts, name) {
-      await call(() => changer().reactions.remove({ channel, timestamp: ts, name }))
+      await call(() => changer.reactions.remove({ channel, timestamp: ts, name }))
     },
     async lookupUserByEmail(email) {
       const result = await call(async () => {

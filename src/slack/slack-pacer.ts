@@ -1,9 +1,8 @@
-import { isPrheraldError } from '../errors.ts'
+import { isPrheraldError, PrheraldError } from '../errors.ts'
 import { budgetKey, heldScope, SLACK_RATE_LIMITS, type RateLimit, type SlackMethod } from './rate-limits.ts'
 import { systemClock, type PacerClock } from './pacer-clock.ts'
 import type { SharedPacingBudget } from '../store/shared-pacing-budget.ts'
 import { ShutdownInterrupt } from './retry-transient.ts'
-import { heldLock, lockLostError, whileHeld } from './lock-scope.ts'
 
 /** `published`: spend Slack's published limits. `off`: no budgets, only the holds a 429 asks for. */
 export type SlackPacing = 'published' | 'off'
@@ -37,8 +36,11 @@ export interface PacerStats {
 }
 
 export interface SlackPacer {
-  /** Runs `run` (one Slack call of `method` in `channel`) once its budgets allow it, in order of arrival. */
-  call<T>(method: SlackMethod, channel: string, run: () => Promise<T>): Promise<T>
+  /**
+   * Runs `run` (one Slack call of `method` in `channel`) once its budgets allow it, in order of arrival.
+   * `lost`: the calling batch's lock (worker/run-batch.ts); once it is aborted the call is refused.
+   */
+  call<T>(method: SlackMethod, channel: string, run: () => Promise<T>, lost?: AbortSignal): Promise<T>
   stats(): PacerStats
 }
 
@@ -221,13 +223,12 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
   }, { once: true })
 
   return {
-    call<T>(method: SlackMethod, channel: string, run: () => Promise<T>): Promise<T> {
+    call<T>(method: SlackMethod, channel: string, run: () => Promise<T>, lost?: AbortSignal): Promise<T> {
       if (options.signal.aborted) return Promise.reject(new ShutdownInterrupt('shutting down'))
       // A batch whose pull request's lock is gone makes no further call: another server may hold it now.
-      const lost = heldLock()
       if (lost?.aborted) return Promise.reject(lockLostError(lost))
-      // Run in the lock's scope whoever pumps the queue: the Slack client sends a locked batch's changes once.
-      const guarded = lost ? () => (lost.aborted ? Promise.reject(lockLostError(lost)) : whileHeld(lost, run)) : run
+      // Checked again when its turn comes: the lock may go while the call waits for its budget.
+      const guarded = lost ? () => (lost.aborted ? Promise.reject(lockLostError(lost)) : run()) : run
       return new Promise<T>((resolve, reject) => {
         queue.push({
           seq: seq++, method, channel, run: guarded, resolve: resolve as (value: unknown) => void, reject,
@@ -242,4 +243,11 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
       return { queued: queue.length, running, timer: timer !== undefined, budgets: buckets.size + holds.size }
     },
   }
+}
+
+export function lockLostError(lost: AbortSignal): PrheraldError {
+  const reason = lost.reason instanceof Error ? lost.reason.message : String(lost.reason)
+  return new PrheraldError('database', `the database connection holding this pull request's lock broke (${reason}); the batch stops before its next Slack call and its deliveries stay pending`, {
+    fix: 'nothing to do if the database restarted or failed over: the batch is retried on a new connection',
+  })
 }

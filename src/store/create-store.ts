@@ -8,6 +8,7 @@ import {
 import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store, StoredMessage } from './store.ts'
 import { createPersonalStore } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
+import { personalQueries } from './personal-queries.ts'
 
 export interface StoreDeps {
   driver: StoreDriver
@@ -90,6 +91,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       if (outcome.deliveryIds.length > 0) steps.push([q.markApplied, [at, outcome.provider, JSON.stringify(outcome.deliveryIds)]])
       const active = outcome.activity
       if (active) steps.push([q.markActivity, [at, active.provider, active.repository, active.prNumber]])
+      for (const d of outcome.directMessages ?? []) steps.push([personalQueries.queueIntent, [d.target, d.dmKey, d.prKey, d.body, d.actorUser ?? null, d.createdAt]])
       if (steps.length > 0) await write(...steps)
     },
     async pendingDeliveryStats() {
@@ -133,6 +135,9 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     },
     async recordThreadReplyIntent(r) {
       await write([q.recordThreadReplyIntent, [...key(r, r.channel), r.replyKey, r.createdAt]])
+    },
+    async threadReplyIntents() {
+      return (await driver.read<ThreadReplyRow>(q.threadReplyIntents)).map(threadReplyFromRow)
     },
     async completeThreadReply(pr, channel, replyKey, ts) {
       await write([q.completeThreadReply, [ts, ...key(pr, channel), replyKey]])

@@ -16,6 +16,11 @@ const sql = {
   setBatch: 'UPDATE direct_messages SET batch = ?, batch_at = ? WHERE recipient = ? AND claimed_by = ? AND outcome IS NULL AND dm_key IN ({json_texts})',
   finishBatch: 'UPDATE direct_messages SET outcome = ?, channel = ?, ts = ?, claimed_until = 0 WHERE recipient = ? AND batch = ?',
   releaseClaim: 'UPDATE direct_messages SET claimed_until = 0 WHERE recipient = ? AND claimed_by = ? AND outcome IS NULL',
+  queueIntent: `INSERT INTO direct_message_intents (target, dm_key, pr_key, body, actor_user, created_at) VALUES (?, ?, ?, ?, ?, ?)
+    ON CONFLICT (target, dm_key) DO NOTHING`,
+  intents: 'SELECT * FROM direct_message_intents ORDER BY created_at, target{bytewise}, dm_key{bytewise} LIMIT 100',
+  deleteIntent: 'DELETE FROM direct_message_intents WHERE target = ? AND dm_key = ?',
+  batchesLeft: 'SELECT * FROM direct_messages WHERE batch IS NOT NULL AND outcome IS NULL ORDER BY created_at, dm_key{bytewise}',
   directMessagesOf: 'SELECT * FROM direct_messages WHERE recipient = ? ORDER BY created_at, dm_key{bytewise}',
   nextDue: 'SELECT min(due_at) AS due FROM direct_messages WHERE outcome IS NULL',
   deleteDirectMessagesBefore: 'DELETE FROM direct_messages WHERE outcome IS NOT NULL AND created_at < ?',

@@ -22,10 +22,26 @@ export interface PersonPreference {
   workingHours?: string | undefined
 }
 
+/** A direct message as its batch gives it, before the people look-ups (who is in a group, when is their morning). */
+export interface DirectMessageIntent {
+  /** `user:<Slack user id>` or `group:<Slack user group id>`. */
+  target: string
+  dmKey: string
+  prKey: string
+  body: string
+  /** Who did it, as a Slack user: not told of their own doing. */
+  actorUser: string | undefined
+  createdAt: number
+}
+
 /** The personal side of the store (docs/notifications.md); the same statements on SQLite and PostgreSQL. */
 export interface PersonalStore {
   /** Queues each row unless one with its recipient and key exists (sent or not): a replay queues nothing. Returns how many were new. */
   queueDirectMessages(rows: ReadonlyArray<Omit<DirectMessageRecord, 'batch' | 'batchAt' | 'outcome' | 'channel' | 'ts'>>): Promise<number>
+  /** Direct messages batches committed and no sender resolved yet, oldest first (a hundred at most). */
+  directMessageIntents(): Promise<DirectMessageIntent[]>
+  /** Queues the rows an intent resolved to and drops the intent, in one transaction. */
+  resolveDirectMessageIntent(intent: DirectMessageIntent, rows: ReadonlyArray<Omit<DirectMessageRecord, 'batch' | 'batchAt' | 'outcome' | 'channel' | 'ts'>>): Promise<number>
   /** People with direct messages due at `now` that no sender holds. */
   dueRecipients(now: number): Promise<string[]>
   /** Claims a person's due messages for `owner` until `until`; none when another sender holds them. */
@@ -34,6 +50,8 @@ export interface PersonalStore {
   setBatch(recipient: string, owner: string, dmKeys: readonly string[], batch: string, at: number): Promise<void>
   finishBatch(recipient: string, batch: string, outcome: 'sent' | 'dropped', channel: string | null, ts: string | null): Promise<void>
   releaseDirectMessages(recipient: string, owner: string): Promise<void>
+  /** Rows whose batch was written and not finished (a post of unknown outcome), oldest first: for start-up recovery. */
+  directMessageBatchesLeft(): Promise<DirectMessageRecord[]>
   directMessagesOf(recipient: string): Promise<DirectMessageRecord[]>
   /** The earliest due time of an unsent message, for the sender's next wake-up. */
   nextDirectMessageDue(): Promise<number | undefined>
@@ -78,6 +96,17 @@ export function createPersonalStore(driver: StoreDriver, now: () => number): Per
       const counts = await driver.write(rows.map((r) => [q.queueDirectMessage, [r.recipient, r.dmKey, r.prKey, r.body, r.dueAt, r.createdAt]]))
       return counts.reduce((a, b) => a + b, 0)
     },
+    async directMessageIntents() {
+      const rows = await read<{ target: string; dm_key: string; pr_key: string; body: string; actor_user: string | null; created_at: number | string }>(q.intents, [])
+      return rows.map((r) => ({ target: r.target, dmKey: r.dm_key, prKey: r.pr_key, body: r.body, actorUser: r.actor_user ?? undefined, createdAt: Number(r.created_at) }))
+    },
+    async resolveDirectMessageIntent(intent, rows) {
+      const counts = await driver.write([
+        ...rows.map((r) => [q.queueDirectMessage, [r.recipient, r.dmKey, r.prKey, r.body, r.dueAt, r.createdAt]] as const),
+        [q.deleteIntent, [intent.target, intent.dmKey]],
+      ])
+      return counts.slice(0, -1).reduce((a, b) => a + b, 0)
+    },
     async dueRecipients(at) {
       return (await read<{ recipient: string }>(q.dueRecipients, [at, at])).map((r) => r.recipient)
     },
@@ -93,6 +122,9 @@ export function createPersonalStore(driver: StoreDriver, now: () => number): Per
     },
     async releaseDirectMessages(recipient, owner) {
       await write(q.releaseClaim, [recipient, owner])
+    },
+    async directMessageBatchesLeft() {
+      return (await read<DirectMessageRow>(q.batchesLeft, [])).map(fromRow)
     },
     async directMessagesOf(recipient) {
       return (await read<DirectMessageRow>(q.directMessagesOf, [recipient])).map(fromRow)

@@ -80,6 +80,7 @@ const sql = {
     INSERT INTO thread_replies (provider, repository, pr_number, channel, reply_key, ts, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?)
     ON CONFLICT (provider, repository, pr_number, channel, reply_key) DO UPDATE SET created_at = excluded.created_at
     WHERE thread_replies.ts IS NULL`,
+  threadReplyIntents: 'SELECT * FROM thread_replies WHERE ts IS NULL ORDER BY created_at',
   completeThreadReply: `UPDATE thread_replies SET ts = ? WHERE ${REPLY_KEY}`,
   dropThreadReplyIntent: `DELETE FROM thread_replies WHERE ${REPLY_KEY} AND ts IS NULL`,
   deleteThreadRepliesBefore: 'DELETE FROM thread_replies WHERE created_at < ?',

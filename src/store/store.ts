@@ -1,5 +1,5 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
-import type { PersonalStore } from './personal-store.ts'
+import type { DirectMessageIntent, PersonalStore } from './personal-store.ts'
 import type { TalkBackStore } from './talk-back-store.ts'
 
 /**
@@ -85,6 +85,8 @@ export interface DeliveryOutcome {
    * row it has gets `activity_at` = the commit time, after the rows above are saved. The digest reads it.
    */
   activity?: PullRequestRef
+  /** The direct messages the batch gave, before their people look-ups (the sender resolves them). */
+  directMessages?: readonly DirectMessageIntent[]
 }
 
 /** An open pull request's message, as the digest reads it. */
@@ -275,6 +277,8 @@ export interface Store extends SharedWork, PersonalStore, TalkBackStore {
   recordThreadReplyIntent(reply: Omit<ThreadReply, 'ts'>): Promise<void>
   /** The reply is in Slack: saves its ts. */
   completeThreadReply(pr: PullRequestRef, channel: string, replyKey: string, ts: string): Promise<void>
+  /** Every reply intent not completed (no ts), oldest first; read at start-up like postIntents. */
+  threadReplyIntents(): Promise<ThreadReply[]>
   /** The reply is known not to be in Slack: drops the intent (never a posted reply). */
   dropThreadReplyIntent(pr: PullRequestRef, channel: string, replyKey: string): Promise<void>
 

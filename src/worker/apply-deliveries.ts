@@ -7,26 +7,30 @@ import { applyReactionTier, reactionNames } from '../config/reactions.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { RenderOptions } from '../slack/render-review.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
+import { filteredInBatch } from '../intake/filter-intake.ts'
 import { resolveHostRoute, type HostMappings } from '../routing/resolve-route.ts'
-import { heldLock, lockLostError } from '../slack/lock-scope.ts'
+import { lockLostError } from '../slack/slack-pacer.ts'
 import { hasMessage, NO_MESSAGE, type MessageRecord, type PullRequestRef } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
-import { hasActivity } from './has-activity.ts'
-import { repositoryChannel, type ChooseTargets } from '../routing/message-targets.ts'
+import type { EventKind } from '../../machines/pull-request-event.ts'
+import type { ChooseTargets } from '../routing/message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
+import { yieldToAcks, type BatchContext } from './run-batch.ts'
 import { isSmokeTestDone, planSmokeCleanup } from './smoke-cleanup.ts'
 import { plannedReviewPings, plannedThreadUpdates, type PostThreadReplies } from './thread-replies.ts'
 import { mappedId } from '../config/people-map.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import type { QueueDirectMessages } from '../personal/queue-direct-messages.ts'
+import type { DirectMessageIntent } from '../store/personal-store.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
   /** Every host's mappings: a pull request is routed by its own host's. */
   mappings: HostMappings
   /** The global `slack.reactions`; a mapping tier may override them. */
   reactions: ReactionSettings
-  chooseTargets?: ChooseTargets
+  /** Where a pull request is first announced: the repository's channels, or its path rules. */
+  chooseTargets: ChooseTargets
   /** Git-host calls (path routing's changed files): at most so many at once. Slack calls go through the pacer. */
   limit: CallLimit
   /** The global `slack.thread_updates`; a mapping tier may override it. */
@@ -39,23 +43,32 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   render?: RenderOptions
   /** Who is a Slack user for a lifecycle about to be rendered; without it everyone is plain text. */
   people?: ResolvePeople
-  /** Queues the batch's direct messages (docs/notifications.md), each once; absent when they are off. */
+  /** The batch's direct messages as intents its commit holds (docs/notifications.md); absent when they are off. */
   directMessages?: QueueDirectMessages
-  /** Settles the pull request's posts of unknown outcome; true when a message was adopted (recover-posts.ts). */
-  settleIntents?: (ref: PullRequestRef) => Promise<boolean>
+  /** Told once a commit held direct messages: the sender resolves and sends them. */
+  onDirectMessages?: () => void
+  /** Settles the pull request's posts of unknown outcome; true when a message was adopted (recover-intents.ts). */
+  settleIntents?: (ref: PullRequestRef, lost: AbortSignal) => Promise<boolean>
 }
+
+/**
+ * What counts as a pull request's activity for the digest, beside its announcement: a review and a comment.
+ * A push, an edit or a label does not: none of them tells that someone looked at it. Bots' reviews muted by
+ * reviews.ignore_bot_reviews never get here (the intake drops them), and a "Start review" click is a promise
+ * of a review, not one: the pull request stays stuck until the review arrives.
+ */
+const ACTIVITY_KINDS: ReadonlySet<EventKind | 'review_click'> = new Set(['approved', 'changes_requested', 'commented'])
 
 /**
  * The mailbox worker: takes one pull request's queued deliveries (one or more, in arrival order), folds
  * them through the lifecycle machine, plans the Slack calls that bring every message to the final state,
  * runs them, and commits the rows together with the deliveries they reflect. Runs inside the PR's
- * mailbox, so it never races another delivery of the same pull request.
+ * batch (run-batch.ts), so it never races another delivery of the same pull request.
  */
 export function createApplyDeliveries(deps: LifecycleDeps) {
-  const chooseTargets = deps.chooseTargets ?? repositoryChannel
   const runPlan = createPlanRunner(deps)
 
-  return async function applyDeliveries(events: readonly LifecycleEvent[]): Promise<void> {
+  return async function applyDeliveries(events: readonly LifecycleEvent[], batch: BatchContext): Promise<void> {
     const first = events[0]
     const last = events.at(-1)
     if (!first || !last) return
@@ -63,20 +76,22 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const deliveryIds = events.map((e) => e.deliveryId)
     const facts = { repository: ref.repository, pr: first.number, delivery_id: last.deliveryId, deliveries: events.length }
     // Activity is recorded even when the message does not change (a second comment adds no reaction).
-    const reviewed = hasActivity(events)
+    const reviewed = events.some((e) => ACTIVITY_KINDS.has(e.kind))
+    let directMessages: DirectMessageIntent[] = []
     const commit = async (messages: MessageRecord[], forget: Array<typeof ref & { channel: string }> = [], announced = false) => {
       // A batch whose lock is gone must not save its state: another replica may have saved a later one.
-      const held = heldLock()
-      if (held?.aborted) throw lockLostError(held)
-      await deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, forget, ...(reviewed || announced ? { activity: ref } : {}) })
+      await yieldToAcks()
+      if (batch.lost.aborted) throw lockLostError(batch.lost)
+      await deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, forget, directMessages, ...(reviewed || announced ? { activity: ref } : {}) })
+      if (directMessages.length > 0) deps.onDirectMessages?.()
     }
 
     const allRows = await deps.store.findMessages(ref)
     // Rows, deliveries marked applied and the deliveries they reflect are committed together, so a pending
     // delivery is normally reflected by no row. A database written by an older version may still hold a row
     // that reflects one (its commit was cut off between channels): that row is left as it is.
-    const batch = new Set(deliveryIds)
-    const rows = allRows.filter((r) => r.lastDeliveryId === null || !batch.has(r.lastDeliveryId))
+    const ids = new Set(deliveryIds)
+    const rows = allRows.filter((r) => r.lastDeliveryId === null || !ids.has(r.lastDeliveryId))
     if (allRows.length > 0 && rows.length === 0) return commit([])
     // A row without a message (NO_MESSAGE) is only the record of an end before the announcement; once the pull
     // request has a message, that message's row holds its lifecycle.
@@ -84,21 +99,26 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const current = messages[0] ?? rows[0]
     const stored = current ? readStoredLifecycle(current.lifecycle) : undefined
 
-    const folded = foldEvents(stored, events, { messageShown: messages.length > 0 })
+    const route = resolveHostRoute(deps.mappings, first.provider, first.owner, first.repo)
+    // Deliveries the intake left to the batch (one of the pull request's was in flight): decided here.
+    const filtered = route ? filteredInBatch(deps.logger, route.ignore, events, messages.length > 0) : undefined
+    const folding = filtered?.size ? events.filter((e) => !filtered.has(e.deliveryId)) : events
+    if (folding.length === 0) return commit([])
+    await yieldToAcks()
+    const folded = foldEvents(stored, folding, { messageShown: messages.length > 0 })
     for (const step of folded.steps) if (step.ignored) logIgnored(deps.logger, step.ignored, ignoredFacts(step.event))
     const next = folded.next
     if (!folded.changed && next?.state === 'ended') {
       // A post of unknown outcome may be in the channel after all: adopted, the batch runs again and ends it.
-      if (messages.length === 0 && deps.settleIntents && await deps.settleIntents(ref)) return applyDeliveries(events)
+      if (messages.length === 0 && deps.settleIntents && await deps.settleIntents(ref, batch.lost)) return applyDeliveries(events, batch)
       // Ended before it was announced: the state is kept in a row without a message, and Slack hears nothing.
       // A smoke test that ends unannounced (its post failed) keeps nothing: it must leave no row behind.
       if (isSmokeTestDone(events)) return commit([])
       return commit([{ ...ref, ...NO_MESSAGE, mentions: [], reactions: [], state: next.state, lifecycle: storedLifecycle(next), lastDeliveryId: last.deliveryId }])
     }
     // Before the commit, like thread replies: a replay queues the same rows, which are kept once.
-    if (folded.changed && next && deps.directMessages) await deps.directMessages({ stored, steps: folded.steps, next, facts })
+    if (folded.changed && next && deps.directMessages) directMessages = await deps.directMessages({ stored, steps: folded.steps, next, facts })
     if (!folded.changed || !next) return commit([])
-    const route = resolveHostRoute(deps.mappings, first.provider, first.owner, first.repo)
     if (!route) {
       for (const step of folded.steps) if (!step.ignored) logIgnored(deps.logger, 'no_mapping', ignoredFacts(step.event))
       return commit([])
@@ -106,8 +126,9 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
 
     const taken = new Set(allRows.map((r) => r.channel))
     const announceIn = folded.announcedBy
-      ? (await deps.limit(() => chooseTargets(folded.announcedBy!, route))).filter((t) => !taken.has(t.channel))
+      ? (await deps.limit(() => deps.chooseTargets(folded.announcedBy!, route))).filter((t) => !taken.has(t.channel))
       : []
+    await yieldToAcks()
     const reactions = applyReactionTier(deps.reactions, route.reactions)
     const people = deps.people ? await deps.people(next, facts) : undefined
     const plans = planSmokeCleanup(events, planChanges({
@@ -131,7 +152,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const deleted = []
     let announced = false
     for (const plan of plans) {
-      const message = await runPlan(plan, context)
+      const message = await runPlan(plan, context, batch)
       if (message) placed.push(message)
       if (message && plan.changes.some((c) => c.type === 'post')) announced = true
       // A message the plan deleted takes its row with it.
@@ -143,7 +164,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       ...plannedThreadUpdates({ enabled: route.threadUpdates ?? deps.threadUpdates, stored, steps: folded.steps, slackUser }),
       ...plannedReviewPings({ enabled: deps.notifyReviewRequests === 'thread', stored, steps: folded.steps, context: next.context, people }),
     ]
-    await deps.postThreadReplies(placed, replies, { ref, facts })
+    await deps.postThreadReplies(placed, replies, { ref, facts, lost: batch.lost })
     // Saved even when Slack refused a channel's change for good: the lifecycle belongs to the pull request,
     // and a row left behind would later hand an old state to the machine.
     await commit(placed.map((m) => ({

@@ -3,7 +3,7 @@ import { reactionNames } from '../config/reactions.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import type { RenderOptions } from '../slack/render-review.ts'
 import { hasMessage, type MessageRecord } from '../store/store.ts'
-import type { LostLockChange } from './lost-lock-changes.ts'
+import type { BatchContext, LostLockChange } from './run-batch.ts'
 import { planMessage } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
 
@@ -31,7 +31,7 @@ function mayCarry(recorded: readonly string[], lost: readonly LostLockChange[]):
  */
 export function createRepaint(deps: RepaintDeps) {
   const runPlan = createPlanRunner(deps)
-  return async function repaint(lost: readonly LostLockChange[]): Promise<void> {
+  return async function repaint(lost: readonly LostLockChange[], batch: BatchContext): Promise<void> {
     const ref = lost[0]?.ref
     if (!ref) return
     const placed: MessageRecord[] = []
@@ -50,12 +50,10 @@ export function createRepaint(deps: RepaintDeps) {
       const message = await runPlan(plan, {
         ref, facts, next: stored, reactions: last.reactions, ...(deps.render ? { render: deps.render } : {}), ...(people ? { people } : {}),
         beforePost: { state: row.state, lifecycle: row.lifecycle, lastDeliveryId: row.lastDeliveryId }, deliveryId: row.lastDeliveryId ?? '',
-      })
+      }, batch)
       if (message) placed.push({ ...row, ...message })
     }
     // The rows keep their state; a message posted again (someone deleted it) gets its new ts saved.
     if (placed.length > 0) await deps.store.commitOutcome({ provider: ref.provider, deliveryIds: [], messages: placed })
   }
 }
-
-export type Repaint = ReturnType<typeof createRepaint>

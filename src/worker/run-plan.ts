@@ -5,14 +5,13 @@ import { isPrheraldError } from '../errors.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { MessageRecord, PullRequestRef, Store } from '../store/store.ts'
-import type { SlackMethod } from '../slack/rate-limits.ts'
 import { planMessage, unposted, type MessagePlan, type SlackChange } from './plan-changes.ts'
-import type { PostOnce } from '../slack/post-once.ts'
+import type { Outbox, SlackCall } from '../slack/outbox.ts'
 import { retryTransient, type RetryPolicy } from '../slack/retry-transient.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { People } from '../slack/person-names.ts'
-import { sendChange } from './lost-lock-changes.ts'
+import type { BatchContext } from './run-batch.ts'
 
 export interface PlanRunnerDeps {
   store: Store
@@ -23,8 +22,8 @@ export interface PlanRunnerDeps {
   sleep: ShutdownSleep
   /** Shared by every mailbox: every Slack call waits here for its method's (and channel's) budget. */
   pacer: SlackPacer
-  /** Posts at most once across timeouts and crashes (post-once.ts). */
-  postOnce: PostOnce
+  /** Posts at most once across timeouts and crashes. */
+  outbox: Outbox
 }
 
 /** The pull request the plan belongs to, and what its rows are saved with. */
@@ -54,33 +53,46 @@ export interface PlacedMessage {
 }
 
 /**
+ * One Slack call of a batch in `channel`: through the pacer (the channel's budgets, the batch's lock), a
+ * transient failure retried with backoff there, never inside the client.
+ */
+export function pacedCall(deps: Pick<PlanRunnerDeps, 'pacer' | 'retry' | 'sleep' | 'logger'>, channel: string, lost: AbortSignal, facts: LogFields): SlackCall {
+  return (method, run) => retryTransient(() => deps.pacer.call(method, channel, run, lost), {
+    policy: deps.retry,
+    sleep: deps.sleep,
+    onRetry: (attempt, delayMs, error) => deps.logger.warn('slack call failed, retrying', { ...facts, call: method, attempt, delay_ms: delayMs, ...errorFields(error) }),
+  })
+}
+
+/**
  * The executor: carries out one channel's plan against Slack, in order, with retries for transient
  * failures. It decides nothing except how to recover: a message someone deleted is posted again. A
- * post goes through post-once.ts, which records the intent first and saves the ts at once (with the state
+ * post goes through the outbox (slack/outbox.ts), which records the intent first and saves the ts at once (with the state
  * from before the deliveries, so a replay after a crash updates that message instead of posting another).
  * Returns undefined when the channel has no message.
  */
 export function createPlanRunner(deps: PlanRunnerDeps) {
-  return async function runPlan(plan: MessagePlan, context: PlanContext): Promise<PlacedMessage | undefined> {
+  return async function runPlan(plan: MessagePlan, context: PlanContext, batch: BatchContext): Promise<PlacedMessage | undefined> {
     const facts = { ...context.facts, channel: plan.channel }
-    const call = <T>(method: SlackMethod, run: () => Promise<T>) =>
-      retryTransient(() => deps.pacer.call(method, plan.channel, run), {
-        policy: deps.retry,
-        sleep: deps.sleep,
-        onRetry: (attempt, delayMs, error) =>
-          deps.logger.warn('slack call failed, retrying', { ...facts, call: method, attempt, delay_ms: delayMs, ...errorFields(error) }),
-      })
+    const call = pacedCall(deps, plan.channel, batch.lost, facts)
     const done: string[] = []
     let ts = plan.ts
 
-    // A change still on its way when the batch's lock goes is remembered, so that it can be repainted over.
-    const changeOf = <T>(change: SlackChange, send: () => Promise<T>) =>
-      sendChange({ ref: context.ref, channel: plan.channel, next: context.next, reactions: context.reactions, change }, send)
+    // A change that settles (answered, failed or timed out) after the batch's lock went is remembered, so that
+    // it can be repainted over. So is one the pacer refused because the lock was already gone: an earlier try
+    // of it may have been carried out, and a repaint that finds nothing to do costs nothing.
+    const changeOf = async <T>(change: SlackChange, send: () => Promise<T>): Promise<T> => {
+      try {
+        return await send()
+      } finally {
+        if (batch.lost.aborted) batch.changedAfterLoss.push({ ref: context.ref, channel: plan.channel, next: context.next, reactions: context.reactions, change })
+      }
+    }
     const apply = async (change: SlackChange): Promise<void> => {
       switch (change.type) {
         case 'post': {
           const row = { ...context.ref, channel: plan.channel, mentions: plan.mentions, reactions: [], ...context.beforePost }
-          const posted = await deps.postOnce({ row, message: change.message, deliveryId: context.deliveryId, facts, call })
+          const posted = await deps.outbox.post({ row, message: change.message, deliveryId: context.deliveryId, facts, call })
           ts = posted.ts
           done.push('posted')
           // An earlier batch's post, adopted: it shows that batch's state, and the reactions below assume this one's.
@@ -140,5 +152,3 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
     }
   }
 }
-
-export type RunPlan = ReturnType<typeof createPlanRunner>

@@ -4,15 +4,14 @@ import type { PullRequestContext } from '../../machines/pull-request.machine.ts'
 import { reviewPings } from '../../machines/review-pings.ts'
 import { threadEvents } from '../../machines/thread-events.ts'
 import { isPrheraldError } from '../errors.ts'
-import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
+import type { LogFields, Logger } from '../log/logger.ts'
 import { reviewerName, type People } from '../slack/person-names.ts'
 import { renderReviewPing } from '../slack/render-review-ping.ts'
 import { renderThreadReply } from '../slack/render-thread-reply.ts'
 import type { PullRequestRef } from '../store/store.ts'
-import type { SlackCall } from '../slack/find-post.ts'
-import type { ReplyOnce } from '../slack/reply-once.ts'
-import { retryTransient, type RetryPolicy } from '../slack/retry-transient.ts'
-import type { PlacedMessage } from './run-plan.ts'
+import type { Outbox } from '../slack/outbox.ts'
+import type { RetryPolicy } from '../slack/retry-transient.ts'
+import { pacedCall, type PlacedMessage } from './run-plan.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 
@@ -23,7 +22,7 @@ export interface PlannedReply {
 }
 
 export interface ThreadRepliesDeps {
-  replyOnce: ReplyOnce
+  outbox: Outbox
   pacer: SlackPacer
   retry: RetryPolicy
   sleep: ShutdownSleep
@@ -70,25 +69,19 @@ export function plannedReviewPings(input: ReviewPingsInput): PlannedReply[] {
 /**
  * Posts the planned replies in the thread of every message the batch left in Slack, in order, before the
  * batch's rows and deliveries are committed: a crash before the commit replays the batch, and each reply's
- * record (reply-once.ts) keeps it from being posted twice. A reply Slack refuses for good is logged and
+ * record (slack/outbox.ts) keeps it from being posted twice. A reply Slack refuses for good is logged and
  * skipped; shutdown and other failures propagate and leave the deliveries pending.
  */
 export function createThreadReplies(deps: ThreadRepliesDeps) {
-  return async function postThreadReplies(placed: readonly PlacedMessage[], replies: readonly PlannedReply[], context: { ref: PullRequestRef; facts: LogFields }): Promise<void> {
+  return async function postThreadReplies(placed: readonly PlacedMessage[], replies: readonly PlannedReply[], context: { ref: PullRequestRef; facts: LogFields; lost: AbortSignal }): Promise<void> {
     if (replies.length === 0) return
     for (const message of placed) {
       const facts = { ...context.facts, channel: message.channel }
-      const call: SlackCall = (method, run) =>
-        retryTransient(() => deps.pacer.call(method, message.channel, run), {
-          policy: deps.retry,
-          sleep: deps.sleep,
-          onRetry: (attempt, delayMs, error) =>
-            deps.logger.warn('slack call failed, retrying', { ...facts, call: method, attempt, delay_ms: delayMs, ...errorFields(error) }),
-        })
+      const call = pacedCall(deps, message.channel, context.lost, facts)
       const posted: string[] = []
       for (const reply of replies) {
         try {
-          const outcome = await deps.replyOnce({ ref: context.ref, channel: message.channel, threadTs: message.ts, replyKey: reply.replyKey, text: reply.text, facts, call })
+          const outcome = await deps.outbox.reply({ ref: context.ref, channel: message.channel, threadTs: message.ts, replyKey: reply.replyKey, text: reply.text, facts, call })
           if (outcome !== 'already_posted') posted.push(reply.replyKey)
         } catch (error) {
           if (!isPrheraldError(error, 'slack_permanent') && !isPrheraldError(error, 'slack_message_not_found')) throw error

@@ -46,24 +46,24 @@ describe('message stored', () => {
 
   it('reopened / ready_for_review / opened update the message', () => {
     for (const kind of ['opened', 'reopened', 'ready_for_review'] as const) {
-      expect(run(opened, event(kind)).intents).toEqual([{ type: 'update' }])
+      expect(run(opened, event(kind)).intents).toEqual([])
     }
   })
 
   it('converted_to_draft moves to draft with the draft reaction; ready_for_review removes it', () => {
     const toDraft = run(opened, event('converted_to_draft', { draft: true }))
     expect(toDraft.stored?.state).toBe('draft')
-    expect(toDraft.intents).toEqual([{ type: 'update' }, { type: 'addReaction', reaction: 'draft' }])
+    expect(toDraft.intents).toEqual([{ type: 'addReaction', reaction: 'draft' }])
     const back = run(opened, event('converted_to_draft', { draft: true }), event('ready_for_review'))
     expect(back.stored?.state).toBe('open')
-    expect(back.intents).toEqual([{ type: 'update' }, { type: 'removeReaction', reaction: 'draft' }])
+    expect(back.intents).toEqual([{ type: 'removeReaction', reaction: 'draft' }])
   })
 
   it('Bitbucket updated compares the draft flag with the stored state', () => {
     expect(run(opened, event('updated', { draft: true })).stored?.state).toBe('draft')
     expect(run(opened, event('updated', { draft: true }), event('updated')).stored?.state).toBe('open')
     const titleOnly = run(opened, event('updated', { title: 'New' }))
-    expect(titleOnly.intents).toEqual([{ type: 'update' }])
+    expect(titleOnly.intents).toEqual([])
     expect(titleOnly.stored?.context.title).toBe('New')
   })
 
@@ -74,23 +74,23 @@ describe('message stored', () => {
   })
 
   it('never adds a reaction twice', () => {
-    expect(run(opened, event('approved', { actor: 'carol' }), event('approved', { actor: 'dave' })).intents).toEqual([{ type: 'update' }])
+    expect(run(opened, event('approved', { actor: 'carol' }), event('approved', { actor: 'dave' })).intents).toEqual([])
   })
 
   it('comments count, and a bot reviewer adds robot_face once', () => {
     const first = run(opened, event('commented', { actor: 'ci[bot]', bot: true }))
-    expect(first.intents).toEqual([{ type: 'update' }, { type: 'addReaction', reaction: 'commented' }, { type: 'addReaction', reaction: 'bot' }])
+    expect(first.intents).toEqual([{ type: 'addReaction', reaction: 'commented' }, { type: 'addReaction', reaction: 'bot' }])
     const { stored, intents } = run(opened, event('commented', { actor: 'ci[bot]', bot: true }), event('commented', { actor: 'ci[bot]', bot: true }))
-    expect(intents).toEqual([{ type: 'update' }])
+    expect(intents).toEqual([])
     expect(stored?.context.commentCount).toBe(2)
     expect(stored?.context.botReviewers).toEqual(['ci[bot]'])
   })
 
   it('a dismissal removes the reaction only when no such review remains', () => {
     const two = [opened, event('approved', { actor: 'carol' }), event('approved', { actor: 'dave' })]
-    expect(run(...two, event('review_dismissed', { actor: 'carol' })).intents).toEqual([{ type: 'update' }])
+    expect(run(...two, event('review_dismissed', { actor: 'carol' })).intents).toEqual([])
     expect(run(...two, event('review_dismissed', { actor: 'carol' }), event('review_dismissed', { actor: 'dave' })).intents)
-      .toEqual([{ type: 'update' }, { type: 'removeReaction', reaction: 'approved' }])
+      .toEqual([{ type: 'removeReaction', reaction: 'approved' }])
   })
 
   it('a dismissed review id never counts again: its replay is ignored, a new review of the same person counts', () => {
@@ -103,34 +103,34 @@ describe('message stored', () => {
     expect(run(...dismissed, event('changes_requested', { actor: 'carol', reviewId: '41', updatedAt: '2030-01-01T00:00:00Z' })).intents)
       .toEqual([{ type: 'ignore', reason: 'dismissed_review' }])
     const fresh = run(...dismissed, event('approved', { actor: 'carol', reviewId: '42' }))
-    expect(fresh.intents).toEqual([{ type: 'update' }, { type: 'addReaction', reaction: 'approved' }])
+    expect(fresh.intents).toEqual([{ type: 'addReaction', reaction: 'approved' }])
     expect(fresh.stored?.context.approvedBy).toEqual(['carol'])
   })
 
   it('unapproved and changes_request_removed take back only their own kind', () => {
     const base = [opened, event('approved', { actor: 'carol' }), event('changes_requested', { actor: 'dave' })]
-    expect(run(...base, event('approval_removed', { actor: 'carol' })).intents).toEqual([{ type: 'update' }, { type: 'removeReaction', reaction: 'approved' }])
-    expect(run(...base, event('changes_request_removed', { actor: 'dave' })).intents).toEqual([{ type: 'update' }, { type: 'removeReaction', reaction: 'changes_requested' }])
+    expect(run(...base, event('approval_removed', { actor: 'carol' })).intents).toEqual([{ type: 'removeReaction', reaction: 'approved' }])
+    expect(run(...base, event('changes_request_removed', { actor: 'dave' })).intents).toEqual([{ type: 'removeReaction', reaction: 'changes_requested' }])
   })
 
   it('edited updates the title', () => {
     const { stored, intents } = run(opened, event('edited', { title: 'Renamed' }))
-    expect(intents).toEqual([{ type: 'update' }])
+    expect(intents).toEqual([])
     expect(stored?.context.title).toBe('Renamed')
   })
 
   it('merged and closed end the PR with their reaction; reopening a closed PR removes x', () => {
     const merged = run(opened, event('merged'))
     expect(merged.stored?.state).toBe('merged')
-    expect(merged.intents).toEqual([{ type: 'update' }, { type: 'addReaction', reaction: 'merged' }])
+    expect(merged.intents).toEqual([{ type: 'addReaction', reaction: 'merged' }])
     const reopened = run(opened, event('closed'), event('reopened'))
     expect(reopened.stored?.state).toBe('open')
-    expect(reopened.intents).toEqual([{ type: 'update' }, { type: 'removeReaction', reaction: 'closed' }])
+    expect(reopened.intents).toEqual([{ type: 'removeReaction', reaction: 'closed' }])
   })
 
   it('a review after merge still counts but the state stays merged', () => {
     const { stored, intents } = run(opened, event('merged'), event('commented'))
     expect(stored?.state).toBe('merged')
-    expect(intents).toEqual([{ type: 'update' }, { type: 'addReaction', reaction: 'commented' }])
+    expect(intents).toEqual([{ type: 'addReaction', reaction: 'commented' }])
   })
 })

@@ -101,7 +101,7 @@ describe('a reopening after an unannounced end', () => {
 
   it('after the announcement, the PR follows the ordinary lifecycle', () => {
     const { stored, intents } = run(closed(), prEvent('reopened', { updatedAt: REOPENED_AT }), prEvent('approved', { updatedAt: CLOSED_AGAIN_AT }))
-    expect(intents).toEqual([{ type: 'update' }, { type: 'addReaction', reaction: 'approved' }])
+    expect(intents).toEqual([{ type: 'addReaction', reaction: 'approved' }])
     expect(stored?.state).toBe('open')
   })
 

@@ -1,5 +1,5 @@
 import { decide, storesWithoutMessage, type StoredLifecycle } from '../../machines/decide.ts'
-import type { Intent } from '../../machines/pull-request.machine.ts'
+import type { Intent, ReactionKey } from '../../machines/pull-request.machine.ts'
 import type { EventKind, Provider, PullRequestEvent, PullRequestFacts } from '../../machines/pull-request-event.ts'
 
 export interface Facts {
@@ -31,17 +31,28 @@ export function prEvent(kind: EventKind, facts: Facts = {}): PullRequestEvent {
   }
 }
 
+/** decide()'s intent, then the emoji the planner adds and removes: the difference between the two snapshots. */
+export type Effect = Intent | { type: 'addReaction'; reaction: ReactionKey } | { type: 'removeReaction'; reaction: ReactionKey }
+
 /**
  * Feeds events through decide() as the worker does: the stored snapshot goes through JSON; an ignore is not
- * stored, except one that records an end (decide's contract, storesWithoutMessage).
+ * stored, except one that records an end (decide's contract, storesWithoutMessage). `intents`: the last
+ * event's, with the reactions that changed.
  */
-export function run(...events: PullRequestEvent[]): { stored: StoredLifecycle | undefined; intents: Intent[] } {
+export function run(...events: PullRequestEvent[]): { stored: StoredLifecycle | undefined; intents: Effect[] } {
   let stored: StoredLifecycle | undefined
-  let intents: Intent[] = []
+  let intents: Effect[] = []
   for (const e of events) {
     const result = decide(stored, e)
-    intents = result.intents
-    if (!intents.some((i) => i.type === 'ignore') || storesWithoutMessage(result)) stored = JSON.parse(JSON.stringify(result.next)) as StoredLifecycle
+    const ignored = result.intents.some((i) => i.type === 'ignore')
+    const before = stored?.context.reactions ?? []
+    const after = result.next.context.reactions
+    intents = ignored ? result.intents : [
+      ...result.intents,
+      ...after.filter((r) => !before.includes(r)).map((reaction) => ({ type: 'addReaction' as const, reaction })),
+      ...before.filter((r) => !after.includes(r)).map((reaction) => ({ type: 'removeReaction' as const, reaction })),
+    ]
+    if (!ignored || storesWithoutMessage(result)) stored = JSON.parse(JSON.stringify(result.next)) as StoredLifecycle
   }
   return { stored, intents }
 }

@@ -138,7 +138,7 @@ describe('review requests in the lifecycle', () => {
 
   it('with a message, a request and a removal each update it', () => {
     const { stored, intents } = run(prEvent('opened'), requested(team('backend'), T(2)), { ...prEvent('review_request_removed', { updatedAt: T(3) }), reviewer: user('nobody') })
-    expect(intents).toEqual([{ type: 'update' }])
+    expect(intents).toEqual([])
     expect(waitingOn(stored!.context).map(reviewerKey)).toEqual(['team:backend'])
   })
 

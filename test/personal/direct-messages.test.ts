@@ -73,6 +73,21 @@ describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => 
     expect(dms('D0DAVE')).toHaveLength(0)
   })
 
+  it('never holds the channel message up for a people look-up: the sender resolves who is in the team', async () => {
+    clock = BERLIN.wednesdayMorning
+    h.slack.faults.push({ method: 'usergroups.users.list', fault: { delayMs: 2500 } })
+    await start()
+    const opened = pullRequest('opened', 9)
+    opened.pull_request.requested_teams = [{ name: 'Backend', slug: 'backend', id: 1 }]
+    const startedAt = Date.now()
+    await send('pull_request', opened)
+    // The batch is done, its message posted, while the group's members are still being asked for.
+    expect(Date.now() - startedAt).toBeLessThan(2000)
+    expect(h.slack.messagesIn(CHANNEL)).toHaveLength(1)
+    expect(dms('D0ERIN')).toHaveLength(0)
+    await waitFor('erin\'s message', () => dms('D0ERIN').length === 1)
+  })
+
   it('holds messages due on Friday night and sends them gathered at the start of Monday, after a restart, once', async () => {
     clock = BERLIN.fridayEvening
     await start()
@@ -111,5 +126,38 @@ describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => 
     expect(dms(AUTHOR_DM)).toHaveLength(1)
     expect(dms(AUTHOR_DM)[0]!.text).toMatch(/merged/)
     expect(h.slack.calls.filter((c) => c.method === 'chat.postMessage' && c.body.channel === AUTHOR_DM)).toHaveLength(1)
+  })
+
+  it('a direct message still on its way to Slack when the process stops is found at the restart, not sent twice', async () => {
+    // Like the post's (test/faults/interrupted-delivery.test.ts): Slack carries the message out 3.5 s after it
+    // arrives, inside the client's timeout, so it is neither answered nor in the conversation when the process
+    // stops, and lands after the restart's first look.
+    writeConfig(h.dir.path, {
+      git_provider: 'github', server: { shutdown_timeout_seconds: 1 },
+      users: { Codertocat: { slack: AUTHOR, direct_messages: 'on' } }, mappings: { Codertocat: { 'Hello-World': { channel: CHANNEL } } },
+    })
+    clock = BERLIN.wednesdayMorning
+    h.slack.faults.push({ method: 'chat.postMessage', channel: AUTHOR_DM, fault: { delayMs: 3500 } })
+    const startSlow = async () => {
+      h.service = await startPrherald(h.dir.path, testEnv(h.dir.path, 'github', { SLACK_API_URL: h.slack.url, ...h.database.env }), {
+        clock: () => clock, directMessageIntervalMs: 50, slackTimeoutMs: 5000,
+      })
+    }
+    await startSlow()
+    await send('pull_request', pullRequest('opened', 5))
+    await send('pull_request_review', review('approved', 5, 'dave'))
+    await waitFor('the direct message on its way', () => h.slack.calls.some((c) => c.method === 'chat.postMessage' && c.body.channel === AUTHOR_DM))
+    await h.service!.stop()
+    h.service = undefined
+    expect(dms(AUTHOR_DM)).toHaveLength(0)
+
+    // Past the dead sender's claim on the person.
+    clock += 61_000
+    await startSlow()
+    await waitFor('the message to land', () => dms(AUTHOR_DM).length > 0, 15_000)
+    await new Promise((r) => setTimeout(r, 1000))
+    expect(dms(AUTHOR_DM)).toHaveLength(1)
+    expect(h.slack.calls.filter((c) => c.method === 'chat.postMessage' && c.body.channel === AUTHOR_DM)).toHaveLength(1)
+    expect(h.service!.entries()).toContainEqual(expect.objectContaining({ msg: 'interrupted direct messages looked up', found: 1 }))
   })
 })

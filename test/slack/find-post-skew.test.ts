@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest'
 import { createLogger } from '../../src/log/logger.ts'
-import { createFindPost } from '../../src/slack/find-post.ts'
+import { createOutbox, type OutboxDeps } from '../../src/slack/outbox.ts'
 import { postMarker } from '../../src/slack/find-marked-message.ts'
 import { createSlackClient } from '../../src/slack/slack-client.ts'
 import type { PostIntent } from '../../src/store/store.ts'
@@ -22,6 +22,7 @@ it('finds the marked post although this host\'s clock is 10 minutes ahead of Sla
     provider: 'github', repository: 'acme/api', prNumber: 7, channel: 'C0000000001', marker: 'd-1', mentions: [],
     state: 'open', lifecycle: '{}', lastDeliveryId: 'd-1', reactions: [], createdAt: Date.now() + 10 * 60_000,
   }
-  const findPost = createFindPost({ slack: client, logger: createLogger({ format: 'json', level: 'error', write: () => {} }) })
+  // The look-up reads Slack only: the outbox's store, sleep and retries are not used.
+  const { findPost } = createOutbox({ slack: client, logger: createLogger({ format: 'json', level: 'error', write: () => {} }) } as OutboxDeps)
   expect(await findPost(intent, (_method, run) => run(), {})).toBe(ts)
 })

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { createLogger } from '../../src/log/logger.ts'
 import { HISTORY_PAGES, postMarker } from '../../src/slack/find-marked-message.ts'
-import { createFindPost, type SlackCall } from '../../src/slack/find-post.ts'
+import { createOutbox, type OutboxDeps, type SlackCall } from '../../src/slack/outbox.ts'
 import { createSlackClient, type SlackClient } from '../../src/slack/slack-client.ts'
 import type { PostIntent } from '../../src/store/store.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
@@ -40,7 +40,7 @@ async function search(createdAt: number): Promise<{ found: string | undefined; p
   const logger = createLogger({ format: 'json', level: 'info', write: (line) => entries.push(JSON.parse(line) as LogEntry) })
   let pages = 0
   const call: SlackCall = (method, run) => { expect(method).toBe('conversations.history'); pages++; return run() }
-  return { found: await createFindPost({ slack: client, logger })(intent, call, {}), pages }
+  return { found: await createOutbox({ slack: client, logger } as OutboxDeps).findPost(intent, call, {}), pages }
 }
 
 it('finds the lost post with 450 messages after it and 400 before it, one paced call per page', async () => {

@@ -2,7 +2,6 @@ import { afterEach, beforeEach, expect, it } from 'vitest'
 import { isPrheraldError } from '../../src/errors.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { createSlackClient, type SlackClient } from '../../src/slack/slack-client.ts'
-import { whileHeld } from '../../src/slack/lock-scope.ts'
 import { createSlackPacer } from '../../src/slack/slack-pacer.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 
@@ -28,14 +27,14 @@ beforeEach(async () => {
 })
 afterEach(() => slack.close())
 
-const update = (text: string) => pacer.call('chat.update', CHANNEL, () => client.updateMessage(CHANNEL, ts, { text, blocks: [] }))
+const update = (text: string, lost?: AbortSignal) => pacer.call('chat.update', CHANNEL, () => client.updateMessage(CHANNEL, ts, { text, blocks: [] }), lost)
 let ts = ''
 
 it('an update that times out under a lock is not sent again by the client: the lock may be gone by then', async () => {
   ts = await client.postMessage(CHANNEL, { text: 'opened', blocks: [] })
   slack.faults.push({ method: 'chat.update', fault: { lostAnswer: 'hang' } })
   const lock = new AbortController()
-  const stale = whileHeld(lock.signal, () => update('approved')).catch((error: unknown) => error)
+  const stale = update('approved', lock.signal).catch((error: unknown) => error)
   // The lock goes while the update waits for its answer; the replica now holding the pull request writes the end.
   setTimeout(() => lock.abort(new Error('terminating connection due to administrator command')), 50)
   await new Promise((resolve) => setTimeout(resolve, 100))
@@ -46,10 +45,18 @@ it('an update that times out under a lock is not sent again by the client: the l
   expect(slack.messages.get(ts)?.text).toBe('merged')
 })
 
-it('outside a lock (reconcile, the digest) the client still retries a change that timed out', async () => {
+it('outside a batch the client sends a change once as well: whoever calls (the server, a local reconcile) behaves the same', async () => {
   ts = await client.postMessage(CHANNEL, { text: 'opened', blocks: [] })
   slack.faults.push({ method: 'chat.update', fault: { lostAnswer: 'hang' } })
-  await update('merged')
-  expect(slack.count('chat.update')).toBe(2)
-  expect(slack.messages.get(ts)?.text).toBe('merged')
+  expect(isPrheraldError(await update('merged').catch((error: unknown) => error), 'slack_transient')).toBe(true)
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  expect(slack.count('chat.update')).toBe(1)
+})
+
+it('a call for a batch whose lock is already gone is refused before it is sent', async () => {
+  ts = await client.postMessage(CHANNEL, { text: 'opened', blocks: [] })
+  const lock = new AbortController()
+  lock.abort(new Error('connection reset'))
+  expect(isPrheraldError(await update('late', lock.signal).catch((error: unknown) => error), 'database')).toBe(true)
+  expect(slack.count('chat.update')).toBe(0)
 })

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest'
-import { recoverPosts } from '../../src/worker/recover-posts.ts'
+import { pullRequestIntents, recoverIntents } from '../../src/worker/recover-intents.ts'
+import type { Outbox } from '../../src/slack/outbox.ts'
 import { createShutdownSleep } from '../../src/slack/shutdown-sleep.ts'
 import { createSlackPacer } from '../../src/slack/slack-pacer.ts'
 import { createLogger } from '../../src/log/logger.ts'
@@ -52,11 +53,13 @@ it('a replica starting during another\'s post waits for the pull request and lea
   let openSearch!: () => void
   const searchMayAnswer = new Promise<void>((resolve) => { openSearch = resolve })
   const lines: string[] = []
-  const recovery = recoverPosts({
-    store: observed,
-    // The post is in the channel: a search that runs finds it (once the test lets it answer).
-    findPost: async () => { searches++; await searchMayAnswer; return final.ts },
-    pacer: createSlackPacer({ pacing: 'off', parallel: 8, signal: new AbortController().signal }),
+  const recovery = recoverIntents({
+    sources: pullRequestIntents({
+      store: observed,
+      pacer: createSlackPacer({ pacing: 'off', parallel: 8, signal: new AbortController().signal }),
+      // The post is in the channel: a search that runs finds it (once the test lets it answer). No thread reply is left.
+      outbox: { findPost: async () => { searches++; await searchMayAnswer; return final.ts } } as unknown as Outbox,
+    }),
     logger: createLogger({ format: 'json', level: 'debug', write: (line) => lines.push(line) }),
     sleep: createShutdownSleep(new AbortController().signal),
     settleMs: 0,
