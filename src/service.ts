@@ -35,7 +35,9 @@ import { createMetrics } from './metrics/create-metrics.ts'
 import { metricsRoute } from './metrics/metrics-route.ts'
 import { connectHosts } from './config/connect-hosts.ts'
 import { hostMappings } from './routing/resolve-route.ts'
-import { createApp, webhookPath } from './server.ts'
+import { createApp, slackInbound, webhookPath, type AppDeps } from './server.ts'
+import { startSocketMode } from './inbound/start-socket-mode.ts'
+import type { SlackSocket } from './inbound/slack-socket.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
 import { startCleanupJob } from './store/cleanup-job.ts'
 import { openStore } from './store/open-store.ts'
@@ -177,28 +179,32 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       slackUserOf: (actor) => mappedId(own.users, own.host.people.keyOf(actor)),
     }),
   }))
-  const slackPersonal = secrets.slackSigningSecret === undefined ? undefined : personalRoutes({
-    settings, hosts, signingSecret: secrets.slackSigningSecret, personal: worker.personal, store, pacer, logger,
-  })
+  // Slack's requests (the button, /prherald, the home tab) arrive over HTTP with a signing secret, or over
+  // Socket Mode's WebSocket: either turns them on, and both feed the one inbound pipeline.
+  const interactive = secrets.slackSigningSecret !== undefined || settings.socketMode
+  const slackPersonal = interactive ? personalRoutes({ settings, hosts, personal: worker.personal, store, pacer, logger }) : undefined
+  let socket: SlackSocket | undefined
   // A delivery waits for the budget no longer than Node gives a request (requestTimeout); full for longer is a wedge.
   const mayWaitMs = options.httpTimeouts?.requestMs ?? HTTP_TIMEOUTS.requestMs
   const budget = options.bodyBudget ?? createBodyBudget({ ...BODY_BUDGET, maxWaitMs: mayWaitMs })
-  const app = createApp({
+  const appDeps: AppDeps = {
     webhooks, logger, budget,
     slackLane,
     health: {
       database: database.state, slack: slackToken.current, parked: retries.parked,
       bodies: () => (budget.fullFor() > mayWaitMs ? 'full' : 'ok'),
+      ...(settings.socketMode ? { socket: () => socket?.state() ?? 'connecting' } : {}),
     },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
-    slackInteractions: secrets.slackSigningSecret === undefined ? undefined : {
+    slackInteractions: !interactive ? undefined : {
       signingSecret: secrets.slackSigningSecret,
       accept: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
       workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
       home: slackPersonal?.homeActions,
     },
     slackPersonal,
-  })
+  }
+  const app = createApp(appDeps)
   const handler = toNodeHandler(app)
   const digest = startDigest({ store, slack, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest, onRun: metrics.digestRun })
   // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
@@ -218,6 +224,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   // Ready: from here on the listeners serve the app. `listening` keeps meaning "deliveries are taken".
   listeners.open(handler, metrics)
+  // Socket Mode connects once the gate is open: an envelope is acted on, and acknowledged, only from here on.
+  socket = await startSocketMode({ settings, secrets, receive: slackInbound(appDeps, () => database.state() === 'ok'), logger })
   directMessages = startDirectMessages({ sendDue: worker.personal.sendDue, logger, intervalMs: options.directMessageIntervalMs ?? 30_000 })
   const { server, port, url } = listeners
   logger.info('listening', { address: listeners.address, hosts: providers, routes: webhooks.map((w) => webhookPath(w.host)), port })
@@ -228,6 +236,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const stop = () => (stopping ??= (async () => {
     const deadline = Date.now() + settings.shutdownTimeoutSeconds * 1000
     logger.info('shutting down', { window_seconds: settings.shutdownTimeoutSeconds })
+    // First: Slack stops sending over the socket before anything it asks for could no longer be acted on.
+    await socket?.stop()
     cleanup.stop()
     reconcileOnStart.stop()
     digest.stop()

@@ -1,6 +1,6 @@
-import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type RetryOptions } from '@slack/web-api'
-import { createSlackFetch } from './slack-fetch.ts'
+import { ErrorCode, type RetryOptions, type WebClient } from '@slack/web-api'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
+import { createWebClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack-api.ts'
 import type { Logger } from '../log/logger.ts'
 import { findMarkedMessage, findMarkedReply, type HistoryLookup, type HistoryWindow, type PageCall, type PostMarker } from './find-marked-message.ts'
 import { mayHavePosted } from './post-outcome.ts'
@@ -114,41 +114,20 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-/** Routes the Web API client's own log lines into ours, dropping its debug lines (they carry request bodies). */
-function slackLogger(logger: Logger): SlackLogger {
-  const text = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : String(m))).join(' ')
-  return {
-    debug: () => {},
-    info: (...msg) => logger.debug('slack client', { detail: text(msg) }),
-    warn: (...msg) => logger.warn('slack client', { detail: text(msg) }),
-    error: (...msg) => logger.error('slack client', { detail: text(msg) }),
-    setLevel: () => {},
-    getLevel: () => LogLevel.INFO,
-    setName: () => {},
-  }
-}
-
-export const DEFAULT_SLACK_TIMEOUT_MS = 10_000
+export { DEFAULT_SLACK_TIMEOUT_MS }
 
 export const DEFAULT_SLACK_RETRY: RetryOptions = { retries: 3, factor: 2, minTimeout: 1000, maxTimeout: 10_000, randomize: true }
 
 export function createSlackClient(options: SlackClientOptions): SlackClient {
-  const settings = {
-    slackApiUrl: options.apiUrl,
-    fetch: createSlackFetch(),
-    logger: slackLogger(options.logger),
-    timeout: options.timeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS,
-    // A 429 surfaces as slack_rate_limited instead of being waited out inside the client, so the pacer can
-    // hold that method (or channel) for Retry-After while calls on other budgets go on.
-    rejectRateLimitedCalls: true,
-  }
-  const client = new WebClient(options.token, { ...settings, retryConfig: options.retry ?? DEFAULT_SLACK_RETRY })
+  const settings = { token: options.token, apiUrl: options.apiUrl, logger: options.logger, timeoutMs: options.timeoutMs }
+  // Built by src/slack/slack-api.ts like every Slack client: the shared fetch, our logger, a 429 refused, not waited out.
+  const client = createWebClient({ ...settings, retry: options.retry ?? DEFAULT_SLACK_RETRY })
   // Every change gets a client of its own that never retries: Slack has no idempotency key, so a post
   // retried after a timeout or a reset can land twice, and an update retried after its batch's lock was lost
   // landed over what the replica then holding the pull request had written (chaos run, PostgreSQL). The
   // caller retries a change through the pacer, which checks the batch's lock first; a failed post goes back
   // to the outbox, which looks for it before posting again. (A 429 is refused before posting.) Reads retry here.
-  const changer = new WebClient(options.token, { ...settings, retryConfig: { retries: 0 } })
+  const changer = createWebClient({ ...settings, retry: { retries: 0 } })
   const call = async <T>(run: () => Promise<T>): Promise<T | undefined> => {
     try {
       const result = await run()

@@ -55,7 +55,8 @@ export function createWorker(options: WorkerOptions): Worker {
   const outbox = createOutbox({ store, slack, logger, retry, sleep, settleMs })
   const people = configurePeople(settings, options.hosts, { store, slack, pacer, limit, logger })
   const personal = createPersonal({ ...options, pacer, people, outbox })
-  const render = { reviewButton: secrets.slackSigningSecret !== undefined }
+  // The Start review button is offered wherever its click can arrive: over HTTP (signing secret) or Socket Mode.
+  const render = { reviewButton: secrets.slackSigningSecret !== undefined || settings.socketMode }
   const applyDeliveries = createApplyDeliveries({
     store, slack, logger, mappings: hostMappings(settings.hosts), reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: configureTargets(options.hosts, logger), limit, outbox,
