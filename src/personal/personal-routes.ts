@@ -1,4 +1,5 @@
 import type { Settings } from '../config/settings.ts'
+import type { HostSet } from '../config/connect-hosts.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Store } from '../store/store.ts'
@@ -13,7 +14,9 @@ import { createCommandRunner, type RunCommand } from './run-command.ts'
  * and the store's record of Slack's requests already taken (the inbound pipeline's de-duplication).
  */
 export function personalRoutes(deps: {
-  settings: Pick<Settings, 'directMessages' | 'users' | 'teams' | 'api' | 'lookupUsersByEmail'>
+  settings: Pick<Settings, 'directMessages' | 'api' | 'lookupUsersByEmail'>
+  /** Every configured host: /prherald mine and the home tab gather a person's pull requests across them. */
+  hosts: HostSet
   /** Unused here: the HTTP receiver takes it from the click side (kept so that callers passing it still compile). */
   signingSecret?: string | undefined
   personal: Personal
@@ -24,7 +27,8 @@ export function personalRoutes(deps: {
   run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; claim: (requestId: string) => Promise<boolean>
 } {
   const { settings, personal, store } = deps
-  const personOf = createPersonOf({ people: { users: settings.users, teams: settings.teams }, store, lookupUsersByEmail: settings.lookupUsersByEmail })
+  const people = new Map([...deps.hosts.values()].map((own) => [own.id, { users: own.users, teams: own.teams }]))
+  const personOf = createPersonOf({ people, store, lookupUsersByEmail: settings.lookupUsersByEmail })
   const shared = { store, settings: settings.directMessages, personOf, directory: personal.people, now: personal.now }
   const publishHome = createPublishHome({ ...shared, slack: personal.slackDirectory, pacer: deps.pacer, logger: deps.logger })
   return {
