@@ -1,6 +1,8 @@
+import '../src/cli/require-supported-node.ts'
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { hostOf } from '../src/hosts/registry.ts'
 import { signBody } from '../src/hosts/verify-signature.ts'
 import { createIntake } from '../src/intake/intake.ts'
 import { createLogger } from '../src/log/logger.ts'
@@ -48,12 +50,15 @@ function bare(body: Buffer, signature: string): void {
 
 async function measure(): Promise<boolean> {
   const app = createApp({
-    provider: 'github', webhookSecrets: [SECRET], logger: createLogger({ format: 'json', level: 'error' }),
-    accept: createIntake({
-      provider: 'github', mappings: { Codertocat: { '*': { channel: 'C0000000001' } } },
-      reviews: { ignoreBotReviews: false, dependencyBots: 'compact', dependencyBotLogins: [] },
-      store, logger: createLogger({ format: 'json', level: 'error' }), handOff: () => {},
-    }),
+    logger: createLogger({ format: 'json', level: 'error' }),
+    webhooks: [{
+      host: hostOf('github'), secrets: [SECRET],
+      accept: createIntake({
+        host: hostOf('github'), mappings: { Codertocat: { '*': { channel: 'C0000000001' } } },
+        reviews: { ignoreBotReviews: false, dependencyBots: 'compact', dependencyBotLogins: [] },
+        store, logger: createLogger({ format: 'json', level: 'error' }), handOff: () => {},
+      }),
+    }],
   })
   // Every delivery a body of its own: the same bytes under a new id are refused as a replay (issue 23), which
   // would measure the refusal instead of the durable acknowledgement. Made before each round's clock starts.

@@ -9,6 +9,7 @@ import type { Store } from '../src/store/store.ts'
 import { migrateUp } from '../src/store/migrations.ts'
 import { openDatabase } from '../src/store/open-database.ts'
 import { createSqliteStore } from '../src/store/sqlite-store.ts'
+import { github } from '../src/hosts/github/index.ts'
 
 /**
  * prherald's acknowledgement path alone, in two depths, to split the bench's figures by cost:
@@ -26,10 +27,10 @@ if (depth === 'store') {
   const db = openDatabase(join(dir, 'intake-only.db'))
   migrateUp(db)
   store = createSqliteStore(db)
-  accept = createIntake({ provider: 'github', mappings: { Codertocat: { '*': { channel: 'C0000000001' } } },
+  accept = createIntake({ host: github, mappings: { Codertocat: { '*': { channel: 'C0000000001' } } },
     reviews: { ignoreBotReviews: false, dependencyBots: 'compact', dependencyBotLogins: [] }, store, logger, handOff: () => {} })
 }
-const server = createServer(toNodeHandler(createApp({ provider: 'github', webhookSecrets: [secret], accept, logger })))
+const server = createServer(toNodeHandler(createApp({ webhooks: [{ host: github, secrets: [secret], accept }], logger })))
 server.listen(0, '127.0.0.1', () => {
   console.log(JSON.stringify({ msg: 'listening', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }))
 })

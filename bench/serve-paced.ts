@@ -10,7 +10,7 @@ import { startService } from '../src/service.ts'
  */
 const scale = Number(process.argv[2] ?? 1)
 const settings = loadSettings(process.env)
-const secrets = readSecrets(process.env, settings.gitProvider)
+const secrets = readSecrets(process.env, settings.hosts)
 const logger = createLogger({ format: 'json', level: settings.logLevel })
 const service = await startService({ settings, secrets, logger, pacerClock: scaledClock(scale) })
 process.once('SIGTERM', () => void service.stop().then(() => process.exit(0)))

@@ -1,7 +1,6 @@
-import { gitSecrets } from '../src/hosts/contract.ts'
 import type { Server } from 'node:http'
 import { listen } from 'listhen'
-import { loadSettings, readSecrets } from '../src/config/load-config.ts'
+import { loadSettings, readSecrets, secretValues } from '../src/config/load-config.ts'
 import { createLogger } from '../src/log/logger.ts'
 import { startService } from '../src/service.ts'
 import { reportError } from '../src/log/report-error.ts'
@@ -13,11 +12,11 @@ import { reportError } from '../src/log/report-error.ts'
  */
 async function main(): Promise<void> {
   const settings = loadSettings(process.env)
-  const secrets = readSecrets(process.env, settings.gitProvider)
+  const secrets = readSecrets(process.env, settings.hosts)
   const logger = createLogger({
     format: settings.logFormat,
     level: settings.logLevel,
-    redact: [secrets.slackBotToken, secrets.webhookSecret, ...gitSecrets(secrets.gitAccess)],
+    redact: secretValues(secrets),
   })
   const port = Number(process.env.PRHERALD_DEV_PORT ?? settings.listen.port)
 

@@ -4,7 +4,7 @@ import type { Intake } from './intake/intake.ts'
 import type { Logger } from './log/logger.ts'
 import { errorFields } from './log/logger.ts'
 import { healthz, readyz, type HealthSources } from './http/health-routes.ts'
-import { hostOf } from './hosts/registry.ts'
+import type { GitHost } from './hosts/contract.ts'
 import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-route.ts'
 import type { ClickIntake } from './intake/accept-click.ts'
 import type { TokenWorkspace } from './slack/token-workspace.ts'
@@ -18,10 +18,16 @@ import { createSlackBodyLane, inSlackLane, type SlackBodyLane } from './http/sla
 import { BODY_LIMIT } from './http/read-raw-body.ts'
 import { SLACK_REQUEST_LIMIT } from './http/verify-slack-request.ts'
 
-export interface AppDeps {
-  provider: Provider
-  webhookSecrets: readonly string[]
+/** One configured host's webhook route, `/webhook/<id>`: its own secrets and its own intake. */
+export interface HostWebhook {
+  host: GitHost
+  secrets: readonly string[]
   accept: Intake
+}
+
+export interface AppDeps {
+  /** A route per configured host. */
+  webhooks: readonly HostWebhook[]
   logger: Logger
   bodyLimit?: number
   /** The bytes every unauthenticated webhook body may hold together; the default budget when absent. */
@@ -30,8 +36,8 @@ export interface AppDeps {
   slackLane?: SlackBodyLane
   /** What /healthz and /readyz report; everything is ok when absent. */
   health?: HealthSources
-  /** Told what each delivery came to (the metrics). */
-  observe?: WebhookRouteDeps['observe']
+  /** Told what each delivery came to, and on which host's route (the metrics). */
+  observe?: (provider: Provider, ...outcome: Parameters<NonNullable<WebhookRouteDeps['observe']>>) => void
   /** `GET /metrics`, when it is served on this port (not when `server.metrics_listen` gives it its own). */
   metrics?: () => Promise<HTTPResponse>
   /** The "Start review" button's clicks and the token's workspace; with slackPersonal, Slack's routes exist (SLACK_SIGNING_SECRET). */
@@ -52,7 +58,7 @@ function only(allow: readonly string[], handler: (event: H3Event) => HTTPRespons
     : json(405, { error: 'method_not_allowed', message: `${event.req.method} is not allowed here; use ${allow.join(' or ')}` }, { allow: allow.join(', ') })
 }
 
-/** The HTTP surface. Building it has no side effects; only the configured provider's route exists. */
+/** The HTTP surface. Building it has no side effects; only the configured hosts' routes exist. */
 export function createApp(deps: AppDeps): H3 {
   const app = new H3({
     onError(error, event) {
@@ -66,17 +72,16 @@ export function createApp(deps: AppDeps): H3 {
   app.all('/healthz', only(['GET', 'HEAD'], () => healthz(health)))
   app.all('/readyz', only(['GET', 'HEAD'], () => readyz(health)))
   if (deps.metrics) app.all('/metrics', only(['GET', 'HEAD'], deps.metrics))
-  app.all(`/webhook/${deps.provider}`, only(['POST'], createWebhookHandler({
-    host: hostOf(deps.provider),
-    secrets: deps.webhookSecrets,
-    accept: deps.accept,
-    logger: deps.logger,
-    bodyLimit: deps.bodyLimit,
-    // Git-host routes only: Slack's are never shed or kept waiting (it turns event delivery off at 5 % failures).
-    budget: deps.budget ?? createBodyBudget(),
-    ready: () => health.database() === 'ok',
-    observe: deps.observe,
-  })))
+  // Git-host routes only, and one budget for all of them: Slack's are never shed or kept waiting (it turns event delivery off at 5 % failures).
+  const budget = deps.budget ?? createBodyBudget()
+  for (const { host, secrets, accept } of deps.webhooks) {
+    const observe = deps.observe
+    app.all(webhookPath(host), only(['POST'], createWebhookHandler({
+      host, secrets, accept, logger: deps.logger, bodyLimit: deps.bodyLimit, budget,
+      ready: () => health.database() === 'ok',
+      observe: observe && ((outcome, seconds) => observe(host.id, outcome, seconds)),
+    })))
+  }
   // Slack's unsigned bodies are bounded by a lane of their own, which cuts the oldest held body for a new one.
   const slackLane = deps.slackLane ?? createSlackBodyLane()
   const receive = slackInbound(deps, () => health.database() === 'ok')
@@ -104,4 +109,9 @@ export function slackInbound(deps: Pick<AppDeps, 'slackInteractions' | 'slackPer
     workspace: clicks.workspace, requests: personal.requests, ready, click: clicks.accept, home: clicks.home,
     run: personal.run, publishHome: personal.publishHome, slackApiUrl: personal.slackApiUrl, logger: deps.logger,
   })
+}
+
+/** Where a host's deliveries are sent. */
+export function webhookPath(host: Pick<GitHost, 'id'>): string {
+  return `/webhook/${host.id}`
 }

@@ -33,8 +33,9 @@ import { PARALLEL_CALLS } from './worker/create-outbound.ts'
 import { createWorker } from './worker/create-worker.ts'
 import { createMetrics } from './metrics/create-metrics.ts'
 import { metricsRoute } from './metrics/metrics-route.ts'
-import { hostOf } from './hosts/registry.ts'
-import { createApp, slackInbound, type AppDeps } from './server.ts'
+import { connectHosts } from './config/connect-hosts.ts'
+import { hostMappings } from './routing/resolve-route.ts'
+import { createApp, slackInbound, webhookPath, type AppDeps } from './server.ts'
 import { startSocketMode } from './inbound/start-socket-mode.ts'
 import type { SlackSocket } from './inbound/slack-socket.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
@@ -112,15 +113,18 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const slackToken = createSlackTokenState(logger)
   const shutdown = new AbortController()
   // Its gauges read the mailboxes (built below) only when scraped, which starts once the listener is open.
+  // Every host and its API client, built once; each part below gets the hosts it needs from here.
+  const hosts = connectHosts(settings.hosts, secrets.hosts)
+  const providers = [...hosts.keys()]
   const metrics = createMetrics({
-    provider: settings.gitProvider, pendingDeliveries: () => store.pendingDeliveryStats(),
+    providers, pendingDeliveries: () => store.pendingDeliveryStats(),
     mailboxes: () => ({ queued: mailboxes.queued(), active: mailboxes.active() }),
     slackBodiesCut: () => slackLane.cut,
   })
   const slackLane = options.slackBodyLane ?? createSlackBodyLane()
 
   const worker = createWorker({
-    settings, secrets, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
+    settings, secrets, hosts, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
     retry: options.retry, pacerClock: options.pacerClock,
     tokenObserver: slackToken, onCall: metrics.slackCall, shared: database.pacingBudget,
     now: options.clock, onDirectMessagesQueued: () => directMessages?.kick(),
@@ -166,21 +170,25 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
   await retries.refreshParked()
   const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
-  const accept = createIntake({
-    provider: settings.gitProvider, mappings: settings.mappings, reviews: settings.reviews, store, logger, handOff: handOffFresh, busy: mailboxes.has,
-    // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
-    slackUserOf: (actor) => mappedId(settings.users, hostOf(settings.gitProvider).people.keyOf(actor)),
-  })
+  const webhooks = [...hosts.values()].map((own) => ({
+    host: own.host,
+    secrets: [own.webhookSecret],
+    accept: createIntake({
+      host: own.host, mappings: own.mappings, reviews: settings.reviews, store, logger, handOff: handOffFresh, busy: mailboxes.has,
+      // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
+      slackUserOf: (actor) => mappedId(own.users, own.host.people.keyOf(actor)),
+    }),
+  }))
   // Slack's requests (the button, /prherald, the home tab) arrive over HTTP with a signing secret, or over
   // Socket Mode's WebSocket: either turns them on, and both feed the one inbound pipeline.
   const interactive = secrets.slackSigningSecret !== undefined || settings.socketMode
-  const slackPersonal = interactive ? personalRoutes({ settings, personal: worker.personal, slack, store, pacer, logger }) : undefined
+  const slackPersonal = interactive ? personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, logger }) : undefined
   let socket: SlackSocket | undefined
   // A delivery waits for the budget no longer than Node gives a request (requestTimeout); full for longer is a wedge.
   const mayWaitMs = options.httpTimeouts?.requestMs ?? HTTP_TIMEOUTS.requestMs
   const budget = options.bodyBudget ?? createBodyBudget({ ...BODY_BUDGET, maxWaitMs: mayWaitMs })
   const appDeps: AppDeps = {
-    provider: settings.gitProvider, webhookSecrets: [secrets.webhookSecret], accept, logger, budget,
+    webhooks, logger, budget,
     slackLane,
     health: {
       database: database.state, slack: slackToken.current, parked: retries.parked,
@@ -190,7 +198,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slackInteractions: !interactive ? undefined : {
       signingSecret: secrets.slackSigningSecret,
-      accept: createClickIntake({ provider: settings.gitProvider, store, logger, handOff: handOffFresh }),
+      accept: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
       workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
       home: slackPersonal?.homeActions,
     },
@@ -198,10 +206,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
   const app = createApp(appDeps)
   const handler = toNodeHandler(app)
-  const digest = startDigest({ store, slack, pacer, logger, mappings: settings.mappings, digest: settings.digest, onRun: metrics.digestRun })
+  const digest = startDigest({ store, slack, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest, onRun: metrics.digestRun })
   // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
   const controlHandlers = new Map<string, ControlHandler>([
-    ['reconcile', reconcileControlHandler({ settings, secrets, store, logger, handOff, limit })],
+    ['reconcile', reconcileControlHandler({ settings, hosts, store, logger, handOff, limit })],
     ['digest', digest.handler],
     ['replay-parked', replayParkedControlHandler({ store, logger, handOff, refresh: retries.refreshParked })],
   ])
@@ -220,9 +228,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   socket = await startSocketMode({ settings, secrets, receive: slackInbound(appDeps, () => database.state() === 'ok'), logger })
   directMessages = startDirectMessages({ sendDue: worker.personal.sendDue, logger, intervalMs: options.directMessageIntervalMs ?? 30_000 })
   const { server, port, url } = listeners
-  logger.info('listening', { address: listeners.address, provider: settings.gitProvider, port })
+  logger.info('listening', { address: listeners.address, hosts: providers, routes: webhooks.map((w) => webhookPath(w.host)), port })
   if (listeners.metrics) logger.info('serving /metrics on its own listener', { address: listeners.metrics.address, port: listeners.metrics.port })
-  const reconcileOnStart = startReconcileOnStart({ settings, secrets, store, logger, handOff, limit })
+  const reconcileOnStart = startReconcileOnStart({ settings, hosts, store, logger, handOff, limit })
 
   let stopping: Promise<{ drained: boolean }> | undefined
   const stop = () => (stopping ??= (async () => {

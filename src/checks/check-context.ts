@@ -1,8 +1,6 @@
 import type { Env } from '../config/load-config.ts'
-import type { Secrets, Settings } from '../config/settings.ts'
-import type { Provider } from '../../machines/pull-request-event.ts'
+import type { HostSettings, Secrets, Settings } from '../config/settings.ts'
 import type { HostAccess } from '../hosts/contract.ts'
-import { hostOf } from '../hosts/registry.ts'
 import type { CheckContext } from './validate-entries.ts'
 import { LOOKUP_SCOPE } from './slack-auth-check.ts'
 import { personalScopes } from './personal-scopes.ts'
@@ -13,7 +11,8 @@ export interface CheckCredentials {
   slackToken: string | undefined
   /** SLACK_SIGNING_SECRET is set: the service serves /prherald, the events and the interactions. */
   interactiveRoutes: boolean
-  git: HostAccess
+  /** Each configured host's API credentials, by host id. */
+  git: Readonly<Record<string, HostAccess>>
 }
 
 /** The Slack half of the credentials, which never fails to read. */
@@ -25,24 +24,30 @@ export function slackCredentialsFromEnv(env: Env): Omit<CheckCredentials, 'git'>
   }
 }
 
-export function credentialsFromEnv(env: Env, provider: Provider): CheckCredentials {
-  return { ...slackCredentialsFromEnv(env), git: hostOf(provider).readAccess(env) }
+export function credentialsFromEnv(env: Env, hosts: readonly Pick<HostSettings, 'id' | 'host'>[]): CheckCredentials {
+  return { ...slackCredentialsFromEnv(env), git: Object.fromEntries(hosts.map((h) => [h.id, h.host.readAccess(env)])) }
 }
 
 export function credentialsFromSecrets(secrets: Secrets): CheckCredentials {
-  return { slackToken: secrets.slackBotToken, interactiveRoutes: secrets.slackSigningSecret !== undefined, git: secrets.gitAccess }
+  return {
+    slackToken: secrets.slackBotToken,
+    interactiveRoutes: secrets.slackSigningSecret !== undefined,
+    git: Object.fromEntries(Object.entries(secrets.hosts).map(([id, own]) => [id, own.gitAccess])),
+  }
 }
 
-/** The checks' clients, all pointed at settings.api.* so that tests (and GitHub Enterprise) can redirect them. */
-export function createCheckContext(settings: Settings, credentials: CheckCredentials): CheckContext {
-  const provider = settings.gitProvider
-  const host = hostOf(provider)
+/** No credentials: what a host without any reads as. */
+export const NO_ACCESS: HostAccess = { token: undefined, extra: {}, scheme: undefined }
+
+/** One host's checks' clients, pointed at settings.api.slack and the host's API base, so that tests (and GitHub Enterprise) can redirect them. */
+export function createCheckContext(settings: Settings, own: HostSettings, credentials: CheckCredentials): CheckContext {
+  const { host } = own
   return {
-    provider,
-    mappings: settings.mappings,
-    featureScopes: settings.lookupUsersByEmail && host.people.emailLookup ? [LOOKUP_SCOPE] : [],
+    provider: own.id,
+    mappings: own.mappings,
+    featureScopes: settings.lookupUsersByEmail && settings.hosts.some((h) => h.host.people.emailLookup) ? [LOOKUP_SCOPE] : [],
     personalScopes: personalScopes(settings, credentials.interactiveRoutes || settings.socketMode),
     slack: credentials.slackToken ? { token: credentials.slackToken, apiUrl: settings.api.slack } : undefined,
-    git: host.connect(credentials.git, settings.api.git)?.webhooks,
+    git: host.connect(credentials.git[own.id] ?? NO_ACCESS, own.apiUrl)?.webhooks,
   }
 }

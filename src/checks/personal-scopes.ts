@@ -1,4 +1,4 @@
-import type { Settings } from '../config/settings.ts'
+import type { HostSettings, Settings } from '../config/settings.ts'
 import type { CheckResult } from './check-result.ts'
 
 /** A bot scope one personal feature needs: without it prherald runs on, without that feature. */
@@ -17,7 +17,7 @@ export const PERSONAL_SCOPES = {
   'usergroups:read': 'team review requests reaching the team\'s members',
 } as const satisfies Record<string, string>
 
-type PersonalSettings = Pick<Settings, 'directMessages' | 'teams'>
+type PersonalSettings = Pick<Settings, 'directMessages'> & { hosts: readonly Pick<HostSettings, 'teams'>[] }
 
 /**
  * Whether anyone can get a direct message: never with `off`; with `on` anyone mapped; with `opt_in` only
@@ -36,7 +36,7 @@ export function personalScopes(settings: PersonalSettings, interactiveRoutes: bo
   const needed: Array<keyof typeof PERSONAL_SCOPES> = [
     ...(interactiveRoutes ? ['commands' as const] : []),
     ...(direct ? ['im:write' as const, 'im:history' as const, 'users:read' as const] : []),
-    ...(Object.keys(settings.teams).length > 0 && (direct || interactiveRoutes) ? ['usergroups:read' as const] : []),
+    ...(settings.hosts.some((h) => Object.keys(h.teams).length > 0) && (direct || interactiveRoutes) ? ['usergroups:read' as const] : []),
   ]
   return needed.map((scope) => ({ scope, feature: PERSONAL_SCOPES[scope] }))
 }

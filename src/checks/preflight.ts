@@ -1,12 +1,12 @@
 import { configFilePath, loadSettings, readSlackSigningSecret, type Env } from '../config/load-config.ts'
-import { HOSTS, hostOf } from '../hosts/registry.ts'
+import { HOSTS } from '../hosts/registry.ts'
+import type { GitHost } from '../hosts/contract.ts'
 import { redactUrl } from '../log/redact-url.ts'
-import type { Settings } from '../config/settings.ts'
+import type { HostSettings, Settings } from '../config/settings.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import type { ConfigLock } from '../lock/config-lock.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
-import { providerMismatch } from '../store/database-provider.ts'
 import type { DatabaseReport } from '../store/inspect-database.ts'
 import type { CheckResult } from './check-result.ts'
 import { directMessagesResult } from './personal-scopes.ts'
@@ -35,36 +35,35 @@ function loadFailure(env: Env, error: unknown): CheckResult[] {
 }
 
 /**
- * The secrets, as set or missing, never their values. Without a loaded config the provider is unknown, so
- * either webhook secret will do: the operator still learns what the environment lacks in the same run.
+ * The secrets, as set or missing, never their values: each configured host's. Without a loaded config the
+ * hosts are unknown, so any webhook secret will do: the operator still learns what the environment lacks in the same run.
  */
-function secretResults(env: Env, provider: Provider | undefined): CheckResult[] {
+function secretResults(env: Env, hosts: readonly GitHost[] | undefined): CheckResult[] {
   const secret = (name: string, what: string): CheckResult => isSet(env, name)
     ? { name: 'secret', target: name, status: 'OK', reason: 'set' }
     : { name: 'secret', target: name, status: 'FAIL', reason: 'missing', fix: `set ${name} (${what}) in the environment or in .env` }
   const slack = secret('SLACK_BOT_TOKEN', 'the Bot User OAuth Token of your Slack app, xoxb-…')
-  if (!provider) {
+  if (!hosts) {
     const either = [...HOSTS.values()].map((host) => host.variables.secret)
     const set = either.filter((name) => isSet(env, name))
     return [slack, set.length > 0
       ? { name: 'secret', target: either.join(' / '), status: 'OK', reason: `${set.join(', ')} set` }
       : { name: 'secret', target: either.join(' / '), status: 'FAIL', reason: 'neither is set', fix: 'set the one for your git_provider (the secret set on the webhook) in the environment or in .env' }]
   }
-  const host = hostOf(provider)
-  const token = host.variables.token
-  const webhookSecret = host.variables.secret
-  return [
-    slack,
-    shortSecretResult(webhookSecret, env[webhookSecret]) ?? secret(webhookSecret, `the secret set on the ${host.words.name} webhook`),
-    isSet(env, token)
-      ? { name: 'token', target: token, status: 'OK', reason: 'set' }
-      : { name: 'token', target: token, status: 'SKIP', reason: 'missing (optional: path routing and the webhook check need it)' },
-  ]
+  return [slack, ...hosts.flatMap((host): CheckResult[] => {
+    const token = host.variables.token
+    const webhookSecret = host.variables.secret
+    return [
+      shortSecretResult(webhookSecret, env[webhookSecret]) ?? secret(webhookSecret, `the secret set on the ${host.words.name} webhook`),
+      isSet(env, token)
+        ? { name: 'token', target: token, status: 'OK', reason: 'set' }
+        : { name: 'token', target: token, status: 'SKIP', reason: `missing (optional: ${host.words.name}'s path routing and webhook check need it)` },
+    ]
+  })]
 }
 
 /** How API calls authenticate, when the host says; unusable credentials (an unreadable key file) are a FAIL. */
-function authResults(env: Env, provider: Provider): CheckResult[] {
-  const host = hostOf(provider)
+function authResults(env: Env, host: GitHost): CheckResult[] {
   const target = host.variables.extra.join(' / ')
   try {
     const scheme = host.readAccess(env).scheme
@@ -92,14 +91,16 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
   } catch (error) {
     return { settings: undefined, results: [...loadFailure(env, error), ...secretResults(env, undefined)] }
   }
-  const provider = settings.gitProvider
+  const hosts = settings.hosts.map((h) => h.host)
+  const entries = plural(settings.hosts.flatMap((h) => listRoutes(h.mappings)).length, 'mapping entry', 'mapping entries')
+  const form = settings.hostsForm === 'hosts' ? `hosts ${settings.hosts.map((h) => h.id).join(', ')}` : `git_provider ${settings.hosts.map((h) => h.id).join('')}`
   const results: CheckResult[] = [
-    { name: 'file', target: settings.configFile, status: 'OK', reason: `parses: git_provider ${provider}, ${plural(listRoutes(settings.mappings).length, 'mapping entry', 'mapping entries')}` },
-    ...secretResults(env, provider),
+    { name: 'file', target: settings.configFile, status: 'OK', reason: `parses: ${form}, ${entries}` },
+    ...secretResults(env, hosts),
     reviewButtonResult(env, settings.socketMode),
     directMessagesResult(settings, readSlackSigningSecret(env) !== undefined || settings.socketMode),
   ]
-  results.push(...authResults(env, provider))
+  results.push(...hosts.flatMap((host) => authResults(env, host)))
   results.push(
     { name: 'ttl', target: 'cleanup.message_ttl_days', status: 'OK', reason: `${settings.messageTtlDays} days` },
     { name: 'database', target: redactUrl(settings.databaseUrl), status: 'OK', reason: settings.database.kind === 'sqlite' ? settings.database.path : 'PostgreSQL: replicas may share it' },
@@ -113,7 +114,7 @@ const messageRows = (n: number, withoutMessage: number) =>
   `${plural(n, 'row')}${withoutMessage > 0 ? ` (${withoutMessage} without a Slack message: ended before they were announced)` : ''}`
 
 /** [database], pure: judges what inspectDatabase read; `report` undefined means there is no file yet. */
-export function databaseSection(path: string, report: DatabaseReport | undefined, configured?: Provider): CheckResult[] {
+export function databaseSection(path: string, report: DatabaseReport | undefined, configured?: readonly Provider[]): CheckResult[] {
   if (!report) {
     return [{ name: 'file', target: path, status: 'SKIP', reason: 'not created yet; the server creates it and its directory at start-up (or run prherald-migrate up)' }]
   }
@@ -124,12 +125,12 @@ export function databaseSection(path: string, report: DatabaseReport | undefined
       ? { name: 'migrations', target: path, status: 'SKIP', reason: `${applied.length} applied, ${pending.length} pending (${pending.join(', ')}); the server applies them at start-up, or run prherald-migrate up` }
       : { name: 'migrations', target: path, status: 'OK', reason: `all ${applied.length} applied` }
   const rows = (n: number | undefined, text: (n: number) => string) => (n === undefined ? 'table not created yet' : text(n))
+  // Rows of several hosts live side by side; a host taken out of the file keeps its rows, unlisted.
+  const gone = report.hosts.filter((h) => configured !== undefined && !configured.includes(h))
   const provider: CheckResult[] = configured === undefined ? [] : [
-    report.provider === undefined
-      ? { name: 'provider', target: path, status: 'OK', reason: `unused yet; the server records git_provider ${configured}` }
-      : report.provider === configured
-        ? { name: 'provider', target: path, status: 'OK', reason: `serves ${configured}` }
-        : { name: 'provider', target: path, status: 'FAIL', reason: `serves ${report.provider}, but git_provider is ${configured}: the server refuses to start`, fix: providerMismatch(path, report.provider, configured).fix },
+    report.hosts.length === 0
+      ? { name: 'hosts', target: path, status: 'OK', reason: `no pull request yet; serves ${configured.join(', ')}` }
+      : { name: 'hosts', target: path, status: 'OK', reason: `holds pull requests of ${report.hosts.join(', ')}${gone.length > 0 ? `; ${gone.join(', ')} no longer configured: its rows are kept and not listed` : ''}` },
   ]
   return [
     { name: 'file', target: path, status: 'OK', reason: 'opens' },
@@ -145,13 +146,13 @@ export function databaseSection(path: string, report: DatabaseReport | undefined
 }
 
 /** [mappings], pure: entry count, whether path rules can work, and which entries the next start will validate. */
-export function mappingsSection(settings: Settings, gitTokenSet: boolean, lock: ConfigLock): CheckResult[] {
-  const routes = listRoutes(settings.mappings)
+export function mappingsSection(settings: Pick<Settings, 'configFile' | 'lockFile'>, own: HostSettings, gitTokenSet: boolean, lock: ConfigLock): CheckResult[] {
+  const routes = listRoutes(own.mappings)
   const target = settings.configFile
   const owners = new Set(routes.map((r) => r.owner)).size
   const withPaths = routes.filter((r) => r.paths.length > 0).length
-  const token = hostOf(settings.gitProvider).variables.token
-  const plan = planValidation({ provider: settings.gitProvider, mappings: settings.mappings }, lock, gitTokenSet, false)
+  const token = own.host.variables.token
+  const plan = planValidation({ provider: own.id, mappings: own.mappings }, lock, gitTokenSet, false)
   const results: CheckResult[] = [
     routes.length === 0
       ? { name: 'entries', target, status: 'SKIP', reason: 'no mapping entries: every delivery is ignored' }

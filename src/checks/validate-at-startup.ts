@@ -1,17 +1,16 @@
 import type { Secrets, Settings } from '../config/settings.ts'
 import { PrheraldError } from '../errors.ts'
-import { readConfigLock, writeConfigLock } from '../lock/config-lock.ts'
+import { hostLock, readConfigLock, writeConfigLock } from '../lock/config-lock.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { listRoutes, routeChannels } from '../routing/resolve-route.ts'
 import { appTokenShape } from './app-token-check.ts'
 import { countByStatus, type CheckResult } from './check-result.ts'
-import { createCheckContext, credentialsFromSecrets } from './check-context.ts'
+import { createCheckContext, credentialsFromSecrets, NO_ACCESS } from './check-context.ts'
 import { directMessagesResult } from './personal-scopes.ts'
 import { slackAccessCheck } from './slack-auth-check.ts'
 import { validateConfig } from './validate-config.ts'
 import { hasCredentials } from '../hosts/contract.ts'
 import { entryKey } from '../lock/entry-hash.ts'
-import { hostOf } from '../hosts/registry.ts'
 import { shortSecretResult } from './webhook-secret-check.ts'
 
 export interface StartupValidationOptions {
@@ -35,20 +34,30 @@ export interface StartupValidationOptions {
  */
 export async function validateAtStartup(options: StartupValidationOptions): Promise<void> {
   const { settings, secrets, logger } = options
-  const { lock, problem } = readConfigLock(settings.lockFile)
+  const { lock, problem } = readConfigLock(settings.lockFile, settings.hosts.map((h) => h.id))
   if (problem) logger.warn('config.lock ignored', { reason: problem })
-  const ctx = createCheckContext(settings, credentialsFromSecrets(secrets))
-  const outcome = await validateConfig(ctx, lock, { gitTokenSet: hasCredentials(secrets.gitAccess), force: options.force })
-  const { auth, scopes } = outcome.report.auth
-    ? { auth: outcome.report.auth, scopes: outcome.report.scopes }
-    : await slackAccessCheck(ctx.slack, listRoutes(settings.mappings).flatMap(routeChannels), ctx.featureScopes, ctx.personalScopes)
+  const credentials = credentialsFromSecrets(secrets)
+  // Each host is checked on its own; what one host's API cannot answer is that host's warning, not the others'.
+  const outcomes = []
+  for (const own of settings.hosts) {
+    const ctx = createCheckContext(settings, own, credentials)
+    const gitTokenSet = hasCredentials(secrets.hosts[own.id]?.gitAccess ?? NO_ACCESS)
+    outcomes.push({ own, ctx, outcome: await validateConfig(ctx, hostLock(lock, own.id), { gitTokenSet, force: options.force }) })
+  }
+  const checked = outcomes.find((o) => o.outcome.report.auth)
+  const first = outcomes[0]
+  const { auth, scopes } = checked?.outcome.report.auth
+    ? { auth: checked.outcome.report.auth, scopes: checked.outcome.report.scopes }
+    : await slackAccessCheck(first?.ctx.slack, settings.hosts.flatMap((h) => listRoutes(h.mappings)).flatMap(routeChannels), first?.ctx.featureScopes ?? [], first?.ctx.personalScopes)
   const slackDown = auth.status === 'FAIL' && auth.unavailable === true
   const directMessages = directMessagesResult(settings, secrets.slackSigningSecret !== undefined || settings.socketMode)
-  const shortSecret = shortSecretResult(hostOf(settings.gitProvider).variables.secret, secrets.webhookSecret)
+  const shortSecrets = settings.hosts.flatMap((own) => shortSecretResult(own.host.variables.secret, secrets.hosts[own.id]?.webhookSecret) ?? [])
   const appToken = settings.socketMode ? [appTokenShape(true, secrets.slackAppToken)] : []
-  const results = [auth, ...scopes, directMessages, ...appToken, ...(shortSecret ? [shortSecret] : []), ...outcome.report.entries.flatMap((e) => e.results)]
+  const hostOfResult = new Map<CheckResult, string>()
+  for (const { own, outcome } of outcomes) for (const r of outcome.report.entries.flatMap((e) => e.results)) hostOfResult.set(r, own.id)
+  const results = [auth, ...scopes, directMessages, ...appToken, ...shortSecrets, ...hostOfResult.keys()]
   for (const r of results) {
-    const fields = { check: r.name, target: r.target, status: r.status, reason: r.reason, fix: r.fix }
+    const fields = { check: r.name, host: hostOfResult.get(r), target: r.target, status: r.status, reason: r.reason, fix: r.fix }
     if (r === auth && slackDown) logger.warn('Slack did not answer auth.test; starting anyway: deliveries are stored and posted once it answers', fields)
     else if (r.status === 'FAIL' && r.unavailable === true) logger.warn('could not check: the other side did not answer; starting anyway, the next start checks it again', fields)
     else if (r.status === 'FAIL') logger.error('check failed', fields)
@@ -67,21 +76,27 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
     })
   }
   const counts = countByStatus(results)
+  const stale = outcomes.reduce((n, o) => n + o.outcome.plan.stale.length, 0)
   logger.info('configuration validated', {
-    validated: outcome.plan.stale.length, unchanged: outcome.plan.current.length, ok: counts.OK, skip: counts.SKIP,
+    hosts: settings.hosts.map((h) => h.id),
+    validated: stale, unchanged: outcomes.reduce((n, o) => n + o.outcome.plan.current.length, 0), ok: counts.OK, skip: counts.SKIP,
   })
-  if (slackDown && outcome.plan.stale.length > 0) {
+  if (slackDown && stale > 0) {
     // Their channels could not be checked: not locked, so the next start checks them.
-    logger.warn('config.lock not updated: Slack could not check the new or changed entries; the next start checks them', { entries: outcome.plan.stale.length })
+    logger.warn('config.lock not updated: Slack could not check the new or changed entries; the next start checks them', { entries: stale })
     return
   }
   // An entry a side could not check stays out of the lock, so that the next start checks it.
-  const unchecked = outcome.report.entries.filter((e) => e.results.some((r) => r.status === 'FAIL' && r.unavailable === true)).map(entryKey)
-  for (const key of unchecked) delete outcome.nextLock.entries[key]
-  if (unchecked.length > 0) logger.warn('config.lock not updated for the entries a side could not check; the next start checks them', { entries: unchecked.length })
-  if (!outcome.lockChanged) return
+  let unchecked = 0
+  for (const { outcome } of outcomes) {
+    const keys = outcome.report.entries.filter((e) => e.results.some((r) => r.status === 'FAIL' && r.unavailable === true)).map(entryKey)
+    for (const key of keys) delete outcome.nextLock.entries[key]
+    unchecked += keys.length
+  }
+  if (unchecked > 0) logger.warn('config.lock not updated for the entries a side could not check; the next start checks them', { entries: unchecked })
+  if (!outcomes.some((o) => o.outcome.lockChanged)) return
   try {
-    writeConfigLock(settings.lockFile, outcome.nextLock)
+    writeConfigLock(settings.lockFile, { version: 2, hosts: Object.fromEntries(outcomes.map(({ own, outcome }) => [own.id, outcome.nextLock])) })
   } catch (error) {
     // Validation passed, so the server may run; the only cost of a missing lock is validating again next start.
     logger.warn('config.lock not written', errorFields(error))

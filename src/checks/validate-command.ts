@@ -1,19 +1,21 @@
 import type { Env } from '../config/load-config.ts'
-import type { Settings } from '../config/settings.ts'
+import type { HostSettings, Settings } from '../config/settings.ts'
+import { PrheraldError } from '../errors.ts'
 import { checkPrinter, countByStatus, formatCounts, type CheckResult } from './check-result.ts'
-import { createCheckContext, credentialsFromEnv } from './check-context.ts'
+import { createCheckContext, credentialsFromEnv, NO_ACCESS, type CheckCredentials } from './check-context.ts'
 import { validateConfig } from './validate-config.ts'
 import { reportResults, validateEntries } from './validate-entries.ts'
-import { readConfigLock, writeConfigLock } from '../lock/config-lock.ts'
+import { hostLock, readConfigLock, writeConfigLock, type ConfigLock } from '../lock/config-lock.ts'
 import { entryHash, entryKey } from '../lock/entry-hash.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { hasCredentials } from '../hosts/contract.ts'
-import { hostOf } from '../hosts/registry.ts'
 import { shortSecretResult } from './webhook-secret-check.ts'
 
 export interface ValidateOptions {
   target: { owner: string; repo: string } | undefined
   force: boolean
+  /** One host's id (`--provider`); undefined: every configured host. */
+  provider?: string | undefined
 }
 
 function summary(results: readonly CheckResult[]): string {
@@ -21,19 +23,40 @@ function summary(results: readonly CheckResult[]): string {
 }
 
 /**
- * `prherald-config validate [owner/repo] [--force]`. Without a repository: the entries that are new or
- * changed since config.lock (every entry with --force), as the server does at start-up. With one: that
+ * `prherald-config validate [owner/repo] [--force] [--provider id]`. Without a repository: the entries that are
+ * new or changed since config.lock (every entry with --force), as the server does at start-up. With one: that
  * repository, always checked live. Each check's line is printed as soon as it completes (they run
- * concurrently, so in the order Slack and the git host answer); the summary comes last. Writes config.lock
- * when nothing FAILs. Returns whether it passed.
+ * concurrently, so in the order Slack and the git host answer); the summary comes last. Each host is a
+ * section of its own, headed by its name when there are several. Writes config.lock when nothing FAILs.
+ * Returns whether it passed.
  */
 export async function validateCommand(settings: Settings, env: Env, options: ValidateOptions, print: (line: string) => void): Promise<boolean> {
-  const credentials = credentialsFromEnv(env, settings.gitProvider)
-  const ctx = createCheckContext(settings, credentials)
-  const gitTokenSet = hasCredentials(credentials.git)
-  const { lock, problem } = readConfigLock(settings.lockFile)
+  const credentials = credentialsFromEnv(env, settings.hosts)
+  const chosen = settings.hosts.filter((h) => options.provider === undefined || h.id === options.provider)
+  if (chosen.length === 0) {
+    throw new PrheraldError('usage', `--provider ${options.provider} is not a configured host`, { fix: `use one of: ${settings.hosts.map((h) => h.id).join(', ')}` })
+  }
+  const { lock, problem } = readConfigLock(settings.lockFile, settings.hosts.map((h) => h.id))
   if (problem) print(`note: ${problem}`)
-  const secretVariable = hostOf(settings.gitProvider).variables.secret
+  let ok = true
+  for (const own of chosen) {
+    const out = chosen.length > 1 ? (line: string) => print(`  ${line}`) : print
+    if (chosen.length > 1) print(`${own.host.words.name} (hosts.${own.id}):`)
+    const next = await validateHost(settings, own, credentials, env, hostLock(lock, own.id), options, out)
+    ok &&= next !== undefined
+    if (next) lock.hosts[own.id] = next.lock
+    if (next?.changed) writeConfigLock(settings.lockFile, lock)
+  }
+  return ok
+}
+
+/** One host's part: its lock's new state when it passed, undefined when something FAILed. */
+async function validateHost(
+  settings: Settings, own: HostSettings, credentials: CheckCredentials, env: Env, lock: ConfigLock, options: ValidateOptions, print: (line: string) => void,
+): Promise<{ lock: ConfigLock; changed: boolean } | undefined> {
+  const ctx = createCheckContext(settings, own, credentials)
+  const gitTokenSet = hasCredentials(credentials.git[own.id] ?? NO_ACCESS)
+  const secretVariable = own.host.variables.secret
   const shortSecret = shortSecretResult(secretVariable, env[secretVariable])
   if (shortSecret) checkPrinter(print, [secretVariable])(shortSecret)
 
@@ -43,18 +66,17 @@ export async function validateCommand(settings: Settings, env: Env, options: Val
     const results = reportResults(report)
     const ok = countByStatus(results).FAIL === 0
     // Only a configured entry has a lock record; a repository reached through "*" is part of the owner's entry.
-    const route = listRoutes(settings.mappings).find((r) => entryKey(r).toLowerCase() === `${owner}/${repo}`.toLowerCase())
+    const route = listRoutes(own.mappings).find((r) => entryKey(r).toLowerCase() === `${owner}/${repo}`.toLowerCase())
     if (ok && route) {
-      const configured = new Set(listRoutes(settings.mappings).map(entryKey))
+      const configured = new Set(listRoutes(own.mappings).map(entryKey))
       for (const key of Object.keys(lock.entries)) if (!configured.has(key)) delete lock.entries[key]
-      lock.entries[entryKey(route)] = { hash: entryHash(settings.gitProvider, route, gitTokenSet), validated_at: new Date().toISOString() }
-      writeConfigLock(settings.lockFile, lock)
+      lock.entries[entryKey(route)] = { hash: entryHash(own.id, route, gitTokenSet), validated_at: new Date().toISOString() }
     }
     print(`${owner}/${repo}: ${summary(results)}; ${ok && route ? `config.lock updated (${settings.lockFile})` : ok ? 'not a mapping entry of its own, config.lock unchanged' : 'config.lock not updated'}`)
-    return ok
+    return ok ? { lock, changed: route !== undefined } : undefined
   }
 
-  const printResult = checkPrinter(print, ['SLACK_BOT_TOKEN', ...listRoutes(settings.mappings).map(entryKey)])
+  const printResult = checkPrinter(print, ['SLACK_BOT_TOKEN', ...listRoutes(own.mappings).map(entryKey)])
   const outcome = await validateConfig(ctx, lock, { gitTokenSet, force: options.force, onResult: printResult })
   const results = reportResults(outcome.report)
   for (const { route, locked } of outcome.plan.current) {
@@ -63,9 +85,8 @@ export async function validateCommand(settings: Settings, env: Env, options: Val
   const total = outcome.plan.stale.length + outcome.plan.current.length
   if (!outcome.ok) {
     print(`${outcome.plan.stale.length} of ${total} entries checked: ${summary(results)}; config.lock not updated`)
-    return false
+    return undefined
   }
-  if (outcome.lockChanged) writeConfigLock(settings.lockFile, outcome.nextLock)
   print(`${outcome.plan.stale.length} of ${total} entries checked: ${summary(results)}; config.lock ${outcome.lockChanged ? 'written' : 'unchanged'} (${settings.lockFile})`)
-  return true
+  return { lock: outcome.nextLock, changed: outcome.lockChanged }
 }

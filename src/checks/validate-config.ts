@@ -43,7 +43,7 @@ export async function validateConfig(
   const entries: Record<string, LockedEntry> = {}
   for (const { route, locked } of plan.current) entries[entryKey(route)] = locked
   for (const { route, hash } of plan.stale) entries[entryKey(route)] = { hash, validated_at: validatedAt }
-  const nextLock: ConfigLock = { version: 1, entries }
+  const nextLock: ConfigLock = { entries }
   const lockChanged = plan.stale.length > 0 || Object.keys(lock.entries).length !== plan.current.length
   return { plan, report, ok, nextLock, lockChanged }
 }

@@ -1,13 +1,11 @@
-import type { Provider } from '../../machines/pull-request-event.ts'
-import { hostOf } from '../hosts/registry.ts'
+import type { GitHost } from '../hosts/contract.ts'
 import { formatTable } from './format-routes.ts'
 
 /**
  * `users:` and `teams:` for `prherald-config list`: one indented row per key as prherald matches it
  * (GitHub logins and slugs lower-cased), sorted, so a reader can check who is mapped at a glance.
  */
-export function formatPeople(people: { users: Record<string, string>; teams: Record<string, string>; lookupUsersByEmail: boolean }, provider: Provider): string[] {
-  const host = hostOf(provider)
+export function formatPeople(people: { users: Record<string, string>; teams: Record<string, string>; lookupUsersByEmail: boolean }, host: GitHost): string[] {
   const { keyDescription, teamDescription, emailLookup } = host.people
   return [
     ...section('users', `${keyDescription}; unmapped people show as plain text`, people.users),

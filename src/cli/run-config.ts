@@ -27,19 +27,24 @@ function settings() {
 
 cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, thread updates, the reviews and digest settings, the users and teams maps, reconcile.on_start and slack.socket_mode').action(() => {
   const loaded = settings()
-  const routes = listRoutes(loaded.mappings)
-  if (routes.length === 0) print('no mapping entries: every delivery is ignored')
-  else for (const line of formatRoutes(routes, loaded.reactions)) print(line)
-  for (const line of formatFilters(routes)) print(line)
-  print('')
+  // A section per host: its mappings, its reviews' bot logins, its people; everything after them is shared.
+  for (const own of loaded.hosts) {
+    const hostRoutes = listRoutes(own.mappings)
+    print(`${own.host.words.name} (${loaded.hostsForm === 'git_provider' ? `git_provider: ${own.id}` : `hosts.${own.id}`}, route /webhook/${own.id}):`)
+    if (hostRoutes.length === 0) print('no mapping entries: every delivery is ignored')
+    else for (const line of formatRoutes(hostRoutes, loaded.reactions)) print(line)
+    for (const line of formatFilters(hostRoutes)) print(line)
+    for (const line of formatReviews(loaded.reviews, own.host)) print(line)
+    for (const line of formatPeople({ ...own, lookupUsersByEmail: loaded.lookupUsersByEmail }, own.host)) print(line)
+    print('')
+  }
+  const routes = loaded.hosts.flatMap((own) => listRoutes(own.mappings))
   print(formatMetricsListen(loaded))
   print(`slack.socket_mode: ${loaded.socketMode}${loaded.socketMode ? " (Slack's requests over Socket Mode's WebSocket with SLACK_APP_TOKEN; no public URL needed for them)" : ' (Slack\'s requests at the HTTP routes, with SLACK_SIGNING_SECRET)'}`)
   print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
   for (const line of formatThreads(loaded.threadUpdates, routes, loaded.notifyReviewRequests)) print(line)
   for (const line of formatDirectMessages(loaded.directMessages)) print(line)
-  for (const line of formatReviews(loaded.reviews, loaded.gitProvider)) print(line)
   for (const line of formatDigest(loaded.digest, routes)) print(line)
-  for (const line of formatPeople(loaded, loaded.gitProvider)) print(line)
   print(`reconcile.on_start: ${loaded.reconcileOnStart}${loaded.reconcileOnStart ? ' (pull requests touched in the last day are reconciled at start-up)' : ''}`)
   print(loaded.database.kind === 'sqlite'
     ? `database: ${redactUrl(loaded.databaseUrl)} (SQLite: one server)`
@@ -49,19 +54,23 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
 
 cli.command('validate [repository]', 'Check mapping entries against Slack and the git host; write config.lock on success')
   .option('--force', 'Check every entry, even those config.lock records as validated and unchanged')
+  .option('--provider <host>', 'Check one configured host (github, gitlab, bitbucket); every configured host by default')
   .example('prherald-config validate')
   .example('prherald-config validate acme/api')
-  .action(async (repository: string | undefined, options: { force?: boolean }) => {
+  .action(async (repository: string | undefined, options: { force?: boolean; provider?: string }) => {
     const target = repository === undefined ? undefined : parseRepository(repository)
-    const ok = await validateCommand(settings(), process.env, { target, force: options.force === true }, print)
+    const provider = typeof options.provider === 'string' ? options.provider : undefined
+    const ok = await validateCommand(settings(), process.env, { target, force: options.force === true, provider }, print)
     if (!ok) process.exitCode = 1
   })
 
 cli.command('create-webhook <repository>', 'GitHub: create or update the repository webhook. Bitbucket: print the steps')
+  .option('--provider <host>', 'The host of the repository, when several are configured (github, gitlab, bitbucket)')
   .example('PRHERALD_PUBLIC_URL=https://prherald.example.com prherald-config create-webhook acme/api')
-  .action(async (repository: string) => {
+  .example('prherald-config create-webhook --provider gitlab acme/platform/widgets')
+  .action(async (repository: string, options: { provider?: string }) => {
     const { owner, repo } = parseRepository(repository)
-    await createWebhook(settings(), process.env, owner, repo, print)
+    await createWebhook(settings(), process.env, owner, repo, print, typeof options.provider === 'string' ? options.provider : undefined)
   })
 
 cli.help((sections) => {

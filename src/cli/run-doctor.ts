@@ -1,13 +1,13 @@
 import { cac } from 'cac'
 import { checkPrinter, countByStatus, formatChecks, formatCounts, type CheckResult } from '../checks/check-result.ts'
-import { createCheckContext, credentialsFromEnv, slackCredentialsFromEnv, type CheckCredentials } from '../checks/check-context.ts'
+import { createCheckContext, credentialsFromEnv, NO_ACCESS, slackCredentialsFromEnv, type CheckCredentials } from '../checks/check-context.ts'
 import { appTokenCheck } from '../checks/app-token-check.ts'
 import { readSlackAppToken } from '../config/load-config.ts'
 import { ownerAccessResults } from '../checks/owner-access-check.ts'
 import { configSection, databaseSection, mappingsSection } from '../checks/preflight.ts'
 import { reportResults, validateEntries } from '../checks/validate-entries.ts'
 import { isPrheraldError } from '../errors.ts'
-import { readConfigLock } from '../lock/config-lock.ts'
+import { hostLock, readConfigLock } from '../lock/config-lock.ts'
 import { redactUrl } from '../log/redact-url.ts'
 import { databaseSecrets } from '../store/database-secrets.ts'
 import { inspectDatabase } from '../store/inspect-database.ts'
@@ -15,8 +15,7 @@ import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
 import type { Settings } from '../config/settings.ts'
-import { hasCredentials } from '../hosts/contract.ts'
-import { hostOf } from '../hosts/registry.ts'
+import { hasCredentials, type HostAccess } from '../hosts/contract.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { apiUrlLines, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
 
@@ -31,10 +30,20 @@ function section(title: string, results: CheckResult[]): CheckResult[] {
 /** The credentials from the environment; unusable git-host ones (the [config] section has said why) count as none. */
 function doctorCredentials(env: NodeJS.ProcessEnv, settings: Settings): CheckCredentials {
   try {
-    return credentialsFromEnv(env, settings.gitProvider)
+    return credentialsFromEnv(env, settings.hosts)
   } catch (error) {
     if (!isPrheraldError(error)) throw error
-    return { ...slackCredentialsFromEnv(env), git: { token: undefined, extra: {}, scheme: undefined } }
+    // One host's unusable credentials count as none for that host only.
+    const git: Record<string, HostAccess> = {}
+    for (const own of settings.hosts) {
+      try {
+        git[own.id] = own.host.readAccess(env)
+      } catch (hostError) {
+        if (!isPrheraldError(hostError)) throw hostError
+        git[own.id] = NO_ACCESS
+      }
+    }
+    return { ...slackCredentialsFromEnv(env), git }
   }
 }
 
@@ -62,25 +71,32 @@ async function doctor(repository: string | undefined): Promise<boolean> {
       const report = store.kind === 'sqlite'
         ? inspectDatabase(store.path)
         : await (await import('../store/inspect-postgres-database.ts')).inspectPostgresDatabase(store.url, databaseSecrets(store.url, env))
-      database = databaseSection(where, report, settings.gitProvider)
+      database = databaseSection(where, report, settings.hosts.map((h) => h.id))
     } catch (error) {
       if (!isPrheraldError(error)) throw error
       database = [{ name: 'file', target: where, status: 'FAIL', reason: error.message, fix: error.fix }]
     }
     all.push(...section('database', database))
     const credentials = doctorCredentials(env, settings)
-    all.push(...section('mappings', mappingsSection(settings, hasCredentials(credentials.git), readConfigLock(settings.lockFile).lock)))
     // Socket Mode's app-level token: present, the right kind, accepted by Slack (doctor only; the server checks the first two).
     if (settings.socketMode) all.push(...section('slack', [await appTokenCheck(true, readSlackAppToken(env), settings.api.slack)]))
-    const owners = [...new Set(listRoutes(settings.mappings).map((r) => r.owner))]
-    const access = await ownerAccessResults(hostOf(settings.gitProvider).connect(credentials.git, settings.api.git), owners)
-    if (access.length > 0) all.push(...section('access', access))
-    if (target) {
-      // Live checks print as they complete, like prherald-config validate.
-      const title = `${target.owner}/${target.repo}`
-      print(`[${title}]`)
-      const report = await validateEntries(createCheckContext(settings, credentials), [target], checkPrinter((line) => print(`  ${line}`), ['SLACK_BOT_TOKEN', title]))
-      all.push(...reportResults(report))
+    const { lock } = readConfigLock(settings.lockFile, settings.hosts.map((h) => h.id))
+    // A section per host: its mappings, its owners' access, its live checks; one host's API down is that host's line.
+    const several = settings.hosts.length > 1
+    for (const own of settings.hosts) {
+      const named = (title: string) => (several ? `${title}: ${own.host.words.name}` : title)
+      const access = credentials.git[own.id] ?? NO_ACCESS
+      all.push(...section(named('mappings'), mappingsSection(settings, own, hasCredentials(access), hostLock(lock, own.id))))
+      const owners = [...new Set(listRoutes(own.mappings).map((r) => r.owner))]
+      const ownerAccess = await ownerAccessResults(own.host.connect(access, own.apiUrl), owners)
+      if (ownerAccess.length > 0) all.push(...section(named('access'), ownerAccess))
+      if (target) {
+        // Live checks print as they complete, like prherald-config validate.
+        const title = named(`${target.owner}/${target.repo}`)
+        print(`[${title}]`)
+        const report = await validateEntries(createCheckContext(settings, own, credentials), [target], checkPrinter((line) => print(`  ${line}`), ['SLACK_BOT_TOKEN', `${target.owner}/${target.repo}`]))
+        all.push(...reportResults(report))
+      }
     }
   }
   if (target && !settings) {

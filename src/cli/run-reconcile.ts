@@ -14,29 +14,33 @@ import { apiUrlLines, extraVariableLines, hostVariableLines } from './host-varia
  * prherald-reconcile: brings every message prherald shows as open or draft to the pull request's real state
  * on the git host, and (GitHub) catches up on missed webhook deliveries. docs/reconcile.md.
  */
-async function main(repository: string | undefined, dryRun: boolean): Promise<void> {
+async function main(repository: string | undefined, dryRun: boolean, provider: string | undefined): Promise<void> {
   loadEnvFile()
   const settings = loadSettings(process.env)
   if (repository !== undefined) parseRepository(repository)
   if (!dryRun) {
     // A running server takes the work and runs it through its mailboxes; undefined: none listens.
-    const answer = await callControl(controlSocketPath(settings), 'reconcile', { repository: repository?.trim(), dryRun })
+    const answer = await callControl(controlSocketPath(settings), 'reconcile', { repository: repository?.trim(), dryRun, provider })
     if (answer) {
       for (const line of answer.lines) console.log(line)
       process.exitCode = answer.exitCode
       return
     }
   }
-  const report = await reconcileLocally(settings, process.env, { dryRun, repository: repository?.trim() }, {
+  const reports = await reconcileLocally(settings, process.env, { dryRun, repository: repository?.trim(), provider }, {
     onWait: (waitMs, resumeAt) => console.error(`waiting ${Math.ceil(waitMs / 1000)} s for the git host's rate limit (until ${new Date(resumeAt).toISOString()})`),
   })
-  for (const line of formatReport(report)) console.log(line)
-  if (reportFailed(report)) process.exitCode = 1
+  for (const { host, report } of reports) {
+    if (reports.length > 1) console.log(`${host}:`)
+    for (const line of formatReport(report)) console.log(reports.length > 1 ? `  ${line}` : line)
+    if (reportFailed(report)) process.exitCode = 1
+  }
 }
 
 const cli = cac('prherald-reconcile')
 cli.usage('[--dry-run] [owner/repo]')
 cli.option('--dry-run', 'Print what would change (and which missed deliveries would be redelivered); change nothing')
+cli.option('--provider <host>', 'Reconcile one configured host (github, gitlab, bitbucket); every configured host by default')
 cli.example('prherald-reconcile --dry-run')
 cli.example('prherald-reconcile acme/api')
 cli.help((sections) => {
@@ -62,6 +66,6 @@ await runCommands(cli, {
     // takes the next word for its value: `--dry-run acme/api` arrives as dryRun "acme/api" and no argument.
     const swallowed = typeof options.dryRun === 'string' ? options.dryRun : undefined
     if (swallowed !== undefined && args.length > 0) throw new PrheraldError('usage', `unexpected argument "${args[0]}"`, { fix: 'give at most one owner/repo' })
-    return main(args[0] ?? swallowed, options.dryRun !== undefined && options.dryRun !== false)
+    return main(args[0] ?? swallowed, options.dryRun !== undefined && options.dryRun !== false, typeof options.provider === 'string' ? options.provider : undefined)
   },
 })

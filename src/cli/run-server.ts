@@ -1,7 +1,6 @@
-import { gitSecrets } from '../hosts/contract.ts'
 import { cac } from 'cac'
 import { validateAtStartup } from '../checks/validate-at-startup.ts'
-import { loadSettings, readSecrets } from '../config/load-config.ts'
+import { loadSettings, readSecrets, secretValues } from '../config/load-config.ts'
 import { createLogger } from '../log/logger.ts'
 import { databaseSecrets } from '../store/database-secrets.ts'
 import { startService, type RunningService } from '../service.ts'
@@ -21,11 +20,11 @@ async function main(force: boolean): Promise<void> {
   limitHeapGrowth()
   loadEnvFile()
   const settings = loadSettings(process.env)
-  const secrets = readSecrets(process.env, settings.gitProvider)
+  const secrets = readSecrets(process.env, settings.hosts)
   const logger = createLogger({
     format: settings.logFormat,
     level: settings.logLevel,
-    redact: [secrets.slackBotToken, secrets.webhookSecret, ...gitSecrets(secrets.gitAccess), secrets.slackSigningSecret ?? '', secrets.slackAppToken ?? '', ...databaseSecrets(settings.databaseUrl, process.env)],
+    redact: [...secretValues(secrets), ...databaseSecrets(settings.databaseUrl, process.env)],
   })
   // Handlers first: a signal that arrives while validating or starting must not kill the process mid-step.
   let service: RunningService | undefined
@@ -60,7 +59,7 @@ cli.help((sections) => {
     body: [
       '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml); config.lock is written beside it',
       '  SLACK_BOT_TOKEN        Slack bot token (required)',
-      ...hostVariableLines('secret', (host) => `${host.words.name}: the webhook secret, required with git_provider: ${host.id}`),
+      ...hostVariableLines('secret', (host) => `${host.words.name}: the webhook secret, required when ${host.id} is configured`),
       ...hostVariableLines('token', (host) => `${host.words.name} (optional): path routing, reconcile, the webhook check, the email look-up`),
       ...extraVariableLines(true),
       '  SLACK_SIGNING_SECRET   (optional) the Slack app\'s signing secret: the "Start review" button and its route',

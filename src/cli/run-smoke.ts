@@ -1,7 +1,7 @@
 import { cac } from 'cac'
 import { loadSettings } from '../config/load-config.ts'
-import { hostOf } from '../hosts/registry.ts'
-import type { Settings } from '../config/settings.ts'
+import { pickHost } from '../config/pick-host.ts'
+import type { HostSettings, Settings } from '../config/settings.ts'
 import { PrheraldError } from '../errors.ts'
 import { applyReactionTier } from '../config/reactions.ts'
 import { listRoutes, resolveRoute, type Route } from '../routing/resolve-route.ts'
@@ -14,6 +14,7 @@ import { hostVariableLines } from './host-variable-lines.ts'
 interface Options {
   url?: unknown
   repository?: unknown
+  provider?: unknown
   reactions?: boolean
   timeout?: unknown
   help?: boolean
@@ -23,7 +24,7 @@ interface Options {
  * The repository to test, the one named or the first mapping entry (a `"*"` entry with a made-up name), its
  * route, and the channel to watch: the first the repository posts in (the service deletes the message in each).
  */
-function chooseRepository(settings: Settings, named: string | undefined): { owner: string; repo: string; channel: string; route: Route } {
+function chooseRepository(settings: Settings, own: HostSettings, named: string | undefined): { owner: string; repo: string; channel: string; route: Route } {
   const pick = (owner: string, repo: string, route: Route) => {
     const channel = route.targets[0]?.channel
     if (!channel) throw new PrheraldError('config_invalid', `${owner}/${repo} posts in no channel`, { fix: 'give its mapping entry a channel' })
@@ -31,11 +32,11 @@ function chooseRepository(settings: Settings, named: string | undefined): { owne
   }
   if (named !== undefined) {
     const { owner, repo } = parseRepository(named)
-    const route = resolveRoute(settings.mappings, owner, repo)
+    const route = resolveRoute(own.mappings, owner, repo)
     if (!route) throw new PrheraldError('usage', `${owner}/${repo} has no mapping entry in ${settings.configFile}`, { fix: 'name a mapped repository (prherald-config list shows them)' })
     return pick(owner, repo, route)
   }
-  const first = listRoutes(settings.mappings)[0]
+  const first = listRoutes(own.mappings)[0]
   if (!first) throw new PrheraldError('config_invalid', `${settings.configFile} has no mapping entries`, { fix: 'add one (prherald-setup writes one), then run prherald-smoke again' })
   return pick(first.owner, first.repo === '*' ? 'prherald-smoke' : first.repo, first)
 }
@@ -62,11 +63,12 @@ async function main(options: Options): Promise<boolean> {
   if (!url) throw new PrheraldError('env_missing', 'no URL to test', { fix: 'pass --url https://… or set PRHERALD_PUBLIC_URL to the public base URL of the service' })
   const seconds = options.timeout === undefined ? 30 : Number(options.timeout)
   if (!Number.isFinite(seconds) || seconds <= 0) throw new PrheraldError('usage', `--timeout ${String(options.timeout)} is not a number of seconds`, { fix: 'e.g. --timeout 60' })
-  const { route, ...target } = chooseRepository(settings, options.repository === undefined ? undefined : String(options.repository))
-  const provider = settings.gitProvider
+  const own = pickHost(settings.hosts, options.provider === undefined ? undefined : String(options.provider))
+  const { route, ...target } = chooseRepository(settings, own, options.repository === undefined ? undefined : String(options.repository))
+  const provider = own.id
   return runSmoke({
     url, provider, ...target,
-    webhookSecret: required(hostOf(provider).variables.secret, 'the smoke test signs its deliveries with it'),
+    webhookSecret: required(own.host.variables.secret, 'the smoke test signs its deliveries with it'),
     slack: { token: required('SLACK_BOT_TOKEN', 'the smoke test reads the channel with it'), apiUrl: settings.api.slack },
     reactions: options.reactions === true ? expectedReactions(settings, route) : undefined,
     timeoutMs: seconds * 1000,
@@ -80,6 +82,7 @@ cli.usage('[--url <url>] [--repository <owner/repo>] [--reactions]')
 cli.option('--url <url>', 'Public base URL of the service (default: PRHERALD_PUBLIC_URL)')
 cli.option('--repository <owner/repo>', 'A mapped repository to announce the test pull request in (default: the first mapping entry)')
 cli.option('--reactions', 'Also send an approval and a merge, and check their reactions')
+cli.option('--provider <host>', 'The host whose deliveries to send, when several are configured (github, gitlab, bitbucket)')
 cli.option('--timeout <seconds>', 'How long to wait for each Slack change (default: 30)')
 cli.example('prherald-smoke --url https://prherald.example.com --reactions')
 cli.help((sections) => {

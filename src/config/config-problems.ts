@@ -3,7 +3,7 @@ import { allowedKeys } from './allowed-keys.ts'
 import { PROVIDERS, type Mappings } from './schema.ts'
 
 /** `github, bitbucket or gitlab`. */
-const oneOf = (values: readonly string[]) => values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`
+export const oneOf = (values: readonly string[]) => values.length < 2 ? values.join('') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`
 
 export interface ConfigProblem {
   /** Dotted key path in the file, e.g. `mappings.acme.api.channel`. */
@@ -26,7 +26,7 @@ export function describeFailure(failure: Failure): ConfigProblem {
     return { key, message: key === 'git_provider' ? `is required; set it to ${oneOf(PROVIDERS)}` : 'is required' }
   }
   if (failure.refinement !== undefined) return { key, message: failure.message }
-  if (failure.type === 'union' && path[0] === 'mappings' && path.at(-2) === 'channels') {
+  if (failure.type === 'union' && path.includes('mappings') && path.at(-2) === 'channels') {
     return { key, message: `${JSON.stringify(failure.value)} is not a channel; write a channel ID (C0123456789) or { id: C0123456789, mentions: [...] }` }
   }
   if (failure.type === 'array' && path.at(-1) === 'channels' && Array.isArray(failure.value)) {
@@ -40,35 +40,36 @@ export function describeFailure(failure: Failure): ConfigProblem {
 }
 
 /** Rules that span entries: inheritance from the owner's `"*"` entry must leave every repository a channel. */
-export function mappingProblems(mappings: Mappings): ConfigProblem[] {
+export function mappingProblems(mappings: Mappings, at: readonly string[] = []): ConfigProblem[] {
   const problems: ConfigProblem[] = []
+  const keyOf = (...path: string[]) => ({ key: [...at, ...path].join('.'), path: [...at, ...path] })
   for (const [owner, repos] of Object.entries(mappings)) {
     if (owner === '*') {
-      problems.push({ key: 'mappings.*', path: ['mappings', '*'], message: 'a wildcard owner is not supported; list each owner (organisation or workspace) and use "*" for its repositories' })
+      problems.push({ ...keyOf('mappings', '*'), message: 'a wildcard owner is not supported; list each owner (organisation or workspace) and use "*" for its repositories' })
       continue
     }
     for (const [repo, entry] of Object.entries(repos)) {
       if (entry.channel && entry.channels) {
-        problems.push({ key: `mappings.${owner}.${repo}`, path: ['mappings', owner, repo], message: 'sets both channel and channels; keep one (channels: [C…, C…] lists several)' })
+        problems.push({ ...keyOf('mappings', owner, repo), message: 'sets both channel and channels; keep one (channels: [C…, C…] lists several)' })
       }
       const ids = (entry.channels ?? []).map((c) => (typeof c === 'string' ? c : c.id))
       const repeated = ids.find((id, i) => ids.indexOf(id) !== i)
-      if (repeated) problems.push({ key: `mappings.${owner}.${repo}.channels`, path: ['mappings', owner, repo, 'channels'], message: `lists ${repeated} twice; each channel gets one message, list it once` })
+      if (repeated) problems.push({ ...keyOf('mappings', owner, repo, 'channels'), message: `lists ${repeated} twice; each channel gets one message, list it once` })
     }
     const star = repos['*']
     const hasChannel = (entry: { channel?: string; channels?: unknown[] } | undefined) => Boolean(entry?.channel || entry?.channels)
     if (star && !hasChannel(star)) {
-      problems.push({ key: `mappings.${owner}.*.channel`, path: ['mappings', owner, '*'], message: `is required (or channels): the "*" entry is the channel for ${owner}'s unlisted repositories` })
+      problems.push({ key: [...at, 'mappings', owner, '*', 'channel'].join('.'), path: [...at, 'mappings', owner, '*'], message: `is required (or channels): the "*" entry is the channel for ${owner}'s unlisted repositories` })
     }
     if (star?.paths) {
-      problems.push({ key: `mappings.${owner}.*.paths`, path: ['mappings', owner, '*', 'paths'], message: 'path rules belong to a repository entry; move them under mappings.<owner>.<repo>.paths' })
+      problems.push({ ...keyOf('mappings', owner, '*', 'paths'), message: `path rules belong to a repository entry; move them under ${[...at, 'mappings'].join('.')}.<owner>.<repo>.paths` })
     }
     for (const [repo, entry] of Object.entries(repos)) {
       if (repo === '*' || hasChannel(entry) || hasChannel(star)) continue
       problems.push({
-        key: `mappings.${owner}.${repo}.channel`,
-        path: ['mappings', owner, repo],
-        message: `is required: set a channel (or channels) here or in mappings.${owner}."*"`,
+        key: [...at, 'mappings', owner, repo, 'channel'].join('.'),
+        path: [...at, 'mappings', owner, repo],
+        message: `is required: set a channel (or channels) here or in ${[...at, 'mappings', owner].join('.')}."*"`,
       })
     }
   }

@@ -3,16 +3,18 @@ import { dirname, join, resolve } from 'node:path'
 import { validate, type Failure } from 'superstruct'
 import { PrheraldError } from '../errors.ts'
 import { configSchema, type ConfigDocument } from './schema.ts'
-import { DEFAULTS, type ListenAddress, type Secrets, type Settings } from './settings.ts'
+import { DEFAULTS, type HostSecrets, type HostSettings, type ListenAddress, type Secrets, type Settings } from './settings.ts'
 import { databaseTargetFromUrl, hasUrlPassword, parseListen } from './parse-values.ts'
 import { applyReactionTier, DEFAULT_REACTIONS } from './reactions.ts'
 import { describeFailure, mappingProblems, type ConfigProblem } from './config-problems.ts'
 import { emptyValueHint } from './empty-value-hint.ts'
 import { parseConfigText } from './parse-config-text.ts'
 import { hasUnencodedUserInfo, redactUrl } from '../log/redact-url.ts'
-import { peopleProblems } from './people-problems.ts'
+import { emailLookupProblems, peopleProblems } from './people-problems.ts'
+import { formProblems, hostBlocks, personSettingProblems, type HostBlock } from './host-blocks.ts'
 import { normalisePeopleMap } from './people-map.ts'
 import { hostOf } from '../hosts/registry.ts'
+import { gitSecrets } from '../hosts/contract.ts'
 import { directMessageSettings, slackIds } from './direct-message-settings.ts'
 
 export type Env = Record<string, string | undefined>
@@ -55,7 +57,13 @@ export function readConfigDocument(file: string): ConfigDocument {
       return { ...describeFailure(failure), line, ...(hint ? { message: hint } : {}) }
     }), ...failures.slice(MAX_LISTED).map(describeFailure)])
   }
-  const problems = [...peopleProblems(value), ...mappingProblems(value.mappings)]
+  const form = formProblems(value)
+  const blocks = hostBlocks(value)
+  const problems = form.length > 0 ? form : [
+    ...blocks.flatMap((block) => [...peopleProblems(block), ...mappingProblems(block.mappings, block.at)]),
+    ...emailLookupProblems(value, blocks),
+    ...personSettingProblems(blocks),
+  ]
   if (problems.length > 0) throw invalid(file, problems.map((p, i) => (i < MAX_LISTED && p.path ? { ...p, line: lineOf(p.path) } : p)))
   return value as ConfigDocument
 }
@@ -98,13 +106,13 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
       message: `"${redactUrl(databaseUrl)}" holds a password; remove it from the URL and give it through the PGPASSWORD environment variable (or put the whole URL in PRHERALD_DATABASE_URL)`,
     }])
   }
-  const host = hostOf(doc.git_provider)
   const pacingText = env.PRHERALD_SLACK_PACING || doc.slack?.pacing || DEFAULTS.slackPacing
   if (pacingText !== 'published' && pacingText !== 'off') throw envProblem('PRHERALD_SLACK_PACING', 'use published or off')
   return {
     configFile,
     lockFile: join(dirname(configFile), 'config.lock'),
-    gitProvider: doc.git_provider,
+    hosts: hostBlocks(doc).map((block) => hostSettings(block, env)),
+    hostsForm: doc.hosts === undefined ? 'git_provider' : 'hosts',
     listen,
     metricsListen,
     logFormat: doc.server?.log_format ?? DEFAULTS.logFormat,
@@ -133,18 +141,25 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     slackPacing: pacingText,
     threadUpdates: doc.slack?.thread_updates ?? DEFAULTS.threadUpdates,
     notifyReviewRequests: doc.notify?.review_requests ?? DEFAULTS.notifyReviewRequests,
-    directMessages: directMessageSettings(doc),
+    directMessages: directMessageSettings(doc, hostBlocks(doc)),
     reconcileOnStart: doc.reconcile?.on_start ?? false,
-    users: normalisePeopleMap(host.people.caseInsensitive, slackIds(doc.users)),
-    teams: normalisePeopleMap(host.people.caseInsensitive, doc.teams),
     lookupUsersByEmail: doc.slack?.lookup_users_by_email ?? false,
     socketMode: doc.slack?.socket_mode ?? false,
-    mappings: doc.mappings,
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
-    api: {
-      slack: withTrailingSlash(env.SLACK_API_URL || DEFAULTS.api.slack),
-      git: (env[host.variables.apiUrl] || host.defaultApiUrl).replace(/\/+$/, ''),
-    },
+    api: { slack: withTrailingSlash(env.SLACK_API_URL || DEFAULTS.api.slack) },
+  }
+}
+
+/** One host's settings: its block, its people maps as prherald matches them, its API base from the environment. */
+function hostSettings(block: HostBlock, env: Env): HostSettings {
+  const host = hostOf(block.id)
+  return {
+    id: block.id,
+    host,
+    mappings: block.mappings,
+    users: normalisePeopleMap(host.people.caseInsensitive, slackIds(block.users)),
+    teams: normalisePeopleMap(host.people.caseInsensitive, block.teams),
+    apiUrl: (env[host.variables.apiUrl] || host.defaultApiUrl).replace(/\/+$/, ''),
   }
 }
 
@@ -165,20 +180,26 @@ function withTrailingSlash(url: string): string {
   return url.endsWith('/') ? url : `${url}/`
 }
 
-/** Reads the secrets the configured provider needs; throws `env_missing` naming every missing variable. */
-export function readSecrets(env: Env, provider: Settings['gitProvider']): Secrets {
-  const names = hostOf(provider).variables
+/**
+ * Reads the secrets every configured host needs (its webhook secret, its optional API credentials); throws
+ * `env_missing` naming every missing variable.
+ */
+export function readSecrets(env: Env, hosts: readonly Pick<HostSettings, 'id' | 'host'>[]): Secrets {
   const missing: string[] = []
   const slackBotToken = env.SLACK_BOT_TOKEN ?? ''
-  const webhookSecret = env[names.secret] ?? ''
   if (slackBotToken.trim() === '') missing.push('SLACK_BOT_TOKEN (the bot token of your Slack app, xoxb-…)')
-  if (webhookSecret.trim() === '') missing.push(`${names.secret} (the secret you set on the ${hostOf(provider).words.name} webhook)`)
+  const secrets: Record<string, HostSecrets> = {}
+  for (const { id, host } of hosts) {
+    const webhookSecret = env[host.variables.secret] ?? ''
+    if (webhookSecret.trim() === '') missing.push(`${host.variables.secret} (the secret you set on the ${host.words.name} webhook)`)
+    secrets[id] = { webhookSecret, gitAccess: host.readAccess(env) }
+  }
   if (missing.length > 0) {
     throw new PrheraldError('env_missing', `missing environment variables:\n${missing.map((m) => `  - ${m}`).join('\n')}`, {
       fix: 'set them in the environment or in a .env file in the working directory',
     })
   }
-  return { slackBotToken, webhookSecret, gitAccess: hostOf(provider).readAccess(env), slackSigningSecret: readSlackSigningSecret(env), slackAppToken: readSlackAppToken(env) }
+  return { slackBotToken, hosts: secrets, slackSigningSecret: readSlackSigningSecret(env), slackAppToken: readSlackAppToken(env) }
 }
 
 /** SLACK_APP_TOKEN, optional: read only when slack.socket_mode is true; a blank value reads as unset. */
@@ -191,4 +212,9 @@ export function readSlackAppToken(env: Env): string | undefined {
 export function readSlackSigningSecret(env: Env): string | undefined {
   const secret = env.SLACK_SIGNING_SECRET?.trim() ?? ''
   return secret === '' ? undefined : secret
+}
+
+/** Every secret value the process holds, for the logger's redaction list. */
+export function secretValues(secrets: Secrets): string[] {
+  return [secrets.slackBotToken, ...Object.values(secrets.hosts).flatMap((own) => [own.webhookSecret, ...gitSecrets(own.gitAccess)]), secrets.slackSigningSecret ?? '', secrets.slackAppToken ?? '']
 }

@@ -167,8 +167,24 @@ export const SLACK_PACINGS = ['published', 'off'] as const
 /** `notify.review_requests`: ping a newly requested reviewer in the message's thread, or not at all. */
 export const REVIEW_REQUEST_NOTIFY = ['thread', 'off'] as const
 
+const mappings = record(string(), record(string(), mappingEntry))
+const users = record(personKey, userValue)
+const teams = record(teamSlug, slackGroupId)
+
+/** What is per host: `hosts.<id>`, or the top level of a single-host file with `git_provider`. */
+const hostBlock = object({ mappings, users: optional(users), teams: optional(teams) })
+export type HostBlockDocument = Infer<typeof hostBlock>
+
+/** `hosts:`: one block per host kind of the registry (named instances of one kind are not supported yet). */
+const hosts = object(Object.fromEntries(PROVIDERS.map((id) => [id, optional(hostBlock)])) as Record<string, Struct<HostBlockDocument | undefined, unknown>>)
+
+/**
+ * Either `hosts:` (several hosts) or today's single-host form, `git_provider:` with `mappings:`, `users:` and
+ * `teams:` at the top; host-blocks.ts refuses a file with both, or neither.
+ */
 export const configSchema = object({
-  git_provider: enums(PROVIDERS as string[]),
+  git_provider: optional(enums(PROVIDERS as string[])),
+  hosts: optional(hosts),
   server: optional(object({
     listen: optional(string()),
     metrics_listen: optional(string()),
@@ -213,13 +229,13 @@ export const configSchema = object({
     time_zone: optional(timeZone),
   })),
   reconcile: optional(object({ on_start: optional(boolean()) })),
-  users: optional(record(personKey, userValue)),
-  teams: optional(record(teamSlug, slackGroupId)),
-  mappings: record(string(), record(string(), mappingEntry)),
+  users: optional(users),
+  teams: optional(teams),
+  mappings: optional(mappings),
 })
 
 export type ConfigDocument = Infer<typeof configSchema>
 export type MappingEntry = Infer<typeof mappingEntry>
-export type Mappings = ConfigDocument['mappings']
+export type Mappings = HostBlockDocument['mappings']
 export type ReactionsConfig = Infer<typeof reactions>
 export type DigestTier = Infer<typeof digestTier>

@@ -1,6 +1,6 @@
 import type { DEPENDENCY_BOT_LAYOUTS, DIRECT_MESSAGES, REVIEW_REQUEST_NOTIFY, Mappings, SLACK_PACINGS } from './schema.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
-import type { HostAccess } from '../hosts/contract.ts'
+import type { GitHost, HostAccess } from '../hosts/contract.ts'
 
 export type ReviewRequestNotify = (typeof REVIEW_REQUEST_NOTIFY)[number]
 export type DirectMessagesSetting = (typeof DIRECT_MESSAGES)[number]
@@ -71,7 +71,10 @@ export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgre
 export interface Settings {
   configFile: string
   lockFile: string
-  gitProvider: Provider
+  /** Every configured host, in the registry's order: `hosts:`, or the one of a single-host file. */
+  hosts: readonly HostSettings[]
+  /** How the file names them: `hosts:`, or the single-host form (`git_provider:` with top-level mappings). */
+  hostsForm: 'hosts' | 'git_provider'
   listen: ListenAddress
   /** `server.metrics_listen`: /metrics on a listener of its own; undefined serves it on `listen`. */
   metricsListen: ListenAddress | undefined
@@ -99,29 +102,43 @@ export interface Settings {
   directMessages: DirectMessageSettings
   /** `reconcile.on_start`: reconcile the pull requests touched in the last day once at start-up (docs/reconcile.md). */
   reconcileOnStart: boolean
-  /**
-   * `users:`: git-host person -> bare Slack user id (U…/W…). Keyed by GitHub login (lower-cased) or
-   * Bitbucket account id; read it with mappedId (src/people/people-map.ts).
-   */
-  users: Record<string, string>
-  /** `teams:`: GitHub team slug (lower-cased) -> bare Slack user-group id (S…). */
-  teams: Record<string, string>
   /** `slack.lookup_users_by_email` (GitHub only): find unmapped people by their profile's public email. */
   lookupUsersByEmail: boolean
   /** `slack.socket_mode`: Slack's requests arrive over Socket Mode's WebSocket (SLACK_APP_TOKEN), not at the HTTP routes. */
   socketMode: boolean
-  mappings: Mappings
   publicUrl: string | undefined
-  /** SLACK_API_URL, and the git host's API URL (GITHUB_API_URL, …; src/hosts/<host>/index.ts). */
-  api: { slack: string; git: string }
+  /** SLACK_API_URL; each host's API base is in its HostSettings. */
+  api: { slack: string }
+}
+
+/** What is per host: `hosts.<id>` (or the top level of a single-host file), after defaults. */
+export interface HostSettings {
+  id: Provider
+  host: GitHost
+  mappings: Mappings
+  /**
+   * `users:`: this host's person -> bare Slack user id (U…/W…). Keyed by GitHub login (lower-cased) or
+   * Bitbucket account id; read it with mappedId (src/people/people-map.ts).
+   */
+  users: Record<string, string>
+  /** `teams:`: team slug (lower-cased) -> bare Slack user-group id (S…). */
+  teams: Record<string, string>
+  /** The host's API base (GITHUB_API_URL, …; src/hosts/<host>/index.ts). */
+  apiUrl: string
+}
+
+/** One host's secrets, from the variables the host names. */
+export interface HostSecrets {
+  webhookSecret: string
+  /** The host's optional API credentials (GITHUB_TOKEN, BITBUCKET_TOKEN, …). */
+  gitAccess: HostAccess
 }
 
 /** Only ever read from the environment; never logged. */
 export interface Secrets {
   slackBotToken: string
-  webhookSecret: string
-  /** The configured host's optional API credentials (GITHUB_TOKEN, BITBUCKET_TOKEN, …). */
-  gitAccess: HostAccess
+  /** By host id, for every configured host. */
+  hosts: Readonly<Record<string, HostSecrets>>
   /**
    * SLACK_SIGNING_SECRET: verifies Slack's requests to /webhook/slack/interactions. Set, open pull requests get
    * the "Start review" button; unset, there is neither button nor route (docs/slack-app.md#start-review).
@@ -179,5 +196,5 @@ export const DEFAULTS = {
   workingHours: string
   timeZone: string
   reactions: Record<ReactionKey, string>
-  api: Pick<Settings['api'], 'slack'>
+  api: Settings['api']
 }

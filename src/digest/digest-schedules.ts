@@ -1,7 +1,6 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import type { Mappings } from '../config/schema.ts'
 import type { DigestSettings } from '../config/settings.ts'
-import { listRoutes, resolveRoute, type Route } from '../routing/resolve-route.ts'
+import { listHostRoutes, resolveHostRoute, type HostMappings, type Route } from '../routing/resolve-route.ts'
 import type { OpenMessage } from '../store/store.ts'
 import type { DigestCandidate } from './build-digest.ts'
 
@@ -16,8 +15,8 @@ export function routeSchedule(route: Pick<Route, 'digest'>, digest: Pick<DigestS
 }
 
 /** Every distinct schedule some mapping entry is digested on: one scheduled job each. */
-export function digestSchedules(mappings: Mappings, digest: Pick<DigestSettings, 'enabled' | 'schedule'>): string[] {
-  return [...new Set(listRoutes(mappings).map((route) => routeSchedule(route, digest)).filter((s) => s !== undefined))]
+export function digestSchedules(mappings: HostMappings, digest: Pick<DigestSettings, 'enabled' | 'schedule'>): string[] {
+  return [...new Set(listHostRoutes(mappings).map((route) => routeSchedule(route, digest)).filter((s) => s !== undefined))]
 }
 
 /**
@@ -25,12 +24,12 @@ export function digestSchedules(mappings: Mappings, digest: Pick<DigestSettings,
  * whose digest is off, or that no mapping serves any more, is in none. Dependency bots' pull requests are
  * left out unless digest.include_dependency_bots. Pure.
  */
-export function candidatesBySchedule(rows: readonly OpenMessage[], mappings: Mappings, digest: DigestSettings): Map<string, ScheduledCandidate[]> {
+export function candidatesBySchedule(rows: readonly OpenMessage[], mappings: HostMappings, digest: DigestSettings): Map<string, ScheduledCandidate[]> {
   const bySchedule = new Map<string, ScheduledCandidate[]>()
   for (const row of rows) {
     const { lifecycle } = row
     if (lifecycle.context.dependencyBump && !digest.includeDependencyBots) continue
-    const route = resolveRoute(mappings, lifecycle.context.owner, lifecycle.context.repo)
+    const route = resolveHostRoute(mappings, lifecycle.context.provider, lifecycle.context.owner, lifecycle.context.repo)
     const schedule = route && routeSchedule(route, digest)
     if (schedule === undefined) continue
     const candidate = { channel: row.channel, lifecycle, activityAt: row.activityAt, mentions: row.mentions }

@@ -1,4 +1,5 @@
 import type { Settings } from '../config/settings.ts'
+import { hostMappings } from '../routing/resolve-route.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
 import { migrateUp, migrationStatus } from '../store/migrations.ts'
@@ -44,7 +45,7 @@ export async function runDigestLocally(deps: LocalDigestDeps, request: Omit<Dige
     }
     const store = createSqliteStore(db)
     const { slack, pacer } = createOutbound({ settings, secrets: { slackBotToken: deps.slackToken }, logger, signal: shutdown.signal })
-    return await runDigest({ store, slack, pacer, logger, mappings: settings.mappings, digest: settings.digest }, { ...request, claim: false })
+    return await runDigest({ store, slack, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest }, { ...request, claim: false })
   } finally {
     shutdown.abort()
     db?.close()

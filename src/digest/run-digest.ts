@@ -1,5 +1,5 @@
 import type { DigestSettings } from '../config/settings.ts'
-import type { Mappings } from '../config/schema.ts'
+import type { HostMappings } from '../routing/resolve-route.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
@@ -15,7 +15,7 @@ export interface DigestRunDeps {
   slack: SlackClient
   pacer: SlackPacer
   logger: Logger
-  mappings: Mappings
+  mappings: HostMappings
   digest: DigestSettings
 }
 

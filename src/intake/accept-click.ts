@@ -6,8 +6,8 @@ import { hasMessage, type Store } from '../store/store.ts'
 export type ClickResult = { status: 'accepted' } | { status: 'ignored'; reason: 'unknown_pull_request' | 'not_its_message' | 'duplicate_click' }
 
 export interface ClickIntakeDeps {
-  /** The configured git provider: a button of another provider's pull request names none prherald holds. */
-  provider: Provider
+  /** The configured hosts: a button of a host no longer configured is not acted on. */
+  providers: readonly Provider[]
   store: Store
   logger: Logger
   /** The pull request's mailbox; called once the click is durable. */
@@ -24,7 +24,7 @@ export interface ClickIntakeDeps {
 export function createClickIntake(deps: ClickIntakeDeps) {
   return async function acceptClick(click: ReviewClick): Promise<ClickResult> {
     const facts = { repository: `${click.owner}/${click.repo}`, pr: click.number, slack_user: click.user, delivery_id: click.deliveryId }
-    const rows = click.provider === deps.provider
+    const rows = deps.providers.includes(click.provider)
       ? await deps.store.findMessages(storedPullRequest(click))
       : []
     if (!rows.some(hasMessage)) {

@@ -1,8 +1,8 @@
-import { isIgnored, pullRequestKey, storedPullRequest, type Actor, type Delivery, type IgnoreReason, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
+import { isIgnored, pullRequestKey, storedPullRequest, type Actor, type Delivery, type IgnoreReason, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { isCheckDelivery } from '../../machines/pull-request-event.ts'
 import type { Mappings } from '../config/schema.ts'
 import type { ReviewSettings } from '../config/settings.ts'
-import { hostOf } from '../hosts/registry.ts'
+import type { GitHost } from '../hosts/contract.ts'
 import { classifyDependencyBump } from '../../machines/dependency-bump.ts'
 import type { Logger } from '../log/logger.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
@@ -20,7 +20,8 @@ export type IntakeResult = { status: 'accepted' } | { status: 'ignored'; reason:
 export type HandOff = (event: PullRequestEvent) => void
 
 export interface IntakeDeps {
-  provider: Provider
+  /** The host this intake serves (its route, its mappings). */
+  host: GitHost
   mappings: Mappings
   /** `reviews`: muted bot reviews are dropped here, and dependency-bot pull requests are marked here. */
   reviews: ReviewSettings
@@ -49,7 +50,7 @@ export function createIntake(deps: IntakeDeps) {
   return async function accept(decoded: Delivery, deliveryId: string, body?: DeliveryBody): Promise<IntakeResult> {
     if (isCheckDelivery(decoded)) return acceptCheck(decoded, body)
     if (isIgnored(decoded)) {
-      logIgnored(deps.logger, decoded.reason, { ...decoded, provider: deps.provider, deliveryId })
+      logIgnored(deps.logger, decoded.reason, { ...decoded, provider: deps.host.id, deliveryId })
       return ignore(decoded.reason)
     }
     const route = resolveRoute(deps.mappings, decoded.owner, decoded.repo)
@@ -64,7 +65,7 @@ export function createIntake(deps: IntakeDeps) {
       logIgnored(deps.logger, 'bot_review', ignoredFacts(decoded))
       return ignore('bot_review')
     }
-    const dependencyBump = classifyDependencyBump(decoded, deps.reviews, hostOf(deps.provider).dependencyBots)
+    const dependencyBump = classifyDependencyBump(decoded, deps.reviews, deps.host.dependencyBots)
     const slackUser = deps.slackUserOf?.(decoded.actor)
     const mapped: PullRequestEvent = slackUser === undefined ? decoded : { ...decoded, actor: { ...decoded.actor, slackUser } }
     const event: PullRequestEvent = dependencyBump ? { ...mapped, dependencyBump } : mapped

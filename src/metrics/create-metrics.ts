@@ -9,7 +9,8 @@ export type DigestRunResult = 'posted' | 'skipped' | 'failed'
 
 /** What the gauges read at scrape time. Functions, so the sources may be built after the metrics. */
 export interface MetricsSources {
-  provider: Provider
+  /** The configured hosts: their delivery series start at 0. */
+  providers: readonly Provider[]
   /** Deliveries handed to the mailboxes and not applied yet, and the pull requests they belong to. */
   mailboxes: () => { queued: number; active: number }
   /** One store query per scrape. */
@@ -21,7 +22,7 @@ export interface MetricsSources {
 
 export interface Metrics {
   /** One webhook delivery answered: what it came to, and seconds from the request to the answer. */
-  delivery(outcome: DeliveryOutcome, seconds: number): void
+  delivery(provider: Provider, outcome: DeliveryOutcome, seconds: number): void
   /** One Slack call ended (error undefined: it went through). */
   slackCall(method: SlackMethod, error?: unknown): void
   /** One digest run ended: posted, nothing to post (skipped), or failed. */
@@ -72,7 +73,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
       this.inc(sources.slackBodiesCut?.() ?? 0)
     },
   })
-  for (const result of ['accepted', 'duplicate'] as const) deliveries.inc({ provider: sources.provider, result, reason: '' }, 0)
+  for (const provider of sources.providers) for (const result of ['accepted', 'duplicate'] as const) deliveries.inc({ provider, result, reason: '' }, 0)
   for (const method of Object.keys(SLACK_RATE_LIMITS)) for (const outcome of ['ok', 'rate_limited']) slackCalls.inc({ method, outcome }, 0)
   for (const result of ['posted', 'skipped', 'failed'] as const) digestRuns.inc({ result }, 0)
 
@@ -107,9 +108,9 @@ export function createMetrics(sources: MetricsSources): Metrics {
   })
 
   return {
-    delivery(outcome, seconds) {
-      deliveries.inc({ provider: sources.provider, result: outcome.result, reason: outcome.reason ?? '' })
-      ack.observe({ provider: sources.provider, result: outcome.result }, seconds)
+    delivery(provider, outcome, seconds) {
+      deliveries.inc({ provider, result: outcome.result, reason: outcome.reason ?? '' })
+      ack.observe({ provider, result: outcome.result }, seconds)
     },
     slackCall: (method, error) => slackCalls.inc({ method, outcome: slackCallOutcome(error) }),
     digestRun: (result) => digestRuns.inc({ result }),

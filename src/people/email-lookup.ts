@@ -17,6 +17,8 @@ const HOUR = 3_600_000
 export const LOOKUP_TTL_MS: Record<PersonLookup['outcome'], number> = { found: 7 * 24 * HOUR, not_found: 24 * HOUR, failed: HOUR }
 
 export interface EmailLookupDeps {
+  /** The host whose logins these are: the cache keys a login by its host. */
+  provider: string
   store: Pick<Store, 'findPersonLookup' | 'savePersonLookup'>
   /** The host's look-up of a login's public profile email (GitHost's HostApi.emailOf). */
   emailOf: (login: string) => Promise<string | undefined>
@@ -41,23 +43,23 @@ export function createEmailLookup(deps: EmailLookupDeps): LookupUser {
     let step: 'git_host' | 'slack' = 'git_host'
     try {
       const email = await deps.limit(() => deps.emailOf(login))
-      if (!email) return { login, outcome: 'not_found', slackUserId: undefined, expiresAt: now() + LOOKUP_TTL_MS.not_found }
+      if (!email) return { provider: deps.provider, login, outcome: 'not_found', slackUserId: undefined, expiresAt: now() + LOOKUP_TTL_MS.not_found }
       step = 'slack'
       const id = await deps.pacer.call('users.lookupByEmail', '', () => deps.slack.lookupUserByEmail(email))
       const outcome = id ? 'found' : 'not_found'
-      return { login, outcome, slackUserId: id, expiresAt: now() + LOOKUP_TTL_MS[outcome] }
+      return { provider: deps.provider, login, outcome, slackUserId: id, expiresAt: now() + LOOKUP_TTL_MS[outcome] }
     } catch (error) {
       // Never the email, nor the raw error (Slack's could quote the request): the code and the fix say enough.
       deps.logger.warn('person lookup by email failed; shown as plain text', {
         login, step, error_code: isPrheraldError(error) ? error.code : 'unexpected', ...(isPrheraldError(error) && error.fix ? { fix: error.fix } : {}),
       })
-      return { login, outcome: 'failed', slackUserId: undefined, expiresAt: now() + LOOKUP_TTL_MS.failed }
+      return { provider: deps.provider, login, outcome: 'failed', slackUserId: undefined, expiresAt: now() + LOOKUP_TTL_MS.failed }
     }
   }
 
   async function resolve(login: string): Promise<string | undefined> {
     try {
-      const cached = await deps.store.findPersonLookup(login)
+      const cached = await deps.store.findPersonLookup(deps.provider, login)
       if (cached && cached.expiresAt > now()) return cached.slackUserId
       const fresh = await lookUp(login)
       await deps.store.savePersonLookup(fresh)

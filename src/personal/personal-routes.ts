@@ -1,4 +1,5 @@
 import type { Settings } from '../config/settings.ts'
+import type { HostSet } from '../config/connect-hosts.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
@@ -14,7 +15,9 @@ import { createCommandRunner, type RunCommand } from './run-command.ts'
  * and the store's record of Slack's requests already taken (the inbound pipeline's de-duplication).
  */
 export function personalRoutes(deps: {
-  settings: Pick<Settings, 'directMessages' | 'users' | 'teams' | 'api' | 'lookupUsersByEmail'>
+  settings: Pick<Settings, 'directMessages' | 'api' | 'lookupUsersByEmail'>
+  /** Every configured host: /prherald mine and the home tab gather a person's pull requests across them. */
+  hosts: HostSet
   personal: Personal
   /** The message client: the home tab is published like any other change. */
   slack: Pick<SlackClient, 'publishHome'>
@@ -25,7 +28,8 @@ export function personalRoutes(deps: {
   run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; requests: Pick<Store, 'claimSlackRequest' | 'releaseSlackRequest'>
 } {
   const { settings, personal, store } = deps
-  const personOf = createPersonOf({ people: { users: settings.users, teams: settings.teams }, store, lookupUsersByEmail: settings.lookupUsersByEmail })
+  const people = new Map([...deps.hosts.values()].map((own) => [own.id, { users: own.users, teams: own.teams }]))
+  const personOf = createPersonOf({ people, store, lookupUsersByEmail: settings.lookupUsersByEmail })
   const shared = { store, settings: settings.directMessages, personOf, directory: personal.people, now: personal.now }
   const publishHome = createPublishHome({ ...shared, slack: deps.slack, pacer: deps.pacer, logger: deps.logger })
   return {

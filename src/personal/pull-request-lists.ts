@@ -5,6 +5,7 @@ import { mappedId } from '../config/people-map.ts'
 import { pullRequestLink } from '../slack/render-direct-message.ts'
 import { escapeText } from '../slack/render-message.ts'
 import type { People } from '../slack/person-names.ts'
+import type { HostPeople } from './person-of.ts'
 import type { OpenMessage } from '../store/store.ts'
 import { pullRequestKey } from '../../machines/pull-request-event.ts'
 
@@ -40,11 +41,14 @@ export const age = (sinceMs: number, now: number): string => {
  * that wait on someone, oldest first, as mrkdwn: every name from the git host escaped, as in the channel
  * message. Pure, given the team members.
  */
-export function minePullRequests(prs: readonly OpenPullRequest[], me: string, people: People, teamsOf: ReadonlySet<string>, now: number): string[] {
+export function minePullRequests(prs: readonly OpenPullRequest[], me: string, people: HostPeople, teamsOf: ReadonlySet<string>, now: number): string[] {
   const byAge = [...prs].sort((a, b) => Date.parse(a.context.createdAt) - Date.parse(b.context.createdAt))
+  // Each pull request is read with its own host's maps; a host no longer configured has none, so it is not listed.
+  const none: People = { users: {}, teams: {} }
+  const own = (context: PullRequestContext) => people.get(context.provider) ?? none
   const waiting = byAge.filter(({ context }) => waitingOn(context).some((r) =>
-    r.type === 'user' ? mappedId(people.users, r.accountId ?? r.login) === me : teamsOf.has(mappedId(people.teams, r.slug) ?? '')))
-  const mine = byAge.filter(({ context }) => mappedId(people.users, userKeyOf(context, context.author)) === me)
+    r.type === 'user' ? mappedId(own(context).users, r.accountId ?? r.login) === me : teamsOf.has(mappedId(own(context).teams, r.slug) ?? '')))
+  const mine = byAge.filter(({ context }) => mappedId(own(context).users, userKeyOf(context, context.author)) === me)
   const line = (context: PullRequestContext, tail: string) => `• ${pullRequestLink(context)} · ${age(Date.parse(context.createdAt), now)} old${tail}`
   return [
     waiting.length > 0 ? '*Waiting on you*' : 'Nothing waits on you.',

@@ -1,5 +1,5 @@
-import { hostOf } from '../hosts/registry.ts'
-import type { Secrets, Settings } from '../config/settings.ts'
+import type { Settings } from '../config/settings.ts'
+import type { HostSet } from '../config/connect-hosts.ts'
 import type { ControlHandler } from '../control/control-response.ts'
 import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { CallLimit } from '../worker/call-limit.ts'
@@ -13,7 +13,8 @@ import { hasCredentials } from '../hosts/contract.ts'
 
 export interface ReconcileControlDeps {
   settings: Settings
-  secrets: Pick<Secrets, 'gitAccess'>
+  /** Every configured host: a request names one, or runs for all. */
+  hosts: HostSet
   store: Store
   logger: Logger
   /** The pull request's mailbox, as for a delivery. */
@@ -21,14 +22,14 @@ export interface ReconcileControlDeps {
   limit: CallLimit
 }
 
-/** `{ repository?: "owner/repo", dryRun?: boolean }`, as prherald-reconcile sends it. */
-function readRequest(body: unknown): { repository: string | undefined; dryRun: boolean } {
-  const { repository, dryRun } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
+/** `{ repository?: "owner/repo", dryRun?: boolean, provider?: "github" }`, as prherald-reconcile sends it. */
+function readRequest(body: unknown): { repository: string | undefined; dryRun: boolean; provider: string | undefined } {
+  const { repository, dryRun, provider } = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
   if ((repository !== undefined && (typeof repository !== 'string' || !/^(?:[^/\s]+\/)+[^/\s]+$/.test(repository))) ||
-    (dryRun !== undefined && typeof dryRun !== 'boolean')) {
+    (dryRun !== undefined && typeof dryRun !== 'boolean') || (provider !== undefined && typeof provider !== 'string')) {
     throw new PrheraldError('usage', 'the reconcile request is malformed', { fix: 'run the prherald-reconcile of the same version as the server' })
   }
-  return { repository, dryRun: dryRun === true }
+  return { repository, dryRun: dryRun === true, provider }
 }
 
 /**
@@ -40,18 +41,33 @@ function readRequest(body: unknown): { repository: string | undefined; dryRun: b
 export function reconcileControlHandler(deps: ReconcileControlDeps): ControlHandler {
   return async (body) => {
     const request = readRequest(body)
-    if (!hasCredentials(deps.secrets.gitAccess)) {
-      const variable = hostOf(deps.settings.gitProvider).variables.token
-      throw new PrheraldError('env_missing', `the running prherald-server has no ${variable}: reconcile asks the git host for the state of each pull request`, {
-        fix: `set ${variable} in the server's environment and restart it (docs/reconcile.md lists the scopes)`,
-      })
+    const chosen = [...deps.hosts.values()].filter((own) => request.provider === undefined || own.id === request.provider)
+    if (chosen.length === 0) {
+      throw new PrheraldError('usage', `the running prherald-server does not serve ${request.provider}`, { fix: `name one of its hosts: ${[...deps.hosts.keys()].join(', ')}` })
     }
-    const report = await runReconcile({
-      settings: deps.settings, access: deps.secrets.gitAccess, store: deps.store, limit: deps.limit, repository: request.repository, redeliver: true,
-      apply: request.dryRun ? undefined : async (event) => deps.handOff(event),
-      onWait: (waitMs, resumeAt) => deps.logger.warn('git host rate limit reached; reconcile waits', { wait_ms: waitMs, until: new Date(resumeAt).toISOString() }),
-    })
-    logReport(deps.logger, report)
-    return { lines: formatReport(report), exitCode: reportFailed(report) ? 1 : 0 }
+    const lines: string[] = []
+    let failed = false
+    for (const own of chosen) {
+      if (chosen.length > 1) lines.push(`${own.host.words.name}:`)
+      if (!hasCredentials(own.gitAccess)) {
+        const variable = own.host.variables.token
+        // Named alone, the host is an error; among several, it is reported and the others are reconciled.
+        const error = new PrheraldError('env_missing', `the running prherald-server has no ${variable}: reconcile asks ${own.host.words.name} for the state of each pull request`, {
+          fix: `set ${variable} in the server's environment and restart it (docs/reconcile.md lists the scopes)`,
+        })
+        if (chosen.length === 1) throw error
+        lines.push(`  SKIP ${error.message}; ${error.fix}`)
+        continue
+      }
+      const report = await runReconcile({
+        settings: deps.settings, host: own, store: deps.store, limit: deps.limit, repository: request.repository, redeliver: true,
+        apply: request.dryRun ? undefined : async (event) => deps.handOff(event),
+        onWait: (waitMs, resumeAt) => deps.logger.warn('git host rate limit reached; reconcile waits', { host: own.id, wait_ms: waitMs, until: new Date(resumeAt).toISOString() }),
+      })
+      logReport(deps.logger, report)
+      lines.push(...formatReport(report).map((line) => (chosen.length > 1 ? `  ${line}` : line)))
+      failed ||= reportFailed(report)
+    }
+    return { lines, exitCode: failed ? 1 : 0 }
   }
 }

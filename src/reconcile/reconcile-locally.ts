@@ -1,11 +1,10 @@
 import type { Env } from '../config/load-config.ts'
 import { readSlackSigningSecret } from '../config/load-config.ts'
 import { gitSecrets } from '../hosts/contract.ts'
-import { hostOf } from '../hosts/registry.ts'
+import { chooseHosts, connectHostsFromEnv } from '../config/connect-hosts.ts'
 import type { Settings } from '../config/settings.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import { createLogger } from '../log/logger.ts'
-import { claimProvider } from '../store/database-provider.ts'
 import { migrateUp } from '../store/migrations.ts'
 import { openDatabase } from '../store/open-database.ts'
 import { acquireServerLock, type ServerLock } from '../store/server-lock.ts'
@@ -33,6 +32,14 @@ export interface ReconcileRequest {
   dryRun: boolean
   /** owner/repo */
   repository?: string | undefined
+  /** One host's id (`--provider`); undefined: every configured host. */
+  provider?: string | undefined
+}
+
+export interface HostReconcileReport {
+  /** The host's name, for the printed section. */
+  host: string
+  report: ReconcileReport
 }
 
 /**
@@ -46,9 +53,10 @@ export async function reconcileLocally(
   env: Env,
   request: ReconcileRequest,
   extra: Pick<RunReconcileOptions, 'onWait' | 'clock' | 'maxWaitMs'> = {},
-): Promise<ReconcileReport> {
-  const access = hostOf(settings.gitProvider).readAccess(env)
-  reconcileApi(settings, access)
+): Promise<HostReconcileReport[]> {
+  const hosts = connectHostsFromEnv(settings.hosts, env)
+  const chosen = chooseHosts(hosts, request.provider)
+  for (const own of chosen) reconcileApi(own)
   const slackBotToken = env.SLACK_BOT_TOKEN ?? ''
   if (!request.dryRun && slackBotToken.trim() === '') {
     throw new PrheraldError('env_missing', 'SLACK_BOT_TOKEN is not set: reconcile edits the pull requests\' Slack messages', {
@@ -66,7 +74,7 @@ export async function reconcileLocally(
   if (!request.dryRun) lock = lockOrExplain(databasePath)
   const slackSigningSecret = readSlackSigningSecret(env)
   const logger = createLogger({
-    format: 'pretty', level: 'warn', write: (line) => process.stderr.write(`${line}\n`), redact: [slackBotToken, ...gitSecrets(access), slackSigningSecret ?? ''],
+    format: 'pretty', level: 'warn', write: (line) => process.stderr.write(`${line}\n`), redact: [slackBotToken, ...chosen.flatMap((own) => gitSecrets(own.gitAccess)), slackSigningSecret ?? ''],
   })
   const shutdown = new AbortController()
   let store
@@ -74,7 +82,6 @@ export async function reconcileLocally(
     const db = openDatabase(databasePath)
     try {
       migrateUp(db)
-      claimProvider(db, databasePath, settings.gitProvider)
     } catch (error) {
       db.close()
       throw error
@@ -82,16 +89,21 @@ export async function reconcileLocally(
     store = createSqliteStore(db)
     // The server's worker: this run holds the server lock, so nothing else applies deliveries to this database.
     const worker = request.dryRun ? undefined : createWorker({
-      settings, secrets: { slackBotToken, gitAccess: access, slackSigningSecret }, store, logger, signal: shutdown.signal,
+      settings, secrets: { slackBotToken, slackSigningSecret }, hosts, store, logger, signal: shutdown.signal,
     })
     // The server's batch runner, without its retries and leases: a failed batch is this pull request's error line.
     const batches = worker?.batches()
     try {
-      return await runReconcile({
-        settings, access, store, repository: request.repository, redeliver: false,
-        apply: batches ? (event) => batches.run(pullRequestKey(event), [event]) : undefined,
-        limit: worker?.limit ?? createCallLimit(PARALLEL_CALLS, shutdown.signal), ...extra,
-      })
+      const reports: HostReconcileReport[] = []
+      const limit = worker?.limit ?? createCallLimit(PARALLEL_CALLS, shutdown.signal)
+      for (const own of chosen) {
+        const report = await runReconcile({
+          settings, host: own, store, repository: request.repository, redeliver: false,
+          apply: batches ? (event) => batches.run(pullRequestKey(event), [event]) : undefined, limit, ...extra,
+        })
+        reports.push({ host: own.host.words.name, report })
+      }
+      return reports
     } finally {
       shutdown.abort()
     }

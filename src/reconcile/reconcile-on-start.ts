@@ -1,5 +1,5 @@
-import { hostOf } from '../hosts/registry.ts'
-import type { Secrets, Settings } from '../config/settings.ts'
+import type { Settings } from '../config/settings.ts'
+import type { ConnectedHost, HostSet } from '../config/connect-hosts.ts'
 import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { CallLimit } from '../worker/call-limit.ts'
 import { ShutdownInterrupt } from '../slack/retry-transient.ts'
@@ -24,7 +24,8 @@ export const ON_START_CLAIM_MS = 60_000
 
 export interface ReconcileOnStartDeps {
   settings: Settings
-  secrets: Pick<Secrets, 'gitAccess'>
+  /** Every configured host: each with credentials is reconciled, one after another. */
+  hosts: HostSet
   store: Store
   logger: Logger
   /** The intake's hand-off: the pull request's mailbox. */
@@ -50,13 +51,17 @@ export interface ReconcileOnStart {
 export function startReconcileOnStart(deps: ReconcileOnStartDeps): ReconcileOnStart {
   const { settings, logger } = deps
   if (!settings.reconcileOnStart) return { done: Promise.resolve(), stop: () => {} }
-  if (!hasCredentials(deps.secrets.gitAccess)) {
-    const variable = hostOf(settings.gitProvider).variables.token
-    logger.warn(`reconcile.on_start is set but ${variable} is not; start-up reconcile skipped`, {
-      variable, fix: `set ${variable} (docs/reconcile.md lists the scopes), or set reconcile.on_start: false`,
-    })
-    return { done: Promise.resolve(), stop: () => {} }
+  const able: ConnectedHost[] = []
+  for (const own of deps.hosts.values()) {
+    if (hasCredentials(own.gitAccess)) able.push(own)
+    else {
+      const variable = own.host.variables.token
+      logger.warn(`reconcile.on_start is set but ${variable} is not; start-up reconcile skipped`, {
+        host: own.id, variable, fix: `set ${variable} (docs/reconcile.md lists the scopes), or set reconcile.on_start: false`,
+      })
+    }
   }
+  if (able.length === 0) return { done: Promise.resolve(), stop: () => {} }
   const stopping = new AbortController()
   const refuseWhenStopping = () => {
     if (stopping.signal.aborted) throw new ShutdownInterrupt('shutting down')
@@ -72,17 +77,25 @@ export function startReconcileOnStart(deps: ReconcileOnStartDeps): ReconcileOnSt
     if (!(await deps.store.claimRun('reconcile:on_start', runKey))) {
       return logger.info('reconcile at start-up left to the replica that claimed it', { run_key: runKey })
     }
-    logger.info('reconcile at start-up', { touched_since_hours: ON_START_WINDOW_MS / 3_600_000 })
-    const report = await runReconcile({
-      settings, access: deps.secrets.gitAccess, store: deps.store, limit, clock: deps.clock, redeliver: true,
-      touchedSince: now() - ON_START_WINDOW_MS,
-      apply: async (event) => {
-        refuseWhenStopping()
-        deps.handOff(event)
-      },
-      onWait: (waitMs, resumeAt) => logger.warn('git host rate limit reached; reconcile waits', { wait_ms: waitMs, until: new Date(resumeAt).toISOString() }),
-    })
-    logReport(logger, report)
+    logger.info('reconcile at start-up', { touched_since_hours: ON_START_WINDOW_MS / 3_600_000, hosts: able.map((own) => own.id) })
+    for (const own of able) {
+      // One host's failure (its API down) is that host's: the others are still reconciled.
+      try {
+        const report = await runReconcile({
+          settings, host: own, store: deps.store, limit, clock: deps.clock, redeliver: true,
+          touchedSince: now() - ON_START_WINDOW_MS,
+          apply: async (event) => {
+            refuseWhenStopping()
+            deps.handOff(event)
+          },
+          onWait: (waitMs, resumeAt) => logger.warn('git host rate limit reached; reconcile waits', { host: own.id, wait_ms: waitMs, until: new Date(resumeAt).toISOString() }),
+        })
+        logReport(logger, report)
+      } catch (error) {
+        if (error instanceof ShutdownInterrupt || stopping.signal.aborted) throw error
+        logger.error('reconcile at start-up failed', { host: own.id, ...errorFields(error), fix: isPrheraldError(error) ? error.fix : undefined })
+      }
+    }
   }).catch((error: unknown) => {
     if (error instanceof ShutdownInterrupt || stopping.signal.aborted) return logger.debug('reconcile at start-up cut short by shutdown')
     logger.error('reconcile at start-up failed', { ...errorFields(error), fix: isPrheraldError(error) ? error.fix : undefined })

@@ -3,8 +3,8 @@ import type { Settings } from '../config/settings.ts'
 import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { CallLimit } from '../worker/call-limit.ts'
 import { PrheraldError } from '../errors.ts'
-import type { HostAccess, HostApi, MissedDeliveriesResult } from '../hosts/contract.ts'
-import { hostOf } from '../hosts/registry.ts'
+import type { HostApi, MissedDeliveriesResult } from '../hosts/contract.ts'
+import type { ConnectedHost } from '../config/connect-hosts.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import type { Store } from '../store/store.ts'
 import { createHostRateGate, type GateClock } from '../hosts/host-rate-gate.ts'
@@ -15,8 +15,9 @@ import { runStop, stopsRun } from './run-stop.ts'
 export const MAX_RATE_LIMIT_WAIT_MS = 5 * 60_000
 
 export interface RunReconcileOptions {
-  settings: Pick<Settings, 'gitProvider' | 'mappings' | 'api' | 'publicUrl'>
-  access: HostAccess
+  settings: Pick<Settings, 'publicUrl'>
+  /** The host reconciled, with its mappings and the API client the composition root built. */
+  host: ReconcileHost
   store: Store
   /** Hands a synthetic delivery to the lifecycle path; absent for a dry run. */
   apply?: ((event: PullRequestEvent) => Promise<void>) | undefined
@@ -43,10 +44,11 @@ export interface ReconcileReport {
 
 const realClock: GateClock = { now: Date.now, sleep: (ms) => sleep(ms) }
 
+export type ReconcileHost = Pick<ConnectedHost, 'id' | 'host' | 'mappings' | 'api'>
+
 /** The host's API for reconcile, or a clear error naming the token variable. */
-export function reconcileApi(settings: Pick<Settings, 'gitProvider' | 'api'>, access: HostAccess): HostApi {
-  const host = hostOf(settings.gitProvider)
-  const api = host.connect(access, settings.api.git)
+export function reconcileApi(own: Pick<ConnectedHost, 'host' | 'api'>): HostApi {
+  const { host, api } = own
   if (api) return api
   const variable = host.variables.token
   const log = host.webhook.manualSteps ? '' : ' (and webhooks, to redeliver missed deliveries)'
@@ -58,15 +60,15 @@ export function reconcileApi(settings: Pick<Settings, 'gitProvider' | 'api'>, ac
 /** The repositories whose webhook logs are read: the one asked for, or those configured by name and those with open pull requests. */
 function repositoriesToExamine(options: RunReconcileOptions, withOpen: string[]): string[] {
   if (options.repository !== undefined) return [options.repository]
-  const named = listRoutes(options.settings.mappings).filter((r) => r.owner !== '*' && r.source === 'repository').map((r) => `${r.owner}/${r.repo}`)
+  const named = listRoutes(options.host.mappings).filter((r) => r.owner !== '*' && r.source === 'repository').map((r) => `${r.owner}/${r.repo}`)
   return [...new Set([...named, ...withOpen])].sort()
 }
 
-/** One reconcile run against the configured git host: pull requests first, then missed deliveries where the host keeps a log. */
+/** One reconcile run against one configured git host: pull requests first, then missed deliveries where the host keeps a log. */
 export async function runReconcile(options: RunReconcileOptions): Promise<ReconcileReport> {
   const { settings, store } = options
-  const api = reconcileApi(settings, options.access)
-  const host = hostOf(settings.gitProvider)
+  const api = reconcileApi(options.host)
+  const { host } = options.host
   const clock = options.clock ?? realClock
   const gate = createHostRateGate({ host: host.words.name, limit: options.limit, clock, maxWaitMs: options.maxWaitMs ?? MAX_RATE_LIMIT_WAIT_MS, onWait: options.onWait })
   const reads = api.reconcile(gate, clock)

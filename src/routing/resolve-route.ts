@@ -1,4 +1,5 @@
 import type { DigestTier, MappingEntry, Mappings, ReactionsConfig } from '../config/schema.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import type { MessageTarget } from './message-targets.ts'
 import { mergeReactionTiers } from '../config/reactions.ts'
 import type { PullRequestFilter } from './pull-request-filter.ts'
@@ -92,4 +93,22 @@ export function listRoutes(mappings: Mappings): Route[] {
 /** Every channel a route can post in: its own and its path rules', each once. */
 export function routeChannels(route: Pick<Route, 'targets' | 'paths'>): string[] {
   return [...new Set([...route.targets.map((t) => t.channel), ...route.paths.map((p) => p.channel)])]
+}
+
+/** Every configured host's mappings, by host id: a pull request is routed by its own host's (`"*"` per host). */
+export type HostMappings = ReadonlyMap<Provider, Mappings>
+
+export function hostMappings(hosts: readonly { id: Provider; mappings: Mappings }[]): HostMappings {
+  return new Map(hosts.map((h) => [h.id, h.mappings]))
+}
+
+/** The route of a pull request on `provider`; undefined for a host no longer configured (its rows stay, unlisted). */
+export function resolveHostRoute(mappings: HostMappings, provider: Provider, owner: string, repo: string): Route | undefined {
+  const own = mappings.get(provider)
+  return own === undefined ? undefined : resolveRoute(own, owner, repo)
+}
+
+/** Every host's entries, each with its host. */
+export function listHostRoutes(mappings: HostMappings): Array<Route & { provider: Provider }> {
+  return [...mappings].flatMap(([provider, own]) => listRoutes(own).map((route) => ({ ...route, provider })))
 }

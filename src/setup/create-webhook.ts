@@ -2,7 +2,7 @@ import type { Env } from '../config/load-config.ts'
 import { redactUrl } from '../log/redact-url.ts'
 import type { Settings } from '../config/settings.ts'
 import { PrheraldError } from '../errors.ts'
-import { hostOf } from '../hosts/registry.ts'
+import { pickHost } from '../config/pick-host.ts'
 import { hasCredentials } from '../hosts/contract.ts'
 import { publicUrlProblem } from '../config/public-url.ts'
 
@@ -22,8 +22,11 @@ function required(env: Env, name: string, what: string): string {
  * manual steps, with a placeholder for the URL when PRHERALD_PUBLIC_URL is not set. Prints lines through
  * `print`, never a secret.
  */
-export async function createWebhook(settings: Settings, env: Env, owner: string, repo: string, print: (line: string) => void): Promise<void> {
-  const host = hostOf(settings.gitProvider)
+export async function createWebhook(
+  settings: Settings, env: Env, owner: string, repo: string, print: (line: string) => void, provider?: string,
+): Promise<void> {
+  const own = pickHost(settings.hosts, provider)
+  const { host } = own
   const { secret: secretVariable, token: tokenVariable } = host.variables
   const manualSteps = host.webhook.manualSteps
   if (manualSteps) {
@@ -50,7 +53,7 @@ export async function createWebhook(settings: Settings, env: Env, owner: string,
   // Any credentials will do (a token, or a GitHub App); the token is named when there are none.
   if (!hasCredentials(access)) required(env, tokenVariable, `creating a webhook needs ${host.webhook.createAccess}`)
   const secret = required(env, secretVariable, 'the webhook signs each delivery with it, and prherald verifies with the same value')
-  const upsert = host.connect(access, settings.api.git)?.upsertWebhook
+  const upsert = host.connect(access, own.apiUrl)?.upsertWebhook
   if (!upsert) throw new PrheraldError('env_missing', `${host.words.name} webhooks cannot be created with these credentials`, { fix: `set ${tokenVariable}` })
   const { action, id } = await upsert({ owner, repo, url, secret })
   print(`${action} webhook ${id} on ${owner}/${repo}`)

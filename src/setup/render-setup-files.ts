@@ -53,7 +53,7 @@ export function renderConfig(answers: SetupAnswers): string {
 }
 
 /** One `KEY=value` line; quoted when the value holds anything a .env reader could take for syntax. */
-function envLine(name: string, value: string): string {
+export function envLine(name: string, value: string): string {
   return /^[\w.:/@+-]*$/.test(value) ? `${name}=${value}` : `${name}=${JSON.stringify(value)}`
 }
 

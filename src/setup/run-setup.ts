@@ -10,6 +10,8 @@ import { renderConfig, renderEnvFile, type SetupAnswers } from './render-setup-f
 import { askCreateWebhook, setupWebhook } from './setup-webhook.ts'
 import { terminalAsker, type Terminal } from './terminal-asker.ts'
 import { writeSetupFiles } from './write-setup-files.ts'
+import { addHostToConfig, addHostToEnv, existingHosts, readText } from './add-host.ts'
+import { existsSync } from 'node:fs'
 
 /** The command line of prherald-setup, values as text. */
 export interface SetupOptions extends SetupFlags {
@@ -80,12 +82,25 @@ async function setup(options: SetupOptions, io: SetupIo): Promise<boolean> {
   const answers = await askSetup({ flags: options, env: io.env, ask, interactive, slackApiUrl, print })
   const create = await askCreateWebhook(answers, options.createWebhook ?? (interactive ? undefined : false), ask)
 
-  await writeSetupFiles(
-    [{ path: configFile, text: renderConfig(answers), mode: 0o644 }, { path: envFile, text: renderEnvFile(answers, configForEnv), mode: 0o600 }],
-    (path) => (options.force ? Promise.resolve(true) : ask.confirm(`${path} exists. Overwrite it?`, { flag: '--force', initial: false })),
-  )
-  print(`wrote ${configFile}`)
-  print(`wrote ${envFile} (mode 0600: the Slack token and the webhook secret)`)
+  // A valid configuration for other hosts gets this host added beside them, not overwritten (issue 34); --force still replaces it.
+  const hosts = options.force ? undefined : existingHosts(configFile)
+  const adding = hosts !== undefined && !hosts.includes(answers.provider)
+  if (adding) {
+    const envText = existsSync(envFile) ? addHostToEnv(readText(envFile), answers) : renderEnvFile(answers, configForEnv)
+    await writeSetupFiles(
+      [{ path: configFile, text: addHostToConfig(readText(configFile), answers), mode: 0o644 }, { path: envFile, text: envText, mode: 0o600 }],
+      () => Promise.resolve(true),
+    )
+    print(`added ${hostOf(answers.provider).words.name} to ${configFile} (hosts.${answers.provider}), beside ${hosts.join(', ')}, which are kept`)
+    print(`wrote ${envFile} (mode 0600: ${hostOf(answers.provider).variables.secret} added, the other lines kept)`)
+  } else {
+    await writeSetupFiles(
+      [{ path: configFile, text: renderConfig(answers), mode: 0o644 }, { path: envFile, text: renderEnvFile(answers, configForEnv), mode: 0o600 }],
+      (path) => (options.force ? Promise.resolve(true) : ask.confirm(`${path} exists. Overwrite it?`, { flag: '--force', initial: false })),
+    )
+    print(`wrote ${configFile}`)
+    print(`wrote ${envFile} (mode 0600: the Slack token and the webhook secret)`)
+  }
 
   const env = writtenEnv(io.env, answers, configFile)
   const settings = loadSettings(env, io.cwd)
@@ -93,7 +108,7 @@ async function setup(options: SetupOptions, io: SetupIo): Promise<boolean> {
 
   print('')
   print('Checking the configuration (as prherald-config validate --force does):')
-  const ok = await validateCommand(settings, env, { target: undefined, force: true }, print)
+  const ok = await validateCommand(settings, env, { target: undefined, force: true, provider: adding ? answers.provider : undefined }, print)
   print('')
   print(ok
     ? 'Done. Start prherald here with prherald-server, then prove the path with prherald-smoke.'

@@ -59,7 +59,7 @@ export async function setupWebhook(deps: SetupWebhookDeps): Promise<void> {
     return
   }
   try {
-    await createWebhook(deps.settings, deps.env, answers.owner, answers.repo, print)
+    await createWebhook(deps.settings, deps.env, answers.owner, answers.repo, print, answers.provider)
   } catch (error) {
     // The files are written; the check below reports the missing webhook with its fix too.
     if (!isPrheraldError(error)) throw error

@@ -123,15 +123,15 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async dropPostIntent(pr, channel, marker) {
       await write([q.dropPostIntent, [...key(pr, channel), marker]])
     },
-    async findPersonLookup(login) {
-      const row = await first<PersonLookupRow>(q.findPersonLookup, [login])
+    async findPersonLookup(provider, login) {
+      const row = await first<PersonLookupRow>(q.findPersonLookup, [provider, login])
       return row ? personLookupFromRow(row) : undefined
     },
     async savePersonLookup(l) {
-      await write([q.savePersonLookup, [l.login, l.outcome, l.slackUserId ?? null, l.expiresAt]])
+      await write([q.savePersonLookup, [l.provider, l.login, l.outcome, l.slackUserId ?? null, l.expiresAt]])
     },
     async loginsOfSlackUser(slackUserId) {
-      return (await driver.read<{ login: string }>(q.loginsOfSlackUser, [slackUserId])).map((r) => r.login)
+      return driver.read<{ provider: string; login: string }>(q.loginsOfSlackUser, [slackUserId])
     },
     async findThreadReply(pr, channel, replyKey) {
       const row = await first<ThreadReplyRow>(q.findThreadReply, [...key(pr, channel), replyKey])

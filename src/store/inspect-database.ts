@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { PrheraldError } from '../errors.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
-import { databaseProvider } from './database-provider.ts'
+import { databaseHosts } from './database-provider.ts'
 import { readMigrations } from './migrations.ts'
 
 /** The migration that adds `parked_at`: before it, nothing can be parked (and the column is not there to count). */
@@ -18,8 +18,8 @@ export interface DatabaseReport {
   waiting: number | undefined
   /** Of those, parked after too many failed batches (migration 0012); undefined before it. */
   parked: number | undefined
-  /** The git provider the database serves (recorded, or read from its rows); undefined for an unused one. */
-  provider: Provider | undefined
+  /** The hosts whose pull requests the database holds (from its rows); none for an unused one. */
+  hosts: Provider[]
 }
 
 /**
@@ -57,7 +57,7 @@ export function inspectDatabase(path: string): DatabaseReport | undefined {
       withoutMessage: count('slack_messages', "WHERE ts = ''"),
       waiting: count('deliveries', 'WHERE applied_at IS NULL AND parked_at IS NULL'),
       parked: appliedVersions.includes(PARKED_MIGRATION) ? count('deliveries', 'WHERE applied_at IS NULL AND parked_at IS NOT NULL') : undefined,
-      provider: databaseProvider(db),
+      hosts: databaseHosts(db),
     }
   } catch (cause) {
     throw new PrheraldError('database', `cannot read the database at ${path}: ${(cause as Error).message}`, {

@@ -3,7 +3,7 @@ import { PrheraldError } from '../errors.ts'
 import { PARKED_MIGRATION, type DatabaseReport } from './inspect-database.ts'
 import { openPostgresPool } from './postgres-pool.ts'
 import { readPostgresMigrations } from './postgres-migrations.ts'
-import { postgresDatabaseProvider } from './postgres-provider.ts'
+import { postgresDatabaseHosts } from './postgres-provider.ts'
 import { scrubPostgresSecrets } from './postgres-url.ts'
 
 /**
@@ -32,7 +32,7 @@ export async function inspectPostgresDatabase(url: string, secrets: readonly str
       parked: appliedVersions.includes(PARKED_MIGRATION)
         ? await count(tables?.deliveries, 'SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL AND parked_at IS NOT NULL')
         : undefined,
-      provider: await postgresDatabaseProvider(pool),
+      hosts: await postgresDatabaseHosts(pool),
     }
   } catch (cause) {
     throw new PrheraldError('database', `cannot read the database at ${redactUrl(url)}: ${scrubPostgresSecrets((cause as Error).message, url, secrets)}`, {

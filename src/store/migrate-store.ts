@@ -1,14 +1,12 @@
 import { existsSync } from 'node:fs'
 import type { Settings } from '../config/settings.ts'
-import { redactUrl } from '../log/redact-url.ts'
 import { databaseSecrets } from './database-secrets.ts'
-import { claimProvider } from './database-provider.ts'
 import { migrateUp, migrationStatus, type Migration, type MigrationState } from './migrations.ts'
 import { openDatabase } from './open-database.ts'
 import type { PostgresPool } from './postgres-pool.ts'
 import { queries } from './queries.ts'
 
-type Target = Pick<Settings, 'database' | 'gitProvider'>
+type Target = Pick<Settings, 'database'>
 type Env = Record<string, string | undefined>
 
 // The PostgreSQL modules are loaded only for a PostgreSQL URL: the driver is not loaded for a SQLite file.
@@ -22,26 +20,18 @@ async function withPostgres<T>(url: string, env: Env, run: (pool: PostgresPool) 
   }
 }
 
-/**
- * prherald-migrate up, for either backend: applies pending migrations, then claims the database for the
- * configured git provider (the server's refusal, made early).
- */
+/** prherald-migrate up, for either backend: applies pending migrations. */
 export async function migrateStore(settings: Target, env: Env = process.env): Promise<Migration[]> {
   const target = settings.database
   if (target.kind === 'postgres') {
     return withPostgres(target.url, env, async (pool) => {
       const { postgresMigrateUp } = await import('./postgres-migrations.ts')
-      const { claimPostgresProvider } = await import('./postgres-provider.ts')
-      const applied = await postgresMigrateUp(pool)
-      await claimPostgresProvider(pool, redactUrl(target.url), settings.gitProvider)
-      return applied
+      return postgresMigrateUp(pool)
     })
   }
   const db = openDatabase(target.path)
   try {
-    const applied = migrateUp(db)
-    claimProvider(db, target.path, settings.gitProvider)
-    return applied
+    return migrateUp(db)
   } finally {
     db.close()
   }

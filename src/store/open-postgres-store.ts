@@ -1,17 +1,13 @@
 import { createPostgresPacingBudget } from './postgres-pacing-budget.ts'
-import { redactUrl } from '../log/redact-url.ts'
-import type { Provider } from '../../machines/pull-request-event.ts'
 import type { Logger } from '../log/logger.ts'
 import { databaseSecrets } from './database-secrets.ts'
 import type { OpenedStore } from './open-store.ts'
 import { postgresMigrateUp } from './postgres-migrations.ts'
 import { openPostgresPool } from './postgres-pool.ts'
-import { claimPostgresProvider } from './postgres-provider.ts'
 import { createPostgresStore } from './postgres-store.ts'
 
 export interface OpenPostgresStoreDeps {
   url: string
-  gitProvider: Provider
   logger: Logger
   /** Where PGPASSWORD is read from, to keep it out of messages (the driver reads it itself). */
   env: Record<string, string | undefined>
@@ -19,7 +15,7 @@ export interface OpenPostgresStoreDeps {
   lockConnections: number
 }
 
-/** open-store.ts for a PostgreSQL URL: two pools (queries, and per-PR locks), migrated, claimed for the provider. */
+/** open-store.ts for a PostgreSQL URL: two pools (queries, and per-PR locks), migrated. */
 export async function openPostgresStore(deps: OpenPostgresStoreDeps): Promise<OpenedStore> {
   const { url, logger } = deps
   const secrets = databaseSecrets(url, deps.env)
@@ -33,7 +29,6 @@ export async function openPostgresStore(deps: OpenPostgresStoreDeps): Promise<Op
   try {
     const applied = await postgresMigrateUp(pool)
     if (applied.length > 0) logger.info('migrations applied', { versions: applied.map((m) => `${m.version}_${m.name}`) })
-    await claimPostgresProvider(pool, redactUrl(url), deps.gitProvider)
   } catch (error) {
     await store.close()
     throw error

@@ -1,6 +1,5 @@
 import type { Settings } from '../config/settings.ts'
 import type { Logger } from '../log/logger.ts'
-import { claimProvider } from './database-provider.ts'
 import { watchDatabaseFile, type DatabaseState } from './database-watch.ts'
 import { migrateUp } from './migrations.ts'
 import { openDatabase } from './open-database.ts'
@@ -10,7 +9,7 @@ import type { Store } from './store.ts'
 import type { SharedPacingBudget } from './shared-pacing-budget.ts'
 
 export interface OpenStoreDeps {
-  settings: Pick<Settings, 'database' | 'gitProvider'>
+  settings: Pick<Settings, 'database'>
   logger: Logger
   /** The environment the PG* variables are read from (the driver reads them itself; they are scrubbed from its messages). */
   env?: Record<string, string | undefined>
@@ -33,7 +32,7 @@ export interface OpenedStore {
 }
 
 /**
- * Opens the store `database.url` names, migrated and claimed for this server's git provider, so that nothing
+ * Opens the store `database.url` names, migrated (rows of every host side by side), so that nothing
  * above it knows which backend it has. SQLite: one server per file (the server lock is taken before the file
  * is opened) and a watch on the file. PostgreSQL: any number of replicas (docs/architecture.md).
  */
@@ -43,7 +42,7 @@ export async function openStore(deps: OpenStoreDeps): Promise<OpenedStore> {
   if (target.kind === 'postgres') {
     // Loaded only here: a server on SQLite does not load the PostgreSQL driver at all.
     const { openPostgresStore } = await import('./open-postgres-store.ts')
-    return openPostgresStore({ url: target.url, gitProvider: settings.gitProvider, logger, env: deps.env ?? process.env, lockConnections: deps.lockConnections })
+    return openPostgresStore({ url: target.url, logger, env: deps.env ?? process.env, lockConnections: deps.lockConnections })
   }
 
   // One server per SQLite file: claimed before the database is even opened, released only by close() or death.
@@ -53,7 +52,6 @@ export async function openStore(deps: OpenStoreDeps): Promise<OpenedStore> {
     db = openDatabase(target.path)
     const applied = migrateUp(db)
     if (applied.length > 0) logger.info('migrations applied', { versions: applied.map((m) => `${m.version}_${m.name}`) })
-    claimProvider(db, target.path, settings.gitProvider)
   } catch (error) {
     db?.close()
     lock.release()

@@ -69,10 +69,10 @@ const sql = {
   deletePostIntent: `DELETE FROM post_intents WHERE ${MESSAGE_KEY}`,
   dropPostIntent: `DELETE FROM post_intents WHERE ${MESSAGE_KEY} AND marker = ?`,
 
-  findPersonLookup: 'SELECT * FROM person_lookups WHERE login = ?',
-  loginsOfSlackUser: `SELECT login FROM person_lookups WHERE slack_user_id = ? AND outcome = 'found' ORDER BY login{bytewise}`,
-  savePersonLookup: `INSERT INTO person_lookups (login, outcome, slack_user_id, expires_at) VALUES (?, ?, ?, ?)
-    ON CONFLICT (login) DO UPDATE SET outcome = excluded.outcome, slack_user_id = excluded.slack_user_id, expires_at = excluded.expires_at`,
+  findPersonLookup: 'SELECT * FROM person_lookups WHERE provider = ? AND login = ?',
+  loginsOfSlackUser: `SELECT provider, login FROM person_lookups WHERE slack_user_id = ? AND outcome = 'found' ORDER BY provider{bytewise}, login{bytewise}`,
+  savePersonLookup: `INSERT INTO person_lookups (provider, login, outcome, slack_user_id, expires_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (provider, login) DO UPDATE SET outcome = excluded.outcome, slack_user_id = excluded.slack_user_id, expires_at = excluded.expires_at`,
 
   findThreadReply: `SELECT * FROM thread_replies WHERE ${REPLY_KEY}`,
   // An intent never overwrites a posted reply; a repeated intent moves the search's start to now.

@@ -78,6 +78,7 @@ export function openMessageFromRow(r: OpenMessageRow): OpenMessage {
 
 /** person_lookups; expires_at comes back as a string from PostgreSQL's BIGINT, hence Number(). */
 export interface PersonLookupRow {
+  provider: string
   login: string
   outcome: string
   slack_user_id: string | null
@@ -86,7 +87,7 @@ export interface PersonLookupRow {
 
 export function personLookupFromRow(r: PersonLookupRow): PersonLookup {
   const outcome = r.outcome === 'found' || r.outcome === 'not_found' ? r.outcome : 'failed'
-  return { login: r.login, outcome, slackUserId: r.slack_user_id ?? undefined, expiresAt: Number(r.expires_at) }
+  return { provider: r.provider, login: r.login, outcome, slackUserId: r.slack_user_id ?? undefined, expiresAt: Number(r.expires_at) }
 }
 
 export interface ThreadReplyRow {

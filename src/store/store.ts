@@ -118,6 +118,8 @@ export interface PostIntent extends Omit<MessageRecord, 'ts'> {
  * delivery.
  */
 export interface PersonLookup {
+  /** The host whose login this is: the same login on two hosts is two people. */
+  provider: Provider
   login: string
   outcome: 'found' | 'not_found' | 'failed'
   slackUserId: string | undefined
@@ -267,14 +269,14 @@ export interface Store extends SharedWork, PersonalStore, TalkBackStore {
   dropPostIntent(pr: PullRequestRef, channel: string, marker: string): Promise<void>
 
   /** The cached look-up of a login, expired or not (the caller compares expiresAt). */
-  findPersonLookup(login: string): Promise<PersonLookup | undefined>
+  findPersonLookup(provider: Provider, login: string): Promise<PersonLookup | undefined>
   /** Inserts or replaces the look-up of its login. */
   savePersonLookup(lookup: PersonLookup): Promise<void>
   /**
    * The logins the look-up found to be this Slack user, expired or not (a found match rarely changes; a
    * fresh look-up that finds otherwise replaces it). The cache read backwards, for /prherald and the home tab.
    */
-  loginsOfSlackUser(slackUserId: string): Promise<string[]>
+  loginsOfSlackUser(slackUserId: string): Promise<Array<{ provider: Provider; login: string }>>
 
   /** The reply recorded under this key in the pull request's message in `channel`, posted or not. */
   findThreadReply(pr: PullRequestRef, channel: string, replyKey: string): Promise<ThreadReply | undefined>

@@ -1,14 +1,13 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import { foldEvents } from '../../machines/fold-events.ts'
 import { initialContext } from '../../machines/pull-request.machine.ts'
-import type { Mappings } from '../config/schema.ts'
 import type { ReactionSettings, ReviewRequestNotify } from '../config/settings.ts'
 import { applyReactionTier, reactionNames } from '../config/reactions.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { RenderOptions } from '../slack/render-review.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
 import { filteredInBatch } from '../intake/filter-intake.ts'
-import { resolveRoute } from '../routing/resolve-route.ts'
+import { resolveHostRoute, type HostMappings } from '../routing/resolve-route.ts'
 import { lockLostError } from '../slack/slack-pacer.ts'
 import { hasMessage, NO_MESSAGE, type MessageRecord, type PullRequestRef } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
@@ -25,7 +24,8 @@ import type { QueueDirectMessages } from '../personal/queue-direct-messages.ts'
 import type { DirectMessageIntent } from '../store/personal-store.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
-  mappings: Mappings
+  /** Every host's mappings: a pull request is routed by its own host's. */
+  mappings: HostMappings
   /** The global `slack.reactions`; a mapping tier may override them. */
   reactions: ReactionSettings
   /** Where a pull request is first announced: the repository's channels, or its path rules. */
@@ -98,7 +98,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const current = messages[0] ?? rows[0]
     const stored = current?.lifecycle
 
-    const route = resolveRoute(deps.mappings, first.owner, first.repo)
+    const route = resolveHostRoute(deps.mappings, first.provider, first.owner, first.repo)
     // Deliveries the intake left to the batch (one of the pull request's was in flight): decided here.
     const filtered = route ? filteredInBatch(deps.logger, route.ignore, events, messages.length > 0) : undefined
     const folding = filtered?.size ? events.filter((e) => !filtered.has(e.deliveryId)) : events

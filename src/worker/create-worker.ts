@@ -1,6 +1,8 @@
 import type { Secrets, Settings } from '../config/settings.ts'
 import { configurePeople } from '../people/configure-people.ts'
 import { configureTargets } from '../routing/configure-targets.ts'
+import { hostMappings } from '../routing/resolve-route.ts'
+import type { HostSet } from '../config/connect-hosts.ts'
 import { createOutbox } from '../slack/outbox.ts'
 import { DEFAULT_RETRY, type RetryPolicy } from '../slack/retry-transient.ts'
 import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-api.ts'
@@ -16,7 +18,9 @@ import { createPersonal, type Personal } from '../personal/create-personal.ts'
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
   settings: Settings
   /** SLACK_SIGNING_SECRET set: messages carry the Start review button. */
-  secrets: Pick<Secrets, 'slackBotToken' | 'gitAccess' | 'slackSigningSecret'>
+  secrets: Pick<Secrets, 'slackBotToken' | 'slackSigningSecret'>
+  /** Every configured host and its API client (src/config/connect-hosts.ts). */
+  hosts: HostSet
   store: Store
   /** Retries across calls; tests shorten them. */
   retry?: RetryPolicy
@@ -49,13 +53,13 @@ export function createWorker(options: WorkerOptions): Worker {
   const retry = options.retry ?? DEFAULT_RETRY
   const settleMs = options.slackTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS
   const outbox = createOutbox({ store, slack, logger, retry, sleep, settleMs })
-  const people = configurePeople(settings, secrets, { store, slack, pacer, limit, logger })
+  const people = configurePeople(settings, options.hosts, { store, slack, pacer, limit, logger })
   const personal = createPersonal({ ...options, slack, pacer, people, outbox })
   // The Start review button is offered wherever its click can arrive: over HTTP (signing secret) or Socket Mode.
   const render = { reviewButton: secrets.slackSigningSecret !== undefined || settings.socketMode }
   const applyDeliveries = createApplyDeliveries({
-    store, slack, logger, mappings: settings.mappings, reactions: settings.reactions, retry, sleep, pacer,
-    chooseTargets: configureTargets(settings, secrets, logger), limit, outbox,
+    store, slack, logger, mappings: hostMappings(settings.hosts), reactions: settings.reactions, retry, sleep, pacer,
+    chooseTargets: configureTargets(options.hosts, logger), limit, outbox,
     threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ outbox, pacer, retry, sleep, logger }),
     render,
     people,

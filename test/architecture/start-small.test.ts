@@ -45,7 +45,7 @@ const { loadSettings } = await import(${JSON.stringify(dist('src/config/load-con
 const { hostOf } = await import(${JSON.stringify(dist('src/hosts/registry.js'))})
 const { startDigestScheduler } = await import(${JSON.stringify(dist('src/digest/digest-scheduler.js'))})
 const settings = loadSettings({ PRHERALD_CONFIG_FILE: ${JSON.stringify(config)} })
-hostOf(settings.gitProvider).connect({ token: undefined, extra: {}, scheme: undefined }, 'http://127.0.0.1:9')
+for (const own of settings.hosts) own.host.connect({ token: undefined, extra: {}, scheme: undefined }, 'http://127.0.0.1:9')
 const digest = startDigestScheduler({ schedules: [settings.digest.schedule], timezone: settings.digest.timezone, run: async () => {}, onError: () => {} })
 seen.add('next digest ' + new Date(digest.nextRuns()[0].at).toISOString().slice(11, 16))
 digest.stop()

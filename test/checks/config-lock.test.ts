@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { validateConfig } from '../../src/checks/validate-config.ts'
 import type { Mappings } from '../../src/config/schema.ts'
-import { emptyLock, readConfigLock, writeConfigLock } from '../../src/lock/config-lock.ts'
+import { emptyLock, hostLock, readConfigLock, writeConfigLock } from '../../src/lock/config-lock.ts'
 import { canonicalJson, entryHash } from '../../src/lock/entry-hash.ts'
 import { resolveRoute } from '../../src/routing/resolve-route.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
@@ -38,24 +38,41 @@ describe('config.lock file', () => {
   it('is written atomically with mode 0600, leaving no temp file, and read back', () => {
     const file = join(dir.path, 'config.lock')
     writeFileSync(file, 'old', { mode: 0o644 })
-    const lock = { version: 1 as const, entries: { 'acme/api': { hash: 'ab'.repeat(32), validated_at: '2026-01-01T00:00:00.000Z' } } }
+    const lock = { version: 2 as const, hosts: { github: { entries: { 'acme/api': { hash: 'ab'.repeat(32), validated_at: '2026-01-01T00:00:00.000Z' } } } } }
     writeConfigLock(file, lock)
     expect(statSync(file).mode & 0o777).toBe(0o600)
     expect(readdirSync(dir.path)).toEqual(['config.lock'])
-    expect(readConfigLock(file)).toEqual({ lock, problem: undefined })
+    expect(readConfigLock(file, ['github'])).toEqual({ lock, problem: undefined })
+  })
+
+  it('keys entries by host: one owner/repo on two hosts is two entries', () => {
+    const file = join(dir.path, 'config.lock')
+    const entry = (hash: string) => ({ 'acme/api': { hash: hash.repeat(32), validated_at: '2026-01-01T00:00:00.000Z' } })
+    writeConfigLock(file, { version: 2, hosts: { github: { entries: entry('ab') }, gitlab: { entries: entry('cd') } } })
+    const { lock } = readConfigLock(file, ['github', 'gitlab'])
+    expect(hostLock(lock, 'github').entries['acme/api']?.hash).toBe('ab'.repeat(32))
+    expect(hostLock(lock, 'gitlab').entries['acme/api']?.hash).toBe('cd'.repeat(32))
+    expect(hostLock(lock, 'bitbucket')).toEqual(emptyLock())
+  })
+
+  it('reads a version 1 file (one host, before hosts:) as the single host\'s', () => {
+    const file = join(dir.path, 'config.lock')
+    const entries = { 'acme/api': { hash: 'ab'.repeat(32), validated_at: '2026-01-01T00:00:00.000Z' } }
+    writeFileSync(file, JSON.stringify({ version: 1, entries }))
+    expect(readConfigLock(file, ['github'])).toEqual({ lock: { version: 2, hosts: { github: { entries } } }, problem: undefined })
   })
 
   it('reads a missing file as empty, and a malformed one as empty with the problem named', () => {
     const file = join(dir.path, 'config.lock')
-    expect(readConfigLock(file)).toEqual({ lock: emptyLock(), problem: undefined })
+    expect(readConfigLock(file, ['github'])).toEqual({ lock: { version: 2, hosts: {} }, problem: undefined })
     writeFileSync(file, '{"version": 7}')
-    const { lock, problem } = readConfigLock(file)
-    expect(lock).toEqual(emptyLock())
+    const { lock, problem } = readConfigLock(file, ['github'])
+    expect(lock).toEqual({ version: 2, hosts: {} })
     expect(problem).toContain('is not a prherald lock file')
   })
 
   it('fails with the lock code and a fix when the directory is not writable', () => {
-    expect(() => writeConfigLock(join(dir.path, 'missing-dir', 'config.lock'), emptyLock()))
+    expect(() => writeConfigLock(join(dir.path, 'missing-dir', 'config.lock'), { version: 2, hosts: {} }))
       .toThrow(expect.objectContaining({ code: 'lock', fix: expect.stringContaining('writable') }))
   })
 })

@@ -35,30 +35,32 @@ describe('prherald-config list', () => {
     const result = await config(['list'])
     expect(result.status).toBe(0)
     expect(result.stdout.split('\n').filter(Boolean)).toEqual([
+      'GitHub (git_provider: github, route /webhook/github):',
       'OWNER  REPO      CHANNEL      MENTIONS                           PATHS                                                         REACTIONS',
       'acme   *         C0123456789  <!here>                            -                                                             default',
       'acme   api       C0234567890  <@U0123ABCD> <!subteam^S0123ABCD>  -                                                             default',
       'acme   web       C0123456789  <!here>                            -                                                             default',
       'acme   monorepo  C0123456789  -                                  services/billing/→C0456789012 <@U0456DEFG>; web/→C0567890123  default',
+      'reviews.ignore_bot_reviews     false',
+      'reviews.dependency_bots        compact',
+      'reviews.dependency_bot_logins  dependabot[bot] renovate[bot]',
+      'users: none',
+      'teams: none',
+      'slack.lookup_users_by_email: false',
       'server.metrics_listen: not set (GET /metrics on the webhook listener 127.0.0.1:0; keep your reverse proxy from forwarding it)',
+      "slack.socket_mode: false (Slack's requests at the HTTP routes, with SLACK_SIGNING_SECRET)",
       'slack.pacing: off (only 429 Retry-After is honoured)', // the tests' environment sets PRHERALD_SLACK_PACING=off
       'slack.thread_updates: false',
       'notify.review_requests: thread (a newly requested reviewer mapped in users: or teams: is pinged in the thread)',
       'notify.direct_messages: opt_in (only people who turn them on: /prherald dm on, or direct_messages: on in users:)',
       "notify.working_hours: 08:00-19:00 (Monday to Friday, in each person's Slack time zone; held until the next start outside them)",
       'notify.time_zone: UTC (for people whose Slack profile has none)',
-      'reviews.ignore_bot_reviews     false',
-      'reviews.dependency_bots        compact',
-      'reviews.dependency_bot_logins  dependabot[bot] renovate[bot]',
       'digest.enabled                  true',
       'digest.schedule                 0 9 * * 1-5',
       'digest.timezone                 UTC',
       'digest.holidays                 - (weekends only)',
       'digest.mention                  false',
       'digest.include_dependency_bots  false',
-      'users: none',
-      'teams: none',
-      'slack.lookup_users_by_email: false',
       'reconcile.on_start: false',
       `database: file:${join(dir.path, 'prherald.db')} (SQLite: one server)`,
       'database.retry_attempts: 10, database.retry_backoff_seconds: 1 (a failed batch is retried after 1 s, doubling up to 300 s; parked after 10 failures)',
@@ -95,20 +97,28 @@ describe('prherald-config list', () => {
     const result = await config(['list'])
     expect(result.status).toBe(0)
     expect(result.stdout.split('\n').filter(Boolean)).toEqual([
+      'GitHub (git_provider: github, route /webhook/github):',
       'OWNER  REPO  CHANNEL                  MENTIONS                              PATHS  REACTIONS',
       'acme   *     C0123456789              -                                     -      new_pr=new merged=rocket',
       'acme   api   C0234567890 C0345678901  C0234567890: <!here>; C0345678901: -  -      new_pr=new approved=thumbsup merged=rocket',
       'acme   docs  C0123456789              -                                     -      off',
+      'reviews.ignore_bot_reviews     true',
+      'reviews.dependency_bots        standard',
+      'reviews.dependency_bot_logins  dependabot[bot] renovate[bot] acme-renovate[bot]',
+      'users: 2 mapped (GitHub logins, case ignored; unmapped people show as plain text)',
+      '  dave-smith  W0456DEFG',
+      '  octocat     U0123ABCD',
+      'teams: 1 mapped (GitHub team slugs, case ignored)',
+      '  backend  S0123ABCD',
+      'slack.lookup_users_by_email: true (unmapped people found by their public GitHub email)',
       'server.metrics_listen: 127.0.0.1:9464 (GET /metrics there only; the webhook listener answers it 404)',
+      "slack.socket_mode: false (Slack's requests at the HTTP routes, with SLACK_SIGNING_SECRET)",
       'slack.pacing: off (only 429 Retry-After is honoured)',
       'slack.thread_updates: true (false for acme/docs)',
       'notify.review_requests: off (requested reviewers are not pinged)',
       'notify.direct_messages: opt_in (only people who turn them on: /prherald dm on, or direct_messages: on in users:)',
       "notify.working_hours: 08:00-19:00 (Monday to Friday, in each person's Slack time zone; held until the next start outside them)",
       'notify.time_zone: UTC (for people whose Slack profile has none)',
-      'reviews.ignore_bot_reviews     true',
-      'reviews.dependency_bots        standard',
-      'reviews.dependency_bot_logins  dependabot[bot] renovate[bot] acme-renovate[bot]',
       'digest.enabled                  true',
       'digest.schedule                 30 8 * * 1-5',
       'digest.timezone                 Europe/Berlin',
@@ -116,12 +126,6 @@ describe('prherald-config list', () => {
       'digest.mention                  true',
       'digest.include_dependency_bots  true',
       'digest by entry                 acme/api: 0 10 * * 1; acme/docs: off',
-      'users: 2 mapped (GitHub logins, case ignored; unmapped people show as plain text)',
-      '  dave-smith  W0456DEFG',
-      '  octocat     U0123ABCD',
-      'teams: 1 mapped (GitHub team slugs, case ignored)',
-      '  backend  S0123ABCD',
-      'slack.lookup_users_by_email: true (unmapped people found by their public GitHub email)',
       'reconcile.on_start: false',
       `database: file:${join(dir.path, 'prherald.db')} (SQLite: one server)`,
       'database.retry_attempts: 10, database.retry_backoff_seconds: 1 (a failed batch is retried after 1 s, doubling up to 300 s; parked after 10 failures)',
@@ -136,7 +140,8 @@ describe('prherald-config validate', () => {
     expect(first.stdout).toMatch(/^4 of 4 entries checked: \d+ OK, 4 SKIP, 0 FAIL; config\.lock written/m)
     const lockFile = join(dir.path, 'config.lock')
     expect(statSync(lockFile).mode & 0o777).toBe(0o600)
-    expect(Object.keys((JSON.parse(readFileSync(lockFile, 'utf8')) as { entries: object }).entries)).toEqual(['acme/*', 'acme/api', 'acme/web', 'acme/monorepo'])
+    // Keyed by host: one owner/repo on two hosts is two entries.
+    expect(Object.keys((JSON.parse(readFileSync(lockFile, 'utf8')) as { hosts: { github: { entries: object } } }).hosts.github.entries)).toEqual(['acme/*', 'acme/api', 'acme/web', 'acme/monorepo'])
 
     slack.calls.length = 0
     const second = await config(['validate'])

@@ -102,7 +102,7 @@ describe('prherald-doctor', () => {
     expect(result.status).toBe(0)
     expect(result.stdout).toMatch(/^ {2}OK {4}file +\S+ +opens$/m)
     expect(result.stdout).toMatch(new RegExp(`^ {2}OK {4}migrations +\\S+ +all ${readMigrations().length} applied$`, 'm'))
-    expect(result.stdout).toMatch(/^ {2}OK {4}provider +\S+ +serves github$/m)
+    expect(result.stdout).toMatch(/^ {2}OK {4}hosts +\S+ +holds pull requests of github$/m)
     expect(result.stdout).toMatch(/^ {2}OK {4}slack_messages +\S+ +1 row$/m)
     expect(result.stdout).toMatch(/^ {2}OK {4}intake +\S+ +2 deliveries waiting; replayed at the next start$/m)
   })

@@ -74,7 +74,7 @@ describe('start-up validation and config.lock', () => {
     expect(slack.calls.map((c) => c.method).sort()).toEqual(['auth.test', 'conversations.info', 'conversations.info'])
     expect(github.requests.map((r) => r.path)).toEqual(expect.arrayContaining(['/orgs/acme/repos', '/repos/acme/web/hooks', '/repos/acme/api/hooks']))
     expect(statSync(lockFile()).mode & 0o777).toBe(0o600)
-    const lock = JSON.parse(readFileSync(lockFile(), 'utf8')) as { entries: Record<string, { hash: string; validated_at: string }> }
+    const lock = (JSON.parse(readFileSync(lockFile(), 'utf8')) as { version: 2; hosts: { github: { entries: Record<string, { hash: string; validated_at: string }> } } }).hosts.github
     expect(Object.keys(lock.entries).sort()).toEqual(['acme/*', 'acme/api'])
     expect(lock.entries['acme/api']!.hash).toMatch(/^[0-9a-f]{64}$/)
 
@@ -208,14 +208,14 @@ describe('the Slack token at every start', () => {
     expect(unreachable.entries()).toContainEqual(expect.objectContaining({ msg: 'config.lock not updated for the entries a side could not check; the next start checks them', entries: 2 }))
     expect((await fetch(`${unreachable.url}/readyz`)).status).toBe(200)
     await stop(unreachable)
-    const lock = existsSync(lockFile()) ? JSON.parse(readFileSync(lockFile(), 'utf8')) as { entries: object } : { entries: {} }
+    const lock = existsSync(lockFile()) ? (JSON.parse(readFileSync(lockFile(), 'utf8')) as { hosts: { github: { entries: object } } }).hosts.github : { entries: {} }
     expect(Object.keys(lock.entries)).toEqual([])
 
     // Reachable again: the next start checks them, and locks them.
     clearLogs()
     await stop(await boot())
     expect(github.requests.map((r) => r.path)).toContain('/repos/acme/api/hooks')
-    expect(Object.keys((JSON.parse(readFileSync(lockFile(), 'utf8')) as { entries: object }).entries).sort()).toEqual(['acme/*', 'acme/api'])
+    expect(Object.keys((JSON.parse(readFileSync(lockFile(), 'utf8')) as { hosts: { github: { entries: object } } }).hosts.github.entries).sort()).toEqual(['acme/*', 'acme/api'])
   })
 
   it('a git-host token the host refuses (401) still stops the start: it can never work', async () => {

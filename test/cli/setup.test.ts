@@ -212,6 +212,46 @@ describe('prherald-setup --yes (GitLab)', () => {
   })
 })
 
+describe('prherald-setup on a configuration for another host (issue 34)', () => {
+  it('adds the host beside the one there, keeping its mappings, comments and secrets, and checks the new host', async () => {
+    const first = await setup(githubFlags)
+    expect(first.status, first.stdout + first.stderr).toBe(0)
+    const githubEnv = readEnv()
+    writeFileSync(file('config.yaml'), `${readFileSync(file('config.yaml'), 'utf8')}# kept: a note of the team's\n`)
+    const gitlab = await startFakeGitlab()
+    try {
+      gitlab.token = 'glpat-setup-token-2b8d'
+      gitlab.hooks.set('platform/backend/api', [])
+      const result = await setup(['--yes', '--provider', 'gitlab', '--channel', '#random', '--repository', 'platform/backend/api',
+        '--public-url', PUBLIC_URL, '--git-token', 'glpat-setup-token-2b8d', '--create-webhook', '--git-api-url', `${gitlab.url}/`])
+      expect(result.stderr).toBe('')
+      expect(result.status).toBe(0)
+      expect(result.stdout).toContain(`added GitLab to ${file('config.yaml')} (hosts.gitlab), beside github, which are kept`)
+
+      const text = readFileSync(file('config.yaml'), 'utf8')
+      expect(text).toContain("# kept: a note of the team's")
+      const config = parse(text) as Record<string, any>
+      expect(config.git_provider).toBeUndefined()
+      expect(config.mappings).toBeUndefined()
+      expect(config.hosts.github.mappings.acme.api).toEqual({ channel: 'C0DEPLOYS1', mentions: ['<@U0123ABCD>', '<!here>'] })
+      expect(config.hosts.gitlab.mappings['platform/backend'].api).toMatchObject({ channel: 'C0RANDOM01' })
+
+      const written = readEnv()
+      expect(written.GITHUB_WEBHOOK_SECRET).toBe(githubEnv.GITHUB_WEBHOOK_SECRET)
+      expect(written.SLACK_BOT_TOKEN).toBe(SLACK_TOKEN)
+      expect(written.GITLAB_WEBHOOK_SECRET).toMatch(/^[0-9a-f]{64}$/)
+      expect(gitlab.hookTokens.get(gitlab.hooks.get('platform/backend/api')![0]!.id)).toBe(written.GITLAB_WEBHOOK_SECRET)
+
+      // The file is one every command reads: both hosts, a section each.
+      const list = await runCliAsync('config', ['list'], { ...env(), GITLAB_API_URL: gitlab.url }, dir.path)
+      expect(list.stdout).toContain('GitHub (hosts.github, route /webhook/github):')
+      expect(list.stdout).toContain('GitLab (hosts.gitlab, route /webhook/gitlab):')
+    } finally {
+      await gitlab.close()
+    }
+  })
+})
+
 describe('prherald-setup --config', () => {
   it('writes the config where asked and names it in .env, so that every command in this directory finds it', async () => {
     const result = await setup([...githubFlags, '--config', 'my-config.yaml'])

@@ -49,8 +49,8 @@ describe('aliases', () => {
       '      mentions: &team ["<!subteam^S0123ABCD>", "<@U0123ABCD>"]\n' +
       repos(400, (i) => `      channel: C${String(i + 10).padStart(10, '0')}\n      mentions: *team\n`)
     const settings = load(yaml)
-    expect(Object.keys(settings.mappings.acme!)).toHaveLength(401)
-    expect(settings.mappings.acme!['repo-399']!.mentions).toEqual(['<!subteam^S0123ABCD>', '<@U0123ABCD>'])
+    expect(Object.keys(settings.hosts[0]!.mappings.acme!)).toHaveLength(401)
+    expect(settings.hosts[0]!.mappings.acme!['repo-399']!.mentions).toEqual(['<!subteam^S0123ABCD>', '<@U0123ABCD>'])
   })
 
   it('a billion-laughs document (9 levels of 10 aliases) is refused as config_invalid naming the line', () => {
@@ -122,7 +122,7 @@ describe('keys and values that are not plain data', () => {
   })
 
   it('plain core tags (!!str) are plain data and load', () => {
-    expect(load('git_provider: !!str github\nmappings:\n  acme:\n    api: {channel: !!str C0000000001}\n').gitProvider).toBe('github')
+    expect(load('git_provider: !!str github\nmappings:\n  acme:\n    api: {channel: !!str C0000000001}\n').hosts.map((h) => h.id)).toEqual(['github'])
   })
 
   it('__proto__ and constructor stay ordinary keys (refused by the schema as unknown), never a prototype', () => {

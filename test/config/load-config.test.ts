@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadSettings, readSecrets } from '../../src/config/load-config.ts'
 import { PrheraldError } from '../../src/errors.ts'
+import { hostOf } from '../../src/hosts/registry.ts'
 import { configSchema, mappingEntry } from '../../src/config/schema.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 
@@ -30,7 +31,8 @@ const MAPPINGS = 'mappings:\n  acme:\n    api:\n      channel: C0123ABC\n'
 describe('configuration', () => {
   it('applies defaults to a minimal file', () => {
     const s = load(`git_provider: github\n${MAPPINGS}`)
-    expect(s.gitProvider).toBe('github')
+    expect(s.hosts.map((h) => h.id)).toEqual(['github'])
+    expect(s.hostsForm).toBe('git_provider')
     expect(s.listen).toEqual({ host: undefined, port: 8080 })
     expect(s.shutdownTimeoutSeconds).toBe(25)
     expect(s.messageTtlDays).toBe(30)
@@ -55,11 +57,11 @@ describe('configuration', () => {
 
   it('reads users and teams as plain maps, GitHub logins and slugs lower-cased, Bitbucket account ids as written', () => {
     const github = load(`git_provider: github\nusers:\n  OctoCat: U0123ABCD\n  dave: W0456DEFG\nteams:\n  Backend: S0123ABCD\n${MAPPINGS}`)
-    expect(github.users).toEqual({ octocat: 'U0123ABCD', dave: 'W0456DEFG' })
-    expect(github.teams).toEqual({ backend: 'S0123ABCD' })
-    expect(load(`git_provider: github\n${MAPPINGS}`)).toMatchObject({ users: {}, teams: {} })
+    expect(github.hosts[0]?.users).toEqual({ octocat: 'U0123ABCD', dave: 'W0456DEFG' })
+    expect(github.hosts[0]?.teams).toEqual({ backend: 'S0123ABCD' })
+    expect(load(`git_provider: github\n${MAPPINGS}`).hosts[0]).toMatchObject({ users: {}, teams: {} })
     const bitbucket = load(`git_provider: bitbucket\nusers:\n  "712020:5E1B4C3A-8f0d-4a7e-9c1b-2d3e4f5a6b7c": U0123ABCD\n  5b90d99f96cb052b5f65ab5d: U0234BCDE\n${MAPPINGS}`)
-    expect(bitbucket.users).toEqual({ '712020:5E1B4C3A-8f0d-4a7e-9c1b-2d3e4f5a6b7c': 'U0123ABCD', '5b90d99f96cb052b5f65ab5d': 'U0234BCDE' })
+    expect(bitbucket.hosts[0]?.users).toEqual({ '712020:5E1B4C3A-8f0d-4a7e-9c1b-2d3e4f5a6b7c': 'U0123ABCD', '5b90d99f96cb052b5f65ab5d': 'U0234BCDE' })
   })
 
   it.each([
@@ -100,7 +102,7 @@ describe('configuration', () => {
     expect(s.listen).toEqual({ host: '127.0.0.1', port: 0 })
     expect(s.database).toEqual({ kind: 'sqlite', path: '/tmp/x.db' })
     expect(s.api.slack).toBe('http://127.0.0.1:1/api/')
-    expect(s.api.git).toBe('http://127.0.0.1:2/2.0')
+    expect(s.hosts[0]?.apiUrl).toBe('http://127.0.0.1:2/2.0')
   })
 
   it('selects PostgreSQL for a postgres:// or postgresql:// URL, with the lease from database.lease_seconds', () => {
@@ -206,15 +208,15 @@ describe('configuration', () => {
 
   it('inherits from "*" and accepts mentions: [] as mention nobody', () => {
     const s = load('git_provider: github\nmappings:\n  acme:\n    "*":\n      channel: C0123ABC\n      mentions: ["<!here>"]\n    api: {}\n    web:\n      mentions: []\n')
-    expect(s.mappings.acme?.api).toEqual({})
-    expect(s.mappings.acme?.web?.mentions).toEqual([])
+    expect(s.hosts[0]?.mappings.acme?.api).toEqual({})
+    expect(s.hosts[0]?.mappings.acme?.web?.mentions).toEqual([])
   })
 })
 
 describe('secrets', () => {
   it('requires SLACK_BOT_TOKEN and the provider secret, naming both', () => {
     let error: PrheraldError | undefined
-    try { readSecrets({}, 'bitbucket') } catch (e) { error = e as PrheraldError }
+    try { readSecrets({}, [{ id: 'bitbucket', host: hostOf('bitbucket') }]) } catch (e) { error = e as PrheraldError }
     expect(error?.code).toBe('env_missing')
     expect(error?.message).toContain('SLACK_BOT_TOKEN')
     expect(error?.message).toContain('BITBUCKET_WEBHOOK_SECRET')
@@ -222,10 +224,10 @@ describe('secrets', () => {
   })
 
   it('reads the provider token and, for Bitbucket, the auth email verbatim', () => {
-    const s = readSecrets({ SLACK_BOT_TOKEN: 'xoxb-1', BITBUCKET_WEBHOOK_SECRET: 's', BITBUCKET_TOKEN: 't', BITBUCKET_AUTH_EMAIL: ' a@b.c ' }, 'bitbucket')
+    const s = readSecrets({ SLACK_BOT_TOKEN: 'xoxb-1', BITBUCKET_WEBHOOK_SECRET: 's', BITBUCKET_TOKEN: 't', BITBUCKET_AUTH_EMAIL: ' a@b.c ' }, [{ id: 'bitbucket', host: hostOf('bitbucket') }])
     expect(s).toEqual({
-      slackBotToken: 'xoxb-1', webhookSecret: 's',
-      gitAccess: { token: 't', extra: { BITBUCKET_AUTH_EMAIL: ' a@b.c ' }, scheme: 'set: HTTP Basic with a scoped API token' },
+      slackBotToken: 'xoxb-1',
+      hosts: { bitbucket: { webhookSecret: 's', gitAccess: { token: 't', extra: { BITBUCKET_AUTH_EMAIL: ' a@b.c ' }, scheme: 'set: HTTP Basic with a scoped API token' } } },
     })
   })
 })

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { hostMappings } from '../../src/routing/resolve-route.ts'
 import { join } from 'node:path'
 import { loadSettings } from '../../src/config/load-config.ts'
 import { runDigest } from '../../src/digest/run-digest.ts'
@@ -52,7 +53,7 @@ function aProcess() {
   const abort = new AbortController()
   aborts.push(abort)
   return {
-    store, logger, mappings: settings.mappings, digest: settings.digest,
+    store, logger, mappings: hostMappings(settings.hosts), digest: settings.digest,
     slack: createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: settings.api.slack, logger, retry: { retries: 0 } }),
     pacer: createSlackPacer({ pacing: 'off', parallel: 4, signal: abort.signal }),
   }

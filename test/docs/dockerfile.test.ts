@@ -1,3 +1,4 @@
+import { hostOf } from '../../src/hosts/registry.ts'
 import { describe, expect, it } from 'vitest'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -136,8 +137,8 @@ describe('Dockerfile', () => {
     const path = new URL(healthUrl({ host: undefined, port: defaultPort ?? 0 })).pathname
     // The checked path must be one the app answers 200 on, with no secrets or mappings involved.
     const app = createApp({
-      provider: 'github', webhookSecrets: ['x'], logger: createLogger({ format: 'json', level: 'error', write: () => {} }),
-      accept: () => { throw new Error('the health check must not reach intake') },
+      logger: createLogger({ format: 'json', level: 'error', write: () => {} }),
+      webhooks: [{ host: hostOf('github'), secrets: ['x'], accept: () => { throw new Error('the health check must not reach intake') } }],
     })
     const res = await app.request(path)
     expect(res.status).toBe(200)

@@ -41,7 +41,7 @@ describe.each(documents)('the nested-group example in %s', (file) => {
       expect(delivery, project).toMatchObject(parseRepository(project))
       const { owner, repo } = delivery as { owner: string; repo: string }
       const channel = /`([CGD][A-Z0-9]+)`/.exec(channelCell)?.[1]
-      expect(resolveRoute(config.mappings, owner, repo)?.targets.map((t) => t.channel) ?? [], project).toEqual(channel ? [channel] : [])
+      expect(resolveRoute(config.mappings ?? {}, owner, repo)?.targets.map((t) => t.channel) ?? [], project).toEqual(channel ? [channel] : [])
     }
   })
 })

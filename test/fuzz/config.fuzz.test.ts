@@ -64,7 +64,8 @@ const environment = fc.record({
 const TIMER_LIMIT_MS = 2 ** 31 - 1 // setTimeout's limit: a longer shutdown window would fire at once
 
 function expectValidSettings(settings: Settings): void {
-  expect(PROVIDERS).toContain(settings.gitProvider)
+  expect(settings.hosts.length).toBeGreaterThan(0)
+  for (const own of settings.hosts) expect(PROVIDERS).toContain(own.id)
   expect(Number.isInteger(settings.listen.port) && settings.listen.port >= 0 && settings.listen.port <= 65535).toBe(true)
   if (settings.database.kind === 'sqlite') expect(isAbsolute(settings.database.path)).toBe(true)
   else expect(settings.database.url).toMatch(/^postgres(ql)?:\/\//i)
@@ -72,10 +73,12 @@ function expectValidSettings(settings: Settings): void {
   expect(settings.shutdownTimeoutSeconds * 1000).toBeLessThanOrEqual(TIMER_LIMIT_MS)
   expect(Number.isSafeInteger(settings.messageTtlDays) && settings.messageTtlDays > 0).toBe(true)
   for (const name of Object.values(settings.reactions.names)) expect(name).toMatch(/^[a-z0-9_+-]+$/)
-  expect(Object.getPrototypeOf(settings.mappings)).toBe(Object.prototype)
-  for (const repos of Object.values(settings.mappings)) {
-    expect(Object.getPrototypeOf(repos)).toBe(Object.prototype)
-    for (const entry of Object.values(repos)) if (entry.channel !== undefined) expect(entry.channel).toMatch(CHANNEL_ID)
+  for (const { mappings } of settings.hosts) {
+    expect(Object.getPrototypeOf(mappings)).toBe(Object.prototype)
+    for (const repos of Object.values(mappings)) {
+      expect(Object.getPrototypeOf(repos)).toBe(Object.prototype)
+      for (const entry of Object.values(repos)) if (entry.channel !== undefined) expect(entry.channel).toMatch(CHANNEL_ID)
+    }
   }
 }
 

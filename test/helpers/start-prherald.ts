@@ -1,9 +1,8 @@
-import { gitSecrets } from '../../src/hosts/contract.ts'
 import { hostOf } from '../../src/hosts/registry.ts'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
-import { loadSettings, readSecrets, type Env } from '../../src/config/load-config.ts'
+import { loadSettings, readSecrets, secretValues, type Env } from '../../src/config/load-config.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { databaseSecrets } from '../../src/store/database-secrets.ts'
@@ -48,11 +47,11 @@ export async function startPrherald(
   overrides: Partial<Omit<ServiceOptions, 'settings' | 'secrets' | 'logger'>> = {},
 ): Promise<TestService> {
   const settings = loadSettings(env, dir)
-  const secrets = readSecrets(env, settings.gitProvider)
+  const secrets = readSecrets(env, settings.hosts)
   const logs: string[] = []
   const logger = createLogger({
     format: 'json', level: 'debug', write: (line) => logs.push(line),
-    redact: [secrets.slackBotToken, secrets.webhookSecret, ...gitSecrets(secrets.gitAccess), secrets.slackSigningSecret ?? '', ...databaseSecrets(settings.databaseUrl, env)],
+    redact: [...secretValues(secrets), ...databaseSecrets(settings.databaseUrl, env)],
   })
   const service = await startService({
     settings: { ...settings, logFormat: 'json' },

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest'
+import { connectHosts } from '../../src/config/connect-hosts.ts'
 import { loadSettings } from '../../src/config/load-config.ts'
 import { createClickIntake } from '../../src/intake/accept-click.ts'
 import { createLogger } from '../../src/log/logger.ts'
@@ -57,12 +58,12 @@ beforeEach(async () => {
   const client = createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger })
   const people = createPersonDirectory({ settings: settings.directMessages, store, slack: client, pacer, logger })
   const personal = { people, queue: undefined, sendDue: async () => {}, now: Date.now } as unknown as Personal
-  const routes = personalRoutes({ settings, personal, slack: client, store, pacer, logger })
+  const routes = personalRoutes({ settings, hosts: connectHosts(settings.hosts, {}), personal, slack: client, store, pacer, logger })
   const receive = slackInbound({
     logger, slackPersonal: routes,
     slackInteractions: {
       signingSecret: '', home: routes.homeActions, workspace: createTokenWorkspace({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger }),
-      accept: createClickIntake({ provider: 'github', store, logger, handOff: (event) => handedOff.push(event) }),
+      accept: createClickIntake({ providers: ['github'], store, logger, handOff: (event) => handedOff.push(event) }),
     },
   })
   // apps.connections.open at SLACK_API_URL, like every Slack call; the fake Slack names the fake socket server.

@@ -48,7 +48,7 @@ afterEach(async () => {
 it('records a pull request event and its head commit in one commit before it is accepted', async () => {
   const handedOff: string[] = []
   const accept = createIntake({
-    provider: 'github', mappings: { Codertocat: { '*': { channel: 'C0000000001' } } },
+    host: hostOf('github'), mappings: { Codertocat: { '*': { channel: 'C0000000001' } } },
     reviews: { ignoreBotReviews: false, dependencyBots: 'compact', dependencyBotLogins: [] },
     store, logger: createLogger({ format: 'json', level: 'error' }), handOff: (event) => handedOff.push(event.deliveryId),
   })

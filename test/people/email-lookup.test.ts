@@ -48,7 +48,7 @@ afterEach(async () => {
 function lookup(emailOf = githubHost.connect({ token: 'ghp_test', extra: {}, scheme: undefined }, github.url)!.emailOf!) {
   const logger = createLogger({ format: 'json', level: 'info', write: (line: string) => lines.push(line) })
   return createEmailLookup({
-    store, logger, now: () => clock,
+    provider: 'github', store, logger, now: () => clock,
     emailOf,
     slack: createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: slack.url.endsWith('/') ? slack.url : `${slack.url}/`, logger, retry: { retries: 0 } }),
     pacer: createSlackPacer({ pacing: 'off', parallel: 2, signal: shutdown.signal }),
@@ -67,7 +67,7 @@ describe('createEmailLookup', () => {
     expect(await find('OCTOCAT')).toBe('U0OCTO')
     expect(githubCalls()).toBe(1)
     expect(slack.count('users.lookupByEmail')).toBe(1)
-    expect(await store.findPersonLookup('octocat')).toEqual({ login: 'octocat', outcome: 'found', slackUserId: 'U0OCTO', expiresAt: clock + LOOKUP_TTL_MS.found })
+    expect(await store.findPersonLookup('github', 'octocat')).toEqual({ provider: 'github', login: 'octocat', outcome: 'found', slackUserId: 'U0OCTO', expiresAt: clock + LOOKUP_TTL_MS.found })
 
     clock += LOOKUP_TTL_MS.found + 1
     slack.usersByEmail.set('octo@example.com', 'U0NEW')
@@ -83,7 +83,7 @@ describe('createEmailLookup', () => {
     expect(await find('stranger')).toBeUndefined()
     expect(await find('ghost')).toBeUndefined()
     expect(slack.count('users.lookupByEmail')).toBe(1)
-    expect((await store.findPersonLookup('ghost'))?.outcome).toBe('not_found')
+    expect((await store.findPersonLookup('github', 'ghost'))?.outcome).toBe('not_found')
     await find('hidden')
     expect(githubCalls()).toBe(3)
     expect(warnings()).toEqual([])

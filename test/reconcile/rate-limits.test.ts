@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { hostOf } from '../../src/hosts/registry.ts'
 import { join } from 'node:path'
 import { initialContext } from '../../machines/pull-request.machine.ts'
 import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
@@ -61,9 +62,15 @@ afterEach(async () => {
   dir.remove()
 })
 
+/** The host as the composition root hands it to reconcile: its API built once, with a token. */
+const reconcileHost = (id: string, apiUrl: string) => {
+  const host = hostOf(id)
+  return { id, host, mappings: {}, api: host.connect({ token: 'token', extra: {}, scheme: undefined }, apiUrl) }
+}
+
 const options = (over: Partial<RunReconcileOptions>): RunReconcileOptions => ({
-  settings: { gitProvider: 'github', mappings: {}, api: { slack: '', git: '' }, publicUrl: undefined },
-  access: { token: 'token', extra: {}, scheme: undefined },
+  settings: { publicUrl: undefined },
+  host: reconcileHost('github', ''),
   store, redeliver: false,
   // One call at a time, so that which call meets the spent budget is certain.
   limit: createCallLimit(1, shutdown.signal),
@@ -82,7 +89,7 @@ describe('GitHub x-ratelimit-*', () => {
     github.hooks.set('acme/api', [])
   })
   afterEach(() => github.close())
-  const run = () => runReconcile(options({ settings: { gitProvider: 'github', mappings: {}, api: { slack: '', git: github.url }, publicUrl: undefined } }))
+  const run = () => runReconcile(options({ host: reconcileHost('github', github.url) }))
   const pullCalls = () => github.requests.filter((r) => r.path.includes('/pulls/'))
 
   it('an answer that spends the budget holds the next call until x-ratelimit-reset, then goes on', async () => {
@@ -133,7 +140,7 @@ describe('Bitbucket 429', () => {
     bitbucket.pullRequests.set('acme/api#1', bitbucketPayload('pullrequest:updated', { id: 1, title: 'Change 1', state: 'MERGED' }).pullrequest as Record<string, unknown>)
   })
   afterEach(() => bitbucket.close())
-  const run = () => runReconcile(options({ settings: { gitProvider: 'bitbucket', mappings: {}, api: { slack: '', git: bitbucket.url }, publicUrl: undefined } }))
+  const run = () => runReconcile(options({ host: reconcileHost('bitbucket', bitbucket.url) }))
 
   it('waits Retry-After, or a minute without it, and tries again', async () => {
     bitbucket.throttled.push({ path: /pullrequests\/1$/, times: 1, retryAfter: '30' }, { path: /pullrequests\/1$/, times: 1 })

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { connectHosts } from '../../src/config/connect-hosts.ts'
 import type { Env } from '../../src/config/load-config.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
@@ -132,7 +133,7 @@ describe('reconcile.on_start window', () => {
     const shutdown = new AbortController()
     try {
       const run = (now: number) => startReconcileOnStart({
-        settings, secrets: { gitAccess: { token: TOKEN, extra: {}, scheme: undefined } }, store, handOff: (e) => handedOff.push(e),
+        settings, hosts: connectHosts(settings.hosts, { github: { webhookSecret: 'x', gitAccess: { token: TOKEN, extra: {}, scheme: undefined } } }), store, handOff: (e) => handedOff.push(e),
         logger: createLogger({ format: 'json', level: 'info', write: (l) => logs.push(l) }), limit: createCallLimit(2, shutdown.signal), now: () => now,
       }).done
       await run(Date.now() + ON_START_WINDOW_MS + 60_000)

@@ -2,14 +2,13 @@ import { describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { Provider } from '../../machines/pull-request-event.ts'
-import { isPrheraldError } from '../../src/errors.ts'
 import { migrateUp, readMigrations } from '../../src/store/migrations.ts'
 import { openDatabase } from '../../src/store/open-database.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
 import { usePrherald } from '../helpers/prherald-harness.ts'
 
-/** 11.11: the database records the git provider it serves, and a server for the other one refuses it. */
+/** 11.11, as issue 34 changed it: rows of several hosts share a database, so none is refused. */
 const h = usePrherald()
 
 const dbFile = () => join(h.dir.path, 'prherald.db')
@@ -19,10 +18,6 @@ const start = async (provider: Provider) => {
   configure(provider)
   return h.start(env(provider))
 }
-const refusal = (provider: Provider) => start(provider).then(
-  () => undefined,
-  (error: unknown) => error,
-)
 const recorded = () => {
   const db = new Database(dbFile(), { readonly: true })
   try {
@@ -41,56 +36,29 @@ function legacyDatabase(rows: { deliveries?: Provider[]; messages?: Provider[] }
   db.close()
 }
 
-function expectMismatch(error: unknown, recordedProvider: Provider, configured: Provider): void {
-  expect(isPrheraldError(error, 'database_provider'), String(error)).toBe(true)
-  const e = error as Error & { fix?: string }
-  expect(e.message).toBe(`the database ${dbFile()} serves git_provider ${recordedProvider}, but the configuration says ${configured}`)
-  expect(e.fix).toMatch(/new database/)
-}
-
-describe('the git provider a database serves', () => {
-  it('is recorded by the first server, and a server for the other provider refuses the database', async () => {
+describe('the hosts a database serves (issue 34: no single-host claim)', () => {
+  it('a database one host\'s server used is used as it is by a server for another host, and the record is gone', async () => {
     await start('github')
     await h.stop()
-    expect(recorded()).toBe('github')
-    expectMismatch(await refusal('bitbucket'), 'github', 'bitbucket')
-    // The refusal released the file: the right provider still starts on it.
-    await start('github')
+    expect(recorded()).toBeUndefined()
+    // Before issue 34 this was refused: "a provider change needs a new database".
+    await start('bitbucket')
   })
 
-  it('is taken from the rows of a database that predates the record', async () => {
+  it('upgrades a database that predates the record, whatever host its rows belong to', async () => {
     legacyDatabase({ deliveries: ['bitbucket'], messages: ['bitbucket'] })
-    expectMismatch(await refusal('github'), 'bitbucket', 'github')
-    expect(recorded()).toBe('bitbucket')
-    await start('bitbucket')
+    await start('github')
+    expect(recorded()).toBeUndefined()
   })
 
-  it('is taken from slack_messages when no delivery is kept', async () => {
+  it('prherald-migrate up works for any host, and prherald-doctor lists the hosts the rows belong to, a host no longer configured among them', async () => {
     legacyDatabase({ messages: ['github'] })
-    expectMismatch(await refusal('bitbucket'), 'github', 'bitbucket')
-  })
-
-  it('is taken from the configuration for a database without rows', async () => {
-    legacyDatabase({})
-    await start('bitbucket')
-    expect(recorded()).toBe('bitbucket')
-  })
-
-  it('prherald-migrate up refuses the other provider with the fix, and prherald-doctor shows FAIL', async () => {
-    configure('github')
-    expect((await runCliAsync('migrate', ['up'], env('github'), h.dir.path)).status).toBe(0)
-    expect(recorded()).toBe('github')
-
     configure('bitbucket')
     const up = await runCliAsync('migrate', ['up'], env('bitbucket'), h.dir.path)
-    expect(up.status).toBe(1)
-    expect(up.stderr).toContain(`the database ${dbFile()} serves git_provider github, but the configuration says bitbucket`)
-    expect(up.stderr).toMatch(/new database/)
-    expect(recorded()).toBe('github')
+    expect(up.status, up.stderr).toBe(0)
+    expect(recorded()).toBeUndefined()
 
     const doctor = await runCliAsync('doctor', [], env('bitbucket'), h.dir.path)
-    expect(doctor.status).toBe(1)
-    expect(doctor.stdout).toMatch(/^ {2}FAIL {2}provider +\S+ +serves github, but git_provider is bitbucket/m)
-    expect(doctor.stdout).toMatch(/new database/)
+    expect(doctor.stdout).toMatch(/^ {2}OK {4}hosts +\S+ +holds pull requests of github; github no longer configured: its rows are kept and not listed$/m)
   })
 })

@@ -496,25 +496,36 @@ describe.each(backends)('Store contract: $name', (backend) => {
 
   describe('person look-ups (slack.lookup_users_by_email)', () => {
     it('finds nothing, then saves, finds and replaces a login\'s look-up', async () => {
-      expect(await store.findPersonLookup('octocat')).toBeUndefined()
-      const found = { login: 'octocat', outcome: 'found', slackUserId: 'U0OCTO', expiresAt: Date.UTC(2026, 1, 7) } as const
+      expect(await store.findPersonLookup('github', 'octocat')).toBeUndefined()
+      const found = { provider: 'github', login: 'octocat', outcome: 'found', slackUserId: 'U0OCTO', expiresAt: Date.UTC(2026, 1, 7) } as const
       await store.savePersonLookup(found)
-      expect(await store.findPersonLookup('octocat')).toEqual(found)
-      const failed = { login: 'octocat', outcome: 'failed', slackUserId: undefined, expiresAt: Date.UTC(2026, 0, 31, 13) } as const
+      expect(await store.findPersonLookup('github', 'octocat')).toEqual(found)
+      const failed = { provider: 'github', login: 'octocat', outcome: 'failed', slackUserId: undefined, expiresAt: Date.UTC(2026, 0, 31, 13) } as const
       await store.savePersonLookup(failed)
-      expect(await store.findPersonLookup('octocat')).toEqual(failed)
-      await store.savePersonLookup({ login: 'dave', outcome: 'not_found', slackUserId: undefined, expiresAt: 1 })
-      expect(await store.findPersonLookup('dave')).toEqual({ login: 'dave', outcome: 'not_found', slackUserId: undefined, expiresAt: 1 })
-      expect(await store.findPersonLookup('octocat')).toEqual(failed)
+      expect(await store.findPersonLookup('github', 'octocat')).toEqual(failed)
+      await store.savePersonLookup({ provider: 'github', login: 'dave', outcome: 'not_found', slackUserId: undefined, expiresAt: 1 })
+      expect(await store.findPersonLookup('github', 'dave')).toEqual({ provider: 'github', login: 'dave', outcome: 'not_found', slackUserId: undefined, expiresAt: 1 })
+      expect(await store.findPersonLookup('github', 'octocat')).toEqual(failed)
     })
 
-    it('reads the cache backwards: the logins found to be a Slack user, expired or not, never a failed one', async () => {
-      await store.savePersonLookup({ login: 'octocat', outcome: 'found', slackUserId: 'U0OCTO', expiresAt: 1 })
-      await store.savePersonLookup({ login: 'octo-work', outcome: 'found', slackUserId: 'U0OCTO', expiresAt: Date.UTC(2026, 1, 7) })
-      await store.savePersonLookup({ login: 'dave', outcome: 'found', slackUserId: 'U0DAVE', expiresAt: 1 })
-      expect(await store.loginsOfSlackUser('U0OCTO')).toEqual(['octo-work', 'octocat'])
-      await store.savePersonLookup({ login: 'octocat', outcome: 'failed', slackUserId: undefined, expiresAt: 1 })
-      expect(await store.loginsOfSlackUser('U0OCTO')).toEqual(['octo-work'])
+    it('keys a look-up by host and login: the same login on two hosts is two people', async () => {
+      await store.savePersonLookup({ provider: 'github', login: 'alice', outcome: 'found', slackUserId: 'U0ALICE', expiresAt: 1 })
+      await store.savePersonLookup({ provider: 'gitlab', login: 'alice', outcome: 'found', slackUserId: 'U0OTHER', expiresAt: 1 })
+      expect((await store.findPersonLookup('github', 'alice'))?.slackUserId).toBe('U0ALICE')
+      expect((await store.findPersonLookup('gitlab', 'alice'))?.slackUserId).toBe('U0OTHER')
+      expect(await store.findPersonLookup('bitbucket', 'alice')).toBeUndefined()
+    })
+
+    it('reads the cache backwards: the logins found to be a Slack user on each host, expired or not, never a failed one', async () => {
+      await store.savePersonLookup({ provider: 'github', login: 'octocat', outcome: 'found', slackUserId: 'U0OCTO', expiresAt: 1 })
+      await store.savePersonLookup({ provider: 'github', login: 'octo-work', outcome: 'found', slackUserId: 'U0OCTO', expiresAt: Date.UTC(2026, 1, 7) })
+      await store.savePersonLookup({ provider: 'gitlab', login: 'octo', outcome: 'found', slackUserId: 'U0OCTO', expiresAt: 1 })
+      await store.savePersonLookup({ provider: 'github', login: 'dave', outcome: 'found', slackUserId: 'U0DAVE', expiresAt: 1 })
+      expect(await store.loginsOfSlackUser('U0OCTO')).toEqual([
+        { provider: 'github', login: 'octo-work' }, { provider: 'github', login: 'octocat' }, { provider: 'gitlab', login: 'octo' },
+      ])
+      await store.savePersonLookup({ provider: 'github', login: 'octocat', outcome: 'failed', slackUserId: undefined, expiresAt: 1 })
+      expect(await store.loginsOfSlackUser('U0OCTO')).toEqual([{ provider: 'github', login: 'octo-work' }, { provider: 'gitlab', login: 'octo' }])
       expect(await store.loginsOfSlackUser('U0NOBODY')).toEqual([])
     })
   })
