@@ -1,6 +1,7 @@
 import '../src/cli/require-supported-node.ts'
 import { randomUUID } from 'node:crypto'
 import { join } from 'node:path'
+import type { LifecycleEvent } from '../machines/lifecycle-event.ts'
 import { makeTempDir } from '../test/helpers/temp-dir.ts'
 import { migrateUp } from '../src/store/migrations.ts'
 import { openDatabase } from '../src/store/open-database.ts'
@@ -18,11 +19,11 @@ import { createLogger } from '../src/log/logger.ts'
  * docs/performance.md uses the figures.
  */
 const TOTAL = Number(process.env.BENCH_STORE_DELIVERIES ?? 24_000)
-const event = JSON.stringify({
+const event = {
   provider: 'github', kind: 'opened', owner: 'Codertocat', repo: 'Hello-World', number: 2, deliveryId: 'x',
   pr: { title: 'Update the README with new information.', url: 'https://github.com/Codertocat/Hello-World/pull/2', author: 'Codertocat', draft: false, state: 'open', createdAt: '2019-05-15T15:20:33Z' },
   actor: { login: 'Codertocat', isBot: false },
-})
+} as LifecycleEvent
 
 async function measure(synchronous: 'FULL' | 'OFF', batch: number, fileCheck: boolean): Promise<string> {
   const dir = makeTempDir('prherald-bench-store-')

@@ -200,7 +200,19 @@ export function referenceOf(pr: { number: number; reference?: string | undefined
   return pr.reference ?? `PR #${pr.number}`
 }
 
-/** Key of a pull request's mailbox and of its stored messages. */
-export function pullRequestKey(e: Pick<PullRequestEvent, 'provider' | 'owner' | 'repo' | 'number'>): string {
-  return `${e.provider}:${e.owner}/${e.repo}#${e.number}`
+/** A pull request as an event (and its lifecycle's context) names it. */
+export type PullRequestId = Pick<PullRequestEvent, 'provider' | 'owner' | 'repo' | 'number'>
+/** A pull request as the store keeps it (its PullRequestRef): owner/repo in one column. */
+export type StoredPullRequest = { provider: Provider; repository: string; prNumber: number }
+
+/** The stored shape of a pull request an event names: the one conversion between the two. */
+export const storedPullRequest = (e: PullRequestId): StoredPullRequest =>
+  ({ provider: e.provider, repository: `${e.owner}/${e.repo}`, prNumber: e.number })
+
+/**
+ * The one key of a pull request, whichever shape names it: its mailbox, its lock, its pending deliveries,
+ * its mutes, the button's value and the marker of what prherald writes for it (`github:acme/api#42`).
+ */
+export function pullRequestKey(pr: PullRequestId | StoredPullRequest): string {
+  return 'repository' in pr ? `${pr.provider}:${pr.repository}#${pr.prNumber}` : `${pr.provider}:${pr.owner}/${pr.repo}#${pr.number}`
 }

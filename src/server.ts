@@ -106,7 +106,7 @@ export function slackInbound(deps: Pick<AppDeps, 'slackInteractions' | 'slackPer
   const { slackInteractions: clicks, slackPersonal: personal } = deps
   if (!clicks || !personal) return undefined
   return createSlackInbound({
-    workspace: clicks.workspace, claim: personal.claim, ready, click: clicks.accept, home: clicks.home,
+    workspace: clicks.workspace, requests: personal.requests, ready, click: clicks.accept, home: clicks.home,
     run: personal.run, publishHome: personal.publishHome, slackApiUrl: personal.slackApiUrl, logger: deps.logger,
   })
 }

@@ -182,7 +182,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Slack's requests (the button, /prherald, the home tab) arrive over HTTP with a signing secret, or over
   // Socket Mode's WebSocket: either turns them on, and both feed the one inbound pipeline.
   const interactive = secrets.slackSigningSecret !== undefined || settings.socketMode
-  const slackPersonal = interactive ? personalRoutes({ settings, hosts, personal: worker.personal, store, pacer, logger }) : undefined
+  const slackPersonal = interactive ? personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, logger }) : undefined
   let socket: SlackSocket | undefined
   // A delivery waits for the budget no longer than Node gives a request (requestTimeout); full for longer is a wedge.
   const mayWaitMs = options.httpTimeouts?.requestMs ?? HTTP_TIMEOUTS.requestMs

@@ -1,4 +1,4 @@
-import { PERMANENT_SLACK_ERRORS } from '../slack/slack-client.ts'
+import { PERMANENT_SLACK_ERRORS } from '../slack/classify-slack-error.ts'
 import type { CheckResult } from './check-result.ts'
 import { missingScopeResults, type FeatureScope } from './personal-scopes.ts'
 import { callSlack, unreachable, type SlackCheckOptions } from './slack-api.ts'

@@ -1,4 +1,3 @@
-import { readStoredLifecycle } from '../../machines/stored-json.ts'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { DigestSettings } from '../config/settings.ts'
 import { listHostRoutes, resolveHostRoute, type HostMappings, type Route } from '../routing/resolve-route.ts'
@@ -28,7 +27,7 @@ export function digestSchedules(mappings: HostMappings, digest: Pick<DigestSetti
 export function candidatesBySchedule(rows: readonly OpenMessage[], mappings: HostMappings, digest: DigestSettings): Map<string, ScheduledCandidate[]> {
   const bySchedule = new Map<string, ScheduledCandidate[]>()
   for (const row of rows) {
-    const lifecycle = readStoredLifecycle(row.lifecycle)
+    const { lifecycle } = row
     if (lifecycle.context.dependencyBump && !digest.includeDependencyBots) continue
     const route = resolveHostRoute(mappings, lifecycle.context.provider, lifecycle.context.owner, lifecycle.context.repo)
     const schedule = route && routeSchedule(route, digest)

@@ -10,6 +10,7 @@ import { decodeInteraction, interactionPayload } from '../slack/decode-interacti
 import { foreignOrigin } from '../slack/foreign-origin.ts'
 import { postToResponseUrl } from '../slack/slack-api.ts'
 import type { TokenWorkspace } from '../slack/token-workspace.ts'
+import type { Store } from '../store/store.ts'
 
 /**
  * One request Slack sent, once its receiver authenticated it: the HTTP receiver (size, v0 signature, time
@@ -24,11 +25,13 @@ export type SlackInboundRequest =
 /** What the acknowledgement carries: an HTTP 200's JSON body, or a Socket Mode ack's payload; nothing when undefined. */
 export type SlackInboundAnswer = Record<string, unknown> | undefined
 
+/** The store's record of Slack's requests taken: shared by replicas, surviving a restart. */
+export type SlackRequests = Pick<Store, 'claimSlackRequest' | 'releaseSlackRequest'>
+
 export interface SlackInboundDeps {
   /** The workspace and app of SLACK_BOT_TOKEN (auth.test, once): a request naming another is not acted on. */
   workspace: () => Promise<TokenWorkspace | undefined>
-  /** Store.claimSlackRequest: false when this request id was already taken, on any replica, before or after a restart. */
-  claim: (requestId: string) => Promise<boolean>
+  requests: SlackRequests
   /** false while nothing can be stored (the database file vanished): refused with 503 before anything is acted on. */
   ready?: () => boolean
   click: ClickIntake
@@ -64,11 +67,27 @@ export function createSlackInbound(deps: SlackInboundDeps) {
       })
     }
     // Without an id there is nothing to tell a retry by: acted on (a shared '' would make each such request another's retry).
-    if (requestId !== undefined && !(await deps.claim(requestId))) {
+    if (requestId !== undefined && !(await deps.requests.claimSlackRequest(requestId))) {
       logger.info(`ignored slack ${what}`, { reason: 'already_taken' })
       return 'already_taken'
     }
     return undefined
+  }
+  /**
+   * Runs a taken request's handler. One that fails is answered with an error and has not taken effect (or
+   * only partly: every handler sets, never toggles, so acting again is safe), so the request is released:
+   * Slack's retry is then acted on instead of dropped as already taken.
+   */
+  const handle = async <T>(requestId: string | undefined, handler: () => Promise<T>): Promise<T> => {
+    try {
+      return await handler()
+    } catch (error) {
+      if (requestId !== undefined) {
+        await deps.requests.releaseSlackRequest(requestId).catch((released: unknown) =>
+          logger.warn('slack request not released after its failure; Slack\'s retry of it will be ignored', errorFields(released)))
+      }
+      throw error
+    }
   }
 
   const interactive = async (input: unknown): Promise<SlackInboundAnswer> => {
@@ -79,24 +98,25 @@ export function createSlackInbound(deps: SlackInboundDeps) {
       logger.info('ignored slack interaction', { reason: decoded.ignored })
       return undefined
     }
-    if (await admit('interaction', decoded.origin, triggerOf(payload))) return undefined
-    if ('click' in decoded) {
-      await deps.click(decoded.click)
-      return undefined
-    }
-    // One person's home tab changes only their own preferences, whoever else's view the payload names.
-    if (decoded.home.user !== decoded.home.owner) logger.warn('rejected slack interaction', { reason: 'not_the_view_owner', slack_user: decoded.home.user })
-    else if (deps.home) await deps.home(decoded.home)
-    else logger.info('ignored slack interaction', { reason: 'home_tab_off' })
+    const requestId = triggerOf(payload)
+    if (await admit('interaction', decoded.origin, requestId)) return undefined
+    await handle(requestId, async () => {
+      if ('click' in decoded) return deps.click(decoded.click)
+      // One person's home tab changes only their own preferences, whoever else's view the payload names.
+      if (decoded.home.user !== decoded.home.owner) logger.warn('rejected slack interaction', { reason: 'not_the_view_owner', slack_user: decoded.home.user })
+      else if (deps.home) await deps.home(decoded.home)
+      else logger.info('ignored slack interaction', { reason: 'home_tab_off' })
+    })
     return undefined
   }
 
   const command = async (form: URLSearchParams): Promise<SlackInboundAnswer> => {
-    const refused = await admit('command', { teamId: form.get('team_id') ?? undefined, appId: form.get('api_app_id') ?? undefined }, prefixed('trigger', form.get('trigger_id')))
+    const requestId = prefixed('trigger', form.get('trigger_id'))
+    const refused = await admit('command', { teamId: form.get('team_id') ?? undefined, appId: form.get('api_app_id') ?? undefined }, requestId)
     if (refused === 'workspace_unknown') return ephemeral('prherald cannot reach Slack just now; try again in a minute.')
     if (refused === 'other_workspace' || refused === 'other_app') return ephemeral('This prherald serves another workspace.')
     if (refused) return undefined
-    const answer = await deps.run({ userId: form.get('user_id') ?? '', channelId: form.get('channel_id') ?? '', text: form.get('text') ?? '' })
+    const answer = await handle(requestId, () => deps.run({ userId: form.get('user_id') ?? '', channelId: form.get('channel_id') ?? '', text: form.get('text') ?? '' }))
     if ('now' in answer) return ephemeral(answer.now)
     const url = form.get('response_url') ?? ''
     if (!isSlackResponseUrl(url, deps.slackApiUrl)) {

@@ -1,5 +1,4 @@
-import { storedEvent } from '../../machines/stored-json.ts'
-import { pullRequestKey, type Provider } from '../../machines/pull-request-event.ts'
+import { pullRequestKey, storedPullRequest, type Provider } from '../../machines/pull-request-event.ts'
 import type { LifecycleEvent, ReviewClick } from '../../machines/lifecycle-event.ts'
 import type { Logger } from '../log/logger.ts'
 import { hasMessage, type Store } from '../store/store.ts'
@@ -26,7 +25,7 @@ export function createClickIntake(deps: ClickIntakeDeps) {
   return async function acceptClick(click: ReviewClick): Promise<ClickResult> {
     const facts = { repository: `${click.owner}/${click.repo}`, pr: click.number, slack_user: click.user, delivery_id: click.deliveryId }
     const rows = deps.providers.includes(click.provider)
-      ? await deps.store.findMessages({ provider: click.provider, repository: `${click.owner}/${click.repo}`, prNumber: click.number })
+      ? await deps.store.findMessages(storedPullRequest(click))
       : []
     if (!rows.some(hasMessage)) {
       deps.logger.info('start review click for an unknown pull request', { ...facts, provider: click.provider })
@@ -38,7 +37,7 @@ export function createClickIntake(deps: ClickIntakeDeps) {
       return { status: 'ignored', reason: 'not_its_message' }
     }
     const recorded = await deps.store.recordDelivery({
-      provider: click.provider, deliveryId: click.deliveryId, prKey: pullRequestKey(click), event: storedEvent(click),
+      provider: click.provider, deliveryId: click.deliveryId, prKey: pullRequestKey(click), event: click,
     })
     if (!recorded) {
       deps.logger.info('start review click already recorded', facts)

@@ -1,4 +1,3 @@
-import { readStoredLifecycle, storedEvent } from '../../machines/stored-json.ts'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { Mappings } from '../config/schema.ts'
 import type { CheckDelivery } from '../../machines/pull-request-event.ts'
@@ -59,10 +58,10 @@ export function createCheckIntake(deps: CheckIntakeDeps) {
       }
       const event: PullRequestEvent = {
         provider: d.provider, deliveryId: `${d.deliveryId}#${number}`, owner: d.owner, repo: d.repo, number, kind: 'check_completed',
-        pr: factsFrom(readStoredLifecycle(row.lifecycle), d.result.at), actor: d.sender, check: d.result,
+        pr: factsFrom(row.lifecycle, d.result.at), actor: d.sender, check: d.result,
       }
       const recorded = await deps.store.recordDelivery({
-        provider: d.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event: storedEvent(event), ...(body ? { body } : {}),
+        provider: d.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event, ...(body ? { body } : {}),
       })
       if (!recorded) {
         const duplicate = await duplicateReason(deps.store, d.provider, body)

@@ -1,5 +1,5 @@
 import { isReviewClick, type LifecycleEvent } from '../../machines/lifecycle-event.ts'
-import { pullRequestKey, type PullRequestEvent } from '../../machines/pull-request-event.ts'
+import { pullRequestKey, storedPullRequest, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { Logger } from '../log/logger.ts'
 import { filterMatch, type FilterMatch, type PullRequestFilter } from '../routing/pull-request-filter.ts'
 import { hasMessage, type Store } from '../store/store.ts'
@@ -23,7 +23,7 @@ function logFiltered(logger: Logger, match: FilterMatch, event: PullRequestEvent
 export async function isFiltered(deps: { store: Store; logger: Logger; busy?: (prKey: string) => boolean }, filter: PullRequestFilter, event: PullRequestEvent): Promise<boolean> {
   const match = filterMatch(filter, event)
   if (!match || deps.busy?.(pullRequestKey(event))) return false
-  const rows = await deps.store.findMessages({ provider: event.provider, repository: `${event.owner}/${event.repo}`, prNumber: event.number })
+  const rows = await deps.store.findMessages(storedPullRequest(event))
   if (rows.some(hasMessage)) return false
   logFiltered(deps.logger, match, event)
   return true

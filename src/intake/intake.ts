@@ -1,5 +1,4 @@
-import { storedEvent } from '../../machines/stored-json.ts'
-import { isIgnored, pullRequestKey, type Actor, type Delivery, type IgnoreReason, type PullRequestEvent } from '../../machines/pull-request-event.ts'
+import { isIgnored, pullRequestKey, storedPullRequest, type Actor, type Delivery, type IgnoreReason, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { isCheckDelivery } from '../../machines/pull-request-event.ts'
 import type { Mappings } from '../config/schema.ts'
 import type { ReviewSettings } from '../config/settings.ts'
@@ -72,12 +71,12 @@ export function createIntake(deps: IntakeDeps) {
     const event: PullRequestEvent = dependencyBump ? { ...mapped, dependencyBump } : mapped
     // The head is committed with the delivery, before it is acknowledged: a check result for this commit may
     // follow at once (checks on the message). One commit, not two, before the 200.
-    const head = event.head ? { pr: { provider: event.provider, repository: `${event.owner}/${event.repo}`, prNumber: event.number }, sha: event.head } : undefined
+    const head = event.head ? { pr: storedPullRequest(event), sha: event.head } : undefined
     const recorded = await deps.store.recordDelivery({
       provider: event.provider,
       deliveryId: event.deliveryId,
       prKey: pullRequestKey(event),
-      event: storedEvent(event),
+      event,
       ...(body ? { body } : {}),
     }, head)
     if (!recorded) {

@@ -2,7 +2,7 @@ import { timeZoneProblem } from '../config/digest-calendar.ts'
 import type { DirectMessageSettings } from '../config/settings.ts'
 import { DEFAULT_WORKING_HOURS, deliveryTime, parseWorkingHours } from '../config/working-hours.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
-import type { SlackDirectory } from '../slack/slack-directory.ts'
+import type { SlackDirectory } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Store } from '../store/store.ts'
 

@@ -1,6 +1,7 @@
 import type { Settings } from '../config/settings.ts'
 import type { HostSet } from '../config/connect-hosts.ts'
 import type { Logger } from '../log/logger.ts'
+import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Store } from '../store/store.ts'
 import type { Personal } from './create-personal.ts'
@@ -17,25 +18,25 @@ export function personalRoutes(deps: {
   settings: Pick<Settings, 'directMessages' | 'api' | 'lookupUsersByEmail'>
   /** Every configured host: /prherald mine and the home tab gather a person's pull requests across them. */
   hosts: HostSet
-  /** Unused here: the HTTP receiver takes it from the click side (kept so that callers passing it still compile). */
-  signingSecret?: string | undefined
   personal: Personal
+  /** The message client: the home tab is published like any other change. */
+  slack: Pick<SlackClient, 'publishHome'>
   store: Store
   pacer: SlackPacer
   logger: Logger
 }): {
-  run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; claim: (requestId: string) => Promise<boolean>
+  run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; requests: Pick<Store, 'claimSlackRequest' | 'releaseSlackRequest'>
 } {
   const { settings, personal, store } = deps
   const people = new Map([...deps.hosts.values()].map((own) => [own.id, { users: own.users, teams: own.teams }]))
   const personOf = createPersonOf({ people, store, lookupUsersByEmail: settings.lookupUsersByEmail })
   const shared = { store, settings: settings.directMessages, personOf, directory: personal.people, now: personal.now }
-  const publishHome = createPublishHome({ ...shared, slack: personal.slackDirectory, pacer: deps.pacer, logger: deps.logger })
+  const publishHome = createPublishHome({ ...shared, slack: deps.slack, pacer: deps.pacer, logger: deps.logger })
   return {
     run: createCommandRunner(shared),
     publishHome,
     homeActions: createHomeActions({ store, personOf, publishHome, logger: deps.logger }),
     slackApiUrl: settings.api.slack,
-    claim: (requestId) => store.claimSlackRequest(requestId),
+    requests: store,
   }
 }

@@ -3,7 +3,7 @@ import type { DirectMessageSettings } from '../config/settings.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { HOME_ACTIONS, homeMetadata } from '../slack/decode-home-action.ts'
 import { pullRequestLink } from '../slack/render-direct-message.ts'
-import type { SlackDirectory } from '../slack/slack-directory.ts'
+import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Store } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
@@ -26,7 +26,7 @@ export function createPublishHome(deps: {
   settings: DirectMessageSettings
   personOf: PersonOf
   directory: PersonDirectory
-  slack: SlackDirectory
+  slack: Pick<SlackClient, 'publishHome'>
   pacer: SlackPacer
   logger: Logger
   now: () => number

@@ -1,4 +1,3 @@
-import type { StoredLifecycle } from '../../machines/decide.ts'
 import { userKeyOf } from '../../machines/account-ids.ts'
 import { waitingOn } from '../../machines/review-requests.ts'
 import type { PullRequestContext } from '../../machines/pull-request.machine.ts'
@@ -8,6 +7,7 @@ import { escapeText } from '../slack/render-message.ts'
 import type { People } from '../slack/person-names.ts'
 import type { HostPeople } from './person-of.ts'
 import type { OpenMessage } from '../store/store.ts'
+import { pullRequestKey } from '../../machines/pull-request-event.ts'
 
 export interface OpenPullRequest {
   context: PullRequestContext
@@ -19,13 +19,13 @@ export interface OpenPullRequest {
 export function openPullRequests(rows: readonly OpenMessage[]): OpenPullRequest[] {
   const byKey = new Map<string, OpenPullRequest>()
   for (const row of rows) {
-    const key = `${row.provider}:${row.repository}#${row.prNumber}`
+    const key = pullRequestKey(row)
     const known = byKey.get(key)
     if (known) {
       known.channels.push(row.channel)
       continue
     }
-    byKey.set(key, { context: (JSON.parse(row.lifecycle) as StoredLifecycle).context, channels: [row.channel], activityAt: row.activityAt })
+    byKey.set(key, { context: row.lifecycle.context, channels: [row.channel], activityAt: row.activityAt })
   }
   return [...byKey.values()]
 }

@@ -4,6 +4,7 @@ import type { Store } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
 import { groupsOf, type PersonOf } from './person-of.ts'
 import { channelPullRequests, minePullRequests, openPullRequests } from './pull-request-lists.ts'
+import { pullRequestKey } from '../../machines/pull-request-event.ts'
 
 /** A slash command as Slack sends it, the fields read. */
 export interface SlashCommand {
@@ -44,7 +45,7 @@ export function createCommandRunner(deps: CommandDeps) {
     const url = link.replace(/^<|>$/g, '').split('|')[0]!.replace(/[#?].*$/, '').replace(/\/+$/, '')
     const prs = openPullRequests(await deps.store.openMessages())
     const found = prs.find((p) => p.context.url.replace(/\/+$/, '') === url)
-    return found ? `${found.context.provider}:${found.context.owner}/${found.context.repo}#${found.context.number}` : undefined
+    return found ? pullRequestKey(found.context) : undefined
   }
 
   return async function runCommand(command: SlashCommand): Promise<CommandAnswer> {

@@ -1,4 +1,3 @@
-import { readStoredLifecycle, storedEvent } from '../../machines/stored-json.ts'
 import { randomUUID } from 'node:crypto'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import { pullRequestKey, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
@@ -65,7 +64,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
 
   const check = async (ref: PullRequestRef): Promise<Outcome> => {
     const rows = (await deps.store.findMessages(ref)).filter(hasMessage)
-    const shown = rows[0] ? readStoredLifecycle(rows[0].lifecycle) : undefined
+    const shown = rows[0]?.lifecycle
     if (!shown || (shown.state !== 'open' && shown.state !== 'draft')) return {}
     if (stopped) return { notChecked: true }
     try {
@@ -74,7 +73,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
       if (!difference) return {}
       if (deps.apply) {
         const event = reconcileEvent(ref, difference, facts, newId())
-        await deps.store.recordDelivery({ provider: ref.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event: storedEvent(event) })
+        await deps.store.recordDelivery({ provider: ref.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event })
         await deps.apply(event)
       }
       return { line: { pullRequest: label(ref), changes: difference.changes } }

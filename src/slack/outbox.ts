@@ -8,6 +8,7 @@ import type { SlackMethod } from './rate-limits.ts'
 import type { RetryPolicy } from './retry-transient.ts'
 import type { ShutdownSleep } from './shutdown-sleep.ts'
 import type { SlackClient, SlackMessage } from './slack-client.ts'
+import { pullRequestKey } from '../../machines/pull-request-event.ts'
 
 /** A write an earlier run recorded and did not complete (slack/outbox.ts), as the start-up recovery settles it. */
 export interface LeftIntent {
@@ -50,9 +51,6 @@ export const CLOCK_SKEW_MS = 60 * 60_000
 export function searchWindow(since: number, now = Date.now()): HistoryWindow {
   return { oldest: new Date(since - CLOCK_SKEW_MS), latest: new Date(now + CLOCK_SKEW_MS) }
 }
-
-export const intentPrKey = (intent: Pick<PostIntent, 'provider' | 'repository' | 'prNumber'>) =>
-  `${intent.provider}:${intent.repository}#${intent.prNumber}`
 
 /** One write that creates something in Slack: its durable intent, the call, and how to find what it made. */
 interface Creation {
@@ -183,7 +181,7 @@ export function createOutbox(deps: OutboxDeps) {
   /** A post intent's message in its channel: its ts, or undefined (not there, or not searchable: then posted again). */
   const findPost = async (intent: PostIntent, call: SlackCall, facts: LogFields): Promise<string | undefined> => {
     // Each page is one paced call, retried on its own: a transient failure late in a long search keeps the pages read.
-    const found = await deps.slack.findMarkedMessage(intent.channel, postMarker(intentPrKey(intent), intent.marker), searchWindow(intent.createdAt), (run) => call('conversations.history', run))
+    const found = await deps.slack.findMarkedMessage(intent.channel, postMarker(pullRequestKey(intent), intent.marker), searchWindow(intent.createdAt), (run) => call('conversations.history', run))
     if (!('ts' in found)) return cannotSearch(found.missingScope, { ...facts, channel: intent.channel }, 'slack token cannot read channel history; posting again without looking (the message may show twice)')
     if (found.bounded) deps.logger.warn('slack history search stopped at its bound before the post\'s time; posting again (the message may show twice)', { ...facts, channel: intent.channel, pages: HISTORY_PAGES })
     return found.ts
@@ -191,7 +189,7 @@ export function createOutbox(deps: OutboxDeps) {
 
   /** A thread's reply carrying `replyKey`, made since `since`: its ts, or undefined (not there, or not searchable). */
   const findReply = async (ref: PullRequestRef, channel: string, threadTs: string, replyKey: string, since: number, call: SlackCall, facts: LogFields) => {
-    const found = await call('conversations.replies', () => deps.slack.findMarkedReply(channel, threadTs, replyMarker(intentPrKey(ref), replyKey), new Date(since - CLOCK_SKEW_MS)))
+    const found = await call('conversations.replies', () => deps.slack.findMarkedReply(channel, threadTs, replyMarker(pullRequestKey(ref), replyKey), new Date(since - CLOCK_SKEW_MS)))
     return 'ts' in found ? found.ts : cannotSearch(found.missingScope, { ...facts, channel }, 'slack token cannot read threads; replying again without looking (the reply may show twice)')
   }
 
@@ -223,7 +221,7 @@ export function createOutbox(deps: OutboxDeps) {
           intent = { ...row, marker: request.deliveryId, createdAt }
           await deps.store.recordPostIntent(intent)
         },
-        send: () => call('chat.postMessage', () => deps.slack.postMessage(row.channel, request.message, postMarker(intentPrKey(row), request.deliveryId))),
+        send: () => call('chat.postMessage', () => deps.slack.postMessage(row.channel, request.message, postMarker(pullRequestKey(row), request.deliveryId))),
         find: (since) => findPost({ ...intent!, createdAt: since }, call, facts),
         complete: (ts) => deps.store.completePostIntent({ ...row, ts }),
         drop: () => deps.store.dropPostIntent(row, row.channel, intent!.marker),
@@ -238,7 +236,7 @@ export function createOutbox(deps: OutboxDeps) {
       return (await once({
         what: 'thread reply', facts, left,
         record: (createdAt) => deps.store.recordThreadReplyIntent({ ...ref, channel, replyKey, createdAt }),
-        send: () => call('chat.postMessage', () => deps.slack.postReply(channel, request.threadTs, request.text, replyMarker(intentPrKey(ref), replyKey))),
+        send: () => call('chat.postMessage', () => deps.slack.postReply(channel, request.threadTs, request.text, replyMarker(pullRequestKey(ref), replyKey))),
         find: (since) => findReply(ref, channel, request.threadTs, replyKey, since, call, facts),
         complete: (ts) => deps.store.completeThreadReply(ref, channel, replyKey, ts),
         drop: () => deps.store.dropThreadReplyIntent(ref, channel, replyKey),

@@ -1,6 +1,7 @@
 import { ErrorCode, type RetryOptions, type WebClient } from '@slack/web-api'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
-import { createWebClient, DEFAULT_SLACK_TIMEOUT_MS } from './slack-api.ts'
+import { createWebClient } from './slack-api.ts'
+import { classifySlackError } from './classify-slack-error.ts'
 import type { Logger } from '../log/logger.ts'
 import { findMarkedMessage, findMarkedReply, type HistoryLookup, type HistoryWindow, type PageCall, type PostMarker } from './find-marked-message.ts'
 import { mayHavePosted } from './post-outcome.ts'
@@ -38,7 +39,20 @@ export interface SlackClient {
   deleteMessage(channel: string, ts: string): Promise<void>
   /** users.lookupByEmail: the member's user id, or undefined when no member has that email (users_not_found). */
   lookupUserByEmail(email: string): Promise<string | undefined>
+  /** conversations.open: the direct-message channel between the bot and `user` (im:write). */
+  openConversation(user: string): Promise<string>
+  /** users.info: the IANA time zone of the person's profile, undefined when Slack has none (users:read). */
+  userTimeZone(user: string): Promise<string | undefined>
+  /** usergroups.users.list: the members of a user group (usergroups:read). */
+  groupMembers(group: string): Promise<string[]>
+  /** views.publish: the person's App Home tab; a change like chat.update, never retried here. */
+  publishHome(user: string, view: HomeView): Promise<void>
 }
+
+/** The personal side's reads (person-directory.ts, send-direct-messages.ts). */
+export type SlackDirectory = Pick<SlackClient, 'openConversation' | 'userTimeZone' | 'groupMembers'>
+
+export type HomeView = { type: 'home'; blocks: unknown[]; private_metadata?: string }
 
 export interface SlackClientOptions {
   token: string
@@ -51,72 +65,11 @@ export interface SlackClientOptions {
   tokenObserver?: SlackTokenObserver
 }
 
-/** What to tell the operator for Slack errors that retrying cannot fix. */
-export const PERMANENT_SLACK_ERRORS: Record<string, string> = {
-  channel_not_found: 'check the channel ID in config.yaml; for a private channel, invite the bot first',
-  not_in_channel: 'invite the bot to the channel (/invite @your-bot in Slack)',
-  is_archived: 'unarchive the channel or map the repository to another channel',
-  invalid_auth: 'SLACK_BOT_TOKEN is not valid; copy the Bot User OAuth Token (xoxb-…) from the Slack app',
-  not_authed: 'SLACK_BOT_TOKEN is empty; set it to the Bot User OAuth Token (xoxb-…)',
-  token_revoked: 'the Slack token was revoked; reinstall the app and set the new SLACK_BOT_TOKEN',
-  token_expired: 'the Slack token expired; prherald needs a non-expiring bot token: turn off token rotation or reinstall the app, then set the new SLACK_BOT_TOKEN',
-  account_inactive: 'the Slack app was uninstalled or its user deactivated; reinstall the app and set the new SLACK_BOT_TOKEN',
-  org_login_required: 'the workspace is migrating to an Enterprise Grid; wait for the migration to end, then restart prherald',
-  ekm_access_denied: 'a workspace admin suspended posting (Slack EKM); ask them to restore access, then restart prherald',
-  team_access_not_granted: 'the token is not granted access to this workspace; install the app there and set its SLACK_BOT_TOKEN',
-  missing_scope: 'add the chat:write and reactions:write bot scopes to the Slack app and reinstall it',
-  restricted_action: 'the workspace does not let the bot post there; ask a Slack admin or choose another channel',
-}
-
-/**
- * Slack's errors about the token itself (Web API common errors): every later call fails the same way, for
- * every channel, so they are not a channel's refusal to drop: the delivery stays pending for a restart with a
- * working SLACK_BOT_TOKEN.
- */
-export const TOKEN_SLACK_ERRORS = new Set([
-  'invalid_auth', 'not_authed', 'token_revoked', 'token_expired', 'account_inactive', 'org_login_required', 'ekm_access_denied', 'team_access_not_granted',
-])
-
-const TRANSIENT_PLATFORM_ERRORS = new Set(['ratelimited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout'])
-const SUCCESS_ANYWAY = new Set(['already_reacted', 'no_reaction'])
-
-export function classifySlackError(error: unknown): PrheraldError | undefined {
-  const code = (error as { code?: unknown }).code
-  if (code === ErrorCode.RateLimitedError) {
-    // HTTP 429 with Retry-After (the client is told to reject these, not wait): the pacer holds the budget.
-    const retryAfterSeconds = Number((error as { retryAfter?: unknown }).retryAfter)
-    return new PrheraldError('slack_rate_limited', `Slack: rate limited, retry after ${retryAfterSeconds} s`, {
-      cause: error, retryAfterMs: Number.isFinite(retryAfterSeconds) ? retryAfterSeconds * 1000 : undefined,
-    })
-  }
-  if (code === ErrorCode.PlatformError) {
-    const slackError = String((error as { data?: { error?: unknown } }).data?.error ?? 'unknown_error')
-    if (SUCCESS_ANYWAY.has(slackError)) return undefined
-    if (slackError === 'message_not_found') {
-      return new PrheraldError('slack_message_not_found', 'Slack: message_not_found', { cause: error })
-    }
-    if (TOKEN_SLACK_ERRORS.has(slackError)) {
-      return new PrheraldError('slack_auth', `Slack refuses SLACK_BOT_TOKEN: ${slackError}`, { cause: error, fix: PERMANENT_SLACK_ERRORS[slackError] })
-    }
-    if (TRANSIENT_PLATFORM_ERRORS.has(slackError)) {
-      return new PrheraldError('slack_transient', `Slack: ${slackError}`, { cause: error })
-    }
-    return new PrheraldError('slack_permanent', `Slack: ${slackError}`, {
-      cause: error,
-      fix: PERMANENT_SLACK_ERRORS[slackError] ?? 'see https://api.slack.com/methods for this error',
-    })
-  }
-  const message = error instanceof Error ? error.message : String(error)
-  return new PrheraldError('slack_transient', `Slack unreachable: ${message}`, { cause: error })
-}
-
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-export { DEFAULT_SLACK_TIMEOUT_MS }
-
-export const DEFAULT_SLACK_RETRY: RetryOptions = { retries: 3, factor: 2, minTimeout: 1000, maxTimeout: 10_000, randomize: true }
+const DEFAULT_SLACK_RETRY: RetryOptions = { retries: 3, factor: 2, minTimeout: 1000, maxTimeout: 10_000, randomize: true }
 
 export function createSlackClient(options: SlackClientOptions): SlackClient {
   const settings = { token: options.token, apiUrl: options.apiUrl, logger: options.logger, timeoutMs: options.timeoutMs }
@@ -177,6 +130,20 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     },
     async removeReaction(channel, ts, name) {
       await call(() => changer.reactions.remove({ channel, timestamp: ts, name }))
+    },
+    async openConversation(user) {
+      const id = (await call(() => client.conversations.open({ users: user, return_im: false })))?.channel?.id
+      if (!id) throw classifySlackError(new Error('conversations.open returned no channel'))!
+      return id
+    },
+    async userTimeZone(user) {
+      return (await call(() => client.users.info({ user })))?.user?.tz || undefined
+    },
+    async groupMembers(group) {
+      return (await call(() => client.usergroups.users.list({ usergroup: group })))?.users ?? []
+    },
+    async publishHome(user, view) {
+      await call(() => changer.views.publish({ user_id: user, view: view as never }))
     },
     async lookupUserByEmail(email) {
       const result = await call(async () => {

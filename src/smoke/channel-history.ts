@@ -1,6 +1,6 @@
 import { callSlack, unreachable, type SlackCheckOptions } from '../checks/slack-api.ts'
 import { PrheraldError } from '../errors.ts'
-import { PERMANENT_SLACK_ERRORS } from '../slack/slack-client.ts'
+import { PERMANENT_SLACK_ERRORS } from '../slack/classify-slack-error.ts'
 
 export interface ChannelMessage {
   ts: string

@@ -9,6 +9,7 @@ import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store,
 import { createPersonalStore } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
 import { personalQueries } from './personal-queries.ts'
+import { storedEvent, storedLifecycle } from './stored-json.ts'
 
 export interface StoreDeps {
   driver: StoreDriver
@@ -22,7 +23,7 @@ type Count = { n: number | string }
 const sum = (counts: readonly number[]) => counts.reduce((total, n) => total + n, 0)
 
 const messageStep = (m: MessageRecord, at: number): Step => [q.saveMessage, [
-  m.provider, m.repository, m.prNumber, m.channel, m.ts, JSON.stringify(m.mentions), m.state, m.lifecycle, m.lastDeliveryId, JSON.stringify(m.reactions), at, at,
+  m.provider, m.repository, m.prNumber, m.channel, m.ts, JSON.stringify(m.mentions), m.state, storedLifecycle(m.lifecycle), m.lastDeliveryId, JSON.stringify(m.reactions), at, at,
 ]]
 const key = (pr: PullRequestRef, channel: string): Param[] => [pr.provider, pr.repository, pr.prNumber, channel]
 // A pull request's rows, oldest first, then by channel id byte-wise (as SQLite orders text, whatever PostgreSQL's locale).
@@ -64,6 +65,9 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async claimSlackRequest(requestId) {
       return (await driver.write([[q.claimSlackRequest, [requestId, now()]]]))[0] === 1
     },
+    async releaseSlackRequest(requestId) {
+      await write([q.releaseSlackRequest, [requestId]])
+    },
     countMessages: () => count(q.countMessages),
     async openMessages() {
       return (await driver.read<OpenMessageRow>(q.openMessages)).map(openMessageFromRow)
@@ -74,8 +78,8 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       const steps: Step[] = head ? [headStep(head.pr, head.sha, at)] : []
       if (d.body) {
         steps.push([q.recordBody, [d.provider, d.body.digest, d.body.deliveryId, at]])
-        steps.push([q.recordDeliveryOfBody, [d.provider, d.deliveryId, d.prKey, d.event, at, d.provider, d.body.digest, d.body.deliveryId]])
-      } else steps.push([q.recordDelivery, [d.provider, d.deliveryId, d.prKey, d.event, at]])
+        steps.push([q.recordDeliveryOfBody, [d.provider, d.deliveryId, d.prKey, storedEvent(d.event), at, d.provider, d.body.digest, d.body.deliveryId]])
+      } else steps.push([q.recordDelivery, [d.provider, d.deliveryId, d.prKey, storedEvent(d.event), at]])
       return driver.write(steps).then((n) => n.at(-1) === 1)
     },
     async firstDeliveryOfBody(provider, digest) {
@@ -104,7 +108,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     },
     replayParked: () => write([q.replayParked, []]),
     async recordPostIntent(i) {
-      await write([q.recordPostIntent, [...key(i, i.channel), i.marker, JSON.stringify(i.mentions), i.state, i.lifecycle, i.lastDeliveryId, i.createdAt]])
+      await write([q.recordPostIntent, [...key(i, i.channel), i.marker, JSON.stringify(i.mentions), i.state, storedLifecycle(i.lifecycle), i.lastDeliveryId, i.createdAt]])
     },
     async findPostIntent(pr, channel) {
       const row = await first<IntentRow>(q.findPostIntent, key(pr, channel))

@@ -97,6 +97,7 @@ const sql = {
   claimRun: 'INSERT INTO job_runs (job, run_key, claimed_at) VALUES (?, ?, ?) ON CONFLICT (job, run_key) DO NOTHING',
   deleteRunClaimsBefore: 'DELETE FROM job_runs WHERE claimed_at < ?',
   claimSlackRequest: 'INSERT INTO slack_requests (request_id, received_at) VALUES (?, ?) ON CONFLICT (request_id) DO NOTHING',
+  releaseSlackRequest: 'DELETE FROM slack_requests WHERE request_id = ?',
   deleteSlackRequestsBefore: 'DELETE FROM slack_requests WHERE received_at < ?',
 } as const
 

@@ -1,8 +1,10 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
+import { readStoredEvent, readStoredLifecycle } from './stored-json.ts'
 import type { OpenMessage, PendingDelivery, PersonLookup, PostIntent, PullRequestRef, StoredMessage, ThreadReply } from './store.ts'
 
 /**
- * The rows both backends read, column for column, and how a row becomes what the Store interface returns.
+ * The rows both backends read, column for column, and how a row becomes what the Store interface returns:
+ * JSON columns are decoded here, the versioned ones (lifecycle, event) by their versioned readers.
  * Times are unix milliseconds: SQLite hands them back as numbers, pg as strings (BIGINT may exceed 2^53;
  * unix milliseconds never do), hence `number | string` and `Number()`.
  */
@@ -43,7 +45,7 @@ export const refFromRow = (r: PullRequestRow): PullRequestRef => ({ provider: r.
 export function messageFromRow(r: MessageRow): StoredMessage {
   return {
     provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, ts: r.ts, mentions: JSON.parse(r.mentions) as string[],
-    state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id,
+    state: r.state, lifecycle: readStoredLifecycle(r.lifecycle), lastDeliveryId: r.last_delivery_id,
     reactions: r.reactions === null ? null : JSON.parse(r.reactions) as string[], createdAt: Number(r.created_at), touchedAt: Number(r.touched_at),
   }
 }
@@ -51,7 +53,7 @@ export function messageFromRow(r: MessageRow): StoredMessage {
 export function intentFromRow(r: IntentRow): PostIntent {
   return {
     provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel, marker: r.marker,
-    mentions: JSON.parse(r.mentions) as string[], state: r.state, lifecycle: r.lifecycle, lastDeliveryId: r.last_delivery_id,
+    mentions: JSON.parse(r.mentions) as string[], state: r.state, lifecycle: readStoredLifecycle(r.lifecycle), lastDeliveryId: r.last_delivery_id,
     createdAt: Number(r.created_at),
     reactions: [], // a message is posted without reactions; they are added after it, once its ts is known
   }
@@ -70,7 +72,7 @@ export interface OpenMessageRow {
 export function openMessageFromRow(r: OpenMessageRow): OpenMessage {
   return {
     provider: r.provider, repository: r.repository, prNumber: r.pr_number, channel: r.channel,
-    mentions: JSON.parse(r.mentions) as string[], lifecycle: r.lifecycle, activityAt: Number(r.activity_at),
+    mentions: JSON.parse(r.mentions) as string[], lifecycle: readStoredLifecycle(r.lifecycle), activityAt: Number(r.activity_at),
   }
 }
 
@@ -112,5 +114,10 @@ export interface DeliveryRow {
 }
 
 export function deliveryFromRow(r: DeliveryRow): PendingDelivery {
-  return { seq: Number(r.seq), provider: r.provider, deliveryId: r.delivery_id, prKey: r.pr_key, event: r.event, receivedAt: Number(r.received_at) }
+  const delivery = { seq: Number(r.seq), provider: r.provider, deliveryId: r.delivery_id, prKey: r.pr_key, receivedAt: Number(r.received_at) }
+  try {
+    return { ...delivery, event: readStoredEvent(r.event) }
+  } catch (unreadable) {
+    return { ...delivery, unreadable }
+  }
 }

@@ -1,3 +1,5 @@
+import type { StoredLifecycle } from '../../machines/decide.ts'
+import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { DirectMessageIntent, PersonalStore } from './personal-store.ts'
 import type { TalkBackStore } from './talk-back-store.ts'
@@ -18,7 +20,7 @@ export interface MessageRecord extends PullRequestRef {
   ts: string
   mentions: string[]
   state: string
-  lifecycle: string // JSON
+  lifecycle: StoredLifecycle
   lastDeliveryId: string | null
   /** The emoji names the message carries. */
   reactions: string[]
@@ -45,7 +47,8 @@ export interface IncomingDelivery {
   provider: Provider
   deliveryId: string
   prKey: string
-  event: string // decoded event JSON, never the raw payload
+  /** The decoded event, never the raw payload (stored with its version, src/store/stored-json.ts). */
+  event: LifecycleEvent
   /**
    * The raw body it came in (a webhook delivery's; absent for a click or reconcile's own events): recorded
    * only when this body never came under another delivery id (docs/security.md, "Replayed deliveries").
@@ -60,10 +63,12 @@ export interface DeliveryBody {
   deliveryId: string
 }
 
-export interface PendingDelivery extends IncomingDelivery {
-  seq: number
-  receivedAt: number
-}
+/**
+ * A pending delivery as stored. One written by a newer release, which this one cannot read, comes back with
+ * `unreadable` (the stored_version error) instead of its event, so that a caller can leave it and go on.
+ */
+export type PendingDelivery = Omit<IncomingDelivery, 'event'> & { seq: number; receivedAt: number }
+  & ({ event: LifecycleEvent; unreadable?: undefined } | { event?: undefined; unreadable: unknown })
 
 /** For the metrics: how many deliveries are pending, and when the oldest of them arrived (unix ms). */
 export interface PendingDeliveryStats {
@@ -93,7 +98,7 @@ export interface DeliveryOutcome {
 export interface OpenMessage extends PullRequestRef {
   channel: string
   mentions: string[]
-  lifecycle: string // JSON
+  lifecycle: StoredLifecycle
   /** Unix ms of the last activity; a row from before activity was recorded gives its created_at. */
   activityAt: number
 }
@@ -220,6 +225,8 @@ export interface Store extends SharedWork, PersonalStore, TalkBackStore {
    * already (Slack's retry, on any replica, before or after a restart). Committed before it is acted on.
    */
   claimSlackRequest(requestId: string): Promise<boolean>
+  /** Its handler failed before it took effect: the request is no longer taken, so Slack's retry is acted on. */
+  releaseSlackRequest(requestId: string): Promise<void>
   countMessages(): Promise<number>
   /** Every message of an open (not draft, not ended) pull request, by channel, then oldest first. */
   openMessages(): Promise<OpenMessage[]>

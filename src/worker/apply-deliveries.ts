@@ -1,4 +1,3 @@
-import { readStoredLifecycle, storedLifecycle } from '../../machines/stored-json.ts'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import { foldEvents } from '../../machines/fold-events.ts'
 import { initialContext } from '../../machines/pull-request.machine.ts'
@@ -12,7 +11,7 @@ import { resolveHostRoute, type HostMappings } from '../routing/resolve-route.ts
 import { lockLostError } from '../slack/slack-pacer.ts'
 import { hasMessage, NO_MESSAGE, type MessageRecord, type PullRequestRef } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
-import type { EventKind } from '../../machines/pull-request-event.ts'
+import { storedPullRequest, type EventKind } from '../../machines/pull-request-event.ts'
 import type { ChooseTargets } from '../routing/message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
@@ -72,7 +71,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const first = events[0]
     const last = events.at(-1)
     if (!first || !last) return
-    const ref = { provider: first.provider, repository: `${first.owner}/${first.repo}`, prNumber: first.number }
+    const ref = storedPullRequest(first)
     const deliveryIds = events.map((e) => e.deliveryId)
     const facts = { repository: ref.repository, pr: first.number, delivery_id: last.deliveryId, deliveries: events.length }
     // Activity is recorded even when the message does not change (a second comment adds no reaction).
@@ -97,7 +96,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // request has a message, that message's row holds its lifecycle.
     const messages = rows.filter(hasMessage)
     const current = messages[0] ?? rows[0]
-    const stored = current ? readStoredLifecycle(current.lifecycle) : undefined
+    const stored = current?.lifecycle
 
     const route = resolveHostRoute(deps.mappings, first.provider, first.owner, first.repo)
     // Deliveries the intake left to the batch (one of the pull request's was in flight): decided here.
@@ -114,7 +113,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       // Ended before it was announced: the state is kept in a row without a message, and Slack hears nothing.
       // A smoke test that ends unannounced (its post failed) keeps nothing: it must leave no row behind.
       if (isSmokeTestDone(events)) return commit([])
-      return commit([{ ...ref, ...NO_MESSAGE, mentions: [], reactions: [], state: next.state, lifecycle: storedLifecycle(next), lastDeliveryId: last.deliveryId }])
+      return commit([{ ...ref, ...NO_MESSAGE, mentions: [], reactions: [], state: next.state, lifecycle: next, lastDeliveryId: last.deliveryId }])
     }
     // Before the commit, like thread replies: a replay queues the same rows, which are kept once.
     if (folded.changed && next && deps.directMessages) directMessages = await deps.directMessages({ stored, steps: folded.steps, next, facts })
@@ -133,9 +132,8 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const people = deps.people ? await deps.people(next, facts) : undefined
     const plans = planSmokeCleanup(events, planChanges({
       messages: messages.map((r) => {
-        const shown = readStoredLifecycle(r.lifecycle)
         // A row written before messages recorded their emoji: assume the names configured now.
-        return { channel: r.channel, mentions: r.mentions, ts: r.ts, shown, reactions: r.reactions ?? reactionNames(reactions, shown.context.reactions) }
+        return { channel: r.channel, mentions: r.mentions, ts: r.ts, shown: r.lifecycle, reactions: r.reactions ?? reactionNames(reactions, r.lifecycle.context.reactions) }
       }),
       announceIn,
       next,
@@ -145,7 +143,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     }))
     // Nothing stored and something changed: a delivery announced the pull request (a click never does).
     const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(folded.announcedBy!) }
-    const beforePost = { state: unannounced.state, lifecycle: storedLifecycle(unannounced), lastDeliveryId: current?.lastDeliveryId ?? null }
+    const beforePost = { state: unannounced.state, lifecycle: unannounced, lastDeliveryId: current?.lastDeliveryId ?? null }
     const context = { ref, facts, next, reactions, render: deps.render, beforePost, deliveryId: last.deliveryId, ...(people ? { people } : {}) }
 
     const placed = []
@@ -168,7 +166,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // Saved even when Slack refused a channel's change for good: the lifecycle belongs to the pull request,
     // and a row left behind would later hand an old state to the machine.
     await commit(placed.map((m) => ({
-      ...ref, ...m, state: next.state, lifecycle: storedLifecycle(next), lastDeliveryId: last.deliveryId,
+      ...ref, ...m, state: next.state, lifecycle: next, lastDeliveryId: last.deliveryId,
     })), deleted, announced)
   }
 }

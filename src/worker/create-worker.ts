@@ -5,7 +5,7 @@ import { hostMappings } from '../routing/resolve-route.ts'
 import type { HostSet } from '../config/connect-hosts.ts'
 import { createOutbox } from '../slack/outbox.ts'
 import { DEFAULT_RETRY, type RetryPolicy } from '../slack/retry-transient.ts'
-import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-client.ts'
+import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-api.ts'
 import type { Store } from '../store/store.ts'
 import { createApplyDeliveries, type ApplyDeliveries } from './apply-deliveries.ts'
 import { createBatchRunner, type BatchRunner, type BatchRunnerDeps } from './run-batch.ts'
@@ -54,7 +54,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const settleMs = options.slackTimeoutMs ?? DEFAULT_SLACK_TIMEOUT_MS
   const outbox = createOutbox({ store, slack, logger, retry, sleep, settleMs })
   const people = configurePeople(settings, options.hosts, { store, slack, pacer, limit, logger })
-  const personal = createPersonal({ ...options, pacer, people, outbox })
+  const personal = createPersonal({ ...options, slack, pacer, people, outbox })
   // The Start review button is offered wherever its click can arrive: over HTTP (signing secret) or Socket Mode.
   const render = { reviewButton: secrets.slackSigningSecret !== undefined || settings.socketMode }
   const applyDeliveries = createApplyDeliveries({

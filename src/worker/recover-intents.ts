@@ -1,9 +1,10 @@
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { PostIntent, PullRequestRef, Store } from '../store/store.ts'
-import { intentPrKey, type LeftIntent, type Outbox } from '../slack/outbox.ts'
+import type { LeftIntent, Outbox } from '../slack/outbox.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
-import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-client.ts'
+import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-api.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
+import { pullRequestKey } from '../../machines/pull-request-event.ts'
 
 export interface RecoverDeps {
   /** Every kind's left intents, read when the recovery starts. */
@@ -92,7 +93,7 @@ function leftPost(intent: PostIntent, deps: SourceDeps, lost?: AbortSignal): Lef
     kind: 'post', facts: postFacts(intent),
     async hold() {
       // Once the live replica's batch is over its intent is gone (or replaced): an old state must not be written over its rows.
-      const release = await deps.store.lockPullRequest(intentPrKey(intent))
+      const release = await deps.store.lockPullRequest(pullRequestKey(intent))
       if ((await deps.store.findPostIntent(row, row.channel))?.marker === marker) return release
       await release()
       return undefined
@@ -114,7 +115,7 @@ export function pullRequestIntents(deps: SourceDeps): Array<() => Promise<LeftIn
       return {
         kind: 'thread_reply' as const, facts,
         async hold() {
-          const release = await deps.store.lockPullRequest(intentPrKey(reply))
+          const release = await deps.store.lockPullRequest(pullRequestKey(reply))
           const now = await deps.store.findThreadReply(reply, channel, replyKey)
           if (now && !now.ts && now.createdAt === createdAt) return release
           await release()

@@ -1,4 +1,3 @@
-import { readStoredLifecycle } from '../../machines/stored-json.ts'
 import { reactionNames } from '../config/reactions.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import type { RenderOptions } from '../slack/render-review.ts'
@@ -39,7 +38,7 @@ export function createRepaint(deps: RepaintDeps) {
       const changes = lost.filter((c) => c.channel === row.channel)
       const last = changes.at(-1)
       if (!last) continue
-      const stored = readStoredLifecycle(row.lifecycle)
+      const stored = row.lifecycle
       const facts = { repository: ref.repository, pr: ref.prNumber, repaint: 'lock_lost' }
       const people = deps.people ? await deps.people(stored, facts) : undefined
       const sent = changes.filter((c) => c.change.type === 'update').at(-1)?.next ?? stored

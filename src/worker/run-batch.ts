@@ -1,10 +1,10 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
-import { readStoredEvent, storedEvent } from '../../machines/stored-json.ts'
 import type { ReactionSettings } from '../config/settings.ts'
 import type { BatchRetry } from '../mailbox/batch-retry.ts'
 import { ShutdownInterrupt } from '../slack/retry-transient.ts'
 import type { PullRequestRef, Store } from '../store/store.ts'
+import { asReadBack } from '../store/stored-json.ts'
 import type { SlackChange } from './plan-changes.ts'
 
 /**
@@ -105,9 +105,11 @@ export function createBatchRunner(deps: BatchRunnerDeps): BatchRunner {
     const lock = await deps.store.lockPullRequest(prKey)
     const batch: BatchContext = { prKey, lost: lock.lost, changedAfterLoss: [] }
     try {
-      // A known event goes through its stored JSON all the same, so that it is applied exactly as if read back.
-      const stored = known ? known.map(storedEvent) : (await deps.store.pendingDeliveriesOf(prKey)).map((d) => d.event)
-      const pending = stored.map(readStoredEvent)
+      // A known event is applied exactly as the store would hand it back; one this release cannot read fails the batch.
+      const pending = known ? known.map(asReadBack) : (await deps.store.pendingDeliveriesOf(prKey)).map((d) => {
+        if (!d.event) throw d.unreadable
+        return d.event
+      })
       if (pending.length > 0) await deps.apply(pending, batch)
       const lost = owed.get(prKey)
       if (lost) {

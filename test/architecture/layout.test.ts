@@ -52,3 +52,19 @@ describe('the folder graph', () => {
     expect(cyclesOf(graph)).toEqual([['a', 'b', 'c']])
   })
 })
+
+describe('the store decodes what it stores', () => {
+  it('the versioned readers are called only in src/store/, and nothing else parses a stored lifecycle or event', () => {
+    const offenders = files.filter((file) => !file.startsWith('src/store/'))
+      .filter((file) => /\breadStored(Lifecycle|Event)\b|JSON\.parse\([^)]*\.(lifecycle|event|mentions|reactions)\b/.test(code(file)))
+    expect(offenders).toEqual([])
+  })
+})
+
+describe('one pull-request key', () => {
+  it('only pullRequestKey formats a pull request\'s key (`provider:owner/repo#number`)', () => {
+    const offenders = files.filter((file) => file !== 'machines/pull-request-event.ts')
+      .filter((file) => /`\$\{[\w.]*provider\}:\$\{/.test(code(file)))
+    expect(offenders).toEqual([])
+  })
+})

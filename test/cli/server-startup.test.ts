@@ -274,7 +274,7 @@ describe('the listener is bound first', () => {
     const opened = await openStore({ settings: loadSettings(startEnv, dir.path), logger: createLogger({ format: 'json', level: 'error', write: () => {} }), lockConnections: 1 })
     await opened.store.recordPostIntent({
       provider: 'github', repository: 'Codertocat/Hello-World', prNumber: 99, channel: 'C0000000001', marker: 'd-0', mentions: [],
-      state: 'unannounced', lifecycle: '{"state":"unannounced"}', lastDeliveryId: null, reactions: [], createdAt: Date.now(),
+      state: 'unannounced', lifecycle: { state: 'unannounced' } as never, lastDeliveryId: null, reactions: [], createdAt: Date.now(),
     })
     await opened.close()
     let release!: () => void

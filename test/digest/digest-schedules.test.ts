@@ -26,7 +26,7 @@ function row(owner: string, repo: string, number: number, over: { dependencyBump
       ...(over.dependencyBump ? { dependencyBump: { compact: true, security: false } } : {}),
     },
   } as unknown as StoredLifecycle
-  return { provider, repository: `${owner}/${repo}`, prNumber: number, channel: 'C0000000001', mentions: ['<!here>'], lifecycle: JSON.stringify(lifecycle), activityAt: 1 }
+  return { provider, repository: `${owner}/${repo}`, prNumber: number, channel: 'C0000000001', mentions: ['<!here>'], lifecycle, activityAt: 1 }
 }
 
 /** One host's mappings: the rows are GitHub's. */

@@ -8,7 +8,7 @@ import type { Personal } from '../../src/personal/create-personal.ts'
 import { createPersonDirectory } from '../../src/personal/person-directory.ts'
 import { personalRoutes } from '../../src/personal/personal-routes.ts'
 import { slackInbound } from '../../src/server.ts'
-import { createSlackDirectory } from '../../src/slack/slack-directory.ts'
+import { createSlackClient } from '../../src/slack/slack-client.ts'
 import { createSlackPacer } from '../../src/slack/slack-pacer.ts'
 import type { SlackSocket } from '../../src/inbound/slack-socket.ts'
 import { startSocketMode } from '../../src/inbound/start-socket-mode.ts'
@@ -55,10 +55,10 @@ beforeEach(async () => {
   const { store } = opened
   // What the service builds for Slack's requests, from the same factories (src/service.ts, personalRoutes).
   const pacer = createSlackPacer({ pacing: 'off', parallel: 4, signal: shutdown.signal })
-  const slackDirectory = createSlackDirectory({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger })
-  const people = createPersonDirectory({ settings: settings.directMessages, store, slack: slackDirectory, pacer, logger })
-  const personal = { slackDirectory, people, queue: undefined, sendDue: async () => {}, now: Date.now } as unknown as Personal
-  const routes = personalRoutes({ settings, hosts: connectHosts(settings.hosts, {}), signingSecret: '', personal, store, pacer, logger })
+  const client = createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger })
+  const people = createPersonDirectory({ settings: settings.directMessages, store, slack: client, pacer, logger })
+  const personal = { people, queue: undefined, sendDue: async () => {}, now: Date.now } as unknown as Personal
+  const routes = personalRoutes({ settings, hosts: connectHosts(settings.hosts, {}), personal, slack: client, store, pacer, logger })
   const receive = slackInbound({
     logger, slackPersonal: routes,
     slackInteractions: {
@@ -85,7 +85,7 @@ it('answers /prherald mine, a Start review click and app_home_opened over the so
   expect(slack.calls.filter((c) => c.method === 'apps.connections.open').map((c) => c.headers.authorization)).toEqual(['Bearer xapp-1-A0PRHERALD-1-abc'])
   await opened.store.saveMessage({
     provider: 'github', repository: 'Codertocat/Hello-World', prNumber: 9, channel: CHANNEL, ts: '1700000000.000100',
-    mentions: [], state: 'merged', lifecycle: '{}', lastDeliveryId: 'd1', reactions: [],
+    mentions: [], state: 'merged', lifecycle: {} as never, lastDeliveryId: 'd1', reactions: [],
   })
   const origin = new URL(slack.url).origin
   const command = Object.fromEntries(new URLSearchParams(commandForm(DAVE, 'mine', { trigger_id: 'trigger-1', response_url: `${origin}/commands/T0ACME/1/answer` })))

@@ -36,7 +36,7 @@ async function storeOpen(provider: 'github' | 'bitbucket', repository: string, n
   } satisfies PullRequestEvent
   await store.saveMessage({
     provider, repository, prNumber: number, channel: 'C0000000001', ts: `1700000000.00000${number}`, mentions: [], reactions: [],
-    state: 'open', lifecycle: JSON.stringify({ state: 'open', context: initialContext(event) }), lastDeliveryId: event.deliveryId,
+    state: 'open', lifecycle: { state: 'open', context: initialContext(event) }, lastDeliveryId: event.deliveryId,
   })
 }
 

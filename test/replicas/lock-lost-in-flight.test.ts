@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import type pg from 'pg'
 import { queryOnce } from '../../bench/query-once.ts'
-import { readStoredLifecycle } from '../../machines/stored-json.ts'
+import { readStoredLifecycle } from '../../src/store/stored-json.ts'
 import { renderMessage } from '../../src/slack/render-message.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
 import { deliver } from '../helpers/signed-delivery.ts'

@@ -20,7 +20,7 @@ it('finds the marked post although this host\'s clock is 10 minutes ahead of Sla
   const ts = await client.postMessage('C0000000001', { text: 'PR', blocks: [] }, postMarker('github:acme/api#7', 'd-1'))
   const intent: PostIntent = {
     provider: 'github', repository: 'acme/api', prNumber: 7, channel: 'C0000000001', marker: 'd-1', mentions: [],
-    state: 'open', lifecycle: '{}', lastDeliveryId: 'd-1', reactions: [], createdAt: Date.now() + 10 * 60_000,
+    state: 'open', lifecycle: {} as never, lastDeliveryId: 'd-1', reactions: [], createdAt: Date.now() + 10 * 60_000,
   }
   // The look-up reads Slack only: the outbox's store, sleep and retries are not used.
   const { findPost } = createOutbox({ slack: client, logger: createLogger({ format: 'json', level: 'error', write: () => {} }) } as OutboxDeps)

@@ -35,7 +35,7 @@ function otherMessages(count: number, fromMs: number): void {
 async function search(createdAt: number): Promise<{ found: string | undefined; pages: number }> {
   const intent: PostIntent = {
     provider: 'github', repository: 'acme/api', prNumber: 7, channel: CHANNEL, marker: 'd-1', mentions: [],
-    state: 'open', lifecycle: '{}', lastDeliveryId: 'd-1', reactions: [], createdAt,
+    state: 'open', lifecycle: {} as never, lastDeliveryId: 'd-1', reactions: [], createdAt,
   }
   const logger = createLogger({ format: 'json', level: 'info', write: (line) => entries.push(JSON.parse(line) as LogEntry) })
   let pages = 0

@@ -47,7 +47,7 @@ const replica = (store: Store, name: string) => ({
 
 const message = (prNumber: number) => ({
   provider: 'github' as const, repository: 'acme/api', prNumber, channel: 'C0123ABC', ts: `${prNumber}.0001`,
-  mentions: [], state: 'open', lifecycle: '{}', lastDeliveryId: null, reactions: [],
+  mentions: [], state: 'open', lifecycle: {} as never, lastDeliveryId: null, reactions: [],
 })
 
 describe('cleanup across replicas', () => {

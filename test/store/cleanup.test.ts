@@ -27,7 +27,7 @@ afterEach(async () => {
 
 const message = (prNumber: number) => ({
   provider: 'github' as const, repository: 'acme/api', prNumber, channel: 'C0123ABC', ts: `${prNumber}.0001`,
-  mentions: [], state: 'open', lifecycle: '{}', lastDeliveryId: null, reactions: [],
+  mentions: [], state: 'open', lifecycle: {} as never, lastDeliveryId: null, reactions: [],
 })
 
 describe('cleanup', () => {
@@ -63,18 +63,18 @@ describe('cleanup', () => {
 
   it('forgets applied delivery ids after the same age but never pending ones', async () => {
     clock -= 40 * DAY
-    await store.recordDelivery({ provider: 'github', deliveryId: 'old-applied', prKey: 'k', event: '{}' })
-    await store.recordDelivery({ provider: 'github', deliveryId: 'old-pending', prKey: 'k', event: '{}' })
+    await store.recordDelivery({ provider: 'github', deliveryId: 'old-applied', prKey: 'k', event: {} as never })
+    await store.recordDelivery({ provider: 'github', deliveryId: 'old-pending', prKey: 'k', event: {} as never })
     await store.commitOutcome({ provider: 'github', deliveryIds: ['old-applied'], messages: [] })
     clock += 40 * DAY
     const logger = createLogger({ format: 'json', level: 'error', write: () => {} })
     expect((await runCleanup({ store, logger, ttlDays: 30, now: () => clock })).deliveries).toBe(1)
     expect((await store.pendingDeliveries()).map((d) => d.deliveryId)).toEqual(['old-pending'])
-    expect(await store.recordDelivery({ provider: 'github', deliveryId: 'old-applied', prKey: 'k', event: '{}' })).toBe(true)
+    expect(await store.recordDelivery({ provider: 'github', deliveryId: 'old-applied', prKey: 'k', event: {} as never })).toBe(true)
   })
 
   it('keeps applied delivery ids and body digests for the replay window (7 days) even when message_ttl_days is 1', async () => {
-    const delivery = (id: string) => ({ provider: 'github', deliveryId: id, prKey: 'k', event: '{}', body: { digest: `digest-of-${id}`, deliveryId: id } })
+    const delivery = (id: string) => ({ provider: 'github', deliveryId: id, prKey: 'k', event: {} as never, body: { digest: `digest-of-${id}`, deliveryId: id } })
     clock -= 8 * DAY
     await store.recordDelivery(delivery('eight-days'))
     await store.commitOutcome({ provider: 'github', deliveryIds: ['eight-days'], messages: [] })

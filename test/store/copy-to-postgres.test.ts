@@ -47,10 +47,10 @@ beforeAll(async () => {
   }
   // What a crash leaves behind: a delivery acknowledged but not applied, and a post whose outcome is unknown.
   const store = createSqliteStore(openDatabase(join(source.path, 'prherald.db')))
-  await store.recordDelivery({ provider: 'github', deliveryId: 'pending-1', prKey: 'github:Codertocat/Hello-World#99', event: '{"kind":"x"}' })
+  await store.recordDelivery({ provider: 'github', deliveryId: 'pending-1', prKey: 'github:Codertocat/Hello-World#99', event: { kind: 'x' } as never })
   await store.recordPostIntent({
     provider: 'github', repository: 'Codertocat/Hello-World', prNumber: 99, channel: 'C0000000001', marker: 'pending-1',
-    mentions: ['<@U1>'], state: 'open', lifecycle: '{}', lastDeliveryId: 'pending-1', reactions: [], createdAt: 1_764_000_000_123,
+    mentions: ['<@U1>'], state: 'open', lifecycle: {} as never, lastDeliveryId: 'pending-1', reactions: [], createdAt: 1_764_000_000_123,
   })
   await store.close()
 }, 60_000)
@@ -117,8 +117,8 @@ describe('prherald-migrate copy', () => {
       expect(await postgres.countMessages()).toBe(PRS)
       // Applied ids still recognise a redelivery; a new delivery is numbered after every copied one.
       const applied = (await pool.query<{ delivery_id: string }>('SELECT delivery_id FROM deliveries WHERE applied_at IS NOT NULL LIMIT 1')).rows[0]!
-      expect(await postgres.recordDelivery({ provider: 'github', deliveryId: applied.delivery_id, prKey: 'x', event: '{}' })).toBe(false)
-      expect(await postgres.recordDelivery({ provider: 'github', deliveryId: 'after-the-copy', prKey: 'x', event: '{}' })).toBe(true)
+      expect(await postgres.recordDelivery({ provider: 'github', deliveryId: applied.delivery_id, prKey: 'x', event: {} as never })).toBe(false)
+      expect(await postgres.recordDelivery({ provider: 'github', deliveryId: 'after-the-copy', prKey: 'x', event: {} as never })).toBe(true)
       const seqs = (await postgres.pendingDeliveries()).map((d) => d.seq)
       expect(seqs.at(-1)).toBeGreaterThan(Math.max(...(await sqlite.pendingDeliveries()).map((d) => d.seq)))
     } finally {

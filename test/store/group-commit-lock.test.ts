@@ -15,7 +15,7 @@ let holder: ChildProcess | undefined
 let lockWaits: number[]
 
 const dbFile = () => join(dir.path, 'prherald.db')
-const delivery = (deliveryId: string) => ({ provider: 'github' as const, deliveryId, prKey: 'github:acme/api#1', event: '{}' })
+const delivery = (deliveryId: string) => ({ provider: 'github' as const, deliveryId, prKey: 'github:acme/api#1', event: {} as never })
 
 /** A second process that holds a write transaction until its stdin closes; resolves once it holds it. */
 function holdWriteLock(): Promise<void> {

@@ -20,7 +20,7 @@ afterEach(async () => {
   dir.remove()
 })
 
-const delivery = (deliveryId: string) => ({ provider: 'github' as const, deliveryId, prKey: 'github:acme/api#1', event: '{}' })
+const delivery = (deliveryId: string) => ({ provider: 'github' as const, deliveryId, prKey: 'github:acme/api#1', event: {} as never })
 
 describe('group commit', () => {
   it('writes queued in one turn share a commit, and one failing write does not undo the others', async () => {
@@ -29,7 +29,7 @@ describe('group commit', () => {
       store.saveMessage({
         provider: 'github', repository: 'acme/api', prNumber: 1, channel: 'C0123ABC',
         ts: null as unknown as string, // NOT NULL: this write fails
-        mentions: [], state: 'open', lifecycle: '{}', lastDeliveryId: null, reactions: [],
+        mentions: [], state: 'open', lifecycle: {} as never, lastDeliveryId: null, reactions: [],
       }),
       store.recordDelivery(delivery('b')),
     ])

@@ -37,7 +37,7 @@ async function server(skewMs = 0): Promise<Store> {
 }
 
 const delivery = (deliveryId: string, prNumber = 7): IncomingDelivery => ({
-  provider: 'github', deliveryId, prKey: `github:acme/api#${prNumber}`, event: JSON.stringify({ id: deliveryId }),
+  provider: 'github', deliveryId, prKey: `github:acme/api#${prNumber}`, event: { id: deliveryId } as never,
 })
 const LEASE = 1500
 /** Long enough past a lease's end that it has surely run out. */
@@ -81,7 +81,7 @@ describe('leases on pending deliveries', () => {
     await sleep(PAST_LEASE)
     const claimed = await b.claimExpiredDeliveries({ owner: 'b', leaseMs: LEASE, limit: 10 })
     expect(ids(claimed)).toEqual(['d-1', 'd-3']) // d-2 is applied: never claimed
-    expect(claimed[0]).toMatchObject({ prKey: 'github:acme/api#7', event: JSON.stringify({ id: 'd-1' }) })
+    expect(claimed[0]).toMatchObject({ prKey: 'github:acme/api#7', event: { id: 'd-1' } })
     // b holds them now: c gets nothing until b stops renewing.
     expect(await c.claimExpiredDeliveries({ owner: 'c', leaseMs: LEASE, limit: 10 })).toEqual([])
     await sleep(LEASE / 2)

@@ -36,9 +36,9 @@ async function replica(): Promise<Store> {
 }
 
 const pr = { provider: 'github', repository: 'acme/api', prNumber: 7 } as const
-const before = { state: 'unannounced', lifecycle: '{"state":"unannounced"}' }
+const before = { state: 'unannounced', lifecycle: { state: 'unannounced' } as never }
 const intent: PostIntent = { ...pr, channel: 'C1', marker: 'd-1', mentions: [], ...before, lastDeliveryId: null, reactions: [], createdAt: Date.now() }
-const final: MessageRecord = { ...pr, channel: 'C1', ts: '1.0001', mentions: [], state: 'open', lifecycle: '{"state":"open"}', lastDeliveryId: 'd-1', reactions: ['eyes'] }
+const final: MessageRecord = { ...pr, channel: 'C1', ts: '1.0001', mentions: [], state: 'open', lifecycle: { state: 'open' } as never, lastDeliveryId: 'd-1', reactions: ['eyes'] }
 
 it('a replica starting during another\'s post waits for the pull request and leaves the settled post alone', async () => {
   const [live, starting] = [await replica(), await replica()]
@@ -74,6 +74,6 @@ it('a replica starting during another\'s post waits for the pull request and lea
   await recovery
 
   expect(searches).toBe(0)
-  expect((await live.findMessages(pr)).map((m) => [m.state, m.lifecycle, m.reactions])).toEqual([['open', '{"state":"open"}', ['eyes']]])
+  expect((await live.findMessages(pr)).map((m) => [m.state, m.lifecycle, m.reactions])).toEqual([['open', { state: 'open' }, ['eyes']]])
   expect(lines.map((l) => JSON.parse(l) as Record<string, unknown>)).toContainEqual(expect.objectContaining({ msg: 'interrupted posts looked up', count: 1, settled_elsewhere: 1, found: 0 }))
 })

@@ -2,7 +2,6 @@ import { afterEach, beforeEach, expect, it } from 'vitest'
 import { join } from 'node:path'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import { pullRequestKey } from '../../machines/pull-request-event.ts'
-import { storedEvent } from '../../machines/stored-json.ts'
 import { hostOf } from '../../src/hosts/registry.ts'
 import { migrateUp } from '../../src/store/migrations.ts'
 import { openDatabase } from '../../src/store/open-database.ts'
@@ -29,7 +28,7 @@ const opened = (deliveryId: string, number = 7) => {
   return decoded
 }
 const record = (event: LifecycleEvent) =>
-  store.recordDelivery({ provider: event.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event: storedEvent(event) })
+  store.recordDelivery({ provider: event.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event })
 const runnerOf = (s: Store) => createBatchRunner({ store: s, apply: async (events) => void applied.push([...events]), repaint: async () => {} })
 const appliedIds = () => applied.flatMap((batch) => batch.map((e) => e.deliveryId))
 

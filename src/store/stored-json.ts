@@ -1,6 +1,6 @@
-import { PrheraldError } from '../src/errors.ts'
-import type { StoredLifecycle } from './decide.ts'
-import type { LifecycleEvent } from './lifecycle-event.ts'
+import { PrheraldError } from '../errors.ts'
+import type { StoredLifecycle } from '../../machines/decide.ts'
+import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 
 /**
  * The JSON the store keeps of prherald's own vocabulary: each pending delivery's event and each message's
@@ -35,6 +35,9 @@ export const storedEvent = (event: LifecycleEvent): string => JSON.stringify({ v
 
 export const readStoredEvent = (text: string): LifecycleEvent =>
   read(text, 'event', EVENT_VERSION, EVENT_UPGRADES) as unknown as LifecycleEvent
+
+/** An event as the store hands it back once stored (a field without a value dropped, as JSON drops it). */
+export const asReadBack = (event: LifecycleEvent): LifecycleEvent => readStoredEvent(storedEvent(event))
 
 export const storedLifecycle = (lifecycle: StoredLifecycle): string => JSON.stringify({ v: LIFECYCLE_VERSION, ...lifecycle })
 

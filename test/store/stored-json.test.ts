@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { isPrheraldError } from '../../src/errors.ts'
-import { EVENT_VERSION, LIFECYCLE_VERSION, readStoredEvent, readStoredLifecycle, storedEvent, storedLifecycle } from '../../machines/stored-json.ts'
+import { EVENT_VERSION, LIFECYCLE_VERSION, readStoredEvent, readStoredLifecycle, storedEvent, storedLifecycle } from '../../src/store/stored-json.ts'
 import type { ReviewClick } from '../../machines/lifecycle-event.ts'
 
 const click: ReviewClick = { kind: 'review_click', provider: 'github', deliveryId: 'slack:1.2.3', owner: 'acme', repo: 'api', number: 7, user: 'U0123ABCD' }
