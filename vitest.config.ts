@@ -9,6 +9,10 @@ export default defineConfig({
     sequence: { sequencer: FastFirstSequencer },
     // One real PostgreSQL server per run (~1 s to initdb and start); test files take a database each.
     globalSetup: ['./test/helpers/postgres.ts'],
+    // Most of a file's time is waiting (servers, sockets, timers), not CPU: vitest's default of cores - 1 ran
+    // one file at a time on a 2-core machine with a load under 1 (a full run 520 s). Three at once keeps both
+    // cores busy; docs/performance.md has the figures.
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Unhandled errors fail the run (vitest's default); keep it so a leaked rejection is never green.
