@@ -112,10 +112,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { store } = database
   const slackToken = createSlackTokenState(logger)
   const shutdown = new AbortController()
-  // Its gauges read the mailboxes (built below) only when scraped, which starts once the listener is open.
   // Every host and its API client, built once; each part below gets the hosts it needs from here.
   const hosts = connectHosts(settings.hosts, secrets.hosts)
   const providers = [...hosts.keys()]
+  // Its gauges read the mailboxes and the lane (built below) only when scraped, which starts once the listener is open.
   const metrics = createMetrics({
     providers, pendingDeliveries: () => store.pendingDeliveryStats(),
     mailboxes: () => ({ queued: mailboxes.queued(), active: mailboxes.active() }),
