@@ -16,6 +16,7 @@ import { normalisePeopleMap } from './people-map.ts'
 import { hostOf } from '../hosts/registry.ts'
 import { gitSecrets } from '../hosts/contract.ts'
 import { directMessageSettings, slackIds } from './direct-message-settings.ts'
+import { layTalkBack, TALK_BACK_DEFAULTS } from './talk-back-settings.ts'
 
 export type Env = Record<string, string | undefined>
 
@@ -145,6 +146,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     reconcileOnStart: doc.reconcile?.on_start ?? false,
     lookupUsersByEmail: doc.slack?.lookup_users_by_email ?? false,
     socketMode: doc.slack?.socket_mode ?? false,
+    talkBack: layTalkBack(TALK_BACK_DEFAULTS, doc.slack?.talk_back),
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: { slack: withTrailingSlash(env.SLACK_API_URL || DEFAULTS.api.slack) },
   }

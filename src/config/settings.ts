@@ -1,6 +1,7 @@
 import type { DEPENDENCY_BOT_LAYOUTS, DIRECT_MESSAGES, REVIEW_REQUEST_NOTIFY, Mappings, SLACK_PACINGS } from './schema.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { GitHost, HostAccess } from '../hosts/contract.ts'
+import type { TalkBackSettings } from './talk-back-settings.ts'
 
 export type ReviewRequestNotify = (typeof REVIEW_REQUEST_NOTIFY)[number]
 export type DirectMessagesSetting = (typeof DIRECT_MESSAGES)[number]
@@ -106,6 +107,8 @@ export interface Settings {
   lookupUsersByEmail: boolean
   /** `slack.socket_mode`: Slack's requests arrive over Socket Mode's WebSocket (SLACK_APP_TOKEN), not at the HTTP routes. */
   socketMode: boolean
+  /** `slack.talk_back`, the global tier (defaults applied); a repository's comes from `talkBackOf(route)` (src/config/talk-back-settings.ts). */
+  talkBack: TalkBackSettings
   publicUrl: string | undefined
   /** SLACK_API_URL; each host's API base is in its HostSettings. */
   api: { slack: string }
