@@ -25,6 +25,15 @@ function authOf(access: HostAccess): Auth | undefined {
   return access.token === undefined ? undefined : { token: access.token }
 }
 
+type AppAuthOf = { permissions(owner: string): Promise<Record<string, string>> }
+
+/** A comment on a pull request is an issue comment: either permission at write lets the app make it (as <app>[bot]). */
+function commentAccessOf(granted: Record<string, string>): { granted: boolean; says: string } {
+  const has = (name: string) => granted[name] ?? 'none'
+  const says = `the installation has pull_requests: ${has('pull_requests')}, issues: ${has('issues')}`
+  return { granted: granted.pull_requests === 'write' || granted.issues === 'write', says }
+}
+
 function connect(auth: Auth, apiUrl: string): HostApi {
   const octokit = createGithubClient({ baseUrl: apiUrl, ...auth })
   return {
@@ -57,7 +66,10 @@ function connect(auth: Auth, apiUrl: string): HostApi {
         throw error
       }
     }),
-    ...(auth.app ? { ownerAccess: (owner: string) => githubCall(octokit, `the installation on ${owner}`, () => octokit.auth(owner) as Promise<string>) } : {}),
+    ...(auth.app ? {
+      ownerAccess: (owner: string) => githubCall(octokit, `the installation on ${owner}`, () => octokit.auth(owner) as Promise<string>),
+      commentAccess: (owner: string) => githubCall(octokit, `the installation on ${owner}`, async () => commentAccessOf(await (octokit.auth as unknown as AppAuthOf).permissions(owner))),
+    } : {}),
   }
 }
 
