@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import type { Env } from '../../src/config/load-config.ts'
 import { createTestGithubApp, type TestGithubApp } from '../helpers/fake-github-app.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
+import { startFakeGitlab } from '../helpers/fake-gitlab.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
@@ -101,16 +102,48 @@ describe('prherald-doctor [talk-back]', () => {
   })
 
   it('FAILs thread replies without channels:history: Slack would send no message event', async () => {
+    github = await startFakeGithub()
     configure({ thread_replies: 'everyone' })
     slack.scopes.splice(0, slack.scopes.length, 'chat:write', 'reactions:write')
-    const lines = talkBackLines((await doctor({ SLACK_SIGNING_SECRET: SIGNING_SECRET, GITHUB_TOKEN: 'ghp_prherald0token1' })).stdout)
+    const lines = talkBackLines((await doctor({ SLACK_SIGNING_SECRET: SIGNING_SECRET, GITHUB_TOKEN: 'ghp_prherald0token1', GITHUB_API_URL: github.url })).stdout)
     expect(lines).toContain('FAIL  slack scope  channels:history  the token lacks channels:history, which talk-back needs for thread replies in public channels (Slack sends their message events only with it)')
     expect(lines).toContain('WARN  slack scope  groups:history  the token lacks groups:history, which disables thread replies in private channels')
     // everyone alone: nobody needs to link, so no public URL nor key is asked for, and the client is optional.
     expect(lines).toContain('SKIP  oauth client  GITHUB_OAUTH_CLIENT_ID  unset (optional with thread_replies: everyone): nobody links a GitHub account, prherald posts every reply')
     expect(lines.some((l) => l.includes('PRHERALD_TOKEN_KEY') || l.includes('PRHERALD_PUBLIC_URL'))).toBe(false)
-    // A token's permissions cannot be read: said, with what it needs.
-    expect(lines).toContain('SKIP  own comments  GITHUB_TOKEN  not checked: GitHub does not tell a token\'s permissions; it needs a GitHub App: Pull requests (or Issues): Read and write, its comments shown as <app>[bot]; a token: classic repo, fine-grained Pull requests: Read and write')
+    // A fine-grained token's permissions cannot be read: said, with what it needs.
+    expect(lines).toContain('SKIP  own comments  GITHUB_TOKEN  not checked: GitHub does not tell a fine-grained token\'s permissions; it needs a GitHub App: Pull requests (or Issues): Read and write, its comments shown as <app>[bot]; a token: classic repo, fine-grained Pull requests: Read and write')
+  })
+
+  it('reads a classic GitHub token\'s scopes for prherald\'s own comments, once for every owner', async () => {
+    github = await startFakeGithub()
+    writeConfig(dir.path, { git_provider: 'github', slack: { talk_back: { thread_replies: 'everyone' } }, mappings: { acme: { api: { channel: 'C0000000001' } }, beta: { web: { channel: 'C0000000002' } } } })
+    const env = { SLACK_SIGNING_SECRET: SIGNING_SECRET, GITHUB_TOKEN: 'ghp_prherald0token1', GITHUB_API_URL: github.url }
+    github.tokenScopes = ['read:org', 'admin:repo_hook']
+    const lacking = talkBackLines((await doctor(env)).stdout).filter((l) => l.includes('own comments'))
+    expect(lacking).toEqual(['FAIL  own comments  GITHUB_TOKEN  the classic token has the scopes read:org, admin:repo_hook: prherald cannot comment for people who are not linked'])
+    github.tokenScopes = ['repo', 'read:org']
+    expect(talkBackLines((await doctor(env)).stdout)).toContain('OK  own comments  GITHUB_TOKEN  the classic token has the scopes repo, read:org: prherald can post the replies of people who are not linked')
+  })
+
+  it('reads a GitLab token\'s scopes (api), says plainly where GitLab or Bitbucket cannot tell', async () => {
+    const gitlab = await startFakeGitlab()
+    try {
+      writeConfig(dir.path, { git_provider: 'gitlab', slack: { talk_back: { thread_replies: 'everyone' } }, mappings: { acme: { api: { channel: 'C0000000001' } } } })
+      const env = testEnv(dir.path, 'gitlab', { SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: SIGNING_SECRET, GITLAB_TOKEN: 'glpat-prherald0token1', GITLAB_API_URL: gitlab.url })
+      const run = async () => talkBackLines((await runCliAsync('doctor', [], env, dir.path)).stdout).filter((l) => l.includes('own comments'))
+      gitlab.tokenScopes = ['read_api']
+      expect(await run()).toEqual(['FAIL  own comments  GITLAB_TOKEN  the token has the scopes read_api: prherald cannot comment for people who are not linked'])
+      gitlab.tokenScopes = ['api']
+      expect(await run()).toEqual(['OK  own comments  GITLAB_TOKEN  the token has the scopes api: prherald can post the replies of people who are not linked'])
+      gitlab.tokenScopes = undefined
+      expect(await run()).toEqual(['SKIP  own comments  GITLAB_TOKEN  not checked: this GitLab does not tell a token\'s scopes (GET /personal_access_tokens/self: 404); it needs GITLAB_TOKEN with the api scope (read_api cannot comment) and at least the Reporter role in the project'])
+    } finally {
+      await gitlab.close()
+    }
+    writeConfig(dir.path, { git_provider: 'bitbucket', slack: { talk_back: { thread_replies: 'everyone' } }, mappings: { acme: { api: { channel: 'C0000000001' } } } })
+    const bitbucket = await runCliAsync('doctor', [], testEnv(dir.path, 'bitbucket', { SLACK_API_URL: slack.url, BITBUCKET_TOKEN: 'bb-prherald-token', BITBUCKET_API_URL: 'http://127.0.0.1:9/2.0' }), dir.path)
+    expect(talkBackLines(bitbucket.stdout)).toContain('SKIP  own comments  BITBUCKET_TOKEN  not checked: Bitbucket does not tell a token\'s permissions; it needs BITBUCKET_TOKEN (an access token or API token) with pullrequest:write (Pull requests: Write)')
   })
 
   it('reads a GitHub App installation\'s permissions for prherald\'s own comments (thread_replies: everyone)', async () => {
