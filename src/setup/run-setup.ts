@@ -48,6 +48,8 @@ function writtenEnv(env: Env, answers: SetupAnswers, configFile: string): Env {
     ...(answers.gitApiUrl ? { [names.apiUrl]: answers.gitApiUrl } : {}),
     ...answers.gitVariables,
     PRHERALD_PUBLIC_URL: answers.publicUrl ?? '',
+    ...Object.fromEntries((answers.talkBack?.oauthVariables ?? []).filter(([, value]) => value !== undefined)),
+    ...(answers.talkBack?.tokenKey ? { PRHERALD_TOKEN_KEY: answers.talkBack.tokenKey } : {}),
   }
 }
 

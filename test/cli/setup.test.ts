@@ -48,6 +48,41 @@ function expectNoSecrets(result: CliResult, ...secrets: string[]) {
 }
 
 describe('prherald-setup --yes (GitHub)', () => {
+  it('writes slack.talk_back and its .env lines with --talk-back-replies: the OAuth client named to fill in, a fresh token key, nothing invented', async () => {
+    const result = await setup([...githubFlags, '--public-url', PUBLIC_URL, '--talk-back-replies', 'everyone'])
+    expect(result.stderr).toBe('')
+    expect(result.status).toBe(0)
+    const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { slack: unknown }
+    expect(config.slack).toEqual({ talk_back: { thread_replies: 'everyone', reviews: 'off' } })
+    const text = readFileSync(file('.env'), 'utf8')
+    expect(text).toMatch(/^# GITHUB_OAUTH_CLIENT_ID= {3}\(docs\/talk-back\.md#turning-it-on\)$/m)
+    expect(text).toMatch(/^# GITHUB_OAUTH_CLIENT_SECRET= /m)
+    const written = readEnv()
+    expect(written.GITHUB_OAUTH_CLIENT_ID).toBeUndefined()
+    expect(Buffer.from(written.PRHERALD_TOKEN_KEY!, 'base64')).toHaveLength(32)
+    expectNoSecrets(result, written.PRHERALD_TOKEN_KEY!)
+    expect(result.stdout).toContain('note: with everyone, prherald comments with its own credentials, which need a GitHub App: Pull requests (or Issues): Read and write')
+    expect(result.stdout).toContain('note: .env names GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET')
+
+    // A second run with the key already in the environment keeps it: a new key would unlink everyone.
+    const again = await setup([...githubFlags, '--talk-back-reviews', 'on', '--oauth-client-id', 'Iv1.flag0client', '--oauth-client-secret', 'flag-oauth-secret-77', '--force'],
+      { PRHERALD_TOKEN_KEY: written.PRHERALD_TOKEN_KEY! })
+    expect(again.status).toBe(0)
+    expect(readEnv()).toMatchObject({ GITHUB_OAUTH_CLIENT_ID: 'Iv1.flag0client', GITHUB_OAUTH_CLIENT_SECRET: 'flag-oauth-secret-77' })
+    expect(readEnv().PRHERALD_TOKEN_KEY).toBeUndefined()
+    expect(again.stdout).toContain('note: without PRHERALD_PUBLIC_URL there is no OAuth callback, so nobody can link')
+    expectNoSecrets(again, 'flag-oauth-secret-77')
+    expect((parse(readFileSync(file('config.yaml'), 'utf8')) as { slack: unknown }).slack).toEqual({ talk_back: { thread_replies: 'off', reviews: 'on' } })
+  })
+
+  it('refuses a wrong talk-back value with the allowed ones, writing nothing', async () => {
+    const result = await setup([...githubFlags, '--talk-back-replies', 'all'])
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain('"all" is not one of off, linked, everyone')
+    expect(result.stderr).toContain('fix: use --talk-back-replies off|linked|everyone')
+    expect(existsSync(file('config.yaml'))).toBe(false)
+  })
+
   it('writes config.yaml and an owner-only .env, creates the webhook, and ends with passing checks', async () => {
     const result = await setup([...githubFlags, '--public-url', PUBLIC_URL, '--git-token', GIT_TOKEN, '--create-webhook'])
     expect(result.stderr).toBe('')
