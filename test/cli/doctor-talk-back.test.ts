@@ -111,6 +111,7 @@ describe('prherald-doctor [talk-back]', () => {
     // everyone alone: nobody needs to link, so no public URL nor key is asked for, and the client is optional.
     expect(lines).toContain('SKIP  oauth client  GITHUB_OAUTH_CLIENT_ID  unset (optional with thread_replies: everyone): nobody links a GitHub account, prherald posts every reply')
     expect(lines.some((l) => l.includes('PRHERALD_TOKEN_KEY') || l.includes('PRHERALD_PUBLIC_URL'))).toBe(false)
+    expect(lines).toContain('SKIP  slack events  message.channels, message.groups  cannot be read with the bot token: the Slack app must subscribe to these bot events (docs/slack-app.md#talk-back)')
     // A fine-grained token's permissions cannot be read: said, with what it needs.
     expect(lines).toContain('SKIP  own comments  GITHUB_TOKEN  not checked: GitHub does not tell a fine-grained token\'s permissions; it needs a GitHub App: Pull requests (or Issues): Read and write, its comments shown as <app>[bot]; a token: classic repo, fine-grained Pull requests: Read and write')
   })
