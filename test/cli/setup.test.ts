@@ -287,6 +287,29 @@ describe('prherald-setup on a configuration for another host (issue 34)', () => 
   })
 })
 
+describe('prherald-setup adding a host with talk-back', () => {
+  it('turns it on for the added repository only, adds the OAuth client, and keeps the token key already there', async () => {
+    const first = await setup([...githubFlags, '--talk-back-replies', 'linked'])
+    expect(first.status, first.stdout + first.stderr).toBe(0)
+    const key = readEnv().PRHERALD_TOKEN_KEY
+    expect(key).toBeDefined()
+    const added = await setup(['--yes', '--provider', 'gitlab', '--channel', '#random', '--repository', 'platform/api',
+      '--talk-back-reviews', 'on', '--oauth-client-id', 'gitlab-app-id-51', '--oauth-client-secret', 'gitlab-app-secret-51'])
+    expect(added.stderr).toBe('')
+    expect(added.status).toBe(0)
+    const written = readEnv()
+    expect(written).toMatchObject({ PRHERALD_TOKEN_KEY: key, GITLAB_OAUTH_CLIENT_ID: 'gitlab-app-id-51', GITLAB_OAUTH_CLIENT_SECRET: 'gitlab-app-secret-51' })
+    expect(readFileSync(file('.env'), 'utf8').match(/^PRHERALD_TOKEN_KEY=/gm)).toHaveLength(1)
+    // The GitHub client, never given, is still named to fill in, once.
+    expect(readFileSync(file('.env'), 'utf8').match(/^# GITHUB_OAUTH_CLIENT_ID=/gm)).toHaveLength(1)
+    const config = parse(readFileSync(file('config.yaml'), 'utf8')) as Record<string, any>
+    expect(config.slack).toEqual({ talk_back: { thread_replies: 'linked', reviews: 'off' } })
+    expect(config.hosts.gitlab.mappings.platform.api.slack).toEqual({ talk_back: { thread_replies: 'off', reviews: 'on' } })
+    expect(config.hosts.github.mappings.acme.api.slack).toBeUndefined()
+    expectNoSecrets(added, 'gitlab-app-secret-51', key!)
+  })
+})
+
 describe('prherald-setup --config', () => {
   it('writes the config where asked and names it in .env, so that every command in this directory finds it', async () => {
     const result = await setup([...githubFlags, '--config', 'my-config.yaml'])
