@@ -64,15 +64,20 @@ describe('prherald-setup --yes (GitHub)', () => {
     expect(result.stdout).toContain('note: with everyone, prherald comments with its own credentials, which need a GitHub App: Pull requests (or Issues): Read and write')
     expect(result.stdout).toContain('note: .env names GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET')
 
-    // A second run with the key already in the environment keeps it: a new key would unlink everyone.
+    // A second run keeps the key (in the environment and the old .env): a new key would unlink everyone.
     const again = await setup([...githubFlags, '--talk-back-reviews', 'on', '--oauth-client-id', 'Iv1.flag0client', '--oauth-client-secret', 'flag-oauth-secret-77', '--force'],
       { PRHERALD_TOKEN_KEY: written.PRHERALD_TOKEN_KEY! })
     expect(again.status).toBe(0)
     expect(readEnv()).toMatchObject({ GITHUB_OAUTH_CLIENT_ID: 'Iv1.flag0client', GITHUB_OAUTH_CLIENT_SECRET: 'flag-oauth-secret-77' })
-    expect(readEnv().PRHERALD_TOKEN_KEY).toBeUndefined()
+    expect(readEnv().PRHERALD_TOKEN_KEY).toBe(written.PRHERALD_TOKEN_KEY)
     expect(again.stdout).toContain('note: without PRHERALD_PUBLIC_URL there is no OAuth callback, so nobody can link')
     expectNoSecrets(again, 'flag-oauth-secret-77')
     expect((parse(readFileSync(file('config.yaml'), 'utf8')) as { slack: unknown }).slack).toEqual({ talk_back: { thread_replies: 'off', reviews: 'on' } })
+
+    // Replaced with --force, the key only in the old .env: written again, not a new one.
+    const third = await setup([...githubFlags, '--talk-back-reviews', 'on', '--force', '--public-url', PUBLIC_URL])
+    expect(third.status).toBe(0)
+    expect(readEnv().PRHERALD_TOKEN_KEY).toBe(written.PRHERALD_TOKEN_KEY)
   })
 
   it('refuses a wrong talk-back value with the allowed ones, writing nothing', async () => {
