@@ -8,7 +8,7 @@ import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import { renderDirectMessageLine } from '../slack/render-direct-message.ts'
 import type { DirectMessageIntent } from '../store/personal-store.ts'
-import type { Store } from '../store/store.ts'
+import type { DirectMessageStore, PreferenceStore } from '../store/ports.ts'
 import type { PersonDirectory } from './person-directory.ts'
 
 export interface BatchNews {
@@ -51,7 +51,7 @@ export type QueueDirectMessages = ReturnType<typeof createQueueDirectMessages>
  * pull request and did not do it themselves, each due now or at the start of their next working day. Slack
  * look-ups that fail fall back (person-directory.ts). An intent that fails stays for the next round.
  */
-export function createResolveDirectMessages(deps: { settings: DirectMessageSettings; store: Store; directory: PersonDirectory; logger: Logger }) {
+export function createResolveDirectMessages(deps: { settings: DirectMessageSettings; store: DirectMessageStore & PreferenceStore; directory: PersonDirectory; logger: Logger }) {
   const { settings } = deps
   const wants = async (user: string): Promise<boolean> => {
     const chosen = (await deps.store.preferenceOf(user)).directMessages ?? settings.people[user]?.directMessages

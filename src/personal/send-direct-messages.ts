@@ -6,10 +6,10 @@ import { gatherDirectMessage, LINES_PER_MESSAGE } from '../slack/render-direct-m
 import type { SlackDirectory } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { DirectMessageRecord } from '../store/personal-store.ts'
-import type { Store } from '../store/store.ts'
+import type { DirectMessageStore, IntentStore } from '../store/ports.ts'
 
 export interface DirectMessageSenderDeps {
-  store: Store
+  store: DirectMessageStore & IntentStore
   directory: SlackDirectory
   pacer: SlackPacer
   /** Makes each gathered message exactly once (slack/outbox.ts). */

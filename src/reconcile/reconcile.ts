@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto'
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import { pullRequestKey, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
-import { hasMessage, type PullRequestRef, type Store } from '../store/store.ts'
+import type { DeliveryStore, MessageStore } from '../store/ports.ts'
+import { hasMessage, type PullRequestRef } from '../store/store.ts'
 import type { HostReconcile } from '../hosts/contract.ts'
 import { differenceOf, reconcileEvent, type ReconcileChange } from './reconcile-difference.ts'
 import { runStop, stopsRun, type RunStop } from './run-stop.ts'
 
 export interface ReconcileDeps {
-  store: Store
+  store: MessageStore & DeliveryStore
   provider: Provider
   readPullRequest: HostReconcile['readPullRequest']
   /**

@@ -6,7 +6,7 @@ import { PrheraldError } from '../errors.ts'
 import type { HostApi, MissedDeliveriesResult } from '../hosts/contract.ts'
 import type { ConnectedHost } from '../config/connect-hosts.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
-import type { Store } from '../store/store.ts'
+import type { DeliveryStore, HookMarks, MessageStore } from '../store/ports.ts'
 import { createHostRateGate, type GateClock } from '../hosts/host-rate-gate.ts'
 import { reconcile, type ReconcileResult } from './reconcile.ts'
 import { runStop, stopsRun } from './run-stop.ts'
@@ -18,7 +18,7 @@ export interface RunReconcileOptions {
   settings: Pick<Settings, 'publicUrl'>
   /** The host reconciled, with its mappings and the API client the composition root built. */
   host: ReconcileHost
-  store: Store
+  store: MessageStore & DeliveryStore & HookMarks
   /** Hands a synthetic delivery to the lifecycle path; absent for a dry run. */
   apply?: ((event: PullRequestEvent) => Promise<void>) | undefined
   /**

@@ -1,6 +1,7 @@
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
-import type { MessageRecord, PostIntent, PullRequestRef, Store } from '../store/store.ts'
+import type { IntentStore } from '../store/ports.ts'
+import type { MessageRecord, PostIntent, PullRequestRef } from '../store/store.ts'
 import type { DirectMessageRecord } from '../store/personal-store.ts'
 import { HISTORY_PAGES, postMarker, replyMarker, type HistoryWindow, type PostMarker } from './find-marked-message.ts'
 import { lookupDelayMs } from './post-outcome.ts'
@@ -26,7 +27,7 @@ export interface LeftIntent {
 }
 
 export interface OutboxDeps {
-  store: Store
+  store: IntentStore
   slack: SlackClient
   logger: Logger
   retry: RetryPolicy

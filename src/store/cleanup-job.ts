@@ -1,5 +1,5 @@
 import { errorFields, type Logger } from '../log/logger.ts'
-import type { Store } from './store.ts'
+import type { JobClaims } from './ports.ts'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -11,7 +11,7 @@ const DAY_MS = 24 * 60 * 60 * 1000
 export const REPLAY_WINDOW_DAYS = 7
 
 export interface CleanupDeps {
-  store: Store
+  store: JobClaims
   logger: Logger
   ttlDays: number
   now?: () => number

@@ -5,11 +5,12 @@ import {
   deliveryFromRow, intentFromRow, messageFromRow, openMessageFromRow, personLookupFromRow, refFromRow, threadReplyFromRow,
   type DeliveryRow, type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow, type ThreadReplyRow,
 } from './store-rows.ts'
-import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store, StoredMessage } from './store.ts'
+import type { SharedWork } from './ports.ts'
+import type { DeliveryOutcome, MessageRecord, PullRequestRef, Store, StoredMessage } from './store.ts'
 import { createPersonalStore } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
 import { personalQueries } from './personal-queries.ts'
-import { storedEvent, storedLifecycle } from './stored-json.ts'
+import { asReadBack, storedEvent, storedLifecycle } from './stored-json.ts'
 
 export interface StoreDeps {
   driver: StoreDriver
@@ -82,6 +83,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       } else steps.push([q.recordDelivery, [d.provider, d.deliveryId, d.prKey, storedEvent(d.event), at]])
       return driver.write(steps).then((n) => n.at(-1) === 1)
     },
+    readBack: asReadBack,
     async firstDeliveryOfBody(provider, digest) {
       return (await first<{ delivery_id: string }>(q.firstDeliveryOfBody, [provider, digest]))?.delivery_id
     },

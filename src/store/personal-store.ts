@@ -1,4 +1,5 @@
 import { personalQueries as q } from './personal-queries.ts'
+import type { DirectMessageStore, IntentStore, PeopleCache, PreferenceStore } from './ports.ts'
 import type { Param, StoreDriver } from './store-driver.ts'
 
 /** A direct message waiting to be sent, or sent: one line about one pull request, for one person. */
@@ -35,37 +36,7 @@ export interface DirectMessageIntent {
 }
 
 /** The personal side of the store (docs/notifications.md); the same statements on SQLite and PostgreSQL. */
-export interface PersonalStore {
-  /** Queues each row unless one with its recipient and key exists (sent or not): a replay queues nothing. Returns how many were new. */
-  queueDirectMessages(rows: ReadonlyArray<Omit<DirectMessageRecord, 'batch' | 'batchAt' | 'outcome' | 'channel' | 'ts'>>): Promise<number>
-  /** Direct messages batches committed and no sender resolved yet, oldest first (a hundred at most). */
-  directMessageIntents(): Promise<DirectMessageIntent[]>
-  /** Queues the rows an intent resolved to and drops the intent, in one transaction. */
-  resolveDirectMessageIntent(intent: DirectMessageIntent, rows: ReadonlyArray<Omit<DirectMessageRecord, 'batch' | 'batchAt' | 'outcome' | 'channel' | 'ts'>>): Promise<number>
-  /** People with direct messages due at `now` that no sender holds. */
-  dueRecipients(now: number): Promise<string[]>
-  /** Claims a person's due messages for `owner` until `until`; none when another sender holds them. */
-  claimDirectMessages(recipient: string, owner: string, now: number, until: number): Promise<DirectMessageRecord[]>
-  /** Records the batch before it is posted: the intent a lookup starts from. */
-  setBatch(recipient: string, owner: string, dmKeys: readonly string[], batch: string, at: number): Promise<void>
-  finishBatch(recipient: string, batch: string, outcome: 'sent' | 'dropped', channel: string | null, ts: string | null): Promise<void>
-  releaseDirectMessages(recipient: string, owner: string): Promise<void>
-  /** Rows whose batch was written and not finished (a post of unknown outcome), oldest first: for start-up recovery. */
-  directMessageBatchesLeft(): Promise<DirectMessageRecord[]>
-  directMessagesOf(recipient: string): Promise<DirectMessageRecord[]>
-  /** The earliest due time of an unsent message, for the sender's next wake-up. */
-  nextDirectMessageDue(): Promise<number | undefined>
-  forgetDirectMessagesBefore(cutoff: number): Promise<number>
-  preferenceOf(slackUser: string): Promise<PersonPreference>
-  savePreference(slackUser: string, change: PersonPreference): Promise<void>
-  setMuted(slackUser: string, prKey: string, muted: boolean): Promise<void>
-  isMuted(slackUser: string, prKey: string): Promise<boolean>
-  /** The pull requests (their keys) the person muted, the oldest mute first. */
-  mutesOf(slackUser: string): Promise<string[]>
-  /** A cached time zone: `{ timeZone: undefined }` when Slack has none; undefined when not cached or expired. */
-  zoneOf(slackUser: string, now: number): Promise<{ timeZone: string | undefined } | undefined>
-  saveZone(slackUser: string, timeZone: string | undefined, expiresAt: number): Promise<void>
-}
+type PersonalStore = DirectMessageStore & PreferenceStore & Pick<PeopleCache, 'zoneOf' | 'saveZone'> & Pick<IntentStore, 'setBatch' | 'finishBatch'>
 
 interface DirectMessageRow {
   recipient: string

@@ -1,11 +1,14 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
-import type { DirectMessageIntent, PersonalStore } from './personal-store.ts'
+import type { DirectMessageIntent } from './personal-store.ts'
+import type {
+  DeliveryStore, DirectMessageStore, HookMarks, IntentStore, JobClaims, MessageStore, PeopleCache, PreferenceStore, SharedWork, SlackRequests,
+} from './ports.ts'
 import type { TalkBackStore } from './talk-back-store.ts'
 
 /**
- * What prherald keeps. Callers see only this interface, implemented once (`create-store.ts`) over SQLite
+ * What prherald keeps, as values: its ports (ports.ts) are implemented once (`create-store.ts`) over SQLite
  * (`sqlite-store.ts`) or PostgreSQL for several replicas (`postgres-store.ts`); hence every method is async.
  */
 
@@ -152,30 +155,6 @@ export interface DeliveryLease {
  */
 export type PullRequestLock = (() => Promise<void>) & { readonly lost: AbortSignal }
 
-/**
- * Work shared between servers on one database. SQLite has one server per file, so there these are trivial
- * (no lock to take, no other server's lease to take over); PostgreSQL coordinates replicas through them.
- */
-export interface SharedWork {
-  /**
-   * True when no other server can accept or apply this database's deliveries (SQLite: the server lock).
-   * Then what this server has recorded and handed to its mailboxes is all that is pending, and a batch it
-   * knows to be complete need not be read back (src/mailbox/known-pending.ts).
-   */
-  readonly soleServer: boolean
-  /**
-   * Waits until no other server works on this pull request, then holds it until the returned release is
-   * called. Never a transaction: Slack calls made while it is held keep no transaction open.
-   */
-  lockPullRequest(prKey: string): Promise<PullRequestLock>
-  /** Every pending delivery of one pull request, in arrival order, whichever server accepted it. */
-  pendingDeliveriesOf(prKey: string): Promise<PendingDelivery[]>
-  /** Extends the leases of deliveries this server holds; never takes one another server holds (unexpired). */
-  renewLeases(lease: DeliveryLease & { provider: Provider; deliveryIds: readonly string[] }): Promise<void>
-  /** Claims up to `limit` pending deliveries whose lease ran out (their server died), in arrival order. */
-  claimExpiredDeliveries(lease: DeliveryLease & { limit: number }): Promise<PendingDelivery[]>
-}
-
 /** Which pull requests prherald-reconcile asks the git host about (docs/reconcile.md). */
 export interface OpenPullRequestFilter {
   provider: Provider
@@ -193,7 +172,7 @@ export interface HookDeliveryMark {
   deliveryId: string
 }
 
-/** What `Store.forgetBefore` deleted, per kind of row. */
+/** What `JobClaims.forgetBefore` deleted, per kind of row. */
 export interface ForgottenRows {
   /** slack_messages rows untouched since the cutoff. */
   messages: number
@@ -209,101 +188,8 @@ export interface ForgottenRows {
   slackRequests: number
 }
 
-export interface Store extends SharedWork, PersonalStore, TalkBackStore {
-  findMessages(pr: PullRequestRef): Promise<StoredMessage[]>
-  /** Pull requests with a message shown as open or draft, each once, by repository then number. */
-  openPullRequests(filter: OpenPullRequestFilter): Promise<PullRequestRef[]>
-  /** Inserts or replaces the row of one channel; bumps `touched_at`. */
-  saveMessage(message: MessageRecord): Promise<void>
-  /**
-   * Cleanup, in one transaction: every row that only served until `cutoff` (unix ms); applied delivery ids
-   * and body digests only until `replayCutoff` (the replay window, which may reach further back). Never touches Slack.
-   */
-  forgetBefore(cutoff: number, replayCutoff?: number): Promise<ForgottenRows>
-  /**
-   * Records one of Slack's requests (`event:<event_id>`, `trigger:<trigger_id>`) as taken; false when it was
-   * already (Slack's retry, on any replica, before or after a restart). Committed before it is acted on.
-   */
-  claimSlackRequest(requestId: string): Promise<boolean>
-  /** Its handler failed before it took effect: the request is no longer taken, so Slack's retry is acted on. */
-  releaseSlackRequest(requestId: string): Promise<void>
-  countMessages(): Promise<number>
-  /** Every message of an open (not draft, not ended) pull request, by channel, then oldest first. */
-  openMessages(): Promise<OpenMessage[]>
-
-  /**
-   * Writes the delivery durably; false when this provider already sent this delivery id, or (with `body`)
-   * when the same body came before under another delivery id. With `head`, the pull request's head commit is
-   * recorded (as saveHead does) in the same transaction, duplicate or not: the intake's acknowledgement then
-   * waits for one commit, not two.
-   */
-  recordDelivery(delivery: IncomingDelivery, head?: { pr: PullRequestRef; sha: string }): Promise<boolean>
-  /** The delivery id a body (by digest) first came with, while the replay window keeps it. */
-  firstDeliveryOfBody(provider: Provider, digest: string): Promise<string | undefined>
-  pendingDeliveries(): Promise<PendingDelivery[]>
-  /**
-   * Commits what applying deliveries produced, in one transaction: the rows of the pull request's messages
-   * (each inserted or replaced, as saveMessage does) and the deliveries marked applied. A crash before it
-   * leaves every one of them pending, to be replayed together.
-   */
-  commitOutcome(outcome: DeliveryOutcome): Promise<void>
-  /** One query: the pending count and the oldest pending delivery's arrival, read at each metrics scrape. */
-  pendingDeliveryStats(): Promise<PendingDeliveryStats>
-  /**
-   * A batch of the pull request failed: counts one more attempt on each of its pending deliveries and parks
-   * those that reached `maxAttempts`, in one transaction. Resolves with how many it parked.
-   */
-  recordFailedBatch(prKey: string, maxAttempts: number): Promise<number>
-  /** Un-parks every parked delivery (attempts back to 0); resolves with them, now pending again. */
-  replayParked(): Promise<number>
-
-  /** Records (or replaces) the intent to post in one channel; resolves once it is committed. */
-  recordPostIntent(intent: PostIntent): Promise<void>
-  /** The pull request's intent in one channel, left by a post whose outcome is not known yet. */
-  findPostIntent(pr: PullRequestRef, channel: string): Promise<PostIntent | undefined>
-  /** Every intent left, oldest first; read at start-up, before pending deliveries are replayed. */
-  postIntents(): Promise<PostIntent[]>
-  /** The post is in Slack: saves its row (as saveMessage does) and drops the intent, in one transaction. */
-  completePostIntent(message: MessageRecord): Promise<void>
-  /** The post with this marker is known not to be in Slack: drops the intent (a newer one is kept). */
-  dropPostIntent(pr: PullRequestRef, channel: string, marker: string): Promise<void>
-
-  /** The cached look-up of a login, expired or not (the caller compares expiresAt). */
-  findPersonLookup(provider: Provider, login: string): Promise<PersonLookup | undefined>
-  /** Inserts or replaces the look-up of its login. */
-  savePersonLookup(lookup: PersonLookup): Promise<void>
-  /**
-   * The logins the look-up found to be this Slack user, expired or not (a found match rarely changes; a
-   * fresh look-up that finds otherwise replaces it). The cache read backwards, for /prherald and the home tab.
-   */
-  loginsOfSlackUser(slackUserId: string): Promise<Array<{ provider: Provider; login: string }>>
-
-  /** The reply recorded under this key in the pull request's message in `channel`, posted or not. */
-  findThreadReply(pr: PullRequestRef, channel: string, replyKey: string): Promise<ThreadReply | undefined>
-  /** Records the intent to post a reply (committed on return); a reply already posted under the key is kept as it is. */
-  recordThreadReplyIntent(reply: Omit<ThreadReply, 'ts'>): Promise<void>
-  /** The reply is in Slack: saves its ts. */
-  completeThreadReply(pr: PullRequestRef, channel: string, replyKey: string, ts: string): Promise<void>
-  /** Every reply intent not completed (no ts), oldest first; read at start-up like postIntents. */
-  threadReplyIntents(): Promise<ThreadReply[]>
-  /** The reply is known not to be in Slack: drops the intent (never a posted reply). */
-  dropThreadReplyIntent(pr: PullRequestRef, channel: string, replyKey: string): Promise<void>
-
-  /** Records `sha` as a head commit of the pull request (idempotent; bumps when it was seen). */
-  saveHead(pr: PullRequestRef, sha: string): Promise<void>
-  /** The pull requests of the repository whose head `sha` is or was, by number. */
-  pullRequestsWithHead(provider: Provider, repository: string, sha: string): Promise<number[]>
-
-  /** The mark of one webhook (`owner/repo#<hook id>`), if reconcile has looked at its log before. */
-  hookDeliveryMark(provider: Provider, hook: string): Promise<HookDeliveryMark | undefined>
-  /** Records (or replaces) a webhook's mark. */
-  saveHookDeliveryMark(provider: Provider, hook: string, mark: HookDeliveryMark): Promise<void>
-  /**
-   * Claims one run of a scheduled job (`digest:<schedule>`, keyed by the run's local date, say): true for
-   * exactly one caller per (job, runKey) among every process sharing the database, false for all others.
-   * The claim is never released: a run that fails after claiming is not retried by another process.
-   */
-  claimRun(job: string, runKey: string): Promise<boolean>
-
+/** Everything prherald keeps, every port at once: what the composition roots open and close. */
+export interface Store extends DeliveryStore, MessageStore, IntentStore, PeopleCache, DirectMessageStore, PreferenceStore, JobClaims,
+  HookMarks, SlackRequests, SharedWork, TalkBackStore {
   close(): Promise<void>
 }
