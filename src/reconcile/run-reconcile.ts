@@ -72,7 +72,7 @@ export async function runReconcile(options: RunReconcileOptions): Promise<Reconc
   const clock = options.clock ?? realClock
   const gate = createHostRateGate({ host: host.words.name, limit: options.limit, clock, maxWaitMs: options.maxWaitMs ?? MAX_RATE_LIMIT_WAIT_MS, onWait: options.onWait })
   const reads = api.reconcile(gate, clock)
-  const common = { store, provider: host.id, apply: options.apply, repository: options.repository, touchedSince: options.touchedSince }
+  const common = { store, host, apply: options.apply, repository: options.repository, touchedSince: options.touchedSince }
   const dryRun = options.apply === undefined
   const missedDeliveries = reads.missedDeliveries
   if (!missedDeliveries) return { dryRun, pullRequests: await reconcile({ ...common, readPullRequest: reads.readPullRequest }) }
@@ -91,6 +91,6 @@ export async function runReconcile(options: RunReconcileOptions): Promise<Reconc
   } catch (error) {
     // Only a stop (rate limit, refused token) escapes missedDeliveries: the pull requests' results still stand.
     if (!stopsRun(error)) throw error
-    return { dryRun, pullRequests: { ...pullRequests, stopped: runStop(host.id, error) } }
+    return { dryRun, pullRequests: { ...pullRequests, stopped: runStop(host, error) } }
   }
 }
