@@ -10,7 +10,7 @@ import { decodeInteraction, interactionPayload } from '../slack/decode-interacti
 import { foreignOrigin } from '../slack/foreign-origin.ts'
 import { postToResponseUrl } from '../slack/slack-api.ts'
 import type { TokenWorkspace } from '../slack/token-workspace.ts'
-import type { SlackRequests } from '../store/ports.ts'
+import type { SlackRequests } from '../store/store.ts'
 
 /**
  * One request Slack sent, once its receiver authenticated it: the HTTP receiver (size, v0 signature, time

@@ -1,8 +1,7 @@
 import { pullRequestKey, storedPullRequest, type Provider } from '../../machines/pull-request-event.ts'
 import type { LifecycleEvent, ReviewClick } from '../../machines/lifecycle-event.ts'
 import type { Logger } from '../log/logger.ts'
-import type { DeliveryStore, MessageStore } from '../store/ports.ts'
-import { hasMessage } from '../store/store.ts'
+import { hasMessage, type DeliveryStore, type MessageStore } from '../store/store.ts'
 
 export type ClickResult = { status: 'accepted' } | { status: 'ignored'; reason: 'unknown_pull_request' | 'not_its_message' | 'duplicate_click' }
 

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { IgnoreReason, Provider } from '../../machines/pull-request-event.ts'
-import type { DeliveryStore } from '../store/ports.ts'
-import type { DeliveryBody } from '../store/store.ts'
+import type { DeliveryBody, DeliveryStore } from '../store/store.ts'
 
 /** The raw body's digest with the delivery id it came under: what tells a replay from the host's redelivery. */
 export function deliveryBody(raw: Uint8Array, deliveryId: string): DeliveryBody {

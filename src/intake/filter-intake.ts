@@ -2,8 +2,7 @@ import { isReviewClick, type LifecycleEvent } from '../../machines/lifecycle-eve
 import { pullRequestKey, storedPullRequest, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { Logger } from '../log/logger.ts'
 import { filterMatch, type FilterMatch, type PullRequestFilter } from '../routing/pull-request-filter.ts'
-import type { MessageStore } from '../store/ports.ts'
-import { hasMessage } from '../store/store.ts'
+import { hasMessage, type MessageStore } from '../store/store.ts'
 import { ignoredFacts } from './log-ignored.ts'
 
 function logFiltered(logger: Logger, match: FilterMatch, event: PullRequestEvent): void {

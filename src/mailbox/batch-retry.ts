@@ -1,7 +1,7 @@
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
-import type { DeliveryStore } from '../store/ports.ts'
+import type { DeliveryStore } from '../store/store.ts'
 
 /** The longest wait between two tries of a failing batch. */
 export const MAX_BACKOFF_MS = 300_000

@@ -4,7 +4,7 @@ import { hostname } from 'node:os'
 import type { Provider, PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
-import type { SharedWork } from '../store/ports.ts'
+import type { SharedWork } from '../store/store.ts'
 
 /** At most so many expired deliveries are taken over per sweep; the next sweep takes more. */
 const CLAIM_LIMIT = 500

@@ -1,7 +1,7 @@
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { ControlHandler } from '../control/control-response.ts'
 import type { Logger } from '../log/logger.ts'
-import type { DeliveryStore } from '../store/ports.ts'
+import type { DeliveryStore } from '../store/store.ts'
 import { handOffStored } from './hand-off-stored.ts'
 
 export interface ReplayParkedControlDeps {

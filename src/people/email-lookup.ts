@@ -3,8 +3,7 @@ import type { CallLimit } from '../hosts/contract.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
-import type { PeopleCache } from '../store/ports.ts'
-import type { PersonLookup } from '../store/store.ts'
+import type { PeopleCache, PersonLookup } from '../store/store.ts'
 
 /** A git-host login's Slack user id, or undefined. Never throws. */
 export type LookupUser = (login: string) => Promise<string | undefined>

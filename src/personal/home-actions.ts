@@ -1,6 +1,6 @@
 import type { Logger } from '../log/logger.ts'
 import type { HomeClick } from '../slack/decode-home-action.ts'
-import type { PreferenceStore } from '../store/ports.ts'
+import type { PreferenceStore } from '../store/store.ts'
 import type { PersonOf } from './person-of.ts'
 import type { PublishHome } from './publish-home.ts'
 

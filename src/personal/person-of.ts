@@ -1,6 +1,6 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { People } from '../slack/person-names.ts'
-import type { PeopleCache } from '../store/ports.ts'
+import type { PeopleCache } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
 
 /** Each configured host's people maps, by host id: a pull request is read with its own host's. */

@@ -7,8 +7,7 @@ import type { DirectMessageSettings } from '../config/settings.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import { renderDirectMessageLine } from '../slack/render-direct-message.ts'
-import type { DirectMessageIntent } from '../store/personal-store.ts'
-import type { DirectMessageStore, PreferenceStore } from '../store/ports.ts'
+import type { DirectMessageIntent, DirectMessageStore, PreferenceStore } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
 
 export interface BatchNews {

@@ -1,6 +1,6 @@
 import type { DirectMessageSettings } from '../config/settings.ts'
 import { parseWorkingHours } from '../config/working-hours.ts'
-import type { MessageStore, PreferenceStore } from '../store/ports.ts'
+import type { MessageStore, PreferenceStore } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
 import { groupsOf, type PersonOf } from './person-of.ts'
 import { channelPullRequests, minePullRequests, openPullRequests } from './pull-request-lists.ts'

@@ -5,8 +5,7 @@ import type { LeftIntent, Outbox } from '../slack/outbox.ts'
 import { gatherDirectMessage, LINES_PER_MESSAGE } from '../slack/render-direct-message.ts'
 import type { SlackDirectory } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
-import type { DirectMessageRecord } from '../store/personal-store.ts'
-import type { DirectMessageStore, IntentStore } from '../store/ports.ts'
+import type { DirectMessageRecord, DirectMessageStore, IntentStore } from '../store/store.ts'
 
 export interface DirectMessageSenderDeps {
   store: DirectMessageStore & IntentStore

@@ -1,5 +1,5 @@
 import { errorFields, type Logger } from '../log/logger.ts'
-import type { JobClaims } from './ports.ts'
+import type { JobClaims } from './store.ts'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 

@@ -5,8 +5,7 @@ import {
   deliveryFromRow, intentFromRow, messageFromRow, openMessageFromRow, personLookupFromRow, refFromRow, threadReplyFromRow,
   type DeliveryRow, type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow, type ThreadReplyRow,
 } from './store-rows.ts'
-import type { SharedWork } from './ports.ts'
-import type { DeliveryOutcome, MessageRecord, PullRequestRef, Store, StoredMessage } from './store.ts'
+import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store, StoredMessage } from './store.ts'
 import { createPersonalStore } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
 import { personalQueries } from './personal-queries.ts'

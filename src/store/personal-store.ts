@@ -1,39 +1,6 @@
 import { personalQueries as q } from './personal-queries.ts'
-import type { DirectMessageStore, IntentStore, PeopleCache, PreferenceStore } from './ports.ts'
+import type { DirectMessageRecord, DirectMessageStore, IntentStore, PeopleCache, PersonPreference, PreferenceStore } from './store.ts'
 import type { Param, StoreDriver } from './store-driver.ts'
-
-/** A direct message waiting to be sent, or sent: one line about one pull request, for one person. */
-export interface DirectMessageRecord {
-  recipient: string
-  dmKey: string
-  prKey: string
-  body: string
-  dueAt: number
-  createdAt: number
-  /** The gathered message this row went out in (or is going out in): its metadata carries it. */
-  batch?: string | undefined
-  batchAt?: number | undefined
-  outcome?: 'sent' | 'dropped' | undefined
-  channel?: string | undefined
-  ts?: string | undefined
-}
-
-export interface PersonPreference {
-  directMessages?: 'on' | 'off' | undefined
-  workingHours?: string | undefined
-}
-
-/** A direct message as its batch gives it, before the people look-ups (who is in a group, when is their morning). */
-export interface DirectMessageIntent {
-  /** `user:<Slack user id>` or `group:<Slack user group id>`. */
-  target: string
-  dmKey: string
-  prKey: string
-  body: string
-  /** Who did it, as a Slack user: not told of their own doing. */
-  actorUser: string | undefined
-  createdAt: number
-}
 
 /** The personal side of the store (docs/notifications.md); the same statements on SQLite and PostgreSQL. */
 type PersonalStore = DirectMessageStore & PreferenceStore & Pick<PeopleCache, 'zoneOf' | 'saveZone'> & Pick<IntentStore, 'setBatch' | 'finishBatch'>
@@ -100,11 +67,6 @@ export function createPersonalStore(driver: StoreDriver, now: () => number): Per
     async directMessagesOf(recipient) {
       return (await read<DirectMessageRow>(q.directMessagesOf, [recipient])).map(fromRow)
     },
-    async nextDirectMessageDue() {
-      const due = (await read<{ due: number | string | null }>(q.nextDue, []))[0]?.due
-      return due == null ? undefined : Number(due)
-    },
-    forgetDirectMessagesBefore: (cutoff) => write(q.deleteDirectMessagesBefore, [cutoff]),
     async preferenceOf(slackUser) {
       const row = (await read<{ direct_messages: string | null; working_hours: string | null }>(q.preferenceOf, [slackUser]))[0]
       return {

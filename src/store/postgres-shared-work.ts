@@ -3,7 +3,7 @@ import { checkOut } from './check-out.ts'
 import type { PostgresPool } from './postgres-pool.ts'
 import { queries } from './queries.ts'
 import { deliveryFromRow, type DeliveryRow } from './store-rows.ts'
-import type { SharedWork } from './ports.ts'
+import type { SharedWork } from './store.ts'
 
 // Per-pull-request advisory locks use the two-key form (namespace, hash of the pr key): they never meet the
 // migration lock, which uses the one-bigint form. Two pull requests whose keys hash alike only wait for each other.

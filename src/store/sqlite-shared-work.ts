@@ -1,8 +1,7 @@
 import { queries } from './queries.ts'
 import type { StoreDriver } from './store-driver.ts'
 import { deliveryFromRow, type DeliveryRow } from './store-rows.ts'
-import type { SharedWork } from './ports.ts'
-import type { PullRequestLock } from './store.ts'
+import type { PullRequestLock, SharedWork } from './store.ts'
 
 const held: PullRequestLock = Object.assign(async () => {}, { lost: new AbortController().signal })
 

@@ -1,6 +1,5 @@
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
-import type { IntentStore, MessageStore, SharedWork } from '../store/ports.ts'
-import type { PostIntent, PullRequestRef } from '../store/store.ts'
+import type { IntentStore, MessageStore, PostIntent, PullRequestRef, SharedWork } from '../store/store.ts'
 import type { LeftIntent, Outbox } from '../slack/outbox.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-api.ts'

@@ -3,8 +3,7 @@ import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { ReactionSettings } from '../config/settings.ts'
 import type { BatchRetry } from '../mailbox/batch-retry.ts'
 import { ShutdownInterrupt } from '../slack/retry-transient.ts'
-import type { DeliveryStore, SharedWork } from '../store/ports.ts'
-import type { PullRequestRef } from '../store/store.ts'
+import type { DeliveryStore, PullRequestRef, SharedWork } from '../store/store.ts'
 import type { SlackChange } from './plan-changes.ts'
 
 /**

@@ -48,7 +48,6 @@ describe.each(storeBackends(() => postgresDatabase))('personal store: $name', (b
     expect(again).toEqual([expect.objectContaining({ dmKey: 'a', batch: 'batch-1', batchAt: 250 })])
     await other.finishBatch('U1', 'batch-1', 'sent', 'DU1', '1.000100')
     expect(await store.dueRecipients(20_001)).toEqual(['U2'])
-    expect(await store.nextDirectMessageDue()).toBe(100)
   })
 
   it('keeps preferences, mutes and time zones', async () => {
