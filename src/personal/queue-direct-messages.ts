@@ -36,7 +36,7 @@ export function createQueueDirectMessages(deps: { settings: DirectMessageSetting
       const to = event.to
       const user = to.type === 'author' ? mappedId(people.users, to.key) : to.type === 'user' ? mappedId(people.users, to.accountId ?? to.login) : undefined
       const group = to.type === 'team' && people.teams ? mappedId(people.teams, to.slug) : undefined
-      const target = user ? `user:${user}` : group ? `group:${group}` : undefined
+      const target = user ? { kind: 'user' as const, id: user } : group ? { kind: 'group' as const, id: group } : undefined
       return target ? [{ target, dmKey: event.key, prKey, body: renderDirectMessageLine(event, context), actorUser, createdAt: deps.now() }] : []
     })
   }
@@ -59,8 +59,7 @@ export function createResolveDirectMessages(deps: { settings: DirectMessageSetti
   return async function resolveDirectMessages(now: number): Promise<void> {
     for (const intent of await deps.store.directMessageIntents()) {
       try {
-        const [kind, id = ''] = intent.target.split(':')
-        const users = kind === 'group' ? await deps.directory.groupMembers(id) : [id]
+        const users = intent.target.kind === 'group' ? await deps.directory.groupMembers(intent.target.id) : [intent.target.id]
         const rows = []
         for (const user of users) {
           if (user === intent.actorUser || !(await wants(user)) || (await deps.store.isMuted(user, intent.prKey))) continue

@@ -1,5 +1,5 @@
 import { personalQueries as q } from './personal-queries.ts'
-import type { DirectMessageRecord, DirectMessageStore, IntentStore, PeopleCache, PersonPreference, PreferenceStore } from './store.ts'
+import type { DirectMessageIntent, DirectMessageRecord, DirectMessageStore, IntentStore, PeopleCache, PersonPreference, PreferenceStore } from './store.ts'
 import type { Param, StoreDriver } from './store-driver.ts'
 
 /** The personal side of the store (docs/notifications.md); the same statements on SQLite and PostgreSQL. */
@@ -19,6 +19,9 @@ interface DirectMessageRow {
   ts: string | null
 }
 
+/** A direct message's target as its intent's row keeps it. */
+export const targetText = (target: DirectMessageIntent['target']): string => `${target.kind}:${target.id}`
+
 const fromRow = (r: DirectMessageRow): DirectMessageRecord => ({
   recipient: r.recipient, dmKey: r.dm_key, prKey: r.pr_key, body: r.body, dueAt: Number(r.due_at), createdAt: Number(r.created_at),
   batch: r.batch ?? undefined, batchAt: r.batch_at == null ? undefined : Number(r.batch_at),
@@ -36,12 +39,13 @@ export function createPersonalStore(driver: StoreDriver, now: () => number): Per
     },
     async directMessageIntents() {
       const rows = await read<{ target: string; dm_key: string; pr_key: string; body: string; actor_user: string | null; created_at: number | string }>(q.intents, [])
-      return rows.map((r) => ({ target: r.target, dmKey: r.dm_key, prKey: r.pr_key, body: r.body, actorUser: r.actor_user ?? undefined, createdAt: Number(r.created_at) }))
+      const targetOf = (text: string) => ({ kind: text.startsWith('group:') ? 'group' as const : 'user' as const, id: text.slice(text.indexOf(':') + 1) })
+      return rows.map((r) => ({ target: targetOf(r.target), dmKey: r.dm_key, prKey: r.pr_key, body: r.body, actorUser: r.actor_user ?? undefined, createdAt: Number(r.created_at) }))
     },
     async resolveDirectMessageIntent(intent, rows) {
       const counts = await driver.write([
         ...rows.map((r) => [q.queueDirectMessage, [r.recipient, r.dmKey, r.prKey, r.body, r.dueAt, r.createdAt]] as const),
-        [q.deleteIntent, [intent.target, intent.dmKey]],
+        [q.deleteIntent, [targetText(intent.target), intent.dmKey]],
       ])
       return counts.slice(0, -1).reduce((a, b) => a + b, 0)
     },

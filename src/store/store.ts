@@ -160,8 +160,8 @@ export interface PersonPreference {
 
 /** A direct message as its batch gives it, before the people look-ups (who is in a group, when is their morning). */
 export interface DirectMessageIntent {
-  /** `user:<Slack user id>` or `group:<Slack user group id>`. */
-  target: string
+  /** A Slack user, or a Slack user group whose members the sender looks up (stored as `user:<id>`, `group:<id>`). */
+  target: { kind: 'user' | 'group'; id: string }
   dmKey: string
   prKey: string
   body: string
