@@ -5,7 +5,8 @@ import type { TalkBackStore } from './talk-back-store.ts'
 
 /**
  * What prherald keeps, as values and as the ports below: implemented once (`create-store.ts`) over SQLite
- * (`sqlite-store.ts`) or PostgreSQL for several replicas (`postgres-store.ts`); hence every method is async.
+ * (`sqlite-store.ts`) or PostgreSQL for several replicas (`postgres-store.ts`); hence every method that
+ * reaches the database is async.
  */
 
 export interface PullRequestRef {
