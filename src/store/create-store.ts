@@ -55,12 +55,12 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       await write(messageStep(m, now()))
     },
     async forgetBefore(cutoff, replayCutoff = cutoff) {
-      const [messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0, slackRequests = 0] = await driver.write([
+      const [messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0, slackRequests = 0, directMessages = 0] = await driver.write([
         [q.deleteMessagesUntouchedSince, [cutoff]], [q.deleteAppliedDeliveriesBefore, [replayCutoff]], [q.deleteBodiesBefore, [replayCutoff]],
         [q.deleteRunClaimsBefore, [cutoff]], [q.deleteThreadRepliesBefore, [cutoff]], [q.deleteHeadsBefore, [cutoff]],
-        [q.deleteSlackRequestsBefore, [replayCutoff]],
+        [q.deleteSlackRequestsBefore, [replayCutoff]], [q.deleteDirectMessagesBefore, [cutoff]],
       ])
-      return { messages, deliveries, bodies, runClaims, threadRecords: replies + heads, slackRequests }
+      return { messages, deliveries, bodies, runClaims, threadRecords: replies + heads, slackRequests, directMessages }
     },
     async claimSlackRequest(requestId) {
       return (await driver.write([[q.claimSlackRequest, [requestId, now()]]]))[0] === 1

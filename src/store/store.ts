@@ -216,6 +216,8 @@ export interface ForgottenRows {
   threadRecords: number
   /** Slack's request ids (event_id, trigger_id) taken before the replay cutoff. */
   slackRequests: number
+  /** Direct messages sent or dropped before the cutoff (one still queued stays, however old). */
+  directMessages: number
 }
 
 /**
