@@ -39,12 +39,12 @@ export function createTalkBackNotices(deps: {
         `Link it again with \`/prherald link ${link.host}\`.`)
     },
     /**
-     * Checked at each use of the token (tokenFor): once its refresh token nears its end, one notice per
-     * refresh-token expiry (a relink, or a refresh that extends it, makes a new expiry and a new notice).
+     * Checked at each use of the token (tokenFor) and by the sweep over idle links (relink-sweep.ts): once its
+     * refresh token nears its end, one notice per refresh-token expiry (a relink, or a refresh, makes a new one).
      */
-    async relinkDue(slackUser: string, host: string, token: LinkedToken): Promise<void> {
+    async relinkDue(slackUser: string, host: string, token: Pick<LinkedToken, 'login' | 'refreshExpiresAt'>): Promise<void> {
       const until = token.refreshExpiresAt
-      if (until === undefined || until - deps.now() > RELINK_NOTICE_MS) return
+      if (until === undefined || until - deps.now() > RELINK_NOTICE_MS || until <= deps.now()) return
       const name = deps.hostOf(host).words.name
       const days = Math.max(0, Math.floor((until - deps.now()) / (24 * 3_600_000)))
       await queue(slackUser, `talk-back:relink:${host}:${until}`,

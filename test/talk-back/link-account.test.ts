@@ -7,6 +7,7 @@ import { hostOf } from '../../src/hosts/registry.ts'
 import { startFakeOAuthHost, type FakeOAuthHost } from '../helpers/fake-oauth.ts'
 import { freePort } from '../helpers/free-port.ts'
 import { personalHarness } from '../helpers/personal-setup.ts'
+import { rawRequest } from '../helpers/raw-request.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { commandForm, homeOpened, sendSignedSlack } from '../helpers/slack-requests.ts'
 import { startPrherald, testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
@@ -48,7 +49,7 @@ describe.each(KINDS)('linking a %s account', (kind) => {
       PRHERALD_LISTEN: `127.0.0.1:${port}`, PRHERALD_PUBLIC_URL: `http://127.0.0.1:${port}`, PRHERALD_TOKEN_KEY: KEY,
       [talkBack.variables.clientId]: oauth.client.clientId, [talkBack.variables.clientSecret]: oauth.client.clientSecret,
       [hostOf(kind).variables.apiUrl]: oauth.apiUrl, GITHUB_WEB_URL: oauth.url, BITBUCKET_WEB_URL: oauth.url,
-    }), { clock: () => clock.now, directMessageIntervalMs: 50 })
+    }), { clock: () => clock.now, directMessageIntervalMs: 50, relinkSweepMs: 50 })
   })
   afterEach(async () => { await oauth.close() })
 
@@ -179,6 +180,10 @@ describe.each(KINDS)('linking a %s account', (kind) => {
     expect((await fetch(`${h.service!.url}/oauth/nowhere/callback?state=x`, { redirect: 'manual' })).status).toBe(404)
     expect(await command(ALICE, `link ${other}`)).toBe(`"${other}" is not a host you can link here; write \`/prherald link ${kind}\`.`)
     expect(await command(ALICE, 'help')).toContain('/prherald link <host>')
+    // The same gates as every route: a method it does not take, a path one reader resolves and another does not.
+    expect((await fetch(`${h.service!.url}/oauth/${kind}/start?state=x`, { method: 'POST', body: 'x' })).status).toBe(405)
+    expect((await rawRequest(h.service!.url, `GET /oauth/${kind}/..%2fstart?state=x HTTP/1.1\r\nhost: prherald.example.com\r\n`)).status).toBe(400)
+    expect((await fetch(`${h.service!.url}/oauth/${kind}/start`, { redirect: 'manual' })).status).toBe(400)
   })
 
   it('shows a link button in the home tab, and the login once linked', async () => {
@@ -203,5 +208,45 @@ describe.each(KINDS)('linking a %s account', (kind) => {
     expect(await h.service!.settle(5000)).toBe(true)
     await new Promise((r) => setTimeout(r, 200))
     expect(h.slack.messagesIn('D0ALICE')).toHaveLength(1)
+  })
+
+  it('reminds a person once, by direct message, that an idle link nears its end, where the host says when (GitHub)', async () => {
+    expect((await linkAlice()).status).toBe(200)
+    // GitHub's refresh token lives 15 811 200 s (183 days); a link nobody used for 170 days ends in 13.
+    clock.now += 170 * 24 * 3_600_000
+    await new Promise((r) => setTimeout(r, 400))
+    await h.service!.settle(5000)
+    const sent = h.slack.messagesIn('D0ALICE')
+    if (kind === 'github') {
+      expect(sent).toHaveLength(1)
+      expect(sent[0]!.text).toMatch(/^Your GitHub link \(\*alice\*\) ends in 13 days: GitHub asks people to authorise again every six months\. Link again with `\/prherald link github`/)
+    } else {
+      // GitLab and Bitbucket do not say when a refresh token ends: nothing to remind of.
+      expect(sent).toEqual([])
+    }
+  })
+})
+
+describe('talk-back turned off', () => {
+  const h = personalHarness(async () => ({ env: {}, drop: async () => {} }))
+  let oauth: FakeOAuthHost
+  afterEach(async () => { await oauth.close() })
+
+  it('has no OAuth route, no /prherald link and no home tab button, whatever the environment holds', async () => {
+    oauth = await startFakeOAuthHost('github', { accounts: ACCOUNTS })
+    h.slack.users.set(ALICE, { tz: 'Europe/Berlin' })
+    writeConfig(h.dir.path, { git_provider: 'github', users: { alice: ALICE }, mappings: { acme: { '*': { channel: 'C0000000001' } } } })
+    h.service = await startPrherald(h.dir.path, testEnv(h.dir.path, 'github', {
+      SLACK_API_URL: h.slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, PRHERALD_PUBLIC_URL: 'https://prherald.example.com', PRHERALD_TOKEN_KEY: KEY,
+      GITHUB_OAUTH_CLIENT_ID: oauth.client.clientId, GITHUB_OAUTH_CLIENT_SECRET: oauth.client.clientSecret, GITHUB_WEB_URL: oauth.url,
+    }))
+    expect((await fetch(`${h.service.url}/oauth/github/start?state=x`, { redirect: 'manual' })).status).toBe(404)
+    const answer = async (text: string) => ((await (await sendSignedSlack(h.service!.url, COMMANDS, commandForm(ALICE, text))).json()) as { text: string }).text
+    expect(await answer('link github')).toMatch(/^Unknown command "link"/)
+    expect(await answer('help')).not.toContain('/prherald link')
+    await sendSignedSlack(h.service.url, '/webhook/slack/events', homeOpened(ALICE, 'Ev1'))
+    await waitFor('the home tab', () => h.slack.views.has(ALICE))
+    expect(JSON.stringify(h.slack.views.get(ALICE))).not.toContain('Link your')
+    expect(oauth.requests).toEqual([])
   })
 })
