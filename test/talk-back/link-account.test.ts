@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { hostOf } from '../../src/hosts/registry.ts'
 import { startFakeOAuthHost, type FakeOAuthHost } from '../helpers/fake-oauth.ts'
 import { freePort } from '../helpers/free-port.ts'
+import { consent, followCallback, linkIn, openLink } from '../helpers/oauth-browser.ts'
 import { personalHarness } from '../helpers/personal-setup.ts'
 import { rawRequest } from '../helpers/raw-request.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
@@ -58,24 +59,16 @@ describe.each(KINDS)('linking a %s account', (kind) => {
     expect(res.status).toBe(200)
     return ((await res.json()) as { text?: string }).text ?? ''
   }
-  /** `/prherald link <host>`: the link in the private answer. */
+  /** `/prherald link <host>`: the link in the private (ephemeral) answer. */
   const linkFor = async (user: string) => {
-    const text = await command(user, `link ${kind}`)
-    const url = /<(http[^|>]+)\|Link your /.exec(text)?.[1]
-    expect(url, text).toBeDefined()
-    return url!.replace(/&amp;/g, '&')
+    const res = await sendSignedSlack(h.service!.url, COMMANDS, commandForm(user, `link ${kind}`))
+    const answer = (await res.json()) as { text: string; response_type: string }
+    expect(answer.response_type).toBe('ephemeral')
+    const url = linkIn(answer.text)
+    expect(url, answer.text).toBeDefined()
+    return url!
   }
-  /** The browser opens the link: /start's cookie and its redirect to the host's authorize page. */
-  const openLink = async (url: string) => {
-    const res = await fetch(url, { redirect: 'manual' })
-    return { res, cookie: res.headers.get('set-cookie')?.split(';')[0], location: res.headers.get('location') ?? '' }
-  }
-  /** The host's page: the signed-in person consents, and it redirects back to the callback with a code. */
-  const consent = async (authorize: string) => (await fetch(authorize, { redirect: 'manual' })).headers.get('location')!
-  const callback = async (url: string, cookie: string | undefined) => {
-    const res = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} })
-    return { status: res.status, html: await res.text(), type: res.headers.get('content-type') }
-  }
+  const callback = followCallback
   const linkAlice = async () => {
     const opened = await openLink(await linkFor(ALICE))
     return callback(await consent(opened.location), opened.cookie)
