@@ -121,7 +121,8 @@ describe.each(KINDS)('linking a %s account', (kind) => {
     const audits = h.service!.entries().filter((e) => e.msg === 'audit: talk-back action')
     expect(audits.map((e) => [e.action, e.outcome, e.host_login])).toEqual([['link', 'linked', 'alice'], ['unlink', kind === 'bitbucket' ? 'unsupported' : 'revoked', 'alice']])
     const log = h.service!.logs.join('\n')
-    for (const secret of [...issued, oauth.client.clientSecret, KEY]) expect(log).not.toContain(secret)
+    const flow = [new URL(back).searchParams.get('state')!, new URL(back).searchParams.get('code')!, opened.cookie!.split('=')[1]!]
+    for (const secret of [...issued, oauth.client.clientSecret, KEY, ...flow]) expect(log).not.toContain(secret)
   })
 
   it('refuses a state used twice, and a browser without the cookie', async () => {
@@ -193,7 +194,8 @@ describe.each(KINDS)('linking a %s account', (kind) => {
     expect((await linkAlice()).status).toBe(200)
     // The person removes prherald's grant in the host's settings: its refresh token is refused from then on.
     oauth.endGrant('alice')
-    clock.now += 9 * 3_600_000
+    // 23:00 in Berlin, Alice's time zone: outside working hours, and the message is not held for the morning.
+    clock.now += 13 * 3_600_000
     expect(await command(ALICE, 'link')).toMatch(/^No git account of yours is linked yet\./)
     await waitFor('the direct message', () => h.slack.messagesIn('D0ALICE').length === 1)
     expect(h.slack.messagesIn('D0ALICE')[0]!.text).toMatch(/is no longer linked to prherald: .* refused to renew its access/)
