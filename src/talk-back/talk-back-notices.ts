@@ -35,7 +35,7 @@ export function createTalkBackNotices(deps: {
     async unlinked(link: { slackUser: string; host: string; login: string; reason: string }): Promise<void> {
       const name = deps.hostOf(link.host).words.name
       await queue(link.slackUser, `talk-back:unlinked:${link.host}:${deps.now()}`,
-        `Your ${name} account *${escapeText(link.login)}* is no longer linked to prherald: ${name} refused to renew its access (${escapeText(link.reason)}). ` +
+        `Your ${name} account *${escapeText(link.login)}* is no longer linked to prherald: ${name} refused to renew its access (${escapeText(link.reason.slice(0, 200))}). ` +
         `Link it again with \`/prherald link ${link.host}\`.`)
     },
     /**
