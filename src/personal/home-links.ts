@@ -1,9 +1,8 @@
+import { escapeText } from '../slack/render-message.ts'
 import type { TalkBack } from '../talk-back/create-talk-back.ts'
 
 /** Not one of HOME_ACTIONS: the button opens its URL, and Slack's click report is acknowledged and ignored. */
 const LINK_ACTION = 'prherald_home_link'
-
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
 /**
  * The home tab's linked accounts (docs/talk-back.md): each host people can link here, the login when the
@@ -20,7 +19,7 @@ export async function homeLinkBlocks(talkBack: TalkBack, user: string): Promise<
     const name = own.host.words.name
     const login = linked.find((l) => l.host === own.id)?.login
     if (login !== undefined) {
-      blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `${name}: linked as *${escape(login)}* (\`/prherald unlink ${own.id}\` ends it)` } })
+      blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `${name}: linked as *${escapeText(login)}* (\`/prherald unlink ${own.id}\` ends it)` } })
       continue
     }
     const url = await talkBack.linkUrl(user, own.id)

@@ -1,3 +1,4 @@
+import { escapeText } from '../slack/render-message.ts'
 import type { Logger } from '../log/logger.ts'
 import type { TalkBack } from '../talk-back/create-talk-back.ts'
 import { auditTalkBack } from '../talk-back/person-limits.ts'
@@ -8,8 +9,6 @@ export const LINK_HELP = [
   '• `/prherald link <host>`: link your own git account, so your thread replies and reviews from Slack are yours',
   '• `/prherald link`: which accounts are linked; `/prherald unlink <host>`: end a link',
 ]
-
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
 /**
  * `/prherald link [host]` and `/prherald unlink <host>` (docs/talk-back.md): answered to the person alone
@@ -31,14 +30,14 @@ export function createLinkCommands(deps: { talkBack: TalkBack; logger: Logger })
       const usable = await talkBack.tokenFor(me, row.host).then((token) => token !== undefined, () => true)
       if (usable) linked.push(row)
     }
-    const lines = linked.map((l) => `• ${nameOf(l.host)}: linked as *${escape(l.login)}* (\`/prherald unlink ${l.host}\` ends it)`)
+    const lines = linked.map((l) => `• ${nameOf(l.host)}: linked as *${escapeText(l.login)}* (\`/prherald unlink ${l.host}\` ends it)`)
     const others = ids.filter((id) => !linked.some((l) => l.host === id))
     if (others.length > 0) lines.push(`Link ${others.map(nameOf).join(', ')} with ${others.map((id) => `\`/prherald link ${id}\``).join(', ')}.`)
     return [linked.length === 0 ? 'No git account of yours is linked yet.' : '*Your linked accounts*', ...lines].join('\n')
   }
 
   async function link(me: string, host: string): Promise<string> {
-    if (!hostIds().includes(host)) return `"${escape(host)}" is not a host you can link here; write ${which('link') || 'nothing: linking is not configured'}.`
+    if (!hostIds().includes(host)) return `"${escapeText(host)}" is not a host you can link here; write ${which('link') || 'nothing: linking is not configured'}.`
     const url = await talkBack.linkUrl(me, host)
     if (!url) return `Linking ${nameOf(host)} accounts is not configured on this prherald.`
     return `<${url}|Link your ${nameOf(host)} account> — the link is yours alone: it works once, in one browser, for ten minutes. Do not forward it.`
@@ -54,7 +53,7 @@ export function createLinkCommands(deps: { talkBack: TalkBack; logger: Logger })
   async function unlink(me: string, host: string): Promise<string> {
     const linked = await talkBack.vault.linkedHosts(me)
     const known = [...new Set([...hostIds(), ...linked.map((l) => l.host)])]
-    if (!known.includes(host)) return `"${escape(host)}" is not a host you can unlink here; write ${known.map((id) => `\`/prherald unlink ${id}\``).join(', ') || 'nothing: no account of yours is linked'}.`
+    if (!known.includes(host)) return `"${escapeText(host)}" is not a host you can unlink here; write ${known.map((id) => `\`/prherald unlink ${id}\``).join(', ') || 'nothing: no account of yours is linked'}.`
     const login = linked.find((l) => l.host === host)?.login
     const outcome = await talkBack.vault.unlink(me, host)
     if (outcome !== 'not_linked') auditTalkBack(deps.logger, { slackUser: me, host, login, action: 'unlink', pr: '-', outcome })
