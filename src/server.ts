@@ -18,6 +18,7 @@ import { createSlackBodyLane, inSlackLane, type SlackBodyLane } from './http/sla
 import { BODY_LIMIT } from './http/read-raw-body.ts'
 import { SLACK_REQUEST_LIMIT } from './http/verify-slack-request.ts'
 import type { TalkBack } from './talk-back/create-talk-back.ts'
+import { oauthRoutes } from './http/oauth-routes.ts'
 
 /** One configured host's webhook route, `/webhook/<id>`: its own secrets and its own intake. */
 export interface HostWebhook {
@@ -84,6 +85,14 @@ export function createApp(deps: AppDeps): H3 {
       ready: () => health.database() === 'ok',
       observe: observe && ((outcome, seconds) => observe(host.id, outcome, seconds)),
     })))
+  }
+  // Talk-back's OAuth pages, for the hosts people can link here only (an unknown host is h3's 404).
+  if (deps.talkBack) {
+    const oauth = oauthRoutes({ talkBack: deps.talkBack, logger: deps.logger, linked: deps.slackPersonal?.publishHome })
+    for (const { id } of deps.talkBack.linkableHosts()) {
+      app.all(`/oauth/${id}/start`, only(['GET'], (event) => oauth.start(event, id)))
+      app.all(`/oauth/${id}/callback`, only(['GET'], (event) => oauth.callback(event, id)))
+    }
   }
   // Slack's unsigned bodies are bounded by a lane of their own, which cuts the oldest held body for a new one.
   const slackLane = deps.slackLane ?? createSlackBodyLane()

@@ -44,6 +44,7 @@ import { openStore } from './store/open-store.ts'
 import { startDirectMessages, type DirectMessageRunner } from './personal/start-direct-messages.ts'
 import { personalRoutes } from './personal/personal-routes.ts'
 import { createTalkBack, talkBackWanted } from './talk-back/create-talk-back.ts'
+import { startRelinkSweep } from './talk-back/relink-sweep.ts'
 import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from './talk-back/token-cipher.ts'
 
 export interface ServiceOptions {
@@ -78,6 +79,8 @@ export interface ServiceOptions {
   clock?: () => number
   /** How often due direct messages are looked for (a held message's morning); 30 s by default. */
   directMessageIntervalMs?: number
+  /** How often idle talk-back links are looked at for the relink notice; six hours by default. */
+  relinkSweepMs?: number
 }
 
 export interface RunningService {
@@ -237,6 +240,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Socket Mode connects once the gate is open: an envelope is acted on, and acknowledged, only from here on.
   socket = await startSocketMode({ settings, secrets, receive: slackInbound(appDeps, () => database.state() === 'ok'), logger })
   directMessages = startDirectMessages({ sendDue: worker.personal.sendDue, logger, intervalMs: options.directMessageIntervalMs ?? 30_000 })
+  const relinkSweep = talkBack && startRelinkSweep({ store, notices: talkBack.notices, now: options.clock ?? Date.now, logger, intervalMs: options.relinkSweepMs })
   const { server, port, url } = listeners
   logger.info('listening', { address: listeners.address, hosts: providers, routes: webhooks.map((w) => webhookPath(w.host)), port })
   if (listeners.metrics) logger.info('serving /metrics on its own listener', { address: listeners.metrics.address, port: listeners.metrics.port })
@@ -249,6 +253,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // First: Slack stops sending over the socket before anything it asks for could no longer be acted on.
     await socket?.stop()
     cleanup.stop()
+    await relinkSweep?.stop()
     reconcileOnStart.stop()
     digest.stop()
     // No more taking over: what this server leaves pending, another replica (or the next start) finishes.

@@ -10,6 +10,7 @@ import { createHomeActions, type HomeActions } from './home-actions.ts'
 import { createPersonOf } from './person-of.ts'
 import { createPublishHome, type PublishHome } from './publish-home.ts'
 import { createCommandRunner, type RunCommand } from './run-command.ts'
+import { createLinkCommands } from './link-commands.ts'
 
 /**
  * What `/prherald`, the Events API and the home tab's buttons need, built from the worker's personal side,
@@ -34,9 +35,9 @@ export function personalRoutes(deps: {
   const people = new Map([...deps.hosts.values()].map((own) => [own.id, { users: own.users, teams: own.teams }]))
   const personOf = createPersonOf({ people, store, lookupUsersByEmail: settings.lookupUsersByEmail })
   const shared = { store, settings: settings.directMessages, personOf, directory: personal.people, now: personal.now }
-  const publishHome = createPublishHome({ ...shared, slack: deps.slack, pacer: deps.pacer, logger: deps.logger })
+  const publishHome = createPublishHome({ ...shared, slack: deps.slack, pacer: deps.pacer, logger: deps.logger, talkBack: deps.talkBack })
   return {
-    run: createCommandRunner(shared),
+    run: createCommandRunner({ ...shared, link: deps.talkBack && createLinkCommands({ talkBack: deps.talkBack, logger: deps.logger }) }),
     publishHome,
     homeActions: createHomeActions({ store, personOf, publishHome, logger: deps.logger }),
     slackApiUrl: settings.api.slack,

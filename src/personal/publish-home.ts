@@ -9,6 +9,8 @@ import type { MessageStore, PreferenceStore } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
 import { groupsOf, type PersonOf } from './person-of.ts'
 import { minePullRequests, openPullRequests } from './pull-request-lists.ts'
+import { homeLinkBlocks } from './home-links.ts'
+import type { TalkBack } from '../talk-back/create-talk-back.ts'
 
 const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text: text.slice(0, 2900) } })
 const button = (text: string, actionId: string, value: string) => ({ type: 'button', text: { type: 'plain_text', text }, action_id: actionId, value })
@@ -30,6 +32,8 @@ export function createPublishHome(deps: {
   pacer: SlackPacer
   logger: Logger
   now: () => number
+  /** Talk-back: the linked accounts and the link buttons (home-links.ts); absent when it is off. */
+  talkBack?: TalkBack | undefined
 }) {
   const preferences = async (user: string, prs: ReturnType<typeof openPullRequests>): Promise<unknown[]> => {
     const own = await deps.store.preferenceOf(user)
@@ -63,6 +67,7 @@ export function createPublishHome(deps: {
         const prs = openPullRequests(await deps.store.openMessages())
         blocks.push(section(minePullRequests(prs, user, people, await groupsOf(people, deps.directory, user), deps.now()).join('\n')))
         blocks.push(...await preferences(user, prs))
+        if (deps.talkBack) blocks.push(...await homeLinkBlocks(deps.talkBack, user))
       }
       const view = { type: 'home' as const, private_metadata: homeMetadata(user), blocks }
       await deps.pacer.call('views.publish', user, () => deps.slack.publishHome(user, view))
