@@ -35,7 +35,8 @@ import { createMetrics } from './metrics/create-metrics.ts'
 import { metricsRoute } from './metrics/metrics-route.ts'
 import { connectHosts } from './config/connect-hosts.ts'
 import { hostMappings } from './routing/resolve-route.ts'
-import { createApp, slackInbound, webhookPath, type AppDeps } from './server.ts'
+import { createApp, webhookPath, type AppDeps } from './server.ts'
+import { createSlackInbound } from './inbound/slack-inbound.ts'
 import { startSocketMode } from './inbound/start-socket-mode.ts'
 import type { SlackSocket } from './inbound/slack-socket.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
@@ -120,6 +121,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     providers, pendingDeliveries: () => store.pendingDeliveryStats(),
     mailboxes: () => ({ queued: mailboxes.queued(), active: mailboxes.active() }),
     slackBodiesCut: () => slackLane.cut,
+    ...(settings.socketMode ? { slackSocket: () => ({ open: socket?.state() === 'open', reconnects: socket?.reconnects() ?? 0 }) } : {}),
   })
   const slackLane = options.slackBodyLane ?? createSlackBodyLane()
 
@@ -182,7 +184,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Slack's requests (the button, /prherald, the home tab) arrive over HTTP with a signing secret, or over
   // Socket Mode's WebSocket: either turns them on, and both feed the one inbound pipeline.
   const interactive = secrets.slackSigningSecret !== undefined || settings.socketMode
-  const slackPersonal = interactive ? personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, logger }) : undefined
+  // Built once: the HTTP routes (with a signing secret) and the socket hand their requests to this one pipeline.
+  const receive = !interactive ? undefined : createSlackInbound({
+    ...personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, logger }),
+    click: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
+    workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
+    ready: () => database.state() === 'ok', logger,
+  })
   let socket: SlackSocket | undefined
   // A delivery waits for the budget no longer than Node gives a request (requestTimeout); full for longer is a wedge.
   const mayWaitMs = options.httpTimeouts?.requestMs ?? HTTP_TIMEOUTS.requestMs
@@ -196,13 +204,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       ...(settings.socketMode ? { socket: () => socket?.state() ?? 'connecting' } : {}),
     },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
-    slackInteractions: !interactive ? undefined : {
-      signingSecret: secrets.slackSigningSecret,
-      accept: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
-      workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
-      home: slackPersonal?.homeActions,
-    },
-    slackPersonal,
+    slack: receive && secrets.slackSigningSecret !== undefined ? { signingSecret: secrets.slackSigningSecret, receive } : undefined,
   }
   const app = createApp(appDeps)
   const handler = toNodeHandler(app)
@@ -225,7 +227,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Ready: from here on the listeners serve the app. `listening` keeps meaning "deliveries are taken".
   listeners.open(handler, metrics)
   // Socket Mode connects once the gate is open: an envelope is acted on, and acknowledged, only from here on.
-  socket = await startSocketMode({ settings, secrets, receive: slackInbound(appDeps, () => database.state() === 'ok'), logger })
+  socket = await startSocketMode({ settings, secrets, receive, logger })
   directMessages = startDirectMessages({ sendDue: worker.personal.sendDue, logger, intervalMs: options.directMessageIntervalMs ?? 30_000 })
   const { server, port, url } = listeners
   logger.info('listening', { address: listeners.address, hosts: providers, routes: webhooks.map((w) => webhookPath(w.host)), port })

@@ -25,7 +25,7 @@ export function personalRoutes(deps: {
   pacer: SlackPacer
   logger: Logger
 }): {
-  run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; requests: Pick<Store, 'claimSlackRequest' | 'releaseSlackRequest'>
+  run: RunCommand; publishHome: PublishHome; home: HomeActions; slackApiUrl: string; requests: Pick<Store, 'claimSlackRequest' | 'releaseSlackRequest'>
 } {
   const { settings, personal, store } = deps
   const people = new Map([...deps.hosts.values()].map((own) => [own.id, { users: own.users, teams: own.teams }]))
@@ -35,7 +35,7 @@ export function personalRoutes(deps: {
   return {
     run: createCommandRunner(shared),
     publishHome,
-    homeActions: createHomeActions({ store, personOf, publishHome, logger: deps.logger }),
+    home: createHomeActions({ store, personOf, publishHome, logger: deps.logger }),
     slackApiUrl: settings.api.slack,
     requests: store,
   }
