@@ -10,7 +10,7 @@ import { startDigest } from './digest/start-digest.ts'
 import { pullRequestKey } from '../machines/pull-request-event.ts'
 import type { LifecycleEvent } from '../machines/lifecycle-event.ts'
 import type { PacerClock } from './slack/pacer-clock.ts'
-import type { RetryPolicy } from './slack/retry-transient.ts'
+import { DEFAULT_RETRY, type RetryPolicy } from './slack/retry-transient.ts'
 import type { SlackPacer } from './slack/slack-pacer.ts'
 import { bindListeners } from './http/bind-listeners.ts'
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/http-timeouts.ts'
@@ -186,7 +186,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const interactive = secrets.slackSigningSecret !== undefined || settings.socketMode
   // Built once: the HTTP routes (with a signing secret) and the socket hand their requests to this one pipeline.
   const receive = !interactive ? undefined : createSlackInbound({
-    ...personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, logger }),
+    ...personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, sleep, retry: options.retry ?? DEFAULT_RETRY, logger }),
     click: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
     workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
     ready: () => database.state() === 'ok', logger,

@@ -3,6 +3,8 @@ import type { HostSet } from '../config/connect-hosts.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
+import type { RetryPolicy } from '../slack/retry-transient.ts'
+import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import type { Store } from '../store/store.ts'
 import type { Personal } from './create-personal.ts'
 import { createHomeActions, type HomeActions } from './home-actions.ts'
@@ -23,6 +25,9 @@ export function personalRoutes(deps: {
   slack: Pick<SlackClient, 'publishHome'>
   store: Store
   pacer: SlackPacer
+  /** The batches' backoff: a home tab whose publish failed for a moment is tried again with it. */
+  retry: RetryPolicy
+  sleep: ShutdownSleep
   logger: Logger
 }): {
   run: RunCommand; publishHome: PublishHome; home: HomeActions; slackApiUrl: string; requests: Pick<Store, 'claimSlackRequest' | 'releaseSlackRequest'>
@@ -31,7 +36,7 @@ export function personalRoutes(deps: {
   const people = new Map([...deps.hosts.values()].map((own) => [own.id, { users: own.users, teams: own.teams }]))
   const personOf = createPersonOf({ people, store, lookupUsersByEmail: settings.lookupUsersByEmail })
   const shared = { store, settings: settings.directMessages, personOf, directory: personal.people, now: personal.now }
-  const publishHome = createPublishHome({ ...shared, slack: deps.slack, pacer: deps.pacer, logger: deps.logger })
+  const publishHome = createPublishHome({ ...shared, slack: deps.slack, pacer: deps.pacer, retry: deps.retry, sleep: deps.sleep, logger: deps.logger })
   return {
     run: createCommandRunner(shared),
     publishHome,

@@ -9,6 +9,8 @@ import { createPersonDirectory } from '../../src/personal/person-directory.ts'
 import { personalRoutes } from '../../src/personal/personal-routes.ts'
 import { createSlackClient } from '../../src/slack/slack-client.ts'
 import { createSlackPacer } from '../../src/slack/slack-pacer.ts'
+import { DEFAULT_RETRY } from '../../src/slack/retry-transient.ts'
+import { createShutdownSleep } from '../../src/slack/shutdown-sleep.ts'
 import type { SlackSocket } from '../../src/inbound/slack-socket.ts'
 import { startSocketMode } from '../../src/inbound/start-socket-mode.ts'
 import { createSlackInbound } from '../../src/inbound/slack-inbound.ts'
@@ -58,7 +60,9 @@ beforeEach(async () => {
   const client = createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger })
   const people = createPersonDirectory({ settings: settings.directMessages, store, slack: client, pacer, logger })
   const personal = { people, queue: undefined, sendDue: async () => {}, now: Date.now } as unknown as Personal
-  const routes = personalRoutes({ settings, hosts: connectHosts(settings.hosts, {}), personal, slack: client, store, pacer, logger })
+  const routes = personalRoutes({
+    settings, hosts: connectHosts(settings.hosts, {}), personal, slack: client, store, pacer, logger, retry: DEFAULT_RETRY, sleep: createShutdownSleep(shutdown.signal),
+  })
   const receive = createSlackInbound({
     ...routes, logger, workspace: createTokenWorkspace({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger }),
     click: createClickIntake({ providers: ['github'], store, logger, handOff: (event) => handedOff.push(event) }),
