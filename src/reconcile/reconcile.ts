@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import type { StoredLifecycle } from '../../machines/decide.ts'
 import { pullRequestKey, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import { hasMessage, type PullRequestRef, type Store } from '../store/store.ts'
