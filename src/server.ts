@@ -7,12 +7,11 @@ import { healthz, readyz, type HealthSources } from './http/health-routes.ts'
 import type { GitHost } from './hosts/contract.ts'
 import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-route.ts'
 import { clientErrorResponse, errorResponse, json } from './http/respond.ts'
-import { createSlackRoute, SLACK_PATHS, type SlackRouteKind } from './http/slack-route.ts'
+import { createSlackRoute, SLACK_PATHS, SLACK_REQUEST_LIMIT, type SlackRouteKind } from './http/slack-route.ts'
 import type { SlackInbound } from './inbound/slack-inbound.ts'
 import { createBodyBudget, type BodyBudget } from './http/body-budget.ts'
 import { createSlackBodyLane, inSlackLane, type SlackBodyLane } from './http/slack-body-lane.ts'
 import { BODY_LIMIT } from './http/read-raw-body.ts'
-import { SLACK_REQUEST_LIMIT } from './http/verify-slack-request.ts'
 
 /** One configured host's webhook route, `/webhook/<id>`: its own secrets and its own intake. */
 export interface HostWebhook {
