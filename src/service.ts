@@ -44,6 +44,8 @@ import { startCleanupJob } from './store/cleanup-job.ts'
 import { openStore } from './store/open-store.ts'
 import { startDirectMessages, type DirectMessageRunner } from './personal/start-direct-messages.ts'
 import { personalRoutes } from './personal/personal-routes.ts'
+import { createTalkBack, talkBackWanted } from './talk-back/create-talk-back.ts'
+import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from './talk-back/token-cipher.ts'
 
 export interface ServiceOptions {
   settings: Settings
@@ -101,6 +103,8 @@ export interface RunningService {
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { settings, secrets, logger } = options
+  // A token key that is set must be a good one, whether or not talk-back is on: a config error names it, never its value.
+  const tokenCipher = readTokenCipher({ [TOKEN_KEY]: secrets.tokenKeys?.current, [PREVIOUS_TOKEN_KEY]: secrets.tokenKeys?.previous })
   const listeners = await bindListeners({ settings, listen: options.listen, httpTimeouts: options.httpTimeouts })
   logger.info('accepting connections; deliveries get 503 until the start-up steps are done', { address: listeners.address, port: listeners.port })
   limitConnections({ server: listeners.server, logger, max: options.maxConnections })
@@ -151,7 +155,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     batches.fresh(event)
     handOff(event)
   }
-  const leases = createLeaseKeeper({ store, logger, owner: replicaId(), leaseMs: settings.databaseLeaseSeconds * 1000, handOff })
+  const owner = replicaId()
+  const leases = createLeaseKeeper({ store, logger, owner, leaseMs: settings.databaseLeaseSeconds * 1000, handOff })
   // A start that fails from here on must not keep the port bound or the file claimed.
   const abandon = async (error: unknown): Promise<never> => {
     shutdown.abort()
@@ -184,12 +189,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Slack's requests (the button, /prherald, the home tab) arrive over HTTP with a signing secret, or over
   // Socket Mode's WebSocket: either turns them on, and both feed the one inbound pipeline.
   const interactive = secrets.slackSigningSecret !== undefined || settings.socketMode
+  // Talk-back only when slack.talk_back turns something on (docs/talk-back.md); otherwise nothing of it runs.
+  const talkBack = talkBackWanted(settings) ? createTalkBack({
+    settings, hosts, cipher: tokenCipher, store, owner, now: options.clock ?? Date.now, logger, kickDirectMessages: () => directMessages?.kick(),
+  }) : undefined
   // Built once: the HTTP routes (with a signing secret) and the socket hand their requests to this one pipeline.
   const receive = !interactive ? undefined : createSlackInbound({
-    ...personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, sleep, retry: options.retry ?? DEFAULT_RETRY, logger }),
+    ...personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, sleep, retry: options.retry ?? DEFAULT_RETRY, logger, talkBack }),
     click: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
     workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
-    ready: () => database.state() === 'ok', logger,
+    ready: () => database.state() === 'ok', logger, talkBack,
   })
   let socket: SlackSocket | undefined
   // A delivery waits for the budget no longer than Node gives a request (requestTimeout); full for longer is a wedge.

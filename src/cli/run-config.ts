@@ -10,6 +10,7 @@ import { formatMetricsListen } from './format-metrics-listen.ts'
 import { formatPeople } from './format-people.ts'
 import { formatReviews } from './format-reviews.ts'
 import { formatRoutes } from './format-routes.ts'
+import { formatTalkBack } from './format-talk-back.ts'
 import { formatThreads } from './format-threads.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
@@ -43,6 +44,7 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
   print(`slack.socket_mode: ${loaded.socketMode}${loaded.socketMode ? " (Slack's requests over Socket Mode's WebSocket with SLACK_APP_TOKEN; no public URL needed for them)" : ' (Slack\'s requests at the HTTP routes, with SLACK_SIGNING_SECRET)'}`)
   print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
   for (const line of formatThreads(loaded.threadUpdates, routes, loaded.notifyReviewRequests)) print(line)
+  for (const line of formatTalkBack(loaded.talkBack, routes)) print(line)
   for (const line of formatDirectMessages(loaded.directMessages)) print(line)
   for (const line of formatDigest(loaded.digest, routes)) print(line)
   print(`reconcile.on_start: ${loaded.reconcileOnStart}${loaded.reconcileOnStart ? ' (pull requests touched in the last day are reconciled at start-up)' : ''}`)

@@ -89,12 +89,23 @@ const ignoreTier = object({
   authors: optional(size(array(authorLogin), 0, 500)),
 })
 
+export const THREAD_REPLIES = ['off', 'linked', 'everyone'] as const
+export const REVIEW_ACTIONS = ['buttons', 'menu'] as const
+
+/** `slack.talk_back`, globally and in a mapping tier (docs/talk-back.md): what people may answer from Slack. */
+const talkBack = object({
+  thread_replies: optional(enums(THREAD_REPLIES)),
+  reviews: optional(enums(['on', 'off'] as const)),
+  review_actions: optional(enums(REVIEW_ACTIONS)),
+})
+export type TalkBackTier = Infer<typeof talkBack>
+
 export const mappingEntry = object({
   channel: optional(channelId),
   channels: optional(size(array(channelTarget), 1, 50)),
   mentions: optional(mentions),
   paths: optional(record(pathPrefix, pathRule)),
-  slack: optional(object({ reactions: optional(reactions), thread_updates: optional(boolean()) })),
+  slack: optional(object({ reactions: optional(reactions), thread_updates: optional(boolean()), talk_back: optional(talkBack) })),
   digest: optional(digestTier),
   ignore: optional(ignoreTier),
 })
@@ -220,6 +231,7 @@ export const configSchema = object({
     lookup_users_by_email: optional(boolean()),
     thread_updates: optional(boolean()),
     socket_mode: optional(boolean()),
+    talk_back: optional(talkBack),
   })),
   reviews: optional(reviews),
   notify: optional(object({

@@ -1,6 +1,8 @@
 import type { DEPENDENCY_BOT_LAYOUTS, DIRECT_MESSAGES, REVIEW_REQUEST_NOTIFY, Mappings, SLACK_PACINGS } from './schema.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { GitHost, HostAccess } from '../hosts/contract.ts'
+import type { OAuthClient } from '../hosts/talk-back-contract.ts'
+import type { TalkBackSettings } from './talk-back-settings.ts'
 
 export type ReviewRequestNotify = (typeof REVIEW_REQUEST_NOTIFY)[number]
 export type DirectMessagesSetting = (typeof DIRECT_MESSAGES)[number]
@@ -106,6 +108,8 @@ export interface Settings {
   lookupUsersByEmail: boolean
   /** `slack.socket_mode`: Slack's requests arrive over Socket Mode's WebSocket (SLACK_APP_TOKEN), not at the HTTP routes. */
   socketMode: boolean
+  /** `slack.talk_back`, the global tier (defaults applied); a repository's comes from `talkBackOf(route)` (src/config/talk-back-settings.ts). */
+  talkBack: TalkBackSettings
   publicUrl: string | undefined
   /** SLACK_API_URL; each host's API base is in its HostSettings. */
   api: { slack: string }
@@ -132,6 +136,8 @@ export interface HostSecrets {
   webhookSecret: string
   /** The host's optional API credentials (GITHUB_TOKEN, BITBUCKET_TOKEN, …). */
   gitAccess: HostAccess
+  /** Talk-back's OAuth client on this host (its *_OAUTH_CLIENT_ID and *_OAUTH_CLIENT_SECRET); undefined: nobody links there. */
+  oauth?: OAuthClient | undefined
 }
 
 /** Only ever read from the environment; never logged. */
@@ -146,6 +152,11 @@ export interface Secrets {
   slackSigningSecret?: string | undefined
   /** SLACK_APP_TOKEN: the app-level token (xapp-…, connections:write) Socket Mode connects with (slack.socket_mode). */
   slackAppToken?: string | undefined
+  /**
+   * PRHERALD_TOKEN_KEY and PRHERALD_TOKEN_KEY_PREVIOUS as set: they seal people's linked tokens. Checked (32
+   * bytes in base64) by src/talk-back/token-cipher.ts at the start; config/ does not import talk-back/.
+   */
+  tokenKeys?: { current: string | undefined; previous: string | undefined }
 }
 
 export const DEFAULTS = {

@@ -6,6 +6,7 @@ import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { RetryPolicy } from '../slack/retry-transient.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import type { Store } from '../store/store.ts'
+import type { TalkBack } from '../talk-back/create-talk-back.ts'
 import type { Personal } from './create-personal.ts'
 import { createHomeActions, type HomeActions } from './home-actions.ts'
 import { createPersonOf } from './person-of.ts'
@@ -29,6 +30,8 @@ export function personalRoutes(deps: {
   retry: RetryPolicy
   sleep: ShutdownSleep
   logger: Logger
+  /** Talk-back (docs/talk-back.md): `/prherald link|unlink` and the home tab's link button; absent when it is off. */
+  talkBack?: TalkBack | undefined
 }): {
   run: RunCommand; publishHome: PublishHome; home: HomeActions; slackApiUrl: string; requests: Pick<Store, 'claimSlackRequest' | 'releaseSlackRequest'>
 } {

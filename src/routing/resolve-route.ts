@@ -1,4 +1,4 @@
-import type { DigestTier, MappingEntry, Mappings, ReactionsConfig } from '../config/schema.ts'
+import type { DigestTier, MappingEntry, Mappings, ReactionsConfig, TalkBackTier } from '../config/schema.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { MessageTarget } from './message-targets.ts'
 import { mergeReactionTiers } from '../config/reactions.ts'
@@ -21,6 +21,8 @@ export interface Route {
   reactions: ReactionsConfig | undefined
   /** The mapping tiers' `slack.thread_updates` (repository over the owner's `"*"`); undefined: the global setting. */
   threadUpdates: boolean | undefined
+  /** The mapping tiers' `slack.talk_back`, in order (the owner's `"*"`, then the repository's): laid over the global one by `layTalkBack`. */
+  talkBack: Array<TalkBackTier | undefined>
   /** The mapping tiers' `digest` overrides (repository over the owner's `"*"`), still to be laid over the global `digest`. */
   digest: DigestTier
   /** The mapping tiers' `ignore` (each key of the repository's replaces the owner's `"*"`'s). */
@@ -58,6 +60,7 @@ export function resolveEntry(star: MappingEntry | undefined, entry: MappingEntry
     })),
     reactions: mergeReactionTiers(star?.slack?.reactions, entry?.slack?.reactions),
     threadUpdates: entry?.slack?.thread_updates ?? star?.slack?.thread_updates,
+    talkBack: [star?.slack?.talk_back, entry?.slack?.talk_back],
     ignore: {
       labels: entry?.ignore?.labels ?? star?.ignore?.labels ?? [],
       title: [entry?.ignore?.title ?? star?.ignore?.title ?? []].flat(),

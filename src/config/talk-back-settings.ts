@@ -1,0 +1,28 @@
+import type { REVIEW_ACTIONS, TalkBackTier, THREAD_REPLIES } from './schema.ts'
+
+export type ThreadRepliesSetting = (typeof THREAD_REPLIES)[number]
+export type ReviewActionsSetting = (typeof REVIEW_ACTIONS)[number]
+
+/** `slack.talk_back` as it takes effect for one repository (docs/talk-back.md). Everything is off unless turned on. */
+export interface TalkBackSettings {
+  /** `thread_replies`: off; `linked` (replies of linked people become their comments); `everyone` (others' by prherald, named). */
+  threadReplies: ThreadRepliesSetting
+  /** `reviews: on`: the message offers Approve, Request changes and Comment. */
+  reviews: boolean
+  /** `review_actions`: one overflow menu (`menu`, the default) or three buttons. */
+  reviewActions: ReviewActionsSetting
+}
+
+export const TALK_BACK_DEFAULTS: TalkBackSettings = { threadReplies: 'off', reviews: false, reviewActions: 'menu' }
+
+/** Each key of the later tier replaces the earlier's: the global block, then the owner's `"*"`, then the repository's. */
+export function layTalkBack(base: TalkBackSettings, ...tiers: Array<TalkBackTier | undefined>): TalkBackSettings {
+  return tiers.reduce<TalkBackSettings>((into, tier) => ({
+    threadReplies: tier?.thread_replies ?? into.threadReplies,
+    reviews: tier?.reviews === undefined ? into.reviews : tier.reviews === 'on',
+    reviewActions: tier?.review_actions ?? into.reviewActions,
+  }), base)
+}
+
+/** Whether any repository can use talk-back at all: nothing of it starts otherwise. */
+export const talkBackUsed = (all: TalkBackSettings[]): boolean => all.some((t) => t.threadReplies !== 'off' || t.reviews)
