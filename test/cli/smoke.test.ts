@@ -92,6 +92,15 @@ describe('prherald-smoke against a running prherald', () => {
     expect(states()).toEqual(['merged'])
   })
 
+  it('two runs in a row each announce a pull request of their own', async () => {
+    const running = await start('github')
+    for (const run of [1, 2]) expect((await smoke('github', ['--url', running.url])).status, `run ${run}`).toBe(0)
+    expect(new Set(posted().map((c) => String(c.body.text).split(':')[0])).size).toBe(2)
+    expect(slack.messagesIn(CHANNEL)).toEqual([])
+    expect(await running.settle(5000)).toBe(true)
+    expect(states()).toEqual(['closed', 'closed'])
+  })
+
   it('a wrong webhook secret FAILs at the first delivery with the fix, and nothing reaches Slack', async () => {
     const running = await start('github')
     const result = await smoke('github', ['--url', running.url], 'not-the-server-secret')
