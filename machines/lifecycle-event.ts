@@ -42,6 +42,8 @@ export interface SlackReply {
   /** The reply's text (Slack markup) and its files; absent for a deletion. */
   text?: string
   files?: Array<{ name: string; url: string }>
+  /** The person's Slack name, when the event carried it: prherald's own comments name them. */
+  name?: string
 }
 
 /** What a pull request's mailbox carries: a git host's delivery, a click in Slack, or a thread reply. */

@@ -43,6 +43,9 @@ import { startCleanupJob } from './store/cleanup-job.ts'
 import { openStore } from './store/open-store.ts'
 import { startDirectMessages, type DirectMessageRunner } from './personal/start-direct-messages.ts'
 import { personalRoutes } from './personal/personal-routes.ts'
+import { createThreadReplyEvent } from './inbound/thread-reply-event.ts'
+import { createPersonLimits } from './talk-back/person-limits.ts'
+import type { TalkBackService } from './talk-back/talk-back-service.ts'
 
 export interface ServiceOptions {
   settings: Settings
@@ -76,6 +79,8 @@ export interface ServiceOptions {
   clock?: () => number
   /** How often due direct messages are looked for (a held message's morning); 30 s by default. */
   directMessageIntervalMs?: number
+  /** Talk-back (docs/talk-back.md); absent when `slack.talk_back` turns nothing on. Tests build their own. */
+  talkBack?: TalkBackService
 }
 
 export interface RunningService {
@@ -127,7 +132,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     settings, secrets, hosts, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
     retry: options.retry, pacerClock: options.pacerClock,
     tokenObserver: slackToken, onCall: metrics.slackCall, shared: database.pacingBudget,
-    now: options.clock, onDirectMessagesQueued: () => directMessages?.kick(),
+    now: options.clock, onDirectMessagesQueued: () => directMessages?.kick(), talkBack: options.talkBack,
   })
   let directMessages: DirectMessageRunner | undefined
   const { slack, pacer, sleep, limit } = worker
@@ -201,6 +206,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       accept: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
       workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
       home: slackPersonal?.homeActions,
+      threadReply: options.talkBack && createThreadReplyEvent({
+        store, talkBack: options.talkBack, limits: createPersonLimits({ now: options.clock ?? Date.now }), handOff: handOffFresh, logger,
+        note: (channel, user, text, threadTs) => pacer.call('chat.postEphemeral', channel, () => slack.postEphemeral(channel, user, text, threadTs)),
+      }),
     },
     slackPersonal,
   }

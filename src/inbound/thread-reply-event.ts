@@ -54,7 +54,7 @@ export function createThreadReplyEvent(deps: ThreadReplyEventDeps) {
       // Slack's retry carries the same event_id; without one, the reply and what happened to it name it.
       deliveryId: eventId ? `slack:event:${eventId}` : `slack:reply:${reply.channel}:${reply.replyTs}:${reply.action}`,
       owner: ref.repository.slice(0, slash), repo: ref.repository.slice(slash + 1), number: ref.prNumber,
-      action: reply.action, user: reply.user, channel: reply.channel, replyTs: reply.replyTs,
+      action: reply.action, user: reply.user, channel: reply.channel, replyTs: reply.replyTs, ...(reply.name ? { name: reply.name } : {}),
       ...(reply.text !== undefined ? { text: reply.text, files: reply.files ?? [] } : {}),
     }
     if (!(await deps.store.recordDelivery({ provider: ref.provider, deliveryId: item.deliveryId, prKey: pullRequestKey(item), event: item }))) {

@@ -10,6 +10,8 @@ export interface ThreadReplyFacts {
   user: string
   text?: string
   files?: Array<{ name: string; url: string }>
+  /** The person's name as the event's `user_profile` gives it (prherald's own comments name them). */
+  name?: string
 }
 
 export type DecodedReply = { reply: ThreadReplyFacts } | { ignored: 'not_a_reply' | 'bot' | 'unchanged' | 'other_subtype' }
@@ -43,7 +45,8 @@ export function decodeThreadReply(event: unknown): DecodedReply {
     const user = str(m, 'user')
     if (!channel || !threadTs || !ts || ts === threadTs || !user) return { ignored: 'not_a_reply' }
     if (isBot(m)) return { ignored: 'bot' }
-    return { reply: { action, channel, threadTs, replyTs: ts, user, ...(withText ? { text: str(m, 'text') ?? '', files: filesOf(m) } : {}) } }
+    const name = str(m, 'user_profile', 'display_name') || str(m, 'user_profile', 'real_name') || str(m, 'user_profile', 'name')
+    return { reply: { action, channel, threadTs, replyTs: ts, user, ...(name ? { name } : {}), ...(withText ? { text: str(m, 'text') ?? '', files: filesOf(m) } : {}) } }
   }
   if (POSTED.has(subtype)) return reply('post', event, str(event, 'ts'), true)
   if (subtype === 'message_changed') {

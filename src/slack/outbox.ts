@@ -17,7 +17,7 @@ import { PrheraldError } from '../errors.ts'
 
 /** A write an earlier run recorded and did not complete (slack/outbox.ts), as the start-up recovery settles it. */
 export interface LeftIntent {
-  kind: 'post' | 'thread_reply' | 'direct_message'
+  kind: 'post' | 'thread_reply' | 'direct_message' | 'comment'
   facts: LogFields
   /**
    * Takes the intent's lease (the pull request's lock, the person's claim): on PostgreSQL the intent may be a

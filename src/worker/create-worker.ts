@@ -14,6 +14,9 @@ import { pullRequestIntents, recoverIntents, settleIntentsOf } from './recover-i
 import { createRepaint } from './repaint-after-loss.ts'
 import { createThreadReplies } from './thread-replies.ts'
 import { createPersonal, type Personal } from '../personal/create-personal.ts'
+import type { TalkBackService } from '../talk-back/talk-back-service.ts'
+import { leftComments } from './left-comments.ts'
+import { createReplyComments } from './reply-comments.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
   settings: Settings
@@ -28,6 +31,8 @@ export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secre
   now?: () => number
   /** Told when direct messages were queued (the server's sender then looks at once). */
   onDirectMessagesQueued?: () => void
+  /** Talk-back (docs/talk-back.md), when `slack.talk_back` turns anything on: thread replies become comments. */
+  talkBack?: TalkBackService | undefined
 }
 
 export interface Worker extends Outbound {
@@ -57,6 +62,8 @@ export function createWorker(options: WorkerOptions): Worker {
   const personal = createPersonal({ ...options, slack, pacer, people, outbox })
   // The Start review button is offered wherever its click can arrive: over HTTP (signing secret) or Socket Mode.
   const render = { reviewButton: secrets.slackSigningSecret !== undefined || settings.socketMode }
+  const talkBack = options.talkBack
+  const replyComments = talkBack ? createReplyComments({ store, outbox, talkBack, hosts: options.hosts, slack, pacer, logger }) : undefined
   const applyDeliveries = createApplyDeliveries({
     store, slack, logger, mappings: hostMappings(settings.hosts), reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: configureTargets(options.hosts, logger), limit, outbox,
@@ -65,6 +72,7 @@ export function createWorker(options: WorkerOptions): Worker {
     people,
     settleIntents: (ref, lost) => settleIntentsOf(ref, lost, { store, pacer, outbox }),
     ...(personal.queue ? { directMessages: personal.queue, onDirectMessages: options.onDirectMessagesQueued } : {}),
+    ...(replyComments ? { replyComments } : {}),
   })
   const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })
   return {
@@ -72,7 +80,10 @@ export function createWorker(options: WorkerOptions): Worker {
     applyDeliveries,
     batches: (server) => createBatchRunner({ store, apply: applyDeliveries, repaint, ...server }),
     recoverIntents: () => recoverIntents({
-      sources: [...pullRequestIntents({ store, pacer, outbox }), personal.leftDirectMessages], logger, sleep, settleMs,
+      sources: [
+        ...pullRequestIntents({ store, pacer, outbox }), personal.leftDirectMessages,
+        ...(talkBack ? [leftComments({ store, talkBack, hosts: options.hosts })] : []),
+      ], logger, sleep, settleMs,
     }),
     personal,
   }
