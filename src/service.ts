@@ -45,7 +45,8 @@ import { startDirectMessages, type DirectMessageRunner } from './personal/start-
 import { personalRoutes } from './personal/personal-routes.ts'
 import { createThreadReplyEvent } from './inbound/thread-reply-event.ts'
 import { createPersonLimits } from './talk-back/person-limits.ts'
-import type { TalkBackService } from './talk-back/talk-back-service.ts'
+import { createTalkBack, talkBackWanted } from './talk-back/create-talk-back.ts'
+import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from './talk-back/token-cipher.ts'
 
 export interface ServiceOptions {
   settings: Settings
@@ -79,8 +80,6 @@ export interface ServiceOptions {
   clock?: () => number
   /** How often due direct messages are looked for (a held message's morning); 30 s by default. */
   directMessageIntervalMs?: number
-  /** Talk-back (docs/talk-back.md); absent when `slack.talk_back` turns nothing on. Tests build their own. */
-  talkBack?: TalkBackService
 }
 
 export interface RunningService {
@@ -105,6 +104,8 @@ export interface RunningService {
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { settings, secrets, logger } = options
+  // A token key that is set must be a good one, whether or not talk-back is on: a config error names it, never its value.
+  const tokenCipher = readTokenCipher({ [TOKEN_KEY]: secrets.tokenKeys?.current, [PREVIOUS_TOKEN_KEY]: secrets.tokenKeys?.previous })
   const listeners = await bindListeners({ settings, listen: options.listen, httpTimeouts: options.httpTimeouts })
   logger.info('accepting connections; deliveries get 503 until the start-up steps are done', { address: listeners.address, port: listeners.port })
   limitConnections({ server: listeners.server, logger, max: options.maxConnections })
@@ -128,11 +129,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   })
   const slackLane = options.slackBodyLane ?? createSlackBodyLane()
 
+  const owner = replicaId()
+  // Talk-back only when slack.talk_back turns something on (docs/talk-back.md); otherwise nothing of it runs.
+  // Built before the worker: its batches turn thread replies into comments.
+  const talkBack = talkBackWanted(settings) ? createTalkBack({
+    settings, hosts, cipher: tokenCipher, store, owner, now: options.clock ?? Date.now, logger, kickDirectMessages: () => directMessages?.kick(),
+  }) : undefined
   const worker = createWorker({
     settings, secrets, hosts, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
     retry: options.retry, pacerClock: options.pacerClock,
     tokenObserver: slackToken, onCall: metrics.slackCall, shared: database.pacingBudget,
-    now: options.clock, onDirectMessagesQueued: () => directMessages?.kick(), talkBack: options.talkBack,
+    now: options.clock, onDirectMessagesQueued: () => directMessages?.kick(), talkBack,
   })
   let directMessages: DirectMessageRunner | undefined
   const { slack, pacer, sleep, limit } = worker
@@ -154,7 +161,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     batches.fresh(event)
     handOff(event)
   }
-  const leases = createLeaseKeeper({ store, logger, owner: replicaId(), leaseMs: settings.databaseLeaseSeconds * 1000, handOff })
+  const leases = createLeaseKeeper({ store, logger, owner, leaseMs: settings.databaseLeaseSeconds * 1000, handOff })
   // A start that fails from here on must not keep the port bound or the file claimed.
   const abandon = async (error: unknown): Promise<never> => {
     shutdown.abort()
@@ -187,7 +194,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Slack's requests (the button, /prherald, the home tab) arrive over HTTP with a signing secret, or over
   // Socket Mode's WebSocket: either turns them on, and both feed the one inbound pipeline.
   const interactive = secrets.slackSigningSecret !== undefined || settings.socketMode
-  const slackPersonal = interactive ? personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, logger }) : undefined
+  const slackPersonal = interactive ? personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, logger, talkBack }) : undefined
   let socket: SlackSocket | undefined
   // A delivery waits for the budget no longer than Node gives a request (requestTimeout); full for longer is a wedge.
   const mayWaitMs = options.httpTimeouts?.requestMs ?? HTTP_TIMEOUTS.requestMs
@@ -206,12 +213,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       accept: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
       workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
       home: slackPersonal?.homeActions,
-      threadReply: options.talkBack && createThreadReplyEvent({
-        store, talkBack: options.talkBack, limits: createPersonLimits({ now: options.clock ?? Date.now }), handOff: handOffFresh, logger,
+      threadReply: talkBack && createThreadReplyEvent({
+        store, talkBack, limits: createPersonLimits({ now: options.clock ?? Date.now }), handOff: handOffFresh, logger,
         note: (channel, user, text, threadTs) => pacer.call('chat.postEphemeral', channel, () => slack.postEphemeral(channel, user, text, threadTs)),
       }),
     },
     slackPersonal,
+    talkBack,
   }
   const app = createApp(appDeps)
   const handler = toNodeHandler(app)
