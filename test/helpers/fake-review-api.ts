@@ -18,6 +18,8 @@ export interface ReviewApiState {
   loseCommentAnswers: number
   /** The next so many listings of a pull request's comments answer 503. */
   failCommentLists: number
+  /** Comment creations are refused with these words (a locked conversation), in the host's shape. */
+  refuseComments: string | undefined
 }
 
 let nextId = 1000
@@ -74,6 +76,11 @@ export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, accou
   const own = state.authors.get(pr) === account.login
   const head = state.heads.get(pr)
   if (rest === '/comments' || rest === '/notes') {
+    if (state.refuseComments !== undefined) {
+      const words = state.refuseComments
+      return kind === 'github' ? sendJson(res, 422, { message: 'Unprocessable Entity', errors: [words] })
+        : kind === 'gitlab' ? sendJson(res, 422, { message: words }) : sendJson(res, 400, { type: 'error', error: { message: words } })
+    }
     if (state.failComments > 0) {
       state.failComments--
       return sendJson(res, 503, { message: 'Service Unavailable' })

@@ -53,12 +53,15 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s'
       await linkAlice(kind, store, fake, key)
       await store.close()
     }
-    service = await startPrherald(dir.path, testEnv(dir.path, provider(kind), {
-      SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...replyEnv(kind, fake, key, ownToken),
-    }))
+    await restart()
     expect((await deliver(service.url, provider(kind), h.delivery)).status).toBe(200)
     await waitFor('the message', () => slack.messagesIn(CHANNEL).length === 1)
     return slack.messagesIn(CHANNEL)[0]!.ts
+  }
+  const restart = async () => {
+    service = await startPrherald(dir.path, testEnv(dir.path, provider(kind), {
+      SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...replyEnv(kind, fake, key, ownToken),
+    }))
   }
   const send = async (event: unknown, eventId = `Ev${kind}${++eventSeq}`) => {
     const res = await sendSignedSlack(service!.url, '/webhook/slack/events', eventBody(eventId, event))
@@ -103,7 +106,7 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s'
     expect(audits().map((e) => [e.action, e.outcome, e.host_login])).toEqual([
       ['reply_post', 'commented', 'alice'], ['reply_edit', 'edited', 'alice'], ['reply_delete', 'deleted', 'alice'],
     ])
-    expect(service!.logs.join('\n')).not.toContain(fake.issue.name === '' ? 'never' : ownToken)
+    expect(service!.logs.join('\n')).not.toContain(ownToken)
   })
 
   it('everyone: an unlinked person\'s reply is a comment by prherald\'s own account, naming them', async () => {
@@ -149,14 +152,40 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s'
     expect(String(slack.calls.find((c) => c.method === 'chat.postEphemeral')!.body.text)).toContain('more than 20 replies in a minute')
   })
 
-  it('a host that refuses the comment: the person gets the host\'s words, and no intent is left', async () => {
+  it('a host that refuses the comment: the person gets the host\'s words privately', async () => {
     const thread = await start('linked')
-    fake.authors.set(`${h.repository}#${h.number}`, 'alice')
-    fake.failComments = 0
-    // The fake refuses comments on a pull request it does not know: a 404 in the host's words.
-    await send(replyEvent(slack, '1700000000.000009', ALICE, 'nowhere').event) // not a thread: nothing
+    fake.refuseComments = 'Conversation is locked'
+    const reply = replyEvent(slack, thread, ALICE, 'one more thing')
+    await send(reply.event)
+    await waitFor('the note', () => slack.count('chat.postEphemeral') === 1)
     await settle()
-    expect(slack.count('chat.postEphemeral')).toBe(0)
-    void thread
+    expect(fake.comments).toEqual([])
+    expect(String(slack.calls.find((c) => c.method === 'chat.postEphemeral')!.body.text)).toContain('Conversation is locked')
+    expect(slack.messages.get(reply.ts)!.reactions.size).toBe(0)
+    expect(audits().map((e) => e.outcome)).toEqual(['refused'])
+  })
+
+  it('a crash between the host\'s call and the comment\'s id: the restart adopts the comment instead of making a second', async () => {
+    const thread = await start('linked')
+    // The comment is made and its answer lost; the look-up that follows cannot list the comments either.
+    fake.loseCommentAnswers = 1
+    fake.failCommentLists = 1_000
+    const reply = replyEvent(slack, thread, ALICE, 'made once')
+    await send(reply.event)
+    await waitFor('the comment and a failed look-up', () => fake.comments.length === 1 && fake.failCommentLists < 1_000)
+    await service!.stop()
+    service = undefined
+
+    fake.failCommentLists = 0
+    await restart()
+    await settle()
+    expect(fake.comments).toHaveLength(1)
+    expect(fake.comments[0]).toMatchObject({ author: 'alice', deleted: false })
+    expect(service!.entries().find((e) => e.msg === 'interrupted pull request comments looked up')).toMatchObject({ count: 1, found: 1 })
+    expect([...slack.messages.get(reply.ts)!.reactions]).toEqual(['speech_balloon'])
+    // The adopted comment is the reply's: its edit reaches it.
+    await send(edited(reply, 'made once, edited'))
+    await settle()
+    expect(fake.comments[0]!.body).toMatch(/^made once, edited\n/)
   })
 })
