@@ -7,14 +7,14 @@ import { createTokenVault } from '../../src/talk-back/token-vault.ts'
 import { bitbucketFixture } from './bitbucket-fixtures.ts'
 import type { FakeOAuthHost } from './fake-oauth.ts'
 import type { FakeSlack } from './fake-slack.ts'
-import { mergeRequestHook } from './gitlab-fixtures.ts'
-import { pullRequest } from './github-payloads.ts'
+import { mergeRequestHook, noteHook } from './gitlab-fixtures.ts'
+import { conversationComment, pullRequest } from './github-payloads.ts'
 
 /** Issue 33.2's scenarios, per host: the pull request each announces, and how `users:` keys Alice there. */
 export const REPLY_HOSTS = {
-  github: { delivery: { event: 'pull_request', payload: pullRequest('opened', 9) }, owner: 'Codertocat', repository: 'Codertocat/Hello-World', number: 9, aliceKey: 'alice', aliceMention: '@alice' },
-  gitlab: { delivery: { event: 'Merge Request Hook', payload: mergeRequestHook('open', { iid: 7 }) }, owner: 'acme', repository: 'acme/api', number: 7, aliceKey: 'alice', aliceMention: '@alice' },
-  bitbucket: { delivery: { event: 'pullrequest:created', payload: bitbucketFixture('created') }, owner: 'acme', repository: 'acme/payments-api', number: 42, aliceKey: '557058:alice', aliceMention: '@{557058:alice}' },
+  github: { delivery: { event: 'pull_request', payload: pullRequest('opened', 9) }, commented: { event: 'issue_comment', payload: conversationComment(9, 'alice') }, owner: 'Codertocat', repository: 'Codertocat/Hello-World', number: 9, aliceKey: 'alice', aliceMention: '@alice' },
+  gitlab: { delivery: { event: 'Merge Request Hook', payload: mergeRequestHook('open', { iid: 7 }) }, commented: { event: 'Note Hook', payload: noteHook({ iid: 7, actor: 'alice' }) }, owner: 'acme', repository: 'acme/api', number: 7, aliceKey: 'alice', aliceMention: '@alice' },
+  bitbucket: { delivery: { event: 'pullrequest:created', payload: bitbucketFixture('created') }, commented: { event: 'pullrequest:comment_created', payload: bitbucketFixture('comment_created') }, owner: 'acme', repository: 'acme/payments-api', number: 42, aliceKey: '557058:alice', aliceMention: '@{557058:alice}' },
 } as const satisfies Record<string, { delivery: { event: string; payload: unknown } } & Record<string, unknown>>
 
 export type ReplyHost = keyof typeof REPLY_HOSTS

@@ -88,6 +88,13 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s'
     await settle()
     expect(fake.comments).toHaveLength(1)
     expect(slack.repliesTo(CHANNEL, thread).filter((m) => m.ts !== reply.ts)).toEqual([])
+    // The comment's own webhook only moves the message's comment count: nothing is posted back.
+    const posts = slack.count('chat.postMessage')
+    expect((await deliver(service!.url, provider(kind), h.commented)).status).toBe(200)
+    await settle()
+    expect(slack.messagesIn(CHANNEL)[0]!.text).toMatch(/ 1 comment$/)
+    expect(slack.count('chat.postMessage')).toBe(posts)
+    expect(slack.repliesTo(CHANNEL, thread).filter((m) => m.ts !== reply.ts)).toEqual([])
 
     await send(edited(reply, 'Looks *great*'))
     await settle()
