@@ -15,6 +15,7 @@ import { createRepaint } from './repaint-after-loss.ts'
 import { createThreadReplies } from './thread-replies.ts'
 import { createPersonal, type Personal } from '../personal/create-personal.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { leftComments } from './left-comments.ts'
 import { createReplyComments } from './reply-comments.ts'
 
@@ -61,8 +62,11 @@ export function createWorker(options: WorkerOptions): Worker {
   const people = configurePeople(settings, options.hosts, { store, slack, pacer, limit, logger })
   const personal = createPersonal({ ...options, slack, pacer, people, outbox })
   // The Start review button is offered wherever its click can arrive: over HTTP (signing secret) or Socket Mode.
-  const render = { reviewButton: secrets.slackSigningSecret !== undefined || settings.socketMode }
   const talkBack = options.talkBack
+  const render = {
+    reviewButton: secrets.slackSigningSecret !== undefined || settings.socketMode,
+    ...(talkBack ? { repliesGo: (provider: Provider, repository: string) => talkBack.settingsFor(provider, repository).threadReplies !== 'off' } : {}),
+  }
   const replyComments = talkBack ? createReplyComments({ store, outbox, talkBack, hosts: options.hosts, slack, pacer, logger }) : undefined
   const applyDeliveries = createApplyDeliveries({
     store, slack, logger, mappings: hostMappings(settings.hosts), reactions: settings.reactions, retry, sleep, pacer,

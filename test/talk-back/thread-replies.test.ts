@@ -54,7 +54,7 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s'
       await store.close()
     }
     await restart()
-    expect((await deliver(service.url, provider(kind), h.delivery)).status).toBe(200)
+    expect((await deliver(service!.url, provider(kind), h.delivery)).status).toBe(200)
     await waitFor('the message', () => slack.messagesIn(CHANNEL).length === 1)
     return slack.messagesIn(CHANNEL)[0]!.ts
   }
@@ -83,6 +83,8 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s'
     expect(comment!.body).toContain(`**Looks good**, see [the doc](https://example.com) and ask ${h.aliceMention}`)
     expect(comment!.body).not.toContain('(from Slack)')
     expect([...slack.messages.get(reply.ts)!.reactions]).toEqual(['speech_balloon'])
+    // The message says once, on itself, where replies go.
+    expect(JSON.stringify(slack.messagesIn(CHANNEL)[0]!.blocks)).toContain('Replies in this thread go to the pull request')
     // Slack's retry of the same event, and the thread stays prherald's own: nothing is posted in it.
     await send(reply.event, eventId)
     await settle()
