@@ -3,7 +3,7 @@ import type { LifecycleEvent, SlackReply } from '../../machines/lifecycle-event.
 import { errorFields, type Logger } from '../log/logger.ts'
 import { decodeThreadReply } from '../slack/decode-thread-reply.ts'
 import type { Store } from '../store/store.ts'
-import type { PersonLimits } from '../talk-back/person-limits.ts'
+import { PER_MINUTE, type PersonLimits } from '../talk-back/person-limits.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 
 export interface ThreadReplyEventDeps {
@@ -17,7 +17,7 @@ export interface ThreadReplyEventDeps {
   logger: Logger
 }
 
-export const TOO_MANY_REPLIES = 'You sent more than 20 replies in a minute, so this one did not go to the pull request. Wait a moment and post it again.'
+export const TOO_MANY_REPLIES = `You sent more than ${PER_MINUTE.replies} replies in a minute, so this one did not go to the pull request. Wait a moment and post it again.`
 
 /**
  * A `message` event that the inbound pipeline admitted (workspace, app, event_id taken): a reply in the
