@@ -152,7 +152,7 @@ export function mappingsSection(settings: Pick<Settings, 'configFile' | 'lockFil
   const owners = new Set(routes.map((r) => r.owner)).size
   const withPaths = routes.filter((r) => r.paths.length > 0).length
   const token = own.host.variables.token
-  const plan = planValidation({ provider: own.id, mappings: own.mappings }, lock, gitTokenSet, false)
+  const plan = planValidation({ host: own.host, mappings: own.mappings }, lock, gitTokenSet, false)
   const results: CheckResult[] = [
     routes.length === 0
       ? { name: 'entries', target, status: 'SKIP', reason: 'no mapping entries: every delivery is ignored' }

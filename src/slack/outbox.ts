@@ -1,7 +1,6 @@
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
-import type { MessageRecord, PostIntent, PullRequestRef, Store } from '../store/store.ts'
-import type { DirectMessageRecord } from '../store/personal-store.ts'
+import type { DirectMessageRecord, IntentStore, MessageRecord, PostIntent, PullRequestRef } from '../store/store.ts'
 import { HISTORY_PAGES, postMarker, replyMarker, type HistoryWindow, type PostMarker } from './find-marked-message.ts'
 import { lookupDelayMs } from './post-outcome.ts'
 import type { SlackMethod } from './rate-limits.ts'
@@ -11,7 +10,7 @@ import type { SlackClient, SlackMessage } from './slack-client.ts'
 import { pullRequestKey } from '../../machines/pull-request-event.ts'
 import type { PullRequestAddress } from '../hosts/contract.ts'
 import type { CommentApi } from '../hosts/talk-back-contract.ts'
-import type { ReplyCommentIntent, ReplyCommentRecord } from '../store/reply-comment-store.ts'
+import type { ReplyCommentIntent, ReplyCommentRecord, ReplyCommentStore } from '../store/reply-comment-store.ts'
 import { lockLostError } from './slack-pacer.ts'
 import { PrheraldError } from '../errors.ts'
 
@@ -31,7 +30,7 @@ export interface LeftIntent {
 }
 
 export interface OutboxDeps {
-  store: Store
+  store: IntentStore & ReplyCommentStore
   slack: SlackClient
   logger: Logger
   retry: RetryPolicy

@@ -2,13 +2,13 @@ import { pullRequestKey } from '../../machines/pull-request-event.ts'
 import type { HostSet } from '../config/connect-hosts.ts'
 import type { CommentApi } from '../hosts/talk-back-contract.ts'
 import { CLOCK_SKEW_MS, type LeftIntent } from '../slack/outbox.ts'
-import type { ReplyCommentRecord } from '../store/reply-comment-store.ts'
-import type { Store } from '../store/store.ts'
+import type { ReplyCommentRecord, ReplyCommentStore } from '../store/reply-comment-store.ts'
+import type { SharedWork } from '../store/store.ts'
 import { replyMarker } from '../talk-back/reply-body.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 
 export interface LeftCommentsDeps {
-  store: Store
+  store: ReplyCommentStore & Pick<SharedWork, 'lockPullRequest'>
   talkBack: TalkBackService
   hosts: HostSet
 }

@@ -6,8 +6,7 @@ import { errorFields, type Logger } from '../log/logger.ts'
 import type { Outbox } from '../slack/outbox.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
-import type { ReplyCommentRecord } from '../store/reply-comment-store.ts'
-import type { Store } from '../store/store.ts'
+import type { ReplyCommentRecord, ReplyCommentStore } from '../store/reply-comment-store.ts'
 import { auditTalkBack } from '../talk-back/person-limits.ts'
 import { replyBody, replyMarker } from '../talk-back/reply-body.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
@@ -17,7 +16,7 @@ import type { BatchContext } from './run-batch.ts'
 export const COMMENTED_REACTION = 'speech_balloon'
 
 export interface ReplyCommentsDeps {
-  store: Store
+  store: ReplyCommentStore
   outbox: Pick<Outbox, 'comment'>
   talkBack: TalkBackService
   /** prherald's own comments (`HostApi.comments`) and each host's `users:`, for mentions. */
