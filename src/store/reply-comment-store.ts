@@ -34,6 +34,8 @@ export interface ReplyCommentStore {
 }
 
 const q = statements({
+  // Cleanup's: a reply's comment is forgotten with the message it answered (message_ttl_days).
+  deleteBefore: 'DELETE FROM reply_comments WHERE updated_at < ?',
   messageAt: 'SELECT provider, repository, pr_number FROM slack_messages WHERE channel = ? AND ts = ?',
   find: 'SELECT * FROM reply_comments WHERE channel = ? AND reply_ts = ?',
   record: `INSERT INTO reply_comments (channel, reply_ts, provider, repository, pr_number, slack_user, author, intent_at, updated_at)
@@ -64,6 +66,9 @@ const fromRow = (r: Row): ReplyCommentRecord => ({
   slackUser: r.slack_user, author: r.author === 'prherald' ? 'prherald' : 'person', commentId: r.comment_id ?? undefined,
   deleted: Number(r.deleted) === 1, intentAt: Number(r.intent_at),
 })
+
+/** Cleanup's statement (create-store.ts forgetBefore), in its transaction. */
+export const deleteReplyCommentsBefore = q.deleteBefore
 
 export function createReplyCommentStore(driver: StoreDriver, now: () => number): ReplyCommentStore {
   const write = async (s: (typeof q)[keyof typeof q], params: readonly Param[]) => { await driver.write([[s, params]]) }

@@ -213,7 +213,7 @@ export interface ForgottenRows {
   bodies: number
   /** Once-per-run claims made before it. */
   runClaims: number
-  /** Thread replies recorded before it, and head commits last seen before it. */
+  /** Thread replies recorded before it, head commits last seen before it, and thread replies' comments (talk-back) last changed before it. */
   threadRecords: number
   /** Slack's request ids (event_id, trigger_id) taken before the replay cutoff. */
   slackRequests: number

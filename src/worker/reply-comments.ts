@@ -115,6 +115,8 @@ export function createReplyComments(deps: ReplyCommentsDeps) {
     }
     // An edit or a deletion acts on the comment its reply made, as the account that made it.
     if (!row?.commentId || row.deleted) return void logger.info('ignored thread reply', { pr_key: batch.prKey, action: reply.action, reason: row ? 'no_comment' : 'not_a_comment' })
+    // Only the reply's author changes its comment (Slack lets no one else edit a message; a forged event is refused here too).
+    if (row.slackUser !== reply.user) return void logger.warn('ignored thread reply', { pr_key: batch.prKey, action: reply.action, reason: 'not_the_author' })
     const author = await authorOf(reply, row.author)
     if (!author) {
       audit(undefined, 'not_linked')
