@@ -44,6 +44,8 @@ import { startCleanupJob } from './store/cleanup-job.ts'
 import { openStore } from './store/open-store.ts'
 import { startDirectMessages, type DirectMessageRunner } from './personal/start-direct-messages.ts'
 import { personalRoutes } from './personal/personal-routes.ts'
+import { createThreadReplyEvent } from './inbound/thread-reply-event.ts'
+import { createPersonLimits } from './talk-back/person-limits.ts'
 import { createTalkBack, talkBackWanted } from './talk-back/create-talk-back.ts'
 import { startRelinkSweep } from './talk-back/relink-sweep.ts'
 import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from './talk-back/token-cipher.ts'
@@ -132,11 +134,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   })
   const slackLane = options.slackBodyLane ?? createSlackBodyLane()
 
+  const owner = replicaId()
+  // Talk-back only when slack.talk_back turns something on (docs/talk-back.md); otherwise nothing of it runs.
+  // Built before the worker: its batches turn thread replies into comments.
+  const talkBack = talkBackWanted(settings) ? createTalkBack({
+    settings, hosts, cipher: tokenCipher, store, owner, now: options.clock ?? Date.now, logger, kickDirectMessages: () => directMessages?.kick(),
+  }) : undefined
   const worker = createWorker({
     settings, secrets, hosts, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
     retry: options.retry, pacerClock: options.pacerClock,
     tokenObserver: slackToken, onCall: metrics.slackCall, shared: database.pacingBudget,
-    now: options.clock, onDirectMessagesQueued: () => directMessages?.kick(),
+    now: options.clock, onDirectMessagesQueued: () => directMessages?.kick(), talkBack,
   })
   let directMessages: DirectMessageRunner | undefined
   const { slack, pacer, sleep, limit } = worker
@@ -158,7 +166,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     batches.fresh(event)
     handOff(event)
   }
-  const owner = replicaId()
   const leases = createLeaseKeeper({ store, logger, owner, leaseMs: settings.databaseLeaseSeconds * 1000, handOff })
   // A start that fails from here on must not keep the port bound or the file claimed.
   const abandon = async (error: unknown): Promise<never> => {
@@ -192,10 +199,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Slack's requests (the button, /prherald, the home tab) arrive over HTTP with a signing secret, or over
   // Socket Mode's WebSocket: either turns them on, and both feed the one inbound pipeline.
   const interactive = secrets.slackSigningSecret !== undefined || settings.socketMode
-  // Talk-back only when slack.talk_back turns something on (docs/talk-back.md); otherwise nothing of it runs.
-  const talkBack = talkBackWanted(settings) ? createTalkBack({
-    settings, hosts, cipher: tokenCipher, store, owner, now: options.clock ?? Date.now, logger, kickDirectMessages: () => directMessages?.kick(),
-  }) : undefined
   // Built once: the HTTP routes (with a signing secret) and the socket hand their requests to this one pipeline.
   const personal = interactive ? personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, sleep, retry: options.retry ?? DEFAULT_RETRY, logger, talkBack }) : undefined
   const receive = !personal ? undefined : createSlackInbound({
@@ -203,6 +206,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     click: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
     workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
     ready: () => database.state() === 'ok', logger, talkBack,
+    threadReply: talkBack && createThreadReplyEvent({
+      store, talkBack, limits: createPersonLimits({ now: options.clock ?? Date.now }), handOff: handOffFresh, logger,
+      note: (channel, user, text, threadTs) => pacer.call('chat.postEphemeral', channel, () => slack.postEphemeral(channel, user, text, threadTs)),
+    }),
   })
   let socket: SlackSocket | undefined
   // A delivery waits for the budget no longer than Node gives a request (requestTimeout); full for longer is a wedge.

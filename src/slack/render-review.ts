@@ -1,5 +1,5 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import { pullRequestKey } from '../../machines/pull-request-event.ts'
+import { pullRequestKey, type Provider } from '../../machines/pull-request-event.ts'
 import { START_REVIEW_ACTION } from './decode-interaction.ts'
 
 /** Block Kit's actions block with one button (docs.slack.dev, "Button element"). */
@@ -21,6 +21,8 @@ export type ReviewBlock = ActionsBlock | { type: 'context'; elements: { type: 'm
 export interface RenderOptions {
   /** SLACK_SIGNING_SECRET is set: open pull requests get the "Start review" button. */
   reviewButton: boolean
+  /** Whether replies in a repository's threads become comments (`thread_replies` not off): the message says so. */
+  repliesGo?: (provider: Provider, repository: string) => boolean
 }
 
 export const NO_BUTTON: RenderOptions = { reviewButton: false }
