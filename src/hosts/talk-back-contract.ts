@@ -61,7 +61,8 @@ export interface HostAccount {
   displayName?: string | undefined
 }
 
-export type ReviewKind = 'approve' | 'request_changes' | 'comment'
+export const REVIEW_KINDS = ['approve', 'request_changes', 'comment'] as const
+export type ReviewKind = (typeof REVIEW_KINDS)[number]
 
 export interface Review {
   kind: ReviewKind

@@ -8,6 +8,7 @@ import {
 import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store, StoredMessage } from './store.ts'
 import { createPersonalStore } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
+import { createReviewFormStore } from './review-form-store.ts'
 import { personalQueries } from './personal-queries.ts'
 import { storedEvent, storedLifecycle } from './stored-json.ts'
 
@@ -44,6 +45,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     ...sharedWork,
     ...createPersonalStore(driver, now),
     ...createTalkBackStore(driver, now),
+    ...createReviewFormStore(driver, now),
     async findMessages(pr) {
       return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow).sort(oldestFirst)
     },

@@ -2,6 +2,7 @@ import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { DirectMessageIntent, PersonalStore } from './personal-store.ts'
+import type { ReviewFormStore } from './review-form-store.ts'
 import type { TalkBackStore } from './talk-back-store.ts'
 
 /**
@@ -209,7 +210,7 @@ export interface ForgottenRows {
   slackRequests: number
 }
 
-export interface Store extends SharedWork, PersonalStore, TalkBackStore {
+export interface Store extends SharedWork, PersonalStore, TalkBackStore, ReviewFormStore {
   findMessages(pr: PullRequestRef): Promise<StoredMessage[]>
   /** Pull requests with a message shown as open or draft, each once, by repository then number. */
   openPullRequests(filter: OpenPullRequestFilter): Promise<PullRequestRef[]>

@@ -14,6 +14,8 @@ import { pullRequestIntents, recoverIntents, settleIntentsOf } from './recover-i
 import { createRepaint } from './repaint-after-loss.ts'
 import { createThreadReplies } from './thread-replies.ts'
 import { createPersonal, type Personal } from '../personal/create-personal.ts'
+import type { TalkBackService } from '../talk-back/talk-back-service.ts'
+import type { RenderOptions } from '../slack/render-review.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
   settings: Settings
@@ -28,6 +30,8 @@ export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secre
   now?: () => number
   /** Told when direct messages were queued (the server's sender then looks at once). */
   onDirectMessagesQueued?: () => void
+  /** Talk-back, when anything of it is on: which repositories' messages offer the review actions. */
+  talkBack?: Pick<TalkBackService, 'settingsFor'> | undefined
 }
 
 export interface Worker extends Outbound {
@@ -56,7 +60,14 @@ export function createWorker(options: WorkerOptions): Worker {
   const people = configurePeople(settings, options.hosts, { store, slack, pacer, limit, logger })
   const personal = createPersonal({ ...options, slack, pacer, people, outbox })
   // The Start review button is offered wherever its click can arrive: over HTTP (signing secret) or Socket Mode.
-  const render = { reviewButton: secrets.slackSigningSecret !== undefined || settings.socketMode }
+  const render: RenderOptions = { reviewButton: secrets.slackSigningSecret !== undefined || settings.socketMode }
+  const talkBack = options.talkBack
+  if (talkBack) {
+    render.reviewActions = (pr) => {
+      const own = talkBack.settingsFor(pr.provider, `${pr.owner}/${pr.repo}`)
+      return own.reviews ? own.reviewActions : undefined
+    }
+  }
   const applyDeliveries = createApplyDeliveries({
     store, slack, logger, mappings: hostMappings(settings.hosts), reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: configureTargets(options.hosts, logger), limit, outbox,
