@@ -11,7 +11,7 @@ import type { TokenWorkspace } from './slack/token-workspace.ts'
 import { clientErrorResponse, errorResponse, json } from './http/respond.ts'
 import { createSlackRoute, SLACK_PATHS, type SlackRouteKind } from './http/slack-route.ts'
 import type { HomeClick } from './slack/decode-home-action.ts'
-import { createSlackInbound, type SlackInbound } from './inbound/slack-inbound.ts'
+import { createSlackInbound, type SlackInbound, type SlackInboundDeps } from './inbound/slack-inbound.ts'
 import type { personalRoutes } from './personal/personal-routes.ts'
 import { createBodyBudget, type BodyBudget } from './http/body-budget.ts'
 import { createSlackBodyLane, inSlackLane, type SlackBodyLane } from './http/slack-body-lane.ts'
@@ -41,7 +41,11 @@ export interface AppDeps {
   /** `GET /metrics`, when it is served on this port (not when `server.metrics_listen` gives it its own). */
   metrics?: () => Promise<HTTPResponse>
   /** The "Start review" button's clicks and the token's workspace; with slackPersonal, Slack's routes exist (SLACK_SIGNING_SECRET). */
-  slackInteractions?: { signingSecret: string | undefined; accept: ClickIntake; workspace: () => Promise<TokenWorkspace | undefined>; home?: ((click: HomeClick) => Promise<void>) | undefined }
+  slackInteractions?: {
+    signingSecret: string | undefined; accept: ClickIntake; workspace: () => Promise<TokenWorkspace | undefined>; home?: ((click: HomeClick) => Promise<void>) | undefined
+    /** The review actions' modal (talk-back's `reviews: on`); absent, their clicks are not acted on. */
+    reviews?: SlackInboundDeps['reviews']
+  }
   /** `/prherald`, the Events API and the home tab (docs/notifications.md), and the store's record of Slack's requests. */
   slackPersonal?: ReturnType<typeof personalRoutes>
 }
@@ -106,7 +110,7 @@ export function slackInbound(deps: Pick<AppDeps, 'slackInteractions' | 'slackPer
   const { slackInteractions: clicks, slackPersonal: personal } = deps
   if (!clicks || !personal) return undefined
   return createSlackInbound({
-    workspace: clicks.workspace, requests: personal.requests, ready, click: clicks.accept, home: clicks.home,
+    workspace: clicks.workspace, requests: personal.requests, ready, click: clicks.accept, home: clicks.home, reviews: clicks.reviews,
     run: personal.run, publishHome: personal.publishHome, slackApiUrl: personal.slackApiUrl, logger: deps.logger,
   })
 }

@@ -43,6 +43,10 @@ import { startCleanupJob } from './store/cleanup-job.ts'
 import { openStore } from './store/open-store.ts'
 import { startDirectMessages, type DirectMessageRunner } from './personal/start-direct-messages.ts'
 import { personalRoutes } from './personal/personal-routes.ts'
+import type { Store } from './store/store.ts'
+import { createPersonLimits } from './talk-back/person-limits.ts'
+import { createReviewFromSlack } from './talk-back/review-from-slack.ts'
+import type { TalkBackService } from './talk-back/talk-back-service.ts'
 
 export interface ServiceOptions {
   settings: Settings
@@ -76,6 +80,11 @@ export interface ServiceOptions {
   clock?: () => number
   /** How often due direct messages are looked for (a held message's morning); 30 s by default. */
   directMessageIntervalMs?: number
+  /**
+   * Talk-back over this service's store, when `slack.talk_back` turns anything on (src/talk-back/talk-back-service.ts);
+   * absent, nothing of it runs. Tests build one from the vault and the fake hosts.
+   */
+  talkBack?: (deps: { store: Store }) => TalkBackService | undefined
 }
 
 export interface RunningService {
@@ -123,8 +132,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   })
   const slackLane = options.slackBodyLane ?? createSlackBodyLane()
 
+  const talkBack = options.talkBack?.({ store })
   const worker = createWorker({
-    settings, secrets, hosts, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
+    settings, secrets, hosts, store, logger, talkBack, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
     retry: options.retry, pacerClock: options.pacerClock,
     tokenObserver: slackToken, onCall: metrics.slackCall, shared: database.pacingBudget,
     now: options.clock, onDirectMessagesQueued: () => directMessages?.kick(),
@@ -201,6 +211,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       accept: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
       workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
       home: slackPersonal?.homeActions,
+      reviews: talkBack && createReviewFromSlack({
+        talkBack, store, slack, logger, limits: createPersonLimits({ now: Date.now }), now: Date.now,
+      }),
     },
     slackPersonal,
   }

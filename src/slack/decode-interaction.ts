@@ -3,12 +3,13 @@ import type { Provider } from '../../machines/pull-request-event.ts'
 import { HOSTS } from '../hosts/registry.ts'
 import { at, str } from '../read-fields.ts'
 import { decodeHomeAction, isHomeAction, type HomeClick } from './decode-home-action.ts'
+import { decodeReviewAction, decodeReviewSubmission, isReviewAction, type ReviewActionClick, type ReviewSubmission } from './decode-review-action.ts'
 
 /** The button's `action_id`: what tells prherald's own button from anything else Slack might send. */
 export const START_REVIEW_ACTION = 'prherald_start_review'
 
 /** Why a well-signed interaction is not a click prherald acts on; the route answers 200 and logs it. */
-export type InteractionIgnored = 'not_a_button_click' | 'not_our_button' | 'not_on_a_message' | 'not_in_a_home_tab' | 'invalid_payload'
+export type InteractionIgnored = 'not_a_button_click' | 'not_our_button' | 'not_our_view' | 'not_on_a_message' | 'not_in_a_home_tab' | 'invalid_payload'
 
 /** Where the click came from, as Slack's signed payload says: checked against the token's own workspace and app. */
 export interface ClickOrigin {
@@ -16,7 +17,13 @@ export interface ClickOrigin {
   appId: string | undefined
 }
 
-export type DecodedInteraction = { click: ReviewClick; origin: ClickOrigin } | { home: HomeClick; origin: ClickOrigin } | { ignored: InteractionIgnored }
+export type DecodedInteraction =
+  | { click: ReviewClick; origin: ClickOrigin }
+  | { home: HomeClick; origin: ClickOrigin }
+  /** A review action on a message (Approve, Request changes, Comment) and the review modal's submission: decode-review-action.ts. */
+  | { review: ReviewActionClick; origin: ClickOrigin }
+  | { submission: ReviewSubmission; origin: ClickOrigin }
+  | { ignored: InteractionIgnored }
 
 /**
  * The value the button carries: the pull request's key (pullRequestKey), e.g. `github:acme/api#42`. The owner
@@ -37,13 +44,25 @@ const TRIGGER_ID = /^[\w.-]{1,200}$/
 export function decodeInteraction(input: string | object): DecodedInteraction {
   const payload = interactionPayload(input)
   if (payload === undefined) return { ignored: 'invalid_payload' }
+  const origin: ClickOrigin = { teamId: str(payload, 'team', 'id') ?? str(payload, 'user', 'team_id'), appId: str(payload, 'api_app_id') }
+  if (str(payload, 'type') === 'view_submission') {
+    const submission = decodeReviewSubmission(payload, str(payload, 'user', 'id') ?? '')
+    if (typeof submission === 'string') return { ignored: submission }
+    return SLACK_USER.test(submission.user) ? { submission, origin } : { ignored: 'invalid_payload' }
+  }
   if (str(payload, 'type') !== 'block_actions') return { ignored: 'not_a_button_click' }
   const actions = at(payload, 'actions')
   const action = Array.isArray(actions)
-    ? (actions as unknown[]).find((a) => str(a, 'action_id') === START_REVIEW_ACTION || isHomeAction(str(a, 'action_id')))
+    ? (actions as unknown[]).find((a) => str(a, 'action_id') === START_REVIEW_ACTION || isHomeAction(str(a, 'action_id')) || isReviewAction(str(a, 'action_id')))
     : undefined
   if (action === undefined) return { ignored: 'not_our_button' }
-  const origin: ClickOrigin = { teamId: str(payload, 'team', 'id') ?? str(payload, 'user', 'team_id'), appId: str(payload, 'api_app_id') }
+  if (isReviewAction(str(action, 'action_id'))) {
+    const user = str(payload, 'user', 'id') ?? ''
+    const trigger = str(payload, 'trigger_id') ?? ''
+    if (!SLACK_USER.test(user) || !TRIGGER_ID.test(trigger)) return { ignored: 'invalid_payload' }
+    const review = decodeReviewAction(payload, action, user, trigger)
+    return typeof review === 'string' ? { ignored: review } : { review, origin }
+  }
   if (isHomeAction(str(action, 'action_id'))) {
     const home = decodeHomeAction(payload, action, SLACK_USER)
     return typeof home === 'string' ? { ignored: home } : { home, origin }
