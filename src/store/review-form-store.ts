@@ -14,6 +14,8 @@ export interface ReviewForm {
   action: ReviewKind
   slackUser: string
   expiresAt: number
+  /** Submitted already (on any replica): the form makes no second review. */
+  submitted?: boolean
 }
 
 /** The review modal's part of the store (src/talk-back/review-from-slack.ts). */
@@ -24,7 +26,7 @@ export interface ReviewFormStore {
   saveReviewForm(form: ReviewForm): Promise<void>
   /** The form under this id, expired or not (the caller compares expiresAt); undefined for an id never issued. */
   reviewForm(id: string): Promise<ReviewForm | undefined>
-  /** Takes the form for its submission: true for exactly one caller, on any replica. */
+  /** Marks the form submitted: true for exactly one caller, on any replica. */
   takeReviewForm(id: string): Promise<boolean>
 }
 
@@ -34,7 +36,7 @@ const q = statements({
   save: `INSERT INTO review_forms (id, provider, repository, pr_number, head_sha, action, slack_user, expires_at, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   find: 'SELECT * FROM review_forms WHERE id = ?',
-  take: 'DELETE FROM review_forms WHERE id = ?',
+  take: 'UPDATE review_forms SET submitted_at = ? WHERE id = ? AND submitted_at IS NULL',
 })
 
 interface FormRow {
@@ -46,6 +48,7 @@ interface FormRow {
   action: string
   slack_user: string
   expires_at: number | string
+  submitted_at: number | string | null
 }
 
 const isAction = (value: string): value is ReviewKind => (REVIEW_KINDS as readonly string[]).includes(value)
@@ -71,10 +74,11 @@ export function createReviewFormStore(driver: StoreDriver, now: () => number): R
       return {
         id: row.id, pr: { provider: row.provider, repository: row.repository, prNumber: Number(row.pr_number) },
         headSha: row.head_sha, action: row.action, slackUser: row.slack_user, expiresAt: Number(row.expires_at),
+        ...(row.submitted_at === null ? {} : { submitted: true }),
       }
     },
     async takeReviewForm(id) {
-      return ((await driver.write([[q.take, [id]]]))[0] ?? 0) === 1
+      return ((await driver.write([[q.take, [now(), id]]]))[0] ?? 0) === 1
     },
   }
 }

@@ -139,6 +139,7 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
         logger.warn('rejected slack interaction', { reason: 'not_the_form_owner', slack_user: submission.user })
         return update(noticeView(form.action, 'This review form was opened by someone else: open your own from the message.'))
       }
+      if (form.submitted) return update(noticeView(form.action, 'This review was already submitted.'))
       if (form.action === 'request_changes' && submission.text === '') return fieldError('Say what should change: a request for changes needs a comment.')
       if (!deps.limits.take('reviews', submission.user)) {
         logger.info('ignored slack interaction', { reason: 'review_rate_limited', slack_user: submission.user })
