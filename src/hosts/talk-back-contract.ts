@@ -1,3 +1,4 @@
+import type { ReviewKind } from '../../machines/review-kind.ts'
 import type { Env, PullRequestAddress } from './contract.ts'
 
 /**
@@ -61,8 +62,7 @@ export interface HostAccount {
   displayName?: string | undefined
 }
 
-export const REVIEW_KINDS = ['approve', 'request_changes', 'comment'] as const
-export type ReviewKind = (typeof REVIEW_KINDS)[number]
+export type { ReviewKind }
 
 export interface Review {
   kind: ReviewKind

@@ -1,4 +1,4 @@
-import { REVIEW_KINDS, type ReviewKind } from '../hosts/talk-back-contract.ts'
+import { REVIEW_KINDS, type ReviewKind } from '../../machines/review-kind.ts'
 import { at, str } from '../read-fields.ts'
 import { REVIEW_BUTTON_PREFIX, REVIEW_MENU_ACTION } from './render-review-actions.ts'
 

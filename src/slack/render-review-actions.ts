@@ -1,5 +1,5 @@
 import type { ReviewActionsSetting } from '../config/talk-back-settings.ts'
-import type { ReviewKind } from '../hosts/talk-back-contract.ts'
+import type { ReviewKind } from '../../machines/review-kind.ts'
 
 /** The overflow menu's `action_id` (`review_actions: menu`); its options' values are the action's name. */
 export const REVIEW_MENU_ACTION = 'prherald_review_menu'

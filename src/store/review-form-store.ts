@@ -1,5 +1,5 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
-import { REVIEW_KINDS, type ReviewKind } from '../hosts/talk-back-contract.ts'
+import { REVIEW_KINDS, type ReviewKind } from '../../machines/review-kind.ts'
 import { statements } from './dialect.ts'
 import type { Param, StoreDriver } from './store-driver.ts'
 import { messageFromRow, type MessageRow } from './store-rows.ts'

@@ -1,4 +1,4 @@
-import type { ReviewKind } from '../hosts/talk-back-contract.ts'
+import type { ReviewKind } from '../../machines/review-kind.ts'
 import { REVIEW_FORM } from '../slack/decode-review-action.ts'
 import { escapeLinkUrl, escapeText, escapeWithin } from '../slack/render-message.ts'
 import { REVIEW_LABELS } from '../slack/render-review-actions.ts'

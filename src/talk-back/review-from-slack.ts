@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { referenceOf } from '../../machines/pull-request-event.ts'
+import { pullRequestKey, referenceOf } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import type { PullRequestAddress } from '../hosts/contract.ts'
 import { hostOf } from '../hosts/registry.ts'
@@ -86,7 +86,7 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
     const words = hostOf(form.pr.provider).words
     const subject = await subjectOf(form.pr)
     const audit = (login: string | undefined, outcome: string) => auditTalkBack(logger, {
-      slackUser: form.slackUser, host: form.pr.provider, login, action: form.action, pr: `${form.pr.provider}:${form.pr.repository}#${form.pr.prNumber}`, outcome,
+      slackUser: form.slackUser, host: form.pr.provider, login, action: form.action, pr: pullRequestKey(form.pr), outcome,
     })
     const token = await deps.talkBack.tokenFor(submission.user, form.pr.provider)
     const api = token ? deps.talkBack.as(form.pr.provider, token.accessToken) : undefined
@@ -105,7 +105,7 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
       const says = isPrheraldError(error) ? error.hostSays : undefined
       view = outcomeView(form.action, subject, { ok: false, says })
       audit(token.login, says === undefined ? 'failed' : 'refused')
-      if (says === undefined) logger.warn('review from slack not sent', { pr_key: `${form.pr.provider}:${form.pr.repository}#${form.pr.prNumber}`, ...errorFields(error) })
+      if (says === undefined) logger.warn('review from slack not sent', { pr_key: pullRequestKey(form.pr), ...errorFields(error) })
     }
     await deps.slack.updateView(submission.viewId, view)
   }
