@@ -17,6 +17,7 @@ import { createBodyBudget, type BodyBudget } from './http/body-budget.ts'
 import { createSlackBodyLane, inSlackLane, type SlackBodyLane } from './http/slack-body-lane.ts'
 import { BODY_LIMIT } from './http/read-raw-body.ts'
 import { SLACK_REQUEST_LIMIT } from './http/verify-slack-request.ts'
+import type { TalkBack } from './talk-back/create-talk-back.ts'
 
 /** One configured host's webhook route, `/webhook/<id>`: its own secrets and its own intake. */
 export interface HostWebhook {
@@ -48,6 +49,8 @@ export interface AppDeps {
   }
   /** `/prherald`, the Events API and the home tab (docs/notifications.md), and the store's record of Slack's requests. */
   slackPersonal?: ReturnType<typeof personalRoutes>
+  /** Talk-back (docs/talk-back.md): the OAuth routes and Slack's handlers; absent when slack.talk_back turns nothing on. */
+  talkBack?: TalkBack | undefined
 }
 
 const ALWAYS_OK: HealthSources = { database: () => 'ok', slack: () => 'ok' }
@@ -106,12 +109,12 @@ export function createApp(deps: AppDeps): H3 {
  * The one inbound pipeline of Slack's requests (src/inbound/slack-inbound.ts), for the HTTP routes above and
  * for Socket Mode's receiver (src/inbound/slack-socket.ts); undefined when the deployment takes none of them.
  */
-export function slackInbound(deps: Pick<AppDeps, 'slackInteractions' | 'slackPersonal' | 'logger'>, ready?: () => boolean): SlackInbound | undefined {
+export function slackInbound(deps: Pick<AppDeps, 'slackInteractions' | 'slackPersonal' | 'logger' | 'talkBack'>, ready?: () => boolean): SlackInbound | undefined {
   const { slackInteractions: clicks, slackPersonal: personal } = deps
   if (!clicks || !personal) return undefined
   return createSlackInbound({
     workspace: clicks.workspace, requests: personal.requests, ready, click: clicks.accept, home: clicks.home, reviews: clicks.reviews,
-    run: personal.run, publishHome: personal.publishHome, slackApiUrl: personal.slackApiUrl, logger: deps.logger,
+    run: personal.run, publishHome: personal.publishHome, slackApiUrl: personal.slackApiUrl, logger: deps.logger, talkBack: deps.talkBack,
   })
 }
 

@@ -43,10 +43,10 @@ import { startCleanupJob } from './store/cleanup-job.ts'
 import { openStore } from './store/open-store.ts'
 import { startDirectMessages, type DirectMessageRunner } from './personal/start-direct-messages.ts'
 import { personalRoutes } from './personal/personal-routes.ts'
-import type { Store } from './store/store.ts'
 import { createPersonLimits } from './talk-back/person-limits.ts'
 import { createReviewFromSlack } from './talk-back/review-from-slack.ts'
-import type { TalkBackService } from './talk-back/talk-back-service.ts'
+import { createTalkBack, talkBackWanted } from './talk-back/create-talk-back.ts'
+import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from './talk-back/token-cipher.ts'
 
 export interface ServiceOptions {
   settings: Settings
@@ -80,11 +80,6 @@ export interface ServiceOptions {
   clock?: () => number
   /** How often due direct messages are looked for (a held message's morning); 30 s by default. */
   directMessageIntervalMs?: number
-  /**
-   * Talk-back over this service's store, when `slack.talk_back` turns anything on (src/talk-back/talk-back-service.ts);
-   * absent, nothing of it runs. Tests build one from the vault and the fake hosts.
-   */
-  talkBack?: (deps: { store: Store }) => TalkBackService | undefined
 }
 
 export interface RunningService {
@@ -109,6 +104,8 @@ export interface RunningService {
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { settings, secrets, logger } = options
+  // A token key that is set must be a good one, whether or not talk-back is on: a config error names it, never its value.
+  const tokenCipher = readTokenCipher({ [TOKEN_KEY]: secrets.tokenKeys?.current, [PREVIOUS_TOKEN_KEY]: secrets.tokenKeys?.previous })
   const listeners = await bindListeners({ settings, listen: options.listen, httpTimeouts: options.httpTimeouts })
   logger.info('accepting connections; deliveries get 503 until the start-up steps are done', { address: listeners.address, port: listeners.port })
   limitConnections({ server: listeners.server, logger, max: options.maxConnections })
@@ -132,7 +129,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   })
   const slackLane = options.slackBodyLane ?? createSlackBodyLane()
 
-  const talkBack = options.talkBack?.({ store })
+  const owner = replicaId()
+  // Talk-back only when slack.talk_back turns something on (docs/talk-back.md); otherwise nothing of it runs.
+  // Built before the worker, whose messages offer the review actions where `reviews: on`.
+  const talkBack = talkBackWanted(settings) ? createTalkBack({
+    settings, hosts, cipher: tokenCipher, store, owner, now: options.clock ?? Date.now, logger, kickDirectMessages: () => directMessages?.kick(),
+  }) : undefined
   const worker = createWorker({
     settings, secrets, hosts, store, logger, talkBack, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
     retry: options.retry, pacerClock: options.pacerClock,
@@ -159,7 +161,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     batches.fresh(event)
     handOff(event)
   }
-  const leases = createLeaseKeeper({ store, logger, owner: replicaId(), leaseMs: settings.databaseLeaseSeconds * 1000, handOff })
+  const leases = createLeaseKeeper({ store, logger, owner, leaseMs: settings.databaseLeaseSeconds * 1000, handOff })
   // A start that fails from here on must not keep the port bound or the file claimed.
   const abandon = async (error: unknown): Promise<never> => {
     shutdown.abort()
@@ -192,7 +194,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Slack's requests (the button, /prherald, the home tab) arrive over HTTP with a signing secret, or over
   // Socket Mode's WebSocket: either turns them on, and both feed the one inbound pipeline.
   const interactive = secrets.slackSigningSecret !== undefined || settings.socketMode
-  const slackPersonal = interactive ? personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, logger }) : undefined
+  const slackPersonal = interactive ? personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, logger, talkBack }) : undefined
   let socket: SlackSocket | undefined
   // A delivery waits for the budget no longer than Node gives a request (requestTimeout); full for longer is a wedge.
   const mayWaitMs = options.httpTimeouts?.requestMs ?? HTTP_TIMEOUTS.requestMs
@@ -216,6 +218,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       }),
     },
     slackPersonal,
+    talkBack,
   }
   const app = createApp(appDeps)
   const handler = toNodeHandler(app)

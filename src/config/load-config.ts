@@ -183,25 +183,32 @@ function withTrailingSlash(url: string): string {
 }
 
 /**
- * Reads the secrets every configured host needs (its webhook secret, its optional API credentials); throws
- * `env_missing` naming every missing variable.
+ * Reads the secrets every configured host needs (its webhook secret, its optional API credentials), and
+ * talk-back's optional ones (each host's OAuth client, the token keys); throws `env_missing` naming every
+ * missing variable, `config_invalid` for an OAuth client half set.
  */
-export function readSecrets(env: Env, hosts: readonly Pick<HostSettings, 'id' | 'host'>[]): Secrets {
+export function readSecrets(env: Env, hosts: readonly (Pick<HostSettings, 'id' | 'host'> & { apiUrl?: string })[]): Secrets {
   const missing: string[] = []
   const slackBotToken = env.SLACK_BOT_TOKEN ?? ''
   if (slackBotToken.trim() === '') missing.push('SLACK_BOT_TOKEN (the bot token of your Slack app, xoxb-…)')
   const secrets: Record<string, HostSecrets> = {}
-  for (const { id, host } of hosts) {
+  for (const { id, host, apiUrl } of hosts) {
     const webhookSecret = env[host.variables.secret] ?? ''
     if (webhookSecret.trim() === '') missing.push(`${host.variables.secret} (the secret you set on the ${host.words.name} webhook)`)
-    secrets[id] = { webhookSecret, gitAccess: host.readAccess(env) }
+    // Talk-back's OAuth client: none when both variables are unset, a config error when only one is.
+    const oauth = host.talkBack?.readOAuth(env, apiUrl ?? host.defaultApiUrl)
+    secrets[id] = { webhookSecret, gitAccess: host.readAccess(env), ...(oauth ? { oauth } : {}) }
   }
   if (missing.length > 0) {
     throw new PrheraldError('env_missing', `missing environment variables:\n${missing.map((m) => `  - ${m}`).join('\n')}`, {
       fix: 'set them in the environment or in a .env file in the working directory',
     })
   }
-  return { slackBotToken, hosts: secrets, slackSigningSecret: readSlackSigningSecret(env), slackAppToken: readSlackAppToken(env) }
+  const tokenKeys = { current: env.PRHERALD_TOKEN_KEY?.trim() || undefined, previous: env.PRHERALD_TOKEN_KEY_PREVIOUS?.trim() || undefined }
+  return {
+    slackBotToken, hosts: secrets, slackSigningSecret: readSlackSigningSecret(env), slackAppToken: readSlackAppToken(env),
+    ...(tokenKeys.current || tokenKeys.previous ? { tokenKeys } : {}),
+  }
 }
 
 /** SLACK_APP_TOKEN, optional: read only when slack.socket_mode is true; a blank value reads as unset. */
@@ -218,5 +225,8 @@ export function readSlackSigningSecret(env: Env): string | undefined {
 
 /** Every secret value the process holds, for the logger's redaction list. */
 export function secretValues(secrets: Secrets): string[] {
-  return [secrets.slackBotToken, ...Object.values(secrets.hosts).flatMap((own) => [own.webhookSecret, ...gitSecrets(own.gitAccess)]), secrets.slackSigningSecret ?? '', secrets.slackAppToken ?? '']
+  return [
+    secrets.slackBotToken, ...Object.values(secrets.hosts).flatMap((own) => [own.webhookSecret, ...gitSecrets(own.gitAccess), own.oauth?.clientSecret ?? '']),
+    secrets.slackSigningSecret ?? '', secrets.slackAppToken ?? '', secrets.tokenKeys?.current ?? '', secrets.tokenKeys?.previous ?? '',
+  ]
 }

@@ -1,6 +1,7 @@
 import type { DEPENDENCY_BOT_LAYOUTS, DIRECT_MESSAGES, REVIEW_REQUEST_NOTIFY, Mappings, SLACK_PACINGS } from './schema.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { GitHost, HostAccess } from '../hosts/contract.ts'
+import type { OAuthClient } from '../hosts/talk-back-contract.ts'
 import type { TalkBackSettings } from './talk-back-settings.ts'
 
 export type ReviewRequestNotify = (typeof REVIEW_REQUEST_NOTIFY)[number]
@@ -135,6 +136,8 @@ export interface HostSecrets {
   webhookSecret: string
   /** The host's optional API credentials (GITHUB_TOKEN, BITBUCKET_TOKEN, …). */
   gitAccess: HostAccess
+  /** Talk-back's OAuth client on this host (its *_OAUTH_CLIENT_ID and *_OAUTH_CLIENT_SECRET); undefined: nobody links there. */
+  oauth?: OAuthClient | undefined
 }
 
 /** Only ever read from the environment; never logged. */
@@ -149,6 +152,11 @@ export interface Secrets {
   slackSigningSecret?: string | undefined
   /** SLACK_APP_TOKEN: the app-level token (xapp-…, connections:write) Socket Mode connects with (slack.socket_mode). */
   slackAppToken?: string | undefined
+  /**
+   * PRHERALD_TOKEN_KEY and PRHERALD_TOKEN_KEY_PREVIOUS as set: they seal people's linked tokens. Checked (32
+   * bytes in base64) by src/talk-back/token-cipher.ts at the start; config/ does not import talk-back/.
+   */
+  tokenKeys?: { current: string | undefined; previous: string | undefined }
 }
 
 export const DEFAULTS = {

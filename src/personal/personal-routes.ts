@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Store } from '../store/store.ts'
+import type { TalkBack } from '../talk-back/create-talk-back.ts'
 import type { Personal } from './create-personal.ts'
 import { createHomeActions, type HomeActions } from './home-actions.ts'
 import { createPersonOf } from './person-of.ts'
@@ -24,6 +25,8 @@ export function personalRoutes(deps: {
   store: Store
   pacer: SlackPacer
   logger: Logger
+  /** Talk-back (docs/talk-back.md): `/prherald link|unlink` and the home tab's link button; absent when it is off. */
+  talkBack?: TalkBack | undefined
 }): {
   run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; requests: Pick<Store, 'claimSlackRequest' | 'releaseSlackRequest'>
 } {

@@ -30,6 +30,8 @@ export const talkBackQueries = statements({
   deleteExpiredStates: 'DELETE FROM oauth_states WHERE expires_at <= ?',
   saveState: `INSERT INTO oauth_states (state_hash, host, slack_user, cookie_hash, code_verifier, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   findState: 'SELECT * FROM oauth_states WHERE state_hash = ?',
+  // A flow made at /prherald link has no browser yet: the first to open /start binds its cookie.
+  bindState: `UPDATE oauth_states SET cookie_hash = ? WHERE state_hash = ? AND host = ? AND cookie_hash = '' AND expires_at > ?`,
   takeState: 'DELETE FROM oauth_states WHERE state_hash = ? AND cookie_hash = ? AND expires_at > ?',
   dropState: 'DELETE FROM oauth_states WHERE state_hash = ?',
 })

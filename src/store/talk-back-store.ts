@@ -49,6 +49,11 @@ export interface TalkBackStore {
   resealLinkedAccount(slackUser: string, host: string, from: { generation: number; keyId: string }, to: { keyId: string; sealed: string }): Promise<boolean>
   /** Records a flow (and drops the expired ones). */
   saveOAuthState(state: OAuthStateRecord): Promise<void>
+  /**
+   * Binds a flow made without a browser (cookie_hash '') to the first browser that opens it, at `host`'s
+   * /start; another browser, or the same state on another host's route, gets no flow.
+   */
+  bindOAuthState(stateHash: string, host: string, cookieHash: string, now: number): Promise<TakenState>
   /** Takes the flow once, for the browser that started it; a wrong browser does not use it up. */
   takeOAuthState(stateHash: string, cookieHash: string, now: number): Promise<TakenState>
 }
@@ -129,6 +134,14 @@ export function createTalkBackStore(driver: StoreDriver, now: () => number): Tal
         [q.saveState, [s.stateHash, s.host, s.slackUser, s.cookieHash, s.codeVerifier, s.expiresAt, s.createdAt]],
       ])
     },
+    async bindOAuthState(stateHash, host, cookieHash, at) {
+      const row = await first<StateRow>(q.findState, [stateHash])
+      if (!row || row.host !== host) return { outcome: 'unknown' }
+      const flow = stateFromRow(row)
+      if (flow.expiresAt <= at) return { outcome: 'expired' }
+      // The UPDATE decides: of two browsers opening the link at once, one binds it.
+      return await write(q.bindState, [cookieHash, stateHash, host, at]) === 1 ? { outcome: 'taken', flow: { ...flow, cookieHash } } : { outcome: 'wrong_browser' }
+    },
     async takeOAuthState(stateHash, cookieHash, at) {
       const row = await first<StateRow>(q.findState, [stateHash])
       if (!row) return { outcome: 'unknown' }
@@ -137,7 +150,8 @@ export function createTalkBackStore(driver: StoreDriver, now: () => number): Tal
         await write(q.dropState, [stateHash])
         return { outcome: 'expired' }
       }
-      if (flow.cookieHash !== cookieHash) return { outcome: 'wrong_browser' }
+      // '' is a flow no browser has opened yet: nobody can finish it.
+      if (flow.cookieHash === '' || flow.cookieHash !== cookieHash) return { outcome: 'wrong_browser' }
       // The DELETE decides: of two callbacks racing with the same state, one deletes the row.
       return await write(q.takeState, [stateHash, cookieHash, at]) === 1 ? { outcome: 'taken', flow } : { outcome: 'unknown' }
     },

@@ -1,61 +1,47 @@
 import { randomBytes } from 'node:crypto'
-import type { Provider } from '../../machines/pull-request-event.ts'
-import { loadSettings, type Env } from '../../src/config/load-config.ts'
-import { layTalkBack } from '../../src/config/talk-back-settings.ts'
+import { join } from 'node:path'
+import type { Env } from '../../src/config/load-config.ts'
 import { hostOf } from '../../src/hosts/registry.ts'
-import { hostMappings, resolveHostRoute } from '../../src/routing/resolve-route.ts'
-import type { ServiceOptions } from '../../src/service.ts'
 import { REVIEW_FORM } from '../../src/slack/decode-review-action.ts'
 import { REVIEW_BUTTON_PREFIX, REVIEW_MENU_ACTION } from '../../src/slack/render-review-actions.ts'
-import { createOAuthFlows } from '../../src/talk-back/oauth-flows.ts'
-import type { TalkBackService } from '../../src/talk-back/talk-back-service.ts'
-import { createTokenCipher } from '../../src/talk-back/token-cipher.ts'
-import { createTokenVault, type TokenVault } from '../../src/talk-back/token-vault.ts'
+import { openDatabase } from '../../src/store/open-database.ts'
+import { createSqliteStore } from '../../src/store/sqlite-store.ts'
+import { readTokenCipher } from '../../src/talk-back/token-cipher.ts'
+import { createTokenVault } from '../../src/talk-back/token-vault.ts'
 import type { FakeOAuthHost } from './fake-oauth.ts'
 
-/** Where the link a person who is not linked is offered points (link33's route; a test only compares it). */
-export const linkUrlOf = (slackUser: string, host: string) => `https://prherald.example/oauth/${host}/start?u=${slackUser}`
+export const TEST_PUBLIC_URL = 'https://prherald.example'
 
 /**
- * A TalkBackService over the service's own store, from the pieces on main (the vault, the host's talk-back
- * facet against a fake host, the config's `slack.talk_back` laid as settingsFor lays it), until link33's
- * createTalkBack is wired. `link` writes a linked account through the vault, as a finished OAuth flow would.
+ * The variables that turn talk-back's linking on against a fake host (its OAuth client, its web and API
+ * addresses), with a fresh PRHERALD_TOKEN_KEY and a public URL: createTalkBack then builds what production does.
  */
-export function testTalkBack(options: { fake: FakeOAuthHost; env: Env; dir: string }) {
-  const kind = options.fake.kind as Provider
-  const api = hostOf(kind).talkBack!.connect({ ...options.fake.client, webUrl: options.fake.url }, options.fake.apiUrl)
-  let vault: TokenVault | undefined
-  const build: NonNullable<ServiceOptions['talkBack']> = ({ store }) => {
-    const settings = loadSettings(options.env, options.dir)
-    vault = createTokenVault({
-      store, cipher: createTokenCipher(randomBytes(32)), apiOf: (host) => (host === kind ? api : undefined),
-      redirectUri: (host) => `https://prherald.example/oauth/${host}/callback`, now: Date.now, owner: 'test-replica',
-    })
-    const service: TalkBackService = {
-      settingsFor(host, repository) {
-        const cut = repository.lastIndexOf('/')
-        const route = resolveHostRoute(hostMappings(settings.hosts), host, repository.slice(0, cut), repository.slice(cut + 1))
-        return layTalkBack(settings.talkBack, ...(route?.talkBack ?? []))
-      },
-      linkable: (host) => host === kind,
-      linkUrl: async (slackUser, host) => (host === kind ? linkUrlOf(slackUser, host) : undefined),
-      tokenFor: (slackUser, host) => vault!.tokenFor(slackUser, host),
-      as: (host, accessToken) => (host === kind ? api.as(accessToken) : undefined),
-      mention: (host, key) => hostOf(host).talkBack!.mention(key),
-      vault,
-      flows: createOAuthFlows({ store, now: Date.now }),
-    }
-    return service
-  }
+export function talkBackEnv(fake: FakeOAuthHost): Env {
+  const prefix = fake.kind.toUpperCase()
   return {
-    build,
-    /** Links `slackUser` to the fake host's account `login`, with tokens the fake issued. */
-    async link(slackUser: string, login: string): Promise<void> {
-      const account = options.fake.accounts.find((a) => a.login === login)
-      if (!account) throw new Error(`the fake ${kind} has no account ${login}`)
-      const tokens = options.fake.issue(login)
-      await vault!.link(slackUser, kind, { ...tokens, expiresAt: Date.now() + 3_600_000 }, { login, accountKey: account.accountId ?? login })
-    },
+    [`${prefix}_OAUTH_CLIENT_ID`]: fake.client.clientId, [`${prefix}_OAUTH_CLIENT_SECRET`]: fake.client.clientSecret,
+    [hostOf(fake.kind).variables.apiUrl]: fake.apiUrl,
+    ...(fake.kind === 'gitlab' ? {} : { [`${prefix}_WEB_URL`]: fake.url }),
+    PRHERALD_TOKEN_KEY: randomBytes(32).toString('base64'), PRHERALD_PUBLIC_URL: TEST_PUBLIC_URL,
+  }
+}
+
+/**
+ * Links `slackUser` to the fake host's account `login` as a finished OAuth flow would: tokens the fake issued,
+ * sealed under the env's key and written through a vault over the service's own SQLite file.
+ */
+export async function linkThroughVault(dir: string, env: Env, fake: FakeOAuthHost, slackUser: string, login: string): Promise<void> {
+  const account = fake.accounts.find((a) => a.login === login)
+  if (!account) throw new Error(`the fake ${fake.kind} has no account ${login}`)
+  const db = openDatabase(join(dir, 'prherald.db'))
+  const store = createSqliteStore(db)
+  try {
+    const vault = createTokenVault({
+      store, cipher: readTokenCipher(env)!, apiOf: () => undefined, redirectUri: () => `${TEST_PUBLIC_URL}/oauth/${fake.kind}/callback`, now: Date.now, owner: 'test',
+    })
+    await vault.link(slackUser, fake.kind, { ...fake.issue(login), expiresAt: Date.now() + 3_600_000 }, { login, accountKey: account.accountId ?? login })
+  } finally {
+    await store.close()
   }
 }
 

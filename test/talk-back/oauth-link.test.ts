@@ -44,6 +44,13 @@ describe.each(storeBackends(() => postgresDatabase))('OAuth link: $name', (backe
     apis.set(kind, talkBack.connect(talkBack.readOAuth(env, host.apiUrl)!, host.apiUrl, () => clock.now))
     return host
   }
+  /** /prherald link makes the flow, the person's browser opens /start: the cookie and the challenge. */
+  async function open(slackUser: string, kind: FakeHostKind) {
+    const { state } = await flows.begin(slackUser, kind)
+    const started = await flows.start(state, kind)
+    if (started.outcome !== 'started') throw new Error(`not started: ${started.outcome}`)
+    return { state, ...started }
+  }
   /** What the person's browser does: /start's redirect to the host, the host's redirect back with code and state. */
   async function authorize(kind: FakeHostKind, started: { state: string; codeChallenge: string }) {
     const page = apis.get(kind)!.authorizeUrl({ state: started.state, redirectUri: REDIRECT, codeChallenge: started.codeChallenge })
@@ -70,7 +77,7 @@ describe.each(storeBackends(() => postgresDatabase))('OAuth link: $name', (backe
 
   it.each(['github', 'gitlab', 'bitbucket'] as const)('links %s for the browser that started, once', async (kind) => {
     await startHost(kind)
-    const started = await flows.begin('U1', kind)
+    const started = await open('U1', kind)
     const callback = await authorize(kind, started)
     expect(await completeLink(deps(), { ...callback, cookie: started.cookie })).toEqual({ outcome: 'linked', host: kind, slackUser: 'U1', login: 'alice' })
     expect((await vault.tokenFor('U1', kind))!.login).toBe('alice')
@@ -80,17 +87,31 @@ describe.each(storeBackends(() => postgresDatabase))('OAuth link: $name', (backe
 
   it('refuses a state presented by another browser, and leaves it for the one that started', async () => {
     await startHost('github')
-    const started = await flows.begin('U1', 'github')
+    const started = await open('U1', 'github')
     const callback = await authorize('github', started)
     expect(await completeLink(deps(), { ...callback, cookie: 'someone-else' })).toMatchObject({ outcome: 'refused', reason: 'wrong_browser' })
     expect(await completeLink(deps(), { ...callback, cookie: undefined })).toMatchObject({ outcome: 'refused', reason: 'wrong_browser' })
     expect(await completeLink(deps(), { ...callback, cookie: started.cookie })).toMatchObject({ outcome: 'linked' })
   })
 
+  it('binds a flow to the first browser that opens it; another, the wrong host\'s route, or no browser at all gets nothing', async () => {
+    await startHost('github')
+    const { state } = await flows.begin('U1', 'github')
+    expect(await flows.finish(state, undefined)).toEqual({ outcome: 'wrong_browser' })
+    expect(await flows.start(state, 'gitlab')).toEqual({ outcome: 'unknown' })
+    const first = await flows.start(state, 'github')
+    expect(first.outcome).toBe('started')
+    expect(await flows.start(state, 'github')).toEqual({ outcome: 'wrong_browser' })
+    clock.now += 10 * 60_000
+    const late = await flows.begin('U1', 'github')
+    clock.now += 10 * 60_000
+    expect(await flows.start(late.state, 'github')).toEqual({ outcome: 'expired' })
+  })
+
   it('refuses an unknown state and one older than ten minutes', async () => {
     await startHost('gitlab')
     expect(await completeLink(deps(), { state: 'made-up', code: 'x', cookie: 'y' })).toMatchObject({ outcome: 'refused', reason: 'unknown' })
-    const started = await flows.begin('U1', 'gitlab')
+    const started = await open('U1', 'gitlab')
     const callback = await authorize('gitlab', started)
     clock.now += 10 * 60_000
     expect(await completeLink(deps(), { ...callback, cookie: started.cookie })).toMatchObject({ outcome: 'refused', reason: 'expired' })
@@ -99,7 +120,7 @@ describe.each(storeBackends(() => postgresDatabase))('OAuth link: $name', (backe
 
   it('gives a state to one of two replicas\' callbacks', async () => {
     await startHost('github')
-    const started = await flows.begin('U1', 'github')
+    const started = await open('U1', 'github')
     const otherFlows = createOAuthFlows({ store: other, now: () => clock.now })
     const outcomes = await Promise.all([flows.finish(started.state, started.cookie), otherFlows.finish(started.state, started.cookie)])
     expect(outcomes.map((o) => o.outcome).sort()).toEqual(['taken', 'unknown'])
@@ -107,7 +128,7 @@ describe.each(storeBackends(() => postgresDatabase))('OAuth link: $name', (backe
 
   it.each(['github', 'gitlab', 'bitbucket'] as const)('links nothing on %s when someone else authorised a forwarded link, and ends their token', async (kind) => {
     const host = await startHost(kind)
-    const started = await flows.begin('U1', kind)
+    const started = await open('U1', kind)
     host.authorizer = 'mallory'
     const result = await completeLink(deps(), { ...(await authorize(kind, started)), cookie: started.cookie })
     expect(result).toMatchObject({ outcome: 'refused', reason: 'wrong_account' })
@@ -118,7 +139,7 @@ describe.each(storeBackends(() => postgresDatabase))('OAuth link: $name', (backe
 
   it('says so when the person declined at the host', async () => {
     await startHost('bitbucket')
-    const started = await flows.begin('U1', 'bitbucket')
+    const started = await open('U1', 'bitbucket')
     expect(await completeLink(deps(), { state: started.state, code: undefined, cookie: started.cookie, error: 'access_denied' }))
       .toMatchObject({ outcome: 'refused', reason: 'denied', message: 'Bitbucket did not authorise prherald (access_denied). Nothing was linked.' })
   })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { linkUrlOf } from '../helpers/review-modal.ts'
+import { TEST_PUBLIC_URL } from '../helpers/review-modal.ts'
 import { ALICE, BOB, scenario, textOf } from './review-scenario.ts'
 
 describe.each(['github', 'gitlab', 'bitbucket'] as const)('review from Slack on %s', (provider) => {
@@ -7,7 +7,7 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('review from Slack on 
 
   it('approve from the modal: the review at the host as the person, for the head the message showed; the message moves only with the webhook', async () => {
     await s.start()
-    await s.talkBack().link(ALICE, 'alice')
+    await s.link(ALICE, 'alice')
     const opened = await s.open('approve')
     expect(opened.view).toMatchObject({ type: 'modal', callback_id: 'prherald_review_form', title: { text: 'Approve' } })
     // Only an opaque id goes to Slack: nothing that names the pull request.
@@ -34,7 +34,7 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('review from Slack on 
 
   it('request changes with no text is refused by the modal; with text it is made', async () => {
     await s.start()
-    await s.talkBack().link(ALICE, 'alice')
+    await s.link(ALICE, 'alice')
     const opened = await s.open('request_changes')
     expect(JSON.stringify(opened.view.blocks)).toContain('"optional":false')
     expect(await s.submit(opened, '   ')).toMatchObject({ response_action: 'errors', errors: { review_text: expect.stringContaining('needs a comment') } })
@@ -46,7 +46,7 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('review from Slack on 
 
   it('the author approving their own pull request is shown the host\'s refusal in its words', async () => {
     await s.start()
-    await s.talkBack().link(BOB, s.facts.author)
+    await s.link(BOB, s.facts.author)
     const opened = await s.open('approve', BOB)
     await s.submit(opened, undefined, BOB)
     const said = { github: 'Can not approve your own pull request', gitlab: '401', bitbucket: 'You can&#39;t approve your own pull request.' }[provider]
@@ -62,6 +62,6 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('review from Slack on 
     const opened = await s.open('approve', BOB)
     expect(opened.view.private_metadata).toBeUndefined()
     expect(opened.view.submit).toBeUndefined()
-    expect(textOf(opened.view)).toContain(linkUrlOf(BOB, provider))
+    expect(textOf(opened.view)).toContain(`${TEST_PUBLIC_URL}/oauth/${provider}/start?state=`)
   })
 })

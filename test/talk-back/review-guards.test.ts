@@ -18,7 +18,7 @@ const rejected = () => s.h.service!.entries().filter((e) => e.msg === 'rejected 
 describe('what the modal sends back is not trusted', () => {
   it('an unknown form id is refused and nothing is reviewed', async () => {
     await s.start()
-    await s.talkBack().link(ALICE, 'alice')
+    await s.link(ALICE, 'alice')
     const opened = await s.open('approve')
     const answer = await s.submit({ view: { ...opened.view, private_metadata: 'github:Codertocat/Hello-World#7' }, viewId: opened.viewId }, 'ok')
     expect(answer?.response_action).toBe('update')
@@ -31,8 +31,8 @@ describe('what the modal sends back is not trusted', () => {
 
   it('another person\'s form is refused, and stays good for its owner', async () => {
     await s.start()
-    await s.talkBack().link(ALICE, 'alice')
-    await s.talkBack().link(BOB, 'Codertocat')
+    await s.link(ALICE, 'alice')
+    await s.link(BOB, 'Codertocat')
     const opened = await s.open('comment')
     const answer = await s.submit(opened, 'as someone else', BOB)
     expect(textOf(answer!.view!)).toContain('opened by someone else')
@@ -46,7 +46,7 @@ describe('what the modal sends back is not trusted', () => {
 
 it('five reviews a minute per person: the sixth is refused politely in the modal, the form kept', async () => {
   await s.start()
-  await s.talkBack().link(ALICE, 'alice')
+  await s.link(ALICE, 'alice')
   for (let i = 1; i <= 5; i++) {
     const opened = await s.open('comment')
     expect((await s.submit(opened, `note ${i}`))?.response_action).toBe('update')
@@ -59,7 +59,7 @@ it('five reviews a minute per person: the sixth is refused politely in the modal
 
 it('Slack\'s retry of a submission, and a second submission of the same form, make one review', async () => {
   await s.start()
-  await s.talkBack().link(ALICE, 'alice')
+  await s.link(ALICE, 'alice')
   const opened = await s.open('approve')
   const payload = viewSubmissionPayload({ user: ALICE, viewId: opened.viewId, view: opened.view, text: 'LGTM' })
   expect((await (await sendInteraction(s.h.service!.url, payload)).json() as { response_action: string }).response_action).toBe('update')
@@ -89,22 +89,22 @@ describe('rendering', () => {
       ['prherald_start_review', 'github:Codertocat/Hello-World#7'],
       ['prherald_review_approve', 'approve'], ['prherald_review_request_changes', 'request_changes'], ['prherald_review_comment', 'comment'],
     ])
-    await s.talkBack().link(ALICE, 'alice')
+    await s.link(ALICE, 'alice')
     const opened = await s.open('request_changes', ALICE, 'buttons')
     expect(opened.view).toMatchObject({ callback_id: 'prherald_review_form', title: { text: 'Request changes' } })
   })
 
-  it('reviews off: no review action on the message, and a click sent anyway opens no form', async () => {
-    await s.start({ reviews: 'off', review_actions: 'buttons' })
+  it('reviews off (talk-back on for thread replies): no review action on the message, and a click sent anyway opens no form', async () => {
+    await s.start({ reviews: 'off', thread_replies: 'linked', review_actions: 'buttons' })
     expect(actionsOf().map((e) => e.action_id)).toEqual(['prherald_start_review'])
-    await s.talkBack().link(ALICE, 'alice')
+    await s.link(ALICE, 'alice')
     const opened = await s.open('approve')
     expect(opened.view.private_metadata).toBeUndefined()
     expect(textOf(opened.view)).toContain('off for this repository')
   })
 
-  it('talk-back not running: no review action, and a click is ignored', async () => {
-    await s.start({ reviews: 'on' }, { withTalkBack: false })
+  it('slack.talk_back turning nothing on: no review action, and a click is ignored', async () => {
+    await s.start(null)
     expect(actionsOf().map((e) => e.action_id)).toEqual(['prherald_start_review'])
     const res = await sendInteraction(s.h.service!.url, reviewActionPayload({ user: ALICE, channel: CHANNEL, messageTs: s.message().ts, action: 'approve' }))
     expect(res.status).toBe(200)
@@ -117,7 +117,7 @@ describe('GitLab without request changes', () => {
   it('a server older than 19.2 is not asked to request changes: the modal says so; approving still works', async () => {
     g.fake().gitlabVersion = '17.11.0-ee'
     await g.start()
-    await g.talkBack().link(ALICE, 'alice')
+    await g.link(ALICE, 'alice')
     const refused = await g.open('request_changes')
     expect(refused.view.private_metadata).toBeUndefined()
     expect(textOf(refused.view)).toContain('cannot request changes')
@@ -137,7 +137,7 @@ describe('over Socket Mode', () => {
     s.h.slack.socketUrl = sockets.socketUrl
     await s.start({ reviews: 'on' }, { slack: { socket_mode: true }, env: { SLACK_APP_TOKEN: 'xapp-1-A0PRHERALD-1-abc' } })
     await waitFor('the socket', () => sockets!.connections.length === 1)
-    await s.talkBack().link(ALICE, 'alice')
+    await s.link(ALICE, 'alice')
     const click = reviewActionPayload({ user: ALICE, channel: CHANNEL, messageTs: s.message().ts, action: 'approve' })
     expect(await sockets.envelope('interactive', click, 'env-click')).toEqual({ envelope_id: 'env-click' })
     await waitFor('views.open', () => s.h.slack.count('views.open') === 1)

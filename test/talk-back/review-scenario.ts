@@ -4,7 +4,7 @@ import type { SlackMessageState } from '../helpers/fake-slack.ts'
 import { pullRequest, review } from '../helpers/github-payloads.ts'
 import { mergeRequestHook } from '../helpers/gitlab-fixtures.ts'
 import { usePrherald } from '../helpers/prherald-harness.ts'
-import { linkUrlOf, reviewActionPayload, testTalkBack, viewSubmissionPayload } from '../helpers/review-modal.ts'
+import { linkThroughVault, reviewActionPayload, talkBackEnv, viewSubmissionPayload } from '../helpers/review-modal.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { sendInteraction, TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { waitFor, writeConfig } from '../helpers/start-prherald.ts'
@@ -58,7 +58,7 @@ export function scenario(provider: FakeHostKind) {
   const facts = HOSTS[provider]
   const h = usePrherald({ provider })
   let fake: FakeOAuthHost
-  let talkBack: ReturnType<typeof testTalkBack>
+  let env: Record<string, string | undefined>
 
   beforeEach(async () => {
     fake = await startFakeOAuthHost(provider, {
@@ -70,13 +70,13 @@ export function scenario(provider: FakeHostKind) {
   afterEach(async () => fake.close())
 
   /** Starts the server with `slack.talk_back` as given (and `slack` keys or variables besides), then opens the pull request. */
-  const start = async (talkBackConfig: Record<string, unknown> | undefined = { reviews: 'on' }, extra: { slack?: Record<string, unknown>; env?: Record<string, string>; withTalkBack?: boolean } = {}) => {
+  const start = async (talkBackConfig: Record<string, unknown> | null = { reviews: 'on' }, extra: { slack?: Record<string, unknown>; env?: Record<string, string> } = {}) => {
     writeConfig(h.dir.path, { git_provider: provider, slack: { ...(talkBackConfig ? { talk_back: talkBackConfig } : {}), ...extra.slack }, mappings: facts.mappings })
-    const env = h.env({ SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...extra.env })
-    talkBack = testTalkBack({ fake, env, dir: h.dir.path })
-    await h.start(env, extra.withTalkBack === false ? {} : { talkBack: talkBack.build })
+    env = h.env({ SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...talkBackEnv(fake), ...extra.env })
+    await h.start(env)
     await send(facts.opened())
   }
+  const link = (slackUser: string, login: string) => linkThroughVault(h.dir.path, env, fake, slackUser, login)
   const send = async (delivery: { event: string; payload: unknown }) => {
     expect((await deliver(h.service!.url, provider, delivery)).status).toBe(200)
     expect(await h.service!.settle(10_000)).toBe(true)
@@ -107,6 +107,6 @@ export function scenario(provider: FakeHostKind) {
     await waitFor('views.update', () => (h.slack.modals.get(viewId)?.updates ?? 0) > 0)
     return textOf(h.slack.modals.get(viewId)!.view)
   }
-  return { facts, h, fake: () => fake, talkBack: () => talkBack, start, send, message, open, submit, outcome }
+  return { facts, h, fake: () => fake, link, start, send, message, open, submit, outcome }
 }
 
