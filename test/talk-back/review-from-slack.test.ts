@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { waitFor } from '../helpers/start-prherald.ts'
 import { TEST_PUBLIC_URL } from '../helpers/review-modal.ts'
 import { ALICE, BOB, scenario, textOf } from './review-scenario.ts'
 
@@ -63,5 +64,34 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('review from Slack on 
     expect(opened.view.private_metadata).toBeUndefined()
     expect(opened.view.submit).toBeUndefined()
     expect(textOf(opened.view)).toContain(`${TEST_PUBLIC_URL}/oauth/${provider}/start?state=`)
+  })
+})
+
+// GitHub takes an approval's text in the review itself; GitLab and Bitbucket comment after approving.
+describe.each(['gitlab', 'bitbucket'] as const)('approving with text on %s', (provider) => {
+  const s = scenario(provider)
+  it('an approval whose comment fails is reported, not hidden', async () => {
+    await s.start()
+    await s.link(ALICE, 'alice')
+    s.fake().failComments = 1
+    const opened = await s.open('approve')
+    await s.submit(opened, 'Nice work')
+    expect(await s.outcome(opened.viewId)).toContain('but your comment was not posted')
+    expect(s.fake().reviews).toEqual([expect.objectContaining({ kind: 'approve', author: 'alice' })])
+    expect(s.fake().comments).toEqual([])
+    expect(s.h.service!.entries().filter((e) => e.msg === 'audit: talk-back action')).toEqual([expect.objectContaining({ outcome: 'comment_failed' })])
+  })
+})
+
+describe('a slow host', () => {
+  const s = scenario('gitlab')
+  it('the modal opens as "Loading…" within the trigger\'s 3 s, then shows the form', async () => {
+    await s.start()
+    await s.link(ALICE, 'alice')
+    s.fake().apiDelayMs = 1800
+    const opened = await s.open('request_changes')
+    expect(textOf(opened.view)).toContain('Loading')
+    await waitFor('the form', () => s.h.slack.modals.get(opened.viewId)?.view.callback_id === 'prherald_review_form')
+    expect(s.h.slack.modals.get(opened.viewId)!.view.private_metadata).toMatch(/^[\w-]{20,}$/)
   })
 })
