@@ -146,7 +146,12 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
         return fieldError(`You have sent ${PER_MINUTE.reviews} reviews from Slack in the last minute; please wait a moment and submit again.`)
       }
       if (!(await deps.store.takeReviewForm(form.id))) return update(noticeView(form.action, 'This review was already submitted.'))
-      void send(form, submission).catch((error: unknown) => logger.warn('review from slack: the modal was not updated', errorFields(error)))
+      void send(form, submission).catch(async (error: unknown) => {
+        // Before the host was asked (the store, a token refresh) or while telling the outcome: said once, in the log and the modal.
+        logger.warn('review from slack failed', { pr_key: pullRequestKey(form.pr), ...errorFields(error) })
+        await deps.slack.updateView(submission.viewId, noticeView(form.action, 'prherald could not finish this review; try again from the message in a moment.'))
+          .catch(() => undefined)
+      })
       return update(noticeView(form.action, 'Submitting…'))
     },
   }
