@@ -6,6 +6,7 @@ import { REVIEW_FORM } from '../../src/slack/decode-review-action.ts'
 import { REVIEW_BUTTON_PREFIX, REVIEW_MENU_ACTION } from '../../src/slack/render-review-actions.ts'
 import { openDatabase } from '../../src/store/open-database.ts'
 import { createSqliteStore } from '../../src/store/sqlite-store.ts'
+import type { Store } from '../../src/store/store.ts'
 import { readTokenCipher } from '../../src/talk-back/token-cipher.ts'
 import { createTokenVault } from '../../src/talk-back/token-vault.ts'
 import type { FakeOAuthHost } from './fake-oauth.ts'
@@ -28,18 +29,22 @@ export function talkBackEnv(fake: FakeOAuthHost): Env {
 
 /**
  * Links `slackUser` to the fake host's account `login` as a finished OAuth flow would: tokens the fake issued,
- * sealed under the env's key and written through a vault over the service's own SQLite file.
+ * sealed under the env's key and written through a vault over `store` (one over the service's own database).
  */
-export async function linkThroughVault(dir: string, env: Env, fake: FakeOAuthHost, slackUser: string, login: string): Promise<void> {
+export async function linkAccount(store: Store, env: Env, fake: FakeOAuthHost, slackUser: string, login: string): Promise<void> {
   const account = fake.accounts.find((a) => a.login === login)
   if (!account) throw new Error(`the fake ${fake.kind} has no account ${login}`)
-  const db = openDatabase(join(dir, 'prherald.db'))
-  const store = createSqliteStore(db)
+  const vault = createTokenVault({
+    store, cipher: readTokenCipher(env)!, apiOf: () => undefined, redirectUri: () => `${TEST_PUBLIC_URL}/oauth/${fake.kind}/callback`, now: Date.now, owner: 'test',
+  })
+  await vault.link(slackUser, fake.kind, { ...fake.issue(login), expiresAt: Date.now() + 3_600_000 }, { login, accountKey: account.accountId ?? login })
+}
+
+/** linkAccount through a second store over the in-process service's SQLite file in `dir`. */
+export async function linkThroughVault(dir: string, env: Env, fake: FakeOAuthHost, slackUser: string, login: string): Promise<void> {
+  const store = createSqliteStore(openDatabase(join(dir, 'prherald.db')))
   try {
-    const vault = createTokenVault({
-      store, cipher: readTokenCipher(env)!, apiOf: () => undefined, redirectUri: () => `${TEST_PUBLIC_URL}/oauth/${fake.kind}/callback`, now: Date.now, owner: 'test',
-    })
-    await vault.link(slackUser, fake.kind, { ...fake.issue(login), expiresAt: Date.now() + 3_600_000 }, { login, accountKey: account.accountId ?? login })
+    await linkAccount(store, env, fake, slackUser, login)
   } finally {
     await store.close()
   }
