@@ -43,7 +43,7 @@ export const NO_ACCESS: HostAccess = { token: undefined, extra: {}, scheme: unde
 export function createCheckContext(settings: Settings, own: HostSettings, credentials: CheckCredentials): CheckContext {
   const { host } = own
   return {
-    provider: own.id,
+    host,
     mappings: own.mappings,
     featureScopes: settings.lookupUsersByEmail && settings.hosts.some((h) => h.host.people.emailLookup) ? [LOOKUP_SCOPE] : [],
     personalScopes: personalScopes(settings, credentials.interactiveRoutes || settings.socketMode),

@@ -77,7 +77,7 @@ function authResults(env: Env, host: GitHost): CheckResult[] {
 /** PRHERALD_PUBLIC_URL: https://, or http:// on loopback only (config/public-url.ts); never shown with its user-info. */
 function publicUrlResult(url: string | undefined): CheckResult {
   const target = 'PRHERALD_PUBLIC_URL'
-  if (!url) return { name: 'public url', target, status: 'SKIP', reason: 'not set (only create-webhook needs it)' }
+  if (!url) return { name: 'public url', target, status: 'SKIP', reason: 'not set (create-webhook needs it, and talk-back\'s account links)' }
   const problem = publicUrlProblem(url)
   if (problem) return { name: 'public url', target, status: 'FAIL', reason: `${redactUrl(url)} ${problem}`, fix: `set PRHERALD_PUBLIC_URL to the https:// URL the git host delivers to` }
   return { name: 'public url', target, status: 'OK', reason: redactUrl(url) }
@@ -152,7 +152,7 @@ export function mappingsSection(settings: Pick<Settings, 'configFile' | 'lockFil
   const owners = new Set(routes.map((r) => r.owner)).size
   const withPaths = routes.filter((r) => r.paths.length > 0).length
   const token = own.host.variables.token
-  const plan = planValidation({ provider: own.id, mappings: own.mappings }, lock, gitTokenSet, false)
+  const plan = planValidation({ host: own.host, mappings: own.mappings }, lock, gitTokenSet, false)
   const results: CheckResult[] = [
     routes.length === 0
       ? { name: 'entries', target, status: 'SKIP', reason: 'no mapping entries: every delivery is ignored' }

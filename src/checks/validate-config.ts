@@ -12,10 +12,10 @@ export interface ValidationPlan {
 }
 
 /** Pure: which entries need validating, by comparing each entry's hash with its config.lock record. */
-export function planValidation(ctx: Pick<CheckContext, 'provider' | 'mappings'>, lock: ConfigLock, gitTokenSet: boolean, force: boolean): ValidationPlan {
+export function planValidation(ctx: Pick<CheckContext, 'host' | 'mappings'>, lock: ConfigLock, gitTokenSet: boolean, force: boolean): ValidationPlan {
   const plan: ValidationPlan = { stale: [], current: [] }
   for (const route of listRoutes(ctx.mappings)) {
-    const hash = entryHash(ctx.provider, route, gitTokenSet)
+    const hash = entryHash(ctx.host.id, route, gitTokenSet)
     const locked = lock.entries[entryKey(route)]
     if (!force && locked?.hash === hash) plan.current.push({ route, locked })
     else plan.stale.push({ route, hash })

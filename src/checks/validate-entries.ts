@@ -1,6 +1,6 @@
 import PQueue from 'p-queue'
 import type { Mappings } from '../config/schema.ts'
-import type { Provider } from '../../machines/pull-request-event.ts'
+import type { GitHost } from '../hosts/contract.ts'
 import type { WebhookApi } from '../hosts/webhooks.ts'
 import type { CheckResult } from './check-result.ts'
 import { mappingCheck } from './mapping-check.ts'
@@ -9,11 +9,10 @@ import type { SlackCheckOptions } from './slack-api.ts'
 import type { FeatureScope } from './personal-scopes.ts'
 import { slackAccessCheck } from './slack-auth-check.ts'
 import { slackChannelCheck } from './slack-channel-check.ts'
-import { hostOf } from '../hosts/registry.ts'
 import { gitHostFailure, webhookCheck } from './webhook-check.ts'
 
 export interface CheckContext {
-  provider: Provider
+  host: GitHost
   mappings: Mappings
   /** undefined when SLACK_BOT_TOKEN is not set: slack-auth then FAILs. */
   slack: SlackCheckOptions | undefined
@@ -104,7 +103,7 @@ export async function validateEntries(ctx: CheckContext, targets: readonly Entry
       Promise.all(routeChannels(route).map((channel) => channelCheck(target, channel))),
       repo === '*'
         ? wildcardWebhooks(ctx, owner, calls, reported)
-        : calls.add(() => webhookCheck(ctx.provider, ctx.git, owner, repo)).then((r) => [reported(r)]),
+        : calls.add(() => webhookCheck(ctx.host, ctx.git, owner, repo)).then((r) => [reported(r)]),
     ])
     return { owner, repo, results: [result, ...channels, ...webhooks] }
   }))
@@ -116,7 +115,7 @@ async function wildcardWebhooks(ctx: CheckContext, owner: string, calls: PQueue,
   const target = `${owner}/*`
   const git = ctx.git
   if (!git) {
-    return [reported({ name: 'webhook', target, status: 'SKIP', reason: `${hostOf(ctx.provider).variables.token} is not set; ${owner}'s repositories not listed, webhooks not checked` })]
+    return [reported({ name: 'webhook', target, status: 'SKIP', reason: `${ctx.host.variables.token} is not set; ${owner}'s repositories not listed, webhooks not checked` })]
   }
   let names: string[]
   try {
@@ -131,5 +130,5 @@ async function wildcardWebhooks(ctx: CheckContext, owner: string, calls: PQueue,
     return [reported({ name: 'webhook', target, status: 'OK', reason: `none of ${owner}'s ${names.length} repositories relies on "*"` })]
   }
   // Through the shared queue: an organisation can have hundreds of repositories, and the host rate-limits.
-  return Promise.all(covered.map((name) => calls.add(() => webhookCheck(ctx.provider, git, owner, name)).then(reported)))
+  return Promise.all(covered.map((name) => calls.add(() => webhookCheck(ctx.host, git, owner, name)).then(reported)))
 }

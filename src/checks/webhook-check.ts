@@ -1,20 +1,19 @@
 import { redactUrl, redactUrlsIn } from '../log/redact-url.ts'
-import type { Provider } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
-import { hostOf } from '../hosts/registry.ts'
+import type { GitHost } from '../hosts/contract.ts'
 import type { WebhookApi, WebhookInfo } from '../hosts/webhooks.ts'
 import type { CheckResult } from './check-result.ts'
 
 /** Events of `wanted` a hook lacks; a hook that sends everything (GitHub's `*`) lacks none. */
-function missingEvents(provider: Provider, hook: WebhookInfo, wanted = hostOf(provider).webhook.required): string[] {
-  if (hostOf(provider).webhook.sendsEverything(hook.events)) return []
+function missingEvents(facts: GitHost['webhook'], hook: WebhookInfo, wanted = facts.required): string[] {
+  if (facts.sendsEverything(hook.events)) return []
   return wanted.filter((e) => !hook.events.includes(e))
 }
 
 /** Pure: judges a repository's hooks. Needs an active hook ending in /webhook/<provider> with every required event. */
-export function judgeHooks(provider: Provider, target: string, hooks: readonly WebhookInfo[]): CheckResult {
-  const facts = hostOf(provider).webhook
-  const suffix = `/webhook/${provider}`
+export function judgeHooks(host: GitHost, target: string, hooks: readonly WebhookInfo[]): CheckResult {
+  const facts = host.webhook
+  const suffix = `/webhook/${host.id}`
   const ours = hooks.filter((h) => h.url.replace(/[?#].*$/, '').replace(/\/+$/, '').endsWith(suffix))
   const active = ours.filter((h) => h.active)
   const base = { name: 'webhook', target } as const
@@ -28,7 +27,7 @@ export function judgeHooks(provider: Provider, target: string, hooks: readonly W
       fix: facts.setupFix(target),
     }
   }
-  const best = active.map((h) => ({ hook: h, missing: missingEvents(provider, h) })).sort((a, b) => a.missing.length - b.missing.length)[0]!
+  const best = active.map((h) => ({ hook: h, missing: missingEvents(facts, h) })).sort((a, b) => a.missing.length - b.missing.length)[0]!
   if (best.missing.length > 0) {
     return {
       ...base, status: 'FAIL',
@@ -37,7 +36,7 @@ export function judgeHooks(provider: Provider, target: string, hooks: readonly W
     }
   }
   // Without the optional events only checks on the message are missing: worth saying, never worth a FAIL.
-  const optional = missingEvents(provider, best.hook, facts.optional)
+  const optional = missingEvents(facts, best.hook, facts.optional)
   if (optional.length > 0) {
     return {
       ...base, status: 'WARN',
@@ -52,19 +51,18 @@ export function judgeHooks(provider: Provider, target: string, hooks: readonly W
  * webhook: SKIP without a token; otherwise judge the repository's hooks, and when none will do, the hooks of
  * its organisation or workspace, which deliver for every repository in it.
  */
-export async function webhookCheck(provider: Provider, api: WebhookApi | undefined, owner: string, repo: string): Promise<CheckResult> {
+export async function webhookCheck(host: GitHost, api: WebhookApi | undefined, owner: string, repo: string): Promise<CheckResult> {
   const target = `${owner}/${repo}`
-  const host = hostOf(provider)
   if (!api) return { name: 'webhook', target, status: 'SKIP', reason: `${host.variables.token} is not set; webhook not checked` }
   let verdict: CheckResult
   try {
-    verdict = judgeHooks(provider, target, await api.listHooks(owner, repo))
+    verdict = judgeHooks(host, target, await api.listHooks(owner, repo))
   } catch (error) {
     return gitHostFailure('webhook', target, error)
   }
   if (verdict.status === 'OK' || verdict.status === 'WARN') return verdict
   try {
-    const ownerVerdict = judgeHooks(provider, target, await api.listOwnerHooks(owner))
+    const ownerVerdict = judgeHooks(host, target, await api.listOwnerHooks(owner))
     return ownerVerdict.status === 'OK' ? { ...ownerVerdict, reason: `${host.words.owner} ${ownerVerdict.reason}` } : verdict
   } catch (error) {
     // A personal account has no organisation hooks (404); any other failure leaves the repository's verdict.

@@ -3,7 +3,7 @@ import type { HostMappings } from '../routing/resolve-route.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
-import type { Store } from '../store/store.ts'
+import type { JobClaims, MessageStore } from '../store/store.ts'
 import { buildDigests, isStuck, type ChannelDigest } from './build-digest.ts'
 import { parseHolidayCalendar } from '../config/digest-calendar.ts'
 import { digestDay } from './digest-day.ts'
@@ -11,7 +11,7 @@ import { candidatesBySchedule, type ScheduledCandidate } from './digest-schedule
 import { postDigest } from './post-digest.ts'
 
 export interface DigestRunDeps {
-  store: Store
+  store: MessageStore & JobClaims
   slack: SlackClient
   pacer: SlackPacer
   logger: Logger

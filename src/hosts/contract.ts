@@ -166,6 +166,12 @@ export interface HostApi {
   emailOf?(login: string): Promise<string | undefined>
   /** Hosts whose credentials differ per owner (a GitHub App's installations): how the owner's calls authenticate; throws when they cannot. */
   ownerAccess?(owner: string): Promise<string>
+  /**
+   * Whether prherald's own credentials may comment on the owner's pull requests (talk-back's `everyone` replies):
+   * `granted` undefined where the host does not tell (`says` why). Per owner where `ownerAccess` is, else the
+   * same for every owner. Throws when the host cannot be asked.
+   */
+  commentAccess?(owner: string): Promise<{ granted: boolean | undefined; says: string }>
 }
 
 export interface HostReconcile {

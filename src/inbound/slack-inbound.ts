@@ -10,7 +10,7 @@ import { decodeInteraction, interactionPayload } from '../slack/decode-interacti
 import { foreignOrigin } from '../slack/foreign-origin.ts'
 import { postToResponseUrl } from '../slack/slack-api.ts'
 import type { TokenWorkspace } from '../slack/token-workspace.ts'
-import type { Store } from '../store/store.ts'
+import type { SlackRequests } from '../store/store.ts'
 import type { ReviewFromSlack } from '../talk-back/review-from-slack.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 
@@ -26,9 +26,6 @@ export type SlackInboundRequest =
 
 /** What the acknowledgement carries: an HTTP 200's JSON body, or a Socket Mode ack's payload; nothing when undefined. */
 export type SlackInboundAnswer = Record<string, unknown> | undefined
-
-/** The store's record of Slack's requests taken: shared by replicas, surviving a restart. */
-export type SlackRequests = Pick<Store, 'claimSlackRequest' | 'releaseSlackRequest'>
 
 export interface SlackInboundDeps {
   /** The workspace and app of SLACK_BOT_TOKEN (auth.test, once): a request naming another is not acted on. */

@@ -1,14 +1,14 @@
 import { pullRequestKey, storedPullRequest, type Provider } from '../../machines/pull-request-event.ts'
 import type { LifecycleEvent, ReviewClick } from '../../machines/lifecycle-event.ts'
 import type { Logger } from '../log/logger.ts'
-import { hasMessage, type Store } from '../store/store.ts'
+import { hasMessage, type DeliveryStore, type MessageStore } from '../store/store.ts'
 
 export type ClickResult = { status: 'accepted' } | { status: 'ignored'; reason: 'unknown_pull_request' | 'not_its_message' | 'duplicate_click' }
 
 export interface ClickIntakeDeps {
   /** The configured hosts: a button of a host no longer configured is not acted on. */
   providers: readonly Provider[]
-  store: Store
+  store: DeliveryStore & MessageStore
   logger: Logger
   /** The pull request's mailbox; called once the click is durable. */
   handOff: (event: LifecycleEvent) => void

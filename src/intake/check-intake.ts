@@ -4,13 +4,13 @@ import type { CheckDelivery } from '../../machines/pull-request-event.ts'
 import { pullRequestKey, type IgnoreReason, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { Logger } from '../log/logger.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
-import { hasMessage, type DeliveryBody, type Store } from '../store/store.ts'
+import { hasMessage, type DeliveryBody, type DeliveryStore, type MessageStore } from '../store/store.ts'
 import { duplicateReason } from './duplicate-reason.ts'
 import { logIgnored } from './log-ignored.ts'
 
 export interface CheckIntakeDeps {
   mappings: Mappings
-  store: Store
+  store: DeliveryStore & MessageStore
   logger: Logger
   handOff: (event: PullRequestEvent) => void
 }

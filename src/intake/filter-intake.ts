@@ -2,7 +2,7 @@ import { isReviewClick, type LifecycleEvent } from '../../machines/lifecycle-eve
 import { pullRequestKey, storedPullRequest, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { Logger } from '../log/logger.ts'
 import { filterMatch, type FilterMatch, type PullRequestFilter } from '../routing/pull-request-filter.ts'
-import { hasMessage, type Store } from '../store/store.ts'
+import { hasMessage, type MessageStore } from '../store/store.ts'
 import { ignoredFacts } from './log-ignored.ts'
 
 function logFiltered(logger: Logger, match: FilterMatch, event: PullRequestEvent): void {
@@ -20,7 +20,7 @@ function logFiltered(logger: Logger, match: FilterMatch, event: PullRequestEvent
  * Decided here only while no batch of the pull request is pending or running (`busy`): such a batch may be
  * announcing it right now, so the delivery is accepted and its batch decides (filteredInBatch).
  */
-export async function isFiltered(deps: { store: Store; logger: Logger; busy?: (prKey: string) => boolean }, filter: PullRequestFilter, event: PullRequestEvent): Promise<boolean> {
+export async function isFiltered(deps: { store: MessageStore; logger: Logger; busy?: (prKey: string) => boolean }, filter: PullRequestFilter, event: PullRequestEvent): Promise<boolean> {
   const match = filterMatch(filter, event)
   if (!match || deps.busy?.(pullRequestKey(event))) return false
   const rows = await deps.store.findMessages(storedPullRequest(event))

@@ -6,11 +6,10 @@ import type { GitHost } from '../hosts/contract.ts'
 import { classifyDependencyBump } from '../../machines/dependency-bump.ts'
 import type { Logger } from '../log/logger.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
-import type { Store } from '../store/store.ts'
 import { isMutedBotReview } from './bot-review.ts'
 import { createCheckIntake } from './check-intake.ts'
 import { duplicateReason } from './duplicate-reason.ts'
-import type { DeliveryBody } from '../store/store.ts'
+import type { DeliveryBody, DeliveryStore, MessageStore } from '../store/store.ts'
 import { ignoredFacts, logIgnored } from './log-ignored.ts'
 import { isFiltered } from './filter-intake.ts'
 
@@ -25,7 +24,7 @@ export interface IntakeDeps {
   mappings: Mappings
   /** `reviews`: muted bot reviews are dropped here, and dependency-bot pull requests are marked here. */
   reviews: ReviewSettings
-  store: Store
+  store: DeliveryStore & MessageStore
   logger: Logger
   handOff: HandOff
   /**

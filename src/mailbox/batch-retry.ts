@@ -1,13 +1,13 @@
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
-import type { Store } from '../store/store.ts'
+import type { DeliveryStore } from '../store/store.ts'
 
 /** The longest wait between two tries of a failing batch. */
 export const MAX_BACKOFF_MS = 300_000
 
 export interface BatchRetryDeps {
-  store: Pick<Store, 'recordFailedBatch' | 'pendingDeliveryStats'>
+  store: DeliveryStore
   logger: Logger
   /** Failed batches of a pull request before its pending deliveries are parked (database.retry_attempts). */
   attempts: number

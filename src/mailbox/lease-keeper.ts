@@ -4,7 +4,7 @@ import { hostname } from 'node:os'
 import type { Provider, PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
-import type { Store } from '../store/store.ts'
+import type { SharedWork } from '../store/store.ts'
 
 /** At most so many expired deliveries are taken over per sweep; the next sweep takes more. */
 const CLAIM_LIMIT = 500
@@ -15,7 +15,7 @@ export function replicaId(): string {
 }
 
 export interface LeaseKeeperDeps {
-  store: Store
+  store: SharedWork
   logger: Logger
   /** This server's replica id. */
   owner: string

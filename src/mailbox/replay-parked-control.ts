@@ -1,11 +1,11 @@
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { ControlHandler } from '../control/control-response.ts'
 import type { Logger } from '../log/logger.ts'
-import type { Store } from '../store/store.ts'
+import type { DeliveryStore } from '../store/store.ts'
 import { handOffStored } from './hand-off-stored.ts'
 
 export interface ReplayParkedControlDeps {
-  store: Pick<Store, 'replayParked' | 'pendingDeliveries'>
+  store: DeliveryStore
   logger: Logger
   /** The pull request's mailbox, as for a delivery. */
   handOff: (event: LifecycleEvent) => void

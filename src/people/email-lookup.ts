@@ -3,7 +3,7 @@ import type { CallLimit } from '../hosts/contract.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
-import type { PersonLookup, Store } from '../store/store.ts'
+import type { PeopleCache, PersonLookup } from '../store/store.ts'
 
 /** A git-host login's Slack user id, or undefined. Never throws. */
 export type LookupUser = (login: string) => Promise<string | undefined>
@@ -19,7 +19,7 @@ export const LOOKUP_TTL_MS: Record<PersonLookup['outcome'], number> = { found: 7
 export interface EmailLookupDeps {
   /** The host whose logins these are: the cache keys a login by its host. */
   provider: string
-  store: Pick<Store, 'findPersonLookup' | 'savePersonLookup'>
+  store: PeopleCache
   /** The host's look-up of a login's public profile email (GitHost's HostApi.emailOf). */
   emailOf: (login: string) => Promise<string | undefined>
   slack: Pick<SlackClient, 'lookupUserByEmail'>

@@ -4,7 +4,7 @@ import type { Logger } from '../log/logger.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
-import type { Store } from '../store/store.ts'
+import type { DirectMessageStore, IntentStore, PeopleCache, PreferenceStore } from '../store/store.ts'
 import { createPersonDirectory, type PersonDirectory } from './person-directory.ts'
 import { createQueueDirectMessages, createResolveDirectMessages, type QueueDirectMessages } from './queue-direct-messages.ts'
 import { createDirectMessageSender } from './send-direct-messages.ts'
@@ -23,7 +23,7 @@ export interface Personal {
 /** The personal side's parts, built once by the worker factory from the worker's own client and pacer. */
 export function createPersonal(options: {
   settings: Pick<Settings, 'directMessages'>
-  store: Store
+  store: DirectMessageStore & IntentStore & PreferenceStore & PeopleCache
   /** The worker's message client: the personal side's reads and its direct messages go through it. */
   slack: SlackClient
   logger: Logger

@@ -1,6 +1,6 @@
 import type { Logger } from '../log/logger.ts'
 import type { HomeClick } from '../slack/decode-home-action.ts'
-import type { Store } from '../store/store.ts'
+import type { PreferenceStore } from '../store/store.ts'
 import type { PersonOf } from './person-of.ts'
 import type { PublishHome } from './publish-home.ts'
 
@@ -9,7 +9,7 @@ import type { PublishHome } from './publish-home.ts'
  * stored with the calls `/prherald dm on|off` and `unmute` make, before Slack gets its 200, then the tab is
  * published again to show it. Someone prherald does not know changes nothing, as with `/prherald`.
  */
-export function createHomeActions(deps: { store: Store; personOf: PersonOf; publishHome: PublishHome; logger: Logger }) {
+export function createHomeActions(deps: { store: PreferenceStore; personOf: PersonOf; publishHome: PublishHome; logger: Logger }) {
   return async function applyHomeClick(click: HomeClick): Promise<void> {
     if (!(await deps.personOf(click.user))) {
       deps.logger.info('ignored slack interaction', { reason: 'not_mapped', slack_user: click.user })

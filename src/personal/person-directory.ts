@@ -4,7 +4,7 @@ import { DEFAULT_WORKING_HOURS, deliveryTime, parseWorkingHours } from '../confi
 import { errorFields, type Logger } from '../log/logger.ts'
 import type { SlackDirectory } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
-import type { Store } from '../store/store.ts'
+import type { PeopleCache, PreferenceStore } from '../store/store.ts'
 
 /** How long users.info's time zone is trusted, and a user group's members. */
 const ZONE_TTL_MS = 7 * 24 * 3600_000
@@ -26,7 +26,7 @@ export interface PersonDirectory {
  */
 export function createPersonDirectory(deps: {
   settings: DirectMessageSettings
-  store: Store
+  store: PreferenceStore & PeopleCache
   slack: SlackDirectory
   pacer: SlackPacer
   logger: Logger

@@ -1,6 +1,6 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { People } from '../slack/person-names.ts'
-import type { Store } from '../store/store.ts'
+import type { PeopleCache } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
 
 /** Each configured host's people maps, by host id: a pull request is read with its own host's. */
@@ -15,7 +15,7 @@ export type PersonOf = (slackUser: string) => Promise<HostPeople | undefined>
  * matched on each host. Those logins join their host's map for this one answer, so "waiting on you" and
  * "your pull requests" find them as they find `users:`. A person mapped on two hosts sees both hosts' pull requests.
  */
-export function createPersonOf(deps: { people: HostPeople; store: Pick<Store, 'loginsOfSlackUser'>; lookupUsersByEmail: boolean }): PersonOf {
+export function createPersonOf(deps: { people: HostPeople; store: PeopleCache; lookupUsersByEmail: boolean }): PersonOf {
   return async (slackUser) => {
     const mapped = [...deps.people.values()].some((people) => Object.values(people.users).includes(slackUser))
     const found = deps.lookupUsersByEmail ? await deps.store.loginsOfSlackUser(slackUser) : []

@@ -3,7 +3,7 @@ import type { HostSet } from '../config/connect-hosts.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
-import type { Store } from '../store/store.ts'
+import type { MessageStore, PeopleCache, PreferenceStore, SlackRequests } from '../store/store.ts'
 import type { TalkBack } from '../talk-back/create-talk-back.ts'
 import type { Personal } from './create-personal.ts'
 import { createHomeActions, type HomeActions } from './home-actions.ts'
@@ -22,13 +22,13 @@ export function personalRoutes(deps: {
   personal: Personal
   /** The message client: the home tab is published like any other change. */
   slack: Pick<SlackClient, 'publishHome'>
-  store: Store
+  store: MessageStore & PreferenceStore & PeopleCache & SlackRequests
   pacer: SlackPacer
   logger: Logger
   /** Talk-back (docs/talk-back.md): `/prherald link|unlink` and the home tab's link button; absent when it is off. */
   talkBack?: TalkBack | undefined
 }): {
-  run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; requests: Pick<Store, 'claimSlackRequest' | 'releaseSlackRequest'>
+  run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; requests: SlackRequests
 } {
   const { settings, personal, store } = deps
   const people = new Map([...deps.hosts.values()].map((own) => [own.id, { users: own.users, teams: own.teams }]))

@@ -5,7 +5,7 @@ import { HOME_ACTIONS, homeMetadata } from '../slack/decode-home-action.ts'
 import { pullRequestLink } from '../slack/render-direct-message.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
-import type { Store } from '../store/store.ts'
+import type { MessageStore, PreferenceStore } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
 import { groupsOf, type PersonOf } from './person-of.ts'
 import { minePullRequests, openPullRequests } from './pull-request-lists.ts'
@@ -22,7 +22,7 @@ const MUTES_SHOWN = 40
  * names its owner, so a click is acted on only for the person it belongs to. Published through the pacer.
  */
 export function createPublishHome(deps: {
-  store: Store
+  store: MessageStore & PreferenceStore
   settings: DirectMessageSettings
   personOf: PersonOf
   directory: PersonDirectory

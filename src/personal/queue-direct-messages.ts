@@ -7,8 +7,7 @@ import type { DirectMessageSettings } from '../config/settings.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import { renderDirectMessageLine } from '../slack/render-direct-message.ts'
-import type { DirectMessageIntent } from '../store/personal-store.ts'
-import type { Store } from '../store/store.ts'
+import type { DirectMessageIntent, DirectMessageStore, PreferenceStore } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
 
 export interface BatchNews {
@@ -37,7 +36,7 @@ export function createQueueDirectMessages(deps: { settings: DirectMessageSetting
       const to = event.to
       const user = to.type === 'author' ? mappedId(people.users, to.key) : to.type === 'user' ? mappedId(people.users, to.accountId ?? to.login) : undefined
       const group = to.type === 'team' && people.teams ? mappedId(people.teams, to.slug) : undefined
-      const target = user ? `user:${user}` : group ? `group:${group}` : undefined
+      const target = user ? { kind: 'user' as const, id: user } : group ? { kind: 'group' as const, id: group } : undefined
       return target ? [{ target, dmKey: event.key, prKey, body: renderDirectMessageLine(event, context), actorUser, createdAt: deps.now() }] : []
     })
   }
@@ -51,7 +50,7 @@ export type QueueDirectMessages = ReturnType<typeof createQueueDirectMessages>
  * pull request and did not do it themselves, each due now or at the start of their next working day. Slack
  * look-ups that fail fall back (person-directory.ts). An intent that fails stays for the next round.
  */
-export function createResolveDirectMessages(deps: { settings: DirectMessageSettings; store: Store; directory: PersonDirectory; logger: Logger }) {
+export function createResolveDirectMessages(deps: { settings: DirectMessageSettings; store: DirectMessageStore & PreferenceStore; directory: PersonDirectory; logger: Logger }) {
   const { settings } = deps
   const wants = async (user: string): Promise<boolean> => {
     const chosen = (await deps.store.preferenceOf(user)).directMessages ?? settings.people[user]?.directMessages
@@ -60,8 +59,7 @@ export function createResolveDirectMessages(deps: { settings: DirectMessageSetti
   return async function resolveDirectMessages(now: number): Promise<void> {
     for (const intent of await deps.store.directMessageIntents()) {
       try {
-        const [kind, id = ''] = intent.target.split(':')
-        const users = kind === 'group' ? await deps.directory.groupMembers(id) : [id]
+        const users = intent.target.kind === 'group' ? await deps.directory.groupMembers(intent.target.id) : [intent.target.id]
         const rows = []
         for (const user of users) {
           if (user === intent.actorUser || !(await wants(user)) || (await deps.store.isMuted(user, intent.prKey))) continue

@@ -1,6 +1,6 @@
 import type { DirectMessageSettings } from '../config/settings.ts'
 import { parseWorkingHours } from '../config/working-hours.ts'
-import type { Store } from '../store/store.ts'
+import type { MessageStore, PreferenceStore } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
 import { groupsOf, type PersonOf } from './person-of.ts'
 import { channelPullRequests, minePullRequests, openPullRequests } from './pull-request-lists.ts'
@@ -28,7 +28,7 @@ export const COMMAND_HELP = [
 const NOT_MAPPED = 'prherald does not know you yet: ask whoever runs it to add your git login and your Slack member id (Profile, ⋮ More, Copy member ID) under `users:` in config.yaml.'
 
 export interface CommandDeps {
-  store: Store
+  store: MessageStore & PreferenceStore
   settings: DirectMessageSettings
   /** `users:`, else the email look-up's cache read backwards. */
   personOf: PersonOf

@@ -5,11 +5,10 @@ import type { LeftIntent, Outbox } from '../slack/outbox.ts'
 import { gatherDirectMessage, LINES_PER_MESSAGE } from '../slack/render-direct-message.ts'
 import type { SlackDirectory } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
-import type { DirectMessageRecord } from '../store/personal-store.ts'
-import type { Store } from '../store/store.ts'
+import type { DirectMessageRecord, DirectMessageStore, IntentStore } from '../store/store.ts'
 
 export interface DirectMessageSenderDeps {
-  store: Store
+  store: DirectMessageStore & IntentStore
   directory: SlackDirectory
   pacer: SlackPacer
   /** Makes each gathered message exactly once (slack/outbox.ts). */

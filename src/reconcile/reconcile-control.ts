@@ -5,7 +5,7 @@ import type { PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { CallLimit } from '../worker/call-limit.ts'
 import { PrheraldError } from '../errors.ts'
 import type { Logger } from '../log/logger.ts'
-import type { Store } from '../store/store.ts'
+import type { DeliveryStore, HookMarks, MessageStore } from '../store/store.ts'
 import { formatReport, reportFailed } from './format-report.ts'
 import { logReport } from './log-report.ts'
 import { runReconcile } from './run-reconcile.ts'
@@ -15,7 +15,7 @@ export interface ReconcileControlDeps {
   settings: Settings
   /** Every configured host: a request names one, or runs for all. */
   hosts: HostSet
-  store: Store
+  store: MessageStore & DeliveryStore & HookMarks
   logger: Logger
   /** The pull request's mailbox, as for a delivery. */
   handOff: (event: PullRequestEvent) => void

@@ -5,7 +5,7 @@ import type { CallLimit } from '../worker/call-limit.ts'
 import { ShutdownInterrupt } from '../slack/retry-transient.ts'
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
-import type { Store } from '../store/store.ts'
+import type { DeliveryStore, HookMarks, JobClaims, MessageStore } from '../store/store.ts'
 import type { GateClock } from '../hosts/host-rate-gate.ts'
 import { logReport } from './log-report.ts'
 import { runReconcile } from './run-reconcile.ts'
@@ -15,7 +15,7 @@ import { hasCredentials } from '../hosts/contract.ts'
 export const ON_START_WINDOW_MS = 24 * 60 * 60_000
 
 /**
- * Replicas sharing a database that start within the same minute run it once between them (Store.claimRun).
+ * Replicas sharing a database that start within the same minute run it once between them (JobClaims.claimRun).
  * A minute, not longer: a server restarted a minute or more after the last start reconciles again, since
  * deliveries may have failed in between. Two starts on either side of a minute's edge both run it, which is
  * harmless: a difference is applied once by the mailboxes, and a duplicate redelivery is dropped by the intake.
@@ -26,7 +26,7 @@ export interface ReconcileOnStartDeps {
   settings: Settings
   /** Every configured host: each with credentials is reconciled, one after another. */
   hosts: HostSet
-  store: Store
+  store: MessageStore & DeliveryStore & HookMarks & JobClaims
   logger: Logger
   /** The intake's hand-off: the pull request's mailbox. */
   handOff: (event: PullRequestEvent) => void

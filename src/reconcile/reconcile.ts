@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import { pullRequestKey, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
+import { pullRequestKey, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
-import { hasMessage, type PullRequestRef, type Store } from '../store/store.ts'
-import type { HostReconcile } from '../hosts/contract.ts'
+import { hasMessage, type DeliveryStore, type MessageStore, type PullRequestRef } from '../store/store.ts'
+import type { GitHost, HostReconcile } from '../hosts/contract.ts'
 import { differenceOf, reconcileEvent, type ReconcileChange } from './reconcile-difference.ts'
 import { runStop, stopsRun, type RunStop } from './run-stop.ts'
 
 export interface ReconcileDeps {
-  store: Store
-  provider: Provider
+  store: MessageStore & DeliveryStore
+  host: GitHost
   readPullRequest: HostReconcile['readPullRequest']
   /**
    * Hands a recorded synthetic delivery to the lifecycle path: the pull request's mailbox in a server, the
@@ -58,7 +58,7 @@ const label = (ref: PullRequestRef) => `${ref.repository}#${ref.prNumber}`
  * concurrently; the git-host call slots and rate gate inside `readPullRequest` bound the calls.
  */
 export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
-  const refs = await deps.store.openPullRequests({ provider: deps.provider, repository: deps.repository, touchedSince: deps.touchedSince })
+  const refs = await deps.store.openPullRequests({ provider: deps.host.id, repository: deps.repository, touchedSince: deps.touchedSince })
   const newId = deps.newDeliveryId ?? (() => `reconcile-${randomUUID()}`)
   let stopped: ReconcileResult['stopped']
 
@@ -79,7 +79,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
       return { line: { pullRequest: label(ref), changes: difference.changes } }
     } catch (error) {
       if (stopsRun(error)) {
-        stopped ??= runStop(deps.provider, error)
+        stopped ??= runStop(deps.host, error)
         return { notChecked: true }
       }
       return { line: { pullRequest: label(ref), error: error instanceof Error ? error.message : String(error), fix: isPrheraldError(error) ? error.fix : undefined } }

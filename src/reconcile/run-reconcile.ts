@@ -6,7 +6,7 @@ import { PrheraldError } from '../errors.ts'
 import type { HostApi, MissedDeliveriesResult } from '../hosts/contract.ts'
 import type { ConnectedHost } from '../config/connect-hosts.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
-import type { Store } from '../store/store.ts'
+import type { DeliveryStore, HookMarks, MessageStore } from '../store/store.ts'
 import { createHostRateGate, type GateClock } from '../hosts/host-rate-gate.ts'
 import { reconcile, type ReconcileResult } from './reconcile.ts'
 import { runStop, stopsRun } from './run-stop.ts'
@@ -18,7 +18,7 @@ export interface RunReconcileOptions {
   settings: Pick<Settings, 'publicUrl'>
   /** The host reconciled, with its mappings and the API client the composition root built. */
   host: ReconcileHost
-  store: Store
+  store: MessageStore & DeliveryStore & HookMarks
   /** Hands a synthetic delivery to the lifecycle path; absent for a dry run. */
   apply?: ((event: PullRequestEvent) => Promise<void>) | undefined
   /**
@@ -72,7 +72,7 @@ export async function runReconcile(options: RunReconcileOptions): Promise<Reconc
   const clock = options.clock ?? realClock
   const gate = createHostRateGate({ host: host.words.name, limit: options.limit, clock, maxWaitMs: options.maxWaitMs ?? MAX_RATE_LIMIT_WAIT_MS, onWait: options.onWait })
   const reads = api.reconcile(gate, clock)
-  const common = { store, provider: host.id, apply: options.apply, repository: options.repository, touchedSince: options.touchedSince }
+  const common = { store, host, apply: options.apply, repository: options.repository, touchedSince: options.touchedSince }
   const dryRun = options.apply === undefined
   const missedDeliveries = reads.missedDeliveries
   if (!missedDeliveries) return { dryRun, pullRequests: await reconcile({ ...common, readPullRequest: reads.readPullRequest }) }
@@ -91,6 +91,6 @@ export async function runReconcile(options: RunReconcileOptions): Promise<Reconc
   } catch (error) {
     // Only a stop (rate limit, refused token) escapes missedDeliveries: the pull requests' results still stand.
     if (!stopsRun(error)) throw error
-    return { dryRun, pullRequests: { ...pullRequests, stopped: runStop(host.id, error) } }
+    return { dryRun, pullRequests: { ...pullRequests, stopped: runStop(host, error) } }
   }
 }

@@ -1,6 +1,5 @@
-import type { Provider } from '../../machines/pull-request-event.ts'
 import type { PrheraldError } from '../errors.ts'
-import { hostOf } from '../hosts/registry.ts'
+import type { GitHost } from '../hosts/contract.ts'
 
 export { stopsRun } from '../hosts/git-host-error.ts'
 
@@ -11,8 +10,7 @@ export interface RunStop {
 }
 
 /** The report's `stopped` line; a refused token is named by its variable, the host's 401 kept as the detail. */
-export function runStop(provider: Provider, error: PrheraldError): RunStop {
+export function runStop(host: GitHost, error: PrheraldError): RunStop {
   if (error.code !== 'git_host_auth') return { message: error.message, fix: error.fix }
-  const host = hostOf(provider)
   return { message: `${host.words.name} refused the token in ${host.variables.token} (${error.message})`, fix: error.fix }
 }

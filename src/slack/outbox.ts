@@ -1,7 +1,6 @@
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
-import type { MessageRecord, PostIntent, PullRequestRef, Store } from '../store/store.ts'
-import type { DirectMessageRecord } from '../store/personal-store.ts'
+import type { DirectMessageRecord, IntentStore, MessageRecord, PostIntent, PullRequestRef } from '../store/store.ts'
 import { HISTORY_PAGES, postMarker, replyMarker, type HistoryWindow, type PostMarker } from './find-marked-message.ts'
 import { lookupDelayMs } from './post-outcome.ts'
 import type { SlackMethod } from './rate-limits.ts'
@@ -26,7 +25,7 @@ export interface LeftIntent {
 }
 
 export interface OutboxDeps {
-  store: Store
+  store: IntentStore
   slack: SlackClient
   logger: Logger
   retry: RetryPolicy

@@ -6,11 +6,11 @@ import {
   type DeliveryRow, type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow, type ThreadReplyRow,
 } from './store-rows.ts'
 import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store, StoredMessage } from './store.ts'
-import { createPersonalStore } from './personal-store.ts'
+import { createPersonalStore, targetText } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
 import { createReviewFormStore } from './review-form-store.ts'
 import { personalQueries } from './personal-queries.ts'
-import { storedEvent, storedLifecycle } from './stored-json.ts'
+import { readStoredEvent, storedEvent, storedLifecycle } from './stored-json.ts'
 
 export interface StoreDeps {
   driver: StoreDriver
@@ -57,12 +57,12 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       await write(messageStep(m, now()))
     },
     async forgetBefore(cutoff, replayCutoff = cutoff) {
-      const [messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0, slackRequests = 0] = await driver.write([
+      const [messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0, slackRequests = 0, directMessages = 0] = await driver.write([
         [q.deleteMessagesUntouchedSince, [cutoff]], [q.deleteAppliedDeliveriesBefore, [replayCutoff]], [q.deleteBodiesBefore, [replayCutoff]],
         [q.deleteRunClaimsBefore, [cutoff]], [q.deleteThreadRepliesBefore, [cutoff]], [q.deleteHeadsBefore, [cutoff]],
-        [q.deleteSlackRequestsBefore, [replayCutoff]],
+        [q.deleteSlackRequestsBefore, [replayCutoff]], [q.deleteDirectMessagesBefore, [cutoff]],
       ])
-      return { messages, deliveries, bodies, runClaims, threadRecords: replies + heads, slackRequests }
+      return { messages, deliveries, bodies, runClaims, threadRecords: replies + heads, slackRequests, directMessages }
     },
     async claimSlackRequest(requestId) {
       return (await driver.write([[q.claimSlackRequest, [requestId, now()]]]))[0] === 1
@@ -84,6 +84,8 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       } else steps.push([q.recordDelivery, [d.provider, d.deliveryId, d.prKey, storedEvent(d.event), at]])
       return driver.write(steps).then((n) => n.at(-1) === 1)
     },
+    // A field without a value dropped, as JSON drops it.
+    readBack: (event) => readStoredEvent(storedEvent(event)),
     async firstDeliveryOfBody(provider, digest) {
       return (await first<{ delivery_id: string }>(q.firstDeliveryOfBody, [provider, digest]))?.delivery_id
     },
@@ -97,7 +99,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       if (outcome.deliveryIds.length > 0) steps.push([q.markApplied, [at, outcome.provider, JSON.stringify(outcome.deliveryIds)]])
       const active = outcome.activity
       if (active) steps.push([q.markActivity, [at, active.provider, active.repository, active.prNumber]])
-      for (const d of outcome.directMessages ?? []) steps.push([personalQueries.queueIntent, [d.target, d.dmKey, d.prKey, d.body, d.actorUser ?? null, d.createdAt]])
+      for (const d of outcome.directMessages ?? []) steps.push([personalQueries.queueIntent, [targetText(d.target), d.dmKey, d.prKey, d.body, d.actorUser ?? null, d.createdAt]])
       if (steps.length > 0) await write(...steps)
     },
     async pendingDeliveryStats() {

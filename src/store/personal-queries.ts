@@ -22,8 +22,6 @@ const sql = {
   deleteIntent: 'DELETE FROM direct_message_intents WHERE target = ? AND dm_key = ?',
   batchesLeft: 'SELECT * FROM direct_messages WHERE batch IS NOT NULL AND outcome IS NULL ORDER BY created_at, dm_key{bytewise}',
   directMessagesOf: 'SELECT * FROM direct_messages WHERE recipient = ? ORDER BY created_at, dm_key{bytewise}',
-  nextDue: 'SELECT min(due_at) AS due FROM direct_messages WHERE outcome IS NULL',
-  deleteDirectMessagesBefore: 'DELETE FROM direct_messages WHERE outcome IS NOT NULL AND created_at < ?',
 
   preferenceOf: 'SELECT * FROM person_preferences WHERE slack_user = ?',
   savePreference: `INSERT INTO person_preferences (slack_user, direct_messages, working_hours, updated_at) VALUES (?, ?, ?, ?)

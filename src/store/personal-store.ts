@@ -1,71 +1,9 @@
 import { personalQueries as q } from './personal-queries.ts'
+import type { DirectMessageIntent, DirectMessageRecord, DirectMessageStore, IntentStore, PeopleCache, PersonPreference, PreferenceStore } from './store.ts'
 import type { Param, StoreDriver } from './store-driver.ts'
 
-/** A direct message waiting to be sent, or sent: one line about one pull request, for one person. */
-export interface DirectMessageRecord {
-  recipient: string
-  dmKey: string
-  prKey: string
-  body: string
-  dueAt: number
-  createdAt: number
-  /** The gathered message this row went out in (or is going out in): its metadata carries it. */
-  batch?: string | undefined
-  batchAt?: number | undefined
-  outcome?: 'sent' | 'dropped' | undefined
-  channel?: string | undefined
-  ts?: string | undefined
-}
-
-export interface PersonPreference {
-  directMessages?: 'on' | 'off' | undefined
-  workingHours?: string | undefined
-}
-
-/** A direct message as its batch gives it, before the people look-ups (who is in a group, when is their morning). */
-export interface DirectMessageIntent {
-  /** `user:<Slack user id>` or `group:<Slack user group id>`. */
-  target: string
-  dmKey: string
-  prKey: string
-  body: string
-  /** Who did it, as a Slack user: not told of their own doing. */
-  actorUser: string | undefined
-  createdAt: number
-}
-
 /** The personal side of the store (docs/notifications.md); the same statements on SQLite and PostgreSQL. */
-export interface PersonalStore {
-  /** Queues each row unless one with its recipient and key exists (sent or not): a replay queues nothing. Returns how many were new. */
-  queueDirectMessages(rows: ReadonlyArray<Omit<DirectMessageRecord, 'batch' | 'batchAt' | 'outcome' | 'channel' | 'ts'>>): Promise<number>
-  /** Direct messages batches committed and no sender resolved yet, oldest first (a hundred at most). */
-  directMessageIntents(): Promise<DirectMessageIntent[]>
-  /** Queues the rows an intent resolved to and drops the intent, in one transaction. */
-  resolveDirectMessageIntent(intent: DirectMessageIntent, rows: ReadonlyArray<Omit<DirectMessageRecord, 'batch' | 'batchAt' | 'outcome' | 'channel' | 'ts'>>): Promise<number>
-  /** People with direct messages due at `now` that no sender holds. */
-  dueRecipients(now: number): Promise<string[]>
-  /** Claims a person's due messages for `owner` until `until`; none when another sender holds them. */
-  claimDirectMessages(recipient: string, owner: string, now: number, until: number): Promise<DirectMessageRecord[]>
-  /** Records the batch before it is posted: the intent a lookup starts from. */
-  setBatch(recipient: string, owner: string, dmKeys: readonly string[], batch: string, at: number): Promise<void>
-  finishBatch(recipient: string, batch: string, outcome: 'sent' | 'dropped', channel: string | null, ts: string | null): Promise<void>
-  releaseDirectMessages(recipient: string, owner: string): Promise<void>
-  /** Rows whose batch was written and not finished (a post of unknown outcome), oldest first: for start-up recovery. */
-  directMessageBatchesLeft(): Promise<DirectMessageRecord[]>
-  directMessagesOf(recipient: string): Promise<DirectMessageRecord[]>
-  /** The earliest due time of an unsent message, for the sender's next wake-up. */
-  nextDirectMessageDue(): Promise<number | undefined>
-  forgetDirectMessagesBefore(cutoff: number): Promise<number>
-  preferenceOf(slackUser: string): Promise<PersonPreference>
-  savePreference(slackUser: string, change: PersonPreference): Promise<void>
-  setMuted(slackUser: string, prKey: string, muted: boolean): Promise<void>
-  isMuted(slackUser: string, prKey: string): Promise<boolean>
-  /** The pull requests (their keys) the person muted, the oldest mute first. */
-  mutesOf(slackUser: string): Promise<string[]>
-  /** A cached time zone: `{ timeZone: undefined }` when Slack has none; undefined when not cached or expired. */
-  zoneOf(slackUser: string, now: number): Promise<{ timeZone: string | undefined } | undefined>
-  saveZone(slackUser: string, timeZone: string | undefined, expiresAt: number): Promise<void>
-}
+type PersonalStore = DirectMessageStore & PreferenceStore & Pick<PeopleCache, 'zoneOf' | 'saveZone'> & Pick<IntentStore, 'setBatch' | 'finishBatch'>
 
 interface DirectMessageRow {
   recipient: string
@@ -80,6 +18,9 @@ interface DirectMessageRow {
   channel: string | null
   ts: string | null
 }
+
+/** A direct message's target as its intent's row keeps it. */
+export const targetText = (target: DirectMessageIntent['target']): string => `${target.kind}:${target.id}`
 
 const fromRow = (r: DirectMessageRow): DirectMessageRecord => ({
   recipient: r.recipient, dmKey: r.dm_key, prKey: r.pr_key, body: r.body, dueAt: Number(r.due_at), createdAt: Number(r.created_at),
@@ -98,12 +39,13 @@ export function createPersonalStore(driver: StoreDriver, now: () => number): Per
     },
     async directMessageIntents() {
       const rows = await read<{ target: string; dm_key: string; pr_key: string; body: string; actor_user: string | null; created_at: number | string }>(q.intents, [])
-      return rows.map((r) => ({ target: r.target, dmKey: r.dm_key, prKey: r.pr_key, body: r.body, actorUser: r.actor_user ?? undefined, createdAt: Number(r.created_at) }))
+      const targetOf = (text: string) => ({ kind: text.startsWith('group:') ? 'group' as const : 'user' as const, id: text.slice(text.indexOf(':') + 1) })
+      return rows.map((r) => ({ target: targetOf(r.target), dmKey: r.dm_key, prKey: r.pr_key, body: r.body, actorUser: r.actor_user ?? undefined, createdAt: Number(r.created_at) }))
     },
     async resolveDirectMessageIntent(intent, rows) {
       const counts = await driver.write([
         ...rows.map((r) => [q.queueDirectMessage, [r.recipient, r.dmKey, r.prKey, r.body, r.dueAt, r.createdAt]] as const),
-        [q.deleteIntent, [intent.target, intent.dmKey]],
+        [q.deleteIntent, [targetText(intent.target), intent.dmKey]],
       ])
       return counts.slice(0, -1).reduce((a, b) => a + b, 0)
     },
@@ -129,11 +71,6 @@ export function createPersonalStore(driver: StoreDriver, now: () => number): Per
     async directMessagesOf(recipient) {
       return (await read<DirectMessageRow>(q.directMessagesOf, [recipient])).map(fromRow)
     },
-    async nextDirectMessageDue() {
-      const due = (await read<{ due: number | string | null }>(q.nextDue, []))[0]?.due
-      return due == null ? undefined : Number(due)
-    },
-    forgetDirectMessagesBefore: (cutoff) => write(q.deleteDirectMessagesBefore, [cutoff]),
     async preferenceOf(slackUser) {
       const row = (await read<{ direct_messages: string | null; working_hours: string | null }>(q.preferenceOf, [slackUser]))[0]
       return {

@@ -99,6 +99,8 @@ const sql = {
   claimSlackRequest: 'INSERT INTO slack_requests (request_id, received_at) VALUES (?, ?) ON CONFLICT (request_id) DO NOTHING',
   releaseSlackRequest: 'DELETE FROM slack_requests WHERE request_id = ?',
   deleteSlackRequestsBefore: 'DELETE FROM slack_requests WHERE received_at < ?',
+  // Only finished ones (sent or dropped): a queued message waits for its morning however old its event is.
+  deleteDirectMessagesBefore: 'DELETE FROM direct_messages WHERE outcome IS NOT NULL AND created_at < ?',
 } as const
 
 export type QueryName = keyof typeof sql

@@ -1,13 +1,13 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
-import type { DirectMessageIntent, PersonalStore } from './personal-store.ts'
 import type { ReviewFormStore } from './review-form-store.ts'
 import type { TalkBackStore } from './talk-back-store.ts'
 
 /**
- * What prherald keeps. Callers see only this interface, implemented once (`create-store.ts`) over SQLite
- * (`sqlite-store.ts`) or PostgreSQL for several replicas (`postgres-store.ts`); hence every method is async.
+ * What prherald keeps, as values and as the ports below: implemented once (`create-store.ts`) over SQLite
+ * (`sqlite-store.ts`) or PostgreSQL for several replicas (`postgres-store.ts`); hence every method that
+ * reaches the database is async.
  */
 
 export interface PullRequestRef {
@@ -139,6 +139,39 @@ export interface ThreadReply extends PullRequestRef {
   createdAt: number // unix ms
 }
 
+/** A direct message waiting to be sent, or sent: one line about one pull request, for one person. */
+export interface DirectMessageRecord {
+  recipient: string
+  dmKey: string
+  prKey: string
+  body: string
+  dueAt: number
+  createdAt: number
+  /** The gathered message this row went out in (or is going out in): its metadata carries it. */
+  batch?: string | undefined
+  batchAt?: number | undefined
+  outcome?: 'sent' | 'dropped' | undefined
+  channel?: string | undefined
+  ts?: string | undefined
+}
+
+export interface PersonPreference {
+  directMessages?: 'on' | 'off' | undefined
+  workingHours?: string | undefined
+}
+
+/** A direct message as its batch gives it, before the people look-ups (who is in a group, when is their morning). */
+export interface DirectMessageIntent {
+  /** A Slack user, or a Slack user group whose members the sender looks up (stored as `user:<id>`, `group:<id>`). */
+  target: { kind: 'user' | 'group'; id: string }
+  dmKey: string
+  prKey: string
+  body: string
+  /** Who did it, as a Slack user: not told of their own doing. */
+  actorUser: string | undefined
+  createdAt: number
+}
+
 /** A claim on pending deliveries for one server (docs/architecture.md, "How replicas share the work"). */
 export interface DeliveryLease {
   /** The server's replica id: who holds the deliveries. */
@@ -152,30 +185,6 @@ export interface DeliveryLease {
  * by itself (PostgreSQL: the lock's connection broke, so its advisory lock is gone); never on SQLite.
  */
 export type PullRequestLock = (() => Promise<void>) & { readonly lost: AbortSignal }
-
-/**
- * Work shared between servers on one database. SQLite has one server per file, so there these are trivial
- * (no lock to take, no other server's lease to take over); PostgreSQL coordinates replicas through them.
- */
-export interface SharedWork {
-  /**
-   * True when no other server can accept or apply this database's deliveries (SQLite: the server lock).
-   * Then what this server has recorded and handed to its mailboxes is all that is pending, and a batch it
-   * knows to be complete need not be read back (src/mailbox/known-pending.ts).
-   */
-  readonly soleServer: boolean
-  /**
-   * Waits until no other server works on this pull request, then holds it until the returned release is
-   * called. Never a transaction: Slack calls made while it is held keep no transaction open.
-   */
-  lockPullRequest(prKey: string): Promise<PullRequestLock>
-  /** Every pending delivery of one pull request, in arrival order, whichever server accepted it. */
-  pendingDeliveriesOf(prKey: string): Promise<PendingDelivery[]>
-  /** Extends the leases of deliveries this server holds; never takes one another server holds (unexpired). */
-  renewLeases(lease: DeliveryLease & { provider: Provider; deliveryIds: readonly string[] }): Promise<void>
-  /** Claims up to `limit` pending deliveries whose lease ran out (their server died), in arrival order. */
-  claimExpiredDeliveries(lease: DeliveryLease & { limit: number }): Promise<PendingDelivery[]>
-}
 
 /** Which pull requests prherald-reconcile asks the git host about (docs/reconcile.md). */
 export interface OpenPullRequestFilter {
@@ -194,7 +203,7 @@ export interface HookDeliveryMark {
   deliveryId: string
 }
 
-/** What `Store.forgetBefore` deleted, per kind of row. */
+/** What `JobClaims.forgetBefore` deleted, per kind of row. */
 export interface ForgottenRows {
   /** slack_messages rows untouched since the cutoff. */
   messages: number
@@ -208,30 +217,18 @@ export interface ForgottenRows {
   threadRecords: number
   /** Slack's request ids (event_id, trigger_id) taken before the replay cutoff. */
   slackRequests: number
+  /** Direct messages sent or dropped before the cutoff (one still queued stays, however old). */
+  directMessages: number
 }
 
-export interface Store extends SharedWork, PersonalStore, TalkBackStore, ReviewFormStore {
-  findMessages(pr: PullRequestRef): Promise<StoredMessage[]>
-  /** Pull requests with a message shown as open or draft, each once, by repository then number. */
-  openPullRequests(filter: OpenPullRequestFilter): Promise<PullRequestRef[]>
-  /** Inserts or replaces the row of one channel; bumps `touched_at`. */
-  saveMessage(message: MessageRecord): Promise<void>
-  /**
-   * Cleanup, in one transaction: every row that only served until `cutoff` (unix ms); applied delivery ids
-   * and body digests only until `replayCutoff` (the replay window, which may reach further back). Never touches Slack.
-   */
-  forgetBefore(cutoff: number, replayCutoff?: number): Promise<ForgottenRows>
-  /**
-   * Records one of Slack's requests (`event:<event_id>`, `trigger:<trigger_id>`) as taken; false when it was
-   * already (Slack's retry, on any replica, before or after a restart). Committed before it is acted on.
-   */
-  claimSlackRequest(requestId: string): Promise<boolean>
-  /** Its handler failed before it took effect: the request is no longer taken, so Slack's retry is acted on. */
-  releaseSlackRequest(requestId: string): Promise<void>
-  countMessages(): Promise<number>
-  /** Every message of an open (not draft, not ended) pull request, by channel, then oldest first. */
-  openMessages(): Promise<OpenMessage[]>
+/**
+ * The store by role: each part of prherald asks for the ports it uses (`store: MessageStore & IntentStore`),
+ * so that its deps say what it may touch. `Store` is all of them, opened by the composition roots.
+ * Every port hands back decoded values: nothing above src/store/ parses a stored column.
+ */
 
+/** Deliveries as the intake records them, and the pending ones as the server replays, retries and parks them. */
+export interface DeliveryStore {
   /**
    * Writes the delivery durably; false when this provider already sent this delivery id, or (with `body`)
    * when the same body came before under another delivery id. With `head`, the pull request's head commit is
@@ -239,15 +236,15 @@ export interface Store extends SharedWork, PersonalStore, TalkBackStore, ReviewF
    * waits for one commit, not two.
    */
   recordDelivery(delivery: IncomingDelivery, head?: { pr: PullRequestRef; sha: string }): Promise<boolean>
+  /** An event as the store hands it back once stored: what a batch applies of a delivery it did not read back. */
+  readBack(event: LifecycleEvent): LifecycleEvent
   /** The delivery id a body (by digest) first came with, while the replay window keeps it. */
   firstDeliveryOfBody(provider: Provider, digest: string): Promise<string | undefined>
+  /** Records `sha` as a head commit of the pull request (idempotent; bumps when it was seen). */
+  saveHead(pr: PullRequestRef, sha: string): Promise<void>
+  /** The pull requests of the repository whose head `sha` is or was, by number. */
+  pullRequestsWithHead(provider: Provider, repository: string, sha: string): Promise<number[]>
   pendingDeliveries(): Promise<PendingDelivery[]>
-  /**
-   * Commits what applying deliveries produced, in one transaction: the rows of the pull request's messages
-   * (each inserted or replaced, as saveMessage does) and the deliveries marked applied. A crash before it
-   * leaves every one of them pending, to be replayed together.
-   */
-  commitOutcome(outcome: DeliveryOutcome): Promise<void>
   /** One query: the pending count and the oldest pending delivery's arrival, read at each metrics scrape. */
   pendingDeliveryStats(): Promise<PendingDeliveryStats>
   /**
@@ -257,7 +254,31 @@ export interface Store extends SharedWork, PersonalStore, TalkBackStore, ReviewF
   recordFailedBatch(prKey: string, maxAttempts: number): Promise<number>
   /** Un-parks every parked delivery (attempts back to 0); resolves with them, now pending again. */
   replayParked(): Promise<number>
+}
 
+/** The pull requests' messages: one row per channel, with the lifecycle it shows. */
+export interface MessageStore {
+  findMessages(pr: PullRequestRef): Promise<StoredMessage[]>
+  /** Pull requests with a message shown as open or draft, each once, by repository then number. */
+  openPullRequests(filter: OpenPullRequestFilter): Promise<PullRequestRef[]>
+  /** Every message of an open (not draft, not ended) pull request, by channel, then oldest first. */
+  openMessages(): Promise<OpenMessage[]>
+  countMessages(): Promise<number>
+  /** Inserts or replaces the row of one channel; bumps `touched_at`. */
+  saveMessage(message: MessageRecord): Promise<void>
+  /**
+   * Commits what applying deliveries produced, in one transaction: the rows of the pull request's messages
+   * (each inserted or replaced, as saveMessage does), the deliveries marked applied and the batch's
+   * direct-message intents. A crash before it leaves every one of them pending, to be replayed together.
+   */
+  commitOutcome(outcome: DeliveryOutcome): Promise<void>
+}
+
+/**
+ * The outbox's durable intents (src/slack/outbox.ts), one kind per Slack write that creates something:
+ * posts, thread replies, and direct messages (whose intent is their batch).
+ */
+export interface IntentStore {
   /** Records (or replaces) the intent to post in one channel; resolves once it is committed. */
   recordPostIntent(intent: PostIntent): Promise<void>
   /** The pull request's intent in one channel, left by a post whose outcome is not known yet. */
@@ -268,16 +289,6 @@ export interface Store extends SharedWork, PersonalStore, TalkBackStore, ReviewF
   completePostIntent(message: MessageRecord): Promise<void>
   /** The post with this marker is known not to be in Slack: drops the intent (a newer one is kept). */
   dropPostIntent(pr: PullRequestRef, channel: string, marker: string): Promise<void>
-
-  /** The cached look-up of a login, expired or not (the caller compares expiresAt). */
-  findPersonLookup(provider: Provider, login: string): Promise<PersonLookup | undefined>
-  /** Inserts or replaces the look-up of its login. */
-  savePersonLookup(lookup: PersonLookup): Promise<void>
-  /**
-   * The logins the look-up found to be this Slack user, expired or not (a found match rarely changes; a
-   * fresh look-up that finds otherwise replaces it). The cache read backwards, for /prherald and the home tab.
-   */
-  loginsOfSlackUser(slackUserId: string): Promise<Array<{ provider: Provider; login: string }>>
 
   /** The reply recorded under this key in the pull request's message in `channel`, posted or not. */
   findThreadReply(pr: PullRequestRef, channel: string, replyKey: string): Promise<ThreadReply | undefined>
@@ -290,21 +301,117 @@ export interface Store extends SharedWork, PersonalStore, TalkBackStore, ReviewF
   /** The reply is known not to be in Slack: drops the intent (never a posted reply). */
   dropThreadReplyIntent(pr: PullRequestRef, channel: string, replyKey: string): Promise<void>
 
-  /** Records `sha` as a head commit of the pull request (idempotent; bumps when it was seen). */
-  saveHead(pr: PullRequestRef, sha: string): Promise<void>
-  /** The pull requests of the repository whose head `sha` is or was, by number. */
-  pullRequestsWithHead(provider: Provider, repository: string, sha: string): Promise<number[]>
+  /** Records the batch before it is posted: the intent a lookup starts from. */
+  setBatch(recipient: string, owner: string, dmKeys: readonly string[], batch: string, at: number): Promise<void>
+  finishBatch(recipient: string, batch: string, outcome: 'sent' | 'dropped', channel: string | null, ts: string | null): Promise<void>
+}
 
-  /** The mark of one webhook (`owner/repo#<hook id>`), if reconcile has looked at its log before. */
-  hookDeliveryMark(provider: Provider, hook: string): Promise<HookDeliveryMark | undefined>
-  /** Records (or replaces) a webhook's mark. */
-  saveHookDeliveryMark(provider: Provider, hook: string, mark: HookDeliveryMark): Promise<void>
+/** What prherald keeps of people from the git hosts and Slack, each answer for a while. */
+export interface PeopleCache {
+  /** The cached look-up of a login, expired or not (the caller compares expiresAt). */
+  findPersonLookup(provider: Provider, login: string): Promise<PersonLookup | undefined>
+  /** Inserts or replaces the look-up of its login. */
+  savePersonLookup(lookup: PersonLookup): Promise<void>
+  /**
+   * The logins the look-up found to be this Slack user, expired or not (a found match rarely changes; a
+   * fresh look-up that finds otherwise replaces it). The cache read backwards, for /prherald and the home tab.
+   */
+  loginsOfSlackUser(slackUserId: string): Promise<Array<{ provider: Provider; login: string }>>
+  /** A cached time zone: `{ timeZone: undefined }` when Slack has none; undefined when not cached or expired. */
+  zoneOf(slackUser: string, now: number): Promise<{ timeZone: string | undefined } | undefined>
+  saveZone(slackUser: string, timeZone: string | undefined, expiresAt: number): Promise<void>
+}
+
+type NewDirectMessage = Omit<DirectMessageRecord, 'batch' | 'batchAt' | 'outcome' | 'channel' | 'ts'>
+
+/** Direct messages from their batch's intent to their sender's claim (docs/notifications.md). */
+export interface DirectMessageStore {
+  /** Queues each row unless one with its recipient and key exists (sent or not): a replay queues nothing. Returns how many were new. */
+  queueDirectMessages(rows: readonly NewDirectMessage[]): Promise<number>
+  /** Direct messages batches committed and no sender resolved yet, oldest first (a hundred at most). */
+  directMessageIntents(): Promise<DirectMessageIntent[]>
+  /** Queues the rows an intent resolved to and drops the intent, in one transaction. */
+  resolveDirectMessageIntent(intent: DirectMessageIntent, rows: readonly NewDirectMessage[]): Promise<number>
+  /** People with direct messages due at `now` that no sender holds. */
+  dueRecipients(now: number): Promise<string[]>
+  /** Claims a person's due messages for `owner` until `until`; none when another sender holds them. */
+  claimDirectMessages(recipient: string, owner: string, now: number, until: number): Promise<DirectMessageRecord[]>
+  releaseDirectMessages(recipient: string, owner: string): Promise<void>
+  /** Rows whose batch was written and not finished (a post of unknown outcome), oldest first: for start-up recovery. */
+  directMessageBatchesLeft(): Promise<DirectMessageRecord[]>
+  directMessagesOf(recipient: string): Promise<DirectMessageRecord[]>
+}
+
+/** What people chose: direct messages on or off, working hours, muted pull requests. */
+export interface PreferenceStore {
+  preferenceOf(slackUser: string): Promise<PersonPreference>
+  savePreference(slackUser: string, change: PersonPreference): Promise<void>
+  setMuted(slackUser: string, prKey: string, muted: boolean): Promise<void>
+  isMuted(slackUser: string, prKey: string): Promise<boolean>
+  /** The pull requests (their keys) the person muted, the oldest mute first. */
+  mutesOf(slackUser: string): Promise<string[]>
+}
+
+/** Scheduled jobs: one run each among every process sharing the database, and the cleanup they make. */
+export interface JobClaims {
   /**
    * Claims one run of a scheduled job (`digest:<schedule>`, keyed by the run's local date, say): true for
    * exactly one caller per (job, runKey) among every process sharing the database, false for all others.
    * The claim is never released: a run that fails after claiming is not retried by another process.
    */
   claimRun(job: string, runKey: string): Promise<boolean>
+  /**
+   * Cleanup, in one transaction: every row that only served until `cutoff` (unix ms); applied delivery ids
+   * and body digests only until `replayCutoff` (the replay window, which may reach further back). Never touches Slack.
+   */
+  forgetBefore(cutoff: number, replayCutoff?: number): Promise<ForgottenRows>
+}
 
+/** Where reconcile left off in each webhook's delivery log (a host's missedDeliveries reads and moves it). */
+export interface HookMarks {
+  /** The mark of one webhook (`owner/repo#<hook id>`), if reconcile has looked at its log before. */
+  hookDeliveryMark(provider: Provider, hook: string): Promise<HookDeliveryMark | undefined>
+  /** Records (or replaces) a webhook's mark. */
+  saveHookDeliveryMark(provider: Provider, hook: string, mark: HookDeliveryMark): Promise<void>
+}
+
+/** The inbound pipeline's record of Slack's requests taken: shared by replicas, surviving a restart. */
+export interface SlackRequests {
+  /**
+   * Records one of Slack's requests (`event:<event_id>`, `trigger:<trigger_id>`) as taken; false when it was
+   * already (Slack's retry, on any replica, before or after a restart). Committed before it is acted on.
+   */
+  claimSlackRequest(requestId: string): Promise<boolean>
+  /** Its handler failed before it took effect: the request is no longer taken, so Slack's retry is acted on. */
+  releaseSlackRequest(requestId: string): Promise<void>
+}
+
+/**
+ * Work shared between servers on one database. SQLite has one server per file, so there these are trivial
+ * (no lock to take, no other server's lease to take over); PostgreSQL coordinates replicas through them.
+ */
+export interface SharedWork {
+  /**
+   * True when no other server can accept or apply this database's deliveries (SQLite: the server lock).
+   * Then what this server has recorded and handed to its mailboxes is all that is pending, and a batch it
+   * knows to be complete need not be read back (src/worker/run-batch.ts).
+   */
+  readonly soleServer: boolean
+  /**
+   * Waits until no other server works on this pull request, then holds it until the returned release is
+   * called. Never a transaction: Slack calls made while it is held keep no transaction open.
+   */
+  lockPullRequest(prKey: string): Promise<PullRequestLock>
+  /** Every pending delivery of one pull request, in arrival order, whichever server accepted it. */
+  pendingDeliveriesOf(prKey: string): Promise<PendingDelivery[]>
+  /** Extends the leases of deliveries this server holds; never takes one another server holds (unexpired). */
+  renewLeases(lease: DeliveryLease & { provider: Provider; deliveryIds: readonly string[] }): Promise<void>
+  /** Claims up to `limit` pending deliveries whose lease ran out (their server died), in arrival order. */
+  claimExpiredDeliveries(lease: DeliveryLease & { limit: number }): Promise<PendingDelivery[]>
+}
+
+/** Everything prherald keeps, every port at once: what the composition roots open and close. */
+export interface Store extends DeliveryStore, MessageStore, IntentStore, PeopleCache, DirectMessageStore, PreferenceStore, JobClaims,
+  HookMarks, SlackRequests, SharedWork, TalkBackStore, ReviewFormStore {
   close(): Promise<void>
 }

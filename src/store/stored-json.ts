@@ -36,9 +36,6 @@ export const storedEvent = (event: LifecycleEvent): string => JSON.stringify({ v
 export const readStoredEvent = (text: string): LifecycleEvent =>
   read(text, 'event', EVENT_VERSION, EVENT_UPGRADES) as unknown as LifecycleEvent
 
-/** An event as the store hands it back once stored (a field without a value dropped, as JSON drops it). */
-export const asReadBack = (event: LifecycleEvent): LifecycleEvent => readStoredEvent(storedEvent(event))
-
 export const storedLifecycle = (lifecycle: StoredLifecycle): string => JSON.stringify({ v: LIFECYCLE_VERSION, ...lifecycle })
 
 export const readStoredLifecycle = (text: string): StoredLifecycle =>

@@ -6,7 +6,7 @@ import { hostOf } from '../hosts/registry.ts'
 import type { TalkBackApi } from '../hosts/talk-back-contract.ts'
 import { hostMappings, listHostRoutes, resolveRoute } from '../routing/resolve-route.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
-import type { Store } from '../store/store.ts'
+import type { DirectMessageStore, PeopleCache } from '../store/store.ts'
 import type { TalkBackStore } from '../store/talk-back-store.ts'
 import type { CompleteLinkDeps } from './complete-link.ts'
 import { createOAuthFlows } from './oauth-flows.ts'
@@ -21,7 +21,7 @@ export interface TalkBackDeps {
   hosts: HostSet
   /** PRHERALD_TOKEN_KEY's cipher; undefined: nobody can link (tokens are never stored in the clear). */
   cipher: TokenCipher | undefined
-  store: TalkBackStore & Pick<Store, 'loginsOfSlackUser' | 'queueDirectMessages'>
+  store: TalkBackStore & PeopleCache & DirectMessageStore
   /** This replica, as the owner of a refresh claim (src/mailbox/lease-keeper.ts replicaId). */
   owner: string
   now: () => number

@@ -1,5 +1,5 @@
 import type { GitHost } from '../hosts/contract.ts'
-import type { PersonalStore } from '../store/personal-store.ts'
+import type { DirectMessageStore } from '../store/store.ts'
 import type { LinkedToken } from './token-vault.ts'
 
 /** A GitHub refresh token this close to its six months gets the relink notice. */
@@ -19,7 +19,7 @@ const NO_PULL_REQUEST = '-'
  * or a retry that queues it again queues nothing (the rows' primary key).
  */
 export function createTalkBackNotices(deps: {
-  store: Pick<PersonalStore, 'queueDirectMessages'>
+  store: DirectMessageStore
   hostOf(id: string): GitHost
   now: () => number
   /** Wakes the direct-message sender now rather than at its next round. */

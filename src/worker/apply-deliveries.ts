@@ -9,7 +9,7 @@ import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
 import { filteredInBatch } from '../intake/filter-intake.ts'
 import { resolveHostRoute, type HostMappings } from '../routing/resolve-route.ts'
 import { lockLostError } from '../slack/slack-pacer.ts'
-import { hasMessage, NO_MESSAGE, type MessageRecord, type PullRequestRef } from '../store/store.ts'
+import { hasMessage, NO_MESSAGE, type DirectMessageIntent, type MessageRecord, type PullRequestRef } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
 import { storedPullRequest, type EventKind } from '../../machines/pull-request-event.ts'
 import type { ChooseTargets } from '../routing/message-targets.ts'
@@ -21,7 +21,6 @@ import { plannedReviewPings, plannedThreadUpdates, type PostThreadReplies } from
 import { mappedId } from '../config/people-map.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import type { QueueDirectMessages } from '../personal/queue-direct-messages.ts'
-import type { DirectMessageIntent } from '../store/personal-store.ts'
 
 export interface LifecycleDeps extends PlanRunnerDeps {
   /** Every host's mappings: a pull request is routed by its own host's. */

@@ -6,7 +6,7 @@ import type { HostSet } from '../config/connect-hosts.ts'
 import { createOutbox } from '../slack/outbox.ts'
 import { DEFAULT_RETRY, type RetryPolicy } from '../slack/retry-transient.ts'
 import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-api.ts'
-import type { Store } from '../store/store.ts'
+import type { DeliveryStore, DirectMessageStore, IntentStore, MessageStore, PeopleCache, PreferenceStore, SharedWork } from '../store/store.ts'
 import { createApplyDeliveries, type ApplyDeliveries } from './apply-deliveries.ts'
 import { createBatchRunner, type BatchRunner, type BatchRunnerDeps } from './run-batch.ts'
 import { createOutbound, type Outbound, type OutboundOptions } from './create-outbound.ts'
@@ -23,7 +23,7 @@ export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secre
   secrets: Pick<Secrets, 'slackBotToken' | 'slackSigningSecret'>
   /** Every configured host and its API client (src/config/connect-hosts.ts). */
   hosts: HostSet
-  store: Store
+  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore
   /** Retries across calls; tests shorten them. */
   retry?: RetryPolicy
   /** The personal side's clock (quiet hours, claims); tests move it. */

@@ -1,5 +1,5 @@
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
-import type { PostIntent, PullRequestRef, Store } from '../store/store.ts'
+import type { IntentStore, MessageStore, PostIntent, PullRequestRef, SharedWork } from '../store/store.ts'
 import type { LeftIntent, Outbox } from '../slack/outbox.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-api.ts'
@@ -82,7 +82,7 @@ async function lookUp(intents: LeftIntent[], counts: Map<LeftIntent['kind'], Cou
   return again
 }
 
-type SourceDeps = { store: Store; outbox: Pick<Outbox, 'findPost' | 'findReply'>; pacer: SlackPacer }
+type SourceDeps = { store: IntentStore & MessageStore & SharedWork; outbox: Pick<Outbox, 'findPost' | 'findReply'>; pacer: SlackPacer }
 
 const postFacts = (i: PostIntent) => ({ repository: i.repository, pr: i.prNumber, channel: i.channel, delivery_id: i.marker })
 

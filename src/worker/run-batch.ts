@@ -3,8 +3,7 @@ import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { ReactionSettings } from '../config/settings.ts'
 import type { BatchRetry } from '../mailbox/batch-retry.ts'
 import { ShutdownInterrupt } from '../slack/retry-transient.ts'
-import type { PullRequestRef, Store } from '../store/store.ts'
-import { asReadBack } from '../store/stored-json.ts'
+import type { DeliveryStore, PullRequestRef, SharedWork } from '../store/store.ts'
 import type { SlackChange } from './plan-changes.ts'
 
 /**
@@ -52,7 +51,7 @@ export interface BatchContext {
 }
 
 export interface BatchRunnerDeps {
-  store: Store
+  store: SharedWork & DeliveryStore
   /** Folds, plans, makes the Slack writes and commits (apply-deliveries.ts). */
   apply: (events: readonly LifecycleEvent[], batch: BatchContext) => Promise<void>
   /** Brings messages changed after a lost lock back to the stored state (repaint-after-loss.ts). */
@@ -80,7 +79,7 @@ export interface BatchRunner {
  * -> lease release. The deliveries are only the reason to look: another replica may have applied them
  * (skipped), or accepted earlier ones (applied first, so the order holds across replicas).
  *
- * Pending deliveries are not read back where this server is the only one (`Store.soleServer`) and the
+ * Pending deliveries are not read back where this server is the only one (`SharedWork.soleServer`) and the
  * batch is surely everything pending: every event in it was handed over by an intake right after its own
  * commit (`fresh`, counted once: a retry hands back the same events), and nothing else of its pull request
  * may be pending. A failed batch, a replay, or a read that found more than its batch loses that (`unsure`)
@@ -106,7 +105,7 @@ export function createBatchRunner(deps: BatchRunnerDeps): BatchRunner {
     const batch: BatchContext = { prKey, lost: lock.lost, changedAfterLoss: [] }
     try {
       // A known event is applied exactly as the store would hand it back; one this release cannot read fails the batch.
-      const pending = known ? known.map(asReadBack) : (await deps.store.pendingDeliveriesOf(prKey)).map((d) => {
+      const pending = known ? known.map(deps.store.readBack) : (await deps.store.pendingDeliveriesOf(prKey)).map((d) => {
         if (!d.event) throw d.unreadable
         return d.event
       })

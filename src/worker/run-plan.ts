@@ -4,7 +4,7 @@ import type { RenderOptions } from '../slack/render-review.ts'
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
-import type { MessageRecord, PullRequestRef, Store } from '../store/store.ts'
+import type { MessageRecord, MessageStore, PullRequestRef } from '../store/store.ts'
 import { planMessage, unposted, type MessagePlan, type SlackChange } from './plan-changes.ts'
 import type { Outbox, SlackCall } from '../slack/outbox.ts'
 import { retryTransient, type RetryPolicy } from '../slack/retry-transient.ts'
@@ -14,7 +14,7 @@ import type { People } from '../slack/person-names.ts'
 import type { BatchContext } from './run-batch.ts'
 
 export interface PlanRunnerDeps {
-  store: Store
+  store: MessageStore
   slack: SlackClient
   logger: Logger
   retry: RetryPolicy

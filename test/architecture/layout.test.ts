@@ -54,9 +54,16 @@ describe('the folder graph', () => {
 })
 
 describe('the store decodes what it stores', () => {
-  it('the versioned readers are called only in src/store/, and nothing else parses a stored lifecycle or event', () => {
+  it('the versioned readers (stored-json.ts) are called only in src/store/, and nothing else parses a stored lifecycle or event', () => {
     const offenders = files.filter((file) => !file.startsWith('src/store/'))
-      .filter((file) => /\breadStored(Lifecycle|Event)\b|JSON\.parse\([^)]*\.(lifecycle|event|mentions|reactions)\b/.test(code(file)))
+      .filter((file) => /\breadStored(Lifecycle|Event)\b|\/stored-json\.ts'|JSON\.parse\([^)]*\.(lifecycle|event|mentions|reactions)\b/.test(code(file)))
+    expect(offenders).toEqual([])
+  })
+})
+
+describe('the store by role', () => {
+  it('outside src/store/ a part names the ports it uses, never the whole Store (the composition roots get it from openStore)', () => {
+    const offenders = files.filter((file) => !file.startsWith('src/store/')).filter((file) => /\bStore\b/.test(code(file)))
     expect(offenders).toEqual([])
   })
 })

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { validateConfig } from '../../src/checks/validate-config.ts'
+import { github } from '../../src/hosts/github/index.ts'
 import type { Mappings } from '../../src/config/schema.ts'
 import { emptyLock, hostLock, readConfigLock, writeConfigLock } from '../../src/lock/config-lock.ts'
 import { canonicalJson, entryHash } from '../../src/lock/entry-hash.ts'
@@ -82,7 +83,7 @@ describe('validateConfig', () => {
   beforeEach(async () => { slack = await startFakeSlack({ anyChannel: true }) })
   afterEach(async () => slack.close())
   const mappings: Mappings = { acme: { '*': { channel: 'C0000000001' }, api: { channel: 'C0000000002' } } }
-  const ctx = (m: Mappings) => ({ provider: 'github' as const, mappings: m, slack: { token: 'xoxb-t', apiUrl: slack.url }, git: undefined })
+  const ctx = (m: Mappings) => ({ host: github, mappings: m, slack: { token: 'xoxb-t', apiUrl: slack.url }, git: undefined })
 
   it('validates every entry without a lock, then nothing while the lock is current, then only the changed entry', async () => {
     const first = await validateConfig(ctx(mappings), emptyLock(), { gitTokenSet: false, force: false })

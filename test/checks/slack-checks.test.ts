@@ -3,6 +3,7 @@ import { PERSONAL_SCOPES } from '../../src/checks/personal-scopes.ts'
 import { slackAccessCheck, slackAuthCheck } from '../../src/checks/slack-auth-check.ts'
 import { slackChannelCheck } from '../../src/checks/slack-channel-check.ts'
 import { validateEntries } from '../../src/checks/validate-entries.ts'
+import { github } from '../../src/hosts/github/index.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { TEST_SLACK_TOKEN } from '../helpers/signed-delivery.ts'
 
@@ -59,7 +60,7 @@ describe('slack-auth', () => {
     slack.scopes = ['chat:write', 'reactions:write', 'channels:read', 'groups:read']
     slack.channels.set('C0000000001', {})
     const report = await validateEntries(
-      { provider: 'github', mappings: { acme: { api: { channel: 'C0000000001' } } }, slack: options(), git: undefined },
+      { host: github, mappings: { acme: { api: { channel: 'C0000000001' } } }, slack: options(), git: undefined },
       [{ owner: 'acme', repo: 'api' }],
     )
     expect(report.auth).toMatchObject({ status: 'WARN', reason: expect.stringContaining('lacks channels:history, groups:history') })
@@ -134,7 +135,7 @@ describe('slack-channel', () => {
         mono: { paths: { 'billing/': { channel: 'C0000000002' }, 'web/': { channel: 'C0000000003' } } },
       },
     }
-    const report = await validateEntries({ provider: 'github', mappings, slack: options(), git: undefined }, [{ owner: 'acme', repo: 'mono' }, { owner: 'acme', repo: '*' }])
+    const report = await validateEntries({ host: github, mappings, slack: options(), git: undefined }, [{ owner: 'acme', repo: 'mono' }, { owner: 'acme', repo: '*' }])
     const channelResults = report.entries.flatMap((e) => e.results.filter((r) => r.name === 'slack-channel').map((r) => [r.target, r.status, r.reason.split(' ')[0]]))
     expect(channelResults).toEqual([
       ['acme/mono', 'OK', 'C0000000001'],
@@ -149,7 +150,7 @@ describe('slack-channel', () => {
   it('SKIPs when slack-auth failed, instead of repeating the same token error per channel', async () => {
     slack.faults.push({ method: 'auth.test', fault: { error: 'token_revoked' } })
     const report = await validateEntries(
-      { provider: 'github', mappings: { acme: { api: { channel: 'C0000000001' } } }, slack: options(), git: undefined },
+      { host: github, mappings: { acme: { api: { channel: 'C0000000001' } } }, slack: options(), git: undefined },
       [{ owner: 'acme', repo: 'api' }],
     )
     expect(report.auth?.status).toBe('FAIL')

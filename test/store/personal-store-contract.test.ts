@@ -48,7 +48,10 @@ describe.each(storeBackends(() => postgresDatabase))('personal store: $name', (b
     expect(again).toEqual([expect.objectContaining({ dmKey: 'a', batch: 'batch-1', batchAt: 250 })])
     await other.finishBatch('U1', 'batch-1', 'sent', 'DU1', '1.000100')
     expect(await store.dueRecipients(20_001)).toEqual(['U2'])
-    expect(await store.nextDirectMessageDue()).toBe(100)
+    // Cleanup forgets what was sent before its cutoff, never what is still queued (U1's b, U2's c).
+    expect((await store.forgetBefore(1001)).directMessages).toBe(1)
+    expect((await store.directMessagesOf('U1')).map((m) => m.dmKey)).toEqual(['b'])
+    expect((await store.directMessagesOf('U2')).map((m) => m.dmKey)).toEqual(['c'])
   })
 
   it('keeps preferences, mutes and time zones', async () => {
