@@ -6,15 +6,15 @@ import { hostOf } from '../hosts/registry.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { REVIEW_FORM, type ReviewActionClick, type ReviewSubmission } from '../slack/decode-review-action.ts'
 import type { ModalView, SlackClient } from '../slack/slack-client.ts'
-import type { ReviewForm } from '../store/review-form-store.ts'
-import type { PullRequestRef, Store } from '../store/store.ts'
+import type { ReviewForm, ReviewFormStore } from '../store/review-form-store.ts'
+import type { MessageStore, PullRequestRef } from '../store/store.ts'
 import { auditTalkBack, PER_MINUTE, type PersonLimits } from './person-limits.ts'
 import { formView, linkView, noticeView, outcomeView, type FormSubject } from './review-form-views.ts'
 import type { TalkBackService } from './talk-back-service.ts'
 
 export interface ReviewFromSlackDeps {
   talkBack: Pick<TalkBackService, 'settingsFor' | 'linkUrl' | 'tokenFor' | 'as'>
-  store: Pick<Store, 'messageAt' | 'findMessages' | 'saveReviewForm' | 'reviewForm' | 'takeReviewForm'>
+  store: ReviewFormStore & Pick<MessageStore, 'findMessages'>
   slack: Pick<SlackClient, 'openView' | 'updateView'>
   limits: PersonLimits
   logger: Logger

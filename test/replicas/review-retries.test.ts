@@ -61,7 +61,8 @@ it('a submission retried to the other replica, and the same form submitted there
   const message = [...slack.messages.values()][0]!
 
   expect((await sendInteraction(a.url, reviewActionPayload({ user: ALICE, channel: message.channel, messageTs: message.ts, action: 'approve' }))).status).toBe(200)
-  await waitFor('views.open', () => slack.count('views.open') === 1)
+  // Under load the look-ups may pass 1.5 s: the modal then opens as "Loading…" and becomes the form.
+  await waitFor('the form', () => slack.modals.get('VMODAL1')?.view.callback_id === 'prherald_review_form')
   const view = slack.modals.get('VMODAL1')!.view
   const submission = viewSubmissionPayload({ user: ALICE, viewId: 'VMODAL1', view, text: 'LGTM' })
   const first = await sendInteraction(b.url, submission)

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { waitFor } from '../helpers/start-prherald.ts'
 import { TEST_PUBLIC_URL } from '../helpers/review-modal.ts'
 import { ALICE, BOB, scenario, textOf } from './review-scenario.ts'
 
@@ -90,8 +89,8 @@ describe('a slow host', () => {
     await s.link(ALICE, 'alice')
     s.fake().apiDelayMs = 1800
     const opened = await s.open('request_changes')
-    expect(textOf(opened.view)).toContain('Loading')
-    await waitFor('the form', () => s.h.slack.modals.get(opened.viewId)?.view.callback_id === 'prherald_review_form')
-    expect(s.h.slack.modals.get(opened.viewId)!.view.private_metadata).toMatch(/^[\w-]{20,}$/)
+    expect(textOf(opened.opened)).toContain('Loading')
+    expect(opened.view.callback_id).toBe('prherald_review_form')
+    expect(opened.view.private_metadata).toMatch(/^[\w-]{20,}$/)
   })
 })

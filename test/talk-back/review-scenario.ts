@@ -92,9 +92,10 @@ export function scenario(provider: FakeHostKind) {
     const res = await sendInteraction(h.service!.url, reviewActionPayload({ user, channel: CHANNEL, messageTs: message().ts, action, style }))
     expect(res.status).toBe(200)
     await waitFor('views.open', () => h.slack.count('views.open') > before)
-    const call = h.slack.calls.filter((c) => c.method === 'views.open').at(-1)!
     const viewId = [...h.slack.modals.keys()].at(-1)!
-    return { view: asView(call.body.view), viewId }
+    // A slow start (the look-ups past 1.5 s) opens the modal as "Loading…" and then updates it: the view it became.
+    await waitFor('the modal', () => !textOf(h.slack.modals.get(viewId)!.view).includes('Loading'))
+    return { view: h.slack.modals.get(viewId)!.view, viewId, opened: asView(h.slack.calls.filter((c) => c.method === 'views.open').at(-1)!.body.view) }
   }
   const submit = async (opened: { view: Record<string, unknown>; viewId: string }, text: string | undefined, user = ALICE, triggerId?: string) => {
     const res = await sendInteraction(h.service!.url, viewSubmissionPayload({ user, viewId: opened.viewId, view: opened.view, text, ...(triggerId ? { triggerId } : {}) }))
@@ -104,7 +105,8 @@ export function scenario(provider: FakeHostKind) {
   }
   /** The modal once views.update put the outcome in it. */
   const outcome = async (viewId: string) => {
-    await waitFor('views.update', () => (h.slack.modals.get(viewId)?.updates ?? 0) > 0)
+    // The form has a callback_id; the outcome views.update puts in its place is a notice.
+    await waitFor('views.update', () => h.slack.modals.get(viewId)?.view.callback_id === undefined)
     return textOf(h.slack.modals.get(viewId)!.view)
   }
   return { facts, h, fake: () => fake, link, start, send, message, open, submit, outcome }
