@@ -46,6 +46,7 @@ import { startDirectMessages, type DirectMessageRunner } from './personal/start-
 import { personalRoutes } from './personal/personal-routes.ts'
 import { createThreadReplyEvent } from './inbound/thread-reply-event.ts'
 import { createPersonLimits } from './talk-back/person-limits.ts'
+import { createReviewFromSlack } from './talk-back/review-from-slack.ts'
 import { createTalkBack, talkBackWanted } from './talk-back/create-talk-back.ts'
 import { startRelinkSweep } from './talk-back/relink-sweep.ts'
 import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from './talk-back/token-cipher.ts'
@@ -136,7 +137,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const owner = replicaId()
   // Talk-back only when slack.talk_back turns something on (docs/talk-back.md); otherwise nothing of it runs.
-  // Built before the worker: its batches turn thread replies into comments.
+  // Built before the worker: its batches turn thread replies into comments, and its messages offer the review
+  // actions where `reviews: on`.
   const talkBack = talkBackWanted(settings) ? createTalkBack({
     settings, hosts, cipher: tokenCipher, store, owner, now: options.clock ?? Date.now, logger, kickDirectMessages: () => directMessages?.kick(),
   }) : undefined
@@ -209,6 +211,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     threadReply: talkBack && createThreadReplyEvent({
       store, talkBack, limits: createPersonLimits({ now: options.clock ?? Date.now }), handOff: handOffFresh, logger,
       note: (channel, user, text, threadTs) => pacer.call('chat.postEphemeral', channel, () => slack.postEphemeral(channel, user, text, threadTs)),
+    }),
+    reviews: talkBack && createReviewFromSlack({
+      talkBack, store, slack, logger, limits: createPersonLimits({ now: Date.now }), now: Date.now,
     }),
   })
   let socket: SlackSocket | undefined

@@ -1,3 +1,4 @@
+import type { ReviewKind } from '../../machines/review-kind.ts'
 import type { Env, PullRequestAddress } from './contract.ts'
 
 /**
@@ -63,7 +64,7 @@ export interface HostAccount {
   displayName?: string | undefined
 }
 
-export type ReviewKind = 'approve' | 'request_changes' | 'comment'
+export type { ReviewKind }
 
 export interface Review {
   kind: ReviewKind

@@ -12,6 +12,7 @@ import { postToResponseUrl } from '../slack/slack-api.ts'
 import type { TokenWorkspace } from '../slack/token-workspace.ts'
 import type { ThreadReplyEvent } from './thread-reply-event.ts'
 import type { SlackRequests } from '../store/store.ts'
+import type { ReviewFromSlack } from '../talk-back/review-from-slack.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 
 /**
@@ -39,6 +40,8 @@ export interface SlackInboundDeps {
   /** A home tab's preference click; absent, none are acted on. */
   home?: ((click: HomeClick) => Promise<void>) | undefined
   run: RunCommand
+  /** Reviews from Slack (the review actions' modal); absent, their clicks and submissions are not acted on. */
+  reviews?: Pick<ReviewFromSlack, 'open' | 'submit'> | undefined
   publishHome: PublishHome
   /** SLACK_API_URL: a response_url on its origin is Slack's too (a Slack-compatible server). */
   slackApiUrl: string
@@ -103,14 +106,19 @@ export function createSlackInbound(deps: SlackInboundDeps) {
     }
     const requestId = triggerOf(payload)
     if (await admit('interaction', decoded.origin, requestId)) return undefined
-    await handle(requestId, async () => {
-      if ('click' in decoded) return deps.click(decoded.click)
+    return handle(requestId, async (): Promise<SlackInboundAnswer> => {
+      if ('click' in decoded) return void await deps.click(decoded.click)
+      if ('review' in decoded || 'submission' in decoded) {
+        if (!deps.reviews) return void logger.info('ignored slack interaction', { reason: 'reviews_off' })
+        if ('submission' in decoded) return deps.reviews.submit(decoded.submission)
+        return void await deps.reviews.open(decoded.review)
+      }
       // One person's home tab changes only their own preferences, whoever else's view the payload names.
       if (decoded.home.user !== decoded.home.owner) logger.warn('rejected slack interaction', { reason: 'not_the_view_owner', slack_user: decoded.home.user })
       else if (deps.home) await deps.home(decoded.home)
       else logger.info('ignored slack interaction', { reason: 'home_tab_off' })
+      return undefined
     })
-    return undefined
   }
 
   const command = async (form: URLSearchParams): Promise<SlackInboundAnswer> => {

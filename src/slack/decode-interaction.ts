@@ -4,15 +4,22 @@ import { HOSTS } from '../hosts/registry.ts'
 import { at, str } from '../read-fields.ts'
 import { decodeHomeAction, isHomeAction, type HomeClick } from './decode-home-action.ts'
 import type { SlackOrigin } from './foreign-origin.ts'
+import { decodeReviewAction, decodeReviewSubmission, isReviewAction, type ReviewActionClick, type ReviewSubmission } from './decode-review-action.ts'
 
 /** The button's `action_id`: what tells prherald's own button from anything else Slack might send. */
 export const START_REVIEW_ACTION = 'prherald_start_review'
 
 /** Why a well-signed interaction is not a click prherald acts on; the route answers 200 and logs it. */
-export type InteractionIgnored = 'not_a_button_click' | 'not_our_button' | 'not_on_a_message' | 'not_in_a_home_tab' | 'invalid_payload'
+export type InteractionIgnored = 'not_a_button_click' | 'not_our_button' | 'not_our_view' | 'not_on_a_message' | 'not_in_a_home_tab' | 'invalid_payload'
 
 /** `origin`: where the click came from, as Slack's signed payload says (checked by foreign-origin.ts). */
-export type DecodedInteraction = { click: ReviewClick; origin: SlackOrigin } | { home: HomeClick; origin: SlackOrigin } | { ignored: InteractionIgnored }
+export type DecodedInteraction =
+  | { click: ReviewClick; origin: SlackOrigin }
+  | { home: HomeClick; origin: SlackOrigin }
+  /** A review action on a message (Approve, Request changes, Comment) and the review modal's submission: decode-review-action.ts. */
+  | { review: ReviewActionClick; origin: SlackOrigin }
+  | { submission: ReviewSubmission; origin: SlackOrigin }
+  | { ignored: InteractionIgnored }
 
 /**
  * The value the button carries: the pull request's key (pullRequestKey), e.g. `github:acme/api#42`. The owner
@@ -33,13 +40,25 @@ const TRIGGER_ID = /^[\w.-]{1,200}$/
 export function decodeInteraction(input: string | object): DecodedInteraction {
   const payload = interactionPayload(input)
   if (payload === undefined) return { ignored: 'invalid_payload' }
+  const origin: SlackOrigin = { teamId: str(payload, 'team', 'id') ?? str(payload, 'user', 'team_id'), appId: str(payload, 'api_app_id') }
+  if (str(payload, 'type') === 'view_submission') {
+    const submission = decodeReviewSubmission(payload, str(payload, 'user', 'id') ?? '')
+    if (typeof submission === 'string') return { ignored: submission }
+    return SLACK_USER.test(submission.user) ? { submission, origin } : { ignored: 'invalid_payload' }
+  }
   if (str(payload, 'type') !== 'block_actions') return { ignored: 'not_a_button_click' }
   const actions = at(payload, 'actions')
   const action = Array.isArray(actions)
-    ? (actions as unknown[]).find((a) => str(a, 'action_id') === START_REVIEW_ACTION || isHomeAction(str(a, 'action_id')))
+    ? (actions as unknown[]).find((a) => str(a, 'action_id') === START_REVIEW_ACTION || isHomeAction(str(a, 'action_id')) || isReviewAction(str(a, 'action_id')))
     : undefined
   if (action === undefined) return { ignored: 'not_our_button' }
-  const origin: SlackOrigin = { teamId: str(payload, 'team', 'id') ?? str(payload, 'user', 'team_id'), appId: str(payload, 'api_app_id') }
+  if (isReviewAction(str(action, 'action_id'))) {
+    const user = str(payload, 'user', 'id') ?? ''
+    const trigger = str(payload, 'trigger_id') ?? ''
+    if (!SLACK_USER.test(user) || !TRIGGER_ID.test(trigger)) return { ignored: 'invalid_payload' }
+    const review = decodeReviewAction(payload, action, user, trigger)
+    return typeof review === 'string' ? { ignored: review } : { review, origin }
+  }
   if (isHomeAction(str(action, 'action_id'))) {
     const home = decodeHomeAction(payload, action, SLACK_USER)
     return typeof home === 'string' ? { ignored: home } : { home, origin }

@@ -1,6 +1,8 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import { pullRequestKey, type Provider } from '../../machines/pull-request-event.ts'
+import { pullRequestKey, type Provider, type PullRequestId } from '../../machines/pull-request-event.ts'
+import type { ReviewActionsSetting } from '../config/talk-back-settings.ts'
 import { START_REVIEW_ACTION } from './decode-interaction.ts'
+import { reviewActionElements, type ReviewActionElement } from './render-review-actions.ts'
 
 /** Block Kit's actions block with one button (docs.slack.dev, "Button element"). */
 export interface ActionsBlock {
@@ -12,7 +14,7 @@ export interface ActionsBlock {
     text: { type: 'plain_text'; text: string; emoji: boolean }
     value: string
     url?: string
-  }>
+  } | ReviewActionElement>
 }
 
 export type ReviewBlock = ActionsBlock | { type: 'context'; elements: { type: 'mrkdwn'; text: string }[] }
@@ -23,6 +25,11 @@ export interface RenderOptions {
   reviewButton: boolean
   /** Whether replies in a repository's threads become comments (`thread_replies` not off): the message says so. */
   repliesGo?: (provider: Provider, repository: string) => boolean
+  /**
+   * `slack.talk_back` for the pull request's repository: `menu` or `buttons` when `reviews: on` (the review
+   * actions then sit beside "Start review"), undefined when off. Absent: talk-back is off everywhere.
+   */
+  reviewActions?: (pr: PullRequestId) => ReviewActionsSetting | undefined
 }
 
 export const NO_BUTTON: RenderOptions = { reviewButton: false }
@@ -50,10 +57,14 @@ export function reviewBlocks(lifecycle: StoredLifecycle, options: RenderOptions)
   const value = pullRequestKey(context)
   if (!options.reviewButton || state !== 'open' || value.length > BUTTON_LIMITS.value) return blocks
   const url = context.url.length > 0 && context.url.length <= BUTTON_LIMITS.url ? { url: context.url } : {}
+  const actions = options.reviewActions?.(context)
   blocks.push({
     type: 'actions',
     block_id: 'prherald_review',
-    elements: [{ type: 'button', action_id: START_REVIEW_ACTION, text: { type: 'plain_text', text: 'Start review', emoji: true }, value, ...url }],
+    elements: [
+      { type: 'button', action_id: START_REVIEW_ACTION, text: { type: 'plain_text', text: 'Start review', emoji: true }, value, ...url },
+      ...(actions ? reviewActionElements(actions) : []),
+    ],
   })
   return blocks
 }

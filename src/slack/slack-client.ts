@@ -47,12 +47,30 @@ export interface SlackClient {
   groupMembers(group: string): Promise<string[]>
   /** views.publish: the person's App Home tab; a change like chat.update, never retried here. */
   publishHome(user: string, view: HomeView): Promise<void>
+  /**
+   * views.open: a modal for the click whose trigger_id it is (valid for 3 s, once), never retried here; the
+   * view's id, for views.update. An answer to one request, so outside the outbox and the pacer.
+   */
+  openView(triggerId: string, view: ModalView): Promise<string>
+  /** views.update: replaces the modal `viewId` names (the outcome of what it submitted), never retried here. */
+  updateView(viewId: string, view: ModalView): Promise<void>
 }
 
 /** The personal side's reads (person-directory.ts, send-direct-messages.ts). */
 export type SlackDirectory = Pick<SlackClient, 'openConversation' | 'userTimeZone' | 'groupMembers'>
 
 export type HomeView = { type: 'home'; blocks: unknown[]; private_metadata?: string }
+
+/** A modal (docs.slack.dev, "Modal view payload"); `private_metadata` carries only an id the server looks up. */
+export interface ModalView {
+  type: 'modal'
+  callback_id?: string
+  title: { type: 'plain_text'; text: string }
+  submit?: { type: 'plain_text'; text: string }
+  close?: { type: 'plain_text'; text: string }
+  blocks: unknown[]
+  private_metadata?: string
+}
 
 export interface SlackClientOptions {
   token: string
@@ -147,6 +165,14 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     },
     async publishHome(user, view) {
       await call(() => changer.views.publish({ user_id: user, view: view as never }))
+    },
+    async openView(triggerId, view) {
+      const id = (await call(() => changer.views.open({ trigger_id: triggerId, view: view as never })))?.view?.id
+      if (!id) throw classifySlackError(new Error('views.open returned no view'))!
+      return id
+    },
+    async updateView(viewId, view) {
+      await call(() => changer.views.update({ view_id: viewId, view: view as never }))
     },
     async lookupUserByEmail(email) {
       const result = await call(async () => {

@@ -19,6 +19,7 @@ import type { ReplyCommentStore } from '../store/reply-comment-store.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { leftComments } from './left-comments.ts'
 import { createReplyComments } from './reply-comments.ts'
+import type { RenderOptions } from '../slack/render-review.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
   settings: Settings
@@ -64,9 +65,15 @@ export function createWorker(options: WorkerOptions): Worker {
   const personal = createPersonal({ ...options, slack, pacer, people, outbox })
   // The Start review button is offered wherever its click can arrive: over HTTP (signing secret) or Socket Mode.
   const talkBack = options.talkBack
-  const render = {
+  const render: RenderOptions = {
     reviewButton: secrets.slackSigningSecret !== undefined || settings.socketMode,
     ...(talkBack ? { repliesGo: (provider: Provider, repository: string) => talkBack.settingsFor(provider, repository).threadReplies !== 'off' } : {}),
+  }
+  if (talkBack) {
+    render.reviewActions = (pr) => {
+      const own = talkBack.settingsFor(pr.provider, `${pr.owner}/${pr.repo}`)
+      return own.reviews ? own.reviewActions : undefined
+    }
   }
   const replyComments = talkBack ? createReplyComments({ store, outbox, talkBack, hosts: options.hosts, slack, pacer, logger }) : undefined
   const applyDeliveries = createApplyDeliveries({

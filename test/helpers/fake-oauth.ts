@@ -38,6 +38,8 @@ export interface FakeOAuthHost extends ReviewApiState {
   tokens: Map<string, { login: string; live: boolean }>
   /** The person removes the app's grant in the host's settings: every token of theirs stops working, refresh tokens included. */
   endGrant(login: string): void
+  /** Every API call (under `apiUrl`) answers this much later: a slow host. */
+  apiDelayMs: number
   /** Mints a linked person's tokens directly (a test that starts linked). */
   issue(login: string): { accessToken: string; refreshToken: string | undefined }
   close(): Promise<void>
@@ -59,7 +61,7 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
     accounts: options.accounts ?? [{ login: 'alice', accountId: '557058:alice', name: 'Alice' }],
     authorizer: (options.accounts ?? [{ login: 'alice' }])[0]!.login,
     accessTtl: options.accessTtl === null ? undefined : options.accessTtl ?? DEFAULT_TTL[kind],
-    refreshes: 0, revoked: [] as string[], tokens: new Map<string, { login: string; live: boolean }>(),
+    refreshes: 0, apiDelayMs: 0, revoked: [] as string[], tokens: new Map<string, { login: string; live: boolean }>(),
     comments: [], reviews: [], heads: new Map(), authors: new Map(), gitlabVersion: '19.3.0-ee', failComments: 0, loseCommentAnswers: 0, failCommentLists: 0, refuseComments: undefined,
   } as unknown as FakeOAuthHost
 
@@ -131,7 +133,7 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
   }
 
   const api = API_ROOT[kind]
-  const fake = await startHttpFake((req, res) => {
+  const fake = await startHttpFake(async (req, res) => {
     if (req.method === 'GET' && req.path === AUTHORIZE_PATH[kind]) return void authorize(req, res)
     if (req.method === 'POST' && req.path === TOKEN_PATH[kind]) return tokenEndpoint(req, res)
     if (kind === 'gitlab' && req.method === 'POST' && req.path === '/oauth/revoke') {
@@ -146,6 +148,7 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
       return void res.writeHead(204).end()
     }
     if (!req.path.startsWith(`${api}/`)) return sendJson(res, 404, { message: 'Not Found' })
+    if (state.apiDelayMs > 0) await new Promise((r) => setTimeout(r, state.apiDelayMs))
     // Octokit sends a token as `token …`, the others `Bearer …`.
     const bearer = /^(?:Bearer|token) (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1]
     const holder = bearer === undefined ? undefined : state.tokens.get(bearer)

@@ -60,6 +60,8 @@ export interface FakeSlack {
   socketUrl: string | undefined
   /** The home tab views.publish last published per user. */
   views: Map<string, HomeView>
+  /** Modals by view id: what views.open opened, replaced by each views.update (`updates` counts them). */
+  modals: Map<string, { user?: string; view: Record<string, unknown>; updates: number }>
   /** Called for every API call (the demo prints them). */
   onCall: ((method: string, body: Record<string, unknown>) => void) | undefined
   /** The channel's messages, without thread replies (as a reader sees the channel). */
@@ -130,6 +132,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     users: new Map<string, { tz?: string }>(),
     groups: new Map<string, string[]>(),
     views: new Map<string, HomeView>(),
+    modals: new Map<string, { view: Record<string, unknown>; updates: number }>(),
     onCall: undefined as FakeSlack['onCall'],
     socketUrl: undefined as string | undefined,
   }
@@ -303,6 +306,23 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         const view = typeof body.view === 'string' ? JSON.parse(body.view) as HomeView : body.view as HomeView
         state.views.set(user, view)
         return sendJson(res, 200, { ok: true, view: { id: `V${user}` } })
+      }
+      case 'views.open': {
+        // A trigger_id is good once (and for 3 s, which the fake does not keep).
+        const trigger = String(body.trigger_id ?? '')
+        if (trigger === '' || state.calls.some((c, i) => i < state.calls.length - 1 && c.method === 'views.open' && c.body.trigger_id === trigger)) {
+          return sendJson(res, 200, { ok: false, error: trigger === '' ? 'invalid_arguments' : 'expired_trigger_id' })
+        }
+        const id = `VMODAL${state.modals.size + 1}`
+        state.modals.set(id, { view: typeof body.view === 'string' ? JSON.parse(body.view) as Record<string, unknown> : body.view as Record<string, unknown>, updates: 0 })
+        return sendJson(res, 200, { ok: true, view: { id } })
+      }
+      case 'views.update': {
+        const modal = state.modals.get(String(body.view_id ?? ''))
+        if (!modal) return sendJson(res, 200, { ok: false, error: 'not_found' })
+        modal.view = typeof body.view === 'string' ? JSON.parse(body.view) as Record<string, unknown> : body.view as Record<string, unknown>
+        modal.updates++
+        return sendJson(res, 200, { ok: true, view: { id: body.view_id } })
       }
       case 'auth.test':
         return sendJson(res, 200, { ok: true, team: 'Acme', team_id: 'T0ACME', app_id: 'A0PRHERALD', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT' },

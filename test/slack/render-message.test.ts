@@ -18,7 +18,7 @@ function lifecycle(state: LifecycleState, context: Partial<PullRequestContext> =
 }
 
 const texts = (m: ReturnType<typeof renderMessage>) =>
-  m.blocks.map((b) => (b.type === 'section' ? b.text.text : b.elements.map((e) => e.text).join('')))
+  m.blocks.map((b) => (b.type === 'section' ? b.text.text : b.elements.map((e) => ('text' in e ? e.text : '')).join('')))
 
 describe('renderMessage', () => {
   it('renders an open PR: mentions and link, context line with a Slack date, status', () => {

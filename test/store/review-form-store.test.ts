@@ -1,0 +1,63 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { MessageRecord, Store } from '../../src/store/store.ts'
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
+import { storeBackends, type Backend } from '../helpers/store-backends.ts'
+
+/** The review forms of issue 33.3 (migrations/0020) on SQLite and PostgreSQL: looked up by id, submitted once across replicas. */
+let postgresDatabase: TestDatabase
+beforeAll(async () => { postgresDatabase = await createTestDatabase() })
+afterAll(() => postgresDatabase.drop())
+
+const pr = { provider: 'github', repository: 'acme/api', prNumber: 7 } as const
+const form = (id: string, expiresAt = 10_000) => ({ id, pr, headSha: 'abc123', action: 'approve' as const, slackUser: 'U1', expiresAt })
+const message: MessageRecord = {
+  ...pr, channel: 'C1', ts: '1712345678.000100', mentions: [], state: 'open',
+  lifecycle: { state: 'open', context: { title: 'Add limits' } } as never, lastDeliveryId: 'd-1', reactions: [],
+}
+
+describe.each(storeBackends(() => postgresDatabase))('review forms: $name', (backend) => {
+  let db: Awaited<ReturnType<Backend['create']>>
+  let store: Store
+  let other: Store
+  let now = 5000
+  beforeEach(async () => {
+    now = 5000
+    db = await backend.create()
+    store = await db.open(() => now)
+    other = await db.open(() => now)
+  })
+  afterEach(async () => {
+    await store.close()
+    await other.close()
+    await db.remove()
+  })
+
+  it('gives a form back by its id, decoded; an id never issued is none', async () => {
+    await store.saveReviewForm(form('f1'))
+    expect(await other.reviewForm('f1')).toEqual(form('f1'))
+    expect(await other.reviewForm('f2')).toBeUndefined()
+  })
+
+  it('is submitted by exactly one of two replicas, and says so afterwards', async () => {
+    await store.saveReviewForm(form('f1'))
+    const taken = await Promise.all([store.takeReviewForm('f1'), other.takeReviewForm('f1')])
+    expect(taken.filter(Boolean)).toHaveLength(1)
+    expect(await store.reviewForm('f1')).toMatchObject({ submitted: true })
+  })
+
+  it('drops expired forms when the next is saved', async () => {
+    await store.saveReviewForm(form('old', 6000))
+    now = 7000
+    await store.saveReviewForm(form('new', 20_000))
+    expect(await store.reviewForm('old')).toBeUndefined()
+    expect(await store.reviewForm('new')).toBeDefined()
+  })
+
+  it('finds a stored message by its channel and ts, never a row without a message', async () => {
+    await store.saveMessage(message)
+    expect(await store.messageAt('C1', '1712345678.000100')).toMatchObject({ ...pr, channel: 'C1' })
+    expect(await store.messageAt('C1', '1712345678.000200')).toBeUndefined()
+    await store.saveMessage({ ...message, prNumber: 8, channel: '', ts: '' })
+    expect(await store.messageAt('', '')).toBeUndefined()
+  })
+})
