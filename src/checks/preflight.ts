@@ -77,7 +77,7 @@ function authResults(env: Env, host: GitHost): CheckResult[] {
 /** PRHERALD_PUBLIC_URL: https://, or http:// on loopback only (config/public-url.ts); never shown with its user-info. */
 function publicUrlResult(url: string | undefined): CheckResult {
   const target = 'PRHERALD_PUBLIC_URL'
-  if (!url) return { name: 'public url', target, status: 'SKIP', reason: 'not set (only create-webhook needs it)' }
+  if (!url) return { name: 'public url', target, status: 'SKIP', reason: 'not set (create-webhook needs it, and talk-back\'s account links)' }
   const problem = publicUrlProblem(url)
   if (problem) return { name: 'public url', target, status: 'FAIL', reason: `${redactUrl(url)} ${problem}`, fix: `set PRHERALD_PUBLIC_URL to the https:// URL the git host delivers to` }
   return { name: 'public url', target, status: 'OK', reason: redactUrl(url) }

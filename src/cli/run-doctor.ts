@@ -18,6 +18,7 @@ import type { Settings } from '../config/settings.ts'
 import { hasCredentials, type HostAccess } from '../hosts/contract.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { apiUrlLines, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
+import { talkBackSection } from '../checks/talk-back-section.ts'
 
 const print = (line: string) => console.log(line)
 
@@ -98,6 +99,8 @@ async function doctor(repository: string | undefined): Promise<boolean> {
         all.push(...reportResults(report))
       }
     }
+    const talkBack = await talkBackSection(settings, env, credentials)
+    if (talkBack.length > 0) all.push(...section('talk-back', talkBack))
   }
   if (target && !settings) {
     all.push(...section(`${target.owner}/${target.repo}`, [{ name: 'checks', target: `${target.owner}/${target.repo}`, status: 'FAIL', reason: 'not run: the config did not load', fix: 'fix the [config] problems first' }]))
@@ -123,6 +126,8 @@ cli.help((sections) => {
       ...apiUrlLines(),
       '  SLACK_SIGNING_SECRET   (optional) the Start review button, /prherald and the home tab',
       '  SLACK_APP_TOKEN        with slack.socket_mode: true, the app-level token (xapp-…) Socket Mode connects with',
+      '  PRHERALD_TOKEN_KEY     with slack.talk_back on: the key people\'s tokens are sealed with (checked, never printed)',
+      '  <HOST>_OAUTH_CLIENT_ID, <HOST>_OAUTH_CLIENT_SECRET  with slack.talk_back on: each host\'s OAuth client (docs/talk-back.md)',
       'Secrets are reported as set or missing, never printed.',
       'Exit status 1 when any line is FAIL.',
     ].join('\n'),

@@ -2,6 +2,7 @@ import { cac } from 'cac'
 import { runSetup } from '../setup/run-setup.ts'
 import { DIRECT_MESSAGES_FLAG } from '../setup/ask-direct-messages.ts'
 import { GIT_API_URL_FLAG } from '../setup/ask-api-url.ts'
+import { TALK_BACK_FLAGS } from '../setup/ask-talk-back.ts'
 import { runCommands } from './run-commands.ts'
 import { HOST_IDS, HOSTS } from '../hosts/registry.ts'
 import { apiUrlLines, hostVariableLines, hostVariableNames } from './host-variable-lines.ts'
@@ -19,6 +20,10 @@ interface Options {
   gitApiUrl?: unknown
   githubAppId?: unknown
   githubAppPrivateKeyFile?: unknown
+  talkBackReplies?: unknown
+  talkBackReviews?: unknown
+  oauthClientId?: unknown
+  oauthClientSecret?: unknown
   createWebhook?: boolean
   config?: unknown
   yes?: boolean
@@ -48,6 +53,10 @@ const SELF_MANAGED = [...HOSTS.values()].flatMap((host) => (host.selfManaged ? [
 cli.option(`${GIT_API_URL_FLAG} <url>`, `${hostVariableNames('apiUrl')} of a self-managed install, written to .env (${SELF_MANAGED})`)
 cli.option('--github-app-id <id>', 'GitHub: authenticate as this GitHub App instead of a token (with --github-app-private-key-file)')
 cli.option('--github-app-private-key-file <path>', 'GitHub: the app\'s .pem private key file; .env gets its path, never its content')
+cli.option(`${TALK_BACK_FLAGS.replies} <off|linked|everyone>`, 'slack.talk_back.thread_replies: thread replies become pull-request comments (docs/talk-back.md); asked unless --yes')
+cli.option(`${TALK_BACK_FLAGS.reviews} <on|off>`, 'slack.talk_back.reviews: approve, request changes and comment from the message')
+cli.option(`${TALK_BACK_FLAGS.clientId} <id>`, 'With talk-back: the host\'s OAuth client id (default: <HOST>_OAUTH_CLIENT_ID); optional, .env names it')
+cli.option(`${TALK_BACK_FLAGS.clientSecret} <secret>`, 'With talk-back: the host\'s OAuth client secret (default: <HOST>_OAUTH_CLIENT_SECRET)')
 cli.option('--create-webhook', `${WEBHOOK_HOSTS}: create the webhook (needs --public-url and --git-token); asked unless --yes`)
 cli.option('--config <file>', 'Where to write the config (default: ./config.yaml); .env always goes in the working directory')
 cli.option('--yes', 'Ask nothing: answers come from the flags, and a missing one is an error')
@@ -77,6 +86,8 @@ await runCommands(cli, {
       provider: text(options.provider), slackToken: text(options.slackToken), slackAppToken: text(options.slackAppToken), channel: text(options.channel),
       repository: text(options.repository), mentions: text(options.mentions), directMessages: text(options.directMessages), publicUrl: text(options.publicUrl), gitToken: text(options.gitToken), gitApiUrl: text(options.gitApiUrl),
       gitVariables: definedOnly({ GITHUB_APP_ID: text(options.githubAppId), GITHUB_APP_PRIVATE_KEY_FILE: text(options.githubAppPrivateKeyFile) }),
+      talkBackReplies: text(options.talkBackReplies), talkBackReviews: text(options.talkBackReviews),
+      oauthClientId: text(options.oauthClientId), oauthClientSecret: text(options.oauthClientSecret),
       createWebhook: options.createWebhook, config: text(options.config), yes: options.yes === true, force: options.force === true,
     }, {
       cwd: process.cwd(),

@@ -171,6 +171,12 @@ export interface HostApi {
   comments?: CommentApi
   /** Hosts whose credentials differ per owner (a GitHub App's installations): how the owner's calls authenticate; throws when they cannot. */
   ownerAccess?(owner: string): Promise<string>
+  /**
+   * Whether prherald's own credentials may comment on the owner's pull requests (talk-back's `everyone` replies):
+   * `granted` undefined where the host does not tell (`says` why). Per owner where `ownerAccess` is, else the
+   * same for every owner. Throws when the host cannot be asked.
+   */
+  commentAccess?(owner: string): Promise<{ granted: boolean | undefined; says: string }>
 }
 
 export interface HostReconcile {
@@ -217,7 +223,7 @@ export interface WebhookSpec {
   secret: string
 }
 
-/** The deliveries a smoke run sends, in order; `closed` is always the last, and the service cleans up on it. */
+/** The deliveries a smoke run sends, in order; `closed` is always the last. */
 export type SmokeStep = 'opened' | 'approved' | 'merged' | 'closed'
 
 export interface SmokeRun {

@@ -9,6 +9,8 @@ import type { Env, PullRequestAddress } from './contract.ts'
 export interface TalkBack {
   /** The variables it reads, for the doctor and docs/configuration.md. */
   readonly variables: { clientId: string; clientSecret: string; webUrl?: string }
+  /** What prherald's own credentials need to comment for people who are not linked (`thread_replies: everyone`), for the doctor and setup. */
+  readonly ownWriteAccess: string
   /** The OAuth client from the environment; undefined when unset (no linking); throws config_invalid when half set. */
   readOAuth(env: Env, apiUrl: string): OAuthClient | undefined
   /** The OAuth flow and the person's API, against the host's web address and its API; `now` dates the tokens' expiry. */

@@ -144,7 +144,8 @@ export function createSlackInbound(deps: SlackInboundDeps) {
     if (str(inner, 'type') === 'message' && deps.threadReply) await handle(requestId, () => deps.threadReply!(inner, str(payload, 'event_id')))
     const user = str(inner, 'user')
     if (str(inner, 'type') === 'app_home_opened' && str(inner, 'tab') !== 'messages' && user) {
-      void deps.publishHome(user).catch((error: unknown) => logger.warn('home tab not published', errorFields(error)))
+      // Published after the ack; it retries and logs its own failures (publish-home.ts), so it never rejects.
+      void deps.publishHome(user)
     }
     return undefined
   }

@@ -3,7 +3,7 @@ import { isMap, isScalar, Pair, parseDocument, Scalar } from 'yaml'
 import { readConfigDocument } from '../config/load-config.ts'
 import { hostBlocks } from '../config/host-blocks.ts'
 import { hostOf } from '../hosts/registry.ts'
-import { envLine, type SetupAnswers } from './render-setup-files.ts'
+import { envLine, talkBackEnvLines, type SetupAnswers } from './render-setup-files.ts'
 
 /** The hosts of the configuration file already there, when it is there and valid; undefined otherwise. */
 export function existingHosts(configFile: string): string[] | undefined {
@@ -20,7 +20,7 @@ export function existingHosts(configFile: string): string[] | undefined {
  * a single-host file moves to `hosts:` first, its `mappings`, `users` and `teams` kept as they are (comments
  * too); every other key is left alone.
  */
-export function addHostToConfig(text: string, answers: Pick<SetupAnswers, 'provider' | 'owner' | 'repo' | 'channel' | 'mentions'>): string {
+export function addHostToConfig(text: string, answers: Pick<SetupAnswers, 'provider' | 'owner' | 'repo' | 'channel' | 'mentions' | 'talkBack'>): string {
   const doc = parseDocument(text)
   if (!doc.has('hosts') && isMap(doc.contents)) {
     const single = String(doc.get('git_provider'))
@@ -43,8 +43,10 @@ export function addHostToConfig(text: string, answers: Pick<SetupAnswers, 'provi
       pairs.unshift(new Pair(key, hosts.value) as (typeof pairs)[number])
     }
   }
+  // Talk-back turned on for the added repository only: the other hosts' repositories keep what they have.
+  const talkBack = answers.talkBack ? { slack: { talk_back: { thread_replies: answers.talkBack.threadReplies, reviews: answers.talkBack.reviews ? 'on' : 'off' } } } : {}
   doc.setIn(['hosts', answers.provider], doc.createNode({
-    mappings: { [answers.owner]: { [answers.repo]: { channel: answers.channel, mentions: answers.mentions } } },
+    mappings: { [answers.owner]: { [answers.repo]: { channel: answers.channel, mentions: answers.mentions, ...talkBack } } },
   }))
   return doc.toString()
 }
@@ -59,8 +61,16 @@ export function addHostToEnv(text: string, answers: SetupAnswers): string {
   if (answers.gitToken) set.set(names.token, answers.gitToken)
   if (answers.gitApiUrl) set.set(names.apiUrl, answers.gitApiUrl)
   for (const [name, value] of Object.entries(answers.gitVariables ?? {})) set.set(name, value)
+  for (const [name, value] of answers.talkBack?.oauthVariables ?? []) if (value !== undefined) set.set(name, value)
   const lines = text.replace(/\n$/, '').split('\n').filter((line) => !set.has(line.split('=')[0]!.trim()))
-  return `${[...lines, ...[...set].map(([name, value]) => envLine(name, value))].join('\n')}\n`
+  // A key already there stays: a new one would unlink everyone linked under it.
+  const keyThere = lines.some((line) => line.split('=')[0]!.trim() === 'PRHERALD_TOKEN_KEY')
+  const talkBack = answers.talkBack && {
+    ...answers.talkBack,
+    oauthVariables: answers.talkBack.oauthVariables.filter(([name, value]) => value === undefined && !lines.some((line) => line.includes(`${name}=`))),
+    tokenKey: keyThere ? undefined : answers.talkBack.tokenKey,
+  }
+  return `${[...lines, ...[...set].map(([name, value]) => envLine(name, value)), ...talkBackEnvLines(talkBack)].join('\n')}\n`
 }
 
 /** Reads a file the wizard is about to extend. */

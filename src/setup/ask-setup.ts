@@ -8,6 +8,7 @@ import { HOSTS, HOST_IDS, hostOf } from '../hosts/registry.ts'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import { askApiUrl } from './ask-api-url.ts'
 import { askDirectMessages } from './ask-direct-messages.ts'
+import { askTalkBack, type TalkBackFlags } from './ask-talk-back.ts'
 import { askValid } from './ask-valid.ts'
 import { missingFlags, type Asker } from './asker.ts'
 import { listBotChannels, resolveChannel, type BotChannel } from './bot-channels.ts'
@@ -18,7 +19,7 @@ import type { SetupAnswers } from './render-setup-files.ts'
 import { generateWebhookSecret } from './webhook-secret.ts'
 
 /** Answers given on the command line (or by their environment variables); the rest are asked. */
-export interface SetupFlags {
+export interface SetupFlags extends TalkBackFlags {
   provider?: string | undefined
   slackToken?: string | undefined
   channel?: string | undefined
@@ -115,6 +116,7 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
   const gitToken = other ? '' : await optional(flags.gitToken ?? set(tokenName),
     () => ask.secret(`${tokenName} (optional: the webhook check, path rules${host.webhook.manualSteps ? '' : ' and creating the webhook'} use it)`, { flag: '--git-token' }),
     (answer) => answer)
+  const talkBack = await askTalkBack(deps, host, flags, publicUrl)
 
   return {
     provider,
@@ -130,6 +132,7 @@ export async function askSetup(deps: AskSetupDeps): Promise<SetupAnswers> {
     gitToken: gitToken === '' ? undefined : gitToken,
     gitApiUrl,
     gitVariables,
+    talkBack,
   }
 }
 

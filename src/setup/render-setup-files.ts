@@ -2,6 +2,7 @@ import { stringify } from 'yaml'
 import { hostOf } from '../hosts/registry.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { DEFAULTS, type DirectMessagesSetting } from '../config/settings.ts'
+import type { TalkBackAnswers } from './ask-talk-back.ts'
 
 export interface SetupAnswers {
   provider: Provider
@@ -23,6 +24,8 @@ export interface SetupAnswers {
   gitApiUrl?: string | undefined
   /** Credentials other than the token, by variable (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY_FILE). */
   gitVariables?: Readonly<Record<string, string>>
+  /** slack.talk_back, when turned on, and its .env lines. */
+  talkBack?: TalkBackAnswers | undefined
 }
 
 /** Whether the answers give the git host credentials of any kind. */
@@ -38,7 +41,7 @@ export function renderConfig(answers: SetupAnswers): string {
     // The default is left to be the default: written out, opt_in would read as a choice that nobody can opt in
     // to (no SLACK_SIGNING_SECRET yet), and every start and doctor run would warn about it (docs/notifications.md).
     ...(answers.directMessages === DEFAULTS.directMessages ? {} : { notify: { direct_messages: answers.directMessages } }),
-    ...(answers.slackAppToken ? { slack: { socket_mode: true } } : {}),
+    ...(answers.slackAppToken || answers.talkBack ? { slack: slackBlock(answers) } : {}),
     mappings: { [answers.owner]: { [answers.repo]: entry } },
   }
   const secret = hostOf(answers.provider).variables.secret
@@ -50,6 +53,22 @@ export function renderConfig(answers: SetupAnswers): string {
       : []),
     stringify(doc),
   ].join('\n')
+}
+
+function slackBlock({ slackAppToken, talkBack }: SetupAnswers): Record<string, unknown> {
+  return {
+    ...(slackAppToken ? { socket_mode: true } : {}),
+    ...(talkBack ? { talk_back: { thread_replies: talkBack.threadReplies, reviews: talkBack.reviews ? 'on' : 'off' } } : {}),
+  }
+}
+
+/** talk-back's .env lines: the OAuth client (commented with its name when not given yet) and the token key. */
+export function talkBackEnvLines(talkBack: TalkBackAnswers | undefined): string[] {
+  if (!talkBack) return []
+  return [
+    ...talkBack.oauthVariables.map(([name, value]) => (value === undefined ? `# ${name}=   (docs/talk-back.md#turning-it-on)` : envLine(name, value))),
+    ...(talkBack.tokenKey ? ['# Seals people\'s git-host tokens at rest: keep it, a lost key means everyone links again.', envLine('PRHERALD_TOKEN_KEY', talkBack.tokenKey)] : []),
+  ]
 }
 
 /** One `KEY=value` line; quoted when the value holds anything a .env reader could take for syntax. */
@@ -74,5 +93,6 @@ export function renderEnvFile(answers: SetupAnswers, configFile?: string): strin
   if (answers.gitApiUrl) lines.push(envLine(names.apiUrl, answers.gitApiUrl))
   for (const [name, value] of Object.entries(answers.gitVariables ?? {})) lines.push(envLine(name, value))
   if (answers.publicUrl) lines.push(envLine('PRHERALD_PUBLIC_URL', answers.publicUrl))
+  lines.push(...talkBackEnvLines(answers.talkBack))
   return `${lines.join('\n')}\n`
 }

@@ -12,6 +12,7 @@ import { terminalAsker, type Terminal } from './terminal-asker.ts'
 import { writeSetupFiles } from './write-setup-files.ts'
 import { addHostToConfig, addHostToEnv, existingHosts, readText } from './add-host.ts'
 import { existsSync } from 'node:fs'
+import { parseEnv } from 'node:util'
 
 /** The command line of prherald-setup, values as text. */
 export interface SetupOptions extends SetupFlags {
@@ -48,7 +49,15 @@ function writtenEnv(env: Env, answers: SetupAnswers, configFile: string): Env {
     ...(answers.gitApiUrl ? { [names.apiUrl]: answers.gitApiUrl } : {}),
     ...answers.gitVariables,
     PRHERALD_PUBLIC_URL: answers.publicUrl ?? '',
+    ...Object.fromEntries((answers.talkBack?.oauthVariables ?? []).filter(([, value]) => value !== undefined)),
+    ...(answers.talkBack?.tokenKey ? { PRHERALD_TOKEN_KEY: answers.talkBack.tokenKey } : {}),
   }
+}
+
+/** The PRHERALD_TOKEN_KEY of the .env about to be replaced, written again: a new key would unlink everyone. */
+function keepTokenKey(answers: SetupAnswers, envFile: string): SetupAnswers {
+  const kept = answers.talkBack && existsSync(envFile) ? parseEnv(readText(envFile)).PRHERALD_TOKEN_KEY?.trim() : undefined
+  return kept && answers.talkBack ? { ...answers, talkBack: { ...answers.talkBack, tokenKey: kept } } : answers
 }
 
 /**
@@ -79,7 +88,7 @@ async function setup(options: SetupOptions, io: SetupIo): Promise<boolean> {
   const rel = relative(io.cwd, configFile)
   const configForEnv = configFile === resolve(io.cwd, 'config.yaml') ? undefined : rel.startsWith('..') || isAbsolute(rel) ? configFile : rel
   const slackApiUrl = (io.env.SLACK_API_URL || 'https://slack.com/api/').replace(/\/?$/, '/')
-  const answers = await askSetup({ flags: options, env: io.env, ask, interactive, slackApiUrl, print })
+  const answers = keepTokenKey(await askSetup({ flags: options, env: io.env, ask, interactive, slackApiUrl, print }), envFile)
   const create = await askCreateWebhook(answers, options.createWebhook ?? (interactive ? undefined : false), ask)
 
   // A valid configuration for other hosts gets this host added beside them, not overwritten (issue 34); --force still replaces it.

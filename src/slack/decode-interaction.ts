@@ -3,6 +3,7 @@ import type { Provider } from '../../machines/pull-request-event.ts'
 import { HOSTS } from '../hosts/registry.ts'
 import { at, str } from '../read-fields.ts'
 import { decodeHomeAction, isHomeAction, type HomeClick } from './decode-home-action.ts'
+import type { SlackOrigin } from './foreign-origin.ts'
 
 /** The button's `action_id`: what tells prherald's own button from anything else Slack might send. */
 export const START_REVIEW_ACTION = 'prherald_start_review'
@@ -10,13 +11,8 @@ export const START_REVIEW_ACTION = 'prherald_start_review'
 /** Why a well-signed interaction is not a click prherald acts on; the route answers 200 and logs it. */
 export type InteractionIgnored = 'not_a_button_click' | 'not_our_button' | 'not_on_a_message' | 'not_in_a_home_tab' | 'invalid_payload'
 
-/** Where the click came from, as Slack's signed payload says: checked against the token's own workspace and app. */
-export interface ClickOrigin {
-  teamId: string | undefined
-  appId: string | undefined
-}
-
-export type DecodedInteraction = { click: ReviewClick; origin: ClickOrigin } | { home: HomeClick; origin: ClickOrigin } | { ignored: InteractionIgnored }
+/** `origin`: where the click came from, as Slack's signed payload says (checked by foreign-origin.ts). */
+export type DecodedInteraction = { click: ReviewClick; origin: SlackOrigin } | { home: HomeClick; origin: SlackOrigin } | { ignored: InteractionIgnored }
 
 /**
  * The value the button carries: the pull request's key (pullRequestKey), e.g. `github:acme/api#42`. The owner
@@ -43,7 +39,7 @@ export function decodeInteraction(input: string | object): DecodedInteraction {
     ? (actions as unknown[]).find((a) => str(a, 'action_id') === START_REVIEW_ACTION || isHomeAction(str(a, 'action_id')))
     : undefined
   if (action === undefined) return { ignored: 'not_our_button' }
-  const origin: ClickOrigin = { teamId: str(payload, 'team', 'id') ?? str(payload, 'user', 'team_id'), appId: str(payload, 'api_app_id') }
+  const origin: SlackOrigin = { teamId: str(payload, 'team', 'id') ?? str(payload, 'user', 'team_id'), appId: str(payload, 'api_app_id') }
   if (isHomeAction(str(action, 'action_id'))) {
     const home = decodeHomeAction(payload, action, SLACK_USER)
     return typeof home === 'string' ? { ignored: home } : { home, origin }

@@ -61,6 +61,7 @@ const Q = {
   selfManaged: 'Is it GitHub Enterprise Server',
   apiUrl: 'GitHub Enterprise Server API URL',
   gitToken: 'GITHUB_TOKEN',
+  talkBack: 'Let people answer from Slack',
   createWebhook: 'Create the webhook on acme/api',
 }
 
@@ -77,6 +78,7 @@ describe('prherald-setup at a terminal', () => {
     await term.answer(Q.publicUrl, KEY.enter)
     await term.answer(Q.selfManaged, KEY.enter)
     await term.answer(Q.gitToken, KEY.enter)
+    await term.answer(Q.talkBack, KEY.enter)
     expect(await run).toBe(0)
 
     // The typed secrets never reach the terminal, not even in a frame later redrawn: one mask per character.
@@ -125,6 +127,7 @@ describe('prherald-setup at a terminal', () => {
     await term.waitFor('✖ no API URL given')
     await term.answer(Q.apiUrl, `https://github.example.com/api/v3/${KEY.enter}`)
     await term.answer(Q.gitToken, KEY.enter)
+    await term.answer(Q.talkBack, KEY.enter)
     expect(await run).toBe(0)
     expect(errors).toBe('')
     expect(parseEnv(readFileSync(file('.env'), 'utf8')).GITHUB_API_URL).toBe('https://github.example.com/api/v3')
@@ -140,9 +143,30 @@ describe('prherald-setup at a terminal', () => {
       { provider: 'gitlab', channel: 'C0DEPLOYS1', repository: 'acme/api', mentions: '', directMessages: 'off', slackAppToken: '', publicUrl: '', gitToken: '' })
     await term.answer('Is it self-managed GitLab', `y${KEY.enter}`)
     await term.answer('self-managed GitLab API URL', `https://gitlab.example.com/api/v4${KEY.enter}`)
+    await term.answer(Q.talkBack, KEY.enter)
     expect(await run).toBe(0)
     expect(errors).toBe('')
     expect(parseEnv(readFileSync(file('.env'), 'utf8')).GITLAB_API_URL).toBe('https://gitlab.example.com/api/v4')
+  })
+
+  it('turns talk-back on when asked to: the modes, the OAuth client (its secret masked) and a generated token key', async () => {
+    const run = setup({ SLACK_BOT_TOKEN: SLACK_TOKEN, PRHERALD_PUBLIC_URL: 'https://prherald.example.com' },
+      { provider: 'github', channel: 'C0DEPLOYS1', repository: 'acme/api', mentions: '', directMessages: 'off', slackAppToken: '', gitApiUrl: '', gitToken: '' })
+    await term.answer(Q.talkBack, `y${KEY.enter}`)
+    await term.answer('Thread replies to the message become comments', KEY.enter)
+    await term.answer('Approve, request changes and comment from the message?', KEY.enter)
+    await term.answer('GITHUB_OAUTH_CLIENT_ID', `Iv1.typed0client${KEY.enter}`)
+    await term.answer('GITHUB_OAUTH_CLIENT_SECRET', `typed-oauth-secret-41c7${KEY.enter}`)
+    expect(await run).toBe(0)
+    expect(errors).toBe('')
+    expect(term.written()).not.toContain('typed-oauth-secret-41c7')
+    const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { slack: unknown }
+    expect(config.slack).toEqual({ talk_back: { thread_replies: 'linked', reviews: 'on' } })
+    const env = parseEnv(readFileSync(file('.env'), 'utf8'))
+    expect(env).toMatchObject({ GITHUB_OAUTH_CLIENT_ID: 'Iv1.typed0client', GITHUB_OAUTH_CLIENT_SECRET: 'typed-oauth-secret-41c7' })
+    expect(Buffer.from(env.PRHERALD_TOKEN_KEY!, 'base64')).toHaveLength(32)
+    expect(term.written()).not.toContain(env.PRHERALD_TOKEN_KEY)
+    expect(term.screen()).toContain('note: the Slack app needs the bot events message.channels and message.groups')
   })
 
   it('stops after three wrong answers to one question with the reason, exit 1, and writes nothing', async () => {
@@ -164,6 +188,7 @@ describe('prherald-setup at a terminal', () => {
     await term.answer(Q.channel, KEY.enter)
     await term.waitFor('✖ "always" is not a direct-messages setting')
     await term.answer(Q.directMessages, `${KEY.down}${KEY.enter}`)
+    await term.answer(Q.talkBack, KEY.enter)
     expect(await run).toBe(0)
     expect(readFileSync(file('config.yaml'), 'utf8')).toContain('channel: C0DEPLOYS1')
     expect(readFileSync(file('config.yaml'), 'utf8')).toContain('direct_messages: on')
@@ -173,6 +198,7 @@ describe('prherald-setup at a terminal', () => {
     const run = setup({ PRHERALD_PUBLIC_URL: 'https://prherald.example.com', GITHUB_TOKEN: 'ghp-from-env' },
       { provider: 'github', channel: 'C0DEPLOYS1', repository: 'acme/api', mentions: '', directMessages: 'on', slackAppToken: '', gitApiUrl: '' })
     await term.answer(Q.token, `${SLACK_TOKEN}${KEY.enter}`)
+    await term.answer(Q.talkBack, KEY.enter)
     await term.answer(Q.createWebhook, KEY.ctrlC)
     expect(await run).toBe(130)
     expect(errors).toBe('prherald: setup cancelled, nothing written\n')

@@ -48,6 +48,46 @@ function expectNoSecrets(result: CliResult, ...secrets: string[]) {
 }
 
 describe('prherald-setup --yes (GitHub)', () => {
+  it('writes slack.talk_back and its .env lines with --talk-back-replies: the OAuth client named to fill in, a fresh token key, nothing invented', async () => {
+    const result = await setup([...githubFlags, '--public-url', PUBLIC_URL, '--talk-back-replies', 'everyone'])
+    expect(result.stderr).toBe('')
+    expect(result.status).toBe(0)
+    const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { slack: unknown }
+    expect(config.slack).toEqual({ talk_back: { thread_replies: 'everyone', reviews: 'off' } })
+    const text = readFileSync(file('.env'), 'utf8')
+    expect(text).toMatch(/^# GITHUB_OAUTH_CLIENT_ID= {3}\(docs\/talk-back\.md#turning-it-on\)$/m)
+    expect(text).toMatch(/^# GITHUB_OAUTH_CLIENT_SECRET= /m)
+    const written = readEnv()
+    expect(written.GITHUB_OAUTH_CLIENT_ID).toBeUndefined()
+    expect(Buffer.from(written.PRHERALD_TOKEN_KEY!, 'base64')).toHaveLength(32)
+    expectNoSecrets(result, written.PRHERALD_TOKEN_KEY!)
+    expect(result.stdout).toContain('note: with everyone, prherald comments with its own credentials, which need a GitHub App: Pull requests (or Issues): Read and write')
+    expect(result.stdout).toContain('note: .env names GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET')
+
+    // A second run keeps the key (in the environment and the old .env): a new key would unlink everyone.
+    const again = await setup([...githubFlags, '--talk-back-reviews', 'on', '--oauth-client-id', 'Iv1.flag0client', '--oauth-client-secret', 'flag-oauth-secret-77', '--force'],
+      { PRHERALD_TOKEN_KEY: written.PRHERALD_TOKEN_KEY! })
+    expect(again.status).toBe(0)
+    expect(readEnv()).toMatchObject({ GITHUB_OAUTH_CLIENT_ID: 'Iv1.flag0client', GITHUB_OAUTH_CLIENT_SECRET: 'flag-oauth-secret-77' })
+    expect(readEnv().PRHERALD_TOKEN_KEY).toBe(written.PRHERALD_TOKEN_KEY)
+    expect(again.stdout).toContain('note: without PRHERALD_PUBLIC_URL there is no OAuth callback, so nobody can link')
+    expectNoSecrets(again, 'flag-oauth-secret-77')
+    expect((parse(readFileSync(file('config.yaml'), 'utf8')) as { slack: unknown }).slack).toEqual({ talk_back: { thread_replies: 'off', reviews: 'on' } })
+
+    // Replaced with --force, the key only in the old .env: written again, not a new one.
+    const third = await setup([...githubFlags, '--talk-back-reviews', 'on', '--force', '--public-url', PUBLIC_URL])
+    expect(third.status).toBe(0)
+    expect(readEnv().PRHERALD_TOKEN_KEY).toBe(written.PRHERALD_TOKEN_KEY)
+  })
+
+  it('refuses a wrong talk-back value with the allowed ones, writing nothing', async () => {
+    const result = await setup([...githubFlags, '--talk-back-replies', 'all'])
+    expect(result.status).toBe(1)
+    expect(result.stderr).toContain('"all" is not one of off, linked, everyone')
+    expect(result.stderr).toContain('fix: use --talk-back-replies off|linked|everyone')
+    expect(existsSync(file('config.yaml'))).toBe(false)
+  })
+
   it('writes config.yaml and an owner-only .env, creates the webhook, and ends with passing checks', async () => {
     const result = await setup([...githubFlags, '--public-url', PUBLIC_URL, '--git-token', GIT_TOKEN, '--create-webhook'])
     expect(result.stderr).toBe('')
@@ -249,6 +289,29 @@ describe('prherald-setup on a configuration for another host (issue 34)', () => 
     } finally {
       await gitlab.close()
     }
+  })
+})
+
+describe('prherald-setup adding a host with talk-back', () => {
+  it('turns it on for the added repository only, adds the OAuth client, and keeps the token key already there', async () => {
+    const first = await setup([...githubFlags, '--talk-back-replies', 'linked'])
+    expect(first.status, first.stdout + first.stderr).toBe(0)
+    const key = readEnv().PRHERALD_TOKEN_KEY
+    expect(key).toBeDefined()
+    const added = await setup(['--yes', '--provider', 'gitlab', '--channel', '#random', '--repository', 'platform/api',
+      '--talk-back-reviews', 'on', '--oauth-client-id', 'gitlab-app-id-51', '--oauth-client-secret', 'gitlab-app-secret-51'])
+    expect(added.stderr).toBe('')
+    expect(added.status).toBe(0)
+    const written = readEnv()
+    expect(written).toMatchObject({ PRHERALD_TOKEN_KEY: key, GITLAB_OAUTH_CLIENT_ID: 'gitlab-app-id-51', GITLAB_OAUTH_CLIENT_SECRET: 'gitlab-app-secret-51' })
+    expect(readFileSync(file('.env'), 'utf8').match(/^PRHERALD_TOKEN_KEY=/gm)).toHaveLength(1)
+    // The GitHub client, never given, is still named to fill in, once.
+    expect(readFileSync(file('.env'), 'utf8').match(/^# GITHUB_OAUTH_CLIENT_ID=/gm)).toHaveLength(1)
+    const config = parse(readFileSync(file('config.yaml'), 'utf8')) as Record<string, any>
+    expect(config.slack).toEqual({ talk_back: { thread_replies: 'linked', reviews: 'off' } })
+    expect(config.hosts.gitlab.mappings.platform.api.slack).toEqual({ talk_back: { thread_replies: 'off', reviews: 'on' } })
+    expect(config.hosts.github.mappings.acme.api.slack).toBeUndefined()
+    expectNoSecrets(added, 'gitlab-app-secret-51', key!)
   })
 })
 

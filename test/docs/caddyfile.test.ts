@@ -7,7 +7,7 @@ import { PROVIDERS } from '../../src/config/schema.ts'
 import { HTTP_TIMEOUTS } from '../../src/http/http-timeouts.ts'
 import { SLACK_PATHS } from '../../src/http/slack-route.ts'
 import { packageRoot } from '../../src/package-root.ts'
-import { handleFor, parseCaddyfile, walk, type CaddyDirective } from '../helpers/caddyfile.ts'
+import { handleFor, matcherPaths, parseCaddyfile, walk, type CaddyDirective } from '../helpers/caddyfile.ts'
 
 /**
  * The Caddyfile compose.yaml runs in front of prherald, read statically (no Caddy runs in the tests): the
@@ -19,8 +19,10 @@ const TEXT = readFileSync(join(ROOT, 'Caddyfile'), 'utf8')
 const compose = parse(readFileSync(join(ROOT, 'compose.yaml'), 'utf8'), { merge: true }) as {
   services: Record<string, { image?: string; environment?: Record<string, string> }>
 }
-const PUBLIC_ROUTES = [...PROVIDERS.map((p) => `/webhook/${p}`), SLACK_PATHS.interactive]
-const INTERNAL_ROUTES = ['/metrics', '/healthz', '/readyz', '/', '/webhook']
+// The OAuth routes people's browsers follow when they link an account (talk-back, docs/talk-back.md).
+const OAUTH_ROUTES = PROVIDERS.flatMap((p) => [`/oauth/${p}/start`, `/oauth/${p}/callback`])
+const PUBLIC_ROUTES = [...PROVIDERS.map((p) => `/webhook/${p}`), ...Object.values(SLACK_PATHS), ...OAUTH_ROUTES]
+const INTERNAL_ROUTES = ['/metrics', '/healthz', '/readyz', '/', '/webhook', '/oauth']
 
 const siteOf = (text: string) => {
   const sites = parseCaddyfile(text)
@@ -44,7 +46,7 @@ describe('Caddyfile', () => {
 
   it.each(PUBLIC_ROUTES)('forwards %s (a route the app answers) to prherald', (path) => {
     const handle = handleFor(site, path)
-    expect(handle?.args).toEqual(['/webhook/*'])
+    expect(matcherPaths(site, handle!)).toEqual(['/webhook/*', '/oauth/*'])
     expect(proxiesIn(handle?.block ?? []).map((p) => p.args)).toEqual([['prherald:8080']])
   })
 
@@ -57,7 +59,7 @@ describe('Caddyfile', () => {
   it('the route check catches a Caddyfile that would forward /metrics (so a pass means something)', () => {
     const leaky = siteOf(TEXT.replace(/\trespond 404/, '\treverse_proxy prherald:8080'))
     expect(proxiesIn(handleFor(leaky, '/metrics')?.block ?? [])).toHaveLength(1)
-    const metricsFirst = siteOf(TEXT.replace('handle /webhook/*', 'handle /*'))
+    const metricsFirst = siteOf(TEXT.replace('path /webhook/* /oauth/*', 'path /*'))
     expect(proxiesIn(handleFor(metricsFirst, '/metrics')?.block ?? [])).toHaveLength(1)
   })
 

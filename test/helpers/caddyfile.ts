@@ -31,12 +31,21 @@ export function walk(directives: CaddyDirective[], parents: CaddyDirective[] = [
 const matchesPath = (pattern: string, path: string) =>
   pattern.endsWith('*') ? path.toLowerCase().startsWith(pattern.slice(0, -1).toLowerCase()) : path.toLowerCase() === pattern.toLowerCase()
 
+/** The paths a handle's matcher names: an inline path, or a named matcher's `@name path a b …` in the site. */
+export function matcherPaths(site: CaddyDirective, handle: CaddyDirective): string[] {
+  const [matcher = ''] = handle.args
+  if (matcher.startsWith('/')) return [matcher]
+  const named = site.block.find((d) => d.name === matcher && d.args[0] === 'path')
+  return named ? named.args.slice(1) : []
+}
+
 /**
  * The `handle` block of a site that serves `path`: handle blocks are mutually exclusive, and Caddy tries
  * those with a path matcher (longest first) before the one without, as its Caddyfile adapter sorts them.
  */
 export function handleFor(site: CaddyDirective, path: string): CaddyDirective | undefined {
   const handles = site.block.filter((d) => d.name === 'handle')
-  const withPath = handles.filter((h) => h.args[0]?.startsWith('/')).sort((a, b) => (b.args[0]?.length ?? 0) - (a.args[0]?.length ?? 0))
-  return withPath.find((h) => matchesPath(h.args[0] ?? '', path)) ?? handles.find((h) => h.args.length === 0)
+  const longest = (h: CaddyDirective) => Math.max(0, ...matcherPaths(site, h).map((p) => p.length))
+  const withPath = handles.filter((h) => h.args.length > 0).sort((a, b) => longest(b) - longest(a))
+  return withPath.find((h) => matcherPaths(site, h).some((p) => matchesPath(p, path))) ?? handles.find((h) => h.args.length === 0)
 }

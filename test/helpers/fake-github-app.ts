@@ -12,6 +12,8 @@ export interface FakeGithubAppState {
   installations: Map<string, { id: number; type: 'Organization' | 'User' }>
   /** Installation tokens issued, with the installation each belongs to. */
   tokens: Map<string, number>
+  /** The permissions each installation token carries (GitHub sends them with the token); none unless a test sets them. */
+  permissions?: Record<string, string>
 }
 
 export interface TestGithubApp {
@@ -68,7 +70,7 @@ export function handleGithubApp(app: FakeGithubAppState, req: RecordedRequest, r
     if (![...app.installations.values()].some((i) => i.id === id)) return notFound(res), true
     const token = `ghs_installation_${id}_${app.tokens.size + 1}`
     app.tokens.set(token, id)
-    sendJson(res, 201, { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {}, repository_selection: 'all' })
+    sendJson(res, 201, { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: app.permissions ?? {}, repository_selection: 'all' })
     return true
   }
   if (req.path === '/app/installations' && req.method === 'GET') {

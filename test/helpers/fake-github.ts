@@ -40,6 +40,8 @@ export interface FakeGithub {
   rateLimit: { limit: number; remaining: number; resetSeconds: number } | undefined
   /** Forced answers: the first rule whose method and path match wins (consumed when `times` runs out). */
   failures: Array<{ method?: string; path: RegExp; status: number; times?: number; headers?: Record<string, string> }>
+  /** A classic token's scopes, sent in x-oauth-scopes with GET /user; undefined: none sent, as for a fine-grained token. */
+  tokenScopes: string[] | undefined
   close(): Promise<void>
 }
 
@@ -70,6 +72,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     redeliveries: [] as string[],
     rateLimit: undefined as FakeGithub['rateLimit'],
     failures: [] as FakeGithub['failures'],
+    tokenScopes: undefined as string[] | undefined,
   }
   let base = ''
   const fake = await startHttpFake((req, res) => {
@@ -97,6 +100,9 @@ export async function startFakeGithub(): Promise<FakeGithub> {
       return sendJson(res, 200, values, link ? { link } : {})
     }
     let m: RegExpMatchArray | null
+    if (req.path === '/user' && req.method === 'GET') {
+      return sendJson(res, 200, { login: 'prherald-bot', type: 'User' }, state.tokenScopes ? { 'x-oauth-scopes': state.tokenScopes.join(', ') } : {})
+    }
     if ((m = req.path.match(/^\/repos\/([^/]+)\/([^/]+)\/hooks$/))) {
       const key = `${m[1]}/${m[2]}`
       const hooks = state.hooks.get(key)

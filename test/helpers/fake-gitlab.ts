@@ -63,6 +63,8 @@ export interface FakeGitlab {
   perPage: number
   /** Send only the `Link` header, as keyset pagination and lists over 10,000 items do. */
   linkOnly: boolean
+  /** The token's scopes, for GET /personal_access_tokens/self (GitLab 15.5+); undefined: 404, as an older GitLab answers. */
+  tokenScopes: string[] | undefined
   close(): Promise<void>
 }
 
@@ -117,6 +119,7 @@ export async function startFakeGitlab(): Promise<FakeGitlab> {
     throttled: [] as FakeGitlab['throttled'],
     perPage: 20,
     linkOnly: false,
+    tokenScopes: undefined as string[] | undefined,
   }
   let root = ''
   const fake = await startHttpFake((req, res) => {
@@ -135,6 +138,9 @@ export async function startFakeGitlab(): Promise<FakeGitlab> {
     if (state.forbidden.some((r) => r.test(segments.join('/')))) return sendJson(res, 403, { message: '403 Forbidden' })
     const [kind, id, sub, subId, leaf] = segments
     const notFound = (what: string) => sendJson(res, 404, { message: `404 ${what} Not Found` })
+    if (kind === 'personal_access_tokens' && id === 'self' && req.method === 'GET') {
+      return state.tokenScopes ? sendJson(res, 200, { id: 7, name: 'prherald', scopes: state.tokenScopes, active: true }) : notFound('')
+    }
     if (kind === 'projects' && id !== undefined) {
       const known = state.hooks.has(id) || [...state.mergeRequests.keys(), ...state.diffs.keys()].some((k) => k.startsWith(`${id}!`))
       if (!known) return notFound('Project')

@@ -91,6 +91,7 @@ function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.n
 
 export const bitbucketTalkBack: TalkBack = {
   variables: { clientId: 'BITBUCKET_OAUTH_CLIENT_ID', clientSecret: 'BITBUCKET_OAUTH_CLIENT_SECRET', webUrl: 'BITBUCKET_WEB_URL' },
+  ownWriteAccess: 'BITBUCKET_TOKEN (an access token or API token) with pullrequest:write (Pull requests: Write)',
   readOAuth: (env) => readOAuthClient(env, { clientId: 'BITBUCKET_OAUTH_CLIENT_ID', clientSecret: 'BITBUCKET_OAUTH_CLIENT_SECRET' },
     { value: env.BITBUCKET_WEB_URL?.trim() || 'https://bitbucket.org', variable: 'BITBUCKET_WEB_URL' }),
   connect,

@@ -105,5 +105,11 @@ export function ownerAppAuth(options: { app: GithubAppCredentials; request: Requ
     return `GitHub App ${app.appId}: installation ${installationId} (token issued)`
   }
 
-  return Object.assign(describe, { hook })
+  /** The owner's installation's permissions (`pull_requests: 'write'`…), as GitHub grants them with its token: for the doctor. */
+  async function permissions(owner: string): Promise<Record<string, string>> {
+    const installationId = await installationOf({ owner })
+    return { ...(await strategyOf(installationId)({ type: 'installation' })).permissions }
+  }
+
+  return Object.assign(describe, { hook, permissions })
 }

@@ -26,6 +26,22 @@ function authOf(access: HostAccess): Auth | undefined {
   return access.token === undefined ? undefined : { token: access.token }
 }
 
+type AppAuthOf = { permissions(owner: string): Promise<Record<string, string>> }
+
+/** A comment on a pull request is an issue comment: either permission at write lets the app make it (as <app>[bot]). */
+function commentAccessOf(granted: Record<string, string>): { granted: boolean; says: string } {
+  const has = (name: string) => granted[name] ?? 'none'
+  const says = `the installation has pull_requests: ${has('pull_requests')}, issues: ${has('issues')}`
+  return { granted: granted.pull_requests === 'write' || granted.issues === 'write', says }
+}
+
+/** A classic token names its scopes in every answer; a fine-grained one does not, and its permissions cannot be read. */
+function tokenCommentAccess(header: string | undefined): { granted: boolean | undefined; says: string } {
+  if (header === undefined) return { granted: undefined, says: 'GitHub does not tell a fine-grained token\'s permissions' }
+  const scopes = header.split(',').map((s) => s.trim()).filter(Boolean)
+  return { granted: scopes.includes('repo'), says: `the classic token has the scopes ${scopes.join(', ') || '(none)'}` }
+}
+
 function connect(auth: Auth, apiUrl: string): HostApi {
   const octokit = createGithubClient({ baseUrl: apiUrl, ...auth })
   return {
@@ -59,7 +75,12 @@ function connect(auth: Auth, apiUrl: string): HostApi {
       }
     }),
     comments: githubOwnComments(octokit),
-    ...(auth.app ? { ownerAccess: (owner: string) => githubCall(octokit, `the installation on ${owner}`, () => octokit.auth(owner) as Promise<string>) } : {}),
+    ...(auth.app ? {
+      ownerAccess: (owner: string) => githubCall(octokit, `the installation on ${owner}`, () => octokit.auth(owner) as Promise<string>),
+      commentAccess: (owner: string) => githubCall(octokit, `the installation on ${owner}`, async () => commentAccessOf(await (octokit.auth as unknown as AppAuthOf).permissions(owner))),
+    } : {
+      commentAccess: () => githubCall(octokit, 'GET /user', async () => tokenCommentAccess((await octokit.request('GET /user')).headers['x-oauth-scopes'])),
+    }),
   }
 }
 

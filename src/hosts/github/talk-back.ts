@@ -95,6 +95,7 @@ function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.n
 
 export const githubTalkBack: TalkBack = {
   variables: { clientId: 'GITHUB_OAUTH_CLIENT_ID', clientSecret: 'GITHUB_OAUTH_CLIENT_SECRET', webUrl: 'GITHUB_WEB_URL' },
+  ownWriteAccess: 'a GitHub App: Pull requests (or Issues): Read and write, its comments shown as <app>[bot]; a token: classic repo, fine-grained Pull requests: Read and write',
   readOAuth: (env) => readOAuthClient(env, { clientId: 'GITHUB_OAUTH_CLIENT_ID', clientSecret: 'GITHUB_OAUTH_CLIENT_SECRET' },
     { value: env.GITHUB_WEB_URL?.trim() || 'https://github.com', variable: 'GITHUB_WEB_URL' }),
   connect,

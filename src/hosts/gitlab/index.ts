@@ -1,4 +1,5 @@
 import type { GitHost, HostApi } from '../contract.ts'
+import { isPrheraldError } from '../../errors.ts'
 import { smokeRequest } from '../smoke-delivery.ts'
 import { bodyDigestId } from '../verify-signature.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
@@ -40,6 +41,16 @@ function connect(token: string, apiUrl: string): HostApi {
       // public_email: what the user chose to show; empty when they chose nothing.
       const user = await client.request<{ public_email?: string | null }>('GET', `/users/${id}`)
       return user.public_email || undefined
+    },
+    async commentAccess() {
+      try {
+        const { scopes } = await client.request<{ scopes?: string[] }>('GET', '/personal_access_tokens/self')
+        return { granted: scopes?.includes('api') ?? false, says: `the token has the scopes ${scopes?.join(', ') || '(none)'}` }
+      } catch (error) {
+        // Older than 15.5: the token's scopes cannot be read.
+        if (isPrheraldError(error) && error.code === 'git_host_not_found') return { granted: undefined, says: 'this GitLab does not tell a token\'s scopes (GET /personal_access_tokens/self: 404)' }
+        throw error
+      }
     },
   }
 }

@@ -139,6 +139,7 @@ function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.n
 
 export const gitlabTalkBack: TalkBack = {
   variables: { clientId: 'GITLAB_OAUTH_CLIENT_ID', clientSecret: 'GITLAB_OAUTH_CLIENT_SECRET' },
+  ownWriteAccess: 'GITLAB_TOKEN with the api scope (read_api cannot comment) and at least the Reporter role in the project',
   readOAuth: (env, apiUrl) => readOAuthClient(env, { clientId: 'GITLAB_OAUTH_CLIENT_ID', clientSecret: 'GITLAB_OAUTH_CLIENT_SECRET' },
     { value: gitlabWebUrl(apiUrl), variable: 'GITLAB_API_URL' }),
   connect,
