@@ -147,9 +147,13 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s'
     await send({ ...replyEvent(slack, thread, ALICE, 'to the channel').event, thread_ts: undefined })
     await send({ type: 'message', subtype: 'message_changed', channel: CHANNEL, message: { ts: thread, text: 'x', bot_id: 'B123', thread_ts: thread }, previous_message: { ts: thread, text: 'y' } })
     await send({ type: 'message', subtype: 'channel_join', channel: CHANNEL, user: ALICE, ts: '1800001000.000001', thread_ts: thread })
+    await send({ type: 'message', subtype: 'message_deleted', channel: CHANNEL, deleted_ts: thread, previous_message: { ts: thread, text: 'x', bot_id: 'B123' } }, 'Ev-own')
     await settle()
     expect(fake.comments).toEqual([])
     expect(slack.count('chat.postEphemeral')).toBe(0)
+    // prherald's own event was dropped before any write: its event_id was never taken, so a reply with it is acted on.
+    await send(replyEvent(slack, thread, ALICE, 'a real reply').event, 'Ev-own')
+    await waitFor('the comment', () => fake.comments.length === 1)
   })
 
   it('20 replies a minute per person; the 21st is refused politely', async () => {
