@@ -6,18 +6,14 @@ import { errorFields } from './log/logger.ts'
 import { healthz, readyz, type HealthSources } from './http/health-routes.ts'
 import type { GitHost } from './hosts/contract.ts'
 import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-route.ts'
-import type { ClickIntake } from './intake/accept-click.ts'
-import type { TokenWorkspace } from './slack/token-workspace.ts'
 import { clientErrorResponse, errorResponse, json } from './http/respond.ts'
-import { createSlackRoute, SLACK_PATHS, type SlackRouteKind } from './http/slack-route.ts'
-import type { HomeClick } from './slack/decode-home-action.ts'
-import { createSlackInbound, type SlackInbound, type SlackInboundDeps } from './inbound/slack-inbound.ts'
-import type { personalRoutes } from './personal/personal-routes.ts'
+import { createSlackRoute, SLACK_PATHS, SLACK_REQUEST_LIMIT, type SlackRouteKind } from './http/slack-route.ts'
+import type { SlackInbound } from './inbound/slack-inbound.ts'
 import { createBodyBudget, type BodyBudget } from './http/body-budget.ts'
 import { createSlackBodyLane, inSlackLane, type SlackBodyLane } from './http/slack-body-lane.ts'
 import { BODY_LIMIT } from './http/read-raw-body.ts'
-import { SLACK_REQUEST_LIMIT } from './http/verify-slack-request.ts'
 import type { TalkBack } from './talk-back/create-talk-back.ts'
+import { oauthRoutes } from './http/oauth-routes.ts'
 
 /** One configured host's webhook route, `/webhook/<id>`: its own secrets and its own intake. */
 export interface HostWebhook {
@@ -41,16 +37,13 @@ export interface AppDeps {
   observe?: (provider: Provider, ...outcome: Parameters<NonNullable<WebhookRouteDeps['observe']>>) => void
   /** `GET /metrics`, when it is served on this port (not when `server.metrics_listen` gives it its own). */
   metrics?: () => Promise<HTTPResponse>
-  /** The "Start review" button's clicks and the token's workspace; with slackPersonal, Slack's routes exist (SLACK_SIGNING_SECRET). */
-  slackInteractions?: {
-    signingSecret: string | undefined; accept: ClickIntake; workspace: () => Promise<TokenWorkspace | undefined>; home?: ((click: HomeClick) => Promise<void>) | undefined
-    /** The review actions' modal (talk-back's `reviews: on`); absent, their clicks are not acted on. */
-    reviews?: SlackInboundDeps['reviews']
-  }
-  /** `/prherald`, the Events API and the home tab (docs/notifications.md), and the store's record of Slack's requests. */
-  slackPersonal?: ReturnType<typeof personalRoutes>
-  /** Talk-back (docs/talk-back.md): the OAuth routes and Slack's handlers; absent when slack.talk_back turns nothing on. */
-  talkBack?: TalkBack | undefined
+  /**
+   * Slack's HTTP routes (SLACK_SIGNING_SECRET): the signature checked, then the one inbound pipeline, built at
+   * the composition root and shared with Socket Mode's receiver (src/service.ts). Absent: no Slack route.
+   */
+  slack?: { signingSecret: string; receive: SlackInbound }
+  /** Talk-back (slack.talk_back on): its `/oauth/<host>/*` pages; `linked` republishes the person's home tab after a link. */
+  talkBack?: { service: TalkBack; linked?: ((slackUser: string) => Promise<void>) | undefined } | undefined
 }
 
 const ALWAYS_OK: HealthSources = { database: () => 'ok', slack: () => 'ok' }
@@ -89,12 +82,18 @@ export function createApp(deps: AppDeps): H3 {
       observe: observe && ((outcome, seconds) => observe(host.id, outcome, seconds)),
     })))
   }
+  // Talk-back's OAuth pages, for the hosts people can link here only (an unknown host is h3's 404).
+  if (deps.talkBack) {
+    const oauth = oauthRoutes({ talkBack: deps.talkBack.service, logger: deps.logger, linked: deps.talkBack.linked })
+    for (const { id } of deps.talkBack.service.linkableHosts()) {
+      app.all(`/oauth/${id}/start`, only(['GET'], (event) => oauth.start(event, id)))
+      app.all(`/oauth/${id}/callback`, only(['GET'], (event) => oauth.callback(event, id)))
+    }
+  }
   // Slack's unsigned bodies are bounded by a lane of their own, which cuts the oldest held body for a new one.
   const slackLane = deps.slackLane ?? createSlackBodyLane()
-  const receive = slackInbound(deps, () => health.database() === 'ok')
-  // The HTTP routes only with SLACK_SIGNING_SECRET; with Socket Mode alone, Slack's requests come over the socket.
-  const signingSecret = deps.slackInteractions?.signingSecret
-  if (receive && signingSecret !== undefined) {
+  if (deps.slack) {
+    const { signingSecret, receive } = deps.slack
     const route = (kind: SlackRouteKind, bodyLimit: number) => only(['POST'], inSlackLane(slackLane, bodyLimit, createSlackRoute({
       kind, signingSecret, receive, logger: deps.logger, bodyLimit,
     })))
@@ -103,19 +102,6 @@ export function createApp(deps: AppDeps): H3 {
     app.all(SLACK_PATHS.event, route('event', SLACK_REQUEST_LIMIT))
   }
   return app
-}
-
-/**
- * The one inbound pipeline of Slack's requests (src/inbound/slack-inbound.ts), for the HTTP routes above and
- * for Socket Mode's receiver (src/inbound/slack-socket.ts); undefined when the deployment takes none of them.
- */
-export function slackInbound(deps: Pick<AppDeps, 'slackInteractions' | 'slackPersonal' | 'logger' | 'talkBack'>, ready?: () => boolean): SlackInbound | undefined {
-  const { slackInteractions: clicks, slackPersonal: personal } = deps
-  if (!clicks || !personal) return undefined
-  return createSlackInbound({
-    workspace: clicks.workspace, requests: personal.requests, ready, click: clicks.accept, home: clicks.home, reviews: clicks.reviews,
-    run: personal.run, publishHome: personal.publishHome, slackApiUrl: personal.slackApiUrl, logger: deps.logger, talkBack: deps.talkBack,
-  })
 }
 
 /** Where a host's deliveries are sent. */

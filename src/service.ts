@@ -10,7 +10,7 @@ import { startDigest } from './digest/start-digest.ts'
 import { pullRequestKey } from '../machines/pull-request-event.ts'
 import type { LifecycleEvent } from '../machines/lifecycle-event.ts'
 import type { PacerClock } from './slack/pacer-clock.ts'
-import type { RetryPolicy } from './slack/retry-transient.ts'
+import { DEFAULT_RETRY, type RetryPolicy } from './slack/retry-transient.ts'
 import type { SlackPacer } from './slack/slack-pacer.ts'
 import { bindListeners } from './http/bind-listeners.ts'
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/http-timeouts.ts'
@@ -35,7 +35,8 @@ import { createMetrics } from './metrics/create-metrics.ts'
 import { metricsRoute } from './metrics/metrics-route.ts'
 import { connectHosts } from './config/connect-hosts.ts'
 import { hostMappings } from './routing/resolve-route.ts'
-import { createApp, slackInbound, webhookPath, type AppDeps } from './server.ts'
+import { createApp, webhookPath, type AppDeps } from './server.ts'
+import { createSlackInbound } from './inbound/slack-inbound.ts'
 import { startSocketMode } from './inbound/start-socket-mode.ts'
 import type { SlackSocket } from './inbound/slack-socket.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
@@ -44,8 +45,9 @@ import { openStore } from './store/open-store.ts'
 import { startDirectMessages, type DirectMessageRunner } from './personal/start-direct-messages.ts'
 import { personalRoutes } from './personal/personal-routes.ts'
 import { createPersonLimits } from './talk-back/person-limits.ts'
-import { createReviewFromSlack } from './talk-back/review-from-slack.ts'
+import { createReviewFromSlack } from './personal/review-from-slack.ts'
 import { createTalkBack, talkBackWanted } from './talk-back/create-talk-back.ts'
+import { startRelinkSweep } from './talk-back/relink-sweep.ts'
 import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from './talk-back/token-cipher.ts'
 
 export interface ServiceOptions {
@@ -80,6 +82,8 @@ export interface ServiceOptions {
   clock?: () => number
   /** How often due direct messages are looked for (a held message's morning); 30 s by default. */
   directMessageIntervalMs?: number
+  /** How often idle talk-back links are looked at for the relink notice; six hours by default. */
+  relinkSweepMs?: number
 }
 
 export interface RunningService {
@@ -126,6 +130,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     providers, pendingDeliveries: () => store.pendingDeliveryStats(),
     mailboxes: () => ({ queued: mailboxes.queued(), active: mailboxes.active() }),
     slackBodiesCut: () => slackLane.cut,
+    ...(settings.socketMode ? { slackSocket: () => ({ open: socket?.state() === 'open', reconnects: socket?.reconnects() ?? 0 }) } : {}),
   })
   const slackLane = options.slackBodyLane ?? createSlackBodyLane()
 
@@ -194,7 +199,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Slack's requests (the button, /prherald, the home tab) arrive over HTTP with a signing secret, or over
   // Socket Mode's WebSocket: either turns them on, and both feed the one inbound pipeline.
   const interactive = secrets.slackSigningSecret !== undefined || settings.socketMode
-  const slackPersonal = interactive ? personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, logger, talkBack }) : undefined
+  // Built once: the HTTP routes (with a signing secret) and the socket hand their requests to this one pipeline.
+  const personal = interactive ? personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, sleep, retry: options.retry ?? DEFAULT_RETRY, logger, talkBack }) : undefined
+  const receive = !personal ? undefined : createSlackInbound({
+    ...personal,
+    click: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
+    workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
+    ready: () => database.state() === 'ok', logger, talkBack,
+    reviews: talkBack && createReviewFromSlack({ talkBack, store, slack, logger, limits: createPersonLimits({ now: Date.now }), now: Date.now }),
+  })
   let socket: SlackSocket | undefined
   // A delivery waits for the budget no longer than Node gives a request (requestTimeout); full for longer is a wedge.
   const mayWaitMs = options.httpTimeouts?.requestMs ?? HTTP_TIMEOUTS.requestMs
@@ -208,17 +221,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       ...(settings.socketMode ? { socket: () => socket?.state() ?? 'connecting' } : {}),
     },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
-    slackInteractions: !interactive ? undefined : {
-      signingSecret: secrets.slackSigningSecret,
-      accept: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
-      workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
-      home: slackPersonal?.homeActions,
-      reviews: talkBack && createReviewFromSlack({
-        talkBack, store, slack, logger, limits: createPersonLimits({ now: Date.now }), now: Date.now,
-      }),
-    },
-    slackPersonal,
-    talkBack,
+    slack: receive && secrets.slackSigningSecret !== undefined ? { signingSecret: secrets.slackSigningSecret, receive } : undefined,
+    talkBack: talkBack && { service: talkBack, linked: personal?.publishHome },
   }
   const app = createApp(appDeps)
   const handler = toNodeHandler(app)
@@ -241,8 +245,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Ready: from here on the listeners serve the app. `listening` keeps meaning "deliveries are taken".
   listeners.open(handler, metrics)
   // Socket Mode connects once the gate is open: an envelope is acted on, and acknowledged, only from here on.
-  socket = await startSocketMode({ settings, secrets, receive: slackInbound(appDeps, () => database.state() === 'ok'), logger })
+  socket = await startSocketMode({ settings, secrets, receive, logger })
   directMessages = startDirectMessages({ sendDue: worker.personal.sendDue, logger, intervalMs: options.directMessageIntervalMs ?? 30_000 })
+  const relinkSweep = talkBack && startRelinkSweep({ store, notices: talkBack.notices, now: options.clock ?? Date.now, logger, intervalMs: options.relinkSweepMs })
   const { server, port, url } = listeners
   logger.info('listening', { address: listeners.address, hosts: providers, routes: webhooks.map((w) => webhookPath(w.host)), port })
   if (listeners.metrics) logger.info('serving /metrics on its own listener', { address: listeners.metrics.address, port: listeners.metrics.port })
@@ -255,6 +260,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // First: Slack stops sending over the socket before anything it asks for could no longer be acted on.
     await socket?.stop()
     cleanup.stop()
+    await relinkSweep?.stop()
     reconcileOnStart.stop()
     digest.stop()
     // No more taking over: what this server leaves pending, another replica (or the next start) finishes.

@@ -22,13 +22,13 @@ interface Options {
 
 /**
  * The repository to test, the one named or the first mapping entry (a `"*"` entry with a made-up name), its
- * route, and the channel to watch: the first the repository posts in (the service deletes the message in each).
+ * route, and the channel to watch: the first the repository posts in (prherald-smoke deletes its message in each).
  */
-function chooseRepository(settings: Settings, own: HostSettings, named: string | undefined): { owner: string; repo: string; channel: string; route: Route } {
+function chooseRepository(settings: Settings, own: HostSettings, named: string | undefined): { owner: string; repo: string; channel: string; channels: string[]; route: Route } {
   const pick = (owner: string, repo: string, route: Route) => {
-    const channel = route.targets[0]?.channel
-    if (!channel) throw new PrheraldError('config_invalid', `${owner}/${repo} posts in no channel`, { fix: 'give its mapping entry a channel' })
-    return { owner, repo, channel, route }
+    const channels = route.targets.map((t) => t.channel)
+    if (!channels[0]) throw new PrheraldError('config_invalid', `${owner}/${repo} posts in no channel`, { fix: 'give its mapping entry a channel' })
+    return { owner, repo, channel: channels[0], channels, route }
   }
   if (named !== undefined) {
     const { owner, repo } = parseRepository(named)

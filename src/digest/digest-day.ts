@@ -1,4 +1,4 @@
-import { loadHolidays, parseHolidayCalendar, type HolidayCalendar } from '../config/digest-calendar.ts'
+import { loadHolidays, type HolidayCalendar } from '../config/digest-calendar.ts'
 
 /** Where a moment falls for the digest: the calendar day in the digest's time zone, and whether it is skipped. */
 export interface DigestDay {

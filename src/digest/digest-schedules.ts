@@ -1,4 +1,3 @@
-import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { DigestSettings } from '../config/settings.ts'
 import { listHostRoutes, resolveHostRoute, type HostMappings, type Route } from '../routing/resolve-route.ts'
 import type { OpenMessage } from '../store/store.ts'

@@ -218,7 +218,7 @@ export interface WebhookSpec {
   secret: string
 }
 
-/** The deliveries a smoke run sends, in order; `closed` is always the last, and the service cleans up on it. */
+/** The deliveries a smoke run sends, in order; `closed` is always the last. */
 export type SmokeStep = 'opened' | 'approved' | 'merged' | 'closed'
 
 export interface SmokeRun {

@@ -1,11 +1,17 @@
 import { randomUUID } from 'node:crypto'
 import type { DeliveryReader, SmokeDelivery, SmokeRun } from './contract.ts'
-import { SMOKE_TITLE_PREFIX } from './smoke-pull-request.ts'
 
 export const SMOKE_AUTHOR = 'prherald-smoke'
 export const SMOKE_REVIEWER = 'prherald-smoke-reviewer'
 
-export const smokeTitle = (run: Pick<SmokeRun, 'runId'>) => `${SMOKE_TITLE_PREFIX} ${run.runId}`
+/** The title says what the message is to anyone who sees it in the channel. */
+export const smokeTitle = (run: Pick<SmokeRun, 'runId'>) => `prherald smoke test ${run.runId}`
+
+/**
+ * A number of the run's own, far above any a git host has issued and within PostgreSQL's integer: the
+ * service handles the test pull request like any other (that is what is proved), each run its own.
+ */
+export const smokeNumber = (run: Pick<SmokeRun, 'runId'>) => 2_000_000_000 + (Number.parseInt(run.runId, 16) % 100_000_000)
 
 /**
  * A smoke payload as the host sends it: its event header, a fresh delivery id, and the authentication the

@@ -13,7 +13,8 @@ const BODY = JSON.stringify({
  * routes on the normalised path (`\` read as `/`, `..` and `%2e%2e` resolved), while a proxy matches and
  * forwards the raw one: nginx's `location /webhook/` passes `/webhook/..\metrics` on, which h3 would route to
  * `/metrics`. No route of prherald's has such a path, so refusing them costs nothing and leaves no path
- * that means one thing to the proxy and another here. The query is not looked at: no route reads it.
+ * that means one thing to the proxy and another here. The query is not looked at: the routes that read it
+ * (the OAuth pages, src/http/oauth-routes.ts) read named parameters from it, never a path.
  */
 export function refuseAmbiguousPaths(handler: RequestListener): RequestListener {
   return (req, res) => {

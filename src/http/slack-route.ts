@@ -3,8 +3,9 @@ import { isPrheraldError, PrheraldError } from '../errors.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { str } from '../read-fields.ts'
 import type { SlackInbound } from '../inbound/slack-inbound.ts'
+import { verifySlackSignature } from '../intake/verify-slack-signature.ts'
+import { readRawBody } from './read-raw-body.ts'
 import { errorResponse, json } from './respond.ts'
-import { verifiedSlackBody } from './verify-slack-request.ts'
 
 /** Slack's three Request URLs (docs/slack-app.md), one per kind of request. */
 export const SLACK_PATHS = {
@@ -16,6 +17,9 @@ export const SLACK_PATHS = {
 export type SlackRouteKind = keyof typeof SLACK_PATHS
 
 const NOUN: Record<SlackRouteKind, string> = { interactive: 'interaction', command: 'command', event: 'event' }
+
+/** Slash commands and events are small: Slack's are a few kilobytes; anything bigger is not Slack's. */
+export const SLACK_REQUEST_LIMIT = 64 * 1024
 
 export interface SlackRouteDeps {
   kind: SlackRouteKind
@@ -30,7 +34,7 @@ export interface SlackRouteDeps {
 
 /**
  * The HTTP receiver of Slack's requests: the body's size, the v0 signature over its exact bytes and the
- * five-minute window (verify-slack-request.ts), then the body decoded and handed to the one inbound pipeline
+ * five-minute window (verifiedSlackBody below), then the body decoded and handed to the one inbound pipeline
  * (src/inbound/slack-inbound.ts), whose answer is the 200's body. Slack's own checks of a Request URL
  * (`url_verification`, `ssl_check`) are answered here, after the signature.
  */
@@ -69,6 +73,20 @@ export function createSlackRoute(deps: SlackRouteDeps) {
 function answer(body: Record<string, unknown> | undefined, none: '' | Record<string, never>): HTTPResponse {
   if (body !== undefined) return json(200, body)
   return none === '' ? new HTTPResponse('', { status: 200 }) : json(200, none)
+}
+
+/**
+ * The raw body of a request Slack signed, before anything reads it: the size, then the v0 signature over the
+ * exact bytes, then the five-minute window (docs/security.md#slack-requests). Throws bad_signature,
+ * stale_timestamp or body_too_large.
+ */
+async function verifiedSlackBody(event: H3Event, secret: string, nowMs: number, limit: number): Promise<Buffer> {
+  const body = await readRawBody(event, limit)
+  const headers = event.req.headers
+  const verdict = verifySlackSignature(secret, { body, timestamp: headers.get('x-slack-request-timestamp'), signature: headers.get('x-slack-signature') }, nowMs)
+  if (verdict === 'bad_signature') throw new PrheraldError('bad_signature', 'missing or invalid X-Slack-Signature signature')
+  if (verdict === 'stale_timestamp') throw new PrheraldError('stale_timestamp', 'X-Slack-Request-Timestamp is more than five minutes away from this server\'s clock')
+  return body
 }
 
 function parseEvent(body: string): unknown {

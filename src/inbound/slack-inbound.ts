@@ -11,7 +11,7 @@ import { foreignOrigin } from '../slack/foreign-origin.ts'
 import { postToResponseUrl } from '../slack/slack-api.ts'
 import type { TokenWorkspace } from '../slack/token-workspace.ts'
 import type { SlackRequests } from '../store/store.ts'
-import type { ReviewFromSlack } from '../talk-back/review-from-slack.ts'
+import type { ReviewFromSlack } from '../personal/review-from-slack.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 
 /**
@@ -146,7 +146,8 @@ export function createSlackInbound(deps: SlackInboundDeps) {
     if (await admit('event', origin, prefixed('event', str(payload, 'event_id')))) return undefined
     const user = str(inner, 'user')
     if (str(inner, 'type') === 'app_home_opened' && str(inner, 'tab') !== 'messages' && user) {
-      void deps.publishHome(user).catch((error: unknown) => logger.warn('home tab not published', errorFields(error)))
+      // Published after the ack; it retries and logs its own failures (publish-home.ts), so it never rejects.
+      void deps.publishHome(user)
     }
     return undefined
   }

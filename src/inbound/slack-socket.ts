@@ -24,6 +24,8 @@ export interface SlackSocketDeps {
 
 export interface SlackSocket {
   state(): SocketState
+  /** Sockets opened after the first (a refresh Slack asked for, or after a drop): for the metrics. */
+  reconnects(): number
   /** Closes the socket (and stops a reconnection under way); resolves once nothing is left open. */
   stop(): Promise<void>
 }
@@ -50,6 +52,7 @@ export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
   let state: SocketState = 'connecting'
   let current: WebSocket | undefined
   let failures = 0
+  let opens = 0
   let stopped = false
   let timer: NodeJS.Timeout | undefined
   let busy = false
@@ -126,6 +129,7 @@ export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
     const before = current
     current = socket
     failures = 0
+    opens += 1
     state = 'open'
     before?.close(1000)
     deps.logger.info('slack socket open')
@@ -150,6 +154,7 @@ export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
   reconnect(0)
   return {
     state: () => state,
+    reconnects: () => Math.max(0, opens - 1),
     async stop() {
       stopped = true
       state = 'closed'

@@ -17,6 +17,8 @@ export interface MetricsSources {
   pendingDeliveries: () => Promise<PendingDeliveryStats>
   /** Unsigned bodies on Slack's routes cut so far to make room for newer ones (slack-body-lane.ts). */
   slackBodiesCut?: () => number
+  /** With slack.socket_mode only: whether the socket is open, and how many times it was opened again. */
+  slackSocket?: () => { open: boolean; reconnects: number }
   now?: () => number
 }
 
@@ -73,6 +75,18 @@ export function createMetrics(sources: MetricsSources): Metrics {
       this.inc(sources.slackBodiesCut?.() ?? 0)
     },
   })
+  const socket = sources.slackSocket
+  if (socket) {
+    // Slack's requests arrive only while the socket is open; a counter that keeps climbing is a socket that keeps dropping.
+    new Gauge({
+      name: 'prherald_slack_socket_connected', help: 'Socket Mode: 1 while the WebSocket to Slack is open, 0 while connecting, reconnecting or closed',
+      registers, collect() { this.set(socket().open ? 1 : 0) },
+    })
+    new Counter({
+      name: 'prherald_slack_socket_reconnects_total', help: 'Socket Mode: WebSockets opened after the first (a refresh Slack asked for, or after a dropped socket)',
+      registers, collect() { this.reset(); this.inc(socket().reconnects) },
+    })
+  }
   for (const provider of sources.providers) for (const result of ['accepted', 'duplicate'] as const) deliveries.inc({ provider, result, reason: '' }, 0)
   for (const method of Object.keys(SLACK_RATE_LIMITS)) for (const outcome of ['ok', 'rate_limited']) slackCalls.inc({ method, outcome }, 0)
   for (const result of ['posted', 'skipped', 'failed'] as const) digestRuns.inc({ result }, 0)

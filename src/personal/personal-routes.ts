@@ -3,6 +3,8 @@ import type { HostSet } from '../config/connect-hosts.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
+import type { RetryPolicy } from '../slack/retry-transient.ts'
+import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import type { MessageStore, PeopleCache, PreferenceStore, SlackRequests } from '../store/store.ts'
 import type { TalkBack } from '../talk-back/create-talk-back.ts'
 import type { Personal } from './create-personal.ts'
@@ -10,6 +12,7 @@ import { createHomeActions, type HomeActions } from './home-actions.ts'
 import { createPersonOf } from './person-of.ts'
 import { createPublishHome, type PublishHome } from './publish-home.ts'
 import { createCommandRunner, type RunCommand } from './run-command.ts'
+import { createLinkCommands } from './link-commands.ts'
 
 /**
  * What `/prherald`, the Events API and the home tab's buttons need, built from the worker's personal side,
@@ -24,21 +27,24 @@ export function personalRoutes(deps: {
   slack: Pick<SlackClient, 'publishHome'>
   store: MessageStore & PreferenceStore & PeopleCache & SlackRequests
   pacer: SlackPacer
+  /** The batches' backoff: a home tab whose publish failed for a moment is tried again with it. */
+  retry: RetryPolicy
+  sleep: ShutdownSleep
   logger: Logger
   /** Talk-back (docs/talk-back.md): `/prherald link|unlink` and the home tab's link button; absent when it is off. */
   talkBack?: TalkBack | undefined
 }): {
-  run: RunCommand; publishHome: PublishHome; homeActions: HomeActions; slackApiUrl: string; requests: SlackRequests
+  run: RunCommand; publishHome: PublishHome; home: HomeActions; slackApiUrl: string; requests: SlackRequests
 } {
   const { settings, personal, store } = deps
   const people = new Map([...deps.hosts.values()].map((own) => [own.id, { users: own.users, teams: own.teams }]))
   const personOf = createPersonOf({ people, store, lookupUsersByEmail: settings.lookupUsersByEmail })
   const shared = { store, settings: settings.directMessages, personOf, directory: personal.people, now: personal.now }
-  const publishHome = createPublishHome({ ...shared, slack: deps.slack, pacer: deps.pacer, logger: deps.logger })
+  const publishHome = createPublishHome({ ...shared, slack: deps.slack, pacer: deps.pacer, retry: deps.retry, sleep: deps.sleep, logger: deps.logger, talkBack: deps.talkBack })
   return {
-    run: createCommandRunner(shared),
+    run: createCommandRunner({ ...shared, link: deps.talkBack && createLinkCommands({ talkBack: deps.talkBack, logger: deps.logger }) }),
     publishHome,
-    homeActions: createHomeActions({ store, personOf, publishHome, logger: deps.logger }),
+    home: createHomeActions({ store, personOf, publishHome, logger: deps.logger }),
     slackApiUrl: settings.api.slack,
     requests: store,
   }

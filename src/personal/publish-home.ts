@@ -5,21 +5,29 @@ import { HOME_ACTIONS, homeMetadata } from '../slack/decode-home-action.ts'
 import { pullRequestLink } from '../slack/render-direct-message.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
+import { retryTransient, type RetryPolicy } from '../slack/retry-transient.ts'
+import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import type { MessageStore, PreferenceStore } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
 import { groupsOf, type PersonOf } from './person-of.ts'
 import { minePullRequests, openPullRequests } from './pull-request-lists.ts'
+import { homeLinkBlocks } from './home-links.ts'
+import type { TalkBack } from '../talk-back/create-talk-back.ts'
 
 const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text: text.slice(0, 2900) } })
 const button = (text: string, actionId: string, value: string) => ({ type: 'button', text: { type: 'plain_text', text }, action_id: actionId, value })
 /** A home tab holds at most 100 blocks (Slack's view limit): the rest of a long mute list is counted, not shown. */
 const MUTES_SHOWN = 40
+/** Tries of one publish: a transient failure after the ack is tried again, and after these left to the next opening. */
+const PUBLISH_TRIES = 3
 
 /**
  * The person's App Home tab (`app_home_opened`, and after each click in it): what waits on them, their pull
  * requests and what each waits on, and their preferences as buttons (direct messages on or off, each mute with
  * Unmute) whose clicks come back through the interactions route (home-actions.ts). The view's private_metadata
- * names its owner, so a click is acted on only for the person it belongs to. Published through the pacer.
+ * names its owner, so a click is acted on only for the person it belongs to. Published through the pacer, and
+ * after a transient failure built and published again (PUBLISH_TRIES, with the batches' backoff): the ack is
+ * long sent, so nothing else would bring the tab back before the next opening.
  */
 export function createPublishHome(deps: {
   store: MessageStore & PreferenceStore
@@ -28,8 +36,12 @@ export function createPublishHome(deps: {
   directory: PersonDirectory
   slack: Pick<SlackClient, 'publishHome'>
   pacer: SlackPacer
+  retry: RetryPolicy
+  sleep: ShutdownSleep
   logger: Logger
   now: () => number
+  /** Talk-back: the linked accounts and the link buttons (home-links.ts); absent when it is off. */
+  talkBack?: TalkBack | undefined
 }) {
   const preferences = async (user: string, prs: ReturnType<typeof openPullRequests>): Promise<unknown[]> => {
     const own = await deps.store.preferenceOf(user)
@@ -53,19 +65,28 @@ export function createPublishHome(deps: {
     return blocks
   }
 
+  // Built afresh on each try, so that a retry never publishes an older view over one a later click published.
+  const publishOnce = async (user: string): Promise<void> => {
+    const people = await deps.personOf(user)
+    const blocks: unknown[] = [{ type: 'header', text: { type: 'plain_text', text: 'prherald' } }]
+    if (!people) {
+      blocks.push(section('prherald does not know you yet: ask whoever runs it to add your git login and your Slack member id under `users:` in config.yaml.'))
+    } else {
+      const prs = openPullRequests(await deps.store.openMessages())
+      blocks.push(section(minePullRequests(prs, user, people, await groupsOf(people, deps.directory, user), deps.now()).join('\n')))
+      blocks.push(...await preferences(user, prs))
+      if (deps.talkBack) blocks.push(...await homeLinkBlocks(deps.talkBack, user))
+    }
+    const view = { type: 'home' as const, private_metadata: homeMetadata(user), blocks }
+    await deps.pacer.call('views.publish', user, () => deps.slack.publishHome(user, view))
+  }
+
   return async function publishHome(user: string): Promise<void> {
     try {
-      const people = await deps.personOf(user)
-      const blocks: unknown[] = [{ type: 'header', text: { type: 'plain_text', text: 'prherald' } }]
-      if (!people) {
-        blocks.push(section('prherald does not know you yet: ask whoever runs it to add your git login and your Slack member id under `users:` in config.yaml.'))
-      } else {
-        const prs = openPullRequests(await deps.store.openMessages())
-        blocks.push(section(minePullRequests(prs, user, people, await groupsOf(people, deps.directory, user), deps.now()).join('\n')))
-        blocks.push(...await preferences(user, prs))
-      }
-      const view = { type: 'home' as const, private_metadata: homeMetadata(user), blocks }
-      await deps.pacer.call('views.publish', user, () => deps.slack.publishHome(user, view))
+      await retryTransient(() => publishOnce(user), {
+        policy: deps.retry, sleep: deps.sleep, attempts: PUBLISH_TRIES,
+        onRetry: (attempt, delayMs, error) => deps.logger.warn('slack call failed, retrying', { slack_user: user, call: 'views.publish', attempt, delay_ms: delayMs, ...errorFields(error) }),
+      })
     } catch (error) {
       deps.logger.warn('slack home tab not published', { slack_user: user, ...errorFields(error) })
     }

@@ -5,6 +5,7 @@ import type { PersonDirectory } from './person-directory.ts'
 import { groupsOf, type PersonOf } from './person-of.ts'
 import { channelPullRequests, minePullRequests, openPullRequests } from './pull-request-lists.ts'
 import { pullRequestKey } from '../../machines/pull-request-event.ts'
+import { LINK_HELP, type LinkCommands } from './link-commands.ts'
 
 /** A slash command as Slack sends it, the fields read. */
 export interface SlashCommand {
@@ -34,6 +35,8 @@ export interface CommandDeps {
   personOf: PersonOf
   directory: PersonDirectory
   now: () => number
+  /** `/prherald link|unlink` (link-commands.ts); absent when talk-back is off. */
+  link?: LinkCommands | undefined
 }
 
 /**
@@ -52,7 +55,7 @@ export function createCommandRunner(deps: CommandDeps) {
     const [word = 'mine', ...rest] = command.text.trim().split(/\s+/).filter(Boolean)
     const argument = rest.join(' ')
     const me = command.userId
-    if (word === 'help') return { now: COMMAND_HELP }
+    if (word === 'help') return { now: deps.link ? [COMMAND_HELP, ...LINK_HELP].join('\n') : COMMAND_HELP }
     if (word === 'channel') {
       return { ack: 'Looking…', later: async () => channelPullRequests(openPullRequests(await deps.store.openMessages()), command.channelId, deps.now()).join('\n') }
     }
@@ -86,6 +89,10 @@ export function createCommandRunner(deps: CommandDeps) {
         await deps.store.setMuted(me, prKey, word === 'mute')
         return { now: word === 'mute' ? 'Muted: no more direct messages about it.' : 'Unmuted.' }
       }
+      case 'link':
+      case 'unlink':
+        if (deps.link) return { now: await deps.link.run(word, me, argument) }
+        return { now: `Unknown command "${word}".\n${COMMAND_HELP}` }
       default:
         return { now: `Unknown command "${word}".\n${COMMAND_HELP}` }
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import { pullRequestKey, type PullRequestEvent } from '../../machines/pull-request-event.ts'
+import { pullRequestKey, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import { hasMessage, type DeliveryStore, type MessageStore, type PullRequestRef } from '../store/store.ts'
 import type { GitHost, HostReconcile } from '../hosts/contract.ts'

@@ -4,6 +4,7 @@ import { HOSTS } from '../hosts/registry.ts'
 import { at, str } from '../read-fields.ts'
 import { decodeHomeAction, isHomeAction, type HomeClick } from './decode-home-action.ts'
 import { decodeReviewAction, decodeReviewSubmission, isReviewAction, type ReviewActionClick, type ReviewSubmission } from './decode-review-action.ts'
+import type { SlackOrigin } from './foreign-origin.ts'
 
 /** The button's `action_id`: what tells prherald's own button from anything else Slack might send. */
 export const START_REVIEW_ACTION = 'prherald_start_review'
@@ -11,18 +12,13 @@ export const START_REVIEW_ACTION = 'prherald_start_review'
 /** Why a well-signed interaction is not a click prherald acts on; the route answers 200 and logs it. */
 export type InteractionIgnored = 'not_a_button_click' | 'not_our_button' | 'not_our_view' | 'not_on_a_message' | 'not_in_a_home_tab' | 'invalid_payload'
 
-/** Where the click came from, as Slack's signed payload says: checked against the token's own workspace and app. */
-export interface ClickOrigin {
-  teamId: string | undefined
-  appId: string | undefined
-}
-
+/** `origin`: where the click came from, as Slack's signed payload says (checked by foreign-origin.ts). */
 export type DecodedInteraction =
-  | { click: ReviewClick; origin: ClickOrigin }
-  | { home: HomeClick; origin: ClickOrigin }
+  | { click: ReviewClick; origin: SlackOrigin }
+  | { home: HomeClick; origin: SlackOrigin }
   /** A review action on a message (Approve, Request changes, Comment) and the review modal's submission: decode-review-action.ts. */
-  | { review: ReviewActionClick; origin: ClickOrigin }
-  | { submission: ReviewSubmission; origin: ClickOrigin }
+  | { review: ReviewActionClick; origin: SlackOrigin }
+  | { submission: ReviewSubmission; origin: SlackOrigin }
   | { ignored: InteractionIgnored }
 
 /**
@@ -44,7 +40,7 @@ const TRIGGER_ID = /^[\w.-]{1,200}$/
 export function decodeInteraction(input: string | object): DecodedInteraction {
   const payload = interactionPayload(input)
   if (payload === undefined) return { ignored: 'invalid_payload' }
-  const origin: ClickOrigin = { teamId: str(payload, 'team', 'id') ?? str(payload, 'user', 'team_id'), appId: str(payload, 'api_app_id') }
+  const origin: SlackOrigin = { teamId: str(payload, 'team', 'id') ?? str(payload, 'user', 'team_id'), appId: str(payload, 'api_app_id') }
   if (str(payload, 'type') === 'view_submission') {
     const submission = decodeReviewSubmission(payload, str(payload, 'user', 'id') ?? '')
     if (typeof submission === 'string') return { ignored: submission }

@@ -2,7 +2,6 @@
 export type SlackMethod =
   | 'chat.postMessage'
   | 'chat.update'
-  | 'chat.delete'
   | 'reactions.add'
   | 'reactions.remove'
   | 'conversations.history'
@@ -31,7 +30,7 @@ export interface RateLimit {
  * - chat.postMessage is a special tier: "generally allows posting one message per second per channel, while
  *   also maintaining a workspace-wide limit" (its reference page: "several hundred messages per minute").
  *   Bursts above 1 a second are "not guaranteed", so a channel gets no burst.
- * - chat.update, chat.delete, reactions.add: Tier 3. reactions.remove: Tier 2 on its reference page.
+ * - chat.update, reactions.add: Tier 3. reactions.remove: Tier 2 on its reference page.
  * - conversations.history, conversations.replies: Tier 3 for internal and Marketplace apps. Since 2025,
  *   commercially distributed apps outside the Marketplace get 1 a minute (15 messages a call) there; such an
  *   installation should run with `slack.pacing: off` and rely on the 429 handling, or lower these rows.
@@ -45,7 +44,6 @@ export const SLACK_RATE_LIMITS: Record<SlackMethod, readonly RateLimit[]> = {
     { scope: 'workspace', perMinute: 300, burst: 10 },
   ],
   'chat.update': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
-  'chat.delete': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
   'reactions.add': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
   'reactions.remove': [{ scope: 'workspace', perMinute: 20, burst: 3 }],
   'conversations.history': [{ scope: 'workspace', perMinute: 50, burst: 5 }],

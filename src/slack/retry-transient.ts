@@ -20,14 +20,18 @@ export class ShutdownInterrupt extends Error {
  */
 export async function retryTransient<T>(
   run: () => Promise<T>,
-  options: { policy: RetryPolicy; sleep: ShutdownSleep; onRetry: (attempt: number, delayMs: number, error: unknown) => void },
+  options: {
+    policy: RetryPolicy; sleep: ShutdownSleep; onRetry: (attempt: number, delayMs: number, error: unknown) => void
+    /** At most this many tries, for a write nothing else brings back (the home tab); until shutdown when absent. */
+    attempts?: number
+  },
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     if (options.sleep.aborted) throw new ShutdownInterrupt('shutting down')
     try {
       return await run()
     } catch (error) {
-      if (!isPrheraldError(error, 'slack_transient')) throw error
+      if (!isPrheraldError(error, 'slack_transient') || attempt === options.attempts) throw error
       const delay = Math.min(options.policy.maxMs, options.policy.baseMs * 2 ** (attempt - 1))
       options.onRetry(attempt, delay, error)
       await options.sleep.sleep(delay)

@@ -13,7 +13,7 @@ export interface SlackMessage {
 }
 
 /**
- * The calls the lifecycle makes (deleteMessage only for a finished smoke test). Errors are PrheraldErrors:
+ * The calls the lifecycle makes. Errors are PrheraldErrors:
  * slack_transient, slack_rate_limited, slack_permanent, slack_message_not_found, slack_auth, and for
  * postMessage slack_outcome_unknown (the post may be in the channel).
  */
@@ -35,8 +35,6 @@ export interface SlackClient {
   updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>
   addReaction(channel: string, ts: string, name: string): Promise<void>
   removeReaction(channel: string, ts: string, name: string): Promise<void>
-  /** chat.delete; a message already gone counts as deleted. */
-  deleteMessage(channel: string, ts: string): Promise<void>
   /** users.lookupByEmail: the member's user id, or undefined when no member has that email (users_not_found). */
   lookupUserByEmail(email: string): Promise<string | undefined>
   /** conversations.open: the direct-message channel between the bot and `user` (im:write). */
@@ -188,13 +186,6 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
         }
       })
       return result?.user?.id
-    },
-    async deleteMessage(channel, ts) {
-      try {
-        await call(() => client.chat.delete({ channel, ts }))
-      } catch (error) {
-        if (!isPrheraldError(error, 'slack_message_not_found')) throw error
-      }
     },
   }
 }

@@ -95,7 +95,6 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async commitOutcome(outcome: DeliveryOutcome) {
       const at = now()
       const steps: Step[] = outcome.messages.map((m) => messageStep(m, at))
-      for (const f of outcome.forget ?? []) steps.push([q.forgetMessage, key(f, f.channel)])
       if (outcome.deliveryIds.length > 0) steps.push([q.markApplied, [at, outcome.provider, JSON.stringify(outcome.deliveryIds)]])
       const active = outcome.activity
       if (active) steps.push([q.markActivity, [at, active.provider, active.repository, active.prNumber]])

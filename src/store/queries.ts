@@ -24,7 +24,6 @@ const sql = {
     ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
       ts = excluded.ts, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
       last_delivery_id = excluded.last_delivery_id, reactions = excluded.reactions, touched_at = excluded.touched_at`,
-  forgetMessage: `DELETE FROM slack_messages WHERE ${MESSAGE_KEY}`,
   deleteMessagesUntouchedSince: 'DELETE FROM slack_messages WHERE touched_at < ?',
   countMessages: 'SELECT count(*) AS n FROM slack_messages',
   // A row without activity_at (written before it existed) gives its created_at.

@@ -18,7 +18,7 @@ export interface ReviewForm {
   submitted?: boolean
 }
 
-/** The review modal's part of the store (src/talk-back/review-from-slack.ts). */
+/** The review modal's part of the store (src/personal/review-from-slack.ts). */
 export interface ReviewFormStore {
   /** The stored message Slack knows by this channel and ts, if prherald posted it. */
   messageAt(channel: string, ts: string): Promise<StoredMessage | undefined>

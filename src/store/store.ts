@@ -84,8 +84,6 @@ export interface DeliveryOutcome {
   provider: Provider
   deliveryIds: readonly string[]
   messages: readonly MessageRecord[]
-  /** Rows to delete in the same transaction: messages that no longer exist (a smoke test's, once it is done). */
-  forget?: ReadonlyArray<PullRequestRef & { channel: string }>
   /**
    * The pull request had activity in these deliveries (its announcement, a review, a comment): every message
    * row it has gets `activity_at` = the commit time, after the rows above are saved. The digest reads it.

@@ -17,6 +17,7 @@ export const talkBackQueries = statements({
       refreshing_by = NULL, refreshing_until = 0, linked_at = excluded.linked_at, updated_at = excluded.updated_at`,
   linkedAccount: `SELECT * FROM linked_accounts WHERE ${ROW}`,
   linkedAccountsOf: 'SELECT * FROM linked_accounts WHERE slack_user = ? ORDER BY host{bytewise}',
+  refreshEndingBy: 'SELECT * FROM linked_accounts WHERE refresh_expires_at IS NOT NULL AND refresh_expires_at <= ? ORDER BY refresh_expires_at',
   deleteLinkedAccount: `DELETE FROM linked_accounts WHERE ${ROW}`,
   deleteLinkedGeneration: `DELETE FROM linked_accounts WHERE ${ROW} AND generation = ?`,
   claimRefresh: `UPDATE linked_accounts SET refreshing_by = ?, refreshing_until = ? WHERE ${ROW} AND generation = ? AND refreshing_until < ?`,

@@ -38,6 +38,8 @@ export interface TalkBackStore {
   saveLinkedAccount(account: NewLinkedAccount): Promise<void>
   linkedAccount(slackUser: string, host: string): Promise<LinkedAccountRecord | undefined>
   linkedAccountsOf(slackUser: string): Promise<LinkedAccountRecord[]>
+  /** Links whose refresh token ends by `by` (GitHub's six months): the relink notice's sweep. */
+  linkedAccountsEndingBy(by: number): Promise<LinkedAccountRecord[]>
   /** Deletes the link; with `generation`, only that one (a relink since then stays). True when a row went. */
   deleteLinkedAccount(slackUser: string, host: string, generation?: number): Promise<boolean>
   /** Claims the refresh of `generation` for `owner` until `until`; false when another holds it or the row moved on. */
@@ -111,6 +113,9 @@ export function createTalkBackStore(driver: StoreDriver, now: () => number): Tal
     },
     async linkedAccountsOf(slackUser) {
       return (await driver.read<LinkedRow>(q.linkedAccountsOf, [slackUser])).map(linkedFromRow)
+    },
+    async linkedAccountsEndingBy(by) {
+      return (await driver.read<LinkedRow>(q.refreshEndingBy, [by])).map(linkedFromRow)
     },
     async deleteLinkedAccount(slackUser, host, generation) {
       const n = generation === undefined ? await write(q.deleteLinkedAccount, [slackUser, host]) : await write(q.deleteLinkedGeneration, [slackUser, host, generation])

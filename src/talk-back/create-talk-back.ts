@@ -2,6 +2,7 @@ import type { ConnectedHost, HostSet } from '../config/connect-hosts.ts'
 import type { Settings } from '../config/settings.ts'
 import { layTalkBack, talkBackUsed } from '../config/talk-back-settings.ts'
 import { normalisePeopleMap } from '../config/people-map.ts'
+import { PrheraldError } from '../errors.ts'
 import { hostOf } from '../hosts/registry.ts'
 import type { TalkBackApi } from '../hosts/talk-back-contract.ts'
 import { hostMappings, listHostRoutes, resolveRoute } from '../routing/resolve-route.ts'
@@ -41,6 +42,11 @@ export interface TalkBack extends TalkBackService {
   notices: TalkBackNotices
 }
 
+const noKey = () => {
+  throw new PrheraldError('config_invalid', 'PRHERALD_TOKEN_KEY is not set: linked accounts can be neither sealed nor opened', { fix: 'set PRHERALD_TOKEN_KEY (docs/talk-back.md#keys)' })
+}
+const NO_KEY: TokenCipher = { keyId: '-', seal: noKey, open: noKey }
+
 /** Whether `slack.talk_back` turns anything on, globally or for any mapping entry: talk-back is built only then. */
 export function talkBackWanted(settings: Pick<Settings, 'talkBack' | 'hosts'>): boolean {
   const routes = listHostRoutes(hostMappings(settings.hosts))
@@ -73,8 +79,8 @@ export function createTalkBack(deps: TalkBackDeps): TalkBack {
   const vault = createTokenVault({
     store, apiOf, redirectUri, now, owner: deps.owner,
     onUnlinked: (link) => notices.unlinked(link).catch(told('unlinked', link.slackUser, link.host)),
-    // Without a key nothing was ever sealed: a vault that cannot open is never reached (linkable is false).
-    cipher: cipher ?? { keyId: '-', seal: () => { throw new Error('PRHERALD_TOKEN_KEY is not set') }, open: () => { throw new Error('PRHERALD_TOKEN_KEY is not set') } },
+    // Without a key nobody can link (linkable is false) and nothing is sealed; a row from an earlier key does not open.
+    cipher: cipher ?? NO_KEY,
   })
 
   /** The `users:` keys that map to this Slack user on this host, and what the email look-up matched. */

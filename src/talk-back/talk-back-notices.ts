@@ -35,16 +35,16 @@ export function createTalkBackNotices(deps: {
     async unlinked(link: { slackUser: string; host: string; login: string; reason: string }): Promise<void> {
       const name = deps.hostOf(link.host).words.name
       await queue(link.slackUser, `talk-back:unlinked:${link.host}:${deps.now()}`,
-        `Your ${name} account *${escapeText(link.login)}* is no longer linked to prherald: ${name} refused to renew its access (${escapeText(link.reason)}). ` +
+        `Your ${name} account *${escapeText(link.login)}* is no longer linked to prherald: ${name} refused to renew its access (${escapeText(link.reason.slice(0, 200))}). ` +
         `Link it again with \`/prherald link ${link.host}\`.`)
     },
     /**
-     * Checked at each use of the token (tokenFor): once its refresh token nears its end, one notice per
-     * refresh-token expiry (a relink, or a refresh that extends it, makes a new expiry and a new notice).
+     * Checked at each use of the token (tokenFor) and by the sweep over idle links (relink-sweep.ts): once its
+     * refresh token nears its end, one notice per refresh-token expiry (a relink, or a refresh, makes a new one).
      */
-    async relinkDue(slackUser: string, host: string, token: LinkedToken): Promise<void> {
+    async relinkDue(slackUser: string, host: string, token: Pick<LinkedToken, 'login' | 'refreshExpiresAt'>): Promise<void> {
       const until = token.refreshExpiresAt
-      if (until === undefined || until - deps.now() > RELINK_NOTICE_MS) return
+      if (until === undefined || until - deps.now() > RELINK_NOTICE_MS || until <= deps.now()) return
       const name = deps.hostOf(host).words.name
       const days = Math.max(0, Math.floor((until - deps.now()) / (24 * 3_600_000)))
       await queue(slackUser, `talk-back:relink:${host}:${until}`,

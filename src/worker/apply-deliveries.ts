@@ -16,7 +16,6 @@ import type { ChooseTargets } from '../routing/message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
 import { yieldToAcks, type BatchContext } from './run-batch.ts'
-import { isSmokeTestDone, planSmokeCleanup } from './smoke-cleanup.ts'
 import { plannedReviewPings, plannedThreadUpdates, type PostThreadReplies } from './thread-replies.ts'
 import { mappedId } from '../config/people-map.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
@@ -76,11 +75,11 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // Activity is recorded even when the message does not change (a second comment adds no reaction).
     const reviewed = events.some((e) => ACTIVITY_KINDS.has(e.kind))
     let directMessages: DirectMessageIntent[] = []
-    const commit = async (messages: MessageRecord[], forget: Array<typeof ref & { channel: string }> = [], announced = false) => {
+    const commit = async (messages: MessageRecord[], announced = false) => {
       // A batch whose lock is gone must not save its state: another replica may have saved a later one.
       await yieldToAcks()
       if (batch.lost.aborted) throw lockLostError(batch.lost)
-      await deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, forget, directMessages, ...(reviewed || announced ? { activity: ref } : {}) })
+      await deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, directMessages, ...(reviewed || announced ? { activity: ref } : {}) })
       if (directMessages.length > 0) deps.onDirectMessages?.()
     }
 
@@ -110,8 +109,6 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       // A post of unknown outcome may be in the channel after all: adopted, the batch runs again and ends it.
       if (messages.length === 0 && deps.settleIntents && await deps.settleIntents(ref, batch.lost)) return applyDeliveries(events, batch)
       // Ended before it was announced: the state is kept in a row without a message, and Slack hears nothing.
-      // A smoke test that ends unannounced (its post failed) keeps nothing: it must leave no row behind.
-      if (isSmokeTestDone(events)) return commit([])
       return commit([{ ...ref, ...NO_MESSAGE, mentions: [], reactions: [], state: next.state, lifecycle: next, lastDeliveryId: last.deliveryId }])
     }
     // Before the commit, like thread replies: a replay queues the same rows, which are kept once.
@@ -129,7 +126,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     await yieldToAcks()
     const reactions = applyReactionTier(deps.reactions, route.reactions)
     const people = deps.people ? await deps.people(next, facts) : undefined
-    const plans = planSmokeCleanup(events, planChanges({
+    const plans = planChanges({
       messages: messages.map((r) => {
         // A row written before messages recorded their emoji: assume the names configured now.
         return { channel: r.channel, mentions: r.mentions, ts: r.ts, shown: r.lifecycle, reactions: r.reactions ?? reactionNames(reactions, r.lifecycle.context.reactions) }
@@ -139,21 +136,18 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       reactions,
       render: deps.render,
       ...(people ? { people } : {}),
-    }))
+    })
     // Nothing stored and something changed: a delivery announced the pull request (a click never does).
     const unannounced: StoredLifecycle = stored ?? { state: 'unannounced', context: initialContext(folded.announcedBy!) }
     const beforePost = { state: unannounced.state, lifecycle: unannounced, lastDeliveryId: current?.lastDeliveryId ?? null }
     const context = { ref, facts, next, reactions, render: deps.render, beforePost, deliveryId: last.deliveryId, ...(people ? { people } : {}) }
 
     const placed = []
-    const deleted = []
     let announced = false
     for (const plan of plans) {
       const message = await runPlan(plan, context, batch)
       if (message) placed.push(message)
       if (message && plan.changes.some((c) => c.type === 'post')) announced = true
-      // A message the plan deleted takes its row with it.
-      else if (plan.changes.some((c) => c.type === 'delete')) deleted.push({ ...ref, channel: plan.channel })
     }
     // Before the commit: a crash between them replays the batch, and each reply's record keeps it single.
     const slackUser = (key: string) => (people ? mappedId(people.users, key) : undefined)
@@ -166,7 +160,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // and a row left behind would later hand an old state to the machine.
     await commit(placed.map((m) => ({
       ...ref, ...m, state: next.state, lifecycle: next, lastDeliveryId: last.deliveryId,
-    })), deleted, announced)
+    })), announced)
   }
 }
 

@@ -12,8 +12,6 @@ export type SlackChange =
   | { type: 'update'; message: RenderedMessage }
   | { type: 'addReaction'; name: string }
   | { type: 'removeReaction'; name: string }
-  /** chat.delete, and the row is forgotten: only for a finished smoke test (smoke-cleanup.ts). */
-  | { type: 'delete' }
 
 /** What one channel's message needs, in order, and the emoji it carries afterwards. */
 export interface MessagePlan {

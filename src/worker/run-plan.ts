@@ -103,11 +103,6 @@ export function createPlanRunner(deps: PlanRunnerDeps) {
           await changeOf(change, () => call('chat.update', () => deps.slack.updateMessage(plan.channel, ts!, change.message)))
           done.push('updated')
           return
-        case 'delete':
-          await call('chat.delete', () => deps.slack.deleteMessage(plan.channel, ts!))
-          ts = undefined
-          done.push('deleted')
-          return
         case 'addReaction':
         case 'removeReaction': {
           const add = change.type === 'addReaction'

@@ -75,3 +75,10 @@ describe('one pull-request key', () => {
     expect(offenders).toEqual([])
   })
 })
+
+describe('one inbound pipeline for Slack\'s requests', () => {
+  it('is built once, at the composition root, and both receivers are handed that one', () => {
+    const builders = files.flatMap((file) => (code(file).match(/\bcreateSlackInbound\(/g) ?? []).map(() => file))
+    expect(builders).toEqual(['src/inbound/slack-inbound.ts', 'src/service.ts'])
+  })
+})

@@ -11,8 +11,9 @@ import { makeTempDir } from '../helpers/temp-dir.ts'
 
 /**
  * prherald-smoke end to end: the real service on 127.0.0.1 with a real SQLite file, the fake Slack, and the
- * built CLI run against the service's URL. The message must appear, then be deleted by the service, which
- * also forgets its row; each failure mode must FAIL with its fix.
+ * built CLI run against the service's URL. The message must appear and show the pull request ended, as any
+ * pull request's would (the service has no smoke-test case), then be deleted by prherald-smoke itself; each
+ * failure mode must FAIL with its fix.
  */
 const CHANNEL = 'C0SMOKE001'
 let dir: ReturnType<typeof makeTempDir>
@@ -44,10 +45,11 @@ function smoke(provider: Provider, args: string[], secret = TEST_SECRET) {
   }, dir.path)
 }
 
-function rows(): number {
+/** The states of the rows the service keeps: the test pull request's, as any other's (gone after cleanup.message_ttl_days). */
+function states(): string[] {
   const db = new Database(join(dir.path, 'prherald.db'), { readonly: true })
   try {
-    return (db.prepare('SELECT count(*) AS n FROM slack_messages').get() as { n: number }).n
+    return (db.prepare('SELECT state FROM slack_messages').all() as Array<{ state: string }>).map((r) => r.state)
   } finally {
     db.close()
   }
@@ -56,24 +58,26 @@ function rows(): number {
 const posted = () => slack.calls.filter((c) => c.method === 'chat.postMessage')
 
 describe('prherald-smoke against a running prherald', () => {
-  it.each(['github', 'bitbucket', 'gitlab'] as const)('%s: the message appears in the mapped channel, then the service deletes it and its row', async (provider) => {
+  it.each(['github', 'bitbucket', 'gitlab'] as const)('%s: the message appears in the mapped channel, shows the pull request closed, and prherald-smoke deletes it', async (provider) => {
     const running = await start(provider)
     const result = await smoke(provider, ['--url', running.url])
     expect(result.stderr).toBe('')
     expect(result.stdout).toMatch(/^OK\s+reach\s/m)
     expect(result.stdout).toMatch(/^OK\s+deliver opened\s+acme\/api\s/m)
     expect(result.stdout).toMatch(/^OK\s+message\s+C0SMOKE001\s+"prherald smoke test [0-9a-f]{8}" appeared/m)
-    expect(result.stdout).toMatch(/^OK\s+cleanup\s+C0SMOKE001\s+the service deleted the test message/m)
+    expect(result.stdout).toMatch(/^OK\s+cleanup\s+C0SMOKE001\s+prherald-smoke deleted the test message/m)
     expect(result.status).toBe(0)
 
-    // Posted once, in the mapped channel, as pull request #0; deleted by the service (the CLI's token never called chat.delete on its own).
+    // Posted once, in the mapped channel, under a number of the run's own; updated to closed; deleted by the CLI.
     expect(posted()).toHaveLength(1)
     expect(posted()[0]!.body.channel).toBe(CHANNEL)
-    expect(String(posted()[0]!.body.text)).toContain(`${hostOf(provider).words.reference}0: prherald smoke test`)
+    expect(String(posted()[0]!.body.text)).toContain(`${hostOf(provider).words.reference}20`)
+    expect(String(posted()[0]!.body.text)).toMatch(/\d{10}: prherald smoke test [0-9a-f]{8}/)
+    expect(slack.calls.filter((c) => c.method === 'chat.update').map((c) => String(c.body.text))).toEqual([expect.stringMatching(/ — Closed$/)])
     expect(slack.count('chat.delete')).toBe(1)
     expect(slack.messagesIn(CHANNEL)).toEqual([])
     expect(await running.settle(5000)).toBe(true)
-    expect(rows()).toBe(0)
+    expect(states()).toEqual(['closed'])
   })
 
   it('--reactions drives an approval and a merge and sees their reactions before cleaning up', async () => {
@@ -85,7 +89,16 @@ describe('prherald-smoke against a running prherald', () => {
     expect(result.status).toBe(0)
     expect(slack.messagesIn(CHANNEL)).toEqual([])
     expect(await running.settle(5000)).toBe(true)
-    expect(rows()).toBe(0)
+    expect(states()).toEqual(['merged'])
+  })
+
+  it('two runs in a row each announce a pull request of their own', async () => {
+    const running = await start('github')
+    for (const run of [1, 2]) expect((await smoke('github', ['--url', running.url])).status, `run ${run}`).toBe(0)
+    expect(new Set(posted().map((c) => String(c.body.text).split(':')[0])).size).toBe(2)
+    expect(slack.messagesIn(CHANNEL)).toEqual([])
+    expect(await running.settle(5000)).toBe(true)
+    expect(states()).toEqual(['closed', 'closed'])
   })
 
   it('a wrong webhook secret FAILs at the first delivery with the fix, and nothing reaches Slack', async () => {
@@ -97,7 +110,7 @@ describe('prherald-smoke against a running prherald', () => {
     expect(posted()).toHaveLength(0)
   })
 
-  it('a bot that is not in the channel FAILs with the /invite fix, and the test leaves no row behind', async () => {
+  it('a bot that is not in the channel FAILs with the /invite fix, and the pull request ends unannounced', async () => {
     slack.channelErrors.set(CHANNEL, 'not_in_channel')
     const running = await start('github')
     const result = await smoke('github', ['--url', running.url])
@@ -105,7 +118,7 @@ describe('prherald-smoke against a running prherald', () => {
     expect(result.stdout).toMatch(/^FAIL\s+message\s+C0SMOKE001\s+conversations.history in C0SMOKE001 answered not_in_channel/m)
     expect(result.stdout).toContain('fix: the bot is not in the channel, so the server cannot post there either: in Slack, open the channel and type /invite @your-bot')
     expect(await running.settle(5000)).toBe(true)
-    expect(rows()).toBe(0)
+    expect(states()).toEqual(['ended'])
   })
 
   it('a server that is down FAILs at reach with the fix naming the server and the tunnel', async () => {

@@ -36,6 +36,8 @@ export interface FakeOAuthHost extends ReviewApiState {
   revoked: string[]
   /** Tokens the host knows, by value: whose, and whether still good. */
   tokens: Map<string, { login: string; live: boolean }>
+  /** The person removes the app's grant in the host's settings: every token of theirs stops working, refresh tokens included. */
+  endGrant(login: string): void
   /** Every API call (under `apiUrl`) answers this much later: a slow host. */
   apiDelayMs: number
   /** Mints a linked person's tokens directly (a test that starts linked). */
@@ -162,5 +164,9 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
   }
   return Object.assign(state, {
     url: fake.url, apiUrl: `${fake.url}${api}`, requests: fake.requests, close: fake.close, issue: mint,
+    endGrant(login: string) {
+      for (const held of state.tokens.values()) if (held.login === login) held.live = false
+      for (const r of refreshTokens.values()) if (r.login === login) r.used = true
+    },
   })
 }

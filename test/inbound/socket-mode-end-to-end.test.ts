@@ -7,11 +7,13 @@ import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { Personal } from '../../src/personal/create-personal.ts'
 import { createPersonDirectory } from '../../src/personal/person-directory.ts'
 import { personalRoutes } from '../../src/personal/personal-routes.ts'
-import { slackInbound } from '../../src/server.ts'
 import { createSlackClient } from '../../src/slack/slack-client.ts'
 import { createSlackPacer } from '../../src/slack/slack-pacer.ts'
+import { DEFAULT_RETRY } from '../../src/slack/retry-transient.ts'
+import { createShutdownSleep } from '../../src/slack/shutdown-sleep.ts'
 import type { SlackSocket } from '../../src/inbound/slack-socket.ts'
 import { startSocketMode } from '../../src/inbound/start-socket-mode.ts'
+import { createSlackInbound } from '../../src/inbound/slack-inbound.ts'
 import { createTokenWorkspace } from '../../src/slack/token-workspace.ts'
 import { openStore, type OpenedStore } from '../../src/store/open-store.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
@@ -58,13 +60,12 @@ beforeEach(async () => {
   const client = createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger })
   const people = createPersonDirectory({ settings: settings.directMessages, store, slack: client, pacer, logger })
   const personal = { people, queue: undefined, sendDue: async () => {}, now: Date.now } as unknown as Personal
-  const routes = personalRoutes({ settings, hosts: connectHosts(settings.hosts, {}), personal, slack: client, store, pacer, logger })
-  const receive = slackInbound({
-    logger, slackPersonal: routes,
-    slackInteractions: {
-      signingSecret: '', home: routes.homeActions, workspace: createTokenWorkspace({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger }),
-      accept: createClickIntake({ providers: ['github'], store, logger, handOff: (event) => handedOff.push(event) }),
-    },
+  const routes = personalRoutes({
+    settings, hosts: connectHosts(settings.hosts, {}), personal, slack: client, store, pacer, logger, retry: DEFAULT_RETRY, sleep: createShutdownSleep(shutdown.signal),
+  })
+  const receive = createSlackInbound({
+    ...routes, logger, workspace: createTokenWorkspace({ token: TEST_SLACK_TOKEN, apiUrl: slack.url, logger }),
+    click: createClickIntake({ providers: ['github'], store, logger, handOff: (event) => handedOff.push(event) }),
   })
   // apps.connections.open at SLACK_API_URL, like every Slack call; the fake Slack names the fake socket server.
   slack.socketUrl = sockets.socketUrl

@@ -80,6 +80,8 @@ describe('GET /metrics after a burst of deliveries', () => {
 
     // Bounded labels only: nothing from a delivery (number, repository, owner, delivery id) in any label.
     const ours = samples.filter((s) => s.name.startsWith('prherald_'))
+    // The socket's series exist only with slack.socket_mode (test/inbound/socket-and-http.test.ts).
+    expect(ours.filter((s) => s.name.startsWith('prherald_slack_socket_'))).toEqual([])
     expect(new Set(ours.flatMap((s) => Object.keys(s.labels)))).toEqual(new Set(['provider', 'result', 'reason', 'method', 'outcome', 'le']))
     for (const s of samples) {
       for (const value of Object.values(s.labels)) {

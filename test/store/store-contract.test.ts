@@ -427,14 +427,6 @@ describe.each(backends)('Store contract: $name', (backend) => {
       await store.dropPostIntent(pr, 'C0123ABC', 'd-1')
       expect(await store.postIntents()).toEqual([])
     })
-
-    it('commitOutcome forgets the listed rows in the same transaction', async () => {
-      await store.saveMessage(message())
-      await store.recordDelivery(delivery('d-9'))
-      await store.commitOutcome({ provider: 'github', deliveryIds: ['d-9'], messages: [], forget: [{ ...pr, channel: 'C0123ABC' }] })
-      expect(await store.findMessages(pr)).toEqual([])
-      expect((await store.pendingDeliveryStats()).count).toBe(0)
-    })
   })
   describe('thread replies and head commits (14.3, 14.4)', () => {
     const reply = { ...pr, channel: 'C0123ABC', replyKey: 'd-1:approved', createdAt: Date.UTC(2026, 0, 31, 11) }

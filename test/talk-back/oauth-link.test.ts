@@ -137,6 +137,15 @@ describe.each(storeBackends(() => postgresDatabase))('OAuth link: $name', (backe
     if (kind !== 'bitbucket') expect(host.revoked).toHaveLength(1)
   })
 
+  it('finds the links whose refresh token ends by a time, for the relink sweep', async () => {
+    const sealed = { accountKey: 'alice', keyId: 'k', sealed: 's', expiresAt: undefined }
+    await store.saveLinkedAccount({ ...sealed, slackUser: 'U1', host: 'github', login: 'alice', refreshExpiresAt: clock.now + 1000 })
+    await store.saveLinkedAccount({ ...sealed, slackUser: 'U2', host: 'github', login: 'bob', refreshExpiresAt: clock.now + 5000 })
+    await store.saveLinkedAccount({ ...sealed, slackUser: 'U3', host: 'gitlab', login: 'carol', refreshExpiresAt: undefined })
+    expect((await store.linkedAccountsEndingBy(clock.now + 2000)).map((r) => r.login)).toEqual(['alice'])
+    expect((await other.linkedAccountsEndingBy(clock.now + 9000)).map((r) => r.login)).toEqual(['alice', 'bob'])
+  })
+
   it('says so when the person declined at the host', async () => {
     await startHost('bitbucket')
     const started = await open('U1', 'bitbucket')

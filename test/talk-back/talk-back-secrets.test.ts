@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { readSecrets, secretValues } from '../../src/config/load-config.ts'
 import { isPrheraldError } from '../../src/errors.ts'
 import { hostOf } from '../../src/hosts/registry.ts'
@@ -35,7 +35,8 @@ describe('talk-back secrets', () => {
 })
 
 describe('a bad token key at the start', () => {
-  const dir = makeTempDir()
+  let dir: ReturnType<typeof makeTempDir>
+  beforeEach(() => { dir = makeTempDir() })
   afterEach(() => dir.remove())
 
   it('stops the start with a config error naming the variable and the decoded length, never the value', async () => {

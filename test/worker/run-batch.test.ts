@@ -137,7 +137,7 @@ it('hands the batch its lock\'s signal, and repaints what settled after a lost l
     apply: async (events, batch) => {
       expect(batch.lost).toBe(lock.signal)
       lock.abort(new Error('connection reset'))
-      batch.changedAfterLoss.push({ ref: { provider: 'github', repository: 'o/r', prNumber: 7 }, channel: 'C1', next: undefined as never, reactions: undefined as never, change: { type: 'delete' } })
+      batch.changedAfterLoss.push({ ref: { provider: 'github', repository: 'o/r', prNumber: 7 }, channel: 'C1', next: undefined as never, reactions: undefined as never, change: { type: 'removeReaction', name: 'eyes' } })
       throw new Error('lock lost')
     },
     repaint: async (lost) => void repainted.push(lost.map((c) => c.channel)),

@@ -1,5 +1,4 @@
 import type { Actor, Decoded, EventKind, Ignored, IgnoreReason } from '../../../machines/pull-request-event.ts'
-import { smokeNumber } from '../smoke-pull-request.ts'
 import { securityUpdate } from '../../../machines/dependency-bump.ts'
 import { at, bool, int, obj, str } from '../../read-fields.ts'
 import { bitbucketRequested } from '../requested-reviewers.ts'
@@ -54,7 +53,7 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
   const repo = slash > 0 && slash < fullName.length - 1 ? fullName.slice(slash + 1) : undefined
   const pr = at(root, 'pullrequest')
   // Number 0 only for prherald-smoke's synthetic pull requests (src/smoke/smoke-pull-request.ts).
-  const number = int(pr, 'id') ?? smokeNumber(at(pr, 'id'), str(pr, 'title'))
+  const number = int(pr, 'id')
   const ignored = (reason: IgnoreReason): Ignored => ({ ignored: true, reason, event: eventKey || undefined, owner, repo, number })
 
   const kind = EVENT_KEYS.get(eventKey)

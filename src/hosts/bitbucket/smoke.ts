@@ -1,6 +1,5 @@
 import type { SmokeRun, SmokeStep } from '../contract.ts'
-import { SMOKE_AUTHOR, SMOKE_REVIEWER, smokeTitle } from '../smoke-delivery.ts'
-import { SMOKE_PR_NUMBER } from '../smoke-pull-request.ts'
+import { SMOKE_AUTHOR, SMOKE_REVIEWER, smokeNumber, smokeTitle } from '../smoke-delivery.ts'
 
 const KEYS: Record<SmokeStep, string> = {
   opened: 'pullrequest:created',
@@ -19,9 +18,9 @@ export function bitbucketSmokePayload(run: SmokeRun, step: SmokeStep, updatedAt:
     payload: {
       repository: { full_name: `${run.owner}/${run.repo}`, name: run.repo },
       pullrequest: {
-        id: SMOKE_PR_NUMBER,
+        id: smokeNumber(run),
         title: smokeTitle(run),
-        links: { html: { href: `https://bitbucket.org/${run.owner}/${run.repo}/pull-requests/${SMOKE_PR_NUMBER}` } },
+        links: { html: { href: `https://bitbucket.org/${run.owner}/${run.repo}/pull-requests/${smokeNumber(run)}` } },
         author,
         created_on: run.createdAt,
         updated_on: updatedAt,

@@ -1,5 +1,4 @@
 import type { Actor, Decoded, EventKind, Ignored, IgnoreReason, PullRequestFacts } from '../../../machines/pull-request-event.ts'
-import { smokeNumber } from '../smoke-pull-request.ts'
 import { securityUpdate } from '../../../machines/dependency-bump.ts'
 import { at, bool, int, obj, str, type JsonObject } from '../../read-fields.ts'
 import { githubRequested, githubTeam, githubUser } from '../requested-reviewers.ts'
@@ -110,8 +109,7 @@ export function decodeGithub(eventName: string, deliveryId: string, payload: unk
   const pr = obj(at(root, isIssue ? 'issue' : 'pull_request'))
   const owner = str(root, 'repository', 'owner', 'login')
   const repo = str(root, 'repository', 'name')
-  // Number 0 only for prherald-smoke's synthetic pull requests (src/smoke/smoke-pull-request.ts).
-  const number = int(pr, 'number') ?? smokeNumber(at(pr, 'number'), str(pr, 'title'))
+  const number = int(pr, 'number')
   const ignored = (reason: IgnoreReason): Ignored => ({ ignored: true, reason, event: eventName || undefined, owner, repo, number })
   if (!root) return ignored(eventName === 'ping' ? 'ping' : 'invalid_payload')
 

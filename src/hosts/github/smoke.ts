@@ -1,14 +1,13 @@
 import type { SmokeRun, SmokeStep } from '../contract.ts'
-import { SMOKE_AUTHOR, SMOKE_REVIEWER, smokeTitle } from '../smoke-delivery.ts'
-import { SMOKE_PR_NUMBER } from '../smoke-pull-request.ts'
+import { SMOKE_AUTHOR, SMOKE_REVIEWER, smokeNumber, smokeTitle } from '../smoke-delivery.ts'
 
 /** A GitHub payload with the fields prherald's decoder reads (decode.ts), nothing more. */
 export function githubSmokePayload(run: SmokeRun, step: SmokeStep, updatedAt: string): { event: string; payload: unknown } {
   const ended = step === 'merged' || step === 'closed'
   const pullRequest = {
-    number: SMOKE_PR_NUMBER,
+    number: smokeNumber(run),
     title: smokeTitle(run),
-    html_url: `https://github.com/${run.owner}/${run.repo}/pull/${SMOKE_PR_NUMBER}`,
+    html_url: `https://github.com/${run.owner}/${run.repo}/pull/${smokeNumber(run)}`,
     user: { login: SMOKE_AUTHOR, type: 'User' },
     created_at: run.createdAt,
     updated_at: updatedAt,

@@ -1,7 +1,6 @@
 import type { Decoded, EventKind, Ignored, IgnoreReason, PullRequestFacts } from '../../../machines/pull-request-event.ts'
 import { securityUpdate } from '../../../machines/dependency-bump.ts'
 import { at, int, obj, str, type JsonObject } from '../../read-fields.ts'
-import { smokeNumber } from '../smoke-pull-request.ts'
 import { gitlabActor, gitlabLabels, gitlabRequested, isDraft, isoTime, projectPath } from './read-gitlab.ts'
 
 /** `X-Gitlab-Event` values prherald reads; the Pipeline Hook has its decoder (decode-pipeline.ts). */
@@ -66,7 +65,7 @@ export function decodeGitlab(eventName: string, deliveryId: string, payload: unk
   const { owner, repo } = projectPath(root)
   const isNote = eventName === NOTE_HOOK
   const mr = isNote ? at(root, 'merge_request') : at(root, 'object_attributes')
-  const number = int(mr, 'iid') ?? smokeNumber(at(mr, 'iid'), str(mr, 'title'))
+  const number = int(mr, 'iid')
   const ignored = (reason: IgnoreReason): Ignored => ({ ignored: true, reason, event: eventName || undefined, owner, repo, number })
   if (eventName !== MERGE_REQUEST_HOOK && !isNote) return ignored('unsupported_event')
   if (!root) return ignored('invalid_payload')

@@ -1,6 +1,5 @@
 import type { SmokeRun, SmokeStep } from '../contract.ts'
-import { SMOKE_AUTHOR, SMOKE_REVIEWER, smokeTitle } from '../smoke-delivery.ts'
-import { SMOKE_PR_NUMBER } from '../smoke-pull-request.ts'
+import { SMOKE_AUTHOR, SMOKE_REVIEWER, smokeNumber, smokeTitle } from '../smoke-delivery.ts'
 
 const ACTIONS: Record<SmokeStep, string> = { opened: 'open', approved: 'approval', merged: 'merge', closed: 'close' }
 const STATES: Record<SmokeStep, string> = { opened: 'opened', approved: 'opened', merged: 'merged', closed: 'closed' }
@@ -17,9 +16,9 @@ export function gitlabSmokePayload(run: SmokeRun, step: SmokeStep, updatedAt: st
       user: step === 'approved' ? reviewer : author,
       project: { id: 1, path_with_namespace: `${run.owner}/${run.repo}` },
       object_attributes: {
-        iid: SMOKE_PR_NUMBER,
+        iid: smokeNumber(run),
         title: smokeTitle(run),
-        url: `https://gitlab.com/${run.owner}/${run.repo}/-/merge_requests/${SMOKE_PR_NUMBER}`,
+        url: `https://gitlab.com/${run.owner}/${run.repo}/-/merge_requests/${smokeNumber(run)}`,
         author_id: author.id,
         created_at: run.createdAt,
         updated_at: updatedAt,

@@ -8,9 +8,9 @@ import { REVIEW_FORM, type ReviewActionClick, type ReviewSubmission } from '../s
 import type { ModalView, SlackClient } from '../slack/slack-client.ts'
 import type { ReviewForm, ReviewFormStore } from '../store/review-form-store.ts'
 import type { MessageStore, PullRequestRef } from '../store/store.ts'
-import { auditTalkBack, PER_MINUTE, type PersonLimits } from './person-limits.ts'
+import { auditTalkBack, PER_MINUTE, type PersonLimits } from '../talk-back/person-limits.ts'
 import { formView, linkView, noticeView, outcomeView, type FormSubject } from './review-form-views.ts'
-import type { TalkBackService } from './talk-back-service.ts'
+import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 
 export interface ReviewFromSlackDeps {
   talkBack: Pick<TalkBackService, 'settingsFor' | 'linkUrl' | 'tokenFor' | 'as'>
@@ -62,6 +62,8 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
     if (!message) return noticeView(click.action, 'prherald does not know this message (any more), so it cannot tell what to review.')
     const { state, context } = message.lifecycle
     const host = hostOf(message.provider).words
+    // `unannounced` with a ts: posted, and its batch not yet committed (a moment).
+    if (state === 'unannounced') return noticeView(click.action, `This ${host.pullRequest}'s message is still being posted; try again in a moment.`)
     if (state !== 'open') return noticeView(click.action, `This ${host.pullRequest} is ${state === 'draft' ? 'a draft' : state}: there is nothing to review from Slack.`)
     if (!deps.talkBack.settingsFor(message.provider, message.repository).reviews) return noticeView(click.action, 'Reviews from Slack are off for this repository.')
     const token = await deps.talkBack.tokenFor(click.user, message.provider)
