@@ -1,12 +1,12 @@
 import type { PullRequestEvent } from './pull-request-event.ts'
-import { isReviewClick, type LifecycleEvent } from './lifecycle-event.ts'
+import { isReviewClick, type MachineEvent } from './lifecycle-event.ts'
 import { decide, storesWithoutMessage, type StoredLifecycle } from './decide.ts'
 import { recordEnd } from './end-facts.ts'
 import type { IgnoreIntentReason } from './pull-request.machine.ts'
 
 /** One delivery's pass through the machine, in the order the deliveries arrived. */
 export interface FoldStep {
-  event: LifecycleEvent
+  event: MachineEvent
   /** The lifecycle before this event (undefined: nothing stored yet). */
   before: StoredLifecycle | undefined
   /**
@@ -39,7 +39,7 @@ export interface Folded {
  * message for it is already in a channel (`messageShown`: a post of unknown outcome found and adopted): then
  * the end must reach that message.
  */
-export function foldEvents(stored: StoredLifecycle | undefined, events: readonly LifecycleEvent[], options: { messageShown?: boolean } = {}): Folded {
+export function foldEvents(stored: StoredLifecycle | undefined, events: readonly MachineEvent[], options: { messageShown?: boolean } = {}): Folded {
   let current = stored
   let changed = false
   let announcedBy: PullRequestEvent | undefined

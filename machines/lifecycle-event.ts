@@ -19,7 +19,39 @@ export interface ReviewClick {
   messageTs?: string
 }
 
-/** What a pull request's mailbox carries: a git host's delivery or a click in Slack. */
-export type LifecycleEvent = PullRequestEvent | ReviewClick
+/**
+ * A person's reply in the thread of a pull request's message, or its edit or deletion (docs/talk-back.md):
+ * it becomes a comment on the pull request. Recorded like a click and carried by the pull request's mailbox,
+ * so a reply, its edit and its deletion keep their order; the batch hands it to the reply handler
+ * (src/worker/reply-comments.ts), never to the lifecycle machine.
+ */
+export interface SlackReply {
+  kind: 'slack_reply'
+  provider: Provider
+  /** `slack:event:<event_id>`: Slack's retry of the event is the same delivery. */
+  deliveryId: string
+  owner: string
+  repo: string
+  number: number
+  action: 'post' | 'edit' | 'delete'
+  /** The Slack user who wrote the reply. */
+  user: string
+  channel: string
+  /** The reply's own ts, which names it in the store (its comment). */
+  replyTs: string
+  /** The reply's text (Slack markup) and its files; absent for a deletion. */
+  text?: string
+  files?: Array<{ name: string; url: string }>
+  /** The person's Slack name, when the event carried it: prherald's own comments name them. */
+  name?: string
+}
 
-export const isReviewClick = (event: LifecycleEvent): event is ReviewClick => event.kind === 'review_click'
+/** What a pull request's mailbox carries: a git host's delivery, a click in Slack, or a thread reply. */
+export type LifecycleEvent = PullRequestEvent | ReviewClick | SlackReply
+
+/** What the lifecycle machine folds: everything a mailbox carries but thread replies. */
+export type MachineEvent = PullRequestEvent | ReviewClick
+
+export const isReviewClick = (event: LifecycleEvent | MachineEvent): event is ReviewClick => event.kind === 'review_click'
+
+export const isSlackReply = (event: LifecycleEvent): event is SlackReply => event.kind === 'slack_reply'

@@ -17,5 +17,3 @@ CREATE TABLE review_forms (
 );
 CREATE INDEX review_forms_expiry ON review_forms (expires_at);
 
--- A click names its message by channel and ts: the pull request is found from the stored message.
-CREATE INDEX slack_messages_at ON slack_messages (channel, ts);

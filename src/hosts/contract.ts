@@ -1,7 +1,7 @@
 import type { Actor, Delivery, PullRequestFacts } from '../../machines/pull-request-event.ts'
 import type { ChangedFile } from './list-changed-files.ts'
 import type { GateClock, HostRateGate } from './host-rate-gate.ts'
-import type { TalkBack } from './talk-back-contract.ts'
+import type { CommentApi, TalkBack } from './talk-back-contract.ts'
 import type { WebhookApi } from './webhooks.ts'
 
 /**
@@ -164,6 +164,11 @@ export interface HostApi {
   upsertWebhook?(spec: WebhookSpec): Promise<{ action: 'created' | 'updated'; id: string }>
   /** A login's public profile email, for slack.lookup_users_by_email. */
   emailOf?(login: string): Promise<string | undefined>
+  /**
+   * Comments as prherald's own account (thread replies of people who are not linked, `thread_replies:
+   * everyone`): needs write access the read-only credentials do not have (docs/talk-back.md names it per host).
+   */
+  comments?: CommentApi
   /** Hosts whose credentials differ per owner (a GitHub App's installations): how the owner's calls authenticate; throws when they cannot. */
   ownerAccess?(owner: string): Promise<string>
   /**

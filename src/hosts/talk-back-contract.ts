@@ -85,11 +85,20 @@ export interface CommentRef {
   url?: string | undefined
 }
 
-export interface PersonApi {
+/** Comments on a pull request, as one account: a linked person's, or prherald's own (`HostApi.comments`). */
+export interface CommentApi {
   createComment(pr: PullRequestAddress, body: string): Promise<CommentRef>
   editComment(pr: PullRequestAddress, id: string, body: string): Promise<void>
   /** A comment already gone counts as deleted. */
   deleteComment(pr: PullRequestAddress, id: string): Promise<void>
+  /**
+   * The comment whose body contains `marker`, among the pull request's most recent (one page of 100, made or
+   * edited since `since`, unix ms): a create whose answer was lost is found here before anything is created again.
+   */
+  findComment(pr: PullRequestAddress, marker: string, since: number): Promise<string | undefined>
+}
+
+export interface PersonApi extends CommentApi {
   review(pr: PullRequestAddress, review: Review): Promise<ReviewOutcome>
   /** Whether "request changes" can be offered (GitLab: only where the server has it); absent means yes. */
   canRequestChanges?(): Promise<boolean>

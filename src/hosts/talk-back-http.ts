@@ -150,3 +150,9 @@ export async function deleted(call: Promise<unknown>): Promise<void> {
     if (!isPrheraldError(error, 'git_host_not_found')) throw error
   }
 }
+
+/** The id of the comment whose body carries `marker`, if one of `list` does. */
+export function markedComment(list: ReadonlyArray<{ id: number | string; body: string }>, marker: string): string | undefined {
+  const found = list.find((c) => c.body.includes(marker))
+  return found === undefined ? undefined : String(found.id)
+}

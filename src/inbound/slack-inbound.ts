@@ -10,6 +10,7 @@ import { decodeInteraction, interactionPayload } from '../slack/decode-interacti
 import { foreignOrigin } from '../slack/foreign-origin.ts'
 import { postToResponseUrl } from '../slack/slack-api.ts'
 import type { TokenWorkspace } from '../slack/token-workspace.ts'
+import type { ThreadReplyEvent } from './thread-reply-event.ts'
 import type { SlackRequests } from '../store/store.ts'
 import type { ReviewFromSlack } from '../personal/review-from-slack.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
@@ -34,6 +35,8 @@ export interface SlackInboundDeps {
   /** false while nothing can be stored (the database file vanished): refused with 503 before anything is acted on. */
   ready?: () => boolean
   click: ClickIntake
+  /** A `message` event: a reply in a pull request's thread becomes a comment (talk-back); absent, none are acted on. */
+  threadReply?: ThreadReplyEvent | undefined
   /** A home tab's preference click; absent, none are acted on. */
   home?: ((click: HomeClick) => Promise<void>) | undefined
   run: RunCommand
@@ -143,7 +146,10 @@ export function createSlackInbound(deps: SlackInboundDeps) {
     const inner = at(payload, 'event')
     if (isOwnEvent(inner)) return undefined
     const origin = { teamId: str(payload, 'team_id'), appId: str(payload, 'api_app_id') }
-    if (await admit('event', origin, prefixed('event', str(payload, 'event_id')))) return undefined
+    const requestId = prefixed('event', str(payload, 'event_id'))
+    if (await admit('event', origin, requestId)) return undefined
+    // Acknowledged only once the reply is stored (its handler awaits the intake's commit).
+    if (str(inner, 'type') === 'message' && deps.threadReply) await handle(requestId, () => deps.threadReply!(inner, str(payload, 'event_id')))
     const user = str(inner, 'user')
     if (str(inner, 'type') === 'app_home_opened' && str(inner, 'tab') !== 'messages' && user) {
       // Published after the ack; it retries and logs its own failures (publish-home.ts), so it never rejects.
@@ -168,5 +174,7 @@ const triggerOf = (payload: unknown) => prefixed('trigger', str(payload, 'trigge
 /** Events prherald caused itself (its bot's messages, the message_changed of its own chat.update): never acted on, never stored. */
 function isOwnEvent(inner: unknown): boolean {
   if (str(inner, 'bot_id') !== undefined || str(inner, 'subtype') === 'bot_message') return true
-  return str(inner, 'subtype') === 'message_changed' && str(inner, 'message', 'bot_id') !== undefined
+  const subtype = str(inner, 'subtype')
+  return (subtype === 'message_changed' && str(inner, 'message', 'bot_id') !== undefined)
+    || (subtype === 'message_deleted' && str(inner, 'previous_message', 'bot_id') !== undefined)
 }

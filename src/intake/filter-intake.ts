@@ -1,4 +1,4 @@
-import { isReviewClick, type LifecycleEvent } from '../../machines/lifecycle-event.ts'
+import { isReviewClick, type MachineEvent } from '../../machines/lifecycle-event.ts'
 import { pullRequestKey, storedPullRequest, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { Logger } from '../log/logger.ts'
 import { filterMatch, type FilterMatch, type PullRequestFilter } from '../routing/pull-request-filter.ts'
@@ -34,7 +34,7 @@ export async function isFiltered(deps: { store: MessageStore; logger: Logger; bu
  * keeps out, those that match while the pull request has no message and no earlier delivery of the batch
  * passed. Their deliveries are applied (recorded as done) without reaching the machine.
  */
-export function filteredInBatch(logger: Logger, filter: PullRequestFilter, events: readonly LifecycleEvent[], messageShown: boolean): Set<string> {
+export function filteredInBatch(logger: Logger, filter: PullRequestFilter, events: readonly MachineEvent[], messageShown: boolean): Set<string> {
   const out = new Set<string>()
   if (messageShown) return out
   for (const event of events) {

@@ -7,6 +7,7 @@ import { errorFields, type Logger } from '../log/logger.ts'
 import { REVIEW_FORM, type ReviewActionClick, type ReviewSubmission } from '../slack/decode-review-action.ts'
 import type { ModalView, SlackClient } from '../slack/slack-client.ts'
 import type { ReviewForm, ReviewFormStore } from '../store/review-form-store.ts'
+import type { ReplyCommentStore } from '../store/reply-comment-store.ts'
 import type { MessageStore, PullRequestRef } from '../store/store.ts'
 import { auditTalkBack, PER_MINUTE, type PersonLimits } from '../talk-back/person-limits.ts'
 import { formView, linkView, noticeView, outcomeView, type FormSubject } from './review-form-views.ts'
@@ -14,7 +15,7 @@ import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 
 export interface ReviewFromSlackDeps {
   talkBack: Pick<TalkBackService, 'settingsFor' | 'linkUrl' | 'tokenFor' | 'as'>
-  store: ReviewFormStore & Pick<MessageStore, 'findMessages'>
+  store: ReviewFormStore & Pick<ReplyCommentStore, 'messageAt'> & Pick<MessageStore, 'findMessages'>
   slack: Pick<SlackClient, 'openView' | 'updateView'>
   limits: PersonLimits
   logger: Logger
@@ -58,7 +59,8 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
 
   /** The view the click opens: the form, or why there is none. Writes the form's row before it is shown. */
   const prepare = async (click: ReviewActionClick): Promise<ModalView> => {
-    const message = await deps.store.messageAt(click.channel, click.messageTs)
+    const pr = await deps.store.messageAt(click.channel, click.messageTs)
+    const message = pr && (await deps.store.findMessages(pr)).find((m) => m.channel === click.channel && m.ts === click.messageTs)
     if (!message) return noticeView(click.action, 'prherald does not know this message (any more), so it cannot tell what to review.')
     const { state, context } = message.lifecycle
     const host = hostOf(message.provider).words

@@ -8,10 +8,15 @@ import type { RetryPolicy } from './retry-transient.ts'
 import type { ShutdownSleep } from './shutdown-sleep.ts'
 import type { SlackClient, SlackMessage } from './slack-client.ts'
 import { pullRequestKey } from '../../machines/pull-request-event.ts'
+import type { PullRequestAddress } from '../hosts/contract.ts'
+import type { CommentApi } from '../hosts/talk-back-contract.ts'
+import type { ReplyCommentIntent, ReplyCommentRecord, ReplyCommentStore } from '../store/reply-comment-store.ts'
+import { lockLostError } from './slack-pacer.ts'
+import { PrheraldError } from '../errors.ts'
 
 /** A write an earlier run recorded and did not complete (slack/outbox.ts), as the start-up recovery settles it. */
 export interface LeftIntent {
-  kind: 'post' | 'thread_reply' | 'direct_message'
+  kind: 'post' | 'thread_reply' | 'direct_message' | 'comment'
   facts: LogFields
   /**
    * Takes the intent's lease (the pull request's lock, the person's claim): on PostgreSQL the intent may be a
@@ -25,7 +30,7 @@ export interface LeftIntent {
 }
 
 export interface OutboxDeps {
-  store: IntentStore
+  store: IntentStore & ReplyCommentStore
   slack: SlackClient
   logger: Logger
   retry: RetryPolicy
@@ -53,7 +58,7 @@ export function searchWindow(since: number, now = Date.now()): HistoryWindow {
 
 /** One write that creates something in Slack: its durable intent, the call, and how to find what it made. */
 interface Creation {
-  what: 'post' | 'thread reply' | 'direct message'
+  what: 'post' | 'thread reply' | 'direct message' | 'comment'
   facts: LogFields
   /** The intent an earlier try left (`ts`: it is done); looked for before anything is sent. */
   left: { ts?: string | null; createdAt: number } | undefined
@@ -65,6 +70,8 @@ interface Creation {
   find(since: number): Promise<string | undefined>
   complete(ts: string): Promise<void>
   drop(): Promise<void>
+  /** A git host's failure as the Slack codes below say it (a comment's create); Slack's own calls need none. */
+  classify?: (error: unknown) => unknown
 }
 
 export type Outcome = 'posted' | 'adopted' | 'already_posted'
@@ -81,6 +88,10 @@ const WORDS: Record<Creation['what'], { unknown: string; adopted: string }> = {
   'direct message': {
     unknown: 'direct message outcome unknown; looking for it in the conversation before sending again',
     adopted: 'direct message found in the conversation; adopting it instead of sending again',
+  },
+  'comment': {
+    unknown: 'pull request comment outcome unknown; looking for it at the host before commenting again',
+    adopted: 'pull request comment found at the host; adopting it instead of commenting again',
   },
 }
 
@@ -104,6 +115,21 @@ export interface ReplyRequest {
   text: string
   facts: LogFields
   call: SlackCall
+}
+
+export interface CommentRequest {
+  /** The reply and the account the comment is made as: the intent recorded before the host's call. */
+  intent: Omit<ReplyCommentIntent, 'intentAt'>
+  /** The reply's row as a try before this one left it (an intent without an id: its outcome unknown). */
+  left: ReplyCommentRecord | undefined
+  api: CommentApi
+  pr: PullRequestAddress
+  body: string
+  /** In the body: how a create whose answer was lost is found at the host. */
+  marker: string
+  facts: LogFields
+  /** The batch's lock: no call once it may be gone. */
+  lost: AbortSignal
 }
 
 export interface DirectMessageRequest {
@@ -161,13 +187,14 @@ export function createOutbox(deps: OutboxDeps) {
         const ts = await c.send()
         await c.complete(ts)
         return { ts, outcome: 'posted' }
-      } catch (error) {
+      } catch (thrown) {
+        const error = c.classify ? c.classify(thrown) : thrown
         if (isPrheraldError(error, 'slack_permanent')) {
-          await c.drop() // Slack refused it: nothing to look for
-          throw error
+          await c.drop() // Slack (or the host) refused it: nothing to look for
+          throw thrown
         }
         // Shutdown and other failures leave the intent: it is looked for before the next try, or at start-up.
-        if (!isPrheraldError(error, 'slack_outcome_unknown')) throw error
+        if (!isPrheraldError(error, 'slack_outcome_unknown')) throw thrown
         const delayMs = lookupDelayMs(error, attempt, deps.retry, deps.settleMs)
         deps.logger.warn(WORDS[c.what].unknown, { ...c.facts, attempt, delay_ms: delayMs, ...errorFields(error) })
         await deps.sleep.sleep(delayMs)
@@ -241,6 +268,28 @@ export function createOutbox(deps: OutboxDeps) {
         drop: () => deps.store.dropThreadReplyIntent(ref, channel, replyKey),
       })).outcome
     },
+    /**
+     * A thread reply's comment on its pull request, created once: the intent (reply_comments) first, then the
+     * host's call, then its id. A refusal drops the intent and throws the host's error; a failure after which
+     * the comment may exist is looked for by its marker before the next try (and at start-up).
+     */
+    async comment(request: CommentRequest): Promise<{ ts: string; outcome: Outcome }> {
+      const { intent, api, pr, lost } = request
+      const { channel, replyTs } = intent
+      const left = request.left && { ts: request.left.commentId ?? null, createdAt: request.left.intentAt }
+      return once({
+        what: 'comment', facts: request.facts, left,
+        record: (createdAt) => deps.store.recordReplyIntent({ ...intent, intentAt: createdAt }),
+        async send() {
+          if (lost.aborted) throw lockLostError(lost)
+          return (await api.createComment(pr, request.body)).id
+        },
+        find: (since) => api.findComment(pr, request.marker, since - CLOCK_SKEW_MS),
+        complete: (id) => deps.store.completeReplyComment(channel, replyTs, id),
+        drop: () => deps.store.dropReplyIntent(channel, replyTs),
+        classify: hostOutcome,
+      })
+    },
     /** One gathered direct message (a batch of a person's rows, already claimed). */
     async directMessage(request: DirectMessageRequest): Promise<string> {
       const { user, channel, batch, call } = request
@@ -264,3 +313,16 @@ export function createOutbox(deps: OutboxDeps) {
 }
 
 export type Outbox = ReturnType<typeof createOutbox>
+
+/**
+ * A host's failure of a comment's create in the outbox's terms: refused for good (the host's answer says why:
+ * the intent goes, nothing to look for) or of unknown outcome (no answer, or a 5xx: the comment may exist).
+ * (A rate limit is `git_host` too: the look-up after the pause finds nothing, and the create is tried again.)
+ */
+function hostOutcome(error: unknown): unknown {
+  if (isPrheraldError(error, 'git_host')) {
+    return new PrheraldError('slack_outcome_unknown', 'the host\'s answer to the comment was lost', { cause: error })
+  }
+  const refused = ['git_host_refused', 'git_host_auth', 'git_host_scope', 'git_host_not_found'].some((code) => isPrheraldError(error, code as 'git_host_refused'))
+  return refused ? new PrheraldError('slack_permanent', 'the host refused the comment', { cause: error }) : error
+}

@@ -3,6 +3,7 @@ export type SlackMethod =
   | 'chat.postMessage'
   | 'chat.update'
   | 'reactions.add'
+  | 'chat.postEphemeral'
   | 'reactions.remove'
   | 'conversations.history'
   | 'conversations.replies'
@@ -46,6 +47,8 @@ export const SLACK_RATE_LIMITS: Record<SlackMethod, readonly RateLimit[]> = {
   'chat.update': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
   'reactions.add': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
   'reactions.remove': [{ scope: 'workspace', perMinute: 20, burst: 3 }],
+  // Tier 4 on its reference page: talk-back's notes to one person about their reply.
+  'chat.postEphemeral': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
   'conversations.history': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
   'conversations.replies': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
   'users.lookupByEmail': [{ scope: 'workspace', perMinute: 50, burst: 5 }],

@@ -144,9 +144,14 @@ function headline(lifecycle: StoredLifecycle, mentions: readonly string[], lead?
  */
 export function renderMessage(input: { lifecycle: StoredLifecycle; mentions: readonly string[]; people?: People; options?: RenderOptions }): RenderedMessage {
   const message = renderPullRequest(input)
+  // Said once, on the message itself, where talk-back turns thread replies into comments (docs/talk-back.md).
+  const { context } = input.lifecycle
+  const replies = input.options?.repliesGo?.(context.provider, `${context.owner}/${context.repo}`) ? [REPLIES_GO] : []
   // The review blocks (render-review.ts) go last, under whichever form the message takes.
-  return { ...message, blocks: [...message.blocks, ...reviewBlocks(input.lifecycle, input.options ?? NO_BUTTON)] }
+  return { ...message, blocks: [...message.blocks, ...replies, ...reviewBlocks(input.lifecycle, input.options ?? NO_BUTTON)] }
 }
+
+const REPLIES_GO: SlackBlock = { type: 'context', elements: [{ type: 'mrkdwn', text: ':speech_balloon: Replies in this thread go to the pull request as comments.' }] }
 
 function renderPullRequest(input: { lifecycle: StoredLifecycle; mentions: readonly string[]; people?: People }): RenderedMessage {
   const { context } = input.lifecycle

@@ -1,5 +1,5 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import { pullRequestKey, type PullRequestId } from '../../machines/pull-request-event.ts'
+import { pullRequestKey, type Provider, type PullRequestId } from '../../machines/pull-request-event.ts'
 import type { ReviewActionsSetting } from '../config/talk-back-settings.ts'
 import { START_REVIEW_ACTION } from './decode-interaction.ts'
 import { reviewActionElements, type ReviewActionElement } from './render-review-actions.ts'
@@ -28,6 +28,8 @@ export interface RenderOptions {
    * actions then sit beside "Start review"), undefined when off. Absent: talk-back is off everywhere.
    */
   reviewActions?: (pr: PullRequestId) => ReviewActionsSetting | undefined
+  /** Whether replies in a repository's threads become comments (`thread_replies` not off): the message says so. */
+  repliesGo?: (provider: Provider, repository: string) => boolean
 }
 
 export const NO_BUTTON: RenderOptions = { reviewButton: false }

@@ -34,6 +34,8 @@ export interface SlackClient {
   findMarkedReply(channel: string, threadTs: string, marker: PostMarker, oldest: Date): Promise<HistoryLookup>
   updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>
   addReaction(channel: string, ts: string, name: string): Promise<void>
+  /** chat.postEphemeral: a note only `user` sees, in the thread of `threadTs` (talk-back's answers to a reply). */
+  postEphemeral(channel: string, user: string, text: string, threadTs?: string): Promise<void>
   removeReaction(channel: string, ts: string, name: string): Promise<void>
   /** users.lookupByEmail: the member's user id, or undefined when no member has that email (users_not_found). */
   lookupUserByEmail(email: string): Promise<string | undefined>
@@ -143,6 +145,9 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     },
     async addReaction(channel, ts, name) {
       await call(() => changer.reactions.add({ channel, timestamp: ts, name }))
+    },
+    async postEphemeral(channel, user, text, threadTs) {
+      await call(() => changer.chat.postEphemeral({ channel, user, text, ...(threadTs ? { thread_ts: threadTs } : {}) }))
     },
     async removeReaction(channel, ts, name) {
       await call(() => changer.reactions.remove({ channel, timestamp: ts, name }))

@@ -9,6 +9,7 @@ import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store,
 import { createPersonalStore, targetText } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
 import { createReviewFormStore } from './review-form-store.ts'
+import { createReplyCommentStore, deleteReplyCommentsBefore } from './reply-comment-store.ts'
 import { personalQueries } from './personal-queries.ts'
 import { readStoredEvent, storedEvent, storedLifecycle } from './stored-json.ts'
 
@@ -46,6 +47,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     ...createPersonalStore(driver, now),
     ...createTalkBackStore(driver, now),
     ...createReviewFormStore(driver, now),
+    ...createReplyCommentStore(driver, now),
     async findMessages(pr) {
       return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow).sort(oldestFirst)
     },
@@ -57,12 +59,12 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       await write(messageStep(m, now()))
     },
     async forgetBefore(cutoff, replayCutoff = cutoff) {
-      const [messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0, slackRequests = 0, directMessages = 0] = await driver.write([
+      const [messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0, slackRequests = 0, directMessages = 0, replyComments = 0] = await driver.write([
         [q.deleteMessagesUntouchedSince, [cutoff]], [q.deleteAppliedDeliveriesBefore, [replayCutoff]], [q.deleteBodiesBefore, [replayCutoff]],
         [q.deleteRunClaimsBefore, [cutoff]], [q.deleteThreadRepliesBefore, [cutoff]], [q.deleteHeadsBefore, [cutoff]],
-        [q.deleteSlackRequestsBefore, [replayCutoff]], [q.deleteDirectMessagesBefore, [cutoff]],
+        [q.deleteSlackRequestsBefore, [replayCutoff]], [q.deleteDirectMessagesBefore, [cutoff]], [deleteReplyCommentsBefore, [cutoff]],
       ])
-      return { messages, deliveries, bodies, runClaims, threadRecords: replies + heads, slackRequests, directMessages }
+      return { messages, deliveries, bodies, runClaims, threadRecords: replies + heads + replyComments, slackRequests, directMessages }
     },
     async claimSlackRequest(requestId) {
       return (await driver.write([[q.claimSlackRequest, [requestId, now()]]]))[0] === 1

@@ -2,8 +2,7 @@ import type { Provider } from '../../machines/pull-request-event.ts'
 import { REVIEW_KINDS, type ReviewKind } from '../../machines/review-kind.ts'
 import { statements } from './dialect.ts'
 import type { Param, StoreDriver } from './store-driver.ts'
-import { messageFromRow, type MessageRow } from './store-rows.ts'
-import type { PullRequestRef, StoredMessage } from './store.ts'
+import type { PullRequestRef } from './store.ts'
 
 /** A review form as stored (migrations/0020): what a modal's private_metadata id stands for. */
 export interface ReviewForm {
@@ -20,8 +19,6 @@ export interface ReviewForm {
 
 /** The review modal's part of the store (src/personal/review-from-slack.ts). */
 export interface ReviewFormStore {
-  /** The stored message Slack knows by this channel and ts, if prherald posted it. */
-  messageAt(channel: string, ts: string): Promise<StoredMessage | undefined>
   /** Records a form (expired ones go in the same write). */
   saveReviewForm(form: ReviewForm): Promise<void>
   /** The form under this id, expired or not (the caller compares expiresAt); undefined for an id never issued. */
@@ -31,7 +28,6 @@ export interface ReviewFormStore {
 }
 
 const q = statements({
-  messageAt: 'SELECT * FROM slack_messages WHERE channel = ? AND ts = ?',
   deleteExpired: 'DELETE FROM review_forms WHERE expires_at <= ?',
   save: `INSERT INTO review_forms (id, provider, repository, pr_number, head_sha, action, slack_user, expires_at, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -56,12 +52,6 @@ const isAction = (value: string): value is ReviewKind => (REVIEW_KINDS as readon
 export function createReviewFormStore(driver: StoreDriver, now: () => number): ReviewFormStore {
   const first = async <Row>(s: (typeof q)[keyof typeof q], params: readonly Param[]) => (await driver.read<Row>(s, params))[0]
   return {
-    async messageAt(channel, ts) {
-      // '' is the channel and ts of a row without a message (NO_MESSAGE): never a click's.
-      if (channel === '' || ts === '') return undefined
-      const row = await first<MessageRow>(q.messageAt, [channel, ts])
-      return row ? messageFromRow(row) : undefined
-    },
     async saveReviewForm(f) {
       await driver.write([
         [q.deleteExpired, [now()]],

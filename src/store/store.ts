@@ -2,6 +2,7 @@ import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { ReviewFormStore } from './review-form-store.ts'
+import type { ReplyCommentStore } from './reply-comment-store.ts'
 import type { TalkBackStore } from './talk-back-store.ts'
 
 /**
@@ -211,7 +212,7 @@ export interface ForgottenRows {
   bodies: number
   /** Once-per-run claims made before it. */
   runClaims: number
-  /** Thread replies recorded before it, and head commits last seen before it. */
+  /** Thread replies recorded before it, head commits last seen before it, and thread replies' comments (talk-back) last changed before it. */
   threadRecords: number
   /** Slack's request ids (event_id, trigger_id) taken before the replay cutoff. */
   slackRequests: number
@@ -410,6 +411,6 @@ export interface SharedWork {
 
 /** Everything prherald keeps, every port at once: what the composition roots open and close. */
 export interface Store extends DeliveryStore, MessageStore, IntentStore, PeopleCache, DirectMessageStore, PreferenceStore, JobClaims,
-  HookMarks, SlackRequests, SharedWork, TalkBackStore, ReviewFormStore {
+  HookMarks, SlackRequests, SharedWork, TalkBackStore, ReplyCommentStore, ReviewFormStore {
   close(): Promise<void>
 }

@@ -3,7 +3,7 @@ import { foldEvents } from '../../machines/fold-events.ts'
 import { initialContext } from '../../machines/pull-request.machine.ts'
 import type { ReactionSettings, ReviewRequestNotify } from '../config/settings.ts'
 import { applyReactionTier, reactionNames } from '../config/reactions.ts'
-import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
+import { isSlackReply, type LifecycleEvent, type MachineEvent, type SlackReply } from '../../machines/lifecycle-event.ts'
 import type { RenderOptions } from '../slack/render-review.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
 import { filteredInBatch } from '../intake/filter-intake.ts'
@@ -46,6 +46,8 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   onDirectMessages?: () => void
   /** Settles the pull request's posts of unknown outcome; true when a message was adopted (recover-intents.ts). */
   settleIntents?: (ref: PullRequestRef, lost: AbortSignal) => Promise<boolean>
+  /** Thread replies that become comments (reply-comments.ts), before the batch's fold; absent: they are only marked applied. */
+  replyComments?: (replies: readonly SlackReply[], batch: BatchContext) => Promise<void>
 }
 
 /**
@@ -65,13 +67,17 @@ const ACTIVITY_KINDS: ReadonlySet<EventKind | 'review_click'> = new Set(['approv
 export function createApplyDeliveries(deps: LifecycleDeps) {
   const runPlan = createPlanRunner(deps)
 
-  return async function applyDeliveries(events: readonly LifecycleEvent[], batch: BatchContext): Promise<void> {
-    const first = events[0]
+  return async function applyDeliveries(all: readonly LifecycleEvent[], batch: BatchContext): Promise<void> {
+    // Thread replies go to their comments first; they are marked applied with the batch's commit.
+    const slackReplies = all.filter(isSlackReply)
+    if (slackReplies.length > 0) await deps.replyComments?.(slackReplies, batch)
+    const events = all.filter((e): e is MachineEvent => !isSlackReply(e))
+    const first = events[0] ?? slackReplies[0]
     const last = events.at(-1)
-    if (!first || !last) return
+    if (!first) return
     const ref = storedPullRequest(first)
-    const deliveryIds = events.map((e) => e.deliveryId)
-    const facts = { repository: ref.repository, pr: first.number, delivery_id: last.deliveryId, deliveries: events.length }
+    const deliveryIds = all.map((e) => e.deliveryId)
+    const facts = { repository: ref.repository, pr: first.number, delivery_id: all.at(-1)!.deliveryId, deliveries: all.length }
     // Activity is recorded even when the message does not change (a second comment adds no reaction).
     const reviewed = events.some((e) => ACTIVITY_KINDS.has(e.kind))
     let directMessages: DirectMessageIntent[] = []
@@ -83,6 +89,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       if (directMessages.length > 0) deps.onDirectMessages?.()
     }
 
+    if (!last) return commit([])
     const allRows = await deps.store.findMessages(ref)
     // Rows, deliveries marked applied and the deliveries they reflect are committed together, so a pending
     // delivery is normally reflected by no row. A database written by an older version may still hold a row
@@ -107,7 +114,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const next = folded.next
     if (!folded.changed && next?.state === 'ended') {
       // A post of unknown outcome may be in the channel after all: adopted, the batch runs again and ends it.
-      if (messages.length === 0 && deps.settleIntents && await deps.settleIntents(ref, batch.lost)) return applyDeliveries(events, batch)
+      if (messages.length === 0 && deps.settleIntents && await deps.settleIntents(ref, batch.lost)) return applyDeliveries(all, batch)
       // Ended before it was announced: the state is kept in a row without a message, and Slack hears nothing.
       return commit([{ ...ref, ...NO_MESSAGE, mentions: [], reactions: [], state: next.state, lifecycle: next, lastDeliveryId: last.deliveryId }])
     }

@@ -16,6 +16,10 @@ import { createThreadReplies } from './thread-replies.ts'
 import { createPersonal, type Personal } from '../personal/create-personal.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 import type { RenderOptions } from '../slack/render-review.ts'
+import type { ReplyCommentStore } from '../store/reply-comment-store.ts'
+import type { Provider, PullRequestId } from '../../machines/pull-request-event.ts'
+import { leftComments } from './left-comments.ts'
+import { createReplyComments } from './reply-comments.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
   settings: Settings
@@ -23,15 +27,15 @@ export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secre
   secrets: Pick<Secrets, 'slackBotToken' | 'slackSigningSecret'>
   /** Every configured host and its API client (src/config/connect-hosts.ts). */
   hosts: HostSet
-  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore
+  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore & ReplyCommentStore
   /** Retries across calls; tests shorten them. */
   retry?: RetryPolicy
   /** The personal side's clock (quiet hours, claims); tests move it. */
   now?: () => number
   /** Told when direct messages were queued (the server's sender then looks at once). */
   onDirectMessagesQueued?: () => void
-  /** Talk-back, when anything of it is on: which repositories' messages offer the review actions. */
-  talkBack?: Pick<TalkBackService, 'settingsFor'> | undefined
+  /** Talk-back (docs/talk-back.md), when `slack.talk_back` turns anything on: thread replies become comments. */
+  talkBack?: TalkBackService | undefined
 }
 
 export interface Worker extends Outbound {
@@ -60,14 +64,18 @@ export function createWorker(options: WorkerOptions): Worker {
   const people = configurePeople(settings, options.hosts, { store, slack, pacer, limit, logger })
   const personal = createPersonal({ ...options, slack, pacer, people, outbox })
   // The Start review button is offered wherever its click can arrive: over HTTP (signing secret) or Socket Mode.
-  const render: RenderOptions = { reviewButton: secrets.slackSigningSecret !== undefined || settings.socketMode }
   const talkBack = options.talkBack
-  if (talkBack) {
-    render.reviewActions = (pr) => {
-      const own = talkBack.settingsFor(pr.provider, `${pr.owner}/${pr.repo}`)
-      return own.reviews ? own.reviewActions : undefined
-    }
+  const render: RenderOptions = {
+    reviewButton: secrets.slackSigningSecret !== undefined || settings.socketMode,
+    ...(talkBack ? {
+      repliesGo: (provider: Provider, repository: string) => talkBack.settingsFor(provider, repository).threadReplies !== 'off',
+      reviewActions: (pr: PullRequestId) => {
+        const own = talkBack.settingsFor(pr.provider, `${pr.owner}/${pr.repo}`)
+        return own.reviews ? own.reviewActions : undefined
+      },
+    } : {}),
   }
+  const replyComments = talkBack ? createReplyComments({ store, outbox, talkBack, hosts: options.hosts, slack, pacer, logger }) : undefined
   const applyDeliveries = createApplyDeliveries({
     store, slack, logger, mappings: hostMappings(settings.hosts), reactions: settings.reactions, retry, sleep, pacer,
     chooseTargets: configureTargets(options.hosts, logger), limit, outbox,
@@ -76,6 +84,7 @@ export function createWorker(options: WorkerOptions): Worker {
     people,
     settleIntents: (ref, lost) => settleIntentsOf(ref, lost, { store, pacer, outbox }),
     ...(personal.queue ? { directMessages: personal.queue, onDirectMessages: options.onDirectMessagesQueued } : {}),
+    ...(replyComments ? { replyComments } : {}),
   })
   const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })
   return {
@@ -83,7 +92,10 @@ export function createWorker(options: WorkerOptions): Worker {
     applyDeliveries,
     batches: (server) => createBatchRunner({ store, apply: applyDeliveries, repaint, ...server }),
     recoverIntents: () => recoverIntents({
-      sources: [...pullRequestIntents({ store, pacer, outbox }), personal.leftDirectMessages], logger, sleep, settleMs,
+      sources: [
+        ...pullRequestIntents({ store, pacer, outbox }), personal.leftDirectMessages,
+        ...(talkBack ? [leftComments({ store, talkBack, hosts: options.hosts })] : []),
+      ], logger, sleep, settleMs,
     }),
     personal,
   }

@@ -14,7 +14,7 @@ export interface RecoverDeps {
   settleMs: number
 }
 
-const WORDS: Record<LeftIntent['kind'], string> = { post: 'posts', thread_reply: 'thread replies', direct_message: 'direct messages' }
+const WORDS: Record<LeftIntent['kind'], string> = { post: 'posts', thread_reply: 'thread replies', direct_message: 'direct messages', comment: 'pull request comments' }
 type Counts = Record<'count' | 'found' | 'not_found' | 'not_searched' | 'settled_elsewhere', number>
 
 /**

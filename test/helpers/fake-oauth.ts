@@ -62,7 +62,7 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
     authorizer: (options.accounts ?? [{ login: 'alice' }])[0]!.login,
     accessTtl: options.accessTtl === null ? undefined : options.accessTtl ?? DEFAULT_TTL[kind],
     refreshes: 0, apiDelayMs: 0, revoked: [] as string[], tokens: new Map<string, { login: string; live: boolean }>(),
-    comments: [], reviews: [], heads: new Map(), authors: new Map(), gitlabVersion: '19.3.0-ee', failComments: 0,
+    comments: [], reviews: [], heads: new Map(), authors: new Map(), gitlabVersion: '19.3.0-ee', failComments: 0, loseCommentAnswers: 0, failCommentLists: 0, refuseComments: undefined,
   } as unknown as FakeOAuthHost
 
   const mint = (login: string) => {
@@ -149,7 +149,8 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
     }
     if (!req.path.startsWith(`${api}/`)) return sendJson(res, 404, { message: 'Not Found' })
     if (state.apiDelayMs > 0) await new Promise((r) => setTimeout(r, state.apiDelayMs))
-    const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1]
+    // Octokit sends a token as `token …`, the others `Bearer …`.
+    const bearer = /^(?:Bearer|token) (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1]
     const holder = bearer === undefined ? undefined : state.tokens.get(bearer)
     if (!holder?.live) return sendJson(res, 401, kind === 'bitbucket' ? { type: 'error', error: { message: 'Access token expired.' } } : { message: 'Bad credentials' })
     const account = state.accounts.find((a) => a.login === holder.login)!

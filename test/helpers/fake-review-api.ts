@@ -14,6 +14,12 @@ export interface ReviewApiState {
   gitlabVersion: string
   /** The next so many comment creations answer 503. */
   failComments: number
+  /** The next so many comment creations are made, and their answer is lost (the connection closes). */
+  loseCommentAnswers: number
+  /** The next so many listings of a pull request's comments answer 503. */
+  failCommentLists: number
+  /** Comment creations are refused with these words (a locked conversation), in the host's shape. */
+  refuseComments: string | undefined
 }
 
 let nextId = 1000
@@ -56,17 +62,35 @@ export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, accou
     comment.body = text
     return sendJson(res, 200, { id: comment.id })
   }
+  if (at && method === 'GET' && (at.rest === '/comments' || at.rest === '/notes')) {
+    if (state.failCommentLists > 0) {
+      state.failCommentLists--
+      return sendJson(res, 503, { message: 'Service Unavailable' })
+    }
+    const listed = state.comments.filter((c) => c.pr === at.pr && !c.deleted)
+      .map((c) => (kind === 'bitbucket' ? { id: c.id, content: { raw: c.body } } : { id: c.id, body: c.body }))
+    return sendJson(res, 200, kind === 'bitbucket' ? { values: listed.reverse() } : kind === 'gitlab' ? listed.reverse() : listed)
+  }
   if (!at || method !== 'POST') return sendJson(res, 404, { message: 'Not Found' })
   const { pr, rest } = at
   const own = state.authors.get(pr) === account.login
   const head = state.heads.get(pr)
   if (rest === '/comments' || rest === '/notes') {
+    if (state.refuseComments !== undefined) {
+      const words = state.refuseComments
+      return kind === 'github' ? sendJson(res, 422, { message: 'Unprocessable Entity', errors: [words] })
+        : kind === 'gitlab' ? sendJson(res, 422, { message: words }) : sendJson(res, 400, { type: 'error', error: { message: words } })
+    }
     if (state.failComments > 0) {
       state.failComments--
       return sendJson(res, 503, { message: 'Service Unavailable' })
     }
     const comment = { id: nextId++, pr, body: text, author: account.login, deleted: false }
     state.comments.push(comment)
+    if (state.loseCommentAnswers > 0) {
+      state.loseCommentAnswers--
+      return void res.socket?.destroy()
+    }
     return sendJson(res, 201, { id: comment.id, html_url: `https://example.test/${pr}#comment-${comment.id}`, links: { html: { href: `https://example.test/${pr}` } } })
   }
   if (kind === 'github' && rest === '/reviews') {

@@ -258,6 +258,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         }
         return sendJson(res, 200, { ok: true })
       }
+      case 'chat.postEphemeral':
+        // Only the user sees it: nothing lands in the channel (tests read `calls`).
+        return sendJson(res, 200, { ok: true, message_ts: nextTs() })
       case 'chat.delete': {
         const message = state.messages.get(String(body.ts))
         if (!message || message.channel !== channel) return sendJson(res, 200, { ok: false, error: 'message_not_found' })

@@ -56,7 +56,7 @@ it('a submission retried to the other replica, and the same form submitted there
   await waitFor('the message', () => slack.messages.size === 1)
   const message = [...slack.messages.values()][0]!
   // The batch that posted it is committed (the row open), as it is long before anyone can click.
-  await waitFor('the stored message', async () => (await store.messageAt(message.channel, message.ts))?.state === 'open')
+  await waitFor('the stored message', async () => (await store.findMessages({ provider: 'github', repository: 'Codertocat/Hello-World', prNumber: 9 }))[0]?.state === 'open')
 
   expect((await sendInteraction(a.url, reviewActionPayload({ user: ALICE, channel: message.channel, messageTs: message.ts, action: 'approve' }))).status).toBe(200)
   // Under load the look-ups may pass 1.5 s: the modal then opens as "Loading…" and becomes the form.

@@ -6,6 +6,8 @@ import { bodyDigestId, signBody, verifySignature } from '../verify-signature.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
 import { bitbucketChangedFiles } from './changed-files.ts'
 import { createBitbucketClient } from './client.ts'
+import { bitbucketPersonApi } from './talk-back.ts'
+import { basicAuth } from '../talk-back-http.ts'
 import { BITBUCKET_REQUIRED_EVENTS } from './events.ts'
 import { decodeBitbucket } from './decode.ts'
 import { bitbucketSmokePayload } from './smoke.ts'
@@ -24,6 +26,8 @@ function connect(token: string, authEmail: string | undefined, apiUrl: string): 
   return {
     webhooks: cachingOwnerHooks(bitbucketWebhookApi(client)),
     changedFiles: bitbucketChangedFiles(client),
+    // Comments as the token's account (an access token's bot, or the API token's person); needs pullrequest:write.
+    comments: bitbucketPersonApi(apiUrl, authEmail ? basicAuth(authEmail, token) : `Bearer ${token}`),
     reconcile: (gate, clock) => ({
       // A 429 is waited out (its Retry-After) through the gate.
       readPullRequest: readPullRequestWith(async ({ owner, repo, number }) => {

@@ -1,7 +1,7 @@
 import type { HostErrorWords } from '../git-host-error.ts'
 import { readOAuthClient } from '../read-oauth-client.ts'
 import type { OAuthClient, PersonApi, ReviewOutcome, TalkBack, TalkBackApi } from '../talk-back-contract.ts'
-import { basicAuth, deleted, talkBackCall, tokenCall, trimBase, type TalkBackHttp } from '../talk-back-http.ts'
+import { basicAuth, deleted, markedComment, talkBackCall, tokenCall, trimBase, type TalkBackHttp } from '../talk-back-http.ts'
 
 /**
  * Bitbucket Cloud's part of talk-back: an OAuth consumer (the workspace's settings) at BITBUCKET_WEB_URL; 2-hour
@@ -28,41 +28,48 @@ export function bitbucketReason(body: unknown): string | undefined {
   return typeof error === 'string' ? error : undefined
 }
 
+/** The pull request API as whoever `authorization` names: a linked person (`Bearer` their token), or prherald's own credentials. */
+export function bitbucketPersonApi(apiUrl: string, authorization: string): PersonApi {
+  const api = trimBase(apiUrl)
+  const http: TalkBackHttp = { provider: 'bitbucket', words: WORDS, baseUrl: api, reason: bitbucketReason }
+  const pull = (pr: { owner: string; repo: string; number: number }) =>
+    `${api}/repositories/${encodeURIComponent(pr.owner)}/${encodeURIComponent(pr.repo)}/pullrequests/${pr.number}`
+  const comment = async (pr: Parameters<typeof pull>[0], raw: string) => {
+    const made = await talkBackCall<{ id: number; links?: { html?: { href?: string } } }>(http, { method: 'POST', url: `${pull(pr)}/comments`, authorization, json: { content: { raw } } })
+    return { id: String(made.id), url: made.links?.html?.href }
+  }
+  return {
+    createComment: comment,
+    async editComment(pr, id, raw) {
+      await talkBackCall(http, { method: 'PUT', url: `${pull(pr)}/comments/${encodeURIComponent(id)}`, authorization, json: { content: { raw } } })
+    },
+    async deleteComment(pr, id) {
+      await deleted(talkBackCall(http, { method: 'DELETE', url: `${pull(pr)}/comments/${encodeURIComponent(id)}`, authorization }))
+    },
+    async findComment(pr, marker) {
+      const page = await talkBackCall<{ values?: Array<{ id: number; content?: { raw?: string } }> }>(http, { method: 'GET', url: `${pull(pr)}/comments?sort=-created_on&pagelen=100`, authorization })
+      return markedComment((page.values ?? []).map((c) => ({ id: c.id, body: c.content?.raw ?? '' })), marker)
+    },
+    async review(pr, review): Promise<ReviewOutcome> {
+      if (review.kind === 'comment') return { steps: [{ step: 'comment', ok: true, id: (await comment(pr, review.body ?? '')).id }] }
+      const step = review.kind === 'approve' ? 'approve' : 'request_changes'
+      await talkBackCall(http, { method: 'POST', url: `${pull(pr)}/${review.kind === 'approve' ? 'approve' : 'request-changes'}`, authorization })
+      if (!review.body) return { steps: [{ step, ok: true }] }
+      try {
+        return { steps: [{ step, ok: true }, { step: 'comment', ok: true, id: (await comment(pr, review.body)).id }] }
+      } catch (error) {
+        return { steps: [{ step, ok: true }, { step: 'comment', ok: false, error: error as Error }] }
+      }
+    },
+  }
+}
+
 function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.now): TalkBackApi {
   const api = trimBase(apiUrl)
   const http: TalkBackHttp = { provider: 'bitbucket', words: WORDS, baseUrl: api, reason: bitbucketReason }
   const oauth: TalkBackHttp = { ...http, baseUrl: client.webUrl }
   const tokenUrl = `${client.webUrl}/site/oauth2/access_token`
   const consumer = basicAuth(client.clientId, client.clientSecret)
-  const person = (token: string): PersonApi => {
-    const authorization = `Bearer ${token}`
-    const pull = (pr: { owner: string; repo: string; number: number }) =>
-      `${api}/repositories/${encodeURIComponent(pr.owner)}/${encodeURIComponent(pr.repo)}/pullrequests/${pr.number}`
-    const comment = async (pr: Parameters<typeof pull>[0], raw: string) => {
-      const made = await talkBackCall<{ id: number; links?: { html?: { href?: string } } }>(http, { method: 'POST', url: `${pull(pr)}/comments`, authorization, json: { content: { raw } } })
-      return { id: String(made.id), url: made.links?.html?.href }
-    }
-    return {
-      createComment: comment,
-      async editComment(pr, id, raw) {
-        await talkBackCall(http, { method: 'PUT', url: `${pull(pr)}/comments/${encodeURIComponent(id)}`, authorization, json: { content: { raw } } })
-      },
-      async deleteComment(pr, id) {
-        await deleted(talkBackCall(http, { method: 'DELETE', url: `${pull(pr)}/comments/${encodeURIComponent(id)}`, authorization }))
-      },
-      async review(pr, review): Promise<ReviewOutcome> {
-        if (review.kind === 'comment') return { steps: [{ step: 'comment', ok: true, id: (await comment(pr, review.body ?? '')).id }] }
-        const step = review.kind === 'approve' ? 'approve' : 'request_changes'
-        await talkBackCall(http, { method: 'POST', url: `${pull(pr)}/${review.kind === 'approve' ? 'approve' : 'request-changes'}`, authorization })
-        if (!review.body) return { steps: [{ step, ok: true }] }
-        try {
-          return { steps: [{ step, ok: true }, { step: 'comment', ok: true, id: (await comment(pr, review.body)).id }] }
-        } catch (error) {
-          return { steps: [{ step, ok: true }, { step: 'comment', ok: false, error: error as Error }] }
-        }
-      },
-    }
-  }
   return {
     authorizeUrl({ state, redirectUri }) {
       // No PKCE at Bitbucket Cloud: the state (tied to the browser's cookie) and the consumer's secret guard the code.
@@ -78,7 +85,7 @@ function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.n
       const user = await talkBackCall<{ account_id?: string; nickname?: string; display_name?: string }>(http, { method: 'GET', url: `${api}/user`, authorization: `Bearer ${token}` })
       return { login: user.nickname ?? user.account_id ?? '', accountId: user.account_id, displayName: user.display_name }
     },
-    as: person,
+    as: (token) => bitbucketPersonApi(api, `Bearer ${token}`),
   }
 }
 

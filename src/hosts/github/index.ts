@@ -3,6 +3,7 @@ import { readPullRequestWith } from '../read-pull-request.ts'
 import { smokeRequest } from '../smoke-delivery.ts'
 import { bodyDigestId, signBody, verifySignature } from '../verify-signature.ts'
 import { APP_VARIABLE_HELP, APP_VARIABLES, isGithubApp, readGithubAccess } from './app-credentials.ts'
+import { githubOwnComments } from './own-comments.ts'
 import { createGithubClient, githubCall, type GithubClientOptions } from './client.ts'
 import { githubChangedFiles } from './changed-files.ts'
 import { GITHUB_OPTIONAL_EVENTS, GITHUB_REQUIRED_EVENTS } from './events.ts'
@@ -73,6 +74,7 @@ function connect(auth: Auth, apiUrl: string): HostApi {
         throw error
       }
     }),
+    comments: githubOwnComments(octokit),
     ...(auth.app ? {
       ownerAccess: (owner: string) => githubCall(octokit, `the installation on ${owner}`, () => octokit.auth(owner) as Promise<string>),
       commentAccess: (owner: string) => githubCall(octokit, `the installation on ${owner}`, async () => commentAccessOf(await (octokit.auth as unknown as AppAuthOf).permissions(owner))),

@@ -1,7 +1,7 @@
 import type { HostErrorWords } from '../git-host-error.ts'
 import { readOAuthClient } from '../read-oauth-client.ts'
 import type { OAuthClient, PersonApi, ReviewKind, TalkBack, TalkBackApi } from '../talk-back-contract.ts'
-import { basicAuth, deleted, talkBackCall, tokenCall, trimBase, type TalkBackHttp } from '../talk-back-http.ts'
+import { basicAuth, deleted, markedComment, talkBackCall, tokenCall, trimBase, type TalkBackHttp } from '../talk-back-http.ts'
 
 /**
  * GitHub's part of talk-back: a GitHub App's user access tokens (8 hours, refresh tokens for 6 months, rotated
@@ -49,6 +49,12 @@ function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.n
       },
       async deleteComment(pr, id) {
         await deleted(talkBackCall(http, { method: 'DELETE', url: `${repo(pr)}/issues/comments/${encodeURIComponent(id)}`, authorization }))
+      },
+      async findComment(pr, marker, since) {
+        // Oldest first, so `since` keeps the page to the comments made or edited around the lost create.
+        const query = new URLSearchParams({ per_page: '100', since: new Date(since).toISOString() })
+        const list = await talkBackCall<Array<{ id: number; body?: string | null }>>(http, { method: 'GET', url: `${repo(pr)}/issues/${pr.number}/comments?${query}`, authorization })
+        return markedComment(list.map((c) => ({ id: c.id, body: c.body ?? '' })), marker)
       },
       async review(pr, review) {
         // One call whatever the kind; commit_id makes GitHub refuse a review of a head newer than the one shown.

@@ -5,6 +5,7 @@ import { bodyDigestId } from '../verify-signature.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
 import { gitlabChangedFiles } from './changed-files.ts'
 import { createGitlabClient } from './client.ts'
+import { gitlabPersonApi } from './talk-back.ts'
 import { decodeGitlab } from './decode.ts'
 import { decodeGitlabPipeline, PIPELINE_HOOK } from './decode-pipeline.ts'
 import { readGitlabMergeRequest } from './read-merge-request.ts'
@@ -31,6 +32,8 @@ function connect(token: string, apiUrl: string): HostApi {
       readPullRequest: readGitlabMergeRequest(client, gate, clock),
     }),
     upsertWebhook: (spec) => upsertGitlabWebhook(client, spec),
+    // Notes as the token's user (a project or group access token shows as its bot user); needs the `api` scope.
+    comments: gitlabPersonApi(apiUrl, `Bearer ${token}`),
     async emailOf(login) {
       const users = await client.request<Array<{ id: number }>>('GET', `/users?username=${encodeURIComponent(login)}`)
       const id = users[0]?.id

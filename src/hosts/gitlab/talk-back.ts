@@ -2,7 +2,7 @@ import { isPrheraldError, PrheraldError } from '../../errors.ts'
 import type { HostErrorWords } from '../git-host-error.ts'
 import { readOAuthClient } from '../read-oauth-client.ts'
 import type { OAuthClient, PersonApi, ReviewOutcome, TalkBack, TalkBackApi } from '../talk-back-contract.ts'
-import { deleted, talkBackCall, tokenCall, trimBase, type TalkBackHttp } from '../talk-back-http.ts'
+import { deleted, markedComment, talkBackCall, tokenCall, trimBase, type TalkBackHttp } from '../talk-back-http.ts'
 import { projectId } from './client.ts'
 
 /**
@@ -56,51 +56,58 @@ async function approvalRefusal(error: unknown, whoAmI: () => Promise<unknown>): 
   return new PrheraldError('git_host_refused', hostSays, { cause: error, hostSays, fix: 'see the merge request\'s approval rules in GitLab' })
 }
 
+/** The merge request API as whoever `authorization` names: a linked person (`Bearer` their token), or prherald's own token. */
+export function gitlabPersonApi(apiUrl: string, authorization: string): PersonApi {
+  const api = trimBase(apiUrl)
+  const http: TalkBackHttp = { provider: 'gitlab', words: WORDS, baseUrl: api, reason: gitlabReason }
+  const mr = (pr: { owner: string; repo: string; number: number }) => `${api}/projects/${projectId(pr.owner, pr.repo)}/merge_requests/${pr.number}`
+  const note = async (pr: Parameters<typeof mr>[0], body: string) =>
+    String((await talkBackCall<{ id: number }>(http, { method: 'POST', url: `${mr(pr)}/notes`, authorization, json: { body } })).id)
+  return {
+    async createComment(pr, body) {
+      return { id: await note(pr, body) }
+    },
+    async editComment(pr, id, body) {
+      await talkBackCall(http, { method: 'PUT', url: `${mr(pr)}/notes/${encodeURIComponent(id)}`, authorization, json: { body } })
+    },
+    async deleteComment(pr, id) {
+      await deleted(talkBackCall(http, { method: 'DELETE', url: `${mr(pr)}/notes/${encodeURIComponent(id)}`, authorization }))
+    },
+    async findComment(pr, marker) {
+      const list = await talkBackCall<Array<{ id: number; body?: string }>>(http, { method: 'GET', url: `${mr(pr)}/notes?sort=desc&order_by=created_at&per_page=100`, authorization })
+      return markedComment(list.map((n) => ({ id: n.id, body: n.body ?? '' })), marker)
+    },
+    async review(pr, review): Promise<ReviewOutcome> {
+      if (review.kind === 'comment') return { steps: [{ step: 'comment', ok: true, id: await note(pr, review.body ?? '') }] }
+      if (review.kind === 'request_changes') {
+        // One call: the summary note and the reviewer state are published together.
+        await talkBackCall(http, { method: 'POST', url: `${mr(pr)}/draft_notes/bulk_publish`, authorization, json: { note: review.body ?? '', reviewer_state: 'requested_changes' } })
+        return { steps: [{ step: 'request_changes', ok: true }] }
+      }
+      // `sha`: GitLab refuses (409) when the merge request's head moved past the one the message showed.
+      await talkBackCall(http, { method: 'POST', url: `${mr(pr)}/approve`, authorization, json: { sha: review.headSha } }).catch(async (error: unknown) => {
+        throw await approvalRefusal(error, () => talkBackCall(http, { method: 'GET', url: `${api}/user`, authorization }))
+      })
+      if (!review.body) return { steps: [{ step: 'approve', ok: true }] }
+      try {
+        return { steps: [{ step: 'approve', ok: true }, { step: 'comment', ok: true, id: await note(pr, review.body) }] }
+      } catch (error) {
+        // The approval stands; the text did not reach GitLab, and the person is told so.
+        return { steps: [{ step: 'approve', ok: true }, { step: 'comment', ok: false, error: error as Error }] }
+      }
+    },
+    async canRequestChanges() {
+      const { version } = await talkBackCall<{ version: string }>(http, { method: 'GET', url: `${api}/version`, authorization })
+      return atLeast(version, REQUEST_CHANGES_SINCE)
+    },
+  }
+}
+
 function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.now): TalkBackApi {
   const api = trimBase(apiUrl)
   const http: TalkBackHttp = { provider: 'gitlab', words: WORDS, baseUrl: api, reason: gitlabReason }
   const oauth: TalkBackHttp = { ...http, baseUrl: client.webUrl }
   const secrets = { client_id: client.clientId, client_secret: client.clientSecret }
-  const person = (token: string): PersonApi => {
-    const authorization = `Bearer ${token}`
-    const mr = (pr: { owner: string; repo: string; number: number }) => `${api}/projects/${projectId(pr.owner, pr.repo)}/merge_requests/${pr.number}`
-    const note = async (pr: Parameters<typeof mr>[0], body: string) =>
-      String((await talkBackCall<{ id: number }>(http, { method: 'POST', url: `${mr(pr)}/notes`, authorization, json: { body } })).id)
-    return {
-      async createComment(pr, body) {
-        return { id: await note(pr, body) }
-      },
-      async editComment(pr, id, body) {
-        await talkBackCall(http, { method: 'PUT', url: `${mr(pr)}/notes/${encodeURIComponent(id)}`, authorization, json: { body } })
-      },
-      async deleteComment(pr, id) {
-        await deleted(talkBackCall(http, { method: 'DELETE', url: `${mr(pr)}/notes/${encodeURIComponent(id)}`, authorization }))
-      },
-      async review(pr, review): Promise<ReviewOutcome> {
-        if (review.kind === 'comment') return { steps: [{ step: 'comment', ok: true, id: await note(pr, review.body ?? '') }] }
-        if (review.kind === 'request_changes') {
-          // One call: the summary note and the reviewer state are published together.
-          await talkBackCall(http, { method: 'POST', url: `${mr(pr)}/draft_notes/bulk_publish`, authorization, json: { note: review.body ?? '', reviewer_state: 'requested_changes' } })
-          return { steps: [{ step: 'request_changes', ok: true }] }
-        }
-        // `sha`: GitLab refuses (409) when the merge request's head moved past the one the message showed.
-        await talkBackCall(http, { method: 'POST', url: `${mr(pr)}/approve`, authorization, json: { sha: review.headSha } }).catch(async (error: unknown) => {
-          throw await approvalRefusal(error, () => talkBackCall(http, { method: 'GET', url: `${api}/user`, authorization }))
-        })
-        if (!review.body) return { steps: [{ step: 'approve', ok: true }] }
-        try {
-          return { steps: [{ step: 'approve', ok: true }, { step: 'comment', ok: true, id: await note(pr, review.body) }] }
-        } catch (error) {
-          // The approval stands; the text did not reach GitLab, and the person is told so.
-          return { steps: [{ step: 'approve', ok: true }, { step: 'comment', ok: false, error: error as Error }] }
-        }
-      },
-      async canRequestChanges() {
-        const { version } = await talkBackCall<{ version: string }>(http, { method: 'GET', url: `${api}/version`, authorization })
-        return atLeast(version, REQUEST_CHANGES_SINCE)
-      },
-    }
-  }
   return {
     authorizeUrl({ state, redirectUri, codeChallenge }) {
       const query = new URLSearchParams({
@@ -126,7 +133,7 @@ function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.n
       const user = await talkBackCall<{ username: string; name?: string }>(http, { method: 'GET', url: `${api}/user`, authorization: `Bearer ${token}` })
       return { login: user.username, displayName: user.name }
     },
-    as: person,
+    as: (token) => gitlabPersonApi(api, `Bearer ${token}`),
   }
 }
 

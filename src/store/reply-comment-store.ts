@@ -1,0 +1,92 @@
+import type { Provider } from '../../machines/pull-request-event.ts'
+import { statements } from './dialect.ts'
+import type { Param, StoreDriver } from './store-driver.ts'
+import type { PullRequestRef } from './store.ts'
+
+/** A thread reply's comment as stored (migrations/0019_reply_comments.sql). */
+export interface ReplyCommentRecord extends PullRequestRef {
+  channel: string
+  replyTs: string
+  slackUser: string
+  /** Whose account made the comment: the person's linked one, or prherald's own (the person named). */
+  author: 'person' | 'prherald'
+  /** Undefined until the host answered the create: with an intent, the call's outcome is unknown. */
+  commentId: string | undefined
+  deleted: boolean
+  intentAt: number
+}
+
+export type ReplyCommentIntent = Omit<ReplyCommentRecord, 'commentId' | 'deleted'>
+
+/** Thread replies and their comments; the same statements on SQLite and PostgreSQL. */
+export interface ReplyCommentStore {
+  /** The pull request whose message is `ts` in `channel`: a reply's thread. */
+  messageAt(channel: string, ts: string): Promise<PullRequestRef | undefined>
+  replyComment(channel: string, replyTs: string): Promise<ReplyCommentRecord | undefined>
+  /** The intent, before the host's call: a left one (no id) is replaced with this try's time. */
+  recordReplyIntent(intent: ReplyCommentIntent): Promise<void>
+  completeReplyComment(channel: string, replyTs: string, commentId: string): Promise<void>
+  /** The call made nothing (the host refused it): the intent goes. */
+  dropReplyIntent(channel: string, replyTs: string): Promise<void>
+  markReplyDeleted(channel: string, replyTs: string): Promise<void>
+  /** Every intent whose outcome is unknown, for the start-up recovery. */
+  replyIntents(): Promise<ReplyCommentRecord[]>
+}
+
+const q = statements({
+  // Cleanup's: a reply's comment is forgotten with the message it answered (message_ttl_days).
+  deleteBefore: 'DELETE FROM reply_comments WHERE updated_at < ?',
+  messageAt: 'SELECT provider, repository, pr_number FROM slack_messages WHERE channel = ? AND ts = ?',
+  find: 'SELECT * FROM reply_comments WHERE channel = ? AND reply_ts = ?',
+  record: `INSERT INTO reply_comments (channel, reply_ts, provider, repository, pr_number, slack_user, author, intent_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (channel, reply_ts) DO UPDATE SET author = excluded.author, intent_at = excluded.intent_at, updated_at = excluded.updated_at
+    WHERE reply_comments.comment_id IS NULL`,
+  complete: 'UPDATE reply_comments SET comment_id = ?, updated_at = ? WHERE channel = ? AND reply_ts = ?',
+  drop: 'DELETE FROM reply_comments WHERE channel = ? AND reply_ts = ? AND comment_id IS NULL',
+  markDeleted: 'UPDATE reply_comments SET deleted = 1, updated_at = ? WHERE channel = ? AND reply_ts = ?',
+  intents: 'SELECT * FROM reply_comments WHERE comment_id IS NULL',
+})
+
+interface Row {
+  channel: string
+  reply_ts: string
+  provider: string
+  repository: string
+  pr_number: number | string
+  slack_user: string
+  author: string
+  comment_id: string | null
+  deleted: number | string
+  intent_at: number | string
+}
+
+const fromRow = (r: Row): ReplyCommentRecord => ({
+  channel: r.channel, replyTs: r.reply_ts, provider: r.provider as Provider, repository: r.repository, prNumber: Number(r.pr_number),
+  slackUser: r.slack_user, author: r.author === 'prherald' ? 'prherald' : 'person', commentId: r.comment_id ?? undefined,
+  deleted: Number(r.deleted) === 1, intentAt: Number(r.intent_at),
+})
+
+/** Cleanup's statement (create-store.ts forgetBefore), in its transaction. */
+export const deleteReplyCommentsBefore = q.deleteBefore
+
+export function createReplyCommentStore(driver: StoreDriver, now: () => number): ReplyCommentStore {
+  const write = async (s: (typeof q)[keyof typeof q], params: readonly Param[]) => { await driver.write([[s, params]]) }
+  return {
+    async messageAt(channel, ts) {
+      const row = (await driver.read<{ provider: string; repository: string; pr_number: number | string }>(q.messageAt, [channel, ts]))[0]
+      return row ? { provider: row.provider as Provider, repository: row.repository, prNumber: Number(row.pr_number) } : undefined
+    },
+    async replyComment(channel, replyTs) {
+      const row = (await driver.read<Row>(q.find, [channel, replyTs]))[0]
+      return row ? fromRow(row) : undefined
+    },
+    recordReplyIntent: (i) => write(q.record, [i.channel, i.replyTs, i.provider, i.repository, i.prNumber, i.slackUser, i.author, i.intentAt, now()]),
+    completeReplyComment: (channel, replyTs, commentId) => write(q.complete, [commentId, now(), channel, replyTs]),
+    dropReplyIntent: (channel, replyTs) => write(q.drop, [channel, replyTs]),
+    markReplyDeleted: (channel, replyTs) => write(q.markDeleted, [now(), channel, replyTs]),
+    async replyIntents() {
+      return (await driver.read<Row>(q.intents)).map(fromRow)
+    },
+  }
+}

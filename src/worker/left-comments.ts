@@ -1,0 +1,48 @@
+import { pullRequestKey } from '../../machines/pull-request-event.ts'
+import type { HostSet } from '../config/connect-hosts.ts'
+import type { CommentApi } from '../hosts/talk-back-contract.ts'
+import { CLOCK_SKEW_MS, type LeftIntent } from '../slack/outbox.ts'
+import type { ReplyCommentRecord, ReplyCommentStore } from '../store/reply-comment-store.ts'
+import type { SharedWork } from '../store/store.ts'
+import { replyMarker } from '../talk-back/reply-body.ts'
+import type { TalkBackService } from '../talk-back/talk-back-service.ts'
+
+export interface LeftCommentsDeps {
+  store: ReplyCommentStore & Pick<SharedWork, 'lockPullRequest'>
+  talkBack: TalkBackService
+  hosts: HostSet
+}
+
+/**
+ * The start-up source of thread replies' comments whose create an earlier run left with an unknown outcome
+ * (recover-intents.ts): each is looked for at the host by its marker, as the account it was made with, and
+ * adopted when found; the reply's delivery, still pending, then finds its comment made and creates none.
+ */
+export function leftComments(deps: LeftCommentsDeps): () => Promise<LeftIntent[]> {
+  const apiOf = async (row: ReplyCommentRecord): Promise<CommentApi | undefined> => {
+    if (row.author === 'prherald') return deps.hosts.get(row.provider)?.api?.comments
+    const token = await deps.talkBack.tokenFor(row.slackUser, row.provider)
+    return token && deps.talkBack.as(row.provider, token.accessToken)
+  }
+  return async () => (await deps.store.replyIntents()).map((row): LeftIntent => {
+    const { channel, replyTs } = row
+    const slash = row.repository.lastIndexOf('/')
+    const pr = { owner: row.repository.slice(0, slash), repo: row.repository.slice(slash + 1), number: row.prNumber }
+    return {
+      kind: 'comment', facts: { repository: row.repository, pr: row.prNumber, channel, reply_ts: replyTs },
+      async hold() {
+        // The pull request's lock: on PostgreSQL a live replica's batch may be making this very comment.
+        const release = await deps.store.lockPullRequest(pullRequestKey(row))
+        const now = await deps.store.replyComment(channel, replyTs)
+        if (now && now.commentId === undefined && now.intentAt === row.intentAt) return release
+        await release()
+        return undefined
+      },
+      async find() {
+        return (await apiOf(row))?.findComment(pr, replyMarker(channel, replyTs), row.intentAt - CLOCK_SKEW_MS)
+      },
+      complete: (id) => deps.store.completeReplyComment(channel, replyTs, id),
+      drop: () => deps.store.dropReplyIntent(channel, replyTs),
+    }
+  })
+}

@@ -1,0 +1,140 @@
+import type { SlackReply } from '../../machines/lifecycle-event.ts'
+import type { HostSet } from '../config/connect-hosts.ts'
+import { isPrheraldError } from '../errors.ts'
+import type { CommentApi } from '../hosts/talk-back-contract.ts'
+import { errorFields, type Logger } from '../log/logger.ts'
+import type { Outbox } from '../slack/outbox.ts'
+import type { SlackClient } from '../slack/slack-client.ts'
+import type { SlackPacer } from '../slack/slack-pacer.ts'
+import type { ReplyCommentRecord, ReplyCommentStore } from '../store/reply-comment-store.ts'
+import { auditTalkBack } from '../talk-back/person-limits.ts'
+import { replyBody, replyMarker } from '../talk-back/reply-body.ts'
+import type { TalkBackService } from '../talk-back/talk-back-service.ts'
+import type { BatchContext } from './run-batch.ts'
+
+/** The reaction a reply gets once its comment is made (docs/talk-back.md). */
+export const COMMENTED_REACTION = 'speech_balloon'
+
+export interface ReplyCommentsDeps {
+  store: ReplyCommentStore
+  outbox: Pick<Outbox, 'comment'>
+  talkBack: TalkBackService
+  /** prherald's own comments (`HostApi.comments`) and each host's `users:`, for mentions. */
+  hosts: HostSet
+  slack: SlackClient
+  pacer: SlackPacer
+  logger: Logger
+}
+
+/** Whose account a reply's comment is made with, and the API that acts as it. */
+type Author = { author: 'person' | 'prherald'; api: CommentApi; login: string | undefined }
+
+/** Refusals the host gave for good: the person is told in the host's words, and the batch goes on. */
+const REFUSED = ['git_host_refused', 'git_host_auth', 'git_host_scope', 'git_host_not_found'] as const
+const refusedBy = (error: unknown) => REFUSED.some((code) => isPrheraldError(error, code))
+
+/**
+ * Thread replies of one pull request's batch, in their order (the batch holds the pull request's lock):
+ * a post becomes a comment (as the person when linked; by prherald's own account with the person named when
+ * `thread_replies: everyone`; otherwise an ephemeral note on how to link), an edit edits it, a deletion
+ * deletes it. A refusal is told to the person with the host's words; a failure that may pass fails the batch,
+ * which is retried (the outbox looks for a comment whose answer was lost before creating it again).
+ */
+export function createReplyComments(deps: ReplyCommentsDeps) {
+  const { logger, talkBack } = deps
+  const note = (reply: SlackReply, text: string, lost: AbortSignal) =>
+    deps.pacer.call('chat.postEphemeral', reply.channel, () => deps.slack.postEphemeral(reply.channel, reply.user, text), lost)
+      .catch((error: unknown) => logger.warn('talk-back note not sent', { channel: reply.channel, slack_user: reply.user, ...errorFields(error) }))
+
+  const react = (reply: SlackReply, lost: AbortSignal) =>
+    deps.pacer.call('reactions.add', reply.channel, () => deps.slack.addReaction(reply.channel, reply.replyTs, COMMENTED_REACTION), lost)
+      .catch((error: unknown) => logger.info('talk-back reaction not added', { channel: reply.channel, ...errorFields(error) }))
+
+  /** The account a reply's comment is (or was) made with; undefined when there is none. */
+  const authorOf = async (reply: SlackReply, was?: ReplyCommentRecord['author']): Promise<Author | undefined> => {
+    if (was !== 'prherald') {
+      const token = await talkBack.tokenFor(reply.user, reply.provider)
+      const api = token && talkBack.as(reply.provider, token.accessToken)
+      if (api && token) return { author: 'person', api, login: token.login }
+      if (was === 'person') return undefined
+    }
+    const own = deps.hosts.get(reply.provider)?.api?.comments
+    const everyone = was === 'prherald' || talkBack.settingsFor(reply.provider, `${reply.owner}/${reply.repo}`).threadReplies === 'everyone'
+    return own && everyone ? { author: 'prherald', api: own, login: undefined } : undefined
+  }
+
+  const bodyOf = (reply: SlackReply, author: Author['author']) => {
+    const host = deps.hosts.get(reply.provider)
+    // users: maps a host key to a Slack id; a mention needs the way back.
+    const keys = new Map(Object.entries(host?.users ?? {}).map(([key, id]) => [id, key]))
+    return replyBody(reply, {
+      onBehalf: author === 'prherald',
+      mention: (id) => {
+        const key = keys.get(id)
+        return key === undefined ? undefined : talkBack.mention(reply.provider, key)
+      },
+    })
+  }
+
+  async function one(reply: SlackReply, batch: BatchContext): Promise<void> {
+    const repository = `${reply.owner}/${reply.repo}`
+    const pr = { owner: reply.owner, repo: reply.repo, number: reply.number }
+    const audit = (login: string | undefined, outcome: string) =>
+      auditTalkBack(logger, { slackUser: reply.user, host: reply.provider, login, action: `reply_${reply.action}`, pr: batch.prKey, outcome })
+    const mode = talkBack.settingsFor(reply.provider, repository).threadReplies
+    const row = await deps.store.replyComment(reply.channel, reply.replyTs)
+    if (mode === 'off' && !row) return void logger.info('ignored thread reply', { pr_key: batch.prKey, reason: 'thread_replies_off' })
+    const refused = async (author: Author, error: unknown) => {
+      if (!refusedBy(error)) throw error
+      audit(author.login, 'refused')
+      const says = isPrheraldError(error) ? error.hostSays ?? error.message : String(error)
+      await note(reply, `Your reply did not reach the pull request: ${says}`, batch.lost)
+    }
+
+    if (reply.action === 'post') {
+      // A replay after the comment was made (or adopted at start-up): only the reaction may be missing.
+      if (row?.commentId) return react(reply, batch.lost)
+      const author = await authorOf(reply, row?.author)
+      if (!author) {
+        audit(undefined, 'not_linked')
+        const url = await talkBack.linkUrl(reply.user, reply.provider).catch(() => undefined)
+        const how = url ? `<${url}|link your account>` : `link your account with \`/prherald link ${reply.provider}\``
+        return note(reply, `Replies here go to the pull request as their author: ${how} and post again.`, batch.lost)
+      }
+      try {
+        const { outcome } = await deps.outbox.comment({
+          intent: { channel: reply.channel, replyTs: reply.replyTs, provider: reply.provider, repository, prNumber: reply.number, slackUser: reply.user, author: author.author },
+          left: row, api: author.api, pr, body: bodyOf(reply, author.author), marker: replyMarker(reply.channel, reply.replyTs),
+          facts: { pr_key: batch.prKey, channel: reply.channel, reply_ts: reply.replyTs }, lost: batch.lost,
+        })
+        audit(author.login, outcome === 'adopted' ? 'commented_adopted' : 'commented')
+      } catch (error) {
+        return refused(author, error)
+      }
+      return react(reply, batch.lost)
+    }
+    // An edit or a deletion acts on the comment its reply made, as the account that made it.
+    if (!row?.commentId || row.deleted) return void logger.info('ignored thread reply', { pr_key: batch.prKey, action: reply.action, reason: row ? 'no_comment' : 'not_a_comment' })
+    // Only the reply's author changes its comment (Slack lets no one else edit a message; a forged event is refused here too).
+    if (row.slackUser !== reply.user) return void logger.warn('ignored thread reply', { pr_key: batch.prKey, action: reply.action, reason: 'not_the_author' })
+    const author = await authorOf(reply, row.author)
+    if (!author) {
+      audit(undefined, 'not_linked')
+      return note(reply, `Your ${reply.action === 'edit' ? 'edit' : 'deletion'} did not reach the pull request: link your account again with \`/prherald link ${reply.provider}\`.`, batch.lost)
+    }
+    try {
+      if (reply.action === 'edit') await author.api.editComment(pr, row.commentId, bodyOf(reply, author.author))
+      else {
+        await author.api.deleteComment(pr, row.commentId)
+        await deps.store.markReplyDeleted(reply.channel, reply.replyTs)
+      }
+      audit(author.login, reply.action === 'edit' ? 'edited' : 'deleted')
+    } catch (error) {
+      await refused(author, error)
+    }
+  }
+
+  return async function replyComments(replies: readonly SlackReply[], batch: BatchContext): Promise<void> {
+    for (const reply of replies) await one(reply, batch)
+  }
+}

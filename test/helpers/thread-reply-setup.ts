@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto'
+import { hostOf } from '../../src/hosts/registry.ts'
+import type { Provider } from '../../machines/pull-request-event.ts'
+import type { Store } from '../../src/store/store.ts'
+import { readTokenCipher } from '../../src/talk-back/token-cipher.ts'
+import { createTokenVault } from '../../src/talk-back/token-vault.ts'
+import { bitbucketFixture } from './bitbucket-fixtures.ts'
+import type { FakeOAuthHost } from './fake-oauth.ts'
+import type { FakeSlack } from './fake-slack.ts'
+import { mergeRequestHook, noteHook } from './gitlab-fixtures.ts'
+import { conversationComment, pullRequest } from './github-payloads.ts'
+
+/** Issue 33.2's scenarios, per host: the pull request each announces, and how `users:` keys Alice there. */
+export const REPLY_HOSTS = {
+  github: { delivery: { event: 'pull_request', payload: pullRequest('opened', 9) }, commented: { event: 'issue_comment', payload: conversationComment(9, 'alice') }, owner: 'Codertocat', repository: 'Codertocat/Hello-World', number: 9, aliceKey: 'alice', aliceMention: '@alice' },
+  gitlab: { delivery: { event: 'Merge Request Hook', payload: mergeRequestHook('open', { iid: 7 }) }, commented: { event: 'Note Hook', payload: noteHook({ iid: 7, actor: 'alice' }) }, owner: 'acme', repository: 'acme/api', number: 7, aliceKey: 'alice', aliceMention: '@alice' },
+  bitbucket: { delivery: { event: 'pullrequest:created', payload: bitbucketFixture('created') }, commented: { event: 'pullrequest:comment_created', payload: bitbucketFixture('comment_created') }, owner: 'acme', repository: 'acme/payments-api', number: 42, aliceKey: '557058:alice', aliceMention: '@{557058:alice}' },
+} as const satisfies Record<string, { delivery: { event: string; payload: unknown } } & Record<string, unknown>>
+
+export type ReplyHost = keyof typeof REPLY_HOSTS
+
+export const ALICE = 'U0ALICE'
+export const BOB = 'U0BOB'
+export const CHANNEL = 'C0000000001'
+/** The fake host's accounts: Alice links hers; `prherald` is the account of prherald's own token. */
+export const ACCOUNTS = [{ login: 'alice', accountId: '557058:alice', name: 'Alice' }, { login: 'prherald', accountId: '557058:prherald', name: 'prherald' }]
+
+export function replyConfig(kind: ReplyHost, threadReplies: 'linked' | 'everyone') {
+  const h = REPLY_HOSTS[kind]
+  return {
+    git_provider: kind, users: { [h.aliceKey]: ALICE },
+    slack: { talk_back: { thread_replies: threadReplies } },
+    mappings: { [h.owner]: { '*': { channel: CHANNEL } } },
+  }
+}
+
+/** The variables a server needs to talk back on this host: its OAuth client, the token key, prherald's own token, all at the fake. */
+export function replyEnv(kind: ReplyHost, fake: FakeOAuthHost, key: string, ownToken: string): Record<string, string> {
+  const host = hostOf(kind)
+  const talkBack = host.talkBack!
+  return {
+    [talkBack.variables.clientId]: fake.client.clientId, [talkBack.variables.clientSecret]: fake.client.clientSecret,
+    ...(talkBack.variables.webUrl ? { [talkBack.variables.webUrl]: fake.url } : {}),
+    [host.variables.apiUrl]: fake.apiUrl, [host.variables.token]: ownToken, PRHERALD_TOKEN_KEY: key,
+  }
+}
+
+export const newTokenKey = () => randomBytes(32).toString('base64')
+
+/** Links Alice's account through the vault, as a finished OAuth flow would. */
+export async function linkAlice(kind: ReplyHost, store: Store, fake: FakeOAuthHost, key: string): Promise<void> {
+  const talkBack = hostOf(kind).talkBack!
+  const api = talkBack.connect({ clientId: fake.client.clientId, clientSecret: fake.client.clientSecret, webUrl: fake.url }, fake.apiUrl)
+  const vault = createTokenVault({ store, cipher: readTokenCipher({ PRHERALD_TOKEN_KEY: key })!, apiOf: () => api, redirectUri: () => 'http://127.0.0.1/oauth/cb', now: Date.now, owner: 'test' })
+  const { accessToken, refreshToken } = fake.issue('alice')
+  await vault.link(ALICE, kind, { accessToken, refreshToken, expiresAt: Date.now() + 3_600_000 }, { login: 'alice', accountKey: REPLY_HOSTS[kind].aliceKey })
+}
+
+let nextReply = 100
+/** A person's new message in a thread, as Slack's Events API sends it; also made known to the fake (reactions land on it). */
+export function replyEvent(slack: FakeSlack, threadTs: string, user: string, text: string, over: Record<string, unknown> = {}) {
+  const ts = `1800000${nextReply++}.000200`
+  slack.messages.set(ts, { channel: CHANNEL, ts, text, blocks: [], reactions: new Set(), updates: 0, threadTs } as never)
+  return { ts, event: { type: 'message', channel: CHANNEL, channel_type: 'channel', user, text, ts, thread_ts: threadTs, user_profile: { display_name: user === BOB ? 'Bob' : 'Alice' }, ...over } }
+}
+
+export const eventBody = (eventId: string, event: unknown) =>
+  JSON.stringify({ type: 'event_callback', team_id: 'T0ACME', api_app_id: 'A0PRHERALD', event_id: eventId, event })
+
+export const edited = (reply: { ts: string; event: Record<string, unknown> }, text: string, previous = String(reply.event.text)) => ({
+  type: 'message', subtype: 'message_changed', channel: CHANNEL, hidden: true, ts: `1800009${nextReply++}.000300`,
+  message: { ...reply.event, text, edited: { user: reply.event.user, ts: '1' } },
+  previous_message: { ...reply.event, text: previous },
+})
+
+export const deleted = (reply: { ts: string; event: Record<string, unknown> }) => ({
+  type: 'message', subtype: 'message_deleted', channel: CHANNEL, hidden: true, deleted_ts: reply.ts, ts: `1800009${nextReply++}.000400`,
+  previous_message: reply.event,
+})
+
+export const provider = (kind: ReplyHost) => kind as Provider

@@ -1,0 +1,204 @@
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { migrateUp } from '../../src/store/migrations.ts'
+import { openDatabase } from '../../src/store/open-database.ts'
+import { createSqliteStore } from '../../src/store/sqlite-store.ts'
+import { startFakeOAuthHost, type FakeOAuthHost } from '../helpers/fake-oauth.ts'
+import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { deliver } from '../helpers/signed-delivery.ts'
+import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
+import { sendSignedSlack } from '../helpers/slack-requests.ts'
+import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+import {
+  ACCOUNTS, ALICE, BOB, CHANNEL, deleted, edited, eventBody, linkAlice, newTokenKey, provider, REPLY_HOSTS, replyConfig, replyEnv, replyEvent,
+  type ReplyHost,
+} from '../helpers/thread-reply-setup.ts'
+
+/**
+ * Issue 33.2: a reply in the thread of a pull request's message becomes a comment on the pull request, through
+ * the real server: signed Slack events, a fake Slack, and each host's fake API recording the comments.
+ */
+describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s', (kind: ReplyHost) => {
+  const h = REPLY_HOSTS[kind]
+  let dir: ReturnType<typeof makeTempDir>
+  let slack: FakeSlack
+  let fake: FakeOAuthHost
+  let service: TestService | undefined
+  let key: string
+  let ownToken: string
+  let eventSeq = 0
+
+  beforeEach(async () => {
+    dir = makeTempDir()
+    slack = await startFakeSlack({ anyChannel: true })
+    fake = await startFakeOAuthHost(kind, { accounts: ACCOUNTS })
+    key = newTokenKey()
+    ownToken = fake.issue('prherald').accessToken
+  })
+  afterEach(async () => {
+    await service?.stop()
+    service = undefined
+    await slack.close()
+    await fake.close()
+    dir.remove()
+  })
+
+  const start = async (mode: 'linked' | 'everyone', link = true) => {
+    writeConfig(dir.path, replyConfig(kind, mode))
+    if (link) {
+      const db = openDatabase(join(dir.path, 'prherald.db'))
+      migrateUp(db)
+      const store = createSqliteStore(db, Date.now)
+      await linkAlice(kind, store, fake, key)
+      await store.close()
+    }
+    await restart()
+    expect((await deliver(service!.url, provider(kind), h.delivery)).status).toBe(200)
+    await waitFor('the message', () => slack.messagesIn(CHANNEL).length === 1)
+    return slack.messagesIn(CHANNEL)[0]!.ts
+  }
+  const restart = async () => {
+    service = await startPrherald(dir.path, testEnv(dir.path, provider(kind), {
+      SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...replyEnv(kind, fake, key, ownToken),
+    }))
+  }
+  const send = async (event: unknown, eventId = `Ev${kind}${++eventSeq}`) => {
+    const res = await sendSignedSlack(service!.url, '/webhook/slack/events', eventBody(eventId, event))
+    expect(res.status).toBe(200)
+    return eventId
+  }
+  const settle = async () => expect(await service!.settle(10_000)).toBe(true)
+  const live = () => fake.comments.filter((c) => !c.deleted)
+  const audits = () => service!.entries().filter((e) => e.msg === 'audit: talk-back action')
+
+  it('a linked person\'s reply is one comment as them; an edit edits it, an unfurl changes nothing, a deletion deletes it', async () => {
+    const thread = await start('linked')
+    const reply = replyEvent(slack, thread, ALICE, `*Looks good*, see <https://example.com|the doc> and ask <@${ALICE}>`)
+    const eventId = await send(reply.event)
+    await waitFor('the comment', () => fake.comments.length === 1)
+    await settle()
+    const [comment] = fake.comments
+    expect(comment).toMatchObject({ pr: `${h.repository}#${h.number}`, author: 'alice', deleted: false })
+    expect(comment!.body).toContain(`**Looks good**, see [the doc](https://example.com) and ask ${h.aliceMention}`)
+    expect(comment!.body).not.toContain('(from Slack)')
+    expect([...slack.messages.get(reply.ts)!.reactions]).toEqual(['speech_balloon'])
+    // The message says once, on itself, where replies go.
+    expect(JSON.stringify(slack.messagesIn(CHANNEL)[0]!.blocks)).toContain('Replies in this thread go to the pull request')
+    // Slack's retry of the same event, and the thread stays prherald's own: nothing is posted in it.
+    await send(reply.event, eventId)
+    await settle()
+    expect(fake.comments).toHaveLength(1)
+    expect(slack.repliesTo(CHANNEL, thread).filter((m) => m.ts !== reply.ts)).toEqual([])
+    // The comment's own webhook only moves the message's comment count: nothing is posted back.
+    const posts = slack.count('chat.postMessage')
+    expect((await deliver(service!.url, provider(kind), h.commented)).status).toBe(200)
+    await settle()
+    expect(slack.messagesIn(CHANNEL)[0]!.text).toMatch(/ 1 comment$/)
+    expect(slack.count('chat.postMessage')).toBe(posts)
+    expect(slack.repliesTo(CHANNEL, thread).filter((m) => m.ts !== reply.ts)).toEqual([])
+
+    await send(edited(reply, 'Looks *great*'))
+    await settle()
+    expect(live()).toHaveLength(1)
+    expect(live()[0]!.body).toMatch(/^Looks \*\*great\*\*\n/)
+    const editsBefore = fake.requests.filter((r) => r.method === 'PATCH' || r.method === 'PUT').length
+    // An unfurl: Slack sends message_changed with the same text (attachments added).
+    await send({ ...edited(reply, 'Looks *great*', 'Looks *great*'), attachments: [{ title: 'the doc' }] })
+    await settle()
+    expect(fake.requests.filter((r) => r.method === 'PATCH' || r.method === 'PUT')).toHaveLength(editsBefore)
+
+    await send(deleted(reply))
+    await settle()
+    expect(fake.comments).toHaveLength(1)
+    expect(live()).toEqual([])
+    expect(audits().map((e) => [e.action, e.outcome, e.host_login])).toEqual([
+      ['reply_post', 'commented', 'alice'], ['reply_edit', 'edited', 'alice'], ['reply_delete', 'deleted', 'alice'],
+    ])
+    expect(service!.logs.join('\n')).not.toContain(ownToken)
+  })
+
+  it('everyone: an unlinked person\'s reply is a comment by prherald\'s own account, naming them', async () => {
+    const thread = await start('everyone', false)
+    await send(replyEvent(slack, thread, BOB, 'Can we split this?').event)
+    await waitFor('the comment', () => fake.comments.length === 1)
+    expect(fake.comments[0]).toMatchObject({ author: 'prherald', deleted: false })
+    expect(fake.comments[0]!.body).toMatch(/^\*\*Bob\*\* \(from Slack\): Can we split this\?\n/)
+    await settle()
+    expect(slack.count('chat.postEphemeral')).toBe(0)
+  })
+
+  it('linked: an unlinked person\'s reply makes no comment; they are told privately how to link', async () => {
+    const thread = await start('linked')
+    await send(replyEvent(slack, thread, BOB, 'Can we split this?').event)
+    await waitFor('the note', () => slack.count('chat.postEphemeral') === 1)
+    await settle()
+    expect(fake.comments).toEqual([])
+    const note = slack.calls.find((c) => c.method === 'chat.postEphemeral')!.body
+    expect(note).toMatchObject({ channel: CHANNEL, user: BOB })
+    expect(String(note.text)).toContain(`/prherald link ${kind}`)
+  })
+
+  it('bots, prherald\'s own messages, other threads and channel messages make nothing', async () => {
+    const thread = await start('everyone')
+    const bot = replyEvent(slack, thread, ALICE, 'deployed', { bot_id: 'B0OTHER' })
+    await send(bot.event)
+    await send(replyEvent(slack, '1700000000.000001', ALICE, 'another thread').event)
+    await send({ ...replyEvent(slack, thread, ALICE, 'to the channel').event, thread_ts: undefined })
+    await send({ type: 'message', subtype: 'message_changed', channel: CHANNEL, message: { ts: thread, text: 'x', bot_id: 'B123', thread_ts: thread }, previous_message: { ts: thread, text: 'y' } })
+    await send({ type: 'message', subtype: 'channel_join', channel: CHANNEL, user: ALICE, ts: '1800001000.000001', thread_ts: thread })
+    await send({ type: 'message', subtype: 'message_deleted', channel: CHANNEL, deleted_ts: thread, previous_message: { ts: thread, text: 'x', bot_id: 'B123' } }, 'Ev-own')
+    await settle()
+    expect(fake.comments).toEqual([])
+    expect(slack.count('chat.postEphemeral')).toBe(0)
+    // prherald's own event was dropped before any write: its event_id was never taken, so a reply with it is acted on.
+    await send(replyEvent(slack, thread, ALICE, 'a real reply').event, 'Ev-own')
+    await waitFor('the comment', () => fake.comments.length === 1)
+  })
+
+  it('20 replies a minute per person; the 21st is refused politely', async () => {
+    const thread = await start('linked')
+    for (let i = 0; i < 21; i++) await send(replyEvent(slack, thread, ALICE, `reply ${i}`).event)
+    await waitFor('the note', () => slack.count('chat.postEphemeral') === 1)
+    await settle()
+    expect(fake.comments).toHaveLength(20)
+    expect(String(slack.calls.find((c) => c.method === 'chat.postEphemeral')!.body.text)).toContain('more than 20 replies in a minute')
+  })
+
+  it('a host that refuses the comment: the person gets the host\'s words privately', async () => {
+    const thread = await start('linked')
+    fake.refuseComments = 'Conversation is locked'
+    const reply = replyEvent(slack, thread, ALICE, 'one more thing')
+    await send(reply.event)
+    await waitFor('the note', () => slack.count('chat.postEphemeral') === 1)
+    await settle()
+    expect(fake.comments).toEqual([])
+    expect(String(slack.calls.find((c) => c.method === 'chat.postEphemeral')!.body.text)).toContain('Conversation is locked')
+    expect(slack.messages.get(reply.ts)!.reactions.size).toBe(0)
+    expect(audits().map((e) => e.outcome)).toEqual(['refused'])
+  })
+
+  it('a crash between the host\'s call and the comment\'s id: the restart adopts the comment instead of making a second', async () => {
+    const thread = await start('linked')
+    // The comment is made and its answer lost; the look-up that follows cannot list the comments either.
+    fake.loseCommentAnswers = 1
+    fake.failCommentLists = 1_000
+    const reply = replyEvent(slack, thread, ALICE, 'made once')
+    await send(reply.event)
+    await waitFor('the comment and a failed look-up', () => fake.comments.length === 1 && fake.failCommentLists < 1_000)
+    await service!.stop()
+    service = undefined
+
+    fake.failCommentLists = 0
+    await restart()
+    await settle()
+    expect(fake.comments).toHaveLength(1)
+    expect(fake.comments[0]).toMatchObject({ author: 'alice', deleted: false })
+    expect(service!.entries().find((e) => e.msg === 'interrupted pull request comments looked up')).toMatchObject({ count: 1, found: 1 })
+    expect([...slack.messages.get(reply.ts)!.reactions]).toEqual(['speech_balloon'])
+    // The adopted comment is the reply's: its edit reaches it.
+    await send(edited(reply, 'made once, edited'))
+    await settle()
+    expect(fake.comments[0]!.body).toMatch(/^made once, edited\n/)
+  })
+})
