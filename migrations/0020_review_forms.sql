@@ -17,4 +17,3 @@ CREATE TABLE review_forms (
 );
 CREATE INDEX review_forms_expiry ON review_forms (expires_at);
 
--- A click names its message by channel and ts: 0019's slack_messages_channel_ts finds it.

@@ -44,9 +44,9 @@ import { startCleanupJob } from './store/cleanup-job.ts'
 import { openStore } from './store/open-store.ts'
 import { startDirectMessages, type DirectMessageRunner } from './personal/start-direct-messages.ts'
 import { personalRoutes } from './personal/personal-routes.ts'
+import { createReviewFromSlack } from './personal/review-from-slack.ts'
 import { createThreadReplyEvent } from './inbound/thread-reply-event.ts'
 import { createPersonLimits } from './talk-back/person-limits.ts'
-import { createReviewFromSlack } from './talk-back/review-from-slack.ts'
 import { createTalkBack, talkBackWanted } from './talk-back/create-talk-back.ts'
 import { startRelinkSweep } from './talk-back/relink-sweep.ts'
 import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from './talk-back/token-cipher.ts'
@@ -137,8 +137,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const owner = replicaId()
   // Talk-back only when slack.talk_back turns something on (docs/talk-back.md); otherwise nothing of it runs.
-  // Built before the worker: its batches turn thread replies into comments, and its messages offer the review
-  // actions where `reviews: on`.
+  // Built before the worker: its batches turn thread replies into comments, its messages offer the review actions.
   const talkBack = talkBackWanted(settings) ? createTalkBack({
     settings, hosts, cipher: tokenCipher, store, owner, now: options.clock ?? Date.now, logger, kickDirectMessages: () => directMessages?.kick(),
   }) : undefined
@@ -208,12 +207,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     click: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
     workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
     ready: () => database.state() === 'ok', logger, talkBack,
+    reviews: talkBack && createReviewFromSlack({ talkBack, store, slack, logger, limits: createPersonLimits({ now: Date.now }), now: Date.now }),
     threadReply: talkBack && createThreadReplyEvent({
       store, talkBack, limits: createPersonLimits({ now: options.clock ?? Date.now }), handOff: handOffFresh, logger,
       note: (channel, user, text, threadTs) => pacer.call('chat.postEphemeral', channel, () => slack.postEphemeral(channel, user, text, threadTs)),
-    }),
-    reviews: talkBack && createReviewFromSlack({
-      talkBack, store, slack, logger, limits: createPersonLimits({ now: Date.now }), now: Date.now,
     }),
   })
   let socket: SlackSocket | undefined

@@ -12,7 +12,7 @@ import { postToResponseUrl } from '../slack/slack-api.ts'
 import type { TokenWorkspace } from '../slack/token-workspace.ts'
 import type { ThreadReplyEvent } from './thread-reply-event.ts'
 import type { SlackRequests } from '../store/store.ts'
-import type { ReviewFromSlack } from '../talk-back/review-from-slack.ts'
+import type { ReviewFromSlack } from '../personal/review-from-slack.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 
 /**

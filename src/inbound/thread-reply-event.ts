@@ -2,12 +2,13 @@ import { pullRequestKey } from '../../machines/pull-request-event.ts'
 import type { LifecycleEvent, SlackReply } from '../../machines/lifecycle-event.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { decodeThreadReply } from '../slack/decode-thread-reply.ts'
-import type { DeliveryStore, MessageStore } from '../store/store.ts'
+import type { DeliveryStore } from '../store/store.ts'
+import type { ReplyCommentStore } from '../store/reply-comment-store.ts'
 import { PER_MINUTE, type PersonLimits } from '../talk-back/person-limits.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 
 export interface ThreadReplyEventDeps {
-  store: Pick<MessageStore, 'messageAt'> & Pick<DeliveryStore, 'recordDelivery'>
+  store: Pick<ReplyCommentStore, 'messageAt'> & Pick<DeliveryStore, 'recordDelivery'>
   talkBack: Pick<TalkBackService, 'settingsFor'>
   limits: PersonLimits
   /** A note only the person sees, in the reply's thread (chat.postEphemeral through the one Slack API). */

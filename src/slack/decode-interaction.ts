@@ -3,8 +3,8 @@ import type { Provider } from '../../machines/pull-request-event.ts'
 import { HOSTS } from '../hosts/registry.ts'
 import { at, str } from '../read-fields.ts'
 import { decodeHomeAction, isHomeAction, type HomeClick } from './decode-home-action.ts'
-import type { SlackOrigin } from './foreign-origin.ts'
 import { decodeReviewAction, decodeReviewSubmission, isReviewAction, type ReviewActionClick, type ReviewSubmission } from './decode-review-action.ts'
+import type { SlackOrigin } from './foreign-origin.ts'
 
 /** The button's `action_id`: what tells prherald's own button from anything else Slack might send. */
 export const START_REVIEW_ACTION = 'prherald_start_review'

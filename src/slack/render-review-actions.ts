@@ -18,7 +18,7 @@ export type ReviewActionElement =
 /**
  * "Approve", "Request changes" and "Comment" beside "Start review": one overflow menu, or three buttons.
  * Each carries only the action's name: what is reviewed is found from the message the click came from,
- * never from anything the click says (src/talk-back/review-from-slack.ts). Pure.
+ * never from anything the click says (src/personal/review-from-slack.ts). Pure.
  */
 export function reviewActionElements(style: ReviewActionsSetting): ReviewActionElement[] {
   if (style === 'menu') return [{ type: 'overflow', action_id: REVIEW_MENU_ACTION, options: KINDS.map((kind) => ({ text: plain(REVIEW_LABELS[kind]), value: kind })) }]

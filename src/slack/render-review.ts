@@ -23,13 +23,13 @@ export type ReviewBlock = ActionsBlock | { type: 'context'; elements: { type: 'm
 export interface RenderOptions {
   /** SLACK_SIGNING_SECRET is set: open pull requests get the "Start review" button. */
   reviewButton: boolean
-  /** Whether replies in a repository's threads become comments (`thread_replies` not off): the message says so. */
-  repliesGo?: (provider: Provider, repository: string) => boolean
   /**
    * `slack.talk_back` for the pull request's repository: `menu` or `buttons` when `reviews: on` (the review
    * actions then sit beside "Start review"), undefined when off. Absent: talk-back is off everywhere.
    */
   reviewActions?: (pr: PullRequestId) => ReviewActionsSetting | undefined
+  /** Whether replies in a repository's threads become comments (`thread_replies` not off): the message says so. */
+  repliesGo?: (provider: Provider, repository: string) => boolean
 }
 
 export const NO_BUTTON: RenderOptions = { reviewButton: false }

@@ -8,8 +8,8 @@ import {
 import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store, StoredMessage } from './store.ts'
 import { createPersonalStore, targetText } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
-import { createReplyCommentStore, deleteReplyCommentsBefore } from './reply-comment-store.ts'
 import { createReviewFormStore } from './review-form-store.ts'
+import { createReplyCommentStore, deleteReplyCommentsBefore } from './reply-comment-store.ts'
 import { personalQueries } from './personal-queries.ts'
 import { readStoredEvent, storedEvent, storedLifecycle } from './stored-json.ts'
 
@@ -46,14 +46,8 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     ...sharedWork,
     ...createPersonalStore(driver, now),
     ...createTalkBackStore(driver, now),
-    ...createReplyCommentStore(driver, now),
     ...createReviewFormStore(driver, now),
-    async messageAt(channel, ts) {
-      // '' is the channel and ts of a row without a message (NO_MESSAGE): never a reply's thread or a click's message.
-      if (channel === '' || ts === '') return undefined
-      const row = await first<MessageRow>(q.messageAt, [channel, ts])
-      return row ? messageFromRow(row) : undefined
-    },
+    ...createReplyCommentStore(driver, now),
     async findMessages(pr) {
       return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow).sort(oldestFirst)
     },

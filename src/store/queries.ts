@@ -13,7 +13,6 @@ const PENDING = 'SELECT seq, provider, delivery_id, pr_key, event, received_at F
 const sql = {
   // Unordered: the store sorts the few rows itself (SQLite's sorter cost more than the lookup, src/store/create-store.ts).
   findMessages: 'SELECT * FROM slack_messages WHERE provider = ? AND repository = ? AND pr_number = ?',
-  messageAt: 'SELECT * FROM slack_messages WHERE channel = ? AND ts = ?',
   // The repository is bound twice: once to test for "every repository" (NULL), once to compare.
   openPullRequests: `SELECT provider, repository, pr_number FROM slack_messages
     WHERE provider = ? AND state IN ('open', 'draft') AND (CAST(? AS TEXT) IS NULL OR repository = ?) AND touched_at >= ?

@@ -20,6 +20,8 @@ export type ReplyCommentIntent = Omit<ReplyCommentRecord, 'commentId' | 'deleted
 
 /** Thread replies and their comments; the same statements on SQLite and PostgreSQL. */
 export interface ReplyCommentStore {
+  /** The pull request whose message is `ts` in `channel`: a reply's thread. */
+  messageAt(channel: string, ts: string): Promise<PullRequestRef | undefined>
   replyComment(channel: string, replyTs: string): Promise<ReplyCommentRecord | undefined>
   /** The intent, before the host's call: a left one (no id) is replaced with this try's time. */
   recordReplyIntent(intent: ReplyCommentIntent): Promise<void>
@@ -34,6 +36,7 @@ export interface ReplyCommentStore {
 const q = statements({
   // Cleanup's: a reply's comment is forgotten with the message it answered (message_ttl_days).
   deleteBefore: 'DELETE FROM reply_comments WHERE updated_at < ?',
+  messageAt: 'SELECT provider, repository, pr_number FROM slack_messages WHERE channel = ? AND ts = ?',
   find: 'SELECT * FROM reply_comments WHERE channel = ? AND reply_ts = ?',
   record: `INSERT INTO reply_comments (channel, reply_ts, provider, repository, pr_number, slack_user, author, intent_at, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -70,6 +73,10 @@ export const deleteReplyCommentsBefore = q.deleteBefore
 export function createReplyCommentStore(driver: StoreDriver, now: () => number): ReplyCommentStore {
   const write = async (s: (typeof q)[keyof typeof q], params: readonly Param[]) => { await driver.write([[s, params]]) }
   return {
+    async messageAt(channel, ts) {
+      const row = (await driver.read<{ provider: string; repository: string; pr_number: number | string }>(q.messageAt, [channel, ts]))[0]
+      return row ? { provider: row.provider as Provider, repository: row.repository, prNumber: Number(row.pr_number) } : undefined
+    },
     async replyComment(channel, replyTs) {
       const row = (await driver.read<Row>(q.find, [channel, replyTs]))[0]
       return row ? fromRow(row) : undefined

@@ -17,7 +17,7 @@ export interface ReviewForm {
   submitted?: boolean
 }
 
-/** The review modal's part of the store (src/talk-back/review-from-slack.ts). */
+/** The review modal's part of the store (src/personal/review-from-slack.ts). */
 export interface ReviewFormStore {
   /** Records a form (expired ones go in the same write). */
   saveReviewForm(form: ReviewForm): Promise<void>

@@ -1,8 +1,8 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
-import type { ReplyCommentStore } from './reply-comment-store.ts'
 import type { ReviewFormStore } from './review-form-store.ts'
+import type { ReplyCommentStore } from './reply-comment-store.ts'
 import type { TalkBackStore } from './talk-back-store.ts'
 
 /**
@@ -258,8 +258,6 @@ export interface DeliveryStore {
 /** The pull requests' messages: one row per channel, with the lifecycle it shows. */
 export interface MessageStore {
   findMessages(pr: PullRequestRef): Promise<StoredMessage[]>
-  /** The stored message Slack knows by this channel and ts, if prherald posted it: a reply's thread, a click's message. */
-  messageAt(channel: string, ts: string): Promise<StoredMessage | undefined>
   /** Pull requests with a message shown as open or draft, each once, by repository then number. */
   openPullRequests(filter: OpenPullRequestFilter): Promise<PullRequestRef[]>
   /** Every message of an open (not draft, not ended) pull request, by channel, then oldest first. */

@@ -15,11 +15,11 @@ import { createRepaint } from './repaint-after-loss.ts'
 import { createThreadReplies } from './thread-replies.ts'
 import { createPersonal, type Personal } from '../personal/create-personal.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
+import type { RenderOptions } from '../slack/render-review.ts'
 import type { ReplyCommentStore } from '../store/reply-comment-store.ts'
-import type { Provider } from '../../machines/pull-request-event.ts'
+import type { Provider, PullRequestId } from '../../machines/pull-request-event.ts'
 import { leftComments } from './left-comments.ts'
 import { createReplyComments } from './reply-comments.ts'
-import type { RenderOptions } from '../slack/render-review.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
   settings: Settings
@@ -67,13 +67,13 @@ export function createWorker(options: WorkerOptions): Worker {
   const talkBack = options.talkBack
   const render: RenderOptions = {
     reviewButton: secrets.slackSigningSecret !== undefined || settings.socketMode,
-    ...(talkBack ? { repliesGo: (provider: Provider, repository: string) => talkBack.settingsFor(provider, repository).threadReplies !== 'off' } : {}),
-  }
-  if (talkBack) {
-    render.reviewActions = (pr) => {
-      const own = talkBack.settingsFor(pr.provider, `${pr.owner}/${pr.repo}`)
-      return own.reviews ? own.reviewActions : undefined
-    }
+    ...(talkBack ? {
+      repliesGo: (provider: Provider, repository: string) => talkBack.settingsFor(provider, repository).threadReplies !== 'off',
+      reviewActions: (pr: PullRequestId) => {
+        const own = talkBack.settingsFor(pr.provider, `${pr.owner}/${pr.repo}`)
+        return own.reviews ? own.reviewActions : undefined
+      },
+    } : {}),
   }
   const replyComments = talkBack ? createReplyComments({ store, outbox, talkBack, hosts: options.hosts, slack, pacer, logger }) : undefined
   const applyDeliveries = createApplyDeliveries({

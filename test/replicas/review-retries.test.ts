@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, expect, it } from 'vitest'
+import { afterEach, beforeEach, expect, it, onTestFinished } from 'vitest'
 import { openPostgresPool } from '../../src/store/postgres-pool.ts'
 import { createPostgresStore } from '../../src/store/postgres-store.ts'
 import { startFakeOAuthHost, type FakeOAuthHost } from '../helpers/fake-oauth.ts'
@@ -49,16 +49,14 @@ it('a submission retried to the other replica, and the same form submitted there
   })
   replicas.push(await spawnServer(env), await spawnServer(env))
   const [a, b] = replicas as [SpawnedServer, SpawnedServer]
-  const pool = await openPostgresPool({ url: database.url, onIdleError: () => {} })
-  const store = createPostgresStore({ pool })
-  try {
-    await linkAccount(store, env, fake, ALICE, 'alice')
-  } finally {
-    await store.close()
-  }
+  const store = createPostgresStore({ pool: await openPostgresPool({ url: database.url, onIdleError: () => {} }) })
+  onTestFinished(() => store.close())
+  await linkAccount(store, env, fake, ALICE, 'alice')
   expect((await deliver(a.url, 'github', { event: 'pull_request', payload: pullRequest('opened', 9) })).status).toBe(200)
   await waitFor('the message', () => slack.messages.size === 1)
   const message = [...slack.messages.values()][0]!
+  // The batch that posted it is committed (the row open), as it is long before anyone can click.
+  await waitFor('the stored message', async () => (await store.findMessages({ provider: 'github', repository: 'Codertocat/Hello-World', prNumber: 9 }))[0]?.state === 'open')
 
   expect((await sendInteraction(a.url, reviewActionPayload({ user: ALICE, channel: message.channel, messageTs: message.ts, action: 'approve' }))).status).toBe(200)
   // Under load the look-ups may pass 1.5 s: the modal then opens as "Loading…" and becomes the form.

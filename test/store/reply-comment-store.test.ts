@@ -27,7 +27,7 @@ describe.each(storeBackends(() => postgresDatabase))('reply comments: $name', (b
 
   it('finds a thread\'s pull request by channel and ts', async () => {
     await store.saveMessage({ ...pr, channel: 'C1', ts: '1700000000.000100', mentions: [], state: 'open', lifecycle: {} as never, lastDeliveryId: null, reactions: [] })
-    expect(await store.messageAt('C1', '1700000000.000100')).toMatchObject(pr)
+    expect(await store.messageAt('C1', '1700000000.000100')).toEqual(pr)
     expect(await store.messageAt('C2', '1700000000.000100')).toBeUndefined()
   })
 

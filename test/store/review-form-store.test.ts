@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { MessageRecord, Store } from '../../src/store/store.ts'
+import type { Store } from '../../src/store/store.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
 import { storeBackends, type Backend } from '../helpers/store-backends.ts'
 
@@ -10,11 +10,6 @@ afterAll(() => postgresDatabase.drop())
 
 const pr = { provider: 'github', repository: 'acme/api', prNumber: 7 } as const
 const form = (id: string, expiresAt = 10_000) => ({ id, pr, headSha: 'abc123', action: 'approve' as const, slackUser: 'U1', expiresAt })
-const message: MessageRecord = {
-  ...pr, channel: 'C1', ts: '1712345678.000100', mentions: [], state: 'open',
-  lifecycle: { state: 'open', context: { title: 'Add limits' } } as never, lastDeliveryId: 'd-1', reactions: [],
-}
-
 describe.each(storeBackends(() => postgresDatabase))('review forms: $name', (backend) => {
   let db: Awaited<ReturnType<Backend['create']>>
   let store: Store
@@ -51,13 +46,5 @@ describe.each(storeBackends(() => postgresDatabase))('review forms: $name', (bac
     await store.saveReviewForm(form('new', 20_000))
     expect(await store.reviewForm('old')).toBeUndefined()
     expect(await store.reviewForm('new')).toBeDefined()
-  })
-
-  it('finds a stored message by its channel and ts, never a row without a message', async () => {
-    await store.saveMessage(message)
-    expect(await store.messageAt('C1', '1712345678.000100')).toMatchObject({ ...pr, channel: 'C1' })
-    expect(await store.messageAt('C1', '1712345678.000200')).toBeUndefined()
-    await store.saveMessage({ ...message, prNumber: 8, channel: '', ts: '' })
-    expect(await store.messageAt('', '')).toBeUndefined()
   })
 })

@@ -7,14 +7,15 @@ import { errorFields, type Logger } from '../log/logger.ts'
 import { REVIEW_FORM, type ReviewActionClick, type ReviewSubmission } from '../slack/decode-review-action.ts'
 import type { ModalView, SlackClient } from '../slack/slack-client.ts'
 import type { ReviewForm, ReviewFormStore } from '../store/review-form-store.ts'
+import type { ReplyCommentStore } from '../store/reply-comment-store.ts'
 import type { MessageStore, PullRequestRef } from '../store/store.ts'
-import { auditTalkBack, PER_MINUTE, type PersonLimits } from './person-limits.ts'
+import { auditTalkBack, PER_MINUTE, type PersonLimits } from '../talk-back/person-limits.ts'
 import { formView, linkView, noticeView, outcomeView, type FormSubject } from './review-form-views.ts'
-import type { TalkBackService } from './talk-back-service.ts'
+import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 
 export interface ReviewFromSlackDeps {
   talkBack: Pick<TalkBackService, 'settingsFor' | 'linkUrl' | 'tokenFor' | 'as'>
-  store: ReviewFormStore & Pick<MessageStore, 'findMessages' | 'messageAt'>
+  store: ReviewFormStore & Pick<ReplyCommentStore, 'messageAt'> & Pick<MessageStore, 'findMessages'>
   slack: Pick<SlackClient, 'openView' | 'updateView'>
   limits: PersonLimits
   logger: Logger
@@ -58,10 +59,13 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
 
   /** The view the click opens: the form, or why there is none. Writes the form's row before it is shown. */
   const prepare = async (click: ReviewActionClick): Promise<ModalView> => {
-    const message = await deps.store.messageAt(click.channel, click.messageTs)
+    const pr = await deps.store.messageAt(click.channel, click.messageTs)
+    const message = pr && (await deps.store.findMessages(pr)).find((m) => m.channel === click.channel && m.ts === click.messageTs)
     if (!message) return noticeView(click.action, 'prherald does not know this message (any more), so it cannot tell what to review.')
     const { state, context } = message.lifecycle
     const host = hostOf(message.provider).words
+    // `unannounced` with a ts: posted, and its batch not yet committed (a moment).
+    if (state === 'unannounced') return noticeView(click.action, `This ${host.pullRequest}'s message is still being posted; try again in a moment.`)
     if (state !== 'open') return noticeView(click.action, `This ${host.pullRequest} is ${state === 'draft' ? 'a draft' : state}: there is nothing to review from Slack.`)
     if (!deps.talkBack.settingsFor(message.provider, message.repository).reviews) return noticeView(click.action, 'Reviews from Slack are off for this repository.')
     const token = await deps.talkBack.tokenFor(click.user, message.provider)
