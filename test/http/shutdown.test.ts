@@ -34,11 +34,18 @@ describe('shutdown', () => {
       })
       req.on('error', reject)
       req.write(body.slice(0, half))
-      // The request is now in flight: headers and half the body are on the wire.
-      setTimeout(() => {
-        server!.child.kill(signal)
-        void waitFor('shutdown to begin', () => server!.entries().some((e) => e.msg === 'shutting down')).then(() => req.end(body.slice(half)))
-      }, 100)
+      // Headers and half the body are on the wire; the request is in flight once the server has accepted its
+      // connection. A fixed wait does not tell (on a loaded machine the connection may still sit in the
+      // listen backlog, and closing the listener then resets it): a second connection, made after this one,
+      // answered means the server accepted them in order, this one first.
+      req.on('socket', (socket) => socket.once('connect', () => {
+        void fetch(`${server!.url}/healthz`).then(async (r) => {
+          await r.arrayBuffer()
+          server!.child.kill(signal)
+          await waitFor('shutdown to begin', () => server!.entries().some((e) => e.msg === 'shutting down'))
+          req.end(body.slice(half))
+        }).catch(reject)
+      }))
     })
     const result = await response
     expect(result.status).toBe(200)
