@@ -1,54 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { join } from 'node:path'
-import type { Env } from '../../src/config/load-config.ts'
-import { hostOf } from '../../src/hosts/registry.ts'
 import { REVIEW_FORM } from '../../src/slack/decode-review-action.ts'
 import { REVIEW_BUTTON_PREFIX, REVIEW_MENU_ACTION } from '../../src/slack/render-review-actions.ts'
-import { openDatabase } from '../../src/store/open-database.ts'
-import { createSqliteStore } from '../../src/store/sqlite-store.ts'
-import type { Store } from '../../src/store/store.ts'
-import { readTokenCipher } from '../../src/talk-back/token-cipher.ts'
-import { createTokenVault } from '../../src/talk-back/token-vault.ts'
-import type { FakeOAuthHost } from './fake-oauth.ts'
-
-export const TEST_PUBLIC_URL = 'https://prherald.example'
-
-/**
- * The variables that turn talk-back's linking on against a fake host (its OAuth client, its web and API
- * addresses), with a fresh PRHERALD_TOKEN_KEY and a public URL: createTalkBack then builds what production does.
- */
-export function talkBackEnv(fake: FakeOAuthHost): Env {
-  const prefix = fake.kind.toUpperCase()
-  return {
-    [`${prefix}_OAUTH_CLIENT_ID`]: fake.client.clientId, [`${prefix}_OAUTH_CLIENT_SECRET`]: fake.client.clientSecret,
-    [hostOf(fake.kind).variables.apiUrl]: fake.apiUrl,
-    ...(fake.kind === 'gitlab' ? {} : { [`${prefix}_WEB_URL`]: fake.url }),
-    PRHERALD_TOKEN_KEY: randomBytes(32).toString('base64'), PRHERALD_PUBLIC_URL: TEST_PUBLIC_URL,
-  }
-}
-
-/**
- * Links `slackUser` to the fake host's account `login` as a finished OAuth flow would: tokens the fake issued,
- * sealed under the env's key and written through a vault over `store` (one over the service's own database).
- */
-export async function linkAccount(store: Store, env: Env, fake: FakeOAuthHost, slackUser: string, login: string): Promise<void> {
-  const account = fake.accounts.find((a) => a.login === login)
-  if (!account) throw new Error(`the fake ${fake.kind} has no account ${login}`)
-  const vault = createTokenVault({
-    store, cipher: readTokenCipher(env)!, apiOf: () => undefined, redirectUri: () => `${TEST_PUBLIC_URL}/oauth/${fake.kind}/callback`, now: Date.now, owner: 'test',
-  })
-  await vault.link(slackUser, fake.kind, { ...fake.issue(login), expiresAt: Date.now() + 3_600_000 }, { login, accountKey: account.accountId ?? login })
-}
-
-/** linkAccount through a second store over the in-process service's SQLite file in `dir`. */
-export async function linkThroughVault(dir: string, env: Env, fake: FakeOAuthHost, slackUser: string, login: string): Promise<void> {
-  const store = createSqliteStore(openDatabase(join(dir, 'prherald.db')))
-  try {
-    await linkAccount(store, env, fake, slackUser, login)
-  } finally {
-    await store.close()
-  }
-}
 
 const base = (user: string) => ({
   user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T0ACME' },

@@ -1,57 +1,32 @@
-import { afterEach, beforeEach, expect, it, onTestFinished } from 'vitest'
+import { expect, it, onTestFinished } from 'vitest'
 import { openPostgresPool } from '../../src/store/postgres-pool.ts'
 import { createPostgresStore } from '../../src/store/postgres-store.ts'
-import { startFakeOAuthHost, type FakeOAuthHost } from '../helpers/fake-oauth.ts'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { pullRequest, review } from '../helpers/github-payloads.ts'
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
-import { linkAccount, reviewActionPayload, talkBackEnv, viewSubmissionPayload } from '../helpers/review-modal.ts'
+import { useReplicaSet } from '../helpers/replica-set.ts'
+import { reviewActionPayload, viewSubmissionPayload } from '../helpers/review-modal.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { sendInteraction, TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
-import { killServer, spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
-import { testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { sendInteraction } from '../helpers/slack-interaction.ts'
+import { waitFor, writeConfig } from '../helpers/start-prherald.ts'
+import { ALICE, CHANNEL, linkAccount, talkBackEnv, TEST_PUBLIC_URL } from '../helpers/talk-back-setup.ts'
 
 /**
  * Issue 33, "Done when": review from Slack on PostgreSQL with two replicas (real prherald-server processes).
  * The click reaches one replica, the submission another; Slack's retry of the submission, and the same form
  * submitted again, reach either: one review at the host. Its webhook then moves the message.
  */
-const ALICE = 'U0000ALICE'
-const CHANNEL = 'C0000000001'
-let dir: ReturnType<typeof makeTempDir>
-let database: TestDatabase
-let slack: FakeSlack
-let fake: FakeOAuthHost
-const replicas: SpawnedServer[] = []
+const set = useReplicaSet({ backend: 'postgres', oauth: { kind: 'github' } })
 
-beforeEach(async () => {
-  dir = makeTempDir()
-  database = await createTestDatabase()
-  slack = await startFakeSlack({ anyChannel: true })
-  fake = await startFakeOAuthHost('github')
+it('a submission retried to the other replica, and the same form submitted there again, make one review', async () => {
+  const { dir, slack, database, fake } = set()
   writeConfig(dir.path, {
     git_provider: 'github', server: { log_format: 'json' }, slack: { talk_back: { reviews: 'on' } },
     mappings: { Codertocat: { '*': { channel: CHANNEL } } },
   })
-})
-afterEach(async () => {
-  await Promise.all(replicas.splice(0).map((r) => killServer(r)))
-  await slack.close()
-  await fake.close()
-  await database.drop()
-  dir.remove()
-})
-
-it('a submission retried to the other replica, and the same form submitted there again, make one review', async () => {
-  const env = testEnv(dir.path, 'github', {
-    SLACK_API_URL: slack.url, PRHERALD_DATABASE_URL: database.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...talkBackEnv(fake),
-  })
-  replicas.push(await spawnServer(env), await spawnServer(env))
-  const [a, b] = replicas as [SpawnedServer, SpawnedServer]
+  const env = set().env('github', talkBackEnv(fake, { publicUrl: TEST_PUBLIC_URL }))
+  const [a, b] = [await set().spawn(env), await set().spawn(env)]
   const store = createPostgresStore({ pool: await openPostgresPool({ url: database.url, onIdleError: () => {} }) })
   onTestFinished(() => store.close())
-  await linkAccount(store, env, fake, ALICE, 'alice')
+  await linkAccount(store, { fake, key: env.PRHERALD_TOKEN_KEY! })
   expect((await deliver(a.url, 'github', { event: 'pull_request', payload: pullRequest('opened', 9) })).status).toBe(200)
   await waitFor('the message', () => slack.messages.size === 1)
   const message = [...slack.messages.values()][0]!

@@ -1,13 +1,11 @@
-import { afterEach, beforeEach, expect, it } from 'vitest'
-import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { beforeEach, expect, it } from 'vitest'
 import { pullRequest } from '../helpers/github-payloads.ts'
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
+import { useReplicaSet } from '../helpers/replica-set.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { clickPayload, sendInteraction, TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
+import { clickPayload, sendInteraction } from '../helpers/slack-interaction.ts'
 import { commandForm, homeOpened, sendSignedSlack } from '../helpers/slack-requests.ts'
-import { killServer, spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
-import { testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { killServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
+import { waitFor, writeConfig } from '../helpers/start-prherald.ts'
 
 /**
  * Issue 31.4: Slack retries a request it got no answer to in time, and its retry can reach another replica,
@@ -17,37 +15,24 @@ import { makeTempDir } from '../helpers/temp-dir.ts'
  */
 const DAVE = 'U0DAVE'
 const CHANNEL = 'C0000000001'
-let dir: ReturnType<typeof makeTempDir>
-let database: TestDatabase
-let slack: FakeSlack
-const replicas: SpawnedServer[] = []
+const set = useReplicaSet({ backend: 'postgres' })
 
-beforeEach(async () => {
-  dir = makeTempDir()
-  database = await createTestDatabase()
-  slack = await startFakeSlack({ anyChannel: true })
-  slack.users.set(DAVE, { tz: 'UTC' })
-  writeConfig(dir.path, {
+beforeEach(() => {
+  set().slack.users.set(DAVE, { tz: 'UTC' })
+  writeConfig(set().dir.path, {
     git_provider: 'github', server: { log_format: 'json' }, users: { dave: DAVE, Codertocat: 'U0AUTHOR' },
     mappings: { Codertocat: { '*': { channel: CHANNEL } } },
   })
 })
-afterEach(async () => {
-  await Promise.all(replicas.splice(0).map((r) => killServer(r)))
-  await slack.close()
-  await database.drop()
-  dir.remove()
-})
 
-const env = () => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, PRHERALD_DATABASE_URL: database.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET })
-const responseUrl = () => `${new URL(slack.url).origin}/commands/T0ACME/1/answer`
-const answers = () => slack.calls.filter((c) => c.method === 'commands/T0ACME/1/answer').length
-const reviewing = () => JSON.stringify([...slack.messages.values()][0]?.blocks ?? []).includes(`:eyes: <@${DAVE}> reviewing`)
+const spawn = () => set().spawn(set().env('github'))
+const responseUrl = () => `${new URL(set().slack.url).origin}/commands/T0ACME/1/answer`
+const answers = () => set().slack.calls.filter((c) => c.method === 'commands/T0ACME/1/answer').length
+const reviewing = () => JSON.stringify([...set().slack.messages.values()][0]?.blocks ?? []).includes(`:eyes: <@${DAVE}> reviewing`)
 
 it('a command, an event and a click retried to the other replica and after a restart are each acted on once', async () => {
-  replicas.push(await spawnServer(env()))
-  replicas.push(await spawnServer(env()))
-  const [a, b] = replicas as [SpawnedServer, SpawnedServer]
+  const { slack, replicas } = set()
+  const [a, b] = [await spawn(), await spawn()]
   expect((await deliver(a.url, 'github', { event: 'pull_request', payload: pullRequest('opened', 9) })).status).toBe(200)
   await waitFor('the message', () => slack.messages.size === 1)
   const message = [...slack.messages.values()][0]!
@@ -65,8 +50,7 @@ it('a command, an event and a click retried to the other replica and after a res
   await sendAll(b)
 
   await killServer(a)
-  replicas.push(await spawnServer(env()))
-  await sendAll(replicas.at(-1)!)
+  await sendAll(await spawn())
   // Whatever a second action would have done has had time to show: an answer and a publish are one call each.
   await new Promise((r) => setTimeout(r, 500))
   expect(answers()).toBe(1)

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -12,6 +11,7 @@ import { rawRequest } from '../helpers/raw-request.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { commandForm, homeOpened, sendSignedSlack } from '../helpers/slack-requests.ts'
 import { startPrherald, testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
+import { ALICE, newTokenKey, talkBackEnv } from '../helpers/talk-back-setup.ts'
 
 /**
  * Issue 33.1 end to end, on a real server with the fake Slack and each host's fake OAuth server:
@@ -20,12 +20,11 @@ import { startPrherald, testEnv, waitFor, writeConfig } from '../helpers/start-p
  * refusals: a state used twice, expired, finished in another browser, authorised by another account,
  * an unknown host; a refused refresh tells the person once.
  */
-const ALICE = 'U0ALICE'
 const MALLORY = 'U0MALLORY'
 const COMMANDS = '/webhook/slack/commands'
 const KINDS = ['github', 'gitlab', 'bitbucket'] as const
 const ACCOUNTS = [{ login: 'alice', accountId: '557058:alice' }, { login: 'mallory', accountId: '557058:mallory' }]
-const KEY = randomBytes(32).toString('base64')
+const KEY = newTokenKey()
 
 describe.each(KINDS)('linking a %s account', (kind) => {
   const h = personalHarness(async () => ({ env: {}, drop: async () => {} }))
@@ -44,12 +43,9 @@ describe.each(KINDS)('linking a %s account', (kind) => {
       mappings: { acme: { '*': { channel: 'C0000000001' } } },
     })
     const port = await freePort()
-    const talkBack = hostOf(kind).talkBack!
     h.service = await startPrherald(h.dir.path, testEnv(h.dir.path, kind, {
-      SLACK_API_URL: h.slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET,
-      PRHERALD_LISTEN: `127.0.0.1:${port}`, PRHERALD_PUBLIC_URL: `http://127.0.0.1:${port}`, PRHERALD_TOKEN_KEY: KEY,
-      [talkBack.variables.clientId]: oauth.client.clientId, [talkBack.variables.clientSecret]: oauth.client.clientSecret,
-      [hostOf(kind).variables.apiUrl]: oauth.apiUrl, GITHUB_WEB_URL: oauth.url, BITBUCKET_WEB_URL: oauth.url,
+      SLACK_API_URL: h.slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, PRHERALD_LISTEN: `127.0.0.1:${port}`,
+      ...talkBackEnv(oauth, { key: KEY, publicUrl: `http://127.0.0.1:${port}` }),
     }), { clock: () => clock.now, directMessageIntervalMs: 50, relinkSweepMs: 50 })
   })
   afterEach(async () => { await oauth.close() })

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { hostOf } from '../../src/hosts/registry.ts'
@@ -11,6 +10,7 @@ import { createTestDatabase, createTestSchema, type TestDatabase } from '../help
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { commandForm, sendSignedSlack } from '../helpers/slack-requests.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
+import { ALICE, newTokenKey, talkBackEnv } from '../helpers/talk-back-setup.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 
 /**
@@ -18,8 +18,7 @@ import { makeTempDir } from '../helpers/temp-dir.ts'
  * other, and the host's redirect comes back to the first; the flow, the cookie's binding and the link live in
  * the shared database, sealed. Then the second replica lists it and unlinks it.
  */
-const ALICE = 'U0ALICE'
-const KEY = randomBytes(32).toString('base64')
+const KEY = newTokenKey()
 
 let database: TestDatabase
 beforeAll(async () => { database = await createTestDatabase() })
@@ -47,8 +46,7 @@ describe('linking across two replicas on PostgreSQL', () => {
     for (const port of ports) {
       replicas.push(await startPrherald(dir.path, testEnv(dir.path, 'gitlab', {
         SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, PRHERALD_DATABASE_URL: schema.url,
-        PRHERALD_LISTEN: `127.0.0.1:${port}`, PRHERALD_PUBLIC_URL: `http://127.0.0.1:${ports[1]}`, PRHERALD_TOKEN_KEY: KEY,
-        GITLAB_OAUTH_CLIENT_ID: oauth.client.clientId, GITLAB_OAUTH_CLIENT_SECRET: oauth.client.clientSecret, GITLAB_API_URL: oauth.apiUrl,
+        PRHERALD_LISTEN: `127.0.0.1:${port}`, ...talkBackEnv(oauth, { key: KEY, publicUrl: `http://127.0.0.1:${ports[1]}` }),
       })))
     }
   })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { TEST_PUBLIC_URL } from '../helpers/review-modal.ts'
-import { ALICE, BOB, scenario, textOf } from './review-scenario.ts'
+import { ALICE, BOB, TEST_PUBLIC_URL } from '../helpers/talk-back-setup.ts'
+import { scenario, textOf } from './review-scenario.ts'
 
 describe.each(['github', 'gitlab', 'bitbucket'] as const)('review from Slack on %s', (provider) => {
   const s = scenario(provider)

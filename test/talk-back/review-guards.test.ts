@@ -3,7 +3,8 @@ import { startFakeSocketMode, type FakeSocketMode } from '../helpers/fake-socket
 import { reviewActionPayload, viewSubmissionPayload } from '../helpers/review-modal.ts'
 import { sendInteraction } from '../helpers/slack-interaction.ts'
 import { waitFor } from '../helpers/start-prherald.ts'
-import { ALICE, asView, BOB, CHANNEL, scenario, textOf } from './review-scenario.ts'
+import { ALICE, BOB, CHANNEL } from '../helpers/talk-back-setup.ts'
+import { asView, scenario, textOf } from './review-scenario.ts'
 
 /**
  * Issue 33.3 and 33.5, the guards of review from Slack on the real server: what the modal's client sends back

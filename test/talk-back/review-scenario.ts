@@ -4,10 +4,11 @@ import type { SlackMessageState } from '../helpers/fake-slack.ts'
 import { pullRequest, review } from '../helpers/github-payloads.ts'
 import { mergeRequestHook } from '../helpers/gitlab-fixtures.ts'
 import { usePrherald } from '../helpers/prherald-harness.ts'
-import { linkThroughVault, reviewActionPayload, talkBackEnv, viewSubmissionPayload } from '../helpers/review-modal.ts'
+import { reviewActionPayload, viewSubmissionPayload } from '../helpers/review-modal.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { sendInteraction, TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { waitFor, writeConfig } from '../helpers/start-prherald.ts'
+import { ALICE, aliceAndAuthor, CHANNEL, linkInSqlite, talkBackEnv, TEST_PUBLIC_URL } from '../helpers/talk-back-setup.ts'
 import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
 
 /**
@@ -16,9 +17,6 @@ import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
  * own token for the head commit the message showed, and the modal shows the outcome; the message changes
  * only when the host's webhook arrives. Requests are signed as Slack signs them; Slack and the hosts are fakes.
  */
-export const CHANNEL = 'C0000000007'
-export const ALICE = 'U0000ALICE'
-export const BOB = 'U00000BOB0'
 
 interface HostCase {
   /** The mapping that routes the pull request to CHANNEL. */
@@ -61,9 +59,7 @@ export function scenario(provider: FakeHostKind) {
   let env: Record<string, string | undefined>
 
   beforeEach(async () => {
-    fake = await startFakeOAuthHost(provider, {
-      accounts: [{ login: 'alice', accountId: '557058:alice', name: 'Alice' }, { login: facts.author, accountId: `557058:${facts.author}`, name: 'Author' }],
-    })
+    fake = await startFakeOAuthHost(provider, { accounts: aliceAndAuthor(facts.author) })
     fake.authors.set(facts.pr, facts.author)
     if (facts.head) fake.heads.set(facts.pr, facts.head)
   })
@@ -72,11 +68,11 @@ export function scenario(provider: FakeHostKind) {
   /** Starts the server with `slack.talk_back` as given (and `slack` keys or variables besides), then opens the pull request. */
   const start = async (talkBackConfig: Record<string, unknown> | null = { reviews: 'on' }, extra: { slack?: Record<string, unknown>; env?: Record<string, string> } = {}) => {
     writeConfig(h.dir.path, { git_provider: provider, slack: { ...(talkBackConfig ? { talk_back: talkBackConfig } : {}), ...extra.slack }, mappings: facts.mappings })
-    env = h.env({ SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...talkBackEnv(fake), ...extra.env })
+    env = h.env({ SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...talkBackEnv(fake, { publicUrl: TEST_PUBLIC_URL }), ...extra.env })
     await h.start(env)
     await send(facts.opened())
   }
-  const link = (slackUser: string, login: string) => linkThroughVault(h.dir.path, env, fake, slackUser, login)
+  const link = (slackUser: string, login: string) => linkInSqlite(h.dir.path, { fake, key: env.PRHERALD_TOKEN_KEY!, slackUser, login })
   const send = async (delivery: { event: string; payload: unknown }) => {
     expect((await deliver(h.service!.url, provider, delivery)).status).toBe(200)
     expect(await h.service!.settle(10_000)).toBe(true)

@@ -9,7 +9,8 @@ import { sendInteraction } from '../helpers/slack-interaction.ts'
 import { commandForm, sendSignedSlack } from '../helpers/slack-requests.ts'
 import { waitFor } from '../helpers/start-prherald.ts'
 import { startTalkBackDeployment, type ScenarioBackend, type TalkBackDeployment } from '../helpers/talk-back-deployment.ts'
-import { ALICE, CHANNEL, deleted, edited, eventBody, replyEvent } from '../helpers/thread-reply-setup.ts'
+import { aliceAndAuthor, ALICE, CHANNEL } from '../helpers/talk-back-setup.ts'
+import { deleted, edited, eventBody, replyEvent } from '../helpers/thread-reply-events.ts'
 import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
 
 /**
@@ -102,7 +103,7 @@ describe.each(BACKENDS)('the talk-back scenario on %s', (backend) => {
     const row = HOSTS[kind]
     d = await startTalkBackDeployment({
       kind, backend,
-      accounts: [{ login: 'alice', accountId: '557058:alice', name: 'Alice' }, { login: row.author, accountId: `557058:${row.author}`, name: 'Author' }],
+      accounts: aliceAndAuthor(row.author),
       config: {
         git_provider: kind, users: { [row.aliceKey]: ALICE },
         slack: { talk_back: { thread_replies: 'linked', reviews: 'on' } },

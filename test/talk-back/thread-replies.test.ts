@@ -1,8 +1,4 @@
-import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { migrateUp } from '../../src/store/migrations.ts'
-import { openDatabase } from '../../src/store/open-database.ts'
-import { createSqliteStore } from '../../src/store/sqlite-store.ts'
 import { startFakeOAuthHost, type FakeOAuthHost } from '../helpers/fake-oauth.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
@@ -10,10 +6,8 @@ import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { sendSignedSlack } from '../helpers/slack-requests.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import {
-  ACCOUNTS, ALICE, BOB, CHANNEL, deleted, edited, eventBody, linkAlice, newTokenKey, provider, REPLY_HOSTS, replyConfig, replyEnv, replyEvent,
-  type ReplyHost,
-} from '../helpers/thread-reply-setup.ts'
+import { ACCOUNTS, ALICE, BOB, CHANNEL, linkInSqlite, newTokenKey, talkBackEnv } from '../helpers/talk-back-setup.ts'
+import { deleted, edited, eventBody, provider, REPLY_HOSTS, replyConfig, replyEvent, type ReplyHost } from '../helpers/thread-reply-events.ts'
 
 /**
  * Issue 33.2: a reply in the thread of a pull request's message becomes a comment on the pull request, through
@@ -46,13 +40,7 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s'
 
   const start = async (mode: 'linked' | 'everyone', link = true) => {
     writeConfig(dir.path, replyConfig(kind, mode))
-    if (link) {
-      const db = openDatabase(join(dir.path, 'prherald.db'))
-      migrateUp(db)
-      const store = createSqliteStore(db, Date.now)
-      await linkAlice(kind, store, fake, key)
-      await store.close()
-    }
+    if (link) await linkInSqlite(dir.path, { fake, key, accountKey: h.aliceKey })
     await restart()
     expect((await deliver(service!.url, provider(kind), h.delivery)).status).toBe(200)
     await waitFor('the message', () => slack.messagesIn(CHANNEL).length === 1)
@@ -60,7 +48,7 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s'
   }
   const restart = async () => {
     service = await startPrherald(dir.path, testEnv(dir.path, provider(kind), {
-      SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...replyEnv(kind, fake, key, ownToken),
+      SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...talkBackEnv(fake, { key, ownToken }),
     }))
   }
   const send = async (event: unknown, eventId = `Ev${kind}${++eventSeq}`) => {

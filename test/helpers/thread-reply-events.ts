@@ -1,14 +1,9 @@
-import { randomBytes } from 'node:crypto'
-import { hostOf } from '../../src/hosts/registry.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
-import type { Store } from '../../src/store/store.ts'
-import { readTokenCipher } from '../../src/talk-back/token-cipher.ts'
-import { createTokenVault } from '../../src/talk-back/token-vault.ts'
 import { bitbucketFixture } from './bitbucket-fixtures.ts'
-import type { FakeOAuthHost } from './fake-oauth.ts'
 import type { FakeSlack } from './fake-slack.ts'
 import { mergeRequestHook, noteHook } from './gitlab-fixtures.ts'
 import { conversationComment, pullRequest } from './github-payloads.ts'
+import { ALICE, BOB, CHANNEL } from './talk-back-setup.ts'
 
 /** Issue 33.2's scenarios, per host: the pull request each announces, and how `users:` keys Alice there. */
 export const REPLY_HOSTS = {
@@ -19,12 +14,6 @@ export const REPLY_HOSTS = {
 
 export type ReplyHost = keyof typeof REPLY_HOSTS
 
-export const ALICE = 'U0ALICE'
-export const BOB = 'U0BOB'
-export const CHANNEL = 'C0000000001'
-/** The fake host's accounts: Alice links hers; `prherald` is the account of prherald's own token. */
-export const ACCOUNTS = [{ login: 'alice', accountId: '557058:alice', name: 'Alice' }, { login: 'prherald', accountId: '557058:prherald', name: 'prherald' }]
-
 export function replyConfig(kind: ReplyHost, threadReplies: 'linked' | 'everyone') {
   const h = REPLY_HOSTS[kind]
   return {
@@ -32,28 +21,6 @@ export function replyConfig(kind: ReplyHost, threadReplies: 'linked' | 'everyone
     slack: { talk_back: { thread_replies: threadReplies } },
     mappings: { [h.owner]: { '*': { channel: CHANNEL } } },
   }
-}
-
-/** The variables a server needs to talk back on this host: its OAuth client, the token key, prherald's own token, all at the fake. */
-export function replyEnv(kind: ReplyHost, fake: FakeOAuthHost, key: string, ownToken: string): Record<string, string> {
-  const host = hostOf(kind)
-  const talkBack = host.talkBack!
-  return {
-    [talkBack.variables.clientId]: fake.client.clientId, [talkBack.variables.clientSecret]: fake.client.clientSecret,
-    ...(talkBack.variables.webUrl ? { [talkBack.variables.webUrl]: fake.url } : {}),
-    [host.variables.apiUrl]: fake.apiUrl, [host.variables.token]: ownToken, PRHERALD_TOKEN_KEY: key,
-  }
-}
-
-export const newTokenKey = () => randomBytes(32).toString('base64')
-
-/** Links Alice's account through the vault, as a finished OAuth flow would. */
-export async function linkAlice(kind: ReplyHost, store: Store, fake: FakeOAuthHost, key: string): Promise<void> {
-  const talkBack = hostOf(kind).talkBack!
-  const api = talkBack.connect({ clientId: fake.client.clientId, clientSecret: fake.client.clientSecret, webUrl: fake.url }, fake.apiUrl)
-  const vault = createTokenVault({ store, cipher: readTokenCipher({ PRHERALD_TOKEN_KEY: key })!, apiOf: () => api, redirectUri: () => 'http://127.0.0.1/oauth/cb', now: Date.now, owner: 'test' })
-  const { accessToken, refreshToken } = fake.issue('alice')
-  await vault.link(ALICE, kind, { accessToken, refreshToken, expiresAt: Date.now() + 3_600_000 }, { login: 'alice', accountKey: REPLY_HOSTS[kind].aliceKey })
 }
 
 let nextReply = 100
