@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { hostOf } from '../../src/hosts/registry.ts'
 import type { TalkBackApi } from '../../src/hosts/talk-back-contract.ts'
@@ -10,6 +9,7 @@ import { createTokenVault, type TokenVault } from '../../src/talk-back/token-vau
 import { startFakeOAuthHost, type FakeHostKind, type FakeOAuthHost } from '../helpers/fake-oauth.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
 import { storeBackends, type Backend } from '../helpers/store-backends.ts'
+import { newTokenKey } from '../helpers/talk-back-setup.ts'
 
 /**
  * Issue 33.1 and 33.5, "Whose account it is": the state is single-use, ten minutes, tied to the browser's
@@ -64,7 +64,7 @@ describe.each(storeBackends(() => postgresDatabase))('OAuth link: $name', (backe
     store = await db.open(() => clock.now)
     other = await db.open(() => clock.now)
     flows = createOAuthFlows({ store, now: () => clock.now })
-    const cipher = readTokenCipher({ PRHERALD_TOKEN_KEY: randomBytes(32).toString('base64') })!
+    const cipher = readTokenCipher({ PRHERALD_TOKEN_KEY: newTokenKey() })!
     vault = createTokenVault({ store, cipher, apiOf: (id) => apis.get(id), redirectUri: () => REDIRECT, now: () => clock.now, owner: 'a' })
   })
   afterEach(async () => {

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { readSecrets, secretValues } from '../../src/config/load-config.ts'
 import { isPrheraldError } from '../../src/errors.ts'
 import { hostOf } from '../../src/hosts/registry.ts'
 import { startPrherald, testEnv, writeConfig } from '../helpers/start-prherald.ts'
+import { newTokenKey } from '../helpers/talk-back-setup.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 
 /** Issue 33.4: talk-back's secrets come from the environment, are checked at the start and never logged. */
@@ -12,8 +12,8 @@ const BASE = { SLACK_BOT_TOKEN: 'xoxb-1', GITHUB_WEBHOOK_SECRET: 'g'.repeat(32),
 
 describe('talk-back secrets', () => {
   it('reads each host\'s OAuth client and the token keys, and puts the secrets on the redaction list', () => {
-    const key = randomBytes(32).toString('base64')
-    const previous = randomBytes(32).toString('base64')
+    const key = newTokenKey()
+    const previous = newTokenKey()
     const secrets = readSecrets({
       ...BASE, GITHUB_OAUTH_CLIENT_ID: 'Iv1.gh', GITHUB_OAUTH_CLIENT_SECRET: 'gh-client-secret', GITLAB_OAUTH_CLIENT_ID: 'gl-id', GITLAB_OAUTH_CLIENT_SECRET: 'gl-client-secret',
       GITLAB_API_URL: 'https://gitlab.example.com/root/api/v4', PRHERALD_TOKEN_KEY: key, PRHERALD_TOKEN_KEY_PREVIOUS: previous,

@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { isPrheraldError } from '../../src/errors.ts'
 import { readTokenCipher } from '../../src/talk-back/token-cipher.ts'
+import { newTokenKey } from '../helpers/talk-back-setup.ts'
 
 /** Issue 33.1: tokens at rest under PRHERALD_TOKEN_KEY, AES-256-GCM, with a key id and a previous key. */
-const key = () => randomBytes(32).toString('base64')
+const key = newTokenKey
 const failure = (run: () => unknown) => { try { run() } catch (e) { return e } throw new Error('expected a failure') }
 
 describe('token cipher', () => {

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { hostOf } from '../../src/hosts/registry.ts'
 import type { TalkBackApi } from '../../src/hosts/talk-back-contract.ts'
@@ -8,6 +7,7 @@ import { createTokenVault, type TokenVault, type TokenVaultDeps } from '../../sr
 import { startFakeOAuthHost, type FakeOAuthHost } from '../helpers/fake-oauth.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
 import { storeBackends, type Backend } from '../helpers/store-backends.ts'
+import { newTokenKey } from '../helpers/talk-back-setup.ts'
 
 /**
  * Issue 33.1 and 33.5: people's tokens in the store, on SQLite and on PostgreSQL, against a fake GitLab whose
@@ -50,7 +50,7 @@ describe.each(storeBackends(() => postgresDatabase))('token vault: $name', (back
     const talkBack = hostOf('gitlab').talkBack!
     const gitlabApi = `${host.url}/api/v4`
     api = talkBack.connect(talkBack.readOAuth({ GITLAB_OAUTH_CLIENT_ID: host.client.clientId, GITLAB_OAUTH_CLIENT_SECRET: host.client.clientSecret }, gitlabApi)!, gitlabApi, () => clock.now)
-    key = randomBytes(32).toString('base64')
+    key = newTokenKey()
     cipher = readTokenCipher({ PRHERALD_TOKEN_KEY: key })!
   })
   afterEach(async () => {
@@ -113,7 +113,7 @@ describe.each(storeBackends(() => postgresDatabase))('token vault: $name', (back
   it('re-seals a row under the current key at its next use', async () => {
     const accessToken = await linkAlice()
     const oldKeyId = cipher.keyId
-    const newKey = randomBytes(32).toString('base64')
+    const newKey = newTokenKey()
     cipher = readTokenCipher({ PRHERALD_TOKEN_KEY: newKey, PRHERALD_TOKEN_KEY_PREVIOUS: key })!
     expect((await vault().tokenFor('U1', 'gitlab'))!.accessToken).toBe(accessToken)
     const row = (await store.linkedAccount('U1', 'gitlab'))!
