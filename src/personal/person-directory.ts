@@ -2,6 +2,7 @@ import { timeZoneProblem } from '../config/digest-calendar.ts'
 import type { DirectMessageSettings } from '../config/settings.ts'
 import { DEFAULT_WORKING_HOURS, deliveryTime, parseWorkingHours } from '../config/working-hours.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
+import { ShutdownInterrupt } from '../slack/retry-transient.ts'
 import type { SlackDirectory } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { PeopleCache, PreferenceStore } from '../store/store.ts'
@@ -22,7 +23,8 @@ export interface PersonDirectory {
 /**
  * People as the personal side needs them, through the pacer: time zones cached in the store (a week), a
  * user group's members in memory (ten minutes). A failed look-up falls back (the default zone, nobody in
- * the group) and is logged: it never holds up a pull request's batch.
+ * the group) and is logged: it never holds up a pull request's batch. One cut off by a stop (ShutdownInterrupt)
+ * throws instead, so that what it was for is decided at the next start, not on a fallback.
  */
 export function createPersonDirectory(deps: {
   settings: DirectMessageSettings
@@ -41,6 +43,8 @@ export function createPersonDirectory(deps: {
       await deps.store.saveZone(user, timeZone, now + ZONE_TTL_MS)
       return timeZone ?? deps.settings.timeZone
     } catch (error) {
+      // A stop is not an answer: the default zone would be stored in the person's rows as their due time.
+      if (error instanceof ShutdownInterrupt) throw error
       deps.logger.warn('slack time zone look-up failed; using notify.time_zone', {
         slack_user: user, ...errorFields(error), fix: 'add the users:read bot scope to the Slack app and reinstall it (docs/slack-app.md)',
       })
@@ -65,6 +69,7 @@ export function createPersonDirectory(deps: {
         groups.set(group, { members, until: Date.now() + GROUP_TTL_MS })
         return members
       } catch (error) {
+        if (error instanceof ShutdownInterrupt) throw error
         deps.logger.warn('slack user group members could not be read; its members get no direct message this time', {
           group, ...errorFields(error), fix: 'add the usergroups:read bot scope to the Slack app and reinstall it (docs/slack-app.md)',
         })

@@ -7,6 +7,7 @@ import type { DirectMessageSettings } from '../config/settings.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import { renderDirectMessageLine } from '../slack/render-direct-message.ts'
+import { ShutdownInterrupt } from '../slack/retry-transient.ts'
 import type { DirectMessageIntent, DirectMessageStore, PreferenceStore } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
 
@@ -48,7 +49,8 @@ export type QueueDirectMessages = ReturnType<typeof createQueueDirectMessages>
  * The sender's first step: each committed intent becomes the rows of the people it reaches (a group's
  * members), for those who want direct messages (notify.direct_messages, their own choice), did not mute the
  * pull request and did not do it themselves, each due now or at the start of their next working day. Slack
- * look-ups that fail fall back (person-directory.ts). An intent that fails stays for the next round.
+ * look-ups that fail fall back (person-directory.ts). An intent that fails stays for the next round; one cut
+ * off by a stop stays for the next start, resolved then on that start's clock.
  */
 export function createResolveDirectMessages(deps: { settings: DirectMessageSettings; store: DirectMessageStore & PreferenceStore; directory: PersonDirectory; logger: Logger }) {
   const { settings } = deps
@@ -67,6 +69,8 @@ export function createResolveDirectMessages(deps: { settings: DirectMessageSetti
         }
         await deps.store.resolveDirectMessageIntent(intent, rows)
       } catch (error) {
+        // Stopping: the round ends here, and this intent and the rest stay for the next start.
+        if (error instanceof ShutdownInterrupt) throw error
         deps.logger.warn('direct message recipients not resolved; tried again at the next round', { dm_key: intent.dmKey, ...errorFields(error) })
       }
     }

@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { budgetKey, SLACK_RATE_LIMITS, type RateLimit, type SlackMethod } from '../../src/slack/rate-limits.ts'
 
 /** Decides, for one incoming call, whether a Slack that enforces its limits would refuse it. */
@@ -6,28 +7,49 @@ export interface SlackLimitGate {
   check(method: string, channel: string | undefined): number | undefined
   /** Every refused call, in order. */
   refused: Array<{ method: string; channel: string | undefined }>
+  /** Stops measuring stalls (`stalls: true`). */
+  close(): void
 }
+
+/** How far back a stall is forgiven: longer than any one budget's gap between two calls (1.2 s at 50 a minute). */
+const STALL_WINDOW_MS = 2500
 
 /**
  * Token buckets with Slack's published limits (the same table the pacer reads), on a clock that may run
  * `scale` times faster than the wall clock so a bench fits in minutes. `jitterMs` of wall time is forgiven
  * per call: the pacer and this fake run in different processes, and a call sent the moment its token is due
  * can arrive a few milliseconds "early" by the fake's clock when the previous one was delayed in transit.
+ * `stalls`: the fake runs in the test's process, beside prherald, and on a loaded machine that process's event
+ * loop stalls for a time slice or more (hundreds of ms seen at a load of 18 on 2 cores), so the previous
+ * call can arrive that much late and the next one that much "early". The longest stall measured in the last
+ * STALL_WINDOW_MS is forgiven on top of `jitterMs`: what the machine did, not a guess.
  */
-export function createSlackLimitGate(options: { scale?: number; jitterMs?: number; limits?: Record<SlackMethod, readonly RateLimit[]> } = {}): SlackLimitGate {
+export function createSlackLimitGate(options: { scale?: number; jitterMs?: number; stalls?: boolean; limits?: Record<SlackMethod, readonly RateLimit[]> } = {}): SlackLimitGate {
   const scale = options.scale ?? 1
   const limits = options.limits ?? SLACK_RATE_LIMITS
-  const forgiven = (options.jitterMs ?? 5) * scale
   const start = performance.now()
   const now = () => (performance.now() - start) * scale
+  const loop = options.stalls ? monitorEventLoopDelay({ resolution: 10 }) : undefined
+  loop?.enable()
+  // Each check's stall: the longest loop delay since the check before it, kept for STALL_WINDOW_MS.
+  const stalls: Array<{ at: number; ms: number }> = []
+  const stallMs = (at: number): number => {
+    if (!loop) return 0
+    stalls.push({ at, ms: loop.max / 1e6 })
+    loop.reset()
+    while (stalls[0]!.at < at - STALL_WINDOW_MS) stalls.shift()
+    return Math.max(...stalls.map((s) => s.ms))
+  }
   const buckets = new Map<string, { tokens: number; at: number }>()
   const refused: SlackLimitGate['refused'] = []
 
   return {
     refused,
+    close: () => loop?.disable(),
     check(method, channel) {
       const own = (limits as Record<string, readonly RateLimit[] | undefined>)[method]
       if (!own) return undefined
+      const forgiven = ((options.jitterMs ?? 5) + stallMs(performance.now())) * scale
       const t = now()
       const state = own.map((limit) => {
         const key = budgetKey(method as SlackMethod, limit.scope, channel ?? '')

@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { BERLIN, personalHarness, personalStores } from '../helpers/personal-setup.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { createSlackLimitGate, type SlackLimitGate } from '../helpers/slack-limit-gate.ts'
@@ -18,8 +18,10 @@ const dmOf = (slack: string) => `D${slack.slice(1)}`
 
 describe.each(personalStores())('a morning of held direct messages ($name)', ({ databaseUrl }) => {
   // A budget's first call may take a few ms longer to arrive (a new connection) than the ones after it, which
-  // then look early by the fake's clock; 50 ms of that is forgiven on a loaded machine.
-  const gate: SlackLimitGate = createSlackLimitGate({ jitterMs: 50 })
+  // then look early by the fake's clock; 50 ms of that is forgiven, and on a loaded machine the stalls of this
+  // process's event loop, which the fake shares with prherald (slack-limit-gate.ts).
+  const gate: SlackLimitGate = createSlackLimitGate({ jitterMs: 50, stalls: true })
+  afterAll(() => gate.close())
   const h = personalHarness(databaseUrl, { limits: gate })
   let clock: number
 
@@ -63,6 +65,9 @@ describe.each(personalStores())('a morning of held direct messages ($name)', ({ 
     await waitFor('the first messages of the morning', () => sent() >= 3, 20_000)
     await h.service!.stop()
     expect(sent()).toBeLessThan(PEOPLE.length)
+    // The cut-off round may have opened its person's conversation but not posted: the restart opens it again.
+    const openedNotSent = h.slack.count('conversations.open') - sent()
+    expect(openedNotSent).toBeLessThanOrEqual(1)
     // Stopped means stopped: the cut-off round, which was waiting on the pacer, calls Slack no more.
     const callsAtStop = h.slack.calls.length
     await new Promise((r) => setTimeout(r, 2000))
@@ -84,6 +89,6 @@ describe.each(personalStores())('a morning of held direct messages ($name)', ({ 
     // still spent (SQLite keeps them in memory): at most one 429, which holds that budget for its Retry-After.
     expect(gate.refused.length).toBeLessThanOrEqual(1)
     expect(gate.refused.filter((r) => r.method !== 'conversations.open')).toEqual([])
-    expect(h.slack.count('conversations.open')).toBeLessThanOrEqual(PEOPLE.length + gate.refused.length)
+    expect(h.slack.count('conversations.open')).toBeLessThanOrEqual(PEOPLE.length + gate.refused.length + openedNotSent)
   }, 90_000)
 })
