@@ -28,8 +28,10 @@ describe('decodeInteraction', () => {
     })
   })
 
-  it('ignores other interactions and other buttons', () => {
-    expect(decodeInteraction(form({ type: 'view_submission' }))).toEqual({ ignored: 'not_a_button_click' })
+  it('ignores other interactions, other views and other buttons', () => {
+    // A view_submission is decoded now (review from Slack), but only the review form's: another view is not ours.
+    expect(decodeInteraction(form({ type: 'view_submission' }))).toEqual({ ignored: 'not_our_view' })
+    expect(decodeInteraction(form({ type: 'shortcut' }))).toEqual({ ignored: 'not_a_button_click' })
     expect(decodeInteraction(form(clickPayload({ user: 'U0123ABCD', value: 'github:acme/api#7', actionId: 'something_else' })))).toEqual({ ignored: 'not_our_button' })
   })
 
