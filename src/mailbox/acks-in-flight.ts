@@ -1,0 +1,53 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
+
+/**
+ * Whether requests are being answered: one is in flight, or the last was answered less than `quietMs` ago
+ * (under a burst the next request is usually on its way: the sender's turn, the socket). The mailboxes read it
+ * to admit fewer batches while deliveries wait for their acknowledgement (docs/architecture.md, "Acks
+ * first"), and hear when requests have been quiet for `quietMs`.
+ */
+export interface AcksInFlight {
+  /** Wraps the server's request listener so that every request is counted. */
+  counted(handler: RequestListener): RequestListener
+  busy(): boolean
+  /** Called once requests have been quiet for `quietMs` (none in flight, none answered meanwhile). */
+  onQuiet(listener: () => void): void
+}
+
+export function createAcksInFlight(options: { quietMs: number; now?: () => number }): AcksInFlight {
+  const { quietMs, now = () => performance.now() } = options
+  let inFlight = 0
+  let lastAnswered = Number.NEGATIVE_INFINITY
+  let timer: NodeJS.Timeout | undefined
+  const listeners: Array<() => void> = []
+  const quiet = () => inFlight === 0 && now() - lastAnswered >= quietMs
+  // One timer at a time, armed when the last request in flight is answered, re-armed while answers keep coming.
+  const check = () => {
+    timer = undefined
+    if (inFlight > 0) return
+    if (quiet()) for (const listener of listeners) listener()
+    else timer = setTimeout(check, Math.max(1, lastAnswered + quietMs - now()))
+  }
+  const leave = () => {
+    inFlight--
+    lastAnswered = now()
+    if (inFlight === 0 && !timer) timer = setTimeout(check, quietMs)
+  }
+  return {
+    counted: (handler) => (req: IncomingMessage, res: ServerResponse) => {
+      inFlight++
+      let done = false
+      const once = () => {
+        if (done) return
+        done = true
+        leave()
+      }
+      // `finish` once the answer is handed to the socket; `close` also when the client went away first.
+      res.once('finish', once)
+      res.once('close', once)
+      handler(req, res)
+    },
+    busy: () => !quiet(),
+    onQuiet: (listener) => void listeners.push(listener),
+  }
+}
