@@ -14,6 +14,12 @@ export interface AcksInFlight {
   onQuiet(listener: () => void): void
 }
 
+/**
+ * The server's `quietMs`: in a burst the next request follows its answer within a millisecond or two; 20 ms
+ * without one is the end of the burst, and the batches it held back start at most that much later.
+ */
+export const ACKS_QUIET_MS = 20
+
 export function createAcksInFlight(options: { quietMs: number; now?: () => number }): AcksInFlight {
   const { quietMs, now = () => performance.now() } = options
   let inFlight = 0
