@@ -32,12 +32,14 @@ export function createAcksInFlight(options: { quietMs: number; now?: () => numbe
     timer = undefined
     if (inFlight > 0) return
     if (quiet()) for (const listener of listeners) listener()
-    else timer = setTimeout(check, Math.max(1, lastAnswered + quietMs - now()))
+    else arm(Math.max(1, lastAnswered + quietMs - now()))
   }
+  // Unref'd: it only ever starts batches, whose own work keeps the process up.
+  const arm = (ms: number) => { timer = setTimeout(check, ms).unref() }
   const leave = () => {
     inFlight--
     lastAnswered = now()
-    if (inFlight === 0 && !timer) timer = setTimeout(check, quietMs)
+    if (inFlight === 0 && !timer) arm(quietMs)
   }
   return {
     counted: (handler) => (req: IncomingMessage, res: ServerResponse) => {
