@@ -44,7 +44,8 @@ export const FOLD_MS = 250
  * arrival order, gathering what else arrives for them meanwhile. Slack's own limits, not this, set how fast
  * messages go out: 64 batches keep the pacers busy (the paced bench's ten channels finish at the floor). The
  * price: in a storm of more than 64 new pull requests in one channel, a pull request for another channel
- * waits for a slot (docs/architecture.md, "Mailboxes").
+ * waits for a slot (docs/architecture.md, "Mailboxes"). While requests are being answered the server admits
+ * fewer (`parallelWhileAcking`, acks-in-flight.ts).
  */
 export const BATCHES_AT_ONCE = 64
 
