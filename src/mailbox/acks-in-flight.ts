@@ -44,15 +44,8 @@ export function createAcksInFlight(options: { quietMs: number; now?: () => numbe
   return {
     counted: (handler) => (req: IncomingMessage, res: ServerResponse) => {
       inFlight++
-      let done = false
-      const once = () => {
-        if (done) return
-        done = true
-        leave()
-      }
-      // `finish` once the answer is handed to the socket; `close` also when the client went away first.
-      res.once('finish', once)
-      res.once('close', once)
+      // A response's `close` comes once its answer is written, or when the client went away first.
+      res.once('close', leave)
       handler(req, res)
     },
     busy: () => !quiet(),
