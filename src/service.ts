@@ -23,6 +23,7 @@ import { createIntake } from './intake/intake.ts'
 import { errorFields, type Logger } from './log/logger.ts'
 import { createLeaseKeeper, replicaId } from './mailbox/lease-keeper.ts'
 import { BATCHES_AT_ONCE, createMailboxes, FOLD_MS } from './mailbox/mailboxes.ts'
+import { ACKS_QUIET_MS, createAcksInFlight } from './mailbox/acks-in-flight.ts'
 import { handOffStored } from './mailbox/hand-off-stored.ts'
 import { createBatchRetry } from './mailbox/batch-retry.ts'
 import { replayParkedControlHandler } from './mailbox/replay-parked-control.ts'
@@ -154,10 +155,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     retry: (events) => { for (const event of events) mailboxes.post(pullRequestKey(event), event) },
   })
   const batches = worker.batches({ retries, release: (events) => leases.done(events) })
+  // Acks first: while requests are being answered, no more batches run than Slack has call slots.
+  const acks = createAcksInFlight({ quietMs: ACKS_QUIET_MS })
   // Batches hold a lock connection each on PostgreSQL: no more are admitted than there are connections.
   const mailboxes = createMailboxes<LifecycleEvent>((key, events) => batches.run(key, events),
     (key, error) => logger.error('delivery failed; it stays pending', { pr_key: key, ...errorFields(error) }),
-    { foldMs: FOLD_MS, parallel: store.soleServer ? BATCHES_AT_ONCE : PARALLEL_CALLS })
+    { foldMs: FOLD_MS, parallel: store.soleServer ? BATCHES_AT_ONCE : PARALLEL_CALLS, acks, parallelWhileAcking: PARALLEL_CALLS })
   const handOff = (event: LifecycleEvent) => {
     leases.hold(event)
     mailboxes.post(pullRequestKey(event), event)
@@ -230,7 +233,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     talkBack: talkBack && { service: talkBack, linked: personal?.publishHome },
   }
   const app = createApp(appDeps)
-  const handler = toNodeHandler(app)
+  const handler = acks.counted(toNodeHandler(app))
   const digest = startDigest({ store, slack, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest, onRun: metrics.digestRun })
   // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
   const controlHandlers = new Map<string, ControlHandler>([

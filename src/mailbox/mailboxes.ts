@@ -1,3 +1,5 @@
+import type { AcksInFlight } from './acks-in-flight.ts'
+
 /**
  * One serial mailbox per pull request, so that two deliveries for the same PR never race (that is what
  * would post two messages), while different PRs proceed in parallel. The worker takes everything queued
@@ -42,7 +44,8 @@ export const FOLD_MS = 250
  * arrival order, gathering what else arrives for them meanwhile. Slack's own limits, not this, set how fast
  * messages go out: 64 batches keep the pacers busy (the paced bench's ten channels finish at the floor). The
  * price: in a storm of more than 64 new pull requests in one channel, a pull request for another channel
- * waits for a slot (docs/architecture.md, "Mailboxes").
+ * waits for a slot (docs/architecture.md, "Mailboxes"). While requests are being answered the server admits
+ * fewer (`parallelWhileAcking`, acks-in-flight.ts).
  */
 export const BATCHES_AT_ONCE = 64
 
@@ -51,33 +54,43 @@ export interface MailboxOptions {
   foldMs?: number
   /** The most batches applied at once, all pull requests together (default: no limit). */
   parallel?: number
+  /** Requests being answered: while any is, at most `parallelWhileAcking` batches are applied at once. */
+  acks?: Pick<AcksInFlight, 'busy' | 'onQuiet'>
+  parallelWhileAcking?: number
   now?: () => number
 }
 
 export function createMailboxes<T>(work: MailboxWorker<T>, onError: (key: string, error: unknown) => void, options: MailboxOptions = {}): Mailboxes<T> {
-  const { foldMs = 0, parallel = Number.POSITIVE_INFINITY, now = Date.now } = options
+  const { foldMs = 0, parallel = Number.POSITIVE_INFINITY, acks, parallelWhileAcking = parallel, now = Date.now } = options
   const boxes = new Map<string, Mailbox<T>>()
   // When the last batch of a pull request with no mailbox now started; kept for `foldMs`, then forgotten.
   const lastStarts = new Map<string, number>()
   let idleWaiters: Array<() => void> = []
   let held = 0
   const until = (at: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, at - now())))
-  // Slots for `parallel` batches; a batch without one waits in arrival order, and a finished batch hands its
-  // slot straight to the first waiting.
+  // Slots for `parallel` batches (`parallelWhileAcking` while requests are being answered); a batch without
+  // one waits in arrival order, and is let in when a batch ends or the last request in flight is answered.
   let running = 0
   const slotWaiters: Array<() => void> = []
+  const limit = () => (acks?.busy() ? parallelWhileAcking : parallel)
   const slot = (): Promise<void> | undefined => {
-    if (running < parallel) {
+    if (slotWaiters.length === 0 && running < limit()) {
       running++
       return undefined
     }
     return new Promise<void>((resolve) => slotWaiters.push(resolve))
   }
-  const release = () => {
-    const next = slotWaiters.shift()
-    if (next) next()
-    else running--
+  const admit = () => {
+    while (slotWaiters.length > 0 && running < limit()) {
+      running++
+      slotWaiters.shift()!()
+    }
   }
+  const release = () => {
+    running--
+    admit()
+  }
+  acks?.onQuiet(admit)
 
   const run = async (key: string, box: Mailbox<T>) => {
     // The pull request's last batch, when it started less than `foldMs` ago: the first batch waits for it too.

@@ -214,4 +214,27 @@ describe('mailboxes', () => {
     expect(await boxes.drain(1000)).toBe(true)
     expect(boxes.queued()).toBe(0)
   })
+  it('while requests are being answered admits only `parallelWhileAcking` batches, and the rest once they are quiet', async () => {
+    const worker = heldWorker()
+    let busy = true
+    const quiet: Array<() => void> = []
+    const boxes = createMailboxes(worker.work, () => {}, { parallel: 3, acks: { busy: () => busy, onQuiet: (l) => void quiet.push(l) }, parallelWhileAcking: 1 })
+    for (const key of ['pr-1', 'pr-2', 'pr-3', 'pr-4']) boxes.post(key, 1)
+    await turn()
+    expect(worker.batches.map((b) => b.key)).toEqual(['pr-1'])
+    await worker.releaseNext() // still acking: pr-1's slot goes to pr-2 alone
+    expect(worker.batches.map((b) => b.key)).toEqual(['pr-1', 'pr-2'])
+    busy = false
+    for (const listener of quiet) listener()
+    await turn()
+    expect(worker.batches.map((b) => b.key)).toEqual(['pr-1', 'pr-2', 'pr-3', 'pr-4'])
+    busy = true
+    boxes.post('pr-5', 1) // three run: a newcomer waits though the limit while acking is already exceeded
+    await turn()
+    expect(worker.batches).toHaveLength(4)
+    for (let i = 0; i < 3; i++) await worker.releaseNext()
+    expect(worker.batches.map((b) => b.key).at(-1)).toBe('pr-5')
+    await worker.releaseNext()
+    expect(await boxes.drain(1000)).toBe(true)
+  })
 })
