@@ -216,3 +216,12 @@ export const storedPullRequest = (e: PullRequestId): StoredPullRequest =>
 export function pullRequestKey(pr: PullRequestId | StoredPullRequest): string {
   return 'repository' in pr ? `${pr.provider}:${pr.repository}#${pr.prNumber}` : `${pr.provider}:${pr.owner}/${pr.repo}#${pr.number}`
 }
+
+/**
+ * A stored `owner/repo` back into its owner and repository: the last slash, because an owner may be a nested
+ * group (`group/subgroup`) and a repository never holds one. No slash: the owner is ''.
+ */
+export function splitRepository(repository: string): { owner: string; repo: string } {
+  const slash = repository.lastIndexOf('/')
+  return { owner: repository.slice(0, Math.max(0, slash)), repo: repository.slice(slash + 1) }
+}

@@ -1,4 +1,4 @@
-import { pullRequestKey } from '../../machines/pull-request-event.ts'
+import { pullRequestKey, splitRepository } from '../../machines/pull-request-event.ts'
 import type { LifecycleEvent, SlackReply } from '../../machines/lifecycle-event.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { decodeThreadReply } from '../slack/decode-thread-reply.ts'
@@ -50,12 +50,11 @@ export function createThreadReplyEvent(deps: ThreadReplyEventDeps) {
       void deps.note(reply.channel, reply.user, TOO_MANY_REPLIES, reply.threadTs).catch((error: unknown) => logger.warn('thread reply refusal not sent', errorFields(error)))
       return
     }
-    const slash = ref.repository.lastIndexOf('/')
     const item: SlackReply = {
       kind: 'slack_reply', provider: ref.provider,
       // Slack's retry carries the same event_id; without one, the reply and what happened to it name it.
       deliveryId: eventId ? `slack:event:${eventId}` : `slack:reply:${reply.channel}:${reply.replyTs}:${reply.action}`,
-      owner: ref.repository.slice(0, slash), repo: ref.repository.slice(slash + 1), number: ref.prNumber,
+      ...splitRepository(ref.repository), number: ref.prNumber,
       action: reply.action, user: reply.user, channel: reply.channel, replyTs: reply.replyTs, ...(reply.name ? { name: reply.name } : {}),
       ...(reply.text !== undefined ? { text: reply.text, files: reply.files ?? [] } : {}),
     }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { pullRequestKey, referenceOf } from '../../machines/pull-request-event.ts'
+import { pullRequestKey, referenceOf, splitRepository } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import type { PullRequestAddress } from '../hosts/contract.ts'
 import { hostOf } from '../hosts/registry.ts'
@@ -34,8 +34,7 @@ const update = (view: ModalView): SubmissionAnswer => ({ response_action: 'updat
 const fieldError = (text: string): SubmissionAnswer => ({ response_action: 'errors', errors: { [REVIEW_FORM.block]: text } })
 
 function addressOf(pr: PullRequestRef): PullRequestAddress {
-  const cut = pr.repository.lastIndexOf('/')
-  return { owner: pr.repository.slice(0, cut), repo: pr.repository.slice(cut + 1), number: pr.prNumber }
+  return { ...splitRepository(pr.repository), number: pr.prNumber }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import type { EventKind, PullRequestEvent, PullRequestFacts } from '../../machines/pull-request-event.ts'
+import { splitRepository, type EventKind, type PullRequestEvent, type PullRequestFacts } from '../../machines/pull-request-event.ts'
 import type { PullRequestRef } from '../store/store.ts'
 
 /** What reconcile found different between the message and the pull request, as its output line names it. */
@@ -31,10 +31,8 @@ export const RECONCILE_ACTOR = { login: 'prherald-reconcile', isBot: true } as c
 
 /** The synthetic delivery for a difference, carrying the facts the host answered. */
 export function reconcileEvent(ref: PullRequestRef, difference: Difference, facts: PullRequestFacts, deliveryId: string): PullRequestEvent {
-  // The last slash: an owner may be a nested group (`group/subgroup`), a repository never holds one.
-  const slash = ref.repository.lastIndexOf('/')
   return {
-    provider: ref.provider, deliveryId, owner: ref.repository.slice(0, slash), repo: ref.repository.slice(slash + 1), number: ref.prNumber,
+    provider: ref.provider, deliveryId, ...splitRepository(ref.repository), number: ref.prNumber,
     kind: difference.kind, pr: facts, actor: { ...RECONCILE_ACTOR },
   }
 }

@@ -1,3 +1,4 @@
+import { splitRepository } from '../../machines/pull-request-event.ts'
 import type { ConnectedHost, HostSet } from '../config/connect-hosts.ts'
 import type { Settings } from '../config/settings.ts'
 import { layTalkBack, talkBackUsed } from '../config/talk-back-settings.ts'
@@ -96,9 +97,9 @@ export function createTalkBack(deps: TalkBackDeps): TalkBack {
 
   return {
     settingsFor(host, repository) {
-      const cut = repository.lastIndexOf('/')
+      const { owner, repo } = splitRepository(repository)
       const own = hosts.get(host)
-      const route = own && cut > 0 ? resolveRoute(own.mappings, repository.slice(0, cut), repository.slice(cut + 1)) : undefined
+      const route = own && owner !== '' ? resolveRoute(own.mappings, owner, repo) : undefined
       return layTalkBack(deps.settings.talkBack, ...(route?.talkBack ?? []))
     },
     linkable,

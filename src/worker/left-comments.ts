@@ -1,4 +1,4 @@
-import { pullRequestKey } from '../../machines/pull-request-event.ts'
+import { pullRequestKey, splitRepository } from '../../machines/pull-request-event.ts'
 import type { HostSet } from '../config/connect-hosts.ts'
 import type { CommentApi } from '../hosts/talk-back-contract.ts'
 import { CLOCK_SKEW_MS, type LeftIntent } from '../slack/outbox.ts'
@@ -26,8 +26,7 @@ export function leftComments(deps: LeftCommentsDeps): () => Promise<LeftIntent[]
   }
   return async () => (await deps.store.replyIntents()).map((row): LeftIntent => {
     const { channel, replyTs } = row
-    const slash = row.repository.lastIndexOf('/')
-    const pr = { owner: row.repository.slice(0, slash), repo: row.repository.slice(slash + 1), number: row.prNumber }
+    const pr = { ...splitRepository(row.repository), number: row.prNumber }
     return {
       kind: 'comment', facts: { repository: row.repository, pr: row.prNumber, channel, reply_ts: replyTs },
       async hold() {
