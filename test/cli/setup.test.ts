@@ -220,14 +220,19 @@ describe('prherald-setup --yes (GitHub)', () => {
   })
 })
 
+/** `prherald-setup --yes` for a GitLab project of a nested group, its hook created on the fake GitLab. */
+async function setupGitlab(gitlab: Awaited<ReturnType<typeof startFakeGitlab>>, channel: string) {
+  gitlab.token = 'glpat-setup-token-2b8d'
+  gitlab.hooks.set('platform/backend/api', [])
+  return setup(['--yes', '--provider', 'gitlab', '--channel', channel, '--repository', 'platform/backend/api',
+    '--public-url', PUBLIC_URL, '--git-token', 'glpat-setup-token-2b8d', '--create-webhook', '--git-api-url', `${gitlab.url}/`])
+}
+
 describe('prherald-setup --yes (GitLab)', () => {
   it('writes the GITLAB_* variables to .env, creates the project hook of a nested group with the generated secret, and ends with passing checks', async () => {
     const gitlab = await startFakeGitlab()
     try {
-      gitlab.token = 'glpat-setup-token-2b8d'
-      gitlab.hooks.set('platform/backend/api', [])
-      const result = await setup(['--yes', '--provider', 'gitlab', '--channel', '#deploys', '--repository', 'platform/backend/api',
-        '--public-url', PUBLIC_URL, '--git-token', 'glpat-setup-token-2b8d', '--create-webhook', '--git-api-url', `${gitlab.url}/`])
+      const result = await setupGitlab(gitlab, '#deploys')
       expect(result.stderr).toBe('')
       expect(result.status).toBe(0)
       const config = parse(readFileSync(file('config.yaml'), 'utf8')) as { git_provider: string; mappings: Record<string, Record<string, unknown>> }
@@ -260,10 +265,7 @@ describe('prherald-setup on a configuration for another host (issue 34)', () => 
     writeFileSync(file('config.yaml'), `${readFileSync(file('config.yaml'), 'utf8')}# kept: a note of the team's\n`)
     const gitlab = await startFakeGitlab()
     try {
-      gitlab.token = 'glpat-setup-token-2b8d'
-      gitlab.hooks.set('platform/backend/api', [])
-      const result = await setup(['--yes', '--provider', 'gitlab', '--channel', '#random', '--repository', 'platform/backend/api',
-        '--public-url', PUBLIC_URL, '--git-token', 'glpat-setup-token-2b8d', '--create-webhook', '--git-api-url', `${gitlab.url}/`])
+      const result = await setupGitlab(gitlab, '#random')
       expect(result.stderr).toBe('')
       expect(result.status).toBe(0)
       expect(result.stdout).toContain(`added GitLab to ${file('config.yaml')} (hosts.gitlab), beside github, which are kept`)
