@@ -1,3 +1,4 @@
+import { connectHosts } from '../src/config/connect-hosts.ts'
 import { loadSettings, readSecrets } from '../src/config/load-config.ts'
 import { scaledClock } from '../src/slack/pacer-clock.ts'
 import { createLogger } from '../src/log/logger.ts'
@@ -12,5 +13,5 @@ const scale = Number(process.argv[2] ?? 1)
 const settings = loadSettings(process.env)
 const secrets = readSecrets(process.env, settings.hosts)
 const logger = createLogger({ format: 'json', level: settings.logLevel })
-const service = await startService({ settings, secrets, logger, pacerClock: scaledClock(scale) })
+const service = await startService({ settings, secrets, hosts: connectHosts(settings.hosts, secrets.hosts), logger, pacerClock: scaledClock(scale) })
 process.once('SIGTERM', () => void service.stop().then(() => process.exit(0)))

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http'
 import { listen } from 'listhen'
+import { connectHosts } from '../src/config/connect-hosts.ts'
 import { loadSettings, readSecrets, secretValues } from '../src/config/load-config.ts'
 import { createLogger } from '../src/log/logger.ts'
 import { startService } from '../src/service.ts'
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
   const service = await startService({
     settings,
     secrets,
+    hosts: connectHosts(settings.hosts, secrets.hosts),
     logger,
     // listhen brings its own h3 (v1); only its listener is used, over the Node handler of the app's h3 v2.
     listen: async (handler) => {

@@ -34,7 +34,7 @@ import { PARALLEL_CALLS } from './worker/create-outbound.ts'
 import { createWorker } from './worker/create-worker.ts'
 import { createMetrics } from './metrics/create-metrics.ts'
 import { metricsRoute } from './metrics/metrics-route.ts'
-import { connectHosts } from './config/connect-hosts.ts'
+import type { HostSet } from './config/connect-hosts.ts'
 import { hostMappings } from './routing/resolve-route.ts'
 import { createApp, webhookPath, type AppDeps } from './server.ts'
 import { createSlackInbound } from './inbound/slack-inbound.ts'
@@ -55,6 +55,8 @@ import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from './talk-back/toke
 export interface ServiceOptions {
   settings: Settings
   secrets: Secrets
+  /** Every host and its API client, built once by the composition root (connectHosts); each part gets the hosts it needs from here. */
+  hosts: HostSet
   logger: Logger
   /** Retries inside one Slack call; tests shorten them. */
   slackRetry?: RetryOptions
@@ -109,7 +111,7 @@ export interface RunningService {
  * everything before it succeeded.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
-  const { settings, secrets, logger } = options
+  const { settings, secrets, hosts, logger } = options
   // A token key that is set must be a good one, whether or not talk-back is on: a config error names it, never its value.
   const tokenCipher = readTokenCipher({ [TOKEN_KEY]: secrets.tokenKeys?.current, [PREVIOUS_TOKEN_KEY]: secrets.tokenKeys?.previous })
   const listeners = await bindListeners({ settings, listen: options.listen, httpTimeouts: options.httpTimeouts })
@@ -124,8 +126,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { store } = database
   const slackToken = createSlackTokenState(logger)
   const shutdown = new AbortController()
-  // Every host and its API client, built once; each part below gets the hosts it needs from here.
-  const hosts = connectHosts(settings.hosts, secrets.hosts)
   const providers = [...hosts.keys()]
   // Its gauges read the mailboxes and the lane (built below) only when scraped, which starts once the listener is open.
   const metrics = createMetrics({

@@ -1,8 +1,8 @@
+import type { ConnectedHost } from '../config/connect-hosts.ts'
 import type { Env } from '../config/load-config.ts'
 import type { HostSettings } from '../config/settings.ts'
 import { publicUrlProblem } from '../config/public-url.ts'
 import { isPrheraldError } from '../errors.ts'
-import type { HostAccess } from '../hosts/contract.ts'
 import { redactUrl } from '../log/redact-url.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from '../talk-back/token-cipher.ts'
@@ -39,10 +39,10 @@ export function oauthClientResult(own: HostSettings, needs: TalkBackNeeds, env: 
  * prherald's own write access, for the replies of people who are not linked: checked where the host's API says
  * (a GitHub App's installation permissions), otherwise said plainly what it needs and that it is not checked.
  */
-export async function ownCommentResults(own: HostSettings, access: HostAccess): Promise<CheckResult[]> {
+export async function ownCommentResults(own: ConnectedHost): Promise<CheckResult[]> {
   const { name } = own.host.words
   const needs = own.host.talkBack?.ownWriteAccess ?? 'write access to pull requests'
-  const api = own.host.connect(access, own.apiUrl)
+  const { api } = own
   const token = own.host.variables.token
   if (!api) {
     return [{

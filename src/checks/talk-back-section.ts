@@ -1,7 +1,7 @@
 import type { Env } from '../config/load-config.ts'
 import type { Settings } from '../config/settings.ts'
+import type { HostSet } from '../config/connect-hosts.ts'
 import type { CheckCredentials } from './check-context.ts'
-import { NO_ACCESS } from './check-context.ts'
 import type { CheckResult } from './check-result.ts'
 import { oauthClientResult, oauthPublicUrlResult, ownCommentResults, tokenKeyResult } from './talk-back-check.ts'
 import { allTalkBackNeeds, talkBackNeeds, talkBackOn } from './talk-back-needs.ts'
@@ -13,15 +13,15 @@ import { eventSubscriptionsResult, slackRequestsResult, talkBackScopeResults } f
  * token key (where people link), how Slack's requests arrive, the bot scopes, and the event subscriptions no
  * token can read.
  */
-export async function talkBackSection(settings: Settings, env: Env, credentials: CheckCredentials): Promise<CheckResult[]> {
+export async function talkBackSection(settings: Settings, hosts: HostSet, env: Env, credentials: CheckCredentials): Promise<CheckResult[]> {
   const all = allTalkBackNeeds(settings)
   if (!talkBackOn(all)) return []
   const results: CheckResult[] = []
-  for (const own of settings.hosts) {
+  for (const own of hosts.values()) {
     const needs = talkBackNeeds(settings.talkBack, own)
     if (!talkBackOn(needs)) continue
     results.push(oauthClientResult(own, needs, env))
-    if (needs.ownComments) results.push(...await ownCommentResults(own, credentials.git[own.id] ?? NO_ACCESS))
+    if (needs.ownComments) results.push(...await ownCommentResults(own))
   }
   if (all.linking) results.push(oauthPublicUrlResult(env), tokenKeyResult(env))
   results.push(slackRequestsResult(credentials.interactiveRoutes, settings.socketMode))

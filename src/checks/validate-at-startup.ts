@@ -1,3 +1,4 @@
+import type { HostSet } from '../config/connect-hosts.ts'
 import type { Secrets, Settings } from '../config/settings.ts'
 import { PrheraldError } from '../errors.ts'
 import { hostLock, readConfigLock, writeConfigLock } from '../lock/config-lock.ts'
@@ -5,7 +6,7 @@ import { errorFields, type Logger } from '../log/logger.ts'
 import { listRoutes, routeChannels } from '../routing/resolve-route.ts'
 import { appTokenShape } from './app-token-check.ts'
 import { countByStatus, type CheckResult } from './check-result.ts'
-import { createCheckContext, credentialsFromSecrets, NO_ACCESS } from './check-context.ts'
+import { createCheckContext, credentialsFromSecrets } from './check-context.ts'
 import { directMessagesResult } from './personal-scopes.ts'
 import { slackAccessCheck } from './slack-auth-check.ts'
 import { validateConfig } from './validate-config.ts'
@@ -16,6 +17,8 @@ import { shortSecretResult } from './webhook-secret-check.ts'
 export interface StartupValidationOptions {
   settings: Settings
   secrets: Secrets
+  /** Every host with its API client, built once by the composition root (connectHosts). */
+  hosts: HostSet
   logger: Logger
   /** Re-validate every entry, ignoring config.lock. */
   force: boolean
@@ -33,15 +36,15 @@ export interface StartupValidationOptions {
  * can never work stops the start: a refused token, a wrong channel, a missing webhook.
  */
 export async function validateAtStartup(options: StartupValidationOptions): Promise<void> {
-  const { settings, secrets, logger } = options
+  const { settings, secrets, hosts, logger } = options
   const { lock, problem } = readConfigLock(settings.lockFile, settings.hosts.map((h) => h.id))
   if (problem) logger.warn('config.lock ignored', { reason: problem })
   const credentials = credentialsFromSecrets(secrets)
   // Each host is checked on its own; what one host's API cannot answer is that host's warning, not the others'.
   const outcomes = []
-  for (const own of settings.hosts) {
+  for (const own of hosts.values()) {
     const ctx = createCheckContext(settings, own, credentials)
-    const gitTokenSet = hasCredentials(secrets.hosts[own.id]?.gitAccess ?? NO_ACCESS)
+    const gitTokenSet = hasCredentials(own.gitAccess)
     outcomes.push({ own, ctx, outcome: await validateConfig(ctx, hostLock(lock, own.id), { gitTokenSet, force: options.force }) })
   }
   const checked = outcomes.find((o) => o.outcome.report.auth)
@@ -51,7 +54,7 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
     : await slackAccessCheck(first?.ctx.slack, settings.hosts.flatMap((h) => listRoutes(h.mappings)).flatMap(routeChannels), first?.ctx.featureScopes ?? [], first?.ctx.personalScopes)
   const slackDown = auth.status === 'FAIL' && auth.unavailable === true
   const directMessages = directMessagesResult(settings, secrets.slackSigningSecret !== undefined || settings.socketMode)
-  const shortSecrets = settings.hosts.flatMap((own) => shortSecretResult(own.host.variables.secret, secrets.hosts[own.id]?.webhookSecret) ?? [])
+  const shortSecrets = [...hosts.values()].flatMap((own) => shortSecretResult(own.host.variables.secret, own.webhookSecret) ?? [])
   const appToken = settings.socketMode ? [appTokenShape(true, secrets.slackAppToken)] : []
   const hostOfResult = new Map<CheckResult, string>()
   for (const { own, outcome } of outcomes) for (const r of outcome.report.entries.flatMap((e) => e.results)) hostOfResult.set(r, own.id)

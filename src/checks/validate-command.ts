@@ -1,8 +1,8 @@
+import { chooseHosts, type ConnectedHost, type HostSet } from '../config/connect-hosts.ts'
 import type { Env } from '../config/load-config.ts'
-import type { HostSettings, Settings } from '../config/settings.ts'
-import { PrheraldError } from '../errors.ts'
-import { checkPrinter, countByStatus, formatCounts, type CheckResult } from './check-result.ts'
-import { createCheckContext, credentialsFromEnv, NO_ACCESS, type CheckCredentials } from './check-context.ts'
+import type { Settings } from '../config/settings.ts'
+import { checkPrinter, countByStatus, formatCounts } from './check-result.ts'
+import { createCheckContext, credentialsFromEnv, type CheckCredentials } from './check-context.ts'
 import { validateConfig } from './validate-config.ts'
 import { reportResults, validateEntries } from './validate-entries.ts'
 import { hostLock, readConfigLock, writeConfigLock, type ConfigLock } from '../lock/config-lock.ts'
@@ -18,10 +18,6 @@ export interface ValidateOptions {
   provider?: string | undefined
 }
 
-function summary(results: readonly CheckResult[]): string {
-  return formatCounts(results)
-}
-
 /**
  * `prherald-config validate [owner/repo] [--force] [--provider id]`. Without a repository: the entries that are
  * new or changed since config.lock (every entry with --force), as the server does at start-up. With one: that
@@ -30,19 +26,18 @@ function summary(results: readonly CheckResult[]): string {
  * section of its own, headed by its name when there are several. Writes config.lock when nothing FAILs.
  * Returns whether it passed.
  */
-export async function validateCommand(settings: Settings, env: Env, options: ValidateOptions, print: (line: string) => void): Promise<boolean> {
-  const credentials = credentialsFromEnv(env, settings.hosts)
-  const chosen = settings.hosts.filter((h) => options.provider === undefined || h.id === options.provider)
-  if (chosen.length === 0) {
-    throw new PrheraldError('usage', `--provider ${options.provider} is not a configured host`, { fix: `use one of: ${settings.hosts.map((h) => h.id).join(', ')}` })
-  }
+export async function validateCommand(
+  settings: Settings, hosts: HostSet, env: Env, options: ValidateOptions, print: (line: string) => void,
+): Promise<boolean> {
+  const credentials = credentialsFromEnv(env)
+  const chosen = chooseHosts(hosts, options.provider)
   const { lock, problem } = readConfigLock(settings.lockFile, settings.hosts.map((h) => h.id))
   if (problem) print(`note: ${problem}`)
   let ok = true
   for (const own of chosen) {
     const out = chosen.length > 1 ? (line: string) => print(`  ${line}`) : print
     if (chosen.length > 1) print(`${own.host.words.name} (hosts.${own.id}):`)
-    const next = await validateHost(settings, own, credentials, env, hostLock(lock, own.id), options, out)
+    const next = await validateHost(settings, own, credentials, hostLock(lock, own.id), options, out)
     ok &&= next !== undefined
     if (next) lock.hosts[own.id] = next.lock
     if (next?.changed) writeConfigLock(settings.lockFile, lock)
@@ -52,12 +47,12 @@ export async function validateCommand(settings: Settings, env: Env, options: Val
 
 /** One host's part: its lock's new state when it passed, undefined when something FAILed. */
 async function validateHost(
-  settings: Settings, own: HostSettings, credentials: CheckCredentials, env: Env, lock: ConfigLock, options: ValidateOptions, print: (line: string) => void,
+  settings: Settings, own: ConnectedHost, credentials: CheckCredentials, lock: ConfigLock, options: ValidateOptions, print: (line: string) => void,
 ): Promise<{ lock: ConfigLock; changed: boolean } | undefined> {
   const ctx = createCheckContext(settings, own, credentials)
-  const gitTokenSet = hasCredentials(credentials.git[own.id] ?? NO_ACCESS)
+  const gitTokenSet = hasCredentials(own.gitAccess)
   const secretVariable = own.host.variables.secret
-  const shortSecret = shortSecretResult(secretVariable, env[secretVariable])
+  const shortSecret = shortSecretResult(secretVariable, own.webhookSecret)
   if (shortSecret) checkPrinter(print, [secretVariable])(shortSecret)
 
   if (options.target) {
@@ -72,7 +67,7 @@ async function validateHost(
       for (const key of Object.keys(lock.entries)) if (!configured.has(key)) delete lock.entries[key]
       lock.entries[entryKey(route)] = { hash: entryHash(own.id, route, gitTokenSet), validated_at: new Date().toISOString() }
     }
-    print(`${owner}/${repo}: ${summary(results)}; ${ok && route ? `config.lock updated (${settings.lockFile})` : ok ? 'not a mapping entry of its own, config.lock unchanged' : 'config.lock not updated'}`)
+    print(`${owner}/${repo}: ${formatCounts(results)}; ${ok && route ? `config.lock updated (${settings.lockFile})` : ok ? 'not a mapping entry of its own, config.lock unchanged' : 'config.lock not updated'}`)
     return ok ? { lock, changed: route !== undefined } : undefined
   }
 
@@ -84,9 +79,9 @@ async function validateHost(
   }
   const total = outcome.plan.stale.length + outcome.plan.current.length
   if (!outcome.ok) {
-    print(`${outcome.plan.stale.length} of ${total} entries checked: ${summary(results)}; config.lock not updated`)
+    print(`${outcome.plan.stale.length} of ${total} entries checked: ${formatCounts(results)}; config.lock not updated`)
     return undefined
   }
-  print(`${outcome.plan.stale.length} of ${total} entries checked: ${summary(results)}; config.lock ${outcome.lockChanged ? 'written' : 'unchanged'} (${settings.lockFile})`)
+  print(`${outcome.plan.stale.length} of ${total} entries checked: ${formatCounts(results)}; config.lock ${outcome.lockChanged ? 'written' : 'unchanged'} (${settings.lockFile})`)
   return { lock: outcome.nextLock, changed: outcome.lockChanged }
 }

@@ -1,5 +1,6 @@
 import { cac } from 'cac'
 import { redactUrl } from '../log/redact-url.ts'
+import { connectHostsFromEnv } from '../config/connect-hosts.ts'
 import { loadSettings } from '../config/load-config.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { createWebhook } from '../setup/create-webhook.ts'
@@ -62,7 +63,8 @@ cli.command('validate [repository]', 'Check mapping entries against Slack and th
   .action(async (repository: string | undefined, options: { force?: boolean; provider?: string }) => {
     const target = repository === undefined ? undefined : parseRepository(repository)
     const provider = typeof options.provider === 'string' ? options.provider : undefined
-    const ok = await validateCommand(settings(), process.env, { target, force: options.force === true, provider }, print)
+    const loaded = settings()
+    const ok = await validateCommand(loaded, connectHostsFromEnv(loaded.hosts, process.env), process.env, { target, force: options.force === true, provider }, print)
     if (!ok) process.exitCode = 1
   })
 

@@ -1,6 +1,7 @@
 import { cac } from 'cac'
 import { checkPrinter, countByStatus, formatChecks, formatCounts, type CheckResult } from '../checks/check-result.ts'
-import { createCheckContext, credentialsFromEnv, NO_ACCESS, slackCredentialsFromEnv, type CheckCredentials } from '../checks/check-context.ts'
+import { createCheckContext, credentialsFromEnv } from '../checks/check-context.ts'
+import { connectHosts, type HostSet } from '../config/connect-hosts.ts'
 import { appTokenCheck } from '../checks/app-token-check.ts'
 import { readSlackAppToken } from '../config/load-config.ts'
 import { ownerAccessResults } from '../checks/owner-access-check.ts'
@@ -14,8 +15,8 @@ import { inspectDatabase } from '../store/inspect-database.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
-import type { Settings } from '../config/settings.ts'
-import { hasCredentials, type HostAccess } from '../hosts/contract.ts'
+import type { HostSecrets, Settings } from '../config/settings.ts'
+import { hasCredentials } from '../hosts/contract.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { apiUrlLines, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
 import { talkBackSection } from '../checks/talk-back-section.ts'
@@ -28,24 +29,18 @@ function section(title: string, results: CheckResult[]): CheckResult[] {
   return results
 }
 
-/** The credentials from the environment; unusable git-host ones (the [config] section has said why) count as none. */
-function doctorCredentials(env: NodeJS.ProcessEnv, settings: Settings): CheckCredentials {
-  try {
-    return credentialsFromEnv(env, settings.hosts)
-  } catch (error) {
-    if (!isPrheraldError(error)) throw error
-    // One host's unusable credentials count as none for that host only.
-    const git: Record<string, HostAccess> = {}
-    for (const own of settings.hosts) {
-      try {
-        git[own.id] = own.host.readAccess(env)
-      } catch (hostError) {
-        if (!isPrheraldError(hostError)) throw hostError
-        git[own.id] = NO_ACCESS
-      }
+/** Each host with its API client from the environment's credentials; unusable ones (the [config] section has said why) count as none. */
+function doctorHosts(env: NodeJS.ProcessEnv, settings: Settings): HostSet {
+  const secrets: Record<string, HostSecrets> = {}
+  for (const own of settings.hosts) {
+    try {
+      secrets[own.id] = { webhookSecret: '', gitAccess: own.host.readAccess(env) }
+    } catch (error) {
+      // One host's unusable credentials count as none for that host only: connectHosts gives it none.
+      if (!isPrheraldError(error)) throw error
     }
-    return { ...slackCredentialsFromEnv(env), git }
   }
+  return connectHosts(settings.hosts, secrets)
 }
 
 /**
@@ -78,18 +73,18 @@ async function doctor(repository: string | undefined): Promise<boolean> {
       database = [{ name: 'file', target: where, status: 'FAIL', reason: error.message, fix: error.fix }]
     }
     all.push(...section('database', database))
-    const credentials = doctorCredentials(env, settings)
+    const credentials = credentialsFromEnv(env)
+    const hosts = doctorHosts(env, settings)
     // Socket Mode's app-level token: present, the right kind, accepted by Slack (doctor only; the server checks the first two).
     if (settings.socketMode) all.push(...section('slack', [await appTokenCheck(true, readSlackAppToken(env), settings.api.slack)]))
     const { lock } = readConfigLock(settings.lockFile, settings.hosts.map((h) => h.id))
     // A section per host: its mappings, its owners' access, its live checks; one host's API down is that host's line.
     const several = settings.hosts.length > 1
-    for (const own of settings.hosts) {
+    for (const own of hosts.values()) {
       const named = (title: string) => (several ? `${title}: ${own.host.words.name}` : title)
-      const access = credentials.git[own.id] ?? NO_ACCESS
-      all.push(...section(named('mappings'), mappingsSection(settings, own, hasCredentials(access), hostLock(lock, own.id))))
+      all.push(...section(named('mappings'), mappingsSection(settings, own, hasCredentials(own.gitAccess), hostLock(lock, own.id))))
       const owners = [...new Set(listRoutes(own.mappings).map((r) => r.owner))]
-      const ownerAccess = await ownerAccessResults(own.host.connect(access, own.apiUrl), owners)
+      const ownerAccess = await ownerAccessResults(own.api, owners)
       if (ownerAccess.length > 0) all.push(...section(named('access'), ownerAccess))
       if (target) {
         // Live checks print as they complete, like prherald-config validate.
@@ -99,7 +94,7 @@ async function doctor(repository: string | undefined): Promise<boolean> {
         all.push(...reportResults(report))
       }
     }
-    const talkBack = await talkBackSection(settings, env, credentials)
+    const talkBack = await talkBackSection(settings, hosts, env, credentials)
     if (talkBack.length > 0) all.push(...section('talk-back', talkBack))
   }
   if (target && !settings) {

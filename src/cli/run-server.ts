@@ -1,5 +1,6 @@
 import { cac } from 'cac'
 import { validateAtStartup } from '../checks/validate-at-startup.ts'
+import { connectHosts } from '../config/connect-hosts.ts'
 import { loadSettings, readSecrets, secretValues } from '../config/load-config.ts'
 import { createLogger } from '../log/logger.ts'
 import { databaseSecrets } from '../store/database-secrets.ts'
@@ -42,10 +43,12 @@ async function main(force: boolean): Promise<void> {
   process.once('SIGINT', onSignal)
 
   // Here rather than in startService, so that a FAIL stops the process before the database or the listener opens.
-  await validateAtStartup({ settings, secrets, logger, force })
+  // Every host and its API client, built once for the checks and the service alike.
+  const hosts = connectHosts(settings.hosts, secrets.hosts)
+  await validateAtStartup({ settings, secrets, hosts, logger, force })
   // Nothing is open yet, so a signal received during validation needs no drain.
   if (pendingSignal) process.exit(0)
-  service = await startService({ settings, secrets, logger })
+  service = await startService({ settings, secrets, hosts, logger })
   if (pendingSignal) void stop(service)
   else startIdleRelease({ logger })
 }

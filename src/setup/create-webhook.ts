@@ -1,6 +1,7 @@
 import type { Env } from '../config/load-config.ts'
 import { redactUrl } from '../log/redact-url.ts'
 import type { Settings } from '../config/settings.ts'
+import { connectHostsFromEnv } from '../config/connect-hosts.ts'
 import { PrheraldError } from '../errors.ts'
 import { pickHost } from '../config/pick-host.ts'
 import { hasCredentials } from '../hosts/contract.ts'
@@ -49,11 +50,11 @@ export async function createWebhook(
   if (problem) throw new PrheraldError('usage', `PRHERALD_PUBLIC_URL ${redactUrl(publicUrl)} ${problem}`, { fix: 'set PRHERALD_PUBLIC_URL to the https:// URL the git host delivers to' })
   const url = `${publicUrl}/webhook/${host.id}`
   const shown = redactUrl(url)
-  const access = host.readAccess(env)
+  const connected = connectHostsFromEnv([own], env).get(own.id)!
   // Any credentials will do (a token, or a GitHub App); the token is named when there are none.
-  if (!hasCredentials(access)) required(env, tokenVariable, `creating a webhook needs ${host.webhook.createAccess}`)
+  if (!hasCredentials(connected.gitAccess)) required(env, tokenVariable, `creating a webhook needs ${host.webhook.createAccess}`)
   const secret = required(env, secretVariable, 'the webhook signs each delivery with it, and prherald verifies with the same value')
-  const upsert = host.connect(access, own.apiUrl)?.upsertWebhook
+  const upsert = connected.api?.upsertWebhook
   if (!upsert) throw new PrheraldError('env_missing', `${host.words.name} webhooks cannot be created with these credentials`, { fix: `set ${tokenVariable}` })
   const { action, id } = await upsert({ owner, repo, url, secret })
   print(`${action} webhook ${id} on ${owner}/${repo}`)

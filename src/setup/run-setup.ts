@@ -1,5 +1,6 @@
 import { isAbsolute, relative, resolve } from 'node:path'
 import { validateCommand } from '../checks/validate-command.ts'
+import { connectHostsFromEnv } from '../config/connect-hosts.ts'
 import { reportError } from '../log/report-error.ts'
 import { loadSettings, type Env } from '../config/load-config.ts'
 import { hostOf } from '../hosts/registry.ts'
@@ -117,7 +118,7 @@ async function setup(options: SetupOptions, io: SetupIo): Promise<boolean> {
 
   print('')
   print('Checking the configuration (as prherald-config validate --force does):')
-  const ok = await validateCommand(settings, env, { target: undefined, force: true, provider: adding ? answers.provider : undefined }, print)
+  const ok = await validateCommand(settings, connectHostsFromEnv(settings.hosts, env), env, { target: undefined, force: true, provider: adding ? answers.provider : undefined }, print)
   print('')
   print(ok
     ? 'Done. Start prherald here with prherald-server, then prove the path with prherald-smoke.'

@@ -2,6 +2,7 @@ import { hostOf } from '../../src/hosts/registry.ts'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
+import { connectHosts } from '../../src/config/connect-hosts.ts'
 import { loadSettings, readSecrets, secretValues, type Env } from '../../src/config/load-config.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { createLogger } from '../../src/log/logger.ts'
@@ -44,7 +45,7 @@ export interface TestService extends RunningService {
 export async function startPrherald(
   dir: string,
   env: Env,
-  overrides: Partial<Omit<ServiceOptions, 'settings' | 'secrets' | 'logger'>> = {},
+  overrides: Partial<Omit<ServiceOptions, 'settings' | 'secrets' | 'hosts' | 'logger'>> = {},
 ): Promise<TestService> {
   const settings = loadSettings(env, dir)
   const secrets = readSecrets(env, settings.hosts)
@@ -56,6 +57,7 @@ export async function startPrherald(
   const service = await startService({
     settings: { ...settings, logFormat: 'json' },
     secrets,
+    hosts: connectHosts(settings.hosts, secrets.hosts),
     logger,
     slackRetry: { retries: 2, minTimeout: 10, maxTimeout: 50, factor: 2 },
     slackTimeoutMs: 2000,
