@@ -1,8 +1,16 @@
+import type { CAC } from 'cac'
 import type { GitHost } from '../hosts/contract.ts'
 import { HOSTS } from '../hosts/registry.ts'
 
 /** A help line of an Environment section: the name, then what it does, in the column the hand-written lines use. */
 export const helpLine = (name: string, text: string) => `  ${name.padEnd(22)} ${text}`
+
+/** A CLI's `--help` Environment section, a line each. */
+export function environmentHelp(cli: CAC, lines: readonly string[]): void {
+  cli.help((sections) => {
+    sections.push({ title: 'Environment', body: lines.join('\n') })
+  })
+}
 
 /**
  * The Environment lines of every host's variable of one role, from the registry, so that a new host appears in

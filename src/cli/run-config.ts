@@ -17,7 +17,7 @@ import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
 import { validateCommand } from '../checks/validate-command.ts'
-import { apiUrlLines, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
+import { apiUrlLines, environmentHelp, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
 
 const cli = cac('prherald-config')
 const print = (line: string) => console.log(line)
@@ -77,20 +77,15 @@ cli.command('create-webhook <repository>', 'GitHub: create or update the reposit
     await createWebhook(settings(), process.env, owner, repo, print, typeof options.provider === 'string' ? options.provider : undefined)
   })
 
-cli.help((sections) => {
-  sections.push({
-    title: 'Environment',
-    body: [
-      '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml); config.lock is written beside it',
-      '  SLACK_BOT_TOKEN        Slack bot token, for validate',
-      ...hostVariableLines('token', (host) => `${host.words.name}: webhook checks (SKIP without it) and create-webhook`),
-      ...extraVariableLines(false),
-      ...hostVariableLines('secret', (host) => `${host.words.name}: the secret create-webhook puts on the webhook`),
-      ...apiUrlLines(),
-      '  PRHERALD_PUBLIC_URL    public base URL for create-webhook, e.g. https://prherald.example.com',
-      '  PRHERALD_SLACK_PACING  published or off: overrides slack.pacing (list shows the result)',
-    ].join('\n'),
-  })
-})
+environmentHelp(cli, [
+  '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml); config.lock is written beside it',
+  '  SLACK_BOT_TOKEN        Slack bot token, for validate',
+  ...hostVariableLines('token', (host) => `${host.words.name}: webhook checks (SKIP without it) and create-webhook`),
+  ...extraVariableLines(false),
+  ...hostVariableLines('secret', (host) => `${host.words.name}: the secret create-webhook puts on the webhook`),
+  ...apiUrlLines(),
+  '  PRHERALD_PUBLIC_URL    public base URL for create-webhook, e.g. https://prherald.example.com',
+  '  PRHERALD_SLACK_PACING  published or off: overrides slack.pacing (list shows the result)',
+])
 
 await runCommands(cli)

@@ -7,6 +7,7 @@ import { PrheraldError } from '../errors.ts'
 import { createLogger } from '../log/logger.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { runCommands } from './run-commands.ts'
+import { environmentHelp } from './host-variable-lines.ts'
 
 interface Options {
   dryRun?: boolean
@@ -70,16 +71,11 @@ cli.option('--force', 'Post even in a channel that already had its digest that d
 cli.option('--channel <id>', 'Only this Slack channel ID (repeat for more)')
 cli.option('--at <date-time>', 'Build it as of this moment, e.g. 2026-11-23T09:00:00+01:00 (default: now)')
 cli.example('prherald-digest --dry-run --at 2026-11-23T09:00:00Z')
-cli.help((sections) => {
-  sections.push({
-    title: 'Environment',
-    body: [
-      '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml): the digest settings and mappings',
-      '  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',
-      '  SLACK_BOT_TOKEN        posts the digest when no server runs (a running server posts it with its own)',
-      '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
-    ].join('\n'),
-  })
-})
+environmentHelp(cli, [
+  '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml): the digest settings and mappings',
+  '  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',
+  '  SLACK_BOT_TOKEN        posts the digest when no server runs (a running server posts it with its own)',
+  '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
+])
 
 await runCommands(cli, { maxArgs: 0, run: (_args, options) => main(options as Options) })

@@ -18,7 +18,7 @@ import { runCommands } from './run-commands.ts'
 import type { HostSecrets, Settings } from '../config/settings.ts'
 import { hasCredentials } from '../hosts/contract.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
-import { apiUrlLines, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
+import { apiUrlLines, environmentHelp, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
 import { talkBackSection } from '../checks/talk-back-section.ts'
 
 const print = (line: string) => console.log(line)
@@ -108,26 +108,21 @@ const cli = cac('prherald-doctor')
 cli.usage('[<owner>/<repo>]\n\nPreflight of config, database and mappings; with <owner>/<repo>, also the Slack and webhook checks for it')
 cli.example('prherald-doctor')
 cli.example('prherald-doctor acme/api')
-cli.help((sections) => {
-  sections.push({
-    title: 'Environment',
-    body: [
-      '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)',
-      '  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',
-      '  SLACK_BOT_TOKEN        Slack bot token',
-      ...hostVariableLines('secret', (host) => `${host.words.name}: the webhook secret, with git_provider: ${host.id}`),
-      ...hostVariableLines('token', (host) => `${host.words.name} (optional): the webhook check`),
-      ...extraVariableLines(true),
-      ...apiUrlLines(),
-      '  SLACK_SIGNING_SECRET   (optional) the Start review button, /prherald and the home tab',
-      '  SLACK_APP_TOKEN        with slack.socket_mode: true, the app-level token (xapp-…) Socket Mode connects with',
-      '  PRHERALD_TOKEN_KEY     with slack.talk_back on: the key people\'s tokens are sealed with (checked, never printed)',
-      '  <HOST>_OAUTH_CLIENT_ID, <HOST>_OAUTH_CLIENT_SECRET  with slack.talk_back on: each host\'s OAuth client (docs/talk-back.md)',
-      'Secrets are reported as set or missing, never printed.',
-      'Exit status 1 when any line is FAIL.',
-    ].join('\n'),
-  })
-})
+environmentHelp(cli, [
+  '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)',
+  '  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',
+  '  SLACK_BOT_TOKEN        Slack bot token',
+  ...hostVariableLines('secret', (host) => `${host.words.name}: the webhook secret, with git_provider: ${host.id}`),
+  ...hostVariableLines('token', (host) => `${host.words.name} (optional): the webhook check`),
+  ...extraVariableLines(true),
+  ...apiUrlLines(),
+  '  SLACK_SIGNING_SECRET   (optional) the Start review button, /prherald and the home tab',
+  '  SLACK_APP_TOKEN        with slack.socket_mode: true, the app-level token (xapp-…) Socket Mode connects with',
+  '  PRHERALD_TOKEN_KEY     with slack.talk_back on: the key people\'s tokens are sealed with (checked, never printed)',
+  '  <HOST>_OAUTH_CLIENT_ID, <HOST>_OAUTH_CLIENT_SECRET  with slack.talk_back on: each host\'s OAuth client (docs/talk-back.md)',
+  'Secrets are reported as set or missing, never printed.',
+  'Exit status 1 when any line is FAIL.',
+])
 
 await runCommands(cli, {
   maxArgs: 1,

@@ -7,6 +7,7 @@ import { replayedLine } from '../mailbox/replay-parked-control.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { migrateCopy } from './migrate-copy.ts'
 import { runCommands } from './run-commands.ts'
+import { environmentHelp } from './host-variable-lines.ts'
 
 const cli = cac('prherald-migrate')
 
@@ -58,11 +59,10 @@ cli.command('replay-parked', 'Retry the deliveries parked after too many failed 
     : 'prherald-server applies them at its next start'))
 })
 
-cli.help((sections) => {
-  sections.push({
-    title: 'Environment',
-    body: '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)\n  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config):\n                         file:… for SQLite, postgres://… for PostgreSQL (user and password may come from PGUSER / PGPASSWORD)',
-  })
-})
+environmentHelp(cli, [
+  '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)',
+  '  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config):',
+  '                         file:… for SQLite, postgres://… for PostgreSQL (user and password may come from PGUSER / PGPASSWORD)',
+])
 
 await runCommands(cli)

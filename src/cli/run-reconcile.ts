@@ -8,7 +8,7 @@ import { reconcileLocally } from '../reconcile/reconcile-locally.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
-import { apiUrlLines, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
+import { apiUrlLines, environmentHelp, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
 
 /**
  * prherald-reconcile: brings every message prherald shows as open or draft to the pull request's real state
@@ -43,21 +43,16 @@ cli.option('--dry-run', 'Print what would change (and which missed deliveries wo
 cli.option('--provider <host>', 'Reconcile one configured host (github, gitlab, bitbucket); every configured host by default')
 cli.example('prherald-reconcile --dry-run')
 cli.example('prherald-reconcile acme/api')
-cli.help((sections) => {
-  sections.push({
-    title: 'Environment',
-    body: [
-      '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)',
-      '  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',
-      ...hostVariableLines('token', (host) => `${host.words.name}: reads ${host.words.pullRequest}s (and a delivery log, where the host keeps one)`),
-      ...extraVariableLines(false),
-      ...apiUrlLines(),
-      '  SLACK_BOT_TOKEN        edits the messages (not needed with --dry-run)',
-      '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/; a local stand-in: npm run fake-slack)',
-      '  PRHERALD_PUBLIC_URL    hosts with a delivery log: the webhook whose deliveries are read is the one at <url>/webhook/<git_provider>',
-    ].join('\n'),
-  })
-})
+environmentHelp(cli, [
+  '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)',
+  '  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',
+  ...hostVariableLines('token', (host) => `${host.words.name}: reads ${host.words.pullRequest}s (and a delivery log, where the host keeps one)`),
+  ...extraVariableLines(false),
+  ...apiUrlLines(),
+  '  SLACK_BOT_TOKEN        edits the messages (not needed with --dry-run)',
+  '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/; a local stand-in: npm run fake-slack)',
+  '  PRHERALD_PUBLIC_URL    hosts with a delivery log: the webhook whose deliveries are read is the one at <url>/webhook/<git_provider>',
+])
 
 await runCommands(cli, {
   maxArgs: 1,

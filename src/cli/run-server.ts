@@ -8,7 +8,7 @@ import { startService, type RunningService } from '../service.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { reportError } from '../log/report-error.ts'
 import { runCommands } from './run-commands.ts'
-import { apiUrlLines, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
+import { apiUrlLines, environmentHelp, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
 import { limitHeapGrowth } from '../memory/heap-limits.ts'
 import { startIdleRelease } from '../memory/idle-release.ts'
 
@@ -56,27 +56,22 @@ async function main(force: boolean): Promise<void> {
 const cli = cac('prherald-server')
 cli.usage('[--force]')
 cli.option('--force', 'Validate every mapping entry at start-up, ignoring config.lock')
-cli.help((sections) => {
-  sections.push({
-    title: 'Environment',
-    body: [
-      '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml); config.lock is written beside it',
-      '  SLACK_BOT_TOKEN        Slack bot token (required)',
-      ...hostVariableLines('secret', (host) => `${host.words.name}: the webhook secret, required when ${host.id} is configured`),
-      ...hostVariableLines('token', (host) => `${host.words.name} (optional): path routing, reconcile, the webhook check, the email look-up`),
-      ...extraVariableLines(true),
-      '  SLACK_SIGNING_SECRET   (optional) the Slack app\'s signing secret: the "Start review" button and its route',
-      '  PRHERALD_LISTEN        listen address, overrides server.listen (default :8080)',
-      '  PRHERALD_DATABASE_URL  database URL, overrides database.url (default file:./data/prherald.db);',
-      '                         postgres://… lets several replicas share one PostgreSQL database',
-      '  PGUSER, PGPASSWORD     PostgreSQL credentials, when not in PRHERALD_DATABASE_URL (and the other PG* variables)',
-      '  PRHERALD_PUBLIC_URL    public base URL, reported by prherald-doctor and used by create-webhook',
-      '  PRHERALD_SLACK_PACING  published or off, overrides slack.pacing (default published)',
-      '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/; a local stand-in: npm run fake-slack)',
-      ...apiUrlLines(),
-    ].join('\n'),
-  })
-})
+environmentHelp(cli, [
+  '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml); config.lock is written beside it',
+  '  SLACK_BOT_TOKEN        Slack bot token (required)',
+  ...hostVariableLines('secret', (host) => `${host.words.name}: the webhook secret, required when ${host.id} is configured`),
+  ...hostVariableLines('token', (host) => `${host.words.name} (optional): path routing, reconcile, the webhook check, the email look-up`),
+  ...extraVariableLines(true),
+  '  SLACK_SIGNING_SECRET   (optional) the Slack app\'s signing secret: the "Start review" button and its route',
+  '  PRHERALD_LISTEN        listen address, overrides server.listen (default :8080)',
+  '  PRHERALD_DATABASE_URL  database URL, overrides database.url (default file:./data/prherald.db);',
+  '                         postgres://… lets several replicas share one PostgreSQL database',
+  '  PGUSER, PGPASSWORD     PostgreSQL credentials, when not in PRHERALD_DATABASE_URL (and the other PG* variables)',
+  '  PRHERALD_PUBLIC_URL    public base URL, reported by prherald-doctor and used by create-webhook',
+  '  PRHERALD_SLACK_PACING  published or off, overrides slack.pacing (default published)',
+  '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/; a local stand-in: npm run fake-slack)',
+  ...apiUrlLines(),
+])
 
 await runCommands(cli, {
   maxArgs: 0,

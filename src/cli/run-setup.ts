@@ -5,7 +5,7 @@ import { GIT_API_URL_FLAG } from '../setup/ask-api-url.ts'
 import { TALK_BACK_FLAGS } from '../setup/ask-talk-back.ts'
 import { runCommands } from './run-commands.ts'
 import { HOST_IDS, HOSTS } from '../hosts/registry.ts'
-import { apiUrlLines, hostVariableLines, hostVariableNames } from './host-variable-lines.ts'
+import { apiUrlLines, environmentHelp, hostVariableLines, hostVariableNames } from './host-variable-lines.ts'
 
 interface Options {
   provider?: unknown
@@ -63,19 +63,14 @@ cli.option('--yes', 'Ask nothing: answers come from the flags, and a missing one
 cli.option('--force', 'Overwrite an existing config.yaml or .env without asking')
 cli.example('prherald-setup')
 cli.example('SLACK_BOT_TOKEN=xoxb-… prherald-setup --yes --provider github --channel C0123456789 --repository acme/api')
-cli.help((sections) => {
-  sections.push({
-    title: 'Environment',
-    body: [
-      '  SLACK_BOT_TOKEN        default of --slack-token',
-      '  SLACK_APP_TOKEN        default of --slack-app-token',
-      ...hostVariableLines('token', () => 'default of --git-token'),
-      '  PRHERALD_PUBLIC_URL    default of --public-url',
-      '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
-      ...apiUrlLines(),
-    ].join('\n'),
-  })
-})
+environmentHelp(cli, [
+  '  SLACK_BOT_TOKEN        default of --slack-token',
+  '  SLACK_APP_TOKEN        default of --slack-app-token',
+  ...hostVariableLines('token', () => 'default of --git-token'),
+  '  PRHERALD_PUBLIC_URL    default of --public-url',
+  '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
+  ...apiUrlLines(),
+])
 
 // Strict like every prherald CLI: --version, and an unknown option or argument is a usage error (exit 2).
 await runCommands(cli, {

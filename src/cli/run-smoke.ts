@@ -9,7 +9,7 @@ import { runSmoke } from '../smoke/run-smoke.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
-import { hostVariableLines } from './host-variable-lines.ts'
+import { environmentHelp, hostVariableLines } from './host-variable-lines.ts'
 
 interface Options {
   url?: unknown
@@ -85,18 +85,13 @@ cli.option('--reactions', 'Also send an approval and a merge, and check their re
 cli.option('--provider <host>', 'The host whose deliveries to send, when several are configured (github, gitlab, bitbucket)')
 cli.option('--timeout <seconds>', 'How long to wait for each Slack change (default: 30)')
 cli.example('prherald-smoke --url https://prherald.example.com --reactions')
-cli.help((sections) => {
-  sections.push({
-    title: 'Environment',
-    body: [
-      '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml): git_provider, the mapped channel, the reactions',
-      '  PRHERALD_PUBLIC_URL    default of --url',
-      '  SLACK_BOT_TOKEN        reads the channel (conversations.history; the channels:history scope)',
-      ...hostVariableLines('secret', (host) => `${host.words.name}: authenticates the deliveries, as ${host.words.name} does`),
-      '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
-    ].join('\n'),
-  })
-})
+environmentHelp(cli, [
+  '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml): git_provider, the mapped channel, the reactions',
+  '  PRHERALD_PUBLIC_URL    default of --url',
+  '  SLACK_BOT_TOKEN        reads the channel (conversations.history; the channels:history scope)',
+  ...hostVariableLines('secret', (host) => `${host.words.name}: authenticates the deliveries, as ${host.words.name} does`),
+  '  SLACK_API_URL          Slack Web API base (default https://slack.com/api/)',
+])
 
 // Strict like every prherald CLI: --version, and an unknown option or argument is a usage error (exit 2).
 await runCommands(cli, {
