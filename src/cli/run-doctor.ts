@@ -65,7 +65,7 @@ async function doctor(repository: string | undefined): Promise<boolean> {
     try {
       // The PostgreSQL driver is loaded only for a PostgreSQL URL.
       const report = store.kind === 'sqlite'
-        ? inspectDatabase(store.path)
+        ? await inspectDatabase(store.path)
         : await (await import('../store/inspect-postgres-database.ts')).inspectPostgresDatabase(store.url, databaseSecrets(store.url, env))
       database = databaseSection(where, report, settings.hosts.map((h) => h.id))
     } catch (error) {

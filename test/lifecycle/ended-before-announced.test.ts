@@ -133,7 +133,7 @@ describe.each(['github', 'bitbucket'] as const)('%s: a pull request that ended b
     await send(provider, 'merged', 34, ENDED_AT)
     await send(provider, 'reopened', 35, OPENED_AT)
     await h.stop()
-    const report = inspectDatabase(join(h.dir.path, 'prherald.db'))
+    const report = await inspectDatabase(join(h.dir.path, 'prherald.db'))
     expect(report).toMatchObject({ messages: 2, withoutMessage: 1 })
     expect(databaseSection('db', report).find((c) => c.name === 'slack_messages')?.reason)
       .toBe('2 rows (1 without a Slack message: ended before they were announced)')
