@@ -1,7 +1,7 @@
-import { checkOut } from './check-out.ts'
 import type { Admission, BudgetDraw, SharedPacingBudget } from './shared-pacing-budget.ts'
 import type { PostgresPool } from './postgres-pool.ts'
 import { DATABASE_NOW_MS } from './postgres-shared-work.ts'
+import { inPostgresTransaction } from './postgres-transaction.ts'
 
 export interface PostgresPacingBudgetDeps {
   pool: PostgresPool
@@ -42,16 +42,13 @@ export function createPostgresPacingBudget({ pool, now }: PostgresPacingBudgetDe
   return {
     async take(budgets: readonly BudgetDraw[], holdKey: string): Promise<Admission> {
       const keys = [...new Set([holdKey, ...budgets.map((b) => b.key)])].sort()
-      const { client, release } = await checkOut(pool)
-      let broken: Error | undefined
-      try {
-        const missing = keys.filter((k) => !ensured.has(k))
-        if (missing.length > 0) {
-          const burst = (k: string) => budgets.find((b) => b.key === k)?.limit.burst ?? 0
-          await client.query(ENSURE, [missing, missing.map(burst), now?.() ?? null])
-          for (const k of missing) ensured.add(k)
-        }
-        await client.query('BEGIN')
+      const missing = keys.filter((k) => !ensured.has(k))
+      if (missing.length > 0) {
+        const burst = (k: string) => budgets.find((b) => b.key === k)?.limit.burst ?? 0
+        await pool.query(ENSURE, [missing, missing.map(burst), now?.() ?? null])
+        for (const k of missing) ensured.add(k)
+      }
+      return inPostgresTransaction(pool, async (client) => {
         const locked = (await client.query<BudgetRow>(LOCK, [keys])).rows
         const rows = new Map(locked.map((r) => [r.key, r]))
         // No row locked (each deleted by hand): every budget is short below, and the time is not used.
@@ -70,14 +67,8 @@ export function createPostgresPacingBudget({ pool, now }: PostgresPacingBudgetDe
           return tokens - 1
         })
         if (short.length === 0) await client.query(SPEND, [t, budgets.map((b) => b.key), after])
-        await client.query('COMMIT')
         return short.length === 0 ? { granted: true } : { granted: false, short }
-      } catch (error) {
-        await client.query('ROLLBACK').catch((e: Error) => { broken = e })
-        throw error
-      } finally {
-        release(broken !== undefined)
-      }
+      })
     },
     async hold(holdKey: string, budgets: readonly BudgetDraw[], holdMs: number) {
       const t = now?.() ?? null
