@@ -1,10 +1,9 @@
 import type { ConnectedHost } from '../config/connect-hosts.ts'
-import type { Env } from '../config/load-config.ts'
+import { readSlackSigningSecret, type Env } from '../config/load-config.ts'
 import type { Secrets, Settings } from '../config/settings.ts'
 import type { CheckContext } from './validate-entries.ts'
 import { LOOKUP_SCOPE } from './slack-auth-check.ts'
 import { personalScopes } from './personal-scopes.ts'
-import { readSlackSigningSecret } from '../config/load-config.ts'
 
 /** The Slack secrets the checks use; each host's API credentials come with its ConnectedHost. */
 export interface CheckCredentials {

@@ -1,5 +1,4 @@
-import type { Env } from '../config/load-config.ts'
-import { readSlackSigningSecret } from '../config/load-config.ts'
+import { readSlackSigningSecret, type Env } from '../config/load-config.ts'
 import { redactUrl } from '../log/redact-url.ts'
 import { SLACK_PATHS } from '../http/slack-route.ts'
 import type { CheckResult } from './check-result.ts'

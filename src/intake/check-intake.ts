@@ -1,7 +1,6 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { Mappings } from '../config/schema.ts'
-import type { CheckDelivery } from '../../machines/pull-request-event.ts'
-import { pullRequestKey, type IgnoreReason, type PullRequestEvent } from '../../machines/pull-request-event.ts'
+import { pullRequestKey, type CheckDelivery, type IgnoreReason, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { Logger } from '../log/logger.ts'
 import { resolveRoute } from '../routing/resolve-route.ts'
 import { hasMessage, type DeliveryBody, type DeliveryStore, type MessageStore } from '../store/store.ts'

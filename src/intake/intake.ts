@@ -1,5 +1,4 @@
-import { isIgnored, pullRequestKey, storedPullRequest, type Actor, type Delivery, type IgnoreReason, type PullRequestEvent } from '../../machines/pull-request-event.ts'
-import { isCheckDelivery } from '../../machines/pull-request-event.ts'
+import { isCheckDelivery, isIgnored, pullRequestKey, storedPullRequest, type Actor, type Delivery, type IgnoreReason, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { Mappings } from '../config/schema.ts'
 import type { ReviewSettings } from '../config/settings.ts'
 import type { GitHost } from '../hosts/contract.ts'

@@ -1,5 +1,4 @@
-import type { Env } from '../config/load-config.ts'
-import { readSlackSigningSecret } from '../config/load-config.ts'
+import { readSlackSigningSecret, type Env } from '../config/load-config.ts'
 import { gitSecrets } from '../hosts/contract.ts'
 import { chooseHosts, connectHostsFromEnv } from '../config/connect-hosts.ts'
 import type { Settings } from '../config/settings.ts'

@@ -1,4 +1,4 @@
-import { isPrheraldError } from '../errors.ts'
+import { isPrheraldError, PrheraldError } from '../errors.ts'
 import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
 import type { DirectMessageRecord, IntentStore, MessageRecord, PostIntent, PullRequestRef } from '../store/store.ts'
 import { HISTORY_PAGES, postMarker, replyMarker, type HistoryWindow, type PostMarker } from './find-marked-message.ts'
@@ -12,7 +12,6 @@ import type { PullRequestAddress } from '../hosts/contract.ts'
 import type { CommentApi } from '../hosts/talk-back-contract.ts'
 import type { ReplyCommentIntent, ReplyCommentRecord, ReplyCommentStore } from '../store/reply-comment-store.ts'
 import { lockLostError } from './slack-pacer.ts'
-import { PrheraldError } from '../errors.ts'
 
 /** A write an earlier run recorded and did not complete (slack/outbox.ts), as the start-up recovery settles it. */
 export interface LeftIntent {

@@ -6,14 +6,13 @@ import { bodyDigestId, signBody, verifySignature } from '../verify-signature.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
 import { bitbucketChangedFiles } from './changed-files.ts'
 import { createBitbucketClient } from './client.ts'
-import { bitbucketPersonApi } from './talk-back.ts'
+import { bitbucketPersonApi, bitbucketTalkBack } from './talk-back.ts'
 import { basicAuth } from '../talk-back-http.ts'
 import { BITBUCKET_REQUIRED_EVENTS } from './events.ts'
 import { decodeBitbucket } from './decode.ts'
 import { bitbucketSmokePayload } from './smoke.ts'
 import { bitbucketWebhookSteps } from './webhook-steps.ts'
 import { bitbucketWebhookApi } from './webhooks.ts'
-import { bitbucketTalkBack } from './talk-back.ts'
 
 /** Atlassian account ids: `557058:uuid`, or the older 24-hex form. */
 const ACCOUNT_ID = /^(?:\d+:[0-9A-Za-z-]+|[0-9a-f]{24})$/i

@@ -5,7 +5,7 @@ import { bodyDigestId } from '../verify-signature.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
 import { gitlabChangedFiles } from './changed-files.ts'
 import { createGitlabClient } from './client.ts'
-import { gitlabPersonApi } from './talk-back.ts'
+import { gitlabPersonApi, gitlabTalkBack } from './talk-back.ts'
 import { decodeGitlab } from './decode.ts'
 import { decodeGitlabPipeline, PIPELINE_HOOK } from './decode-pipeline.ts'
 import { readGitlabMergeRequest } from './read-merge-request.ts'
@@ -13,7 +13,6 @@ import { GITLAB_OPTIONAL_EVENTS, GITLAB_REQUIRED_EVENTS } from './events.ts'
 import { gitlabSmokePayload } from './smoke.ts'
 import { verifyToken } from './verify-token.ts'
 import { gitlabWebhookApi, upsertGitlabWebhook } from './webhooks.ts'
-import { gitlabTalkBack } from './talk-back.ts'
 
 /**
  * `Idempotency-Key` (GitLab 17.4+) is the same on every resend of one event; `X-Gitlab-Event-UUID` is new on

@@ -1,5 +1,4 @@
-import type { GateClock, HostRateGate } from '../host-rate-gate.ts'
-import { runWaitingOut } from '../host-rate-gate.ts'
+import { runWaitingOut, type GateClock, type HostRateGate } from '../host-rate-gate.ts'
 import { readPullRequestWith } from '../read-pull-request.ts'
 import { projectId, type GitlabClient } from './client.ts'
 import { decodeGitlab, MERGE_REQUEST_HOOK } from './decode.ts'
