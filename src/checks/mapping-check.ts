@@ -10,26 +10,13 @@ import type { CheckResult } from './check-result.ts'
 export function mappingCheck(mappings: Mappings, owner: string, repo: string): { result: CheckResult; route: Route | undefined } {
   const target = `${owner}/${repo}`
   const route = resolveRoute(mappings, owner, repo)
+  const fail = (reason: string, fix: string) => ({ route, result: { name: 'mapping', target, status: 'FAIL', reason, fix } satisfies CheckResult })
   if (!route) {
-    return {
-      route,
-      result: {
-        name: 'mapping', target, status: 'FAIL',
-        reason: `no mapping entry for ${target} and no "*" entry for ${owner}`,
-        fix: `add mappings.${owner}.${repo}.channel (or mappings.${owner}."*".channel) to the config file`,
-      },
-    }
+    return fail(`no mapping entry for ${target} and no "*" entry for ${owner}`, `add mappings.${owner}.${repo}.channel (or mappings.${owner}."*".channel) to the config file`)
   }
   const bad = routeChannels(route).filter((c) => !CHANNEL_ID.test(c))
   if (bad.length > 0) {
-    return {
-      route,
-      result: {
-        name: 'mapping', target, status: 'FAIL',
-        reason: `malformed channel ID ${bad.join(', ')}`,
-        fix: 'use the channel ID (C…, G… or D…), not its #name: in Slack, open the channel, click its name, copy the ID at the bottom',
-      },
-    }
+    return fail(`malformed channel ID ${bad.join(', ')}`, 'use the channel ID (C…, G… or D…), not its #name: in Slack, open the channel, click its name, copy the ID at the bottom')
   }
   const origin = route.source === 'wildcard' && repo !== '*' ? ` (from ${owner}/*)` : ''
   const paths = route.paths.length === 0 ? '' : `, ${route.paths.length} path rule${route.paths.length === 1 ? '' : 's'}`
