@@ -1,7 +1,7 @@
 import type { Reviewer } from './pull-request-event.ts'
 import { userKeyOf } from './account-ids.ts'
 import { checksVerdict } from './check-facts.ts'
-import type { LifecycleState, StoredLifecycle } from './decide.ts'
+import type { LifecycleState } from './decide.ts'
 import type { FoldStep } from './fold-events.ts'
 import { reviewerKey, waitingOn } from './review-requests.ts'
 
@@ -28,7 +28,7 @@ const gained = (before: readonly string[], after: readonly string[], login: stri
  * approval or change request, a comment by someone else (not a bot), checks turning to failing, the merge.
  * Ignored steps and "Start review" clicks tell nobody anything.
  */
-export function directMessageEvents(stored: StoredLifecycle | undefined, steps: readonly FoldStep[]): DirectMessageEvent[] {
+export function directMessageEvents(steps: readonly FoldStep[]): DirectMessageEvent[] {
   const events: DirectMessageEvent[] = []
   for (const step of steps) {
     const { event, before, after } = step

@@ -12,7 +12,6 @@ import type { DirectMessageIntent, DirectMessageStore, PreferenceStore } from '.
 import type { PersonDirectory } from './person-directory.ts'
 
 export interface BatchNews {
-  stored: StoredLifecycle | undefined
   steps: readonly FoldStep[]
   next: StoredLifecycle
   facts: LogFields
@@ -27,7 +26,7 @@ export interface BatchNews {
 export function createQueueDirectMessages(deps: { settings: DirectMessageSettings; people: ResolvePeople; now: () => number }) {
   return async function directMessageIntents(news: BatchNews): Promise<DirectMessageIntent[]> {
     if (deps.settings.mode === 'off') return []
-    const events = directMessageEvents(news.stored, news.steps)
+    const events = directMessageEvents(news.steps)
     if (events.length === 0) return []
     const people = await deps.people(news.next, news.facts)
     const { context } = news.next

@@ -20,12 +20,12 @@ export interface ReviewFromSlackDeps {
   limits: PersonLimits
   logger: Logger
   now: () => number
-  /** How long opening may look things up before the modal opens as "Loading…" (a trigger_id lasts 3 s). */
-  prepareMs?: number
 }
 
 /** A form lives an hour: long enough to write a review, short enough that a forgotten one is not a standing permission. */
 export const FORM_TTL_MS = 60 * 60_000
+/** How long opening may look things up before the modal opens as "Loading…" (a trigger_id lasts 3 s). */
+const PREPARE_MS = 1500
 
 /** What a view_submission is answered with, in the HTTP 200's body or the Socket Mode ack's payload. */
 export type SubmissionAnswer = Record<string, unknown>
@@ -121,7 +121,7 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
         return noticeView(click.action, 'prherald could not prepare this review just now; try again in a moment.')
       })
       let timer: NodeJS.Timeout | undefined
-      const early = await Promise.race([prepared, new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), deps.prepareMs ?? 1500) })])
+      const early = await Promise.race([prepared, new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), PREPARE_MS) })])
       clearTimeout(timer)
       if (early) {
         await deps.slack.openView(click.triggerId, early)

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import type { StoredLifecycle } from '../../machines/decide.ts'
-import { pullRequestKey, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
+import { pullRequestKey, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
 import { hasMessage, type DeliveryStore, type MessageStore, type PullRequestRef } from '../store/store.ts'
 import type { GitHost, HostReconcile } from '../hosts/contract.ts'
@@ -20,7 +19,6 @@ export interface ReconcileDeps {
   repository?: string | undefined
   /** Only pull requests whose rows were touched since (unix ms). */
   touchedSince?: number | undefined
-  newDeliveryId?: () => string
 }
 
 /** One pull request reconcile changed (or would change), or could not check. */
@@ -59,7 +57,6 @@ const label = (ref: PullRequestRef) => `${ref.repository}#${ref.prNumber}`
  */
 export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
   const refs = await deps.store.openPullRequests({ provider: deps.host.id, repository: deps.repository, touchedSince: deps.touchedSince })
-  const newId = deps.newDeliveryId ?? (() => `reconcile-${randomUUID()}`)
   let stopped: ReconcileResult['stopped']
 
   const check = async (ref: PullRequestRef): Promise<Outcome> => {
@@ -72,7 +69,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
       const difference = differenceOf(shown, facts)
       if (!difference) return {}
       if (deps.apply) {
-        const event = reconcileEvent(ref, difference, facts, newId())
+        const event = reconcileEvent(ref, difference, facts, `reconcile-${randomUUID()}`)
         await deps.store.recordDelivery({ provider: ref.provider, deliveryId: event.deliveryId, prKey: pullRequestKey(event), event })
         await deps.apply(event)
       }

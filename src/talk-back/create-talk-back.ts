@@ -30,8 +30,6 @@ export interface TalkBackDeps {
   logger: Logger
   /** Wakes the direct-message sender: the notices (talk-back-notices.ts) are due at once. */
   kickDirectMessages?: () => void
-  /** The flows' life (ten minutes); tests shorten it. */
-  flowTtlMs?: number
 }
 
 /** The service, plus what only the OAuth routes need: the authorize page and the callback's decision. */
@@ -70,7 +68,7 @@ export function createTalkBack(deps: TalkBackDeps): TalkBack {
   const apiOf = (host: string) => apis.get(host)
   const redirectUri = (host: string) => `${publicUrl ?? ''}/oauth/${encodeURIComponent(host)}/callback`
   const linkable = (host: string) => publicUrl !== undefined && deps.cipher !== undefined && apis.has(host)
-  const flows = createOAuthFlows({ store, now, ttlMs: deps.flowTtlMs })
+  const flows = createOAuthFlows({ store, now })
   const cipher = deps.cipher
   const hostOfId = (id: string) => hosts.get(id)?.host ?? hostOf(id)
   const notices = createTalkBackNotices({ store, hostOf: hostOfId, now, kick: deps.kickDirectMessages })

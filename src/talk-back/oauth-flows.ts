@@ -33,14 +33,13 @@ export interface OAuthFlows {
 const digest = (value: string) => createHash('sha256').update(value).digest('hex')
 const secret = () => randomBytes(32).toString('base64url')
 
-export function createOAuthFlows(deps: { store: TalkBackStore; now: () => number; ttlMs?: number }): OAuthFlows {
-  const ttl = deps.ttlMs ?? FLOW_TTL_MS
+export function createOAuthFlows(deps: { store: TalkBackStore; now: () => number }): OAuthFlows {
   return {
     async begin(slackUser, host) {
       const state = secret()
       const at = deps.now()
       // No browser yet: cookie_hash '' until /start binds one.
-      await deps.store.saveOAuthState({ stateHash: digest(state), host, slackUser, cookieHash: '', codeVerifier: secret(), expiresAt: at + ttl, createdAt: at })
+      await deps.store.saveOAuthState({ stateHash: digest(state), host, slackUser, cookieHash: '', codeVerifier: secret(), expiresAt: at + FLOW_TTL_MS, createdAt: at })
       return { state }
     },
     async start(state, host) {

@@ -21,8 +21,6 @@ export interface TokenVaultDeps {
   /** This replica, as the owner of a refresh claim. */
   owner: string
   sleep?: (ms: number) => Promise<void>
-  /** Refresh a token this long before it expires (5 minutes): a call made with it must not meet its end. */
-  refreshMarginMs?: number
   /** A claim's length: a replica that died mid-refresh holds the row no longer. */
   claimMs?: number
   pollMs?: number
@@ -55,7 +53,8 @@ const boundTo = (slackUser: string, host: string) => `linked_accounts\n${host}\n
 
 export function createTokenVault(deps: TokenVaultDeps): TokenVault {
   const { store, cipher, now, owner } = deps
-  const margin = deps.refreshMarginMs ?? 5 * 60_000
+  // Refresh a token this long before it expires: a call made with it must not meet its end.
+  const margin = 5 * 60_000
   const claimMs = deps.claimMs ?? 30_000
   const pollMs = deps.pollMs ?? 100
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))

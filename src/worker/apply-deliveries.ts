@@ -119,7 +119,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       return commit([{ ...ref, ...NO_MESSAGE, mentions: [], reactions: [], state: next.state, lifecycle: next, lastDeliveryId: last.deliveryId }])
     }
     // Before the commit, like thread replies: a replay queues the same rows, which are kept once.
-    if (folded.changed && next && deps.directMessages) directMessages = await deps.directMessages({ stored, steps: folded.steps, next, facts })
+    if (folded.changed && next && deps.directMessages) directMessages = await deps.directMessages({ steps: folded.steps, next, facts })
     if (!folded.changed || !next) return commit([])
     if (!route) {
       for (const step of folded.steps) if (!step.ignored) logIgnored(deps.logger, 'no_mapping', ignoredFacts(step.event))

@@ -1,4 +1,4 @@
-import { errorFields, type LogFields, type Logger } from '../log/logger.ts'
+import { errorFields, type Logger } from '../log/logger.ts'
 import type { IntentStore, MessageStore, PostIntent, PullRequestRef, SharedWork } from '../store/store.ts'
 import type { LeftIntent, Outbox } from '../slack/outbox.ts'
 import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
