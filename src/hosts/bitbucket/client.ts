@@ -1,5 +1,6 @@
 import { PrheraldError } from '../../errors.ts'
 import { gitHostError } from '../git-host-error.ts'
+import { hostFetch } from '../host-fetch.ts'
 
 export interface BitbucketClientOptions {
   /** BITBUCKET_API_URL, e.g. https://api.bitbucket.org/2.0 */
@@ -21,15 +22,6 @@ export interface BitbucketClient {
   get<T>(path: string): Promise<T>
   /** Every value of a paginated collection, following `next` up to `maxItems`. */
   paginate<T>(path: string, maxItems?: number): Promise<T[]>
-}
-
-/**
- * A 429's wait: its Retry-After in seconds when it sends one. Bitbucket's limits are an hourly window that
- * rolls by the minute, so without the header a minute is what frees budget again.
- */
-function retryAfter(header: string | null): number {
-  const seconds = Number(header)
-  return header !== null && header.trim() !== '' && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 60_000
 }
 
 /**
@@ -55,17 +47,8 @@ export function createBitbucketClient(options: BitbucketClientOptions): Bitbucke
         fix: `check that BITBUCKET_API_URL (${base}) is the API Bitbucket's answers link to`,
       })
     }
-    let response: Response
-    try {
-      response = await fetch(url, { headers: { authorization, accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })
-    } catch (cause) {
-      throw gitHostError({ provider: 'bitbucket', what, status: undefined, basicAuth, cause, apiUrl: base })
-    }
-    if (!response.ok) {
-      await response.body?.cancel()
-      const retryAfterMs = response.status === 429 ? retryAfter(response.headers.get('retry-after')) : undefined
-      throw gitHostError({ provider: 'bitbucket', what, status: response.status, basicAuth, retryAfterMs })
-    }
+    const response = await hostFetch(url, { headers: { authorization, accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) },
+      (failed) => gitHostError({ provider: 'bitbucket', what, basicAuth, apiUrl: base, ...failed }))
     return (await response.json()) as T
   }
 

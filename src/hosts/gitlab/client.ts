@@ -1,4 +1,5 @@
 import { gitHostError, type HostErrorWords } from '../git-host-error.ts'
+import { hostFetch } from '../host-fetch.ts'
 
 export interface GitlabClientOptions {
   /** GITLAB_API_URL, e.g. https://gitlab.com/api/v4 or https://gitlab.example.com/api/v4 */
@@ -25,12 +26,6 @@ export const GITLAB_ERROR_WORDS: HostErrorWords = {
 /** The project in a path: GitLab takes `group/subgroup/project` URL-encoded as its id. */
 export const projectId = (owner: string, repo: string) => encodeURIComponent(`${owner}/${repo}`)
 
-/** A 429's wait: its Retry-After in seconds, else a minute (GitLab's limits are per minute). */
-function retryAfter(header: string | null): number {
-  const seconds = Number(header)
-  return header !== null && header.trim() !== '' && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : 60_000
-}
-
 const withPage = (path: string, page: string) => `${path}${path.includes('?') ? '&' : '?'}page=${page}`
 
 /**
@@ -51,23 +46,12 @@ export function createGitlabClient(options: GitlabClientOptions): GitlabClient {
   async function call(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<Response> {
     const url = /^https?:\/\//.test(path) ? path : `${base}${path.startsWith('/') ? '' : '/'}${path}`
     const what = `${method} ${named(url)}`
-    let response: Response
-    try {
-      response = await fetch(url, {
-        method,
-        headers: { authorization: `Bearer ${options.token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(timeoutMs),
-      })
-    } catch (cause) {
-      throw gitHostError({ provider: 'gitlab', what, status: undefined, cause, apiUrl: base, words: GITLAB_ERROR_WORDS })
-    }
-    if (!response.ok) {
-      await response.body?.cancel()
-      const retryAfterMs = response.status === 429 ? retryAfter(response.headers.get('retry-after')) : undefined
-      throw gitHostError({ provider: 'gitlab', what, status: response.status, retryAfterMs, words: GITLAB_ERROR_WORDS })
-    }
-    return response
+    return hostFetch(url, {
+      method,
+      headers: { authorization: `Bearer ${options.token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(timeoutMs),
+    }, (failed) => gitHostError({ provider: 'gitlab', what, apiUrl: base, words: GITLAB_ERROR_WORDS, ...failed }))
   }
 
   async function request<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<T> {
