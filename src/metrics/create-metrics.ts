@@ -67,58 +67,37 @@ export function createMetrics(sources: MetricsSources): Metrics {
     name: 'prherald_digest_runs_total', help: 'Digest runs, by result: posted, skipped (nothing to post) or failed',
     labelNames: ['result'] as const, registers,
   })
-  new Counter({
-    name: 'prherald_slack_bodies_cut_total', help: 'Unsigned request bodies on Slack\'s routes cut while still arriving, to make room for newer ones (a held-connection flood)',
-    registers,
-    collect() {
-      this.reset()
-      this.inc(sources.slackBodiesCut?.() ?? 0)
-    },
-  })
+  // Read at scrape time: a gauge's value, or a counter's total so far as its source keeps it.
+  const gauge = (name: string, help: string, read: () => number | Promise<number>) =>
+    new Gauge({ name, help, registers, async collect() { this.set(await read()) } })
+  const total = (name: string, help: string, read: () => number) =>
+    new Counter({ name, help, registers, collect() { this.reset(); this.inc(read()) } })
+  total('prherald_slack_bodies_cut_total', 'Unsigned request bodies on Slack\'s routes cut while still arriving, to make room for newer ones (a held-connection flood)',
+    () => sources.slackBodiesCut?.() ?? 0)
   const socket = sources.slackSocket
   if (socket) {
     // Slack's requests arrive only while the socket is open; a counter that keeps climbing is a socket that keeps dropping.
-    new Gauge({
-      name: 'prherald_slack_socket_connected', help: 'Socket Mode: 1 while the WebSocket to Slack is open, 0 while connecting, reconnecting or closed',
-      registers, collect() { this.set(socket().open ? 1 : 0) },
-    })
-    new Counter({
-      name: 'prherald_slack_socket_reconnects_total', help: 'Socket Mode: WebSockets opened after the first (a refresh Slack asked for, or after a dropped socket)',
-      registers, collect() { this.reset(); this.inc(socket().reconnects) },
-    })
+    gauge('prherald_slack_socket_connected', 'Socket Mode: 1 while the WebSocket to Slack is open, 0 while connecting, reconnecting or closed', () => (socket().open ? 1 : 0))
+    total('prherald_slack_socket_reconnects_total', 'Socket Mode: WebSockets opened after the first (a refresh Slack asked for, or after a dropped socket)', () => socket().reconnects)
   }
   for (const provider of sources.providers) for (const result of ['accepted', 'duplicate'] as const) deliveries.inc({ provider, result, reason: '' }, 0)
   for (const method of Object.keys(SLACK_RATE_LIMITS)) for (const outcome of ['ok', 'rate_limited']) slackCalls.inc({ method, outcome }, 0)
   for (const result of ['posted', 'skipped', 'failed'] as const) digestRuns.inc({ result }, 0)
 
-  new Gauge({
-    name: 'prherald_queued_deliveries', help: 'Deliveries in the per-pull-request mailboxes of this process, waiting or being applied',
-    registers, collect() { this.set(sources.mailboxes().queued) },
-  })
-  new Gauge({
-    name: 'prherald_active_mailboxes', help: 'Pull requests with deliveries waiting or being applied in this process',
-    registers, collect() { this.set(sources.mailboxes().active) },
-  })
-  // A scrape collects every metric at once, so the two below share one query. A store that cannot answer
+  gauge('prherald_queued_deliveries', 'Deliveries in the per-pull-request mailboxes of this process, waiting or being applied', () => sources.mailboxes().queued)
+  gauge('prherald_active_mailboxes', 'Pull requests with deliveries waiting or being applied in this process', () => sources.mailboxes().active)
+  // A scrape collects every metric at once, so the three below share one query. A store that cannot answer
   // (its file is gone) reads as NaN, not 0: an alert must not clear because the count is unknown.
   let stats: Promise<PendingDeliveryStats | undefined> | undefined
   const readStats = () => (stats ??= sources.pendingDeliveries().catch(() => undefined).finally(() => { stats = undefined }))
-  new Gauge({
-    name: 'prherald_pending_deliveries', help: 'Deliveries acknowledged but not yet applied, in the store (replayed at the next start)',
-    registers, async collect() { this.set((await readStats())?.count ?? Number.NaN) },
-  })
-  new Gauge({
-    name: 'prherald_parked_deliveries', help: 'Deliveries parked after too many failed batches: kept, not retried until prherald-migrate replay-parked',
-    registers, async collect() { this.set((await readStats())?.parked ?? Number.NaN) },
-  })
-  new Gauge({
-    name: 'prherald_oldest_pending_delivery_age_seconds', help: 'Age of the oldest delivery not yet applied, 0 when none is pending',
-    registers,
-    async collect() {
-      const read = await readStats()
-      if (!read) return this.set(Number.NaN)
-      this.set(read.oldestReceivedAt === undefined ? 0 : Math.max(0, (now() - read.oldestReceivedAt) / 1000))
-    },
+  gauge('prherald_pending_deliveries', 'Deliveries acknowledged but not yet applied, in the store (replayed at the next start)',
+    async () => (await readStats())?.count ?? Number.NaN)
+  gauge('prherald_parked_deliveries', 'Deliveries parked after too many failed batches: kept, not retried until prherald-migrate replay-parked',
+    async () => (await readStats())?.parked ?? Number.NaN)
+  gauge('prherald_oldest_pending_delivery_age_seconds', 'Age of the oldest delivery not yet applied, 0 when none is pending', async () => {
+    const read = await readStats()
+    if (!read) return Number.NaN
+    return read.oldestReceivedAt === undefined ? 0 : Math.max(0, (now() - read.oldestReceivedAt) / 1000)
   })
 
   return {
