@@ -1,4 +1,4 @@
-import { statement, type Statement } from './dialect.ts'
+import { statements } from './dialect.ts'
 
 /**
  * The personal side's statements (direct messages, preferences, mutes, time zones), written once for both
@@ -38,8 +38,4 @@ const sql = {
     ON CONFLICT (slack_user) DO UPDATE SET time_zone = excluded.time_zone, expires_at = excluded.expires_at`,
 } as const
 
-export type PersonalQueryName = keyof typeof sql
-
-export const personalQueries = Object.fromEntries(
-  Object.entries(sql).map(([name, text]) => [name, statement(name, text)]),
-) as Record<PersonalQueryName, Statement>
+export const personalQueries = statements(sql)

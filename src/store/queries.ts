@@ -1,4 +1,4 @@
-import { statement, type Statement } from './dialect.ts'
+import { statements } from './dialect.ts'
 
 /**
  * Every statement both stores run, each written once (`?` parameters, `{word}` from src/store/dialect.ts
@@ -102,8 +102,4 @@ const sql = {
   deleteDirectMessagesBefore: 'DELETE FROM direct_messages WHERE outcome IS NOT NULL AND created_at < ?',
 } as const
 
-export type QueryName = keyof typeof sql
-
-export const queries = Object.fromEntries(
-  Object.entries(sql).map(([name, text]) => [name, statement(name, text)]),
-) as Record<QueryName, Statement>
+export const queries = statements(sql)
