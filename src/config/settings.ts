@@ -188,24 +188,12 @@ export const DEFAULTS = {
     checks_failed: 'red_circle',
   },
   api: { slack: 'https://slack.com/api/' },
-} as const satisfies {
+} as const satisfies Pick<Settings, 'logFormat' | 'logLevel' | 'shutdownTimeoutSeconds' | 'databaseUrl' | 'databaseLeaseSeconds' | 'retryAttempts'
+  | 'retryBackoffSeconds' | 'messageTtlDays' | 'digest' | 'slackPacing' | 'threadUpdates' | 'notifyReviewRequests' | 'api'> & {
   listen: string
-  logFormat: LogFormat
-  logLevel: LogLevel
-  shutdownTimeoutSeconds: number
-  databaseUrl: string
-  databaseLeaseSeconds: number
-  retryAttempts: number
-  retryBackoffSeconds: number
-  messageTtlDays: number
-  digest: DigestSettings
   reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>
-  slackPacing: SlackPacingSetting
-  threadUpdates: boolean
-  notifyReviewRequests: ReviewRequestNotify
   directMessages: DirectMessagesSetting
   workingHours: string
   timeZone: string
   reactions: Record<ReactionKey, string>
-  api: Settings['api']
 }
