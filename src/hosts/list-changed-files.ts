@@ -1,3 +1,4 @@
+import type { PullRequestAddress } from './contract.ts'
 
 /**
  * GitHub's pull-request files endpoint stops at 3000 files whatever the page size, so a larger pull request
@@ -6,13 +7,7 @@
  */
 export const MAX_CHANGED_FILES = 3000
 
-export interface PullRequestRef {
-  owner: string
-  repo: string
-  number: number
-}
-
-export type ListChangedFiles = (pr: PullRequestRef) => Promise<ChangedFile[]>
+export type ListChangedFiles = (pr: PullRequestAddress) => Promise<ChangedFile[]>
 
 /** One changed file of a pull request. A rename or move carries the path it had before. */
 export interface ChangedFile {
