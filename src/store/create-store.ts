@@ -42,6 +42,8 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
   const count = async (statement: Step[0]) => Number((await first<Count>(statement, []))?.n ?? 0)
   // Not async: the intake's recordDelivery is the hot path, and each async frame costs a promise.
   const write = (...steps: Step[]) => driver.write(steps).then(sum)
+  // A write whose count nobody reads.
+  const change = (...steps: Step[]): Promise<void> => driver.write(steps).then(() => undefined)
   return {
     ...sharedWork,
     ...createPersonalStore(driver, now),
@@ -55,9 +57,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       const repository = filter.repository ?? null
       return (await driver.read<PullRequestRow>(q.openPullRequests, [filter.provider, repository, repository, filter.touchedSince ?? 0])).map(refFromRow)
     },
-    async saveMessage(m) {
-      await write(messageStep(m, now()))
-    },
+    saveMessage: (m) => change(messageStep(m, now())),
     async forgetBefore(cutoff, replayCutoff = cutoff) {
       const [messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0, slackRequests = 0, directMessages = 0, replyComments = 0] = await driver.write([
         [q.deleteMessagesUntouchedSince, [cutoff]], [q.deleteAppliedDeliveriesBefore, [replayCutoff]], [q.deleteBodiesBefore, [replayCutoff]],
@@ -69,9 +69,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async claimSlackRequest(requestId) {
       return (await driver.write([[q.claimSlackRequest, [requestId, now()]]]))[0] === 1
     },
-    async releaseSlackRequest(requestId) {
-      await write([q.releaseSlackRequest, [requestId]])
-    },
+    releaseSlackRequest: (requestId) => change([q.releaseSlackRequest, [requestId]]),
     countMessages: () => count(q.countMessages),
     async openMessages() {
       return (await driver.read<OpenMessageRow>(q.openMessages)).map(openMessageFromRow)
@@ -112,9 +110,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       return parked
     },
     replayParked: () => write([q.replayParked, []]),
-    async recordPostIntent(i) {
-      await write([q.recordPostIntent, [...key(i, i.channel), i.marker, JSON.stringify(i.mentions), i.state, storedLifecycle(i.lifecycle), i.lastDeliveryId, i.createdAt]])
-    },
+    recordPostIntent: (i) => change([q.recordPostIntent, [...key(i, i.channel), i.marker, JSON.stringify(i.mentions), i.state, storedLifecycle(i.lifecycle), i.lastDeliveryId, i.createdAt]]),
     async findPostIntent(pr, channel) {
       const row = await first<IntentRow>(q.findPostIntent, key(pr, channel))
       return row ? intentFromRow(row) : undefined
@@ -122,19 +118,13 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async postIntents() {
       return (await driver.read<IntentRow>(q.postIntents)).map(intentFromRow)
     },
-    async completePostIntent(m) {
-      await write(messageStep(m, now()), [q.deletePostIntent, key(m, m.channel)])
-    },
-    async dropPostIntent(pr, channel, marker) {
-      await write([q.dropPostIntent, [...key(pr, channel), marker]])
-    },
+    completePostIntent: (m) => change(messageStep(m, now()), [q.deletePostIntent, key(m, m.channel)]),
+    dropPostIntent: (pr, channel, marker) => change([q.dropPostIntent, [...key(pr, channel), marker]]),
     async findPersonLookup(provider, login) {
       const row = await first<PersonLookupRow>(q.findPersonLookup, [provider, login])
       return row ? personLookupFromRow(row) : undefined
     },
-    async savePersonLookup(l) {
-      await write([q.savePersonLookup, [l.provider, l.login, l.outcome, l.slackUserId ?? null, l.expiresAt]])
-    },
+    savePersonLookup: (l) => change([q.savePersonLookup, [l.provider, l.login, l.outcome, l.slackUserId ?? null, l.expiresAt]]),
     async loginsOfSlackUser(slackUserId) {
       return driver.read<{ provider: string; login: string }>(q.loginsOfSlackUser, [slackUserId])
     },
@@ -142,21 +132,13 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       const row = await first<ThreadReplyRow>(q.findThreadReply, [...key(pr, channel), replyKey])
       return row ? threadReplyFromRow(row) : undefined
     },
-    async recordThreadReplyIntent(r) {
-      await write([q.recordThreadReplyIntent, [...key(r, r.channel), r.replyKey, r.createdAt]])
-    },
+    recordThreadReplyIntent: (r) => change([q.recordThreadReplyIntent, [...key(r, r.channel), r.replyKey, r.createdAt]]),
     async threadReplyIntents() {
       return (await driver.read<ThreadReplyRow>(q.threadReplyIntents)).map(threadReplyFromRow)
     },
-    async completeThreadReply(pr, channel, replyKey, ts) {
-      await write([q.completeThreadReply, [ts, ...key(pr, channel), replyKey]])
-    },
-    async dropThreadReplyIntent(pr, channel, replyKey) {
-      await write([q.dropThreadReplyIntent, [...key(pr, channel), replyKey]])
-    },
-    async saveHead(pr, sha) {
-      await write(headStep(pr, sha, now()))
-    },
+    completeThreadReply: (pr, channel, replyKey, ts) => change([q.completeThreadReply, [ts, ...key(pr, channel), replyKey]]),
+    dropThreadReplyIntent: (pr, channel, replyKey) => change([q.dropThreadReplyIntent, [...key(pr, channel), replyKey]]),
+    saveHead: (pr, sha) => change(headStep(pr, sha, now())),
     async pullRequestsWithHead(provider: Provider, repository: string, sha: string) {
       return (await driver.read<{ pr_number: number }>(q.pullRequestsWithHead, [provider, repository, sha])).map((r) => Number(r.pr_number))
     },
@@ -164,9 +146,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       const row = await first<{ delivered_at: string; delivery_id: string }>(q.hookDeliveryMark, [provider, hook])
       return row ? { deliveredAt: row.delivered_at, deliveryId: row.delivery_id } : undefined
     },
-    async saveHookDeliveryMark(provider, hook, mark) {
-      await write([q.saveHookDeliveryMark, [provider, hook, mark.deliveredAt, mark.deliveryId, now()]])
-    },
+    saveHookDeliveryMark: (provider, hook, mark) => change([q.saveHookDeliveryMark, [provider, hook, mark.deliveredAt, mark.deliveryId, now()]]),
     async claimRun(job, runKey) {
       return await write([q.claimRun, [job, runKey, now()]]) === 1
     },

@@ -31,6 +31,7 @@ const fromRow = (r: DirectMessageRow): DirectMessageRecord => ({
 export function createPersonalStore(driver: StoreDriver, now: () => number): PersonalStore {
   const read = <Row>(s: (typeof q)[keyof typeof q], params: readonly Param[]) => driver.read<Row>(s, params)
   const write = async (s: (typeof q)[keyof typeof q], params: readonly Param[]) => (await driver.write([[s, params]]))[0] ?? 0
+  const change = async (s: (typeof q)[keyof typeof q], params: readonly Param[]) => { await write(s, params) }
   return {
     async queueDirectMessages(rows) {
       if (rows.length === 0) return 0
@@ -56,15 +57,9 @@ export function createPersonalStore(driver: StoreDriver, now: () => number): Per
       if (await write(q.claimRecipient, [owner, until, recipient, at, at]) === 0) return []
       return (await read<DirectMessageRow>(q.claimedRows, [recipient, owner])).map(fromRow)
     },
-    async setBatch(recipient, owner, dmKeys, batch, at) {
-      await write(q.setBatch, [batch, at, recipient, owner, JSON.stringify(dmKeys)])
-    },
-    async finishBatch(recipient, batch, outcome, channel, ts) {
-      await write(q.finishBatch, [outcome, channel, ts, recipient, batch])
-    },
-    async releaseDirectMessages(recipient, owner) {
-      await write(q.releaseClaim, [recipient, owner])
-    },
+    setBatch: (recipient, owner, dmKeys, batch, at) => change(q.setBatch, [batch, at, recipient, owner, JSON.stringify(dmKeys)]),
+    finishBatch: (recipient, batch, outcome, channel, ts) => change(q.finishBatch, [outcome, channel, ts, recipient, batch]),
+    releaseDirectMessages: (recipient, owner) => change(q.releaseClaim, [recipient, owner]),
     async directMessageBatchesLeft() {
       return (await read<DirectMessageRow>(q.batchesLeft, [])).map(fromRow)
     },
@@ -78,12 +73,8 @@ export function createPersonalStore(driver: StoreDriver, now: () => number): Per
         workingHours: row?.working_hours ?? undefined,
       }
     },
-    async savePreference(slackUser, change) {
-      await write(q.savePreference, [slackUser, change.directMessages ?? null, change.workingHours ?? null, now()])
-    },
-    async setMuted(slackUser, prKey, muted) {
-      await write(muted ? q.mute : q.unmute, muted ? [slackUser, prKey, now()] : [slackUser, prKey])
-    },
+    savePreference: (slackUser, preference) => change(q.savePreference, [slackUser, preference.directMessages ?? null, preference.workingHours ?? null, now()]),
+    setMuted: (slackUser, prKey, muted) => change(muted ? q.mute : q.unmute, muted ? [slackUser, prKey, now()] : [slackUser, prKey]),
     async isMuted(slackUser, prKey) {
       return (await read(q.isMuted, [slackUser, prKey])).length > 0
     },
@@ -94,8 +85,6 @@ export function createPersonalStore(driver: StoreDriver, now: () => number): Per
       const row = (await read<{ time_zone: string | null; expires_at: number | string }>(q.zoneOf, [slackUser]))[0]
       return row && Number(row.expires_at) > at ? { timeZone: row.time_zone ?? undefined } : undefined
     },
-    async saveZone(slackUser, timeZone, expiresAt) {
-      await write(q.saveZone, [slackUser, timeZone ?? null, expiresAt])
-    },
+    saveZone: (slackUser, timeZone, expiresAt) => change(q.saveZone, [slackUser, timeZone ?? null, expiresAt]),
   }
 }
