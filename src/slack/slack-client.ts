@@ -157,12 +157,8 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
       if (!id) throw classifySlackError(new Error('conversations.open returned no channel'))!
       return id
     },
-    async userTimeZone(user) {
-      return (await call(() => client.users.info({ user })))?.user?.tz || undefined
-    },
-    async groupMembers(group) {
-      return (await call(() => client.usergroups.users.list({ usergroup: group })))?.users ?? []
-    },
+    userTimeZone: async (user) => (await call(() => client.users.info({ user })))?.user?.tz || undefined,
+    groupMembers: async (group) => (await call(() => client.usergroups.users.list({ usergroup: group })))?.users ?? [],
     async publishHome(user, view) {
       await call(() => changer.views.publish({ user_id: user, view: view as never }))
     },

@@ -66,14 +66,10 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       ])
       return { messages, deliveries, bodies, runClaims, threadRecords: replies + heads + replyComments, slackRequests, directMessages }
     },
-    async claimSlackRequest(requestId) {
-      return (await driver.write([[q.claimSlackRequest, [requestId, now()]]]))[0] === 1
-    },
+    claimSlackRequest: async (requestId) => (await driver.write([[q.claimSlackRequest, [requestId, now()]]]))[0] === 1,
     releaseSlackRequest: (requestId) => change([q.releaseSlackRequest, [requestId]]),
     countMessages: () => count(q.countMessages),
-    async openMessages() {
-      return (await driver.read<OpenMessageRow>(q.openMessages)).map(openMessageFromRow)
-    },
+    openMessages: async () => (await driver.read<OpenMessageRow>(q.openMessages)).map(openMessageFromRow),
     recordDelivery(d, head) {
       const at = now()
       // The head commit and the body's digest ride in the delivery's own transaction: one commit before the 200.
@@ -89,9 +85,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async firstDeliveryOfBody(provider, digest) {
       return (await first<{ delivery_id: string }>(q.firstDeliveryOfBody, [provider, digest]))?.delivery_id
     },
-    async pendingDeliveries() {
-      return (await driver.read<DeliveryRow>(q.pendingDeliveries)).map(deliveryFromRow)
-    },
+    pendingDeliveries: async () => (await driver.read<DeliveryRow>(q.pendingDeliveries)).map(deliveryFromRow),
     async commitOutcome(outcome: DeliveryOutcome) {
       const at = now()
       const steps: Step[] = outcome.messages.map((m) => messageStep(m, at))
@@ -115,9 +109,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       const row = await first<IntentRow>(q.findPostIntent, key(pr, channel))
       return row ? intentFromRow(row) : undefined
     },
-    async postIntents() {
-      return (await driver.read<IntentRow>(q.postIntents)).map(intentFromRow)
-    },
+    postIntents: async () => (await driver.read<IntentRow>(q.postIntents)).map(intentFromRow),
     completePostIntent: (m) => change(messageStep(m, now()), [q.deletePostIntent, key(m, m.channel)]),
     dropPostIntent: (pr, channel, marker) => change([q.dropPostIntent, [...key(pr, channel), marker]]),
     async findPersonLookup(provider, login) {
@@ -125,17 +117,13 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       return row ? personLookupFromRow(row) : undefined
     },
     savePersonLookup: (l) => change([q.savePersonLookup, [l.provider, l.login, l.outcome, l.slackUserId ?? null, l.expiresAt]]),
-    async loginsOfSlackUser(slackUserId) {
-      return driver.read<{ provider: string; login: string }>(q.loginsOfSlackUser, [slackUserId])
-    },
+    loginsOfSlackUser: async (slackUserId) => driver.read<{ provider: string; login: string }>(q.loginsOfSlackUser, [slackUserId]),
     async findThreadReply(pr, channel, replyKey) {
       const row = await first<ThreadReplyRow>(q.findThreadReply, [...key(pr, channel), replyKey])
       return row ? threadReplyFromRow(row) : undefined
     },
     recordThreadReplyIntent: (r) => change([q.recordThreadReplyIntent, [...key(r, r.channel), r.replyKey, r.createdAt]]),
-    async threadReplyIntents() {
-      return (await driver.read<ThreadReplyRow>(q.threadReplyIntents)).map(threadReplyFromRow)
-    },
+    threadReplyIntents: async () => (await driver.read<ThreadReplyRow>(q.threadReplyIntents)).map(threadReplyFromRow),
     completeThreadReply: (pr, channel, replyKey, ts) => change([q.completeThreadReply, [ts, ...key(pr, channel), replyKey]]),
     dropThreadReplyIntent: (pr, channel, replyKey) => change([q.dropThreadReplyIntent, [...key(pr, channel), replyKey]]),
     saveHead: (pr, sha) => change(headStep(pr, sha, now())),
@@ -147,9 +135,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       return row ? { deliveredAt: row.delivered_at, deliveryId: row.delivery_id } : undefined
     },
     saveHookDeliveryMark: (provider, hook, mark) => change([q.saveHookDeliveryMark, [provider, hook, mark.deliveredAt, mark.deliveryId, now()]]),
-    async claimRun(job, runKey) {
-      return await write([q.claimRun, [job, runKey, now()]]) === 1
-    },
+    claimRun: async (job, runKey) => await write([q.claimRun, [job, runKey, now()]]) === 1,
     close: () => driver.close(),
   }
 }

@@ -50,9 +50,7 @@ export function createPersonalStore(driver: StoreDriver, now: () => number): Per
       ])
       return counts.slice(0, -1).reduce((a, b) => a + b, 0)
     },
-    async dueRecipients(at) {
-      return (await read<{ recipient: string }>(q.dueRecipients, [at, at])).map((r) => r.recipient)
-    },
+    dueRecipients: async (at) => (await read<{ recipient: string }>(q.dueRecipients, [at, at])).map((r) => r.recipient),
     async claimDirectMessages(recipient, owner, at, until) {
       if (await write(q.claimRecipient, [owner, until, recipient, at, at]) === 0) return []
       return (await read<DirectMessageRow>(q.claimedRows, [recipient, owner])).map(fromRow)
@@ -60,12 +58,8 @@ export function createPersonalStore(driver: StoreDriver, now: () => number): Per
     setBatch: (recipient, owner, dmKeys, batch, at) => change(q.setBatch, [batch, at, recipient, owner, JSON.stringify(dmKeys)]),
     finishBatch: (recipient, batch, outcome, channel, ts) => change(q.finishBatch, [outcome, channel, ts, recipient, batch]),
     releaseDirectMessages: (recipient, owner) => change(q.releaseClaim, [recipient, owner]),
-    async directMessageBatchesLeft() {
-      return (await read<DirectMessageRow>(q.batchesLeft, [])).map(fromRow)
-    },
-    async directMessagesOf(recipient) {
-      return (await read<DirectMessageRow>(q.directMessagesOf, [recipient])).map(fromRow)
-    },
+    directMessageBatchesLeft: async () => (await read<DirectMessageRow>(q.batchesLeft, [])).map(fromRow),
+    directMessagesOf: async (recipient) => (await read<DirectMessageRow>(q.directMessagesOf, [recipient])).map(fromRow),
     async preferenceOf(slackUser) {
       const row = (await read<{ direct_messages: string | null; working_hours: string | null }>(q.preferenceOf, [slackUser]))[0]
       return {
@@ -75,12 +69,8 @@ export function createPersonalStore(driver: StoreDriver, now: () => number): Per
     },
     savePreference: (slackUser, preference) => change(q.savePreference, [slackUser, preference.directMessages ?? null, preference.workingHours ?? null, now()]),
     setMuted: (slackUser, prKey, muted) => change(muted ? q.mute : q.unmute, muted ? [slackUser, prKey, now()] : [slackUser, prKey]),
-    async isMuted(slackUser, prKey) {
-      return (await read(q.isMuted, [slackUser, prKey])).length > 0
-    },
-    async mutesOf(slackUser) {
-      return (await read<{ pr_key: string }>(q.mutesOf, [slackUser])).map((r) => r.pr_key)
-    },
+    isMuted: async (slackUser, prKey) => (await read(q.isMuted, [slackUser, prKey])).length > 0,
+    mutesOf: async (slackUser) => (await read<{ pr_key: string }>(q.mutesOf, [slackUser])).map((r) => r.pr_key),
     async zoneOf(slackUser, at) {
       const row = (await read<{ time_zone: string | null; expires_at: number | string }>(q.zoneOf, [slackUser]))[0]
       return row && Number(row.expires_at) > at ? { timeZone: row.time_zone ?? undefined } : undefined

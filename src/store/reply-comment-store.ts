@@ -85,8 +85,6 @@ export function createReplyCommentStore(driver: StoreDriver, now: () => number):
     completeReplyComment: (channel, replyTs, commentId) => write(q.complete, [commentId, now(), channel, replyTs]),
     dropReplyIntent: (channel, replyTs) => write(q.drop, [channel, replyTs]),
     markReplyDeleted: (channel, replyTs) => write(q.markDeleted, [now(), channel, replyTs]),
-    async replyIntents() {
-      return (await driver.read<Row>(q.intents)).map(fromRow)
-    },
+    replyIntents: async () => (await driver.read<Row>(q.intents)).map(fromRow),
   }
 }

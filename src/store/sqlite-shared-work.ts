@@ -14,12 +14,8 @@ export function createSqliteSharedWork(driver: StoreDriver): SharedWork {
   return {
     soleServer: true,
     lockPullRequest: async () => held,
-    async pendingDeliveriesOf(prKey) {
-      return (await driver.read<DeliveryRow>(queries.pendingDeliveriesOf, [prKey])).map(deliveryFromRow)
-    },
+    pendingDeliveriesOf: async (prKey) => (await driver.read<DeliveryRow>(queries.pendingDeliveriesOf, [prKey])).map(deliveryFromRow),
     async renewLeases() {},
-    async claimExpiredDeliveries() {
-      return []
-    },
+    claimExpiredDeliveries: async () => [],
   }
 }

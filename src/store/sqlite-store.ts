@@ -127,9 +127,7 @@ function createSqliteDriver(db: SqliteDatabase, options: SqliteStoreOptions): St
     async read<Row>(s: Statement, params: readonly Param[] = []) {
       return statementOf(s).all(...params) as Row[]
     },
-    write(steps: readonly Step[]) {
-      return write(() => steps.map(([s, params]) => statementOf(s).run(...params).changes))
-    },
+    write: (steps: readonly Step[]) => write(() => steps.map(([s, params]) => statementOf(s).run(...params).changes)),
     async close() {
       if (retry) clearTimeout(retry.timer)
       flush(true)

@@ -111,12 +111,8 @@ export function createTalkBackStore(driver: StoreDriver, now: () => number): Tal
       const row = await first<LinkedRow>(q.linkedAccount, [slackUser, host])
       return row ? linkedFromRow(row) : undefined
     },
-    async linkedAccountsOf(slackUser) {
-      return (await driver.read<LinkedRow>(q.linkedAccountsOf, [slackUser])).map(linkedFromRow)
-    },
-    async linkedAccountsEndingBy(by) {
-      return (await driver.read<LinkedRow>(q.refreshEndingBy, [by])).map(linkedFromRow)
-    },
+    linkedAccountsOf: async (slackUser) => (await driver.read<LinkedRow>(q.linkedAccountsOf, [slackUser])).map(linkedFromRow),
+    linkedAccountsEndingBy: async (by) => (await driver.read<LinkedRow>(q.refreshEndingBy, [by])).map(linkedFromRow),
     async deleteLinkedAccount(slackUser, host, generation) {
       const n = generation === undefined ? await write(q.deleteLinkedAccount, [slackUser, host]) : await write(q.deleteLinkedGeneration, [slackUser, host, generation])
       return n > 0

@@ -18,9 +18,7 @@ export function bitbucketWebhookApi(client: BitbucketClient): WebhookApi {
       const hooks = await client.paginate<BitbucketHookBody>(`/repositories/${enc(workspace)}/${enc(repo)}/hooks`)
       return hooks.map(bitbucketHook)
     },
-    async listOwnerHooks(workspace) {
-      return (await client.paginate<BitbucketHookBody>(`/workspaces/${enc(workspace)}/hooks`)).map(bitbucketHook)
-    },
+    listOwnerHooks: async (workspace) => (await client.paginate<BitbucketHookBody>(`/workspaces/${enc(workspace)}/hooks`)).map(bitbucketHook),
     async listOwnerRepos(workspace) {
       const repos = await client.paginate<{ slug: string }>(`/repositories/${enc(workspace)}?pagelen=100`)
       return repos.map((r) => r.slug)

@@ -64,9 +64,7 @@ export function gitlabPersonApi(apiUrl: string, authorization: string): PersonAp
   const note = async (pr: Parameters<typeof mr>[0], body: string) =>
     String((await talkBackCall<{ id: number }>(http, { method: 'POST', url: `${mr(pr)}/notes`, authorization, json: { body } })).id)
   return {
-    async createComment(pr, body) {
-      return { id: await note(pr, body) }
-    },
+    createComment: async (pr, body) => ({ id: await note(pr, body) }),
     async editComment(pr, id, body) {
       await talkBackCall(http, { method: 'PUT', url: `${mr(pr)}/notes/${encodeURIComponent(id)}`, authorization, json: { body } })
     },
