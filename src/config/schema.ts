@@ -171,7 +171,6 @@ const personEntry = object({
 type UserValue = string | Infer<typeof personEntry>
 const userValue = dynamic<UserValue>((value) => (typeof value === 'string' ? slackUserId : personEntry) as unknown as Struct<UserValue, null>)
 
-export { LOG_FORMATS, LOG_LEVELS } from '../log/logger.ts'
 /** `git_provider`: the hosts of src/hosts/registry.ts. */
 export const PROVIDERS = HOST_IDS
 export const SLACK_PACINGS = ['published', 'off'] as const

@@ -20,7 +20,6 @@ export interface DirectMessageSettings {
   /** What `users:` says per person, by Slack user id; /prherald and the home tab override it. */
   people: Record<string, { directMessages?: 'on' | 'off' | undefined; workingHours?: string | undefined }>
 }
-export type { LogFormat, LogLevel } from '../log/logger.ts'
 import type { LogFormat, LogLevel } from '../log/logger.ts'
 /** `published`: pace Slack calls to Slack's published limits. `off`: only honour 429s. */
 export type SlackPacingSetting = (typeof SLACK_PACINGS)[number]
