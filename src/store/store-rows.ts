@@ -10,11 +10,15 @@ import type { OpenMessage, PendingDelivery, PersonLookup, PostIntent, PullReques
  */
 type Millis = number | string
 
-export interface MessageRow {
+/** The columns that name a pull request's row in one channel. */
+interface ChannelRow {
   provider: Provider
   repository: string
   pr_number: number
   channel: string
+}
+
+export interface MessageRow extends ChannelRow {
   ts: string
   mentions: string
   state: string
@@ -25,17 +29,8 @@ export interface MessageRow {
   touched_at: Millis
 }
 
-export interface IntentRow {
-  provider: Provider
-  repository: string
-  pr_number: number
-  channel: string
+export interface IntentRow extends Omit<MessageRow, 'ts' | 'reactions' | 'touched_at'> {
   marker: string
-  mentions: string
-  state: string
-  lifecycle: string
-  last_delivery_id: string | null
-  created_at: Millis
 }
 
 export type PullRequestRow = Pick<MessageRow, 'provider' | 'repository' | 'pr_number'>
@@ -59,11 +54,7 @@ export function intentFromRow(r: IntentRow): PostIntent {
   }
 }
 
-export interface OpenMessageRow {
-  provider: Provider
-  repository: string
-  pr_number: number
-  channel: string
+export interface OpenMessageRow extends ChannelRow {
   mentions: string
   lifecycle: string
   activity_at: Millis
@@ -90,11 +81,7 @@ export function personLookupFromRow(r: PersonLookupRow): PersonLookup {
   return { provider: r.provider, login: r.login, outcome, slackUserId: r.slack_user_id ?? undefined, expiresAt: Number(r.expires_at) }
 }
 
-export interface ThreadReplyRow {
-  provider: Provider
-  repository: string
-  pr_number: number
-  channel: string
+export interface ThreadReplyRow extends ChannelRow {
   reply_key: string
   ts: string | null
   created_at: Millis
