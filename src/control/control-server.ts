@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { isPrheraldError } from '../errors.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import type { ControlHandler, ControlResponse } from './control-response.ts'
+import { readNodeBody } from '../http/read-raw-body.ts'
 
 /** Requests are a few options; anything larger is not a control command. */
 const BODY_LIMIT = 64 * 1024
@@ -25,25 +26,13 @@ export interface ControlServer {
 const send = (res: ServerResponse, status: number, body: ControlResponse) =>
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
 
-function readJson(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > BODY_LIMIT) return reject(new Error(`request body exceeds ${BODY_LIMIT} bytes`))
-      chunks.push(chunk)
-    })
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8')
-      try {
-        resolve(text === '' ? {} : JSON.parse(text) as unknown)
-      } catch {
-        reject(new Error('request body is not JSON'))
-      }
-    })
-    req.on('error', reject)
-  })
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const text = (await readNodeBody(req, BODY_LIMIT)).toString('utf8')
+  try {
+    return text === '' ? {} : JSON.parse(text) as unknown
+  } catch {
+    throw new Error('request body is not JSON')
+  }
 }
 
 /**
