@@ -85,9 +85,6 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
   // Budgets whose call is being put to the shared budget: later calls on them wait, so arrival order holds.
   const admitting = new Set<string>()
 
-  const budgetsOf = (w: Waiting) => w.budgets
-  const holdKeyOf = (w: Waiting) => w.holdKey
-
   const bucket = (key: string, limit: RateLimit, now: number): Bucket => {
     let b = buckets.get(key)
     if (!b) buckets.set(key, (b = { limit, tokens: limit.burst, at: now }))
@@ -101,13 +98,13 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
     const waitingOn: string[] = []
     let at = now
     // A 429 holds the call's hold key; the shared budget's refusal holds the budgets it found short.
-    for (const key of new Set([holdKeyOf(w), ...budgetsOf(w).map((b) => b.key)])) {
+    for (const key of new Set([w.holdKey, ...w.budgets.map((b) => b.key)])) {
       const until = holds.get(key) ?? now
       if (until <= now) continue
       waitingOn.push(key)
       at = Math.max(at, until)
     }
-    for (const { key, limit } of budgetsOf(w)) {
+    for (const { key, limit } of w.budgets) {
       const b = bucket(key, limit, now)
       if (b.tokens >= 1 - EPSILON) continue
       waitingOn.push(key)
@@ -126,7 +123,7 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
       const w = queue[i]!
       // A call never overtakes an earlier one that waits on one of its budgets.
       const busy = (key: string) => blocked.has(key) || admitting.has(key)
-      if (busy(holdKeyOf(w)) || budgetsOf(w).some((b) => busy(b.key))) { i++; continue }
+      if (busy(w.holdKey) || w.budgets.some((b) => busy(b.key))) { i++; continue }
       const { at, waitingOn } = readiness(w, now)
       if (at > now) {
         for (const k of waitingOn) blocked.add(k)
@@ -134,7 +131,7 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
         i++
         continue
       }
-      for (const { key, limit } of budgetsOf(w)) bucket(key, limit, now).tokens -= 1
+      for (const { key, limit } of w.budgets) bucket(key, limit, now).tokens -= 1
       queue.splice(i, 1)
       if (options.shared) admit(w, options.shared)
       else start(w)
@@ -175,9 +172,9 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
   /** Asks the shared budget; refused, the call gives back its local tokens and waits for what was short. */
   const admit = (w: Waiting, shared: SharedPacingBudget) => {
     running++
-    const keys = [holdKeyOf(w), ...budgetsOf(w).map((b) => b.key)]
+    const keys = [w.holdKey, ...w.budgets.map((b) => b.key)]
     for (const key of keys) admitting.add(key)
-    shared.take(budgetsOf(w), holdKeyOf(w)).catch((error: unknown) => {
+    shared.take(w.budgets, w.holdKey).catch((error: unknown) => {
       // Fail open: this process's own buckets still pace it, and Slack's 429s still hold it.
       options.onSharedError?.(error)
       return { granted: true } as const
@@ -187,7 +184,7 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
       if (options.signal.aborted) return w.reject(new ShutdownInterrupt('shutting down'))
       if (admission.granted) return start(w)
       const now = clock.now()
-      for (const { key, limit } of budgetsOf(w)) bucket(key, limit, now).tokens = Math.min(limit.burst, bucket(key, limit, now).tokens + 1)
+      for (const { key, limit } of w.budgets) bucket(key, limit, now).tokens = Math.min(limit.burst, bucket(key, limit, now).tokens + 1)
       for (const { key, waitMs } of admission.short) holds.set(key, Math.max(holds.get(key) ?? 0, now + Math.max(1, waitMs)))
       requeue(w)
       pump()
@@ -205,10 +202,10 @@ export function createSlackPacer(options: SlackPacerOptions): SlackPacer {
       if (options.signal.aborted) return w.reject(new ShutdownInterrupt('shutting down'))
       const holdMs = Math.max(1000, error.retryAfterMs ?? 1000)
       const now = clock.now()
-      holds.set(holdKeyOf(w), Math.max(holds.get(holdKeyOf(w)) ?? 0, now + holdMs))
-      for (const { key, limit } of budgetsOf(w)) bucket(key, limit, now).tokens = Math.min(0, bucket(key, limit, now).tokens)
+      holds.set(w.holdKey, Math.max(holds.get(w.holdKey) ?? 0, now + holdMs))
+      for (const { key, limit } of w.budgets) bucket(key, limit, now).tokens = Math.min(0, bucket(key, limit, now).tokens)
       options.onHold?.(w.method, w.channel, holdMs)
-      options.shared?.hold(holdKeyOf(w), budgetsOf(w), holdMs).catch((e: unknown) => options.onSharedError?.(e))
+      options.shared?.hold(w.holdKey, w.budgets, holdMs).catch((e: unknown) => options.onSharedError?.(e))
       requeue(w)
     }).finally(() => {
       running--
