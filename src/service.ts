@@ -209,7 +209,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ...personal,
     click: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
     workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
-    ready: () => database.state() === 'ok', logger, talkBack,
+    ready: () => database.state() === 'ok', logger,
     reviews: talkBack && createReviewFromSlack({ talkBack, store, slack, logger, limits: createPersonLimits({ now: Date.now }), now: Date.now }),
     threadReply: talkBack && createThreadReplyEvent({
       store, talkBack, limits: createPersonLimits({ now: options.clock ?? Date.now }), handOff: handOffFresh, logger,

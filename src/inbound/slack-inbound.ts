@@ -13,7 +13,6 @@ import type { TokenWorkspace } from '../slack/token-workspace.ts'
 import type { ThreadReplyEvent } from './thread-reply-event.ts'
 import type { SlackRequests } from '../store/store.ts'
 import type { ReviewFromSlack } from '../personal/review-from-slack.ts'
-import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 
 /**
  * One request Slack sent, once its receiver authenticated it: the HTTP receiver (size, v0 signature, time
@@ -46,8 +45,6 @@ export interface SlackInboundDeps {
   /** SLACK_API_URL: a response_url on its origin is Slack's too (a Slack-compatible server). */
   slackApiUrl: string
   logger: Logger
-  /** Talk-back (docs/talk-back.md), for the thread replies and the review modal; absent when slack.talk_back turns nothing on. */
-  talkBack?: TalkBackService | undefined
 }
 
 const ephemeral = (text: string) => ({ response_type: 'ephemeral', text })
