@@ -1,6 +1,6 @@
 import { cac } from 'cac'
 import { loadSettings } from '../config/load-config.ts'
-import { callControl } from '../control/call-control.ts'
+import { handToServer } from '../control/call-control.ts'
 import { controlSocketPath } from '../control/control-socket-path.ts'
 import { runDigestLocally } from '../digest/run-digest-locally.ts'
 import { PrheraldError } from '../errors.ts'
@@ -41,16 +41,10 @@ async function main(options: Options): Promise<void> {
   loadEnvFile()
   const settings = loadSettings(process.env)
   const request = { at: parseAt(options.at), channels: parseChannels(options.channel), dryRun: options.dryRun === true, force: options.force === true }
-  const print = (lines: readonly string[]) => { for (const line of lines) console.log(line) }
   const controlPath = controlSocketPath(settings)
   if (!request.dryRun) {
     // A running server posts it, through its own pacer: this process must not race it.
-    const answer = await callControl(controlPath, 'digest', { at: request.at, channels: request.channels, force: request.force })
-    if (answer) {
-      print(answer.lines)
-      process.exitCode = answer.exitCode
-      return
-    }
+    if (await handToServer(controlPath, 'digest', { at: request.at, channels: request.channels, force: request.force }, (line) => console.log(line))) return
   }
   const slackToken = process.env.SLACK_BOT_TOKEN ?? ''
   if (!request.dryRun && slackToken.trim() === '') {
@@ -60,7 +54,7 @@ async function main(options: Options): Promise<void> {
   }
   const logger = createLogger({ format: 'pretty', level: 'warn', write: (line) => process.stderr.write(`${line}\n`), redact: [slackToken] })
   const result = await runDigestLocally({ settings, slackToken, logger, controlPath }, request)
-  print(result.lines)
+  for (const line of result.lines) console.log(line)
   if (result.failedChannels > 0) process.exitCode = 1
 }
 

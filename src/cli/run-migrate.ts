@@ -1,7 +1,7 @@
 import { cac } from 'cac'
 import { loadSettings } from '../config/load-config.ts'
 import { migrateStore, replayParkedInStore, storeMigrationStatus } from '../store/migrate-store.ts'
-import { callControl } from '../control/call-control.ts'
+import { handToServer } from '../control/call-control.ts'
 import { controlSocketPath } from '../control/control-socket-path.ts'
 import { replayedLine } from '../mailbox/replay-parked-control.ts'
 import { loadEnvFile } from './load-env-file.ts'
@@ -47,12 +47,7 @@ cli.command('copy', 'Copy every table of a SQLite database into an empty Postgre
 cli.command('replay-parked', 'Retry the deliveries parked after too many failed attempts, once the cause is fixed').action(async () => {
   const current = settings()
   // A SQLite server running on the database takes them into its mailboxes at once.
-  const answer = await callControl(controlSocketPath(current), 'replay-parked', {})
-  if (answer) {
-    for (const line of answer.lines) console.log(line)
-    process.exitCode = answer.exitCode
-    return
-  }
+  if (await handToServer(controlSocketPath(current), 'replay-parked', {}, (line) => console.log(line))) return
   const count = await replayParkedInStore(current)
   console.log(replayedLine(count, current.database.kind === 'postgres'
     ? 'the replicas take them within a lease (database.lease_seconds)'

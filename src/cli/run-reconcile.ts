@@ -1,6 +1,6 @@
 import { cac } from 'cac'
 import { loadSettings } from '../config/load-config.ts'
-import { callControl } from '../control/call-control.ts'
+import { handToServer } from '../control/call-control.ts'
 import { controlSocketPath } from '../control/control-socket-path.ts'
 import { PrheraldError } from '../errors.ts'
 import { formatReport, reportFailed } from '../reconcile/format-report.ts'
@@ -20,12 +20,7 @@ async function main(repository: string | undefined, dryRun: boolean, provider: s
   if (repository !== undefined) parseRepository(repository)
   if (!dryRun) {
     // A running server takes the work and runs it through its mailboxes; undefined: none listens.
-    const answer = await callControl(controlSocketPath(settings), 'reconcile', { repository: repository?.trim(), dryRun, provider })
-    if (answer) {
-      for (const line of answer.lines) console.log(line)
-      process.exitCode = answer.exitCode
-      return
-    }
+    if (await handToServer(controlSocketPath(settings), 'reconcile', { repository: repository?.trim(), dryRun, provider }, (line) => console.log(line))) return
   }
   const reports = await reconcileLocally(settings, process.env, { dryRun, repository: repository?.trim(), provider }, {
     onWait: (waitMs, resumeAt) => console.error(`waiting ${Math.ceil(waitMs / 1000)} s for the git host's rate limit (until ${new Date(resumeAt).toISOString()})`),

@@ -44,3 +44,15 @@ export function callControl(socketPath: string | undefined, command: string, bod
     req.end(payload)
   })
 }
+
+/**
+ * The command's side of the control channel: hands the work to the server listening on `socketPath`, prints
+ * its lines and takes its exit status; false when no server listens, and the command then does the work itself.
+ */
+export async function handToServer(socketPath: string | undefined, command: string, body: unknown, print: (line: string) => void): Promise<boolean> {
+  const answer = await callControl(socketPath, command, body)
+  if (!answer) return false
+  for (const line of answer.lines) print(line)
+  process.exitCode = answer.exitCode
+  return true
+}
