@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 import './require-supported-node.ts'
-import { loadSettings } from '../config/load-config.ts'
 import { healthUrl } from './health-url.ts'
-import { loadEnvFile } from './load-env-file.ts'
+import { commandSettings } from './load-env-file.ts'
 
 /**
  * The container image's HEALTHCHECK (not a bin): GET /healthz on the address the server listens on, found
@@ -12,8 +11,7 @@ import { loadEnvFile } from './load-env-file.ts'
  */
 async function healthy(): Promise<boolean> {
   try {
-    loadEnvFile()
-    const response = await fetch(healthUrl(loadSettings(process.env).listen), { signal: AbortSignal.timeout(4_000) })
+    const response = await fetch(healthUrl(commandSettings().listen), { signal: AbortSignal.timeout(4_000) })
     await response.body?.cancel()
     return response.ok
   } catch {

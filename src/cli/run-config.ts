@@ -1,7 +1,6 @@
 import { cac } from 'cac'
 import { redactUrl } from '../log/redact-url.ts'
 import { connectHostsFromEnv } from '../config/connect-hosts.ts'
-import { loadSettings } from '../config/load-config.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { createWebhook } from '../setup/create-webhook.ts'
 import { formatDigest } from './format-digest.ts'
@@ -13,7 +12,7 @@ import { formatReviews } from './format-reviews.ts'
 import { formatRoutes } from './format-routes.ts'
 import { formatTalkBack } from './format-talk-back.ts'
 import { formatThreads } from './format-threads.ts'
-import { loadEnvFile } from './load-env-file.ts'
+import { commandSettings } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
 import { validateCommand } from '../checks/validate-command.ts'
@@ -22,13 +21,8 @@ import { apiUrlLines, environmentHelp, extraVariableLines, hostVariableLines } f
 const cli = cac('prherald-config')
 const print = (line: string) => console.log(line)
 
-function settings() {
-  loadEnvFile()
-  return loadSettings(process.env)
-}
-
 cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, thread updates, the reviews and digest settings, the users and teams maps, reconcile.on_start and slack.socket_mode').action(() => {
-  const loaded = settings()
+  const loaded = commandSettings()
   // A section per host: its mappings, its reviews' bot logins, its people; everything after them is shared.
   for (const own of loaded.hosts) {
     const hostRoutes = listRoutes(own.mappings)
@@ -63,7 +57,7 @@ cli.command('validate [repository]', 'Check mapping entries against Slack and th
   .action(async (repository: string | undefined, options: { force?: boolean; provider?: string }) => {
     const target = repository === undefined ? undefined : parseRepository(repository)
     const provider = typeof options.provider === 'string' ? options.provider : undefined
-    const loaded = settings()
+    const loaded = commandSettings()
     const ok = await validateCommand(loaded, connectHostsFromEnv(loaded.hosts, process.env), process.env, { target, force: options.force === true, provider }, print)
     if (!ok) process.exitCode = 1
   })
@@ -74,7 +68,7 @@ cli.command('create-webhook <repository>', 'GitHub: create or update the reposit
   .example('prherald-config create-webhook --provider gitlab acme/platform/widgets')
   .action(async (repository: string, options: { provider?: string }) => {
     const { owner, repo } = parseRepository(repository)
-    await createWebhook(settings(), process.env, owner, repo, print, typeof options.provider === 'string' ? options.provider : undefined)
+    await createWebhook(commandSettings(), process.env, owner, repo, print, typeof options.provider === 'string' ? options.provider : undefined)
   })
 
 environmentHelp(cli, [

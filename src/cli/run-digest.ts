@@ -1,11 +1,10 @@
 import { cac } from 'cac'
-import { loadSettings } from '../config/load-config.ts'
 import { handToServer } from '../control/call-control.ts'
 import { controlSocketPath } from '../control/control-socket-path.ts'
 import { runDigestLocally } from '../digest/run-digest-locally.ts'
 import { PrheraldError } from '../errors.ts'
 import { createLogger } from '../log/logger.ts'
-import { loadEnvFile } from './load-env-file.ts'
+import { commandSettings } from './load-env-file.ts'
 import { runCommands } from './run-commands.ts'
 import { environmentHelp } from './host-variable-lines.ts'
 
@@ -38,8 +37,7 @@ function parseChannels(value: unknown): string[] | undefined {
 }
 
 async function main(options: Options): Promise<void> {
-  loadEnvFile()
-  const settings = loadSettings(process.env)
+  const settings = commandSettings()
   const request = { at: parseAt(options.at), channels: parseChannels(options.channel), dryRun: options.dryRun === true, force: options.force === true }
   const controlPath = controlSocketPath(settings)
   if (!request.dryRun) {

@@ -1,30 +1,24 @@
 import { cac } from 'cac'
-import { loadSettings } from '../config/load-config.ts'
 import { migrateStore, replayParkedInStore, storeMigrationStatus } from '../store/migrate-store.ts'
 import { handToServer } from '../control/call-control.ts'
 import { controlSocketPath } from '../control/control-socket-path.ts'
 import { replayedLine } from '../mailbox/replay-parked-control.ts'
-import { loadEnvFile } from './load-env-file.ts'
+import { commandSettings, loadEnvFile } from './load-env-file.ts'
 import { migrateCopy } from './migrate-copy.ts'
 import { runCommands } from './run-commands.ts'
 import { environmentHelp } from './host-variable-lines.ts'
 
 const cli = cac('prherald-migrate')
 
-function settings() {
-  loadEnvFile()
-  return loadSettings(process.env)
-}
-
 cli.command('up', 'Apply pending database migrations (the server also does this at start-up)').action(async () => {
   // Same refusal as the server's, made after the migrations: the database serves one git provider.
-  const applied = await migrateStore(settings())
+  const applied = await migrateStore(commandSettings())
   if (applied.length === 0) console.log('database is up to date')
   for (const m of applied) console.log(`applied  ${m.version}_${m.name}`)
 })
 
 cli.command('status', 'List each migration as applied or pending').action(async () => {
-  const current = settings()
+  const current = commandSettings()
   const status = await storeMigrationStatus(current)
   if (status === undefined) {
     // Only a SQLite file can be missing (a PostgreSQL database is its administrator's to create); its URL holds no secret.
@@ -45,7 +39,7 @@ cli.command('copy', 'Copy every table of a SQLite database into an empty Postgre
   })
 
 cli.command('replay-parked', 'Retry the deliveries parked after too many failed attempts, once the cause is fixed').action(async () => {
-  const current = settings()
+  const current = commandSettings()
   // A SQLite server running on the database takes them into its mailboxes at once.
   if (await handToServer(controlSocketPath(current), 'replay-parked', {}, (line) => console.log(line))) return
   const count = await replayParkedInStore(current)

@@ -1,11 +1,10 @@
 import { cac } from 'cac'
-import { loadSettings } from '../config/load-config.ts'
 import { handToServer } from '../control/call-control.ts'
 import { controlSocketPath } from '../control/control-socket-path.ts'
 import { PrheraldError } from '../errors.ts'
 import { formatReport, reportFailed } from '../reconcile/format-report.ts'
 import { reconcileLocally } from '../reconcile/reconcile-locally.ts'
-import { loadEnvFile } from './load-env-file.ts'
+import { commandSettings } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
 import { apiUrlLines, environmentHelp, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
@@ -15,8 +14,7 @@ import { apiUrlLines, environmentHelp, extraVariableLines, hostVariableLines } f
  * on the git host, and (GitHub) catches up on missed webhook deliveries. docs/reconcile.md.
  */
 async function main(repository: string | undefined, dryRun: boolean, provider: string | undefined): Promise<void> {
-  loadEnvFile()
-  const settings = loadSettings(process.env)
+  const settings = commandSettings()
   if (repository !== undefined) parseRepository(repository)
   if (!dryRun) {
     // A running server takes the work and runs it through its mailboxes; undefined: none listens.

@@ -1,11 +1,11 @@
 import { cac } from 'cac'
 import { validateAtStartup } from '../checks/validate-at-startup.ts'
 import { connectHosts } from '../config/connect-hosts.ts'
-import { loadSettings, readSecrets, secretValues } from '../config/load-config.ts'
+import { readSecrets, secretValues } from '../config/load-config.ts'
 import { createLogger } from '../log/logger.ts'
 import { databaseSecrets } from '../store/database-secrets.ts'
 import { startService, type RunningService } from '../service.ts'
-import { loadEnvFile } from './load-env-file.ts'
+import { commandSettings } from './load-env-file.ts'
 import { reportError } from '../log/report-error.ts'
 import { runCommands } from './run-commands.ts'
 import { apiUrlLines, environmentHelp, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
@@ -19,8 +19,7 @@ import { startIdleRelease } from '../memory/idle-release.ts'
 async function main(force: boolean): Promise<void> {
   // The server's own heap sizing, so that no operator has to pass node flags for a lean process (issue 25).
   limitHeapGrowth()
-  loadEnvFile()
-  const settings = loadSettings(process.env)
+  const settings = commandSettings()
   const secrets = readSecrets(process.env, settings.hosts)
   const logger = createLogger({
     format: settings.logFormat,

@@ -1,12 +1,11 @@
 import { cac } from 'cac'
-import { loadSettings } from '../config/load-config.ts'
 import { pickHost } from '../config/pick-host.ts'
 import type { HostSettings, Settings } from '../config/settings.ts'
 import { PrheraldError } from '../errors.ts'
 import { applyReactionTier } from '../config/reactions.ts'
 import { listRoutes, resolveRoute, type Route } from '../routing/resolve-route.ts'
 import { runSmoke } from '../smoke/run-smoke.ts'
-import { loadEnvFile } from './load-env-file.ts'
+import { commandSettings } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
 import { environmentHelp, hostVariableLines } from './host-variable-lines.ts'
@@ -57,8 +56,7 @@ function required(name: string, what: string): string {
 }
 
 async function main(options: Options): Promise<boolean> {
-  loadEnvFile()
-  const settings = loadSettings(process.env)
+  const settings = commandSettings()
   const url = (options.url === undefined ? settings.publicUrl : String(options.url))?.replace(/\/+$/, '')
   if (!url) throw new PrheraldError('env_missing', 'no URL to test', { fix: 'pass --url https://… or set PRHERALD_PUBLIC_URL to the public base URL of the service' })
   const seconds = options.timeout === undefined ? 30 : Number(options.timeout)
