@@ -3,7 +3,7 @@ import { queries as q } from './queries.ts'
 import type { Param, Step, StoreDriver } from './store-driver.ts'
 import {
   deliveryFromRow, intentFromRow, messageFromRow, openMessageFromRow, personLookupFromRow, refFromRow, threadReplyFromRow,
-  type DeliveryRow, type IntentRow, type MessageRow, type OpenMessageRow, type PersonLookupRow, type PullRequestRow, type ThreadReplyRow,
+  type DeliveryRow, type IntentRow, type MessageRow, type OpenMessageRow, type PullRequestRow, type ThreadReplyRow,
 } from './store-rows.ts'
 import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store, StoredMessage } from './store.ts'
 import { createPersonalStore, targetText } from './personal-store.ts'
@@ -39,6 +39,11 @@ const headStep = (pr: PullRequestRef, sha: string, at: number): Step => [q.saveH
  */
 export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
   const first = async <Row>(statement: Step[0], params: readonly Param[]) => (await driver.read<Row>(statement, params))[0]
+  // The first row, decoded; undefined when there is none.
+  const one = async <Row, T>(statement: Step[0], params: readonly Param[], decode: (row: Row) => T) => {
+    const row = await first<Row>(statement, params)
+    return row === undefined ? undefined : decode(row)
+  }
   const count = async (statement: Step[0]) => Number((await first<Count>(statement, []))?.n ?? 0)
   // Not async: the intake's recordDelivery is the hot path, and each async frame costs a promise.
   const write = (...steps: Step[]) => driver.write(steps).then(sum)
@@ -105,23 +110,14 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     },
     replayParked: () => write([q.replayParked, []]),
     recordPostIntent: (i) => change([q.recordPostIntent, [...key(i, i.channel), i.marker, JSON.stringify(i.mentions), i.state, storedLifecycle(i.lifecycle), i.lastDeliveryId, i.createdAt]]),
-    async findPostIntent(pr, channel) {
-      const row = await first<IntentRow>(q.findPostIntent, key(pr, channel))
-      return row ? intentFromRow(row) : undefined
-    },
+    findPostIntent: (pr, channel) => one(q.findPostIntent, key(pr, channel), intentFromRow),
     postIntents: async () => (await driver.read<IntentRow>(q.postIntents)).map(intentFromRow),
     completePostIntent: (m) => change(messageStep(m, now()), [q.deletePostIntent, key(m, m.channel)]),
     dropPostIntent: (pr, channel, marker) => change([q.dropPostIntent, [...key(pr, channel), marker]]),
-    async findPersonLookup(provider, login) {
-      const row = await first<PersonLookupRow>(q.findPersonLookup, [provider, login])
-      return row ? personLookupFromRow(row) : undefined
-    },
+    findPersonLookup: (provider, login) => one(q.findPersonLookup, [provider, login], personLookupFromRow),
     savePersonLookup: (l) => change([q.savePersonLookup, [l.provider, l.login, l.outcome, l.slackUserId ?? null, l.expiresAt]]),
     loginsOfSlackUser: async (slackUserId) => driver.read<{ provider: string; login: string }>(q.loginsOfSlackUser, [slackUserId]),
-    async findThreadReply(pr, channel, replyKey) {
-      const row = await first<ThreadReplyRow>(q.findThreadReply, [...key(pr, channel), replyKey])
-      return row ? threadReplyFromRow(row) : undefined
-    },
+    findThreadReply: (pr, channel, replyKey) => one(q.findThreadReply, [...key(pr, channel), replyKey], threadReplyFromRow),
     recordThreadReplyIntent: (r) => change([q.recordThreadReplyIntent, [...key(r, r.channel), r.replyKey, r.createdAt]]),
     threadReplyIntents: async () => (await driver.read<ThreadReplyRow>(q.threadReplyIntents)).map(threadReplyFromRow),
     completeThreadReply: (pr, channel, replyKey, ts) => change([q.completeThreadReply, [ts, ...key(pr, channel), replyKey]]),
@@ -130,10 +126,8 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     async pullRequestsWithHead(provider: Provider, repository: string, sha: string) {
       return (await driver.read<{ pr_number: number }>(q.pullRequestsWithHead, [provider, repository, sha])).map((r) => Number(r.pr_number))
     },
-    async hookDeliveryMark(provider, hook) {
-      const row = await first<{ delivered_at: string; delivery_id: string }>(q.hookDeliveryMark, [provider, hook])
-      return row ? { deliveredAt: row.delivered_at, deliveryId: row.delivery_id } : undefined
-    },
+    hookDeliveryMark: (provider, hook) =>
+      one(q.hookDeliveryMark, [provider, hook], (row: { delivered_at: string; delivery_id: string }) => ({ deliveredAt: row.delivered_at, deliveryId: row.delivery_id })),
     saveHookDeliveryMark: (provider, hook, mark) => change([q.saveHookDeliveryMark, [provider, hook, mark.deliveredAt, mark.deliveryId, now()]]),
     claimRun: async (job, runKey) => await write([q.claimRun, [job, runKey, now()]]) === 1,
     close: () => driver.close(),
