@@ -1,7 +1,7 @@
 import type { CheckResult } from '../checks/check-result.ts'
 import { hostOf } from '../hosts/registry.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
-import type { SmokeDelivery } from './smoke-deliveries.ts'
+import type { SmokeDelivery } from '../hosts/contract.ts'
 
 const TUNNEL_FIX = "start prherald-server; if the URL is a tunnel or a proxy, check that it runs and forwards to the server's port (PRHERALD_LISTEN)"
 

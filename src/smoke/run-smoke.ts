@@ -6,7 +6,9 @@ import { isPrheraldError } from '../errors.ts'
 import { readChannel, type ChannelMessage } from './channel-history.ts'
 import { poll } from './poll.ts'
 import { checkHealth, postDelivery } from './post-to-service.ts'
-import { smokeDelivery, smokeTitle, type SmokeRun, type SmokeStep } from './smoke-deliveries.ts'
+import type { SmokeRun, SmokeStep } from '../hosts/contract.ts'
+import { hostOf } from '../hosts/registry.ts'
+import { smokeTitle } from '../hosts/smoke-delivery.ts'
 
 export interface SmokeDeps {
   /** The service's public base URL, without a trailing slash. */
@@ -34,7 +36,7 @@ export interface SmokeDeps {
  */
 export async function runSmoke(deps: SmokeDeps): Promise<boolean> {
   const target = `${deps.owner}/${deps.repo}`
-  const run: SmokeRun = { provider: deps.provider, owner: deps.owner, repo: deps.repo, runId: randomBytes(4).toString('hex'), createdAt: new Date().toISOString() }
+  const run: SmokeRun = { owner: deps.owner, repo: deps.repo, runId: randomBytes(4).toString('hex'), createdAt: new Date().toISOString() }
   const title = smokeTitle(run)
   let ok = true
   const report = (result: CheckResult): boolean => {
@@ -42,7 +44,7 @@ export async function runSmoke(deps: SmokeDeps): Promise<boolean> {
     if (result.status === 'FAIL') ok = false
     return result.status !== 'FAIL'
   }
-  const send = (step: SmokeStep) => postDelivery(deps.url, deps.provider, smokeDelivery(run, step, deps.webhookSecret), `deliver ${step}`, target, deps.timeoutMs)
+  const send = (step: SmokeStep) => postDelivery(deps.url, deps.provider, hostOf(deps.provider).smokeDelivery(run, step, deps.webhookSecret), `deliver ${step}`, target, deps.timeoutMs)
   const watch = <T>(find: (messages: ChannelMessage[]) => T | undefined) =>
     poll(async () => find(await readChannel(deps.slack, deps.channel)), deps)
 
