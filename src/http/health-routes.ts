@@ -50,16 +50,3 @@ export function readyz(sources: HealthSources): HTTPResponse {
   }
   return json(200, { status: 'ready', database, ...(sources.socket ? { slack_socket: sources.socket() } : {}) })
 }
-
-/**
- * Between the bind and the end of the start-up steps (migrations, replay of pending deliveries, first
- * cleanup): alive, so a liveness probe does not kill a server in the middle of its migrations, and not
- * ready, so nothing is sent to it yet.
- */
-export function startingHealthz(): HTTPResponse {
-  return json(200, { status: 'starting' })
-}
-
-export function startingReadyz(): HTTPResponse {
-  return json(503, { status: 'starting', message: 'prherald is starting (migrations, replay of pending deliveries); ready in a moment' })
-}

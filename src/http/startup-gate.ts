@@ -1,7 +1,6 @@
 import type { RequestListener } from 'node:http'
 import { H3 } from 'h3'
 import { toNodeHandler } from 'h3/node'
-import { startingHealthz, startingReadyz } from './health-routes.ts'
 import { refuseAmbiguousPaths } from './refuse-ambiguous-paths.ts'
 import { json } from './respond.ts'
 
@@ -24,8 +23,9 @@ const RETRY_AFTER_SECONDS = 5
 export function createStartupGate(health: boolean): StartupGate {
   const starting = new H3()
   if (health) {
-    starting.all('/healthz', startingHealthz)
-    starting.all('/readyz', startingReadyz)
+    // Alive, so a liveness probe does not kill a server in the middle of its migrations; not ready, so nothing is sent to it yet.
+    starting.all('/healthz', () => json(200, { status: 'starting' }))
+    starting.all('/readyz', () => json(503, { status: 'starting', message: 'prherald is starting (migrations, replay of pending deliveries); ready in a moment' }))
   }
   starting.all('/**', () => json(503, { error: 'starting', message: 'prherald is starting and cannot take requests yet; try again in a moment' }, {
     'retry-after': String(RETRY_AFTER_SECONDS),
