@@ -148,7 +148,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     socketMode: doc.slack?.socket_mode ?? false,
     talkBack: layTalkBack(TALK_BACK_DEFAULTS, doc.slack?.talk_back),
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
-    api: { slack: withTrailingSlash(env.SLACK_API_URL || DEFAULTS.api.slack) },
+    api: { slack: (env.SLACK_API_URL || DEFAULTS.api.slack).replace(/\/?$/, '/') },
   }
 }
 
@@ -176,10 +176,6 @@ function parseMetricsListen(text: string | undefined, listen: ListenAddress, con
     throw invalid(configFile, [{ key, message: `"${text}" is the port the webhooks listen on (${listen.port}); give /metrics another port, e.g. 127.0.0.1:9464` }])
   }
   return address
-}
-
-function withTrailingSlash(url: string): string {
-  return url.endsWith('/') ? url : `${url}/`
 }
 
 /**

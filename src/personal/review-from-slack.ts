@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { pullRequestKey, referenceOf, splitRepository } from '../../machines/pull-request-event.ts'
 import { isPrheraldError } from '../errors.ts'
-import type { PullRequestAddress } from '../hosts/contract.ts'
 import { hostOf } from '../hosts/registry.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { REVIEW_FORM, type ReviewActionClick, type ReviewSubmission } from '../slack/decode-review-action.ts'
@@ -32,10 +31,6 @@ export type SubmissionAnswer = Record<string, unknown>
 
 const update = (view: ModalView): SubmissionAnswer => ({ response_action: 'update', view })
 const fieldError = (text: string): SubmissionAnswer => ({ response_action: 'errors', errors: { [REVIEW_FORM.block]: text } })
-
-function addressOf(pr: PullRequestRef): PullRequestAddress {
-  return { ...splitRepository(pr.repository), number: pr.prNumber }
-}
 
 /**
  * Reviews from Slack (docs/talk-back.md, "Review from Slack"): a click on a message's review action opens a
@@ -99,7 +94,7 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
     }
     let view: ModalView
     try {
-      const outcome = await api.review(addressOf(form.pr), { kind: form.action, body: submission.text || undefined, headSha: form.headSha })
+      const outcome = await api.review({ ...splitRepository(form.pr.repository), number: form.pr.prNumber }, { kind: form.action, body: submission.text || undefined, headSha: form.headSha })
       const failed = outcome.steps.find((step) => !step.ok)
       const says = failed && !failed.ok ? (isPrheraldError(failed.error) ? failed.error.hostSays : undefined) ?? 'no answer' : undefined
       view = outcomeView(form.action, subject, says === undefined ? { ok: true } : { ok: 'partial', says })

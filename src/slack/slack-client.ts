@@ -83,10 +83,6 @@ export interface SlackClientOptions {
   tokenObserver?: SlackTokenObserver
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
-
 const DEFAULT_SLACK_RETRY: RetryOptions = { retries: 3, factor: 2, minTimeout: 1000, maxTimeout: 10_000, randomize: true }
 
 export function createSlackClient(options: SlackClientOptions): SlackClient {
@@ -123,7 +119,7 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
         return await changer.chat.postMessage(args)
       } catch (error) {
         if (!mayHavePosted(error)) throw error
-        throw new PrheraldError('slack_outcome_unknown', `Slack: chat.postMessage outcome unknown (${errorText(error)})`, { cause: error })
+        throw new PrheraldError('slack_outcome_unknown', `Slack: chat.postMessage outcome unknown (${error instanceof Error ? error.message : String(error)})`, { cause: error })
       }
     })
     if (!result?.ts) throw new PrheraldError('slack_outcome_unknown', 'Slack: chat.postMessage returned no ts')
