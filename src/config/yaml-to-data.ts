@@ -62,10 +62,6 @@ function problem(walk: Walk, node: unknown, message: string, options: { key?: st
   if (options.stop || walk.problems.length >= MAX_PROBLEMS) throw new Stop()
 }
 
-function shortTag(tag: string): string {
-  return tag.replace(/^tag:yaml\.org,2002:/, '!!')
-}
-
 function convert(node: unknown, walk: Walk, depth: number): unknown {
   if (node === null || node === undefined) return null
   walk.values++
@@ -79,7 +75,7 @@ function convert(node: unknown, walk: Walk, depth: number): unknown {
   const tag = (node as { tag?: string }).tag
   let value: unknown
   if (tag !== undefined && !PLAIN_TAG.test(tag)) {
-    problem(walk, node, `is a YAML ${shortTag(tag)} value; write a plain map, list, string or number without a tag`)
+    problem(walk, node, `is a YAML ${tag.replace(/^tag:yaml\.org,2002:/, '!!')} value; write a plain map, list, string or number without a tag`)
   } else if (isMap(node)) value = convertMap(node, walk, depth)
   else if (isSeq(node)) value = convertSeq(node.items, walk, depth)
   else if (isScalar(node)) {

@@ -95,19 +95,16 @@ async function setup(options: SetupOptions, io: SetupIo): Promise<boolean> {
   // A valid configuration for other hosts gets this host added beside them, not overwritten (issue 34); --force still replaces it.
   const hosts = options.force ? undefined : existingHosts(configFile)
   const adding = hosts !== undefined && !hosts.includes(answers.provider)
+  const configText = adding ? addHostToConfig(readText(configFile), answers) : renderConfig(answers)
+  const envText = adding && existsSync(envFile) ? addHostToEnv(readText(envFile), answers) : renderEnvFile(answers, configForEnv)
+  await writeSetupFiles(
+    [{ path: configFile, text: configText, mode: 0o644 }, { path: envFile, text: envText, mode: 0o600 }],
+    (path) => (adding || options.force ? Promise.resolve(true) : ask.confirm(`${path} exists. Overwrite it?`, { flag: '--force', initial: false })),
+  )
   if (adding) {
-    const envText = existsSync(envFile) ? addHostToEnv(readText(envFile), answers) : renderEnvFile(answers, configForEnv)
-    await writeSetupFiles(
-      [{ path: configFile, text: addHostToConfig(readText(configFile), answers), mode: 0o644 }, { path: envFile, text: envText, mode: 0o600 }],
-      () => Promise.resolve(true),
-    )
     print(`added ${hostOf(answers.provider).words.name} to ${configFile} (hosts.${answers.provider}), beside ${hosts.join(', ')}, which are kept`)
     print(`wrote ${envFile} (mode 0600: ${hostOf(answers.provider).variables.secret} added, the other lines kept)`)
   } else {
-    await writeSetupFiles(
-      [{ path: configFile, text: renderConfig(answers), mode: 0o644 }, { path: envFile, text: renderEnvFile(answers, configForEnv), mode: 0o600 }],
-      (path) => (options.force ? Promise.resolve(true) : ask.confirm(`${path} exists. Overwrite it?`, { flag: '--force', initial: false })),
-    )
     print(`wrote ${configFile}`)
     print(`wrote ${envFile} (mode 0600: the Slack token and the webhook secret)`)
   }
