@@ -44,11 +44,8 @@ export function plannedThreadUpdates(input: ThreadUpdatesInput): PlannedReply[] 
   return threadEvents(input.stored, input.steps).map((e) => ({ replyKey: e.replyKey, text: renderThreadReply(e, input.slackUser) }))
 }
 
-export interface ReviewPingsInput {
-  /** `notify.review_requests: thread`. */
-  enabled: boolean
-  stored: StoredLifecycle | undefined
-  steps: readonly FoldStep[]
+/** `enabled`: `notify.review_requests: thread`. */
+export interface ReviewPingsInput extends Omit<ThreadUpdatesInput, 'slackUser'> {
   /** The lifecycle's context after the batch (it knows Bitbucket account ids by name). */
   context: PullRequestContext
   people: People | undefined
