@@ -1,17 +1,13 @@
-import type { Provider, PullRequestEvent } from './pull-request-event.ts'
+import type { PullRequestEvent, PullRequestId } from './pull-request-event.ts'
 
 /**
  * A click on a message's "Start review" button: someone in Slack claims (or, clicking again, gives back) the
  * review of a pull request. It goes through the pull request's mailbox like a delivery, so it never races one.
  */
-export interface ReviewClick {
+export interface ReviewClick extends PullRequestId {
   kind: 'review_click'
-  provider: Provider
   /** `slack:<trigger_id>`: unique per click, and never a git host's delivery id (theirs are UUIDs). */
   deliveryId: string
-  owner: string
-  repo: string
-  number: number
   /** The Slack user who clicked (`U…` or `W…`). */
   user: string
   /** The channel and ts of the message the button sat on: a click counts only on that pull request's own message. */
@@ -25,14 +21,10 @@ export interface ReviewClick {
  * so a reply, its edit and its deletion keep their order; the batch hands it to the reply handler
  * (src/worker/reply-comments.ts), never to the lifecycle machine.
  */
-export interface SlackReply {
+export interface SlackReply extends PullRequestId {
   kind: 'slack_reply'
-  provider: Provider
   /** `slack:event:<event_id>`: Slack's retry of the event is the same delivery. */
   deliveryId: string
-  owner: string
-  repo: string
-  number: number
   action: 'post' | 'edit' | 'delete'
   /** The Slack user who wrote the reply. */
   user: string
