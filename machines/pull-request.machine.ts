@@ -1,7 +1,7 @@
 import { assign, setup } from 'xstate'
 import type { ReactionKey } from './reaction-key.ts'
 import type { DependencyBump } from './dependency-bump.ts'
-import type { EventKind, Provider, PullRequestEvent } from './pull-request-event.ts'
+import type { EventKind, PullRequestEvent, PullRequestId } from './pull-request-event.ts'
 import { checksVerdict, isForHead, recordCheck, recordHead, type CheckFacts } from './check-facts.ts'
 import type { ReviewClick } from './lifecycle-event.ts'
 import { recordEnd, stillEnded, type EndFacts } from './end-facts.ts'
@@ -19,11 +19,7 @@ import type { AccountFacts } from './account-ids.ts'
 
 export type { ReactionKey }
 
-export interface PullRequestContext extends ReviewFacts, EndFacts, WaitingFacts, AccountFacts, CheckFacts, ReviewClaims {
-  provider: Provider
-  owner: string
-  repo: string
-  number: number
+export interface PullRequestContext extends PullRequestId, ReviewFacts, EndFacts, WaitingFacts, AccountFacts, CheckFacts, ReviewClaims {
   title: string
   url: string
   author: string
