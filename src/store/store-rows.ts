@@ -54,9 +54,7 @@ export function intentFromRow(r: IntentRow): PostIntent {
   }
 }
 
-export interface OpenMessageRow extends ChannelRow {
-  mentions: string
-  lifecycle: string
+export interface OpenMessageRow extends Pick<MessageRow, keyof ChannelRow | 'mentions' | 'lifecycle'> {
   activity_at: Millis
 }
 

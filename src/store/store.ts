@@ -95,10 +95,7 @@ export interface DeliveryOutcome {
 }
 
 /** An open pull request's message, as the digest reads it. */
-export interface OpenMessage extends PullRequestRef {
-  channel: string
-  mentions: string[]
-  lifecycle: StoredLifecycle
+export interface OpenMessage extends Pick<MessageRecord, keyof PullRequestRef | 'channel' | 'mentions' | 'lifecycle'> {
   /** Unix ms of the last activity; a row from before activity was recorded gives its created_at. */
   activityAt: number
 }
