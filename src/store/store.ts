@@ -136,13 +136,9 @@ export interface ThreadReply extends PullRequestRef {
 }
 
 /** A direct message waiting to be sent, or sent: one line about one pull request, for one person. */
-export interface DirectMessageRecord {
+export interface DirectMessageRecord extends Pick<DirectMessageIntent, 'dmKey' | 'prKey' | 'body' | 'createdAt'> {
   recipient: string
-  dmKey: string
-  prKey: string
-  body: string
   dueAt: number
-  createdAt: number
   /** The gathered message this row went out in (or is going out in): its metadata carries it. */
   batch?: string | undefined
   batchAt?: number | undefined
