@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { pullRequestKey, type PullRequestEvent } from '../../machines/pull-request-event.ts'
-import { isPrheraldError } from '../errors.ts'
+import { isPrheraldError, type PrheraldError } from '../errors.ts'
 import { hasMessage, type DeliveryStore, type MessageStore, type PullRequestRef } from '../store/store.ts'
 import type { GitHost, HostReconcile } from '../hosts/contract.ts'
 import { differenceOf, reconcileEvent, type ReconcileChange } from './reconcile-difference.ts'
-import { runStop, stopsRun, type RunStop } from './run-stop.ts'
+import { stopsRun } from '../hosts/git-host-error.ts'
 
 export interface ReconcileDeps {
   store: MessageStore & DeliveryStore
@@ -41,11 +41,23 @@ export interface ReconcileResult {
   failed: number
   /** Left unchecked because the run stopped (the git host's rate limit, or it refused the token). */
   notChecked: number
-  /** Set when the run stopped (src/reconcile/run-stop.ts): the message and what to do. */
+  /** Set when the run stopped (runStop below): the message and what to do. */
   stopped?: RunStop | undefined
 }
 
 type Outcome = { line?: ReconcileLine; notChecked?: true }
+
+/** Why a reconcile run stopped before checking everything: the message and what to do. */
+export interface RunStop {
+  message: string
+  fix: string | undefined
+}
+
+/** The report's `stopped` line; a refused token is named by its variable, the host's 401 kept as the detail. */
+export function runStop(host: GitHost, error: PrheraldError): RunStop {
+  if (error.code !== 'git_host_auth') return { message: error.message, fix: error.fix }
+  return { message: `${host.words.name} refused the token in ${host.variables.token} (${error.message})`, fix: error.fix }
+}
 
 const label = (ref: PullRequestRef) => `${ref.repository}#${ref.prNumber}`
 

@@ -8,8 +8,8 @@ import type { ConnectedHost } from '../config/connect-hosts.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import type { DeliveryStore, HookMarks, MessageStore } from '../store/store.ts'
 import { createHostRateGate, type GateClock } from '../hosts/host-rate-gate.ts'
-import { reconcile, type ReconcileResult } from './reconcile.ts'
-import { runStop, stopsRun } from './run-stop.ts'
+import { reconcile, runStop, type ReconcileResult } from './reconcile.ts'
+import { stopsRun } from '../hosts/git-host-error.ts'
 
 /** A rate-limit hold up to this long is waited out; a longer one stops the run (docs/reconcile.md). */
 export const MAX_RATE_LIMIT_WAIT_MS = 5 * 60_000
