@@ -48,7 +48,8 @@ const backoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1))
  * cannot send or see ping frames): the URL from apps.connections.open, `hello` when it is ready, envelopes
  * acknowledged by their envelope_id once the pipeline has stored them, `disconnect` when Slack wants a new
  * connection (the new one is opened before the old is closed), and a dropped socket, or one found deaf by its
- * pings, reconnected with backoff. Nothing here throws into the process: every failure is logged and retried until stop().
+ * pings, reconnected with backoff. Nothing here throws into the process: every failure is logged and retried
+ * until stop().
  */
 export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
   const client = createWebClient({ token: deps.appToken, apiUrl: deps.apiUrl })

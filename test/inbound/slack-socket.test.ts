@@ -139,9 +139,9 @@ describe('a deaf (half-open) socket', () => {
   it('keeps a socket Slack pings and that answers its pings, past every timeout', async () => {
     await slack.close()
     slack = await startFakeSocketMode({ pingEveryMs: 50 })
-    const s = start({ liveness: { serverPingMs: 300, pingEveryMs: 100, pongMs: 200 } })
+    const s = start({ liveness: { serverPingMs: 600, pingEveryMs: 100, pongMs: 500 } })
     await until(() => s.state() === 'open')
-    await new Promise((r) => setTimeout(r, 1000))
+    await new Promise((r) => setTimeout(r, 1200))
     expect(slack.connections[0]!.pings).toBeGreaterThan(3)
     expect([s.state(), s.reconnects(), slack.connections.length, deafLine()]).toEqual(['open', 0, 1, undefined])
   })
