@@ -47,4 +47,13 @@ describe.each(storeBackends(() => postgresDatabase))('review forms: $name', (bac
     expect(await store.reviewForm('old')).toBeUndefined()
     expect(await store.reviewForm('new')).toBeDefined()
   })
+
+  it('the daily cleanup deletes expired forms, with no form opened after them, and keeps open ones', async () => {
+    await store.saveReviewForm(form('old', 6000))
+    await store.saveReviewForm(form('open', 20_000))
+    now = 7000
+    expect((await other.forgetBefore(0)).reviewForms).toBe(1)
+    expect(await store.reviewForm('old')).toBeUndefined()
+    expect(await store.reviewForm('open')).toBeDefined()
+  })
 })
