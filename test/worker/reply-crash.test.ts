@@ -5,7 +5,7 @@ import { pendingDeliveries } from '../helpers/pending-deliveries.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { sendSignedSlack } from '../helpers/slack-requests.ts'
-import { killServer, spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
+import { killServer, runCli, spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
 import { testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
 import { ACCOUNTS, ALICE, CHANNEL, linkInSqlite, newTokenKey, talkBackEnv } from '../helpers/talk-back-setup.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
@@ -29,7 +29,6 @@ beforeEach(async () => {
   slack = await startFakeSlack({ anyChannel: true })
   fake = await startFakeOAuthHost('github', { accounts: ACCOUNTS })
   key = newTokenKey()
-  writeConfig(dir.path, { ...replyConfig('github', 'linked'), server: { log_format: 'json' } })
   await linkInSqlite(dir.path, { fake, key, accountKey: h.aliceKey })
 })
 afterEach(async () => {
@@ -40,11 +39,8 @@ afterEach(async () => {
   dir.remove()
 })
 
-const spawn = async () => {
-  server = await spawnServer(testEnv(dir.path, 'github', {
-    SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...talkBackEnv(fake, { key }),
-  }))
-}
+const env = () => testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...talkBackEnv(fake, { key }) })
+const spawn = async () => { server = await spawnServer(env()) }
 const send = async (event: unknown) => {
   const res = await sendSignedSlack(server!.url, '/webhook/slack/events', eventBody(`EvCrash${++events}`, event))
   expect(res.status).toBe(200)
@@ -55,7 +51,8 @@ async function kill(): Promise<void> {
 }
 
 /** The message, then a reply whose comment is made at the host with its answer lost, and no look-up that works. */
-async function replyWithLostAnswer() {
+async function replyWithLostAnswer(config: Record<string, unknown> = {}) {
+  writeConfig(dir.path, { ...replyConfig('github', 'linked'), server: { log_format: 'json' }, ...config })
   await spawn()
   expect((await deliver(server!.url, 'github', h.delivery)).status).toBe(200)
   await waitFor('the message', () => slack.messagesIn(CHANNEL).length === 1)
@@ -95,4 +92,43 @@ it('the deletion arriving after the restart (Slack\'s retry): it deletes the com
   await send(deleted(reply))
   await waitFor('the comment deleted', () => fake.comments[0]!.deleted, 20_000)
   expect(fake.comments).toHaveLength(1)
+})
+
+it('the deletion applied while the reply\'s post is parked: it looks for the comment, and the restart deletes the one it finds', async () => {
+  // One failed batch parks the pull request's deliveries: the deletion then comes in a batch of its own.
+  const reply = await replyWithLostAnswer({ database: { retry_attempts: 1 } })
+  const parked = () => server!.entries().filter((e) => String(e.msg).startsWith('deliveries parked')).length
+  await waitFor('the post parked', () => parked() === 1, 20_000)
+  await send(deleted(reply))
+  // The deletion's own look-up for the comment fails too (the host still cannot list comments): parked as well.
+  await waitFor('the deletion parked', () => parked() === 2, 20_000)
+  await kill()
+
+  fake.failCommentLists = 0
+  await spawn()
+  await waitFor('the recovery', () => recovered() !== undefined, 20_000)
+  expect(recovered()).toMatchObject({ count: 1, found: 1 })
+  expect(fake.comments).toEqual([expect.objectContaining({ author: 'alice', deleted: true })])
+  // The parked post and deletion replayed: no comment is made again, none is left.
+  const replayed = runCli('migrate', ['replay-parked'], env())
+  expect(replayed.status).toBe(0)
+  await waitFor('nothing pending', () => pendingDeliveries(dir.path) === 0, 20_000)
+  expect(fake.comments).toEqual([expect.objectContaining({ deleted: true })])
+})
+
+it('the deletion applied alone once the host answers again: the comment found by its marker is deleted, and the restart adopts nothing', async () => {
+  const reply = await replyWithLostAnswer({ database: { retry_attempts: 1 } })
+  await waitFor('the post parked', () => server!.entries().some((e) => String(e.msg).startsWith('deliveries parked')), 20_000)
+  fake.failCommentLists = 0
+  await send(deleted(reply))
+  await waitFor('the comment deleted', () => fake.comments[0]!.deleted, 20_000)
+  await kill()
+
+  await spawn()
+  await waitFor('listening', () => server!.entries().some((e) => e.msg === 'listening'))
+  expect(recovered()).toBeUndefined()
+  expect(runCli('migrate', ['replay-parked'], env()).status).toBe(0)
+  await waitFor('nothing pending', () => pendingDeliveries(dir.path) === 0, 20_000)
+  expect(fake.comments).toEqual([expect.objectContaining({ author: 'alice', deleted: true })])
+  expect(slack.messages.get(reply.ts)!.reactions.size).toBe(0)
 })
