@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Store } from '../../src/store/store.ts'
 import { createPersonLimits, PER_MINUTE } from '../../src/talk-back/person-limits.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
-import { storeBackends, type Backend } from '../helpers/store-backends.ts'
+import { storeBackends, useTwoStores } from '../helpers/store-backends.ts'
 
 /**
  * Issue 33.5's limits (at most 5 review actions and 20 replies a minute per person) counted in the store
@@ -16,20 +16,13 @@ afterAll(() => postgresDatabase.drop())
 const DAY = 24 * 60 * 60_000
 
 describe.each(storeBackends(() => postgresDatabase))('person limits in the store: $name', (backend) => {
-  let db: Awaited<ReturnType<Backend['create']>>
+  let now = Date.UTC(2026, 0, 31, 12)
   let store: Store
   let other: Store
-  let now: number
-  beforeEach(async () => {
+  const stores = useTwoStores(backend, () => now)
+  beforeEach(() => {
     now = Date.UTC(2026, 0, 31, 12)
-    db = await backend.create()
-    store = await db.open(() => now)
-    other = await db.open(() => now)
-  })
-  afterEach(async () => {
-    await store.close()
-    await other.close()
-    await db.remove()
+    ;({ store, other } = stores())
   })
 
   it('takes 5 reviews a minute per person, refuses the sixth, and takes again once the minute has passed', async () => {

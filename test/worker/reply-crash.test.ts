@@ -64,6 +64,14 @@ async function replyWithLostAnswer(config: Record<string, unknown> = {}) {
   return reply
 }
 
+/** The host lists comments again; the restart's recovery finds the comment and the replay leaves nothing pending. */
+async function restartFindingTheComment() {
+  fake.failCommentLists = 0
+  await spawn()
+  await waitFor('nothing pending', () => pendingDeliveries(dir.path) === 0, 20_000)
+  expect(recovered()).toMatchObject({ count: 1, found: 1 })
+}
+
 const recovered = () => server!.entries().find((e) => e.msg === 'interrupted pull request comments looked up')
 
 it('the deletion recorded before the kill: the restart adopts the comment, then deletes it', async () => {
@@ -72,10 +80,7 @@ it('the deletion recorded before the kill: the restart adopts the comment, then 
   await kill()
   expect(pendingDeliveries(dir.path)).toBe(2)
 
-  fake.failCommentLists = 0
-  await spawn()
-  await waitFor('nothing pending', () => pendingDeliveries(dir.path) === 0, 20_000)
-  expect(recovered()).toMatchObject({ count: 1, found: 1 })
+  await restartFindingTheComment()
   expect(fake.comments).toEqual([expect.objectContaining({ author: 'alice', deleted: true })])
 })
 
@@ -84,10 +89,7 @@ it('the deletion arriving after the restart (Slack\'s retry): it deletes the com
   await kill()
   expect(pendingDeliveries(dir.path)).toBe(1)
 
-  fake.failCommentLists = 0
-  await spawn()
-  await waitFor('nothing pending', () => pendingDeliveries(dir.path) === 0, 20_000)
-  expect(recovered()).toMatchObject({ count: 1, found: 1 })
+  await restartFindingTheComment()
   expect(fake.comments).toEqual([expect.objectContaining({ deleted: false })])
   await send(deleted(reply))
   await waitFor('the comment deleted', () => fake.comments[0]!.deleted, 20_000)
