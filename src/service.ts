@@ -212,9 +212,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     click: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
     workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
     ready: () => database.state() === 'ok', logger, talkBack,
-    reviews: talkBack && createReviewFromSlack({ talkBack, store, slack, logger, limits: createPersonLimits({ now: Date.now }), now: Date.now }),
+    reviews: talkBack && createReviewFromSlack({ talkBack, store, slack, logger, limits: createPersonLimits({ store, now: options.clock ?? Date.now }), now: Date.now }),
     threadReply: talkBack && createThreadReplyEvent({
-      store, talkBack, limits: createPersonLimits({ now: options.clock ?? Date.now }), handOff: handOffFresh, logger,
+      store, talkBack, limits: createPersonLimits({ store, now: options.clock ?? Date.now }), handOff: handOffFresh, logger,
       note: (channel, user, text, threadTs) => pacer.call('chat.postEphemeral', channel, () => slack.postEphemeral(channel, user, text, threadTs)),
     }),
   })
