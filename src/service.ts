@@ -39,7 +39,7 @@ import { hostMappings } from './routing/resolve-route.ts'
 import { createApp, webhookPath, type AppDeps } from './server.ts'
 import { createSlackInbound } from './inbound/slack-inbound.ts'
 import { startSocketMode } from './inbound/start-socket-mode.ts'
-import type { SlackSocket } from './inbound/slack-socket.ts'
+import type { SlackSocket, SlackSocketDeps } from './inbound/slack-socket.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
 import { startCleanupJob } from './store/cleanup-job.ts'
 import { openStore } from './store/open-store.ts'
@@ -88,6 +88,8 @@ export interface ServiceOptions {
   directMessageIntervalMs?: number
   /** How often idle talk-back links are looked at for the relink notice; six hours by default. */
   relinkSweepMs?: number
+  /** Socket Mode's backoff and timeouts (a deaf socket is found by its pings); tests shorten them. */
+  socketTimeouts?: Pick<SlackSocketDeps, 'backoffMs' | 'helloMs' | 'liveness'>
 }
 
 export interface RunningService {
@@ -210,9 +212,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     click: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
     workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
     ready: () => database.state() === 'ok', logger,
-    reviews: talkBack && createReviewFromSlack({ talkBack, store, slack, logger, limits: createPersonLimits({ now: Date.now }), now: Date.now }),
+    reviews: talkBack && createReviewFromSlack({ talkBack, store, slack, logger, limits: createPersonLimits({ store, now: options.clock ?? Date.now }), now: Date.now }),
     threadReply: talkBack && createThreadReplyEvent({
-      store, talkBack, limits: createPersonLimits({ now: options.clock ?? Date.now }), handOff: handOffFresh, logger,
+      store, talkBack, limits: createPersonLimits({ store, now: options.clock ?? Date.now }), handOff: handOffFresh, logger,
       note: (channel, user, text, threadTs) => pacer.call('chat.postEphemeral', channel, () => slack.postEphemeral(channel, user, text, threadTs)),
     }),
   })
@@ -253,7 +255,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Ready: from here on the listeners serve the app. `listening` keeps meaning "deliveries are taken".
   listeners.open(handler, metrics)
   // Socket Mode connects once the gate is open: an envelope is acted on, and acknowledged, only from here on.
-  socket = await startSocketMode({ settings, secrets, receive, logger })
+  socket = await startSocketMode({ settings, secrets, receive, logger, timeouts: options.socketTimeouts })
   directMessages = startDirectMessages({ sendDue: worker.personal.sendDue, logger, intervalMs: options.directMessageIntervalMs ?? 30_000 })
   const relinkSweep = talkBack && startRelinkSweep({ store, notices: talkBack.notices, now: options.clock ?? Date.now, logger, intervalMs: options.relinkSweepMs })
   const { server, port, url } = listeners

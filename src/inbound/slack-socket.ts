@@ -1,6 +1,8 @@
+import { WebSocket } from 'ws'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { callSlackApi, createWebClient } from '../slack/slack-api.ts'
 import type { SlackInboundRequest } from './slack-inbound.ts'
+import { watchLiveness, type SocketLiveness } from './socket-liveness.ts'
 
 /** 'connecting' until the first hello, 'open' while a socket is, 'reconnecting' between two, 'closed' once stopped. */
 export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'closed'
@@ -20,6 +22,8 @@ export interface SlackSocketDeps {
   backoffMs?: (attempt: number) => number
   /** How long a new socket may take to say hello before it is closed and tried again; 10 s by default. */
   helloMs?: number
+  /** How long an open socket may stay quiet before it is taken as dead (socket-liveness.ts). */
+  liveness?: SocketLiveness
 }
 
 export interface SlackSocket {
@@ -40,11 +44,12 @@ function requestOf(type: unknown, payload: unknown): SlackInboundRequest | undef
 const backoff = (attempt: number) => Math.min(30_000, 1000 * 2 ** (attempt - 1))
 
 /**
- * Slack's Socket Mode (docs.slack.dev/apis/events-api/using-socket-mode) over Node's own WebSocket: the URL
- * from apps.connections.open, `hello` when it is ready, envelopes acknowledged by their envelope_id once the
- * pipeline has stored them, `disconnect` when Slack wants a new connection (the new one is opened before the
- * old is closed), and a dropped socket reconnected with backoff. Nothing here throws into the process: every
- * failure is logged and retried until stop().
+ * Slack's Socket Mode (docs.slack.dev/apis/events-api/using-socket-mode) over `ws` (Node's own WebSocket
+ * cannot send or see ping frames): the URL from apps.connections.open, `hello` when it is ready, envelopes
+ * acknowledged by their envelope_id once the pipeline has stored them, `disconnect` when Slack wants a new
+ * connection (the new one is opened before the old is closed), and a dropped socket, or one found deaf by its
+ * pings, reconnected with backoff. Nothing here throws into the process: every failure is logged and retried
+ * until stop().
  */
 export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
   const client = createWebClient({ token: deps.appToken, apiUrl: deps.apiUrl })
@@ -69,27 +74,33 @@ export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
   const connect = async (): Promise<WebSocket> => {
     const url = await openUrl()
     if (stopped) throw new Error('stopped')
-    const socket = new WebSocket(url)
+    const socket = new WebSocket(url, { perMessageDeflate: false })
     sockets.add(socket)
-    // A socket that opens and never says hello would hold the reconnection for ever: closed, and tried again.
-    const silent = setTimeout(() => socket.close(), deps.helloMs ?? 10_000)
+    // A socket that opens and never says hello would hold the reconnection for ever: cut, and tried again.
+    const silent = setTimeout(() => socket.terminate(), deps.helloMs ?? 10_000)
+    let unwatch = () => {}
+    let deaf: string | undefined
     return new Promise<WebSocket>((resolve, reject) => {
-      socket.addEventListener('message', (message) => {
-        const frame = parse(message.data)
+      socket.on('message', (data) => {
+        const frame = parse(data)
         if (frame?.type === 'hello') {
           clearTimeout(silent)
+          unwatch()
+          // A deaf socket answers no close frame: cut at once, and its close reconnects it like a drop.
+          unwatch = watchLiveness(socket, deps.liveness ?? {}, (reason) => { deaf = reason; socket.terminate() })
           resolve(socket)
         }
         else if (frame?.type === 'disconnect') onDisconnect(socket, String(frame.reason ?? ''))
         else if (frame && typeof frame.envelope_id === 'string') onEnvelope(socket, frame.envelope_id, frame)
       })
-      socket.addEventListener('close', () => {
+      socket.on('close', () => {
         clearTimeout(silent)
+        unwatch()
         sockets.delete(socket)
         reject(new Error('the socket closed before hello'))
-        if (socket === current) dropped()
+        if (socket === current) dropped(deaf)
       })
-      socket.addEventListener('error', () => {}) // a close follows every error; it is handled there
+      socket.on('error', () => {}) // a close follows every error; it is handled there
     })
   }
 
@@ -115,11 +126,12 @@ export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
     reconnect(0)
   }
 
-  const dropped = () => {
+  const dropped = (deaf: string | undefined) => {
     current = undefined
     if (stopped) return
     state = 'reconnecting'
-    deps.logger.warn('slack socket closed; reconnecting')
+    if (deaf) deps.logger.warn('slack socket is deaf (half-open): cut it; reconnecting', { reason: deaf })
+    else deps.logger.warn('slack socket closed; reconnecting')
     reconnect(Math.max(1, failures))
   }
 
@@ -161,8 +173,10 @@ export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
       clearTimeout(timer)
       const closing = [...sockets].map((socket) => new Promise<void>((done) => {
         if (socket.readyState === WebSocket.CLOSED) return done()
-        socket.addEventListener('close', () => done())
+        socket.once('close', () => done())
         socket.close(1000)
+        // A socket that does not answer the close frame (deaf) is cut, not waited on for ws's 30 s.
+        setTimeout(() => socket.terminate(), 1000).unref()
       }))
       await Promise.all(closing)
     },

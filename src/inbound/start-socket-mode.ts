@@ -1,7 +1,7 @@
 import type { Secrets, Settings } from '../config/settings.ts'
 import type { Logger } from '../log/logger.ts'
 import type { SlackInbound } from './slack-inbound.ts'
-import type { SlackSocket } from './slack-socket.ts'
+import type { SlackSocket, SlackSocketDeps } from './slack-socket.ts'
 
 /**
  * Socket Mode, when `slack.socket_mode` is true: called once the start-up gate opens (requests are acted on
@@ -13,10 +13,12 @@ export async function startSocketMode(deps: {
   secrets: Pick<Secrets, 'slackAppToken'>
   receive: SlackInbound | undefined
   logger: Logger
+  /** The socket's backoff and timeouts, their defaults when absent; tests shorten them. */
+  timeouts?: Pick<SlackSocketDeps, 'backoffMs' | 'helloMs' | 'liveness'>
 }): Promise<SlackSocket | undefined> {
   const { settings, secrets, receive } = deps
   // The start-up validation refused to start without an app-level token; the pipeline exists whenever socket mode is on.
   if (!settings.socketMode || secrets.slackAppToken === undefined || !receive) return undefined
   const { startSlackSocket } = await import('./slack-socket.ts')
-  return startSlackSocket({ appToken: secrets.slackAppToken, apiUrl: settings.api.slack, logger: deps.logger, receive })
+  return startSlackSocket({ ...deps.timeouts, appToken: secrets.slackAppToken, apiUrl: settings.api.slack, logger: deps.logger, receive })
 }

@@ -44,7 +44,7 @@ export function createThreadReplyEvent(deps: ThreadReplyEventDeps) {
       return
     }
     // New replies count; an edit or deletion of one that went follows it whatever the count.
-    if (reply.action === 'post' && !deps.limits.take('replies', reply.user)) {
+    if (reply.action === 'post' && !(await deps.limits.take('replies', reply.user))) {
       logger.warn('thread reply refused', { ...facts, reason: 'rate_limited' })
       // Not awaited: Slack's acknowledgement does not wait for a paced call.
       void deps.note(reply.channel, reply.user, TOO_MANY_REPLIES, reply.threadTs).catch((error: unknown) => logger.warn('thread reply refusal not sent', errorFields(error)))

@@ -139,7 +139,7 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
       }
       if (form.submitted) return update(noticeView(form.action, 'This review was already submitted.'))
       if (form.action === 'request_changes' && submission.text === '') return fieldError('Say what should change: a request for changes needs a comment.')
-      if (!deps.limits.take('reviews', submission.user)) {
+      if (!(await deps.limits.take('reviews', submission.user))) {
         logger.info('ignored slack interaction', { reason: 'review_rate_limited', slack_user: submission.user })
         return fieldError(`You have sent ${PER_MINUTE.reviews} reviews from Slack in the last minute; please wait a moment and submit again.`)
       }

@@ -27,10 +27,11 @@ export async function runCleanup(deps: CleanupDeps): Promise<{ messages: number;
   const replayCutoff = Math.min(cutoff, (deps.now ?? Date.now)() - REPLAY_WINDOW_DAYS * DAY_MS)
   // A claim only has to outlive its run's day; ttl_days is at least one, so today's claims always stay. The
   // record of a reply outlives a replay by far; once the message is aged out, nothing replays into it.
-  const { messages, deliveries, bodies, runClaims, threadRecords, slackRequests, directMessages } = await deps.store.forgetBefore(cutoff, replayCutoff)
+  const { messages, deliveries, bodies, runClaims, threadRecords, slackRequests, directMessages, reviewForms, personActions } = await deps.store.forgetBefore(cutoff, replayCutoff)
   deps.logger.info('cleanup finished', {
     deleted_messages: messages, deleted_deliveries: deliveries, deleted_bodies: bodies, deleted_run_claims: runClaims,
-    deleted_thread_records: threadRecords, deleted_slack_requests: slackRequests, deleted_direct_messages: directMessages, ttl_days: deps.ttlDays,
+    deleted_thread_records: threadRecords, deleted_slack_requests: slackRequests, deleted_direct_messages: directMessages,
+    deleted_review_forms: reviewForms, deleted_person_actions: personActions, ttl_days: deps.ttlDays,
   })
   return { messages, deliveries, runClaims }
 }

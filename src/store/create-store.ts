@@ -8,7 +8,8 @@ import {
 import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store, StoredMessage } from './store.ts'
 import { createPersonalStore, targetText } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
-import { createReviewFormStore } from './review-form-store.ts'
+import { createReviewFormStore, deleteExpiredReviewForms } from './review-form-store.ts'
+import { createActionCounts, deleteActionsBefore } from './action-count-store.ts'
 import { createReplyCommentStore, deleteReplyCommentsBefore } from './reply-comment-store.ts'
 import { personalQueries } from './personal-queries.ts'
 import { readStoredEvent, storedEvent, storedLifecycle } from './stored-json.ts'
@@ -55,6 +56,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     ...createTalkBackStore(driver, now),
     ...createReviewFormStore(driver, now),
     ...createReplyCommentStore(driver, now),
+    ...createActionCounts(driver),
     async findMessages(pr) {
       return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow).sort(oldestFirst)
     },
@@ -64,12 +66,20 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     },
     saveMessage: (m) => change(messageStep(m, now())),
     async forgetBefore(cutoff, replayCutoff = cutoff) {
-      const [messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0, slackRequests = 0, directMessages = 0, replyComments = 0] = await driver.write([
+      const [
+        messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0, slackRequests = 0, directMessages = 0, replyComments = 0,
+        reviewForms = 0, actions = 0, gates = 0,
+      ] = await driver.write([
         [q.deleteMessagesUntouchedSince, [cutoff]], [q.deleteAppliedDeliveriesBefore, [replayCutoff]], [q.deleteBodiesBefore, [replayCutoff]],
         [q.deleteRunClaimsBefore, [cutoff]], [q.deleteThreadRepliesBefore, [cutoff]], [q.deleteHeadsBefore, [cutoff]],
         [q.deleteSlackRequestsBefore, [replayCutoff]], [q.deleteDirectMessagesBefore, [cutoff]], [deleteReplyCommentsBefore, [cutoff]],
+        // A review form is good for an hour, whatever the cutoff: an expired one only waits to be deleted.
+        [deleteExpiredReviewForms, [now()]], ...deleteActionsBefore.map((s): Step => [s, [cutoff]]),
       ])
-      return { messages, deliveries, bodies, runClaims, threadRecords: replies + heads + replyComments, slackRequests, directMessages }
+      return {
+        messages, deliveries, bodies, runClaims, threadRecords: replies + heads + replyComments, slackRequests, directMessages,
+        reviewForms, personActions: actions + gates,
+      }
     },
     claimSlackRequest: async (requestId) => (await driver.write([[q.claimSlackRequest, [requestId, now()]]]))[0] === 1,
     releaseSlackRequest: (requestId) => change([q.releaseSlackRequest, [requestId]]),

@@ -10,11 +10,17 @@ export interface ReplyCommentRecord extends PullRequestRef {
   slackUser: string
   /** Whose account made the comment: the person's linked one, or prherald's own (the person named). */
   author: 'person' | 'prherald'
-  /** Undefined until the host answered the create: with an intent, the call's outcome is unknown. */
+  /** Undefined until the host answered the create: with an intent, the call's outcome is unknown. NO_COMMENT: deleted, none made. */
   commentId: string | undefined
   deleted: boolean
   intentAt: number
 }
+
+/**
+ * The comment id of a deleted reply whose comment was looked for and not found: no comment was made. Never a
+ * host's comment id; the row stays (deleted) so that a replay of the reply's post makes none.
+ */
+export const NO_COMMENT = ''
 
 export type ReplyCommentIntent = Omit<ReplyCommentRecord, 'commentId' | 'deleted'>
 

@@ -49,6 +49,9 @@ interface FormRow {
 
 const isAction = (value: string): value is ReviewKind => (REVIEW_KINDS as readonly string[]).includes(value)
 
+/** Cleanup's statement (create-store.ts forgetBefore), in its transaction: the forms expired by now. */
+export const deleteExpiredReviewForms = q.deleteExpired
+
 export function createReviewFormStore(driver: StoreDriver, now: () => number): ReviewFormStore {
   const first = async <Row>(s: (typeof q)[keyof typeof q], params: readonly Param[]) => (await driver.read<Row>(s, params))[0]
   return {

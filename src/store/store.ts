@@ -2,6 +2,7 @@ import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { LifecycleEvent } from '../../machines/lifecycle-event.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { ReviewFormStore } from './review-form-store.ts'
+import type { ActionCounts } from './action-count-store.ts'
 import type { ReplyCommentStore } from './reply-comment-store.ts'
 import type { TalkBackStore } from './talk-back-store.ts'
 
@@ -211,6 +212,10 @@ export interface ForgottenRows {
   slackRequests: number
   /** Direct messages sent or dropped before the cutoff (one still queued stays, however old). */
   directMessages: number
+  /** Review forms expired by now (an hour after they opened), whatever the cutoff. */
+  reviewForms: number
+  /** People's actions from Slack counted before the cutoff, and the gates of people quiet since (ActionCounts). */
+  personActions: number
 }
 
 /**
@@ -354,7 +359,8 @@ export interface JobClaims {
   claimRun(job: string, runKey: string): Promise<boolean>
   /**
    * Cleanup, in one transaction: every row that only served until `cutoff` (unix ms); applied delivery ids
-   * and body digests only until `replayCutoff` (the replay window, which may reach further back). Never touches Slack.
+   * and body digests only until `replayCutoff` (the replay window, which may reach further back); review forms
+   * until they expired (by the store's clock). Never touches Slack.
    */
   forgetBefore(cutoff: number, replayCutoff?: number): Promise<ForgottenRows>
 }
@@ -404,6 +410,6 @@ export interface SharedWork {
 
 /** Everything prherald keeps, every port at once: what the composition roots open and close. */
 export interface Store extends DeliveryStore, MessageStore, IntentStore, PeopleCache, DirectMessageStore, PreferenceStore, JobClaims,
-  HookMarks, SlackRequests, SharedWork, TalkBackStore, ReplyCommentStore, ReviewFormStore {
+  HookMarks, SlackRequests, SharedWork, TalkBackStore, ReplyCommentStore, ReviewFormStore, ActionCounts {
   close(): Promise<void>
 }

@@ -1,29 +1,20 @@
 import type { Logger } from '../log/logger.ts'
+import type { ActionCounts } from '../store/action-count-store.ts'
 
 /** What one person may do from Slack in a minute (docs/talk-back.md, "Security"): more get a polite refusal. */
 export const PER_MINUTE = { reviews: 5, replies: 20 } as const
 
+const WINDOW_MS = 60_000
+
 /**
- * A sliding one-minute window per Slack user and kind. Each replica counts what it handles: with several
- * replicas a person may get up to that many times the limit, which still bounds a runaway client.
+ * A sliding one-minute window per Slack user and kind, counted in the store (ActionCounts): replicas on one
+ * PostgreSQL database count a person's actions together, whichever replica Slack sends each one to.
  */
-export function createPersonLimits(deps: { now: () => number; perMinute?: Partial<Record<keyof typeof PER_MINUTE, number>> }) {
-  const seen = new Map<string, number[]>()
+export function createPersonLimits(deps: { store: ActionCounts; now: () => number; perMinute?: Partial<Record<keyof typeof PER_MINUTE, number>> }) {
   return {
     /** Takes one action of `kind` for `slackUser`; false when they are over their minute's limit (nothing is counted then). */
-    take(kind: keyof typeof PER_MINUTE, slackUser: string): boolean {
-      const key = `${kind}\n${slackUser}`
-      const now = deps.now()
-      const recent = (seen.get(key) ?? []).filter((at) => at > now - 60_000)
-      if (recent.length >= (deps.perMinute?.[kind] ?? PER_MINUTE[kind])) {
-        seen.set(key, recent)
-        return false
-      }
-      recent.push(now)
-      seen.set(key, recent)
-      // Forgotten once quiet: memory follows the people active this minute.
-      for (const [other, times] of seen) if (times.every((at) => at <= now - 60_000)) seen.delete(other)
-      return true
+    take(kind: keyof typeof PER_MINUTE, slackUser: string): Promise<boolean> {
+      return deps.store.takeAction(kind, slackUser, deps.now(), deps.perMinute?.[kind] ?? PER_MINUTE[kind], WINDOW_MS)
     },
   }
 }

@@ -1,9 +1,10 @@
 import type { SlackReply } from '../../machines/lifecycle-event.ts'
 import type { HostSet } from '../config/connect-hosts.ts'
 import { isPrheraldError } from '../errors.ts'
+import type { PullRequestAddress } from '../hosts/contract.ts'
 import type { CommentApi } from '../hosts/talk-back-contract.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
-import type { Outbox } from '../slack/outbox.ts'
+import { CLOCK_SKEW_MS, type Outbox } from '../slack/outbox.ts'
 import type { SlackClient } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { ReplyCommentRecord, ReplyCommentStore } from '../store/reply-comment-store.ts'
@@ -76,6 +77,21 @@ export function createReplyComments(deps: ReplyCommentsDeps) {
     })
   }
 
+  /**
+   * The reply is deleted and its comment's create has an unknown outcome. Marked deleted first: a replay of
+   * its post then makes nothing, and the start-up recovery deletes what it adopts (left-comments.ts). Then
+   * the comment is looked for by its marker and deleted; a look-up that fails fails the batch, which is retried.
+   */
+  async function deleteUnknown(reply: SlackReply, row: ReplyCommentRecord, author: Author, pr: PullRequestAddress, audit: (login: string | undefined, outcome: string) => void) {
+    await deps.store.markReplyDeleted(reply.channel, reply.replyTs)
+    const id = await author.api.findComment(pr, replyMarker(reply.channel, reply.replyTs), row.intentAt - CLOCK_SKEW_MS)
+    if (id !== undefined) {
+      await author.api.deleteComment(pr, id)
+      await deps.store.completeReplyComment(reply.channel, reply.replyTs, id)
+    }
+    audit(author.login, id === undefined ? 'deleted_not_found' : 'deleted_adopted')
+  }
+
   async function one(reply: SlackReply, batch: BatchContext): Promise<void> {
     const repository = `${reply.owner}/${reply.repo}`
     const pr = { owner: reply.owner, repo: reply.repo, number: reply.number }
@@ -92,6 +108,8 @@ export function createReplyComments(deps: ReplyCommentsDeps) {
     }
 
     if (reply.action === 'post') {
+      // Deleted while its comment's create had an unknown outcome (below): the replayed post makes none.
+      if (row?.deleted) return void logger.info('ignored thread reply', { pr_key: batch.prKey, reason: 'reply_deleted' })
       // A replay after the comment was made (or adopted at start-up): only the reaction may be missing.
       if (row?.commentId) return react(reply, batch.lost)
       const author = await authorOf(reply, row?.author)
@@ -114,18 +132,23 @@ export function createReplyComments(deps: ReplyCommentsDeps) {
       return react(reply, batch.lost)
     }
     // An edit or a deletion acts on the comment its reply made, as the account that made it.
-    if (!row?.commentId || row.deleted) return void logger.info('ignored thread reply', { pr_key: batch.prKey, action: reply.action, reason: row ? 'no_comment' : 'not_a_comment' })
+    if (!row) return void logger.info('ignored thread reply', { pr_key: batch.prKey, action: reply.action, reason: 'not_a_comment' })
     // Only the reply's author changes its comment (Slack lets no one else edit a message; a forged event is refused here too).
     if (row.slackUser !== reply.user) return void logger.warn('ignored thread reply', { pr_key: batch.prKey, action: reply.action, reason: 'not_the_author' })
+    const { commentId } = row
+    // A deletion of a reply whose comment's create has an unknown outcome (its batch died, or was parked) looks for it.
+    const unknown = reply.action === 'delete' && commentId === undefined
+    if (!unknown && (commentId === undefined || row.deleted)) return void logger.info('ignored thread reply', { pr_key: batch.prKey, action: reply.action, reason: 'no_comment' })
     const author = await authorOf(reply, row.author)
     if (!author) {
       audit(undefined, 'not_linked')
       return note(reply, `Your ${reply.action === 'edit' ? 'edit' : 'deletion'} did not reach the pull request: link your account again with \`/prherald link ${reply.provider}\`.`, batch.lost)
     }
     try {
-      if (reply.action === 'edit') await author.api.editComment(pr, row.commentId, bodyOf(reply, author.author))
+      if (commentId === undefined) return await deleteUnknown(reply, row, author, pr, audit)
+      if (reply.action === 'edit') await author.api.editComment(pr, commentId, bodyOf(reply, author.author))
       else {
-        await author.api.deleteComment(pr, row.commentId)
+        await author.api.deleteComment(pr, commentId)
         await deps.store.markReplyDeleted(reply.channel, reply.replyTs)
       }
       audit(author.login, reply.action === 'edit' ? 'edited' : 'deleted')

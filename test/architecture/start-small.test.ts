@@ -55,13 +55,14 @@ console.log(JSON.stringify([...seen]))
   return JSON.parse(out.trim().split('\n').at(-1)!) as string[]
 }
 
-it('a server with the example config loads no holiday tables, setup prompts, PostgreSQL driver or GitHub client', () => {
+it('a server with the example config loads no holiday tables, setup prompts, PostgreSQL driver, GitHub client or WebSocket client', () => {
   const loaded = packagesLoaded(join(packageRoot(), 'config.yaml'))
   expect(loaded).not.toContain('date-holidays')
   expect(loaded).not.toContain('@octokit/rest')
   expect(loaded).not.toContain('@octokit/auth-app')
   expect(loaded).not.toContain('@clack/prompts')
   expect(loaded).not.toContain('pg')
+  expect(loaded).not.toContain('ws') // Socket Mode's client, imported only when slack.socket_mode is on
   expect(loaded).not.toContain('zone-tables')
   expect(loaded).not.toContain('consola/dist/index.mjs')
   expect(loaded).toContain('consola/dist/core.mjs')

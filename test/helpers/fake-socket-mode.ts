@@ -13,12 +13,22 @@ export interface FakeSocketConnection {
   disconnect(reason: string): void
   /** Cuts the TCP connection without a close frame (a dropped socket). */
   drop(): void
+  /** Pings the client now (Slack pings every socket it holds). */
+  ping(): void
+  /** Pings the client sent; each is answered with a pong until halfOpen(). */
+  pings: number
+  /**
+   * From now on nothing more is sent or answered on this connection (no ping, pong, ack or close frame) while
+   * its TCP connection stays open: a half-open socket, deaf yet open to the client.
+   */
+  halfOpen(): void
 }
 
 /**
  * Slack's Socket Mode on 127.0.0.1: `POST /api/apps.connections.open` answers a `ws://127.0.0.1` URL (for an
  * `xapp-` token), each socket gets `hello`, and envelopes sent are acknowledged by the client's
- * `{ envelope_id }`. A minimal RFC 6455 server (text frames and close), so the test needs no WebSocket package.
+ * `{ envelope_id }`. A minimal RFC 6455 server (text frames, close, ping and pong), written out so that the
+ * test controls what the wire carries (a half-open socket). With `pingEveryMs`, every socket is pinged as Slack does.
  */
 export interface FakeSocketMode {
   /** The API URL (`…/api/`) to give as SLACK_API_URL. */
@@ -41,7 +51,7 @@ export interface FakeSocketMode {
   close(): Promise<void>
 }
 
-export async function startFakeSocketMode(): Promise<FakeSocketMode> {
+export async function startFakeSocketMode(options: { pingEveryMs?: number } = {}): Promise<FakeSocketMode> {
   const sockets = new Set<Duplex>()
   let next = 0
   const waiters: Array<() => void> = []
@@ -61,23 +71,33 @@ export async function startFakeSocketMode(): Promise<FakeSocketMode> {
     sockets.add(socket)
     const accept = createHash('sha1').update(`${String(req.headers['sec-websocket-key'])}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64')
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`)
+    let deaf = false
+    const write = (opcode: number, payload: Buffer) => { if (!connection.closed && !deaf) socket.write(encode(opcode, payload)) }
     const connection: FakeSocketConnection = {
-      id: fake.connections.length + 1, acks: [], closed: false,
-      send: (frame) => { if (!connection.closed) socket.write(encode(0x1, Buffer.from(JSON.stringify(frame)))) },
+      id: fake.connections.length + 1, acks: [], closed: false, pings: 0,
+      send: (frame) => write(0x1, Buffer.from(JSON.stringify(frame))),
       disconnect: (reason) => connection.send({ type: 'disconnect', reason, debug_info: { host: 'fake' } }),
       drop: () => { connection.closed = true; socket.destroy() },
+      ping: () => write(0x9, Buffer.from('fake-slack')),
+      halfOpen: () => { deaf = true },
     }
     let buffered = Buffer.alloc(0)
     socket.on('data', (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk])
       for (let frame = decode(buffered); frame; frame = decode(buffered)) {
         buffered = buffered.subarray(frame.length)
-        if (frame.opcode === 0x8) {
+        if (deaf) continue
+        if (frame.opcode === 0x9) {
+          connection.pings += 1
+          write(0xa, frame.payload)
+        } else if (frame.opcode === 0x8) {
           if (!connection.closed) socket.end(encode(0x8, frame.payload))
           connection.closed = true
         } else if (frame.opcode === 0x1) connection.acks.push(JSON.parse(frame.payload.toString('utf8')) as { envelope_id: string })
       }
     })
+    // The client cut its end (no close frame): node:http keeps an upgraded socket half-open, so end ours too.
+    socket.on('end', () => { connection.closed = true; socket.end() })
     socket.on('close', () => { connection.closed = true; sockets.delete(socket) })
     socket.on('error', () => {})
     fake.connections.push(connection)
@@ -85,6 +105,7 @@ export async function startFakeSocketMode(): Promise<FakeSocketMode> {
     for (const wake of waiters.splice(0)) wake()
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const pinging = options.pingEveryMs ? setInterval(() => { for (const c of fake.connections) c.ping() }, options.pingEveryMs) : undefined
   const { port } = server.address() as { port: number }
   const fake: FakeSocketMode = {
     apiUrl: `http://127.0.0.1:${port}/api/`, socketUrl: `ws://127.0.0.1:${port}/link/?ticket=from-slack`, connections: [], opens: [], openErrors: [], silent: false, holdOpen: undefined,
@@ -103,6 +124,7 @@ export async function startFakeSocketMode(): Promise<FakeSocketMode> {
       while (fake.connections.length < count) await new Promise<void>((resolve) => waiters.push(resolve))
     },
     async close() {
+      clearInterval(pinging)
       for (const socket of sockets) socket.destroy()
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))

@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { afterEach, beforeEach } from 'vitest'
 import { migrateUp } from '../../src/store/migrations.ts'
 import { openDatabase } from '../../src/store/open-database.ts'
 import { postgresMigrateUp } from '../../src/store/postgres-migrations.ts'
@@ -53,3 +54,23 @@ export interface Backend {
   create(): Promise<{ open(now: () => number): Promise<Store>; remove(): Promise<void> }>
 }
 
+
+/**
+ * Two stores over one fresh database of `backend` for each test (two replicas' worth, on SQLite two handles
+ * on one file), on the test's clock; closed and the database removed after it.
+ */
+export function useTwoStores(backend: Backend, now: () => number): () => { store: Store; other: Store } {
+  let db: Awaited<ReturnType<Backend['create']>> | undefined
+  let stores: { store: Store; other: Store } | undefined
+  beforeEach(async () => {
+    db = await backend.create()
+    stores = { store: await db.open(now), other: await db.open(now) }
+  })
+  afterEach(async () => {
+    await stores?.store.close()
+    await stores?.other.close()
+    await db?.remove()
+    stores = undefined
+  })
+  return () => stores!
+}

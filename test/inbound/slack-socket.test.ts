@@ -1,8 +1,9 @@
-import { afterEach, beforeEach, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { healthz, readyz } from '../../src/http/health-routes.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import type { SlackInboundRequest } from '../../src/inbound/slack-inbound.ts'
 import { startSlackSocket, type SlackSocket } from '../../src/inbound/slack-socket.ts'
+import type { SocketLiveness } from '../../src/inbound/socket-liveness.ts'
 import { startFakeSocketMode, type FakeSocketMode } from '../helpers/fake-socket-mode.ts'
 
 let slack: FakeSocketMode
@@ -21,9 +22,9 @@ afterEach(async () => {
   await slack.close()
 })
 
-function start(options: { token?: string; receive?: (e: SlackInboundRequest) => Promise<unknown> } = {}) {
+function start(options: { token?: string; receive?: (e: SlackInboundRequest) => Promise<unknown>; liveness?: SocketLiveness } = {}) {
   socket = startSlackSocket({
-    appToken: options.token ?? 'xapp-1-A1-test', apiUrl: slack.apiUrl, backoffMs: () => 20, helloMs: 200,
+    appToken: options.token ?? 'xapp-1-A1-test', apiUrl: slack.apiUrl, backoffMs: () => 20, helloMs: 200, liveness: options.liveness,
     logger: createLogger({ format: 'json', level: 'debug', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }),
     receive: options.receive ?? (async (envelope) => { received.push(envelope); return envelope.kind === 'command' ? { text: 'ok' } : undefined }),
   })
@@ -130,4 +131,54 @@ it('closes a socket that never says hello and tries again, rather than waiting o
   slack.silent = false
   await until(() => s.state() === 'open')
   expect(slack.connections.length).toBeGreaterThanOrEqual(2)
+})
+
+describe('a deaf (half-open) socket', () => {
+  const deafLine = () => lines.find((l) => l.msg === 'slack socket is deaf (half-open): cut it; reconnecting')
+
+  it('keeps a socket Slack pings and that answers its pings, past every timeout', async () => {
+    await slack.close()
+    slack = await startFakeSocketMode({ pingEveryMs: 50 })
+    const s = start({ liveness: { serverPingMs: 600, pingEveryMs: 100, pongMs: 500 } })
+    await until(() => s.state() === 'open')
+    await new Promise((r) => setTimeout(r, 1200))
+    expect(slack.connections[0]!.pings).toBeGreaterThan(3)
+    expect([s.state(), s.reconnects(), slack.connections.length, deafLine()]).toEqual(['open', 0, 1, undefined])
+  })
+
+  it('cuts a socket Slack stopped pinging, says why, and takes envelopes on the new one', async () => {
+    await slack.close()
+    slack = await startFakeSocketMode({ pingEveryMs: 50 })
+    // Its own pings far apart: only Slack's silence can find it.
+    const s = start({ liveness: { serverPingMs: 300, pingEveryMs: 60_000 } })
+    await until(() => s.state() === 'open')
+    slack.connections[0]!.halfOpen()
+    await until(() => s.state() === 'reconnecting')
+    expect(deafLine()).toMatchObject({ level: 'warn', reason: 'nothing heard from Slack (no ping) for 300 ms' })
+    await until(() => s.state() === 'open')
+    expect([s.reconnects(), slack.connections.length]).toEqual([1, 2])
+    expect(await slack.envelope('events_api', {}, 'e5')).toEqual({ envelope_id: 'e5' })
+  })
+
+  it('cuts a socket whose pong does not come, though Slack never pings', async () => {
+    const s = start({ liveness: { serverPingMs: 60_000, pingEveryMs: 50, pongMs: 200 } })
+    await until(() => s.state() === 'open')
+    await until(() => slack.connections[0]!.pings > 0)
+    slack.connections[0]!.halfOpen()
+    await until(() => s.state() === 'reconnecting')
+    expect(deafLine()).toMatchObject({ reason: 'no pong from Slack within 200 ms' })
+    await until(() => s.state() === 'open')
+    expect(s.reconnects()).toBe(1)
+  })
+
+  it('stops at once with a deaf socket, not after a close frame that never comes', async () => {
+    const s = start()
+    await until(() => s.state() === 'open')
+    slack.connections[0]!.halfOpen()
+    const started = Date.now()
+    await s.stop()
+    // ws waits 30 s for the close frame's answer; the cut comes after 1 s (a hang guard, not a timing claim).
+    expect(Date.now() - started).toBeLessThan(10_000)
+    expect(s.state()).toBe('closed')
+  })
 })

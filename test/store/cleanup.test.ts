@@ -103,4 +103,33 @@ describe('cleanup', () => {
     expect(await store.claimRun('digest:0 9 * * 1-5', '2026-01-30')).toBe(false)
     expect(await store.claimRun('digest:0 9 * * 1-5', '2025-12-22')).toBe(true)
   })
+
+  it('deletes review forms that expired, whatever message_ttl_days, and keeps a form still open', async () => {
+    const HOUR = 60 * 60 * 1000
+    const form = (id: string, expiresAt: number) => ({
+      id, pr: { provider: 'github' as const, repository: 'acme/api', prNumber: 1 }, headSha: 'abc', action: 'approve' as const, slackUser: 'U1', expiresAt,
+    })
+    // A form still open, and an hour's form opened two hours ago that no form opened since has swept.
+    await store.saveReviewForm(form('open', clock + HOUR))
+    clock -= 2 * HOUR
+    await store.saveReviewForm(form('left', clock + HOUR))
+    clock += 2 * HOUR
+    const logs: string[] = []
+    const logger = createLogger({ format: 'json', level: 'info', write: (l) => logs.push(l) })
+    await runCleanup({ store, logger, ttlDays: 30, now: () => clock })
+    expect(JSON.parse(logs[0] ?? '{}')).toMatchObject({ msg: 'cleanup finished', deleted_review_forms: 1 })
+    expect(await store.reviewForm('left')).toBeUndefined()
+    expect(await store.reviewForm('open')).toBeDefined()
+  })
+
+  it('deletes the talk-back limits\' counts from before the cutoff', async () => {
+    await store.takeAction('replies', 'U1', clock - 40 * DAY, 20, 60_000)
+    await store.takeAction('replies', 'U2', clock - 1000, 20, 60_000)
+    const logs: string[] = []
+    const logger = createLogger({ format: 'json', level: 'info', write: (l) => logs.push(l) })
+    await runCleanup({ store, logger, ttlDays: 30, now: () => clock })
+    // U1's action and the gate its take wrote; U2's, a second old, stay and still count.
+    expect(JSON.parse(logs[0] ?? '{}')).toMatchObject({ msg: 'cleanup finished', deleted_person_actions: 2 })
+    expect(await store.takeAction('replies', 'U2', clock, 1, 60_000)).toBe(false)
+  })
 })

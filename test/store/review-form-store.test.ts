@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Store } from '../../src/store/store.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
-import { storeBackends, type Backend } from '../helpers/store-backends.ts'
+import { storeBackends, useTwoStores } from '../helpers/store-backends.ts'
 
 /** The review forms of issue 33.3 (migrations/0020) on SQLite and PostgreSQL: looked up by id, submitted once across replicas. */
 let postgresDatabase: TestDatabase
@@ -11,20 +11,13 @@ afterAll(() => postgresDatabase.drop())
 const pr = { provider: 'github', repository: 'acme/api', prNumber: 7 } as const
 const form = (id: string, expiresAt = 10_000) => ({ id, pr, headSha: 'abc123', action: 'approve' as const, slackUser: 'U1', expiresAt })
 describe.each(storeBackends(() => postgresDatabase))('review forms: $name', (backend) => {
-  let db: Awaited<ReturnType<Backend['create']>>
+  let now = 5000
   let store: Store
   let other: Store
-  let now = 5000
-  beforeEach(async () => {
+  const stores = useTwoStores(backend, () => now)
+  beforeEach(() => {
     now = 5000
-    db = await backend.create()
-    store = await db.open(() => now)
-    other = await db.open(() => now)
-  })
-  afterEach(async () => {
-    await store.close()
-    await other.close()
-    await db.remove()
+    ;({ store, other } = stores())
   })
 
   it('gives a form back by its id, decoded; an id never issued is none', async () => {
@@ -46,5 +39,14 @@ describe.each(storeBackends(() => postgresDatabase))('review forms: $name', (bac
     await store.saveReviewForm(form('new', 20_000))
     expect(await store.reviewForm('old')).toBeUndefined()
     expect(await store.reviewForm('new')).toBeDefined()
+  })
+
+  it('the daily cleanup deletes expired forms, with no form opened after them, and keeps open ones', async () => {
+    await store.saveReviewForm(form('old', 6000))
+    await store.saveReviewForm(form('open', 20_000))
+    now = 7000
+    expect((await other.forgetBefore(0)).reviewForms).toBe(1)
+    expect(await store.reviewForm('old')).toBeUndefined()
+    expect(await store.reviewForm('open')).toBeDefined()
   })
 })
