@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'slack_rate_limited' // HTTP 429: the pacer holds the budget for retryAfterMs and tries again
   | 'slack_permanent'
   | 'slack_message_not_found'
+  | 'slack_message_pending' // a thread reply to a message whose post is in flight: its ts is not stored yet
   | 'slack_outcome_unknown' // a post that may or may not be in the channel: timeout, reset, 5xx
   | 'slack_auth' // Slack refuses the token itself: every call fails until SLACK_BOT_TOKEN is fixed
   | 'git_host' // unreachable, 5xx, rate limited: worth retrying later

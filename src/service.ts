@@ -214,7 +214,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     ready: () => database.state() === 'ok', logger,
     reviews: talkBack && createReviewFromSlack({ talkBack, store, slack, logger, limits: createPersonLimits({ store, now: options.clock ?? Date.now }), now: Date.now }),
     threadReply: talkBack && createThreadReplyEvent({
-      store, talkBack, limits: createPersonLimits({ store, now: options.clock ?? Date.now }), handOff: handOffFresh, logger,
+      store, talkBack, limits: createPersonLimits({ store, now: options.clock ?? Date.now }), handOff: handOffFresh, logger, now: options.clock ?? Date.now,
       note: (channel, user, text, threadTs) => pacer.call('chat.postEphemeral', channel, () => slack.postEphemeral(channel, user, text, threadTs)),
     }),
   })

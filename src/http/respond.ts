@@ -13,6 +13,8 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   // The database cannot take the delivery now; the git host shows the failure and can redeliver it.
   database_busy: 503,
   database_gone: 503,
+  // Slack sends an event again when it is not answered 200: by then the post's ts is stored.
+  slack_message_pending: 503,
 }
 
 /**

@@ -100,7 +100,8 @@ function parseEvent(body: string): unknown {
 function refused(logger: Logger, noun: string, error: unknown): HTTPResponse {
   const response = errorResponse(error)
   const status = response.status ?? 500
-  if (status >= 500) {
+  // A reply to a message still being posted is asked again (thread-reply-event.ts): nothing is wrong.
+  if (status >= 500 && !isPrheraldError(error, 'slack_message_pending')) {
     logger.error(`slack ${noun} failed`, { status, ...errorFields(error), fix: isPrheraldError(error) ? error.fix : undefined })
   } else if (isPrheraldError(error)) {
     // Never the signature, the timestamp's signed body or the payload: the reason is enough to act on.

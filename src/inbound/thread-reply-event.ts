@@ -2,13 +2,14 @@ import { pullRequestKey, splitRepository } from '../../machines/pull-request-eve
 import type { LifecycleEvent, SlackReply } from '../../machines/lifecycle-event.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { decodeThreadReply } from '../slack/decode-thread-reply.ts'
-import type { DeliveryStore } from '../store/store.ts'
+import { PrheraldError } from '../errors.ts'
+import type { DeliveryStore, IntentStore } from '../store/store.ts'
 import type { ReplyCommentStore } from '../store/reply-comment-store.ts'
 import { PER_MINUTE, type PersonLimits } from '../talk-back/person-limits.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 
 export interface ThreadReplyEventDeps {
-  store: Pick<ReplyCommentStore, 'messageAt'> & Pick<DeliveryStore, 'recordDelivery'>
+  store: Pick<ReplyCommentStore, 'messageAt'> & Pick<DeliveryStore, 'recordDelivery'> & Pick<IntentStore, 'postIntents'>
   talkBack: Pick<TalkBackService, 'settingsFor'>
   limits: PersonLimits
   /** A note only the person sees, in the reply's thread (chat.postEphemeral through the one Slack API). */
@@ -16,7 +17,14 @@ export interface ThreadReplyEventDeps {
   /** The pull request's mailbox; called once the reply is durable. */
   handOff: (event: LifecycleEvent) => void
   logger: Logger
+  now: () => number
 }
+
+/**
+ * A post recorded this recently and not completed may be the message a reply is in: Slack shows it before
+ * its answer brings prherald the ts. Older ones are a crashed try's, which the start-up recovery settles.
+ */
+const POST_IN_FLIGHT_MS = 60_000
 
 export const TOO_MANY_REPLIES = `You sent more than ${PER_MINUTE.replies} replies in a minute, so this one did not go to the pull request. Wait a moment and post it again.`
 
@@ -37,7 +45,17 @@ export function createThreadReplyEvent(deps: ThreadReplyEventDeps) {
     }
     const reply = decoded.reply
     const ref = await deps.store.messageAt(reply.channel, reply.threadTs)
-    if (!ref) return // another thread, or a channel message: not prherald's
+    if (!ref) {
+      // Another thread, or a channel message: not prherald's. Unless a post in this channel awaits its ts: then
+      // this may be a reply to it, and Slack is asked to send it again (its first retry comes at once).
+      const since = deps.now() - POST_IN_FLIGHT_MS
+      if ((await deps.store.postIntents()).some((i) => i.channel === reply.channel && i.createdAt > since)) {
+        throw new PrheraldError('slack_message_pending', 'a reply in a channel where a message is being posted: its ts is not stored yet', {
+          fix: 'none needed: Slack sends the event again',
+        })
+      }
+      return
+    }
     const facts = { repository: ref.repository, pr: ref.prNumber, channel: reply.channel, slack_user: reply.user, action: reply.action }
     if (deps.talkBack.settingsFor(ref.provider, ref.repository).threadReplies === 'off') {
       logger.info('ignored thread reply', { ...facts, reason: 'thread_replies_off' })

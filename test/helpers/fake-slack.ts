@@ -34,6 +34,8 @@ export type SlackFault =
   | { lostAnswer: 'hang' | 'reset' }
   /** Answers (normally) only once `until` settles: holds a call for exactly as long as a test needs. */
   | { until: Promise<unknown> }
+  /** The call is carried out at once (a post shows in the channel) and its answer held until `answerAfter` settles. */
+  | { answerAfter: Promise<unknown> }
 
 export interface FakeSlack {
   url: string
@@ -143,12 +145,14 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     if (retryAfter !== undefined) return sendJson(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(retryAfter) })
     const faultIndex = state.faults.findIndex((f) => f.method === method && (f.channel === undefined || f.channel === channel))
     let lostAnswer: 'hang' | 'reset' | undefined
+    let answerAfter: Promise<unknown> | undefined
     if (faultIndex >= 0) {
       const fault = state.faults.splice(faultIndex, 1)[0]!.fault
       if ('reset' in fault) return void res.socket?.destroy()
       if ('status' in fault) return void res.writeHead(fault.status, fault.headers ?? {}).end('')
       if ('error' in fault) return sendJson(res, 200, { ok: false, error: fault.error })
       if ('lostAnswer' in fault) lostAnswer = fault.lostAnswer
+      else if ('answerAfter' in fault) answerAfter = fault.answerAfter
       else if ('until' in fault) await fault.until.catch(() => {})
       else await new Promise((r) => setTimeout(r, fault.delayMs))
     }
@@ -158,6 +162,16 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       await carryOut(method, body, channel, nowhere)
       if (lostAnswer === 'reset') res.socket?.destroy()
       return
+    }
+    if (answerAfter) {
+      // Carry the call out against a response that keeps what it is told, then tell it once the test lets it.
+      let status = 200
+      let head: Record<string, string> = {}
+      let text = ''
+      const kept = { writeHead: (s: number, h?: Record<string, string>) => ((status = s), (head = h ?? {}), kept), end: (b?: string) => ((text = b ?? ''), kept) }
+      await carryOut(method, body, channel, kept as unknown as ServerResponse)
+      await answerAfter.catch(() => {})
+      return void res.writeHead(status, head).end(text)
     }
     if (state.latencyMs > 0) await new Promise((r) => setTimeout(r, state.latencyMs))
     return carryOut(method, body, channel, res)
