@@ -3,6 +3,7 @@ import { bitbucketFixture } from './bitbucket-fixtures.ts'
 import type { FakeSlack } from './fake-slack.ts'
 import { mergeRequestHook, noteHook } from './gitlab-fixtures.ts'
 import { conversationComment, pullRequest } from './github-payloads.ts'
+import { waitFor } from './start-prherald.ts'
 import { ALICE, BOB, CHANNEL } from './talk-back-setup.ts'
 
 /** Issue 33.2's scenarios, per host: the pull request each announces, and how `users:` keys Alice there. */
@@ -46,3 +47,14 @@ export const deleted = (reply: { ts: string; event: Record<string, unknown> }) =
 })
 
 export const provider = (kind: ReplyHost) => kind as Provider
+
+/**
+ * The pull request's message is in the channel and prherald has stored its ts (it logs the post after that
+ * commit): a person can only reply to what they see, but Slack shows the message a moment before its answer
+ * brings prherald the ts, and a reply in that moment is asked again (test/talk-back/reply-while-posting.test.ts).
+ */
+export async function waitForThread(slack: FakeSlack, entries: () => Array<Record<string, unknown>>): Promise<string> {
+  await waitFor('the message', () => slack.messagesIn(CHANNEL).length === 1)
+  await waitFor('its ts stored', () => entries().some((e) => e.msg === 'slack message changed' && Array.isArray(e.changes) && e.changes.includes('posted')))
+  return slack.messagesIn(CHANNEL)[0]!.ts
+}

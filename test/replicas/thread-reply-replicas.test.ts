@@ -3,8 +3,8 @@ import { useReplicaSet } from '../helpers/replica-set.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { sendSignedSlack } from '../helpers/slack-requests.ts'
 import { waitFor, writeConfig } from '../helpers/start-prherald.ts'
-import { ACCOUNTS, ALICE, CHANNEL, linkInPostgres, newTokenKey, talkBackEnv } from '../helpers/talk-back-setup.ts'
-import { eventBody, REPLY_HOSTS, replyConfig, replyEvent } from '../helpers/thread-reply-events.ts'
+import { ACCOUNTS, ALICE, linkInPostgres, newTokenKey, talkBackEnv } from '../helpers/talk-back-setup.ts'
+import { eventBody, REPLY_HOSTS, replyConfig, replyEvent, waitForThread } from '../helpers/thread-reply-events.ts'
 
 /**
  * Issue 33's done-when: two real prherald-server processes on one PostgreSQL database. A thread reply that
@@ -22,8 +22,7 @@ it('the same reply delivered to both replicas, at once and again, is one comment
   const env = set().env('github', talkBackEnv(fake, { key }))
   const [a, b] = [await set().spawn(env), await set().spawn(env)]
   expect((await deliver(a.url, 'github', REPLY_HOSTS.github.delivery)).status).toBe(200)
-  await waitFor('the message', () => slack.messagesIn(CHANNEL).length === 1)
-  const thread = slack.messagesIn(CHANNEL)[0]!.ts
+  const thread = await waitForThread(slack, a.entries)
 
   const body = eventBody('Ev-both', replyEvent(slack, thread, ALICE, 'once, on either replica').event)
   const statuses = await Promise.all([a, b].map(async (r) => (await sendSignedSlack(r.url, '/webhook/slack/events', body)).status))

@@ -10,7 +10,7 @@ import { commandForm, sendSignedSlack } from '../helpers/slack-requests.ts'
 import { waitFor } from '../helpers/start-prherald.ts'
 import { startTalkBackDeployment, type ScenarioBackend, type TalkBackDeployment } from '../helpers/talk-back-deployment.ts'
 import { aliceAndAuthor, ALICE, CHANNEL } from '../helpers/talk-back-setup.ts'
-import { deleted, edited, eventBody, replyEvent } from '../helpers/thread-reply-events.ts'
+import { deleted, edited, eventBody, replyEvent, waitForThread } from '../helpers/thread-reply-events.ts'
 import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
 
 /**
@@ -178,7 +178,7 @@ function steps(d: TalkBackDeployment, kind: FakeHostKind, row: HostRow) {
     /** The host's signed `opened`: one message, with the review actions and the line saying where replies go. */
     async openPullRequest() {
       await webhook(row.opened())
-      await waitFor('the message', () => d.slack.messagesIn(CHANNEL).length === 1)
+      await waitForThread(d.slack, d.entries)
       const blocks = JSON.stringify(message().blocks)
       expect(blocks).toContain('prherald_review_menu')
       expect(blocks).toContain('Replies in this thread go to the pull request')

@@ -7,7 +7,7 @@ import { sendSignedSlack } from '../helpers/slack-requests.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { ACCOUNTS, ALICE, BOB, CHANNEL, linkInSqlite, newTokenKey, talkBackEnv } from '../helpers/talk-back-setup.ts'
-import { deleted, edited, eventBody, provider, REPLY_HOSTS, replyConfig, replyEvent, type ReplyHost } from '../helpers/thread-reply-events.ts'
+import { deleted, edited, eventBody, provider, REPLY_HOSTS, replyConfig, replyEvent, type ReplyHost, waitForThread } from '../helpers/thread-reply-events.ts'
 
 /**
  * Issue 33.2: a reply in the thread of a pull request's message becomes a comment on the pull request, through
@@ -43,8 +43,7 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s'
     if (link) await linkInSqlite(dir.path, { fake, key, accountKey: h.aliceKey })
     await restart()
     expect((await deliver(service!.url, provider(kind), h.delivery)).status).toBe(200)
-    await waitFor('the message', () => slack.messagesIn(CHANNEL).length === 1)
-    return slack.messagesIn(CHANNEL)[0]!.ts
+    return waitForThread(slack, () => service!.entries())
   }
   const restart = async () => {
     service = await startPrherald(dir.path, testEnv(dir.path, provider(kind), {

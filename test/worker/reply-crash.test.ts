@@ -7,9 +7,9 @@ import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { sendSignedSlack } from '../helpers/slack-requests.ts'
 import { killServer, runCli, spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
 import { testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
-import { ACCOUNTS, ALICE, CHANNEL, linkInSqlite, newTokenKey, talkBackEnv } from '../helpers/talk-back-setup.ts'
+import { ACCOUNTS, ALICE, linkInSqlite, newTokenKey, talkBackEnv } from '../helpers/talk-back-setup.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
-import { deleted, eventBody, REPLY_HOSTS, replyConfig, replyEvent } from '../helpers/thread-reply-events.ts'
+import { deleted, eventBody, REPLY_HOSTS, replyConfig, replyEvent, waitForThread } from '../helpers/thread-reply-events.ts'
 
 /**
  * Issue 33.2: SIGKILL between the host's create of a thread reply's comment and its id being stored, and the
@@ -55,10 +55,10 @@ async function replyWithLostAnswer(config: Record<string, unknown> = {}) {
   writeConfig(dir.path, { ...replyConfig('github', 'linked'), server: { log_format: 'json' }, ...config })
   await spawn()
   expect((await deliver(server!.url, 'github', h.delivery)).status).toBe(200)
-  await waitFor('the message', () => slack.messagesIn(CHANNEL).length === 1)
+  const thread = await waitForThread(slack, () => server!.entries())
   fake.loseCommentAnswers = 1
   fake.failCommentLists = 1_000_000
-  const reply = replyEvent(slack, slack.messagesIn(CHANNEL)[0]!.ts, ALICE, 'soon deleted')
+  const reply = replyEvent(slack, thread, ALICE, 'soon deleted')
   await send(reply.event)
   await waitFor('the comment and a failed look-up', () => fake.comments.length === 1 && fake.failCommentLists < 1_000_000, 20_000)
   return reply
