@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { createRequire } from 'node:module'
+import type * as PromClient from 'prom-client'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { SLACK_RATE_LIMITS, type SlackMethod } from '../slack/rate-limits.ts'
 import type { PendingDeliveryStats } from '../store/store.ts'
@@ -34,6 +35,16 @@ export interface Metrics {
   contentType: string
 }
 
+// prom-client's index also builds its default metrics, whose CPU counter loads @opentelemetry/api (for
+// exemplars prherald does not use), and its cluster, Pushgateway and Summary code: 3.6 MiB at start against
+// 1.3 for the four classes, taken from their own files (the same module instances the index hands out). The
+// default metrics come with the index at the first scrape (render below). docs/performance.md, "Start memory".
+const promFile = createRequire(import.meta.url)
+const Registry = promFile('prom-client/lib/registry') as typeof PromClient.Registry
+const Counter = promFile('prom-client/lib/counter') as typeof PromClient.Counter
+const Gauge = promFile('prom-client/lib/gauge') as typeof PromClient.Gauge
+const Histogram = promFile('prom-client/lib/histogram') as typeof PromClient.Histogram
+
 /** Acknowledgements should take milliseconds; the git hosts give up at 10 s, the top bucket. */
 const ACK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
@@ -46,10 +57,12 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const registry = new Registry()
   const registers = [registry]
   const now = sources.now ?? Date.now
-  // The process metrics (CPU, memory, event loop lag, GC). prom-client cannot stop their event-loop and GC
-  // observers (prometheus/client_js#494, #500), so each service started keeps one of each for the life of
+  // The process metrics (CPU, memory, event loop lag, GC), registered at the first scrape: the GC and
+  // event-loop figures count from then, which a scraper's first interval covers. prom-client cannot stop their
+  // observers (prometheus/client_js#494, #500), so each service scraped keeps one of each for the life of
   // the process: one in production, a handful in a test file.
-  collectDefaultMetrics({ register: registry })
+  let processMetrics: Promise<void> | undefined
+  const withProcessMetrics = () => (processMetrics ??= import('prom-client').then(({ collectDefaultMetrics }) => collectDefaultMetrics({ register: registry })))
 
   const deliveries = new Counter({
     name: 'prherald_deliveries_total', help: 'Webhook deliveries answered, by provider, result and reason (ignore or reject reason)',
@@ -107,7 +120,10 @@ export function createMetrics(sources: MetricsSources): Metrics {
     },
     slackCall: (method, error) => slackCalls.inc({ method, outcome: slackCallOutcome(error) }),
     digestRun: (result) => digestRuns.inc({ result }),
-    render: () => registry.metrics(),
+    render: async () => {
+      await withProcessMetrics()
+      return registry.metrics()
+    },
     contentType: registry.contentType,
   }
 }

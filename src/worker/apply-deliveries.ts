@@ -1,6 +1,4 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
-import { foldEvents } from '../../machines/fold-events.ts'
-import { initialContext } from '../../machines/pull-request.machine.ts'
 import type { ReactionSettings, ReviewRequestNotify } from '../config/settings.ts'
 import { applyReactionTier, reactionNames } from '../config/reactions.ts'
 import { isSlackReply, type LifecycleEvent, type MachineEvent, type SlackReply } from '../../machines/lifecycle-event.ts'
@@ -20,6 +18,14 @@ import { plannedReviewPings, plannedThreadUpdates, type PostThreadReplies } from
 import { mappedId } from '../config/people-map.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import type { QueueDirectMessages } from '../personal/queue-direct-messages.ts'
+
+/**
+ * The lifecycle machine (XState) is loaded by the first batch, not at start: a server that has had no
+ * delivery yet needs none of it, and start memory is a target (docs/performance.md, "Start memory").
+ */
+let machine: Promise<typeof import('../../machines/fold-events.ts') & typeof import('../../machines/pull-request.machine.ts')> | undefined
+const loadMachine = () => (machine ??= Promise.all([import('../../machines/fold-events.ts'), import('../../machines/pull-request.machine.ts')])
+  .then(([fold, lifecycle]) => ({ ...fold, ...lifecycle })))
 
 export interface LifecycleDeps extends PlanRunnerDeps {
   /** Every host's mappings: a pull request is routed by its own host's. */
@@ -108,6 +114,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const filtered = route ? filteredInBatch(deps.logger, route.ignore, events, messages.length > 0) : undefined
     const folding = filtered?.size ? events.filter((e) => !filtered.has(e.deliveryId)) : events
     if (folding.length === 0) return commit([])
+    const { foldEvents, initialContext } = await loadMachine()
     await yieldToAcks()
     const folded = foldEvents(stored, folding, { messageShown: messages.length > 0 })
     for (const step of folded.steps) if (step.ignored) logIgnored(deps.logger, step.ignored, ignoredFacts(step.event))

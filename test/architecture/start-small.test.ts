@@ -55,7 +55,7 @@ console.log(JSON.stringify([...seen]))
   return JSON.parse(out.trim().split('\n').at(-1)!) as string[]
 }
 
-it('a server with the example config loads no holiday tables, setup prompts, PostgreSQL driver, GitHub client or WebSocket client', () => {
+it('a server with the example config loads no holiday tables, setup prompts, PostgreSQL driver, GitHub client, WebSocket client, lifecycle machine or prom-client index', () => {
   const loaded = packagesLoaded(join(packageRoot(), 'config.yaml'))
   expect(loaded).not.toContain('date-holidays')
   expect(loaded).not.toContain('@octokit/rest')
@@ -64,6 +64,9 @@ it('a server with the example config loads no holiday tables, setup prompts, Pos
   expect(loaded).not.toContain('pg')
   expect(loaded).not.toContain('ws') // Socket Mode's client, imported only when slack.socket_mode is on
   expect(loaded).not.toContain('zone-tables')
+  expect(loaded).not.toContain('xstate') // the lifecycle machine, loaded by the first batch
+  expect(loaded).not.toContain('@opentelemetry/api') // prom-client's index, loaded at the first scrape
+  expect(loaded).toContain('prom-client') // its classes, from their own files
   expect(loaded).not.toContain('consola/dist/index.mjs')
   expect(loaded).toContain('consola/dist/core.mjs')
   expect(loaded).toContain('h3') // the hook sees what the server does load
