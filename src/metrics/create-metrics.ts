@@ -61,8 +61,15 @@ export function createMetrics(sources: MetricsSources): Metrics {
   // event-loop figures count from then, which a scraper's first interval covers. prom-client cannot stop their
   // observers (prometheus/client_js#494, #500), so each service scraped keeps one of each for the life of
   // the process: one in production, a handful in a test file.
-  let processMetrics: Promise<void> | undefined
-  const withProcessMetrics = () => (processMetrics ??= import('prom-client').then(({ collectDefaultMetrics }) => collectDefaultMetrics({ register: registry })))
+  // Loaded in the scrape's own turn (require, not import()): the answer is written before the event loop
+  // reads anything else, as it was when they were registered at start.
+  let processMetrics = false
+  const withProcessMetrics = () => {
+    if (processMetrics) return
+    processMetrics = true
+    const { collectDefaultMetrics } = promFile('prom-client') as typeof PromClient
+    collectDefaultMetrics({ register: registry })
+  }
 
   const deliveries = new Counter({
     name: 'prherald_deliveries_total', help: 'Webhook deliveries answered, by provider, result and reason (ignore or reject reason)',
@@ -120,8 +127,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
     },
     slackCall: (method, error) => slackCalls.inc({ method, outcome: slackCallOutcome(error) }),
     digestRun: (result) => digestRuns.inc({ result }),
-    render: async () => {
-      await withProcessMetrics()
+    render: () => {
+      withProcessMetrics()
       return registry.metrics()
     },
     contentType: registry.contentType,
