@@ -123,7 +123,9 @@ it('the deletion applied alone once the host answers again: the comment found by
   await waitFor('the post parked', () => server!.entries().some((e) => String(e.msg).startsWith('deliveries parked')), 20_000)
   fake.failCommentLists = 0
   await send(deleted(reply))
-  await waitFor('the comment deleted', () => fake.comments[0]!.deleted, 20_000)
+  // Its audit line comes once the comment's id is stored (the host's delete comes a step before that).
+  await waitFor('the deletion done', () => server!.entries().some((e) => e.msg === 'audit: talk-back action' && e.outcome === 'deleted_adopted'), 20_000)
+  expect(fake.comments[0]!.deleted).toBe(true)
   await kill()
 
   await spawn()
