@@ -126,6 +126,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw error
   })
   const { store } = database
+  const clock = options.clock ?? Date.now
   const slackToken = createSlackTokenState(logger)
   const shutdown = new AbortController()
   const providers = [...hosts.keys()]
@@ -142,7 +143,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Talk-back only when slack.talk_back turns something on (docs/talk-back.md); otherwise nothing of it runs.
   // Built before the worker: its batches turn thread replies into comments, its messages offer the review actions.
   const talkBack = talkBackWanted(settings) ? createTalkBack({
-    settings, hosts, cipher: tokenCipher, store, owner, now: options.clock ?? Date.now, logger, kickDirectMessages: () => directMessages?.kick(),
+    settings, hosts, cipher: tokenCipher, store, owner, now: clock, logger, kickDirectMessages: () => directMessages?.kick(),
   }) : undefined
   const worker = createWorker({
     settings, secrets, hosts, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
@@ -207,14 +208,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const interactive = secrets.slackSigningSecret !== undefined || settings.socketMode
   // Built once: the HTTP routes (with a signing secret) and the socket hand their requests to this one pipeline.
   const personal = interactive ? personalRoutes({ settings, hosts, personal: worker.personal, slack, store, pacer, sleep, retry: options.retry ?? DEFAULT_RETRY, logger, talkBack }) : undefined
+  // One count per person for both kinds, kept in the store (replicas share it).
+  const limits = createPersonLimits({ store, now: clock })
   const receive = !personal ? undefined : createSlackInbound({
     ...personal,
     click: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
     workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
     ready: () => database.state() === 'ok', logger,
-    reviews: talkBack && createReviewFromSlack({ talkBack, store, slack, logger, limits: createPersonLimits({ store, now: options.clock ?? Date.now }), now: Date.now }),
+    reviews: talkBack && createReviewFromSlack({ talkBack, store, slack, logger, limits, now: Date.now }),
     threadReply: talkBack && createThreadReplyEvent({
-      store, talkBack, limits: createPersonLimits({ store, now: options.clock ?? Date.now }), handOff: handOffFresh, logger, now: options.clock ?? Date.now,
+      store, talkBack, limits, handOff: handOffFresh, logger, now: clock,
       note: (channel, user, text, threadTs) => pacer.call('chat.postEphemeral', channel, () => slack.postEphemeral(channel, user, text, threadTs)),
     }),
   })
@@ -257,7 +260,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // Socket Mode connects once the gate is open: an envelope is acted on, and acknowledged, only from here on.
   socket = await startSocketMode({ settings, secrets, receive, logger, timeouts: options.socketTimeouts })
   directMessages = startDirectMessages({ sendDue: worker.personal.sendDue, logger, intervalMs: options.directMessageIntervalMs ?? 30_000 })
-  const relinkSweep = talkBack && startRelinkSweep({ store, notices: talkBack.notices, now: options.clock ?? Date.now, logger, intervalMs: options.relinkSweepMs })
+  const relinkSweep = talkBack && startRelinkSweep({ store, notices: talkBack.notices, now: clock, logger, intervalMs: options.relinkSweepMs })
   const { server, port, url } = listeners
   logger.info('listening', { address: listeners.address, hosts: providers, routes: webhooks.map((w) => webhookPath(w.host)), port })
   if (listeners.metrics) logger.info('serving /metrics on its own listener', { address: listeners.metrics.address, port: listeners.metrics.port })
