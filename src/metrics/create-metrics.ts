@@ -58,11 +58,10 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const registers = [registry]
   const now = sources.now ?? Date.now
   // The process metrics (CPU, memory, event loop lag, GC), registered at the first scrape: the GC and
-  // event-loop figures count from then, which a scraper's first interval covers. prom-client cannot stop their
-  // observers (prometheus/client_js#494, #500), so each service scraped keeps one of each for the life of
-  // the process: one in production, a handful in a test file.
-  // Loaded in the scrape's own turn (require, not import()): the answer is written before the event loop
-  // reads anything else, as it was when they were registered at start.
+  // event-loop figures count from then, which a scraper's first interval covers. Required in the scrape's own
+  // turn, not import()ed, so that its answer is written before the event loop reads anything else. prom-client
+  // cannot stop their observers (prometheus/client_js#494, #500), so each service scraped keeps one of each
+  // for the life of the process: one in production, a handful in a test file.
   let processMetrics = false
   const withProcessMetrics = () => {
     if (processMetrics) return
