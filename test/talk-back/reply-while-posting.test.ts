@@ -32,42 +32,44 @@ afterEach(async () => {
   dir.remove()
 })
 
-it('a reply sent while the message\'s post awaits its answer is asked again, and its retry is one comment', async () => {
+/** prherald with thread replies on (`linked`), Alice linked when `link`. */
+async function start(link: boolean): Promise<TestService> {
   const key = newTokenKey()
   writeConfig(dir.path, replyConfig('github', 'linked'))
-  await linkInSqlite(dir.path, { fake, key, accountKey: REPLY_HOSTS.github.aliceKey })
+  if (link) await linkInSqlite(dir.path, { fake, key, accountKey: REPLY_HOSTS.github.aliceKey })
   service = await startPrherald(dir.path, testEnv(dir.path, 'github', {
     SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...talkBackEnv(fake, { key }),
   }))
+  return service
+}
+
+it('a reply sent while the message\'s post awaits its answer is asked again, and its retry is one comment', async () => {
+  const prherald = await start(true)
   let answer!: () => void
   slack.faults.push({ method: 'chat.postMessage', fault: { answerAfter: new Promise<void>((resolve) => (answer = resolve)) } })
-  expect((await deliver(service.url, 'github', REPLY_HOSTS.github.delivery)).status).toBe(200)
+  expect((await deliver(prherald.url, 'github', REPLY_HOSTS.github.delivery)).status).toBe(200)
   await waitFor('the message, shown before its answer', () => slack.messagesIn(CHANNEL).length === 1)
 
   const body = eventBody('Ev-early', replyEvent(slack, slack.messagesIn(CHANNEL)[0]!.ts, ALICE, 'quick, before the ts').event)
-  const early = await sendSignedSlack(service.url, '/webhook/slack/events', body)
+  const early = await sendSignedSlack(prherald.url, '/webhook/slack/events', body)
   expect(early.status).toBe(503)
   expect(await early.json()).toMatchObject({ error: 'slack_message_pending' })
-  expect(service.entries().filter((e) => e.level === 'error')).toEqual([])
+  expect(prherald.entries().filter((e) => e.level === 'error')).toEqual([])
 
   answer()
-  await waitFor('the post completed', () => service!.entries().some((e) => e.msg === 'slack message changed'))
-  expect((await sendSignedSlack(service.url, '/webhook/slack/events', body, { headers: { 'x-slack-retry-num': '1' } })).status).toBe(200)
+  await waitFor('the post completed', () => prherald.entries().some((e) => e.msg === 'slack message changed'))
+  expect((await sendSignedSlack(prherald.url, '/webhook/slack/events', body, { headers: { 'x-slack-retry-num': '1' } })).status).toBe(200)
   await waitFor('the comment', () => fake.comments.length === 1)
   expect(fake.comments[0]).toMatchObject({ author: 'alice', body: expect.stringContaining('quick, before the ts') })
 })
 
 it('a reply in another thread of a channel with no post in flight is still ignored with a 200', async () => {
-  const key = newTokenKey()
-  writeConfig(dir.path, replyConfig('github', 'linked'))
-  service = await startPrherald(dir.path, testEnv(dir.path, 'github', {
-    SLACK_API_URL: slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...talkBackEnv(fake, { key }),
-  }))
-  expect((await deliver(service.url, 'github', REPLY_HOSTS.github.delivery)).status).toBe(200)
+  const prherald = await start(false)
+  expect((await deliver(prherald.url, 'github', REPLY_HOSTS.github.delivery)).status).toBe(200)
   await waitFor('the message', () => slack.messagesIn(CHANNEL).length === 1)
-  await waitFor('the post completed', () => service!.entries().some((e) => e.msg === 'slack message changed'))
+  await waitFor('the post completed', () => prherald.entries().some((e) => e.msg === 'slack message changed'))
   const body = eventBody('Ev-other', replyEvent(slack, '1700000000.000100', ALICE, 'in someone else\'s thread').event)
-  expect((await sendSignedSlack(service.url, '/webhook/slack/events', body)).status).toBe(200)
-  expect(await service.settle(10_000)).toBe(true)
+  expect((await sendSignedSlack(prherald.url, '/webhook/slack/events', body)).status).toBe(200)
+  expect(await prherald.settle(10_000)).toBe(true)
   expect(fake.comments).toEqual([])
 })
