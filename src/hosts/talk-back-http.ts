@@ -1,6 +1,6 @@
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import { gitHostError, type HostErrorWords } from './git-host-error.ts'
-import type { HostTokens } from './talk-back-contract.ts'
+import { markerLine, type HostTokens } from './talk-back-contract.ts'
 
 /**
  * The HTTP under every host's talk-back calls: plain `fetch` with a timeout, JSON or form bodies, and errors
@@ -151,8 +151,12 @@ export async function deleted(call: Promise<unknown>): Promise<void> {
   }
 }
 
-/** The id of the comment whose body carries `marker`, if one of `list` does. */
+/**
+ * The id of the comment whose last line is `marker`'s line (reply-body.ts), if one of `list` has it. Only the
+ * last line: a marker quoted anywhere else in a comment (someone else's text) names nothing.
+ */
 export function markedComment(list: ReadonlyArray<{ id: number | string; body: string }>, marker: string): string | undefined {
-  const found = list.find((c) => c.body.includes(marker))
+  const line = markerLine(marker)
+  const found = list.find((c) => c.body.trimEnd().split(/\r?\n/).at(-1)?.trim() === line)
   return found === undefined ? undefined : String(found.id)
 }
