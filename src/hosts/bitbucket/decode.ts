@@ -68,6 +68,9 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
   if (!owner || !repo || number === undefined || title === undefined || !url || !author || !createdAt || !updatedAt || !actor) return ignored('invalid_payload')
   const state = str(pr, 'state')
   const requested = bitbucketRequested(pr)
+  // Every pull request payload names both branches; a retarget arrives as pullrequest:updated.
+  const into = str(pr, 'destination', 'branch', 'name')
+  const from = str(pr, 'source', 'branch', 'name')
   return {
     provider: 'bitbucket', deliveryId, owner, repo, number, kind, actor,
     pr: {
@@ -78,6 +81,8 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
       ...(securityUpdate({ title, labels: [], body: str(pr, 'description') }) ? { securityUpdate: true } : {}),
       ...(authorAccountId ? { authorAccountId } : {}),
       ...(requested ? { requestedReviewers: requested } : {}),
+      ...(into ? { into } : {}),
+      ...(from ? { from } : {}),
     },
   }
 }
