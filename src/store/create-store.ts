@@ -122,6 +122,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     recordPostIntent: (i) => change([q.recordPostIntent, [...key(i, i.channel), i.marker, JSON.stringify(i.mentions), i.state, storedLifecycle(i.lifecycle), i.lastDeliveryId, i.createdAt]]),
     findPostIntent: (pr, channel) => one(q.findPostIntent, key(pr, channel), intentFromRow),
     postIntents: async () => (await driver.read<IntentRow>(q.postIntents)).map(intentFromRow),
+    postInFlight: async (channel, since) => (await first(q.postInFlight, [channel, since])) !== undefined,
     completePostIntent: (m) => change(messageStep(m, now()), [q.deletePostIntent, key(m, m.channel)]),
     dropPostIntent: (pr, channel, marker) => change([q.dropPostIntent, [...key(pr, channel), marker]]),
     findPersonLookup: (provider, login) => one(q.findPersonLookup, [provider, login], personLookupFromRow),

@@ -65,6 +65,7 @@ const sql = {
       last_delivery_id = excluded.last_delivery_id, created_at = excluded.created_at`,
   findPostIntent: `SELECT * FROM post_intents WHERE ${MESSAGE_KEY}`,
   postIntents: 'SELECT * FROM post_intents ORDER BY created_at',
+  postInFlight: 'SELECT 1 AS found FROM post_intents WHERE channel = ? AND created_at > ? LIMIT 1',
   deletePostIntent: `DELETE FROM post_intents WHERE ${MESSAGE_KEY}`,
   dropPostIntent: `DELETE FROM post_intents WHERE ${MESSAGE_KEY} AND marker = ?`,
 

@@ -1,5 +1,5 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
-import { statements } from './dialect.ts'
+import { statements, type Statement } from './dialect.ts'
 import type { Param, StoreDriver } from './store-driver.ts'
 import type { PullRequestRef } from './store.ts'
 
@@ -39,7 +39,8 @@ export interface ReplyCommentStore {
   replyIntents(): Promise<ReplyCommentRecord[]>
 }
 
-const q = statements({
+/** Exported for the query-plan test (test/store/query-plans.test.ts), which explains every statement. */
+export const replyCommentQueries = statements({
   // Cleanup's: a reply's comment is forgotten with the message it answered (message_ttl_days).
   deleteBefore: 'DELETE FROM reply_comments WHERE updated_at < ?',
   messageAt: 'SELECT provider, repository, pr_number FROM slack_messages WHERE channel = ? AND ts = ?',
@@ -74,23 +75,23 @@ const fromRow = (r: Row): ReplyCommentRecord => ({
 })
 
 /** Cleanup's statement (create-store.ts forgetBefore), in its transaction. */
-export const deleteReplyCommentsBefore = q.deleteBefore
+export const deleteReplyCommentsBefore = replyCommentQueries.deleteBefore
 
 export function createReplyCommentStore(driver: StoreDriver, now: () => number): ReplyCommentStore {
-  const write = async (s: (typeof q)[keyof typeof q], params: readonly Param[]) => { await driver.write([[s, params]]) }
+  const write = async (s: Statement, params: readonly Param[]) => { await driver.write([[s, params]]) }
   return {
     async messageAt(channel, ts) {
-      const row = (await driver.read<{ provider: string; repository: string; pr_number: number | string }>(q.messageAt, [channel, ts]))[0]
+      const row = (await driver.read<{ provider: string; repository: string; pr_number: number | string }>(replyCommentQueries.messageAt, [channel, ts]))[0]
       return row ? { provider: row.provider as Provider, repository: row.repository, prNumber: Number(row.pr_number) } : undefined
     },
     async replyComment(channel, replyTs) {
-      const row = (await driver.read<Row>(q.find, [channel, replyTs]))[0]
+      const row = (await driver.read<Row>(replyCommentQueries.find, [channel, replyTs]))[0]
       return row ? fromRow(row) : undefined
     },
-    recordReplyIntent: (i) => write(q.record, [i.channel, i.replyTs, i.provider, i.repository, i.prNumber, i.slackUser, i.author, i.intentAt, now()]),
-    completeReplyComment: (channel, replyTs, commentId) => write(q.complete, [commentId, now(), channel, replyTs]),
-    dropReplyIntent: (channel, replyTs) => write(q.drop, [channel, replyTs]),
-    markReplyDeleted: (channel, replyTs) => write(q.markDeleted, [now(), channel, replyTs]),
-    replyIntents: async () => (await driver.read<Row>(q.intents)).map(fromRow),
+    recordReplyIntent: (i) => write(replyCommentQueries.record, [i.channel, i.replyTs, i.provider, i.repository, i.prNumber, i.slackUser, i.author, i.intentAt, now()]),
+    completeReplyComment: (channel, replyTs, commentId) => write(replyCommentQueries.complete, [commentId, now(), channel, replyTs]),
+    dropReplyIntent: (channel, replyTs) => write(replyCommentQueries.drop, [channel, replyTs]),
+    markReplyDeleted: (channel, replyTs) => write(replyCommentQueries.markDeleted, [now(), channel, replyTs]),
+    replyIntents: async () => (await driver.read<Row>(replyCommentQueries.intents)).map(fromRow),
   }
 }

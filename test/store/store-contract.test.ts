@@ -416,6 +416,13 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect((await store.postIntents()).map((i) => i.marker)).toEqual(['d-2'])
     })
 
+    it('says whether a post recorded after a time is in flight in a channel', async () => {
+      await store.recordPostIntent(intent)
+      expect(await store.postInFlight('C0123ABC', intent.createdAt - 1)).toBe(true)
+      expect(await store.postInFlight('C0123ABC', intent.createdAt)).toBe(false)
+      expect(await store.postInFlight('C0OTHER', intent.createdAt - 1)).toBe(false)
+    })
+
     it('completing an intent saves the message and drops the intent together; dropping needs the same marker', async () => {
       await store.recordPostIntent(intent)
       await store.dropPostIntent(pr, 'C0123ABC', 'another-marker')
