@@ -1,4 +1,4 @@
-import { statements } from './dialect.ts'
+import { deleteSlice, statements } from './dialect.ts'
 import type { StoreDriver } from './store-driver.ts'
 
 /**
@@ -24,11 +24,11 @@ export const actionCountQueries = statements({
     SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS {millis})
     WHERE (SELECT count(*) FROM person_actions WHERE kind = ? AND slack_user = ? AND taken_at > ?) < ?`,
   // Cleanup's (create-store.ts forgetBefore): a window is a minute, so nothing before the cutoff counts any more.
-  deleteBefore: 'DELETE FROM person_actions WHERE taken_at < ?',
-  deleteGatesBefore: 'DELETE FROM person_action_gates WHERE taken_at < ?',
+  deleteBefore: deleteSlice('person_actions', 'taken_at < ?'),
+  deleteGatesBefore: deleteSlice('person_action_gates', 'taken_at < ?'),
 })
 
-/** Cleanup's statements, in its transaction: the actions and the gates untouched since the cutoff. */
+/** Cleanup's statements, a slice at a time: the actions and the gates untouched since the cutoff. */
 export const deleteActionsBefore = [actionCountQueries.deleteBefore, actionCountQueries.deleteGatesBefore] as const
 
 export function createActionCounts(driver: StoreDriver): ActionCounts {

@@ -1,5 +1,5 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
-import { statements, type Statement } from './dialect.ts'
+import { deleteSlice, statements, type Statement } from './dialect.ts'
 import type { Param, StoreDriver } from './store-driver.ts'
 import type { PullRequestRef } from './store.ts'
 
@@ -42,7 +42,7 @@ export interface ReplyCommentStore {
 /** Exported for the query-plan test (test/store/query-plans.test.ts), which explains every statement. */
 export const replyCommentQueries = statements({
   // Cleanup's: a reply's comment is forgotten with the message it answered (message_ttl_days).
-  deleteBefore: 'DELETE FROM reply_comments WHERE updated_at < ?',
+  deleteBefore: deleteSlice('reply_comments', 'updated_at < ?'),
   messageAt: 'SELECT provider, repository, pr_number FROM slack_messages WHERE channel = ? AND ts = ?',
   find: 'SELECT * FROM reply_comments WHERE channel = ? AND reply_ts = ?',
   record: `INSERT INTO reply_comments (channel, reply_ts, provider, repository, pr_number, slack_user, author, intent_at, updated_at)
@@ -74,7 +74,7 @@ const fromRow = (r: Row): ReplyCommentRecord => ({
   deleted: Number(r.deleted) === 1, intentAt: Number(r.intent_at),
 })
 
-/** Cleanup's statement (create-store.ts forgetBefore), in its transaction. */
+/** Cleanup's statement (create-store.ts forgetBefore), a slice at a time. */
 export const deleteReplyCommentsBefore = replyCommentQueries.deleteBefore
 
 export function createReplyCommentStore(driver: StoreDriver, now: () => number): ReplyCommentStore {

@@ -1,6 +1,6 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { REVIEW_KINDS, type ReviewKind } from '../../machines/review-kind.ts'
-import { statements, type Statement } from './dialect.ts'
+import { deleteSlice, statements, type Statement } from './dialect.ts'
 import type { Param, StoreDriver } from './store-driver.ts'
 import type { PullRequestRef } from './store.ts'
 
@@ -30,6 +30,8 @@ export interface ReviewFormStore {
 /** Exported for the query-plan test (test/store/query-plans.test.ts), which explains every statement. */
 export const reviewFormQueries = statements({
   deleteExpired: 'DELETE FROM review_forms WHERE expires_at <= ?',
+  // The daily cleanup's, a slice at a time (a save deletes what expired since the last one, a few rows).
+  forgetExpired: deleteSlice('review_forms', 'expires_at <= ?'),
   save: `INSERT INTO review_forms (id, provider, repository, pr_number, head_sha, action, slack_user, expires_at, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   find: 'SELECT * FROM review_forms WHERE id = ?',
@@ -50,8 +52,8 @@ interface FormRow {
 
 const isAction = (value: string): value is ReviewKind => (REVIEW_KINDS as readonly string[]).includes(value)
 
-/** Cleanup's statement (create-store.ts forgetBefore), in its transaction: the forms expired by now. */
-export const deleteExpiredReviewForms = reviewFormQueries.deleteExpired
+/** Cleanup's statement (create-store.ts forgetBefore), a slice at a time: the forms expired by now. */
+export const deleteExpiredReviewForms = reviewFormQueries.forgetExpired
 
 export function createReviewFormStore(driver: StoreDriver, now: () => number): ReviewFormStore {
   const first = async <Row>(s: Statement, params: readonly Param[]) => (await driver.read<Row>(s, params))[0]

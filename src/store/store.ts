@@ -360,7 +360,7 @@ export interface JobClaims {
    */
   claimRun(job: string, runKey: string): Promise<boolean>
   /**
-   * Cleanup, in one transaction: every row that only served until `cutoff` (unix ms); applied delivery ids
+   * Cleanup, a slice of rows per transaction (src/store/create-store.ts): every row that only served until `cutoff` (unix ms); applied delivery ids
    * and body digests only until `replayCutoff` (the replay window, which may reach further back); review forms
    * until they expired (by the store's clock). Never touches Slack.
    */
