@@ -71,6 +71,14 @@ export interface PullRequestFacts {
   labels?: string[]
   /** The delivery cannot say which labels the pull request has (GitLab's Note Hook carries none). */
   labelsUnknown?: true
+  /**
+   * The branch the pull request would merge into (GitHub `base.ref`, GitLab `target_branch`, Bitbucket
+   * `destination.branch.name`), for `only.into`/`ignore.into`. Absent where the delivery does not carry it
+   * (GitHub's issue_comment) and in deliveries recorded before it existed.
+   */
+  into?: string
+  /** The branch the pull request brings (GitHub `head.ref`, GitLab `source_branch`, Bitbucket `source.branch.name`). */
+  from?: string
 }
 
 export interface Actor {

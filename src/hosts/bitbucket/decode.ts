@@ -99,6 +99,9 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
   const requested = bitbucketRequested(pr)
   const comment = kind === 'commented' || kind === 'comment_changed' ? commentOf(eventKey, at(root, 'comment')) : undefined
   if (kind === 'comment_changed' && !comment) return ignored('invalid_payload')
+  // Every pull request payload names both branches; a retarget arrives as pullrequest:updated.
+  const into = str(pr, 'destination', 'branch', 'name')
+  const from = str(pr, 'source', 'branch', 'name')
   return {
     provider: 'bitbucket', deliveryId, owner, repo, number, kind, actor,
     ...(comment ? { comment } : {}),
@@ -110,6 +113,8 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
       ...(securityUpdate({ title, labels: [], body: str(pr, 'description') }) ? { securityUpdate: true } : {}),
       ...(authorAccountId ? { authorAccountId } : {}),
       ...(requested ? { requestedReviewers: requested } : {}),
+      ...(into ? { into } : {}),
+      ...(from ? { from } : {}),
     },
   }
 }

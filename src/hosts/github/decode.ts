@@ -42,8 +42,12 @@ function verdictOf(event: string, payload: JsonObject): Verdict {
   switch (event) {
     case 'pull_request': {
       if (action === 'closed') return { kind: bool(payload, 'pull_request', 'merged') === true ? 'merged' : 'closed' }
-      // Only a title change shows in the message; body and base-branch edits are not news.
-      if (action === 'edited') return obj(at(payload, 'changes', 'title')) ? { kind: 'edited' } : unsupported
+      // A title change shows in the message; a new base branch decides `only.into`/`ignore.into` (an update
+      // announces a pull request that starts to match). A body edit is not news.
+      if (action === 'edited') {
+        if (obj(at(payload, 'changes', 'title'))) return { kind: 'edited' }
+        return obj(at(payload, 'changes', 'base')) ? { kind: 'updated' } : unsupported
+      }
       const kind = PULL_REQUEST_ACTIONS.get(action)
       return kind ? { kind } : unsupported
     }
@@ -99,6 +103,9 @@ function factsOf(pr: JsonObject | undefined, isIssue: boolean): PullRequestFacts
   // An issue_comment's issue has no review requests: absent, not empty, so it clears nobody.
   const requested = isIssue ? undefined : githubRequested(pr)
   const merged = isIssue ? typeof at(pr, 'pull_request', 'merged_at') === 'string' : bool(pr, 'merged') === true
+  // An issue_comment's issue names no branches.
+  const into = isIssue ? undefined : str(pr, 'base', 'ref')
+  const from = isIssue ? undefined : str(pr, 'head', 'ref')
   return {
     title, url, author, createdAt, updatedAt,
     draft: bool(pr, 'draft') === true,
@@ -107,6 +114,8 @@ function factsOf(pr: JsonObject | undefined, isIssue: boolean): PullRequestFacts
     ...(securityUpdate({ title, labels, body: str(pr, 'body') }) ? { securityUpdate: true } : {}),
     ...(requested ? { requestedReviewers: requested } : {}),
     ...(labels.length > 0 ? { labels } : {}),
+    ...(into ? { into } : {}),
+    ...(from ? { from } : {}),
   }
 }
 

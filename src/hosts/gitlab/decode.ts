@@ -49,6 +49,10 @@ function factsOf(root: JsonObject, mr: unknown): PullRequestFacts | undefined {
   const state = str(mr, 'state')
   const labels = gitlabLabels(root)
   const requested = str(root, 'object_kind') === 'merge_request' ? gitlabRequested(root) : undefined
+  // Both hooks carry the branches (the Note Hook in its merge_request); an update that retargets names
+  // `changes.target_branch` and the new value is already here.
+  const into = str(mr, 'target_branch')
+  const from = str(mr, 'source_branch')
   return {
     title, url, author, createdAt, updatedAt,
     draft: isDraft(mr, title),
@@ -56,6 +60,8 @@ function factsOf(root: JsonObject, mr: unknown): PullRequestFacts | undefined {
     ...(securityUpdate({ title, labels: labels ?? [], body: str(mr, 'description') }) ? { securityUpdate: true } : {}),
     ...(requested ? { requestedReviewers: requested } : {}),
     ...(labels === undefined ? { labelsUnknown: true } : labels.length > 0 ? { labels } : {}),
+    ...(into ? { into } : {}),
+    ...(from ? { from } : {}),
   }
 }
 
