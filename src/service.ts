@@ -204,6 +204,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     secrets: [own.webhookSecret],
     accept: createIntake({
       host: own.host, mappings: own.mappings, reviews: settings.reviews, store, logger, handOff: handOffFresh, busy: mailboxes.has,
+      talkBack: settings.talkBack,
       // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
       slackUserOf: (actor) => mappedId(own.users, own.host.people.keyOf(actor)),
     }),
