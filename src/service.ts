@@ -221,7 +221,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     click: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
     workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
     ready: () => database.state() === 'ok', logger,
-    reviews: talkBack && createReviewFromSlack({ talkBack, store, slack, logger, limits, now: Date.now }),
+    reviews: talkBack && createReviewFromSlack({ talkBack, hosts, store, slack, logger, limits, now: Date.now }),
     threadReply: talkBack && createThreadReplyEvent({
       store, talkBack, limits, handOff: handOffFresh, logger, now: clock,
       note: (channel, user, text, threadTs) => pacer.call('chat.postEphemeral', channel, () => slack.postEphemeral(channel, user, text, threadTs)),
