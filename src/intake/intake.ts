@@ -10,7 +10,8 @@ import { createCheckIntake } from './check-intake.ts'
 import { duplicateReason } from './duplicate-reason.ts'
 import type { DeliveryBody, DeliveryStore, MessageStore } from '../store/store.ts'
 import { ignoredFacts, logIgnored } from './log-ignored.ts'
-import { isFiltered } from './filter-intake.ts'
+import { heldBack, isFiltered } from './filter-intake.ts'
+import { routePullRequest, type FollowRoute } from '../routing/route-pull-request.ts'
 
 export type IntakeResult = { status: 'accepted' } | { status: 'ignored'; reason: IgnoreReason }
 
@@ -21,6 +22,8 @@ export interface IntakeDeps {
   /** The host this intake serves (its route, its mappings). */
   host: GitHost
   mappings: Mappings
+  /** The host's `follow` entries: a pull request of a followed person goes there, mapped repository or not. */
+  follow?: readonly FollowRoute[]
   /** `reviews`: muted bot reviews are dropped here, and dependency-bot pull requests are marked here. */
   reviews: ReviewSettings
   store: DeliveryStore & MessageStore
@@ -52,11 +55,13 @@ export function createIntake(deps: IntakeDeps) {
       return ignore(decoded.reason)
     }
     const route = resolveRoute(deps.mappings, decoded.owner, decoded.repo)
-    if (!route) {
+    // Without its changed files: whether any rule may send it somewhere, not yet where (the batch decides that).
+    const decision = route === undefined && !deps.follow?.length ? undefined : routePullRequest({ route, follow: deps.follow ?? [] }, decoded)
+    if (!decision || (!route && decision.targets.length === 0 && !decision.undecided)) {
       logIgnored(deps.logger, 'no_mapping', ignoredFacts(decoded))
       return ignore('no_mapping')
     }
-    if (await isFiltered(deps, route.ignore, decoded)) return ignore('filtered')
+    if (await isFiltered(deps, heldBack(decision), decoded)) return ignore('filtered')
     // Muted before it is recorded: the delivery then leaves no trace in the store, so nothing that reads the
     // store (the lifecycle, a digest's "last activity") can count it.
     if (isMutedBotReview(decoded, deps.reviews.ignoreBotReviews)) {
