@@ -119,9 +119,12 @@ export type FollowEntry = Infer<typeof followEntry>
 
 export const THREAD_REPLIES = ['off', 'linked', 'everyone'] as const
 export const REVIEW_ACTIONS = ['buttons', 'menu'] as const
+/** `slack.talk_back.mirror`: what is said on the pull request comes into the message's thread. */
+export const MIRROR = ['off', 'comments', 'all'] as const
 
 /** `slack.talk_back`, globally and in a mapping tier (docs/talk-back.md): what people may answer from Slack. */
 const talkBack = object({
+  mirror: optional(enums(MIRROR)),
   thread_replies: optional(enums(THREAD_REPLIES)),
   reviews: optional(enums(['on', 'off'] as const)),
   review_actions: optional(enums(REVIEW_ACTIONS)),
