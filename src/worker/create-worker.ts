@@ -20,6 +20,7 @@ import type { ReplyCommentStore } from '../store/reply-comment-store.ts'
 import type { Provider, PullRequestId } from '../../machines/pull-request-event.ts'
 import { leftComments } from './left-comments.ts'
 import { createReplyComments } from './reply-comments.ts'
+import { createMirrorComments } from './mirror-comments.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
   settings: Settings
@@ -85,6 +86,7 @@ export function createWorker(options: WorkerOptions): Worker {
     settleIntents: (ref, lost) => settleIntentsOf(ref, lost, { store, pacer, outbox }),
     ...(personal.queue ? { directMessages: personal.queue, onDirectMessages: options.onDirectMessagesQueued } : {}),
     ...(replyComments ? { replyComments } : {}),
+    mirror: { comments: createMirrorComments({ outbox, store, slack, pacer, retry, sleep, logger, hosts: options.hosts }), talkBack: settings.talkBack, replies: talkBack !== undefined },
   })
   const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })
   return {

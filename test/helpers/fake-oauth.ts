@@ -46,6 +46,11 @@ export interface FakeOAuthHost extends ReviewApiState {
    */
   holdRefreshes(): () => void
   held: number
+  /**
+   * The token endpoint's next answers are not the host's: a proxy's HTML page, or a body that never ends (a
+   * broken upstream). Undefined: the host answers.
+   */
+  tokenFault: 'html' | 'endless' | undefined
   /** Every API call (under `apiUrl`) answers this much later: a slow host. */
   apiDelayMs: number
   /** Mints a linked person's tokens directly (a test that starts linked). */
@@ -114,6 +119,17 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
       state.held++
       await refreshGate
       state.held--
+    }
+    if (state.tokenFault === 'html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in to the proxy</body></html>')
+    if (state.tokenFault === 'endless') {
+      // A JSON-looking body that never ends: written until the reader goes away.
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write('{"access_token":"')
+      const chunk = 'x'.repeat(16 * 1024)
+      const more = () => { if (!res.destroyed && res.write(chunk)) setImmediate(more) }
+      res.on('drain', more)
+      res.on('close', () => res.off('drain', more))
+      return void more()
     }
     if (!clientOk(req)) return kind === 'github' ? sendJson(res, 200, { error: 'incorrect_client_credentials' }) : sendJson(res, 401, { error: 'invalid_client' })
     const grant = String(req.body.grant_type ?? 'authorization_code')
