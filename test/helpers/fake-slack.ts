@@ -75,6 +75,8 @@ export interface FakeSlack {
   groups: Map<string, string[]>
   /** What apps.connections.open answers (a fake Socket Mode server's ws:// URL); a closed port when unset. */
   socketUrl: string | undefined
+  /** The app-level token the app has; another well-formed xapp- token is answered invalid_auth, as Slack does. Any, when unset. */
+  appToken: string | undefined
   /** The home tab views.publish last published per user. */
   views: Map<string, HomeView>
   /** Modals by view id: what views.open opened, replaced by each views.update (`updates` counts them). */
@@ -152,6 +154,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     modals: new Map<string, { view: Record<string, unknown>; updates: number }>(),
     onCall: undefined as FakeSlack['onCall'],
     socketUrl: undefined as string | undefined,
+    appToken: undefined as string | undefined,
   }
 
   const answer = async (method: string, body: Record<string, unknown>, res: ServerResponse) => {
@@ -372,6 +375,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         // Only an app-level token opens a socket, as in Slack; the URL is never dialled by the checks.
         const token = String(state.calls.at(-1)?.headers.authorization ?? '').replace(/^Bearer /, '')
         if (!token.startsWith('xapp-')) return sendJson(res, 200, { ok: false, error: 'not_allowed_token_type' })
+        if (state.appToken !== undefined && token !== state.appToken) return sendJson(res, 200, { ok: false, error: 'invalid_auth' })
         return sendJson(res, 200, { ok: true, url: state.socketUrl ?? 'ws://127.0.0.1:9/link/?ticket=fake' })
       }
       case 'conversations.info': {
