@@ -33,11 +33,11 @@ const tier = (where: 'star' | 'repo', block: string) =>
 
 describe('slack.talk_back', () => {
   it('is off unless turned on, and each key of a later tier replaces the earlier one', () => {
-    expect(load(MAPPINGS).talkBack).toEqual({ threadReplies: 'off', reviews: false, reviewActions: 'menu', external: 'linked' })
+    expect(load(MAPPINGS).talkBack).toEqual({ threadReplies: 'off', reviews: false, reviewActions: 'menu', mirror: 'off', external: 'linked' })
     const s = load(`slack:\n  talk_back:\n    thread_replies: everyone\n    reviews: on\n    external: everyone\n${tier('star', 'review_actions: buttons\n          external: off')}`)
-    expect(s.talkBack).toEqual({ threadReplies: 'everyone', reviews: true, reviewActions: 'menu', external: 'everyone' })
+    expect(s.talkBack).toEqual({ threadReplies: 'everyone', reviews: true, reviewActions: 'menu', mirror: 'off', external: 'everyone' })
     const route = resolveRoute(s.hosts[0]!.mappings, 'acme', 'api')
-    expect(route && layTalkBack(s.talkBack, ...route.talkBack)).toEqual({ threadReplies: 'everyone', reviews: true, reviewActions: 'buttons', external: 'off' })
+    expect(route && layTalkBack(s.talkBack, ...route.talkBack)).toEqual({ threadReplies: 'everyone', reviews: true, reviewActions: 'buttons', mirror: 'off', external: 'off' })
   })
 
   const bad: Array<[string, string, string]> = [
@@ -59,7 +59,7 @@ describe('slack.talk_back', () => {
 
   it('refuses an unknown key in the block, listing the known ones', () => {
     const error = failure(`slack:\n  talk_back:\n    thread_reply: linked\n${MAPPINGS}`)
-    expect(error.message).toContain('slack.talk_back.thread_reply: unknown key; remove it or fix its spelling (allowed here: thread_replies, reviews, review_actions, external)')
+    expect(error.message).toContain('slack.talk_back.thread_reply: unknown key; remove it or fix its spelling (allowed here: mirror, thread_replies, reviews, review_actions, external)')
     expect(failure(tier('repo', 'approve: on')).message).toContain('mappings.acme.api.slack.talk_back.approve: unknown key')
   })
 })
