@@ -52,6 +52,8 @@ import { createThreadReplyEvent } from './inbound/thread-reply-event.ts'
 import { createPersonLimits } from './talk-back/person-limits.ts'
 import { createTalkBack, talkBackWanted } from './talk-back/create-talk-back.ts'
 import { RELINK_SWEEP_MS, sweepRelinks } from './talk-back/relink-sweep.ts'
+import { warnSealedLinks } from './talk-back/sealed-links.ts'
+import { warnTalkBackGaps } from './checks/talk-back-gaps.ts'
 import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from './talk-back/token-cipher.ts'
 
 /** The direct-message sender's job: every 30 s by default, at start, and whenever a message is queued. */
@@ -160,6 +162,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const talkBack = talkBackWanted(settings) ? createTalkBack({
     settings, hosts, cipher: tokenCipher, store, owner, now: clock, logger, kickDirectMessages,
   }) : undefined
+  // A part talk-back lacks is a warning now and a reason in /readyz, never a silent 404 (docs/operations.md).
+  const missing = warnTalkBackGaps({ settings, secrets, hosts, logger })
+  if (talkBack) await warnSealedLinks({ store, cipher: tokenCipher, logger })
   const worker = createWorker({
     settings, secrets, hosts, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
     retry: options.retry, pacerClock: options.pacerClock,
@@ -240,7 +245,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     health: {
       database: database.state, slack: slackToken.current, parked: retries.parked,
       bodies: () => (budget.fullFor() > mayWaitMs ? 'full' : 'ok'),
-      ...(settings.socketMode ? { socket: socketState.state } : {}),
+      ...(settings.socketMode ? { socket: socketState.state, socketRefused: socketState.refused } : {}),
+      missing: () => missing,
     },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slack: receive && secrets.slackSigningSecret !== undefined ? { signingSecret: secrets.slackSigningSecret, receive } : undefined,

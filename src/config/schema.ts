@@ -121,6 +121,8 @@ export const THREAD_REPLIES = ['off', 'linked', 'everyone'] as const
 export const REVIEW_ACTIONS = ['buttons', 'menu'] as const
 /** `slack.talk_back.mirror`: what is said on the pull request comes into the message's thread. */
 export const MIRROR = ['off', 'comments', 'all'] as const
+/** Replies of Slack guests and of people from another workspace (Slack Connect): none, linked people's, or everyone's. */
+export const EXTERNAL_REPLIES = ['off', 'linked', 'everyone'] as const
 
 /** `slack.talk_back`, globally and in a mapping tier (docs/talk-back.md): what people may answer from Slack. */
 const talkBack = object({
@@ -128,6 +130,7 @@ const talkBack = object({
   thread_replies: optional(enums(THREAD_REPLIES)),
   reviews: optional(enums(['on', 'off'] as const)),
   review_actions: optional(enums(REVIEW_ACTIONS)),
+  external: optional(enums(EXTERNAL_REPLIES)),
 })
 export type TalkBackTier = Infer<typeof talkBack>
 
