@@ -51,6 +51,7 @@ import { createReviewFromSlack } from './personal/review-from-slack.ts'
 import { createThreadReplyEvent } from './inbound/thread-reply-event.ts'
 import { createPersonLimits } from './talk-back/person-limits.ts'
 import { createTalkBack, talkBackWanted } from './talk-back/create-talk-back.ts'
+import { createCodeThreadReply } from './personal/code-thread-reply.ts'
 import { RELINK_SWEEP_MS, sweepRelinks } from './talk-back/relink-sweep.ts'
 import { warnSealedLinks } from './talk-back/sealed-links.ts'
 import { warnTalkBackGaps } from './checks/talk-back-gaps.ts'
@@ -228,6 +229,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
     ready: () => database.state() === 'ok', logger,
     reviews: talkBack && createReviewFromSlack({ talkBack, hosts, store, slack, logger, limits, now: Date.now }),
+    codeReplies: talkBack && createCodeThreadReply({ talkBack, slack, logger, limits }),
     threadReply: talkBack && createThreadReplyEvent({
       store, talkBack, limits, handOff: handOffFresh, logger, now: clock,
       note: (channel, user, text, threadTs) => pacer.call('chat.postEphemeral', channel, () => slack.postEphemeral(channel, user, text, threadTs)),

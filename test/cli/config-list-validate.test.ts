@@ -81,7 +81,7 @@ describe('prherald-config list', () => {
     writeConfig(dir.path, {
       git_provider: 'github',
       server: { metrics_listen: '127.0.0.1:9464' },
-      slack: { reactions: { merged: 'rocket' }, lookup_users_by_email: true, thread_updates: true, talk_back: { thread_replies: 'linked' } },
+      slack: { reactions: { merged: 'rocket' }, lookup_users_by_email: true, thread_updates: true, talk_back: { thread_replies: 'linked', mirror: 'comments' } },
       reviews: { ignore_bot_reviews: true, dependency_bots: 'standard', dependency_bot_logins: ['Acme-Renovate[bot]'] },
       digest: { schedule: '30 8 * * 1-5', timezone: 'Europe/Berlin', holidays: 'DE-BY', mention: true, include_dependency_bots: true },
       notify: { review_requests: 'off' },
@@ -90,8 +90,8 @@ describe('prherald-config list', () => {
       mappings: {
         acme: {
           '*': { channel: 'C0123456789', slack: { reactions: { new_pr: 'new' }, talk_back: { reviews: 'on' } } },
-          api: { channels: ['C0234567890', { id: 'C0345678901', mentions: [] }], mentions: ['<!here>'], slack: { reactions: { approved: 'thumbsup' } }, digest: { schedule: '0 10 * * 1' } },
-          docs: { slack: { reactions: { enabled: false }, thread_updates: false, talk_back: { thread_replies: 'off', reviews: 'off' } }, digest: { enabled: false } },
+          api: { channels: ['C0234567890', { id: 'C0345678901', mentions: [] }], mentions: ['<!here>'], slack: { reactions: { approved: 'thumbsup' }, talk_back: { mirror: 'all' } }, digest: { schedule: '0 10 * * 1' } },
+          docs: { slack: { reactions: { enabled: false }, thread_updates: false, talk_back: { thread_replies: 'off', reviews: 'off', mirror: 'off' } }, digest: { enabled: false } },
         },
       },
     })
@@ -117,9 +117,9 @@ describe('prherald-config list', () => {
       'slack.pacing: off (only 429 Retry-After is honoured)',
       'slack.thread_updates: true (false for acme/docs)',
       'notify.review_requests: off (requested reviewers are not pinged)',
-      'slack.talk_back: thread_replies linked, reviews off, review_actions menu, mirror off, external linked',
-      '  acme/*: thread_replies linked, reviews on, review_actions menu, mirror off, external linked',
-      '  acme/api: thread_replies linked, reviews on, review_actions menu, mirror off, external linked',
+      'slack.talk_back: thread_replies linked, reviews off, review_actions menu, mirror comments, external linked',
+      '  acme/*: thread_replies linked, reviews on, review_actions menu, mirror comments, external linked',
+      '  acme/api: thread_replies linked, reviews on, review_actions menu, mirror all, external linked',
       '  acme/docs: thread_replies off, reviews off, review_actions menu, mirror off, external linked',
       'notify.direct_messages: opt_in (only people who turn them on: /prherald dm on, or direct_messages: on in users:)',
       "notify.working_hours: 08:00-19:00 (Monday to Friday, in each person's Slack time zone; held until the next start outside them)",
