@@ -4,7 +4,7 @@ import { createRouteFacts } from './gather-route-facts.ts'
 import { followRoutes } from '../routing/route-pull-request.ts'
 import { hostMappings } from '../routing/resolve-route.ts'
 import type { HostSet } from '../config/connect-hosts.ts'
-import { createOutbox } from '../slack/outbox.ts'
+import { createOutbox, type Outbox } from '../slack/outbox.ts'
 import { DEFAULT_RETRY, type RetryPolicy } from '../slack/retry-transient.ts'
 import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-api.ts'
 import type { DeliveryStore, DirectMessageStore, IntentStore, MessageStore, PeopleCache, PreferenceStore, SharedWork } from '../store/store.ts'
@@ -49,6 +49,8 @@ export interface Worker extends Outbound {
   recoverIntents: () => Promise<void>
   /** The personal side: direct messages, people's zones and groups (src/personal/). */
   personal: Personal
+  /** The one outbox every Slack write that creates something goes through (the digest's included). */
+  outbox: Outbox
 }
 
 /**
@@ -92,6 +94,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })
   return {
     ...outbound,
+    outbox,
     applyDeliveries,
     batches: (server) => createBatchRunner({ store, apply: applyDeliveries, repaint, ...server }),
     recoverIntents: () => recoverIntents({
