@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startFakeSlack } from '../test/helpers/fake-slack.ts'
+import { MANIFEST_SCOPES, startFakeSlack } from '../test/helpers/fake-slack.ts'
 import { packageRoot } from '../src/package-root.ts'
 import { relaySignals } from '../src/cli/relay-signals.ts'
 import { demoSecret } from './demo-secret.ts'
@@ -17,7 +17,7 @@ import { demoSecret } from './demo-secret.ts'
 // The secret demo:deliver signs with too (the environment's or .env's, else the demo's own).
 const { secret, from } = demoSecret()
 const root = packageRoot()
-const slack = await startFakeSlack({ anyChannel: true })
+const slack = await startFakeSlack({ anyChannel: true, scopes: [...MANIFEST_SCOPES] })
 slack.onCall = (method, body) => {
   const fields = ['channel', 'ts', 'timestamp', 'name', 'text'].filter((k) => body[k] !== undefined).map((k) => `${k}=${JSON.stringify(body[k])}`)
   console.log(`[fake slack] ${method} ${fields.join(' ')}`)
