@@ -74,6 +74,8 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('talk-back at %s', (ki
     }
     expect(await api.revoke(tokens)).toBe('revoked')
     expect(host.revoked).toEqual([tokens.accessToken])
+    // GitHub: the app's grant itself is gone (not only this token), so it is no longer authorised for the person.
+    if (kind === 'github') expect(host.grants.has('alice')).toBe(false)
     expect((await refusal(api.account(tokens.accessToken))).code).toBe('git_host_auth')
     // Already revoked: nothing left to do, not a failure.
     expect(await api.revoke(tokens)).toBe('revoked')
