@@ -6,7 +6,7 @@ import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeGitlab, type FakeGitlab } from '../helpers/fake-gitlab.ts'
 import { mergeRequestHook, type GitlabFacts } from '../helpers/gitlab-fixtures.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
+import { testEnv, writeConfig, type TestConfig } from '../helpers/start-prherald.ts'
 import { bitbucketPayload, type BitbucketFacts } from './bitbucket-payloads.ts'
 import { pullRequest, review } from '../helpers/github-payloads.ts'
 import { usePrherald } from '../helpers/prherald-harness.ts'
@@ -28,7 +28,7 @@ afterEach(async () => {
   github = gitlab = bitbucket = undefined
 })
 
-async function start(provider: Provider, config: Record<string, unknown>, env: Env): Promise<void> {
+async function start(provider: Provider, config: Omit<TestConfig, 'git_provider'>, env: Env): Promise<void> {
   writeConfig(h.dir.path, { git_provider: provider, ...config })
   await h.start(testEnv(h.dir.path, provider, { SLACK_API_URL: h.slack.url, ...env }))
 }
