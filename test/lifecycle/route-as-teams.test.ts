@@ -29,7 +29,7 @@ afterEach(async () => {
 })
 
 async function start(provider: Provider, config: Omit<TestConfig, 'git_provider'>, env: Env): Promise<void> {
-  writeConfig(h.dir.path, { git_provider: provider, ...config })
+  writeConfig(h.dir.path, { ...config, git_provider: provider })
   await h.start(testEnv(h.dir.path, provider, { SLACK_API_URL: h.slack.url, ...env }))
 }
 
