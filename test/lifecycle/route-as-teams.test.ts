@@ -28,7 +28,7 @@ afterEach(async () => {
   github = gitlab = bitbucket = undefined
 })
 
-async function start(provider: Provider, config: Omit<TestConfig, 'git_provider'>, env: Env): Promise<void> {
+async function start(provider: Provider, config: { mappings: TestConfig['mappings']; [key: string]: unknown }, env: Env): Promise<void> {
   writeConfig(h.dir.path, { ...config, git_provider: provider })
   await h.start(testEnv(h.dir.path, provider, { SLACK_API_URL: h.slack.url, ...env }))
 }
