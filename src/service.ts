@@ -193,7 +193,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
   await retries.refreshParked()
-  const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
+  const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays, turnaroundKeepDays: settings.insights.keepDays }).catch(abandon)
   const webhooks = [...hosts.values()].map((own) => ({
     host: own.host,
     secrets: [own.webhookSecret],

@@ -240,6 +240,11 @@ export const configSchema = object({
     time_zone: optional(timeZone),
   })),
   reconcile: optional(object({ on_start: optional(boolean()) })),
+  // Turnaround figures (docs/review-loop.md): a compact row per pull request, kept keep_days.
+  insights: optional(object({
+    enabled: optional(boolean()),
+    keep_days: optional(positiveInteger('use a whole number of days from 1 to 3650, e.g. 400', 3650)),
+  })),
   users: optional(users),
   teams: optional(teams),
   mappings: optional(mappings),

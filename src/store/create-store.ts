@@ -10,6 +10,7 @@ import { createPersonalStore, targetText } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
 import { createReviewFormStore, deleteExpiredReviewForms } from './review-form-store.ts'
 import { createActionCounts, deleteActionsBefore } from './action-count-store.ts'
+import { createTurnaroundStore, deleteTurnaroundBefore, saveTurnaroundStep } from './turnaround-store.ts'
 import { createReplyCommentStore, deleteReplyCommentsBefore } from './reply-comment-store.ts'
 import { personalQueries } from './personal-queries.ts'
 import { readStoredEvent, storedEvent, storedLifecycle } from './stored-json.ts'
@@ -57,6 +58,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     ...createReviewFormStore(driver, now),
     ...createReplyCommentStore(driver, now),
     ...createActionCounts(driver),
+    ...createTurnaroundStore(driver),
     async findMessages(pr) {
       return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow).sort(oldestFirst)
     },
@@ -65,20 +67,21 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       return (await driver.read<PullRequestRow>(q.openPullRequests, [filter.provider, repository, repository, filter.touchedSince ?? 0])).map(refFromRow)
     },
     saveMessage: (m) => change(messageStep(m, now())),
-    async forgetBefore(cutoff, replayCutoff = cutoff) {
+    async forgetBefore(cutoff, replayCutoff = cutoff, turnaroundCutoff = cutoff) {
       const [
         messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0, slackRequests = 0, directMessages = 0, replyComments = 0,
-        reviewForms = 0, actions = 0, gates = 0,
+        reviewForms = 0, actions = 0, gates = 0, turnaround = 0,
       ] = await driver.write([
         [q.deleteMessagesUntouchedSince, [cutoff]], [q.deleteAppliedDeliveriesBefore, [replayCutoff]], [q.deleteBodiesBefore, [replayCutoff]],
         [q.deleteRunClaimsBefore, [cutoff]], [q.deleteThreadRepliesBefore, [cutoff]], [q.deleteHeadsBefore, [cutoff]],
         [q.deleteSlackRequestsBefore, [replayCutoff]], [q.deleteDirectMessagesBefore, [cutoff]], [deleteReplyCommentsBefore, [cutoff]],
         // A review form is good for an hour, whatever the cutoff: an expired one only waits to be deleted.
         [deleteExpiredReviewForms, [now()]], ...deleteActionsBefore.map((s): Step => [s, [cutoff]]),
+        [deleteTurnaroundBefore, [turnaroundCutoff]],
       ])
       return {
         messages, deliveries, bodies, runClaims, threadRecords: replies + heads + replyComments, slackRequests, directMessages,
-        reviewForms, personActions: actions + gates,
+        reviewForms, personActions: actions + gates, turnaround,
       }
     },
     claimSlackRequest: async (requestId) => (await driver.write([[q.claimSlackRequest, [requestId, now()]]]))[0] === 1,
@@ -107,6 +110,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       if (outcome.deliveryIds.length > 0) steps.push([q.markApplied, [at, outcome.provider, JSON.stringify(outcome.deliveryIds)]])
       const active = outcome.activity
       if (active) steps.push([q.markActivity, [at, active.provider, active.repository, active.prNumber]])
+      if (outcome.turnaround) steps.push(saveTurnaroundStep(outcome.turnaround, at))
       for (const d of outcome.directMessages ?? []) steps.push([personalQueries.queueIntent, [targetText(d.target), d.dmKey, d.prKey, d.body, d.actorUser ?? null, d.createdAt]])
       if (steps.length > 0) await write(...steps)
     },

@@ -1,7 +1,7 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { ReactionSettings, ReviewRequestNotify } from '../config/settings.ts'
 import { applyReactionTier, reactionNames } from '../config/reactions.ts'
-import { isSlackReply, type LifecycleEvent, type MachineEvent, type SlackReply } from '../../machines/lifecycle-event.ts'
+import { isReviewClick, isSlackReply, type LifecycleEvent, type MachineEvent, type SlackReply } from '../../machines/lifecycle-event.ts'
 import type { RenderOptions } from '../slack/render-review.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
 import { filteredInBatch } from '../intake/filter-intake.ts'
@@ -18,6 +18,9 @@ import { plannedReviewPings, plannedThreadUpdates, type PostThreadReplies } from
 import { mappedId } from '../config/people-map.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import type { QueueDirectMessages } from '../personal/queue-direct-messages.ts'
+import { foldTurnaround } from '../insights/fold-turnaround.ts'
+import { entryOf } from '../insights/entry-of.ts'
+import type { TurnaroundRecord, TurnaroundStore } from '../store/turnaround-store.ts'
 
 /**
  * The lifecycle machine (XState) is loaded by the first batch, not at start: a server that has had no
@@ -54,6 +57,8 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   settleIntents?: (ref: PullRequestRef, lost: AbortSignal) => Promise<boolean>
   /** Thread replies that become comments (reply-comments.ts), before the batch's fold; absent: they are only marked applied. */
   replyComments?: (replies: readonly SlackReply[], batch: BatchContext) => Promise<void>
+  /** `insights.enabled`: each batch folds its deliveries into the pull request's turnaround row; absent, nothing is read or written. */
+  turnaround?: { store: TurnaroundStore; now: () => number }
 }
 
 /**
@@ -87,11 +92,12 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // Activity is recorded even when the message does not change (a second comment adds no reaction).
     const reviewed = events.some((e) => ACTIVITY_KINDS.has(e.kind))
     let directMessages: DirectMessageIntent[] = []
+    let turnaround: TurnaroundRecord | undefined
     const commit = async (messages: MessageRecord[], announced = false) => {
       // A batch whose lock is gone must not save its state: another replica may have saved a later one.
       await yieldToAcks()
       if (batch.lost.aborted) throw lockLostError(batch.lost)
-      await deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, directMessages, ...(reviewed || announced ? { activity: ref } : {}) })
+      await deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, directMessages, ...(reviewed || announced ? { activity: ref } : {}), ...(turnaround ? { turnaround } : {}) })
       if (directMessages.length > 0) deps.onDirectMessages?.()
     }
 
@@ -114,6 +120,11 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const filtered = route ? filteredInBatch(deps.logger, route.ignore, events, messages.length > 0) : undefined
     const folding = filtered?.size ? events.filter((e) => !filtered.has(e.deliveryId)) : events
     if (folding.length === 0) return commit([])
+    // Only for a routed pull request: one no mapping entry names is nobody's figure.
+    if (deps.turnaround && route) {
+      const deliveries = folding.filter((e) => !isReviewClick(e))
+      turnaround = foldTurnaround(ref, await deps.turnaround.store.turnaroundOf(ref), deliveries, entryOf(route), deps.turnaround.now())
+    }
     const { foldEvents, initialContext } = await loadMachine()
     await yieldToAcks()
     const folded = foldEvents(stored, folding, { messageShown: messages.length > 0 })

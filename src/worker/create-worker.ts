@@ -20,6 +20,7 @@ import type { ReplyCommentStore } from '../store/reply-comment-store.ts'
 import type { Provider, PullRequestId } from '../../machines/pull-request-event.ts'
 import { leftComments } from './left-comments.ts'
 import { createReplyComments } from './reply-comments.ts'
+import type { TurnaroundStore } from '../store/turnaround-store.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
   settings: Settings
@@ -27,7 +28,7 @@ export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secre
   secrets: Pick<Secrets, 'slackBotToken' | 'slackSigningSecret'>
   /** Every configured host and its API client (src/config/connect-hosts.ts). */
   hosts: HostSet
-  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore & ReplyCommentStore
+  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore & ReplyCommentStore & TurnaroundStore
   /** Retries across calls; tests shorten them. */
   retry?: RetryPolicy
   /** The personal side's clock (quiet hours, claims); tests move it. */
@@ -85,6 +86,7 @@ export function createWorker(options: WorkerOptions): Worker {
     settleIntents: (ref, lost) => settleIntentsOf(ref, lost, { store, pacer, outbox }),
     ...(personal.queue ? { directMessages: personal.queue, onDirectMessages: options.onDirectMessagesQueued } : {}),
     ...(replyComments ? { replyComments } : {}),
+    ...(settings.insights.enabled ? { turnaround: { store, now: options.now ?? Date.now } } : {}),
   })
   const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })
   return {
