@@ -9,7 +9,7 @@ import { PER_MINUTE, type PersonLimits } from '../talk-back/person-limits.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 
 export interface ThreadReplyEventDeps {
-  store: Pick<ReplyCommentStore, 'messageAt'> & Pick<DeliveryStore, 'recordDelivery'> & Pick<IntentStore, 'postIntents'>
+  store: Pick<ReplyCommentStore, 'messageAt'> & Pick<DeliveryStore, 'recordDelivery'> & Pick<IntentStore, 'postInFlight'>
   talkBack: Pick<TalkBackService, 'settingsFor'>
   limits: PersonLimits
   /** A note only the person sees, in the reply's thread (chat.postEphemeral through the one Slack API). */
@@ -49,7 +49,7 @@ export function createThreadReplyEvent(deps: ThreadReplyEventDeps) {
       // Another thread, or a channel message: not prherald's. Unless a post in this channel awaits its ts: then
       // this may be a reply to it, and Slack is asked to send it again (its first retry comes at once).
       const since = deps.now() - POST_IN_FLIGHT_MS
-      if ((await deps.store.postIntents()).some((i) => i.channel === reply.channel && i.createdAt > since)) {
+      if (await deps.store.postInFlight(reply.channel, since)) {
         throw new PrheraldError('slack_message_pending', 'a reply in a channel where a message is being posted: its ts is not stored yet', {
           fix: 'none needed: Slack sends the event again',
         })

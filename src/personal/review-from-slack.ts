@@ -139,6 +139,9 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
       }
       if (form.submitted) return update(noticeView(form.action, 'This review was already submitted.'))
       if (form.action === 'request_changes' && submission.text === '') return fieldError('Say what should change: a request for changes needs a comment.')
+      // A comment with no text is nothing to post (GitHub refuses one: its review `body` is "Required when using
+      // REQUEST_CHANGES or COMMENT", REST "Create a review for a pull request"): said in the field, not after.
+      if (form.action === 'comment' && submission.text === '') return fieldError('Write the comment: an empty one is not posted.')
       if (!(await deps.limits.take('reviews', submission.user))) {
         logger.info('ignored slack interaction', { reason: 'review_rate_limited', slack_user: submission.user })
         return fieldError(`You have sent ${PER_MINUTE.reviews} reviews from Slack in the last minute; please wait a moment and submit again.`)

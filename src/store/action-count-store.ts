@@ -1,4 +1,4 @@
-import { statements } from './dialect.ts'
+import { deleteSlice, statements } from './dialect.ts'
 import type { StoreDriver } from './store-driver.ts'
 
 /**
@@ -14,7 +14,8 @@ export interface ActionCounts {
   takeAction(kind: string, slackUser: string, now: number, limit: number, windowMs: number): Promise<boolean>
 }
 
-const q = statements({
+/** Exported for the query-plan test (test/store/query-plans.test.ts), which explains every statement. */
+export const actionCountQueries = statements({
   // Held until the take commits: the person's next take, on any replica, counts after this one.
   gate: `INSERT INTO person_action_gates (kind, slack_user, taken_at) VALUES (?, ?, ?)
     ON CONFLICT (kind, slack_user) DO UPDATE SET taken_at = excluded.taken_at`,
@@ -23,21 +24,21 @@ const q = statements({
     SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS {millis})
     WHERE (SELECT count(*) FROM person_actions WHERE kind = ? AND slack_user = ? AND taken_at > ?) < ?`,
   // Cleanup's (create-store.ts forgetBefore): a window is a minute, so nothing before the cutoff counts any more.
-  deleteBefore: 'DELETE FROM person_actions WHERE taken_at < ?',
-  deleteGatesBefore: 'DELETE FROM person_action_gates WHERE taken_at < ?',
+  deleteBefore: deleteSlice('person_actions', 'taken_at < ?'),
+  deleteGatesBefore: deleteSlice('person_action_gates', 'taken_at < ?'),
 })
 
-/** Cleanup's statements, in its transaction: the actions and the gates untouched since the cutoff. */
-export const deleteActionsBefore = [q.deleteBefore, q.deleteGatesBefore] as const
+/** Cleanup's statements, a slice at a time: the actions and the gates untouched since the cutoff. */
+export const deleteActionsBefore = [actionCountQueries.deleteBefore, actionCountQueries.deleteGatesBefore] as const
 
 export function createActionCounts(driver: StoreDriver): ActionCounts {
   return {
     async takeAction(kind, slackUser, now, limit, windowMs) {
       const since = now - windowMs
       const [, , taken] = await driver.write([
-        [q.gate, [kind, slackUser, now]],
-        [q.prune, [kind, slackUser, since]],
-        [q.take, [kind, slackUser, now, kind, slackUser, since, limit]],
+        [actionCountQueries.gate, [kind, slackUser, now]],
+        [actionCountQueries.prune, [kind, slackUser, since]],
+        [actionCountQueries.take, [kind, slackUser, now, kind, slackUser, since, limit]],
       ])
       return taken === 1
     },

@@ -1,11 +1,13 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { queries as q } from './queries.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Statement } from './dialect.ts'
 import type { Param, Step, StoreDriver } from './store-driver.ts'
 import {
   deliveryFromRow, intentFromRow, messageFromRow, openMessageFromRow, personLookupFromRow, refFromRow, threadReplyFromRow,
   type DeliveryRow, type IntentRow, type MessageRow, type OpenMessageRow, type PullRequestRow, type ThreadReplyRow,
 } from './store-rows.ts'
-import type { DeliveryOutcome, MessageRecord, PullRequestRef, SharedWork, Store, StoredMessage } from './store.ts'
+import type { DeliveryOutcome, ForgottenRows, MessageRecord, PullRequestRef, SharedWork, Store, StoredMessage } from './store.ts'
 import { createPersonalStore, targetText } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
 import { createReviewFormStore, deleteExpiredReviewForms } from './review-form-store.ts'
@@ -23,6 +25,11 @@ export interface StoreDeps {
 }
 
 type Count = { n: number | string }
+
+/** The daily cleanup deletes at most this many rows of a table in one transaction... */
+export const CLEANUP_SLICE_ROWS = 500
+/** ...and lets the event loop and other writers run this long between two. */
+const CLEANUP_SLICE_GAP_MS = 5
 
 const sum = (counts: readonly number[]) => counts.reduce((total, n) => total + n, 0)
 
@@ -68,21 +75,29 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     },
     saveMessage: (m) => change(messageStep(m, now())),
     async forgetBefore(cutoff, replayCutoff = cutoff, turnaroundCutoff = cutoff) {
-      const [
-        messages = 0, deliveries = 0, bodies = 0, runClaims = 0, replies = 0, heads = 0, slackRequests = 0, directMessages = 0, replyComments = 0,
-        reviewForms = 0, actions = 0, gates = 0, turnaround = 0,
-      ] = await driver.write([
-        [q.deleteMessagesUntouchedSince, [cutoff]], [q.deleteAppliedDeliveriesBefore, [replayCutoff]], [q.deleteBodiesBefore, [replayCutoff]],
-        [q.deleteRunClaimsBefore, [cutoff]], [q.deleteThreadRepliesBefore, [cutoff]], [q.deleteHeadsBefore, [cutoff]],
-        [q.deleteSlackRequestsBefore, [replayCutoff]], [q.deleteDirectMessagesBefore, [cutoff]], [deleteReplyCommentsBefore, [cutoff]],
-        // A review form is good for an hour, whatever the cutoff: an expired one only waits to be deleted.
-        [deleteExpiredReviewForms, [now()]], ...deleteActionsBefore.map((s): Step => [s, [cutoff]]),
-        [deleteTurnaroundBefore, [turnaroundCutoff]],
-      ])
-      return {
-        messages, deliveries, bodies, runClaims, threadRecords: replies + heads + replyComments, slackRequests, directMessages,
-        reviewForms, personActions: actions + gates, turnaround,
+      const forgotten: ForgottenRows = {
+        messages: 0, deliveries: 0, bodies: 0, runClaims: 0, threadRecords: 0, slackRequests: 0, directMessages: 0, reviewForms: 0, personActions: 0, turnaround: 0,
       }
+      const deletes: readonly [keyof ForgottenRows, Statement, number][] = [
+        ['messages', q.deleteMessagesUntouchedSince, cutoff], ['deliveries', q.deleteAppliedDeliveriesBefore, replayCutoff], ['bodies', q.deleteBodiesBefore, replayCutoff],
+        ['runClaims', q.deleteRunClaimsBefore, cutoff], ['threadRecords', q.deleteThreadRepliesBefore, cutoff], ['threadRecords', q.deleteHeadsBefore, cutoff],
+        ['slackRequests', q.deleteSlackRequestsBefore, replayCutoff], ['directMessages', q.deleteDirectMessagesBefore, cutoff], ['threadRecords', deleteReplyCommentsBefore, cutoff],
+        // A review form is good for an hour, whatever the cutoff: an expired one only waits to be deleted.
+        ['reviewForms', deleteExpiredReviewForms, now()], ...deleteActionsBefore.map((s): [keyof ForgottenRows, Statement, number] => ['personActions', s, cutoff]),
+        ['turnaround', deleteTurnaroundBefore, turnaroundCutoff],
+      ]
+      // A slice a transaction, then a pause: a delivery's acknowledgement waits for at most one slice, never
+      // for a year's rows (docs/performance.md, "A year of history"). Rows are only aged out, so a cleanup cut
+      // short between slices leaves nothing half-done: the next day's run deletes the rest.
+      for (const [kind, statement, before] of deletes) {
+        for (;;) {
+          const [deleted = 0] = await driver.write([[statement, [before, CLEANUP_SLICE_ROWS]]])
+          forgotten[kind] += deleted
+          if (deleted < CLEANUP_SLICE_ROWS) break
+          await sleep(CLEANUP_SLICE_GAP_MS)
+        }
+      }
+      return forgotten
     },
     claimSlackRequest: async (requestId) => (await driver.write([[q.claimSlackRequest, [requestId, now()]]]))[0] === 1,
     releaseSlackRequest: (requestId) => change([q.releaseSlackRequest, [requestId]]),
@@ -126,6 +141,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     recordPostIntent: (i) => change([q.recordPostIntent, [...key(i, i.channel), i.marker, JSON.stringify(i.mentions), i.state, storedLifecycle(i.lifecycle), i.lastDeliveryId, i.createdAt]]),
     findPostIntent: (pr, channel) => one(q.findPostIntent, key(pr, channel), intentFromRow),
     postIntents: async () => (await driver.read<IntentRow>(q.postIntents)).map(intentFromRow),
+    postInFlight: async (channel, since) => (await first(q.postInFlight, [channel, since])) !== undefined,
     completePostIntent: (m) => change(messageStep(m, now()), [q.deletePostIntent, key(m, m.channel)]),
     dropPostIntent: (pr, channel, marker) => change([q.dropPostIntent, [...key(pr, channel), marker]]),
     findPersonLookup: (provider, login) => one(q.findPersonLookup, [provider, login], personLookupFromRow),

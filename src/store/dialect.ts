@@ -30,6 +30,20 @@ export function forDialect(text: string, dialect: Dialect): string {
     })
 }
 
+/**
+ * A DELETE of at most `LIMIT ?` rows of `table` matching `where` (its last parameter the limit): the daily
+ * cleanup deletes a year's rows a slice at a time, so that no one transaction holds the database (and, on
+ * SQLite, the event loop) for long. SQLite names a row by its rowid; PostgreSQL by its ctid, handed over as
+ * an array so the outer DELETE fetches each row directly ("a TID Scan") instead of joining against the table.
+ */
+export function deleteSlice(table: string, where: string): string {
+  return [
+    `DELETE FROM ${table} WHERE`,
+    `--sqlite: rowid IN (SELECT rowid FROM ${table} WHERE ${where} LIMIT ?)`,
+    `--postgres: ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE ${where} LIMIT ?))`,
+  ].join('\n')
+}
+
 /** One statement, written once with `?` parameters, as each engine runs it (pg numbers them: $1, $2, ...). */
 export interface Statement {
   name: string

@@ -1,4 +1,4 @@
-import { statements } from './dialect.ts'
+import { deleteSlice, statements } from './dialect.ts'
 
 /**
  * Every statement both stores run, each written once (`?` parameters, `{word}` from src/store/dialect.ts
@@ -24,7 +24,8 @@ const sql = {
     ON CONFLICT (provider, repository, pr_number, channel) DO UPDATE SET
       ts = excluded.ts, mentions = excluded.mentions, state = excluded.state, lifecycle = excluded.lifecycle,
       last_delivery_id = excluded.last_delivery_id, reactions = excluded.reactions, touched_at = excluded.touched_at`,
-  deleteMessagesUntouchedSince: 'DELETE FROM slack_messages WHERE touched_at < ?',
+  // The daily cleanup's deletes take the cutoff and a slice's size (src/store/dialect.ts deleteSlice).
+  deleteMessagesUntouchedSince: deleteSlice('slack_messages', 'touched_at < ?'),
   countMessages: 'SELECT count(*) AS n FROM slack_messages',
   // A row without activity_at (written before it existed) gives its created_at.
   openMessages: `SELECT provider, repository, pr_number, channel, mentions, lifecycle, COALESCE(activity_at, created_at) AS activity_at
@@ -43,7 +44,7 @@ const sql = {
     WHERE NOT EXISTS (SELECT 1 FROM delivery_bodies WHERE provider = ? AND body_digest = ? AND delivery_id <> ?)
     ON CONFLICT (provider, delivery_id) DO NOTHING`,
   firstDeliveryOfBody: 'SELECT delivery_id FROM delivery_bodies WHERE provider = ? AND body_digest = ?',
-  deleteBodiesBefore: 'DELETE FROM delivery_bodies WHERE received_at < ?',
+  deleteBodiesBefore: deleteSlice('delivery_bodies', 'received_at < ?'),
   pendingDeliveries: `${PENDING} ORDER BY seq`,
   pendingDeliveriesOf: `${PENDING} AND pr_key = ? ORDER BY seq`,
   // The delivery ids are one JSON array: one statement however many deliveries the commit applies.
@@ -55,7 +56,7 @@ const sql = {
   parkExhausted: 'UPDATE deliveries SET parked_at = ? WHERE pr_key = ? AND applied_at IS NULL AND parked_at IS NULL AND attempts >= ?',
   // The lease is cleared too: on PostgreSQL it has run out, so any replica's next sweep takes the delivery.
   replayParked: 'UPDATE deliveries SET parked_at = NULL, attempts = 0, lease_owner = NULL, lease_expires_at = NULL WHERE parked_at IS NOT NULL AND applied_at IS NULL',
-  deleteAppliedDeliveriesBefore: 'DELETE FROM deliveries WHERE applied_at IS NOT NULL AND applied_at < ?',
+  deleteAppliedDeliveriesBefore: deleteSlice('deliveries', 'applied_at IS NOT NULL AND applied_at < ?'),
 
   recordPostIntent: `
     INSERT INTO post_intents (provider, repository, pr_number, channel, marker, mentions, state, lifecycle, last_delivery_id, created_at)
@@ -65,6 +66,7 @@ const sql = {
       last_delivery_id = excluded.last_delivery_id, created_at = excluded.created_at`,
   findPostIntent: `SELECT * FROM post_intents WHERE ${MESSAGE_KEY}`,
   postIntents: 'SELECT * FROM post_intents ORDER BY created_at',
+  postInFlight: 'SELECT 1 AS found FROM post_intents WHERE channel = ? AND created_at > ? LIMIT 1',
   deletePostIntent: `DELETE FROM post_intents WHERE ${MESSAGE_KEY}`,
   dropPostIntent: `DELETE FROM post_intents WHERE ${MESSAGE_KEY} AND marker = ?`,
 
@@ -82,8 +84,8 @@ const sql = {
   threadReplyIntents: 'SELECT * FROM thread_replies WHERE ts IS NULL ORDER BY created_at',
   completeThreadReply: `UPDATE thread_replies SET ts = ? WHERE ${REPLY_KEY}`,
   dropThreadReplyIntent: `DELETE FROM thread_replies WHERE ${REPLY_KEY} AND ts IS NULL`,
-  deleteThreadRepliesBefore: 'DELETE FROM thread_replies WHERE created_at < ?',
-  deleteHeadsBefore: 'DELETE FROM pull_request_heads WHERE seen_at < ?',
+  deleteThreadRepliesBefore: deleteSlice('thread_replies', 'created_at < ?'),
+  deleteHeadsBefore: deleteSlice('pull_request_heads', 'seen_at < ?'),
 
   saveHead: `INSERT INTO pull_request_heads (provider, repository, sha, pr_number, seen_at) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (provider, repository, sha, pr_number) DO UPDATE SET seen_at = excluded.seen_at`,
@@ -94,12 +96,12 @@ const sql = {
       delivered_at = excluded.delivered_at, delivery_id = excluded.delivery_id, updated_at = excluded.updated_at`,
   // Across replicas: a concurrent second insert of the same key waits for the first, then does nothing.
   claimRun: 'INSERT INTO job_runs (job, run_key, claimed_at) VALUES (?, ?, ?) ON CONFLICT (job, run_key) DO NOTHING',
-  deleteRunClaimsBefore: 'DELETE FROM job_runs WHERE claimed_at < ?',
+  deleteRunClaimsBefore: deleteSlice('job_runs', 'claimed_at < ?'),
   claimSlackRequest: 'INSERT INTO slack_requests (request_id, received_at) VALUES (?, ?) ON CONFLICT (request_id) DO NOTHING',
   releaseSlackRequest: 'DELETE FROM slack_requests WHERE request_id = ?',
-  deleteSlackRequestsBefore: 'DELETE FROM slack_requests WHERE received_at < ?',
+  deleteSlackRequestsBefore: deleteSlice('slack_requests', 'received_at < ?'),
   // Only finished ones (sent or dropped): a queued message waits for its morning however old its event is.
-  deleteDirectMessagesBefore: 'DELETE FROM direct_messages WHERE outcome IS NOT NULL AND created_at < ?',
+  deleteDirectMessagesBefore: deleteSlice('direct_messages', 'outcome IS NOT NULL AND created_at < ?'),
 } as const
 
 export const queries = statements(sql)

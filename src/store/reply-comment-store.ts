@@ -1,5 +1,5 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
-import { statements } from './dialect.ts'
+import { deleteSlice, statements, type Statement } from './dialect.ts'
 import type { Param, StoreDriver } from './store-driver.ts'
 import type { PullRequestRef } from './store.ts'
 
@@ -39,9 +39,10 @@ export interface ReplyCommentStore {
   replyIntents(): Promise<ReplyCommentRecord[]>
 }
 
-const q = statements({
+/** Exported for the query-plan test (test/store/query-plans.test.ts), which explains every statement. */
+export const replyCommentQueries = statements({
   // Cleanup's: a reply's comment is forgotten with the message it answered (message_ttl_days).
-  deleteBefore: 'DELETE FROM reply_comments WHERE updated_at < ?',
+  deleteBefore: deleteSlice('reply_comments', 'updated_at < ?'),
   messageAt: 'SELECT provider, repository, pr_number FROM slack_messages WHERE channel = ? AND ts = ?',
   find: 'SELECT * FROM reply_comments WHERE channel = ? AND reply_ts = ?',
   record: `INSERT INTO reply_comments (channel, reply_ts, provider, repository, pr_number, slack_user, author, intent_at, updated_at)
@@ -73,24 +74,24 @@ const fromRow = (r: Row): ReplyCommentRecord => ({
   deleted: Number(r.deleted) === 1, intentAt: Number(r.intent_at),
 })
 
-/** Cleanup's statement (create-store.ts forgetBefore), in its transaction. */
-export const deleteReplyCommentsBefore = q.deleteBefore
+/** Cleanup's statement (create-store.ts forgetBefore), a slice at a time. */
+export const deleteReplyCommentsBefore = replyCommentQueries.deleteBefore
 
 export function createReplyCommentStore(driver: StoreDriver, now: () => number): ReplyCommentStore {
-  const write = async (s: (typeof q)[keyof typeof q], params: readonly Param[]) => { await driver.write([[s, params]]) }
+  const write = async (s: Statement, params: readonly Param[]) => { await driver.write([[s, params]]) }
   return {
     async messageAt(channel, ts) {
-      const row = (await driver.read<{ provider: string; repository: string; pr_number: number | string }>(q.messageAt, [channel, ts]))[0]
+      const row = (await driver.read<{ provider: string; repository: string; pr_number: number | string }>(replyCommentQueries.messageAt, [channel, ts]))[0]
       return row ? { provider: row.provider as Provider, repository: row.repository, prNumber: Number(row.pr_number) } : undefined
     },
     async replyComment(channel, replyTs) {
-      const row = (await driver.read<Row>(q.find, [channel, replyTs]))[0]
+      const row = (await driver.read<Row>(replyCommentQueries.find, [channel, replyTs]))[0]
       return row ? fromRow(row) : undefined
     },
-    recordReplyIntent: (i) => write(q.record, [i.channel, i.replyTs, i.provider, i.repository, i.prNumber, i.slackUser, i.author, i.intentAt, now()]),
-    completeReplyComment: (channel, replyTs, commentId) => write(q.complete, [commentId, now(), channel, replyTs]),
-    dropReplyIntent: (channel, replyTs) => write(q.drop, [channel, replyTs]),
-    markReplyDeleted: (channel, replyTs) => write(q.markDeleted, [now(), channel, replyTs]),
-    replyIntents: async () => (await driver.read<Row>(q.intents)).map(fromRow),
+    recordReplyIntent: (i) => write(replyCommentQueries.record, [i.channel, i.replyTs, i.provider, i.repository, i.prNumber, i.slackUser, i.author, i.intentAt, now()]),
+    completeReplyComment: (channel, replyTs, commentId) => write(replyCommentQueries.complete, [commentId, now(), channel, replyTs]),
+    dropReplyIntent: (channel, replyTs) => write(replyCommentQueries.drop, [channel, replyTs]),
+    markReplyDeleted: (channel, replyTs) => write(replyCommentQueries.markDeleted, [now(), channel, replyTs]),
+    replyIntents: async () => (await driver.read<Row>(replyCommentQueries.intents)).map(fromRow),
   }
 }

@@ -1,6 +1,6 @@
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { REVIEW_KINDS, type ReviewKind } from '../../machines/review-kind.ts'
-import { statements } from './dialect.ts'
+import { deleteSlice, statements, type Statement } from './dialect.ts'
 import type { Param, StoreDriver } from './store-driver.ts'
 import type { PullRequestRef } from './store.ts'
 
@@ -27,8 +27,11 @@ export interface ReviewFormStore {
   takeReviewForm(id: string): Promise<boolean>
 }
 
-const q = statements({
+/** Exported for the query-plan test (test/store/query-plans.test.ts), which explains every statement. */
+export const reviewFormQueries = statements({
   deleteExpired: 'DELETE FROM review_forms WHERE expires_at <= ?',
+  // The daily cleanup's, a slice at a time (a save deletes what expired since the last one, a few rows).
+  forgetExpired: deleteSlice('review_forms', 'expires_at <= ?'),
   save: `INSERT INTO review_forms (id, provider, repository, pr_number, head_sha, action, slack_user, expires_at, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   find: 'SELECT * FROM review_forms WHERE id = ?',
@@ -49,20 +52,20 @@ interface FormRow {
 
 const isAction = (value: string): value is ReviewKind => (REVIEW_KINDS as readonly string[]).includes(value)
 
-/** Cleanup's statement (create-store.ts forgetBefore), in its transaction: the forms expired by now. */
-export const deleteExpiredReviewForms = q.deleteExpired
+/** Cleanup's statement (create-store.ts forgetBefore), a slice at a time: the forms expired by now. */
+export const deleteExpiredReviewForms = reviewFormQueries.forgetExpired
 
 export function createReviewFormStore(driver: StoreDriver, now: () => number): ReviewFormStore {
-  const first = async <Row>(s: (typeof q)[keyof typeof q], params: readonly Param[]) => (await driver.read<Row>(s, params))[0]
+  const first = async <Row>(s: Statement, params: readonly Param[]) => (await driver.read<Row>(s, params))[0]
   return {
     async saveReviewForm(f) {
       await driver.write([
-        [q.deleteExpired, [now()]],
-        [q.save, [f.id, f.pr.provider, f.pr.repository, f.pr.prNumber, f.headSha, f.action, f.slackUser, f.expiresAt, now()]],
+        [reviewFormQueries.deleteExpired, [now()]],
+        [reviewFormQueries.save, [f.id, f.pr.provider, f.pr.repository, f.pr.prNumber, f.headSha, f.action, f.slackUser, f.expiresAt, now()]],
       ])
     },
     async reviewForm(id) {
-      const row = await first<FormRow>(q.find, [id])
+      const row = await first<FormRow>(reviewFormQueries.find, [id])
       if (!row || !isAction(row.action)) return undefined
       return {
         id: row.id, pr: { provider: row.provider, repository: row.repository, prNumber: Number(row.pr_number) },
@@ -71,7 +74,7 @@ export function createReviewFormStore(driver: StoreDriver, now: () => number): R
       }
     },
     async takeReviewForm(id) {
-      return ((await driver.write([[q.take, [now(), id]]]))[0] ?? 0) === 1
+      return ((await driver.write([[reviewFormQueries.take, [now(), id]]]))[0] ?? 0) === 1
     },
   }
 }

@@ -287,6 +287,8 @@ export interface IntentStore {
   findPostIntent(pr: PullRequestRef, channel: string): Promise<PostIntent | undefined>
   /** Every intent left, oldest first; read at start-up, before pending deliveries are replayed. */
   postIntents(): Promise<PostIntent[]>
+  /** Whether an intent recorded after `since` waits in `channel`: one indexed row, not every intent. */
+  postInFlight(channel: string, since: number): Promise<boolean>
   /** The post is in Slack: saves its row (as saveMessage does) and drops the intent, in one transaction. */
   completePostIntent(message: MessageRecord): Promise<void>
   /** The post with this marker is known not to be in Slack: drops the intent (a newer one is kept). */
@@ -363,7 +365,7 @@ export interface JobClaims {
    */
   claimRun(job: string, runKey: string): Promise<boolean>
   /**
-   * Cleanup, in one transaction: every row that only served until `cutoff` (unix ms); applied delivery ids
+   * Cleanup, a slice of rows per transaction (src/store/create-store.ts): every row that only served until `cutoff` (unix ms); applied delivery ids
    * and body digests only until `replayCutoff` (the replay window, which may reach further back); review forms
    * until they expired (by the store's clock); turnaround rows until `turnaroundCutoff` (`insights.keep_days`,
    * default `cutoff`). Never touches Slack.

@@ -1,4 +1,4 @@
-import { statements } from './dialect.ts'
+import { deleteSlice, statements } from './dialect.ts'
 import type { Param, Step, StoreDriver } from './store-driver.ts'
 import type { PullRequestRef } from './store.ts'
 
@@ -51,10 +51,10 @@ const q = statements({
       closed_at = excluded.closed_at, merged_by = excluded.merged_by, reviews = excluded.reviews, teams = excluded.teams,
       updated_at = excluded.updated_at`,
   since: `SELECT * FROM pull_request_turnaround WHERE updated_at >= ? ORDER BY repository{bytewise}, pr_number`,
-  deleteBefore: 'DELETE FROM pull_request_turnaround WHERE updated_at < ?',
+  deleteBefore: deleteSlice('pull_request_turnaround', 'updated_at < ?'),
 })
 
-/** Cleanup's statement (create-store.ts forgetBefore), in its transaction, with the `insights.keep_days` cutoff. */
+/** Cleanup's statement (create-store.ts forgetBefore), a slice at a time, with the `insights.keep_days` cutoff. */
 export const deleteTurnaroundBefore = q.deleteBefore
 
 /** The batch's write of the row, in the transaction of its commit (create-store.ts commitOutcome). */

@@ -9,7 +9,7 @@ import { resolveHostRoute, type HostMappings } from '../routing/resolve-route.ts
 import { lockLostError } from '../slack/slack-pacer.ts'
 import { hasMessage, NO_MESSAGE, type DirectMessageIntent, type MessageRecord, type PullRequestRef } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
-import { storedPullRequest, type EventKind } from '../../machines/pull-request-event.ts'
+import { storedPullRequest, type EventKind, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { ChooseTargets } from '../routing/message-targets.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
@@ -21,6 +21,8 @@ import type { QueueDirectMessages } from '../personal/queue-direct-messages.ts'
 import { foldTurnaround } from '../insights/fold-turnaround.ts'
 import { entryOf } from '../insights/entry-of.ts'
 import type { TurnaroundRecord, TurnaroundStore } from '../store/turnaround-store.ts'
+import { layTalkBack, type TalkBackSettings } from '../config/talk-back-settings.ts'
+import type { MirrorComments } from './mirror-comments.ts'
 
 /**
  * The lifecycle machine (XState) is loaded by the first batch, not at start: a server that has had no
@@ -59,6 +61,11 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   replyComments?: (replies: readonly SlackReply[], batch: BatchContext) => Promise<void>
   /** `insights.enabled`: each batch folds its deliveries into the pull request's turnaround row; absent, nothing is read or written. */
   turnaround?: { store: TurnaroundStore; now: () => number }
+  /**
+   * `slack.talk_back.mirror` (mirror-comments.ts): the global `slack.talk_back` a mapping tier may override, and
+   * whether replies can go back to code threads (talk-back is on). Absent: nothing is mirrored.
+   */
+  mirror?: { comments: MirrorComments; talkBack: TalkBackSettings; replies: boolean }
 }
 
 /**
@@ -82,8 +89,10 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // Thread replies go to their comments first; they are marked applied with the batch's commit.
     const slackReplies = all.filter(isSlackReply)
     if (slackReplies.length > 0) await deps.replyComments?.(slackReplies, batch)
-    const events = all.filter((e): e is MachineEvent => !isSlackReply(e))
-    const first = events[0] ?? slackReplies[0]
+    const hostEvents = all.filter((e) => !isSlackReply(e) && !isReviewClick(e)) as PullRequestEvent[]
+    // An edit or a deletion of a comment is the mirror's alone: the machine never sees it.
+    const events = all.filter((e): e is MachineEvent => !isSlackReply(e) && e.kind !== 'comment_changed')
+    const first = events[0] ?? hostEvents[0] ?? slackReplies[0]
     const last = events.at(-1)
     if (!first) return
     const ref = storedPullRequest(first)
@@ -91,9 +100,20 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const facts = { repository: ref.repository, pr: first.number, delivery_id: all.at(-1)!.deliveryId, deliveries: all.length }
     // Activity is recorded even when the message does not change (a second comment adds no reaction).
     const reviewed = events.some((e) => ACTIVITY_KINDS.has(e.kind))
+    const route = resolveHostRoute(deps.mappings, first.provider, first.owner, first.repo)
+    const mirror = async (into: ReadonlyArray<{ channel: string; ts: string }>) => {
+      if (!deps.mirror || !route || !hostEvents.some((e) => e.comment)) return
+      const talkBack = layTalkBack(deps.mirror.talkBack, ...route.talkBack)
+      const url = hostEvents.at(-1)!.pr.url
+      await deps.mirror.comments(hostEvents, into, { ref, facts, lost: batch.lost, setting: talkBack.mirror, url, replies: deps.mirror.replies && talkBack.threadReplies !== 'off' })
+    }
     let directMessages: DirectMessageIntent[] = []
     let turnaround: TurnaroundRecord | undefined
+    // The threads the batch's comments are mirrored into: the messages before it, or the ones it leaves.
+    let threads: ReadonlyArray<{ channel: string; ts: string }> = []
     const commit = async (messages: MessageRecord[], announced = false) => {
+      // Before the commit, like thread replies: a replay finds each reply's record and posts none twice.
+      await mirror(messages.some(hasMessage) ? messages.filter(hasMessage) : threads)
       // A batch whose lock is gone must not save its state: another replica may have saved a later one.
       await yieldToAcks()
       if (batch.lost.aborted) throw lockLostError(batch.lost)
@@ -101,7 +121,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       if (directMessages.length > 0) deps.onDirectMessages?.()
     }
 
-    if (!last) return commit([])
+    if (!last && !hostEvents.some((e) => e.comment)) return commit([])
     const allRows = await deps.store.findMessages(ref)
     // Rows, deliveries marked applied and the deliveries they reflect are committed together, so a pending
     // delivery is normally reflected by no row. A database written by an older version may still hold a row
@@ -112,10 +132,11 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // A row without a message (NO_MESSAGE) is only the record of an end before the announcement; once the pull
     // request has a message, that message's row holds its lifecycle.
     const messages = rows.filter(hasMessage)
+    threads = messages
+    if (!last) return commit([])
     const current = messages[0] ?? rows[0]
     const stored = current?.lifecycle
 
-    const route = resolveHostRoute(deps.mappings, first.provider, first.owner, first.repo)
     // Deliveries the intake left to the batch (one of the pull request's was in flight): decided here.
     const filtered = route ? filteredInBatch(deps.logger, route.ignore, events, messages.length > 0) : undefined
     const folding = filtered?.size ? events.filter((e) => !filtered.has(e.deliveryId)) : events

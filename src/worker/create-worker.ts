@@ -21,6 +21,7 @@ import type { Provider, PullRequestId } from '../../machines/pull-request-event.
 import { leftComments } from './left-comments.ts'
 import { createReplyComments } from './reply-comments.ts'
 import type { TurnaroundStore } from '../store/turnaround-store.ts'
+import { createMirrorComments } from './mirror-comments.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
   settings: Settings
@@ -87,6 +88,7 @@ export function createWorker(options: WorkerOptions): Worker {
     ...(personal.queue ? { directMessages: personal.queue, onDirectMessages: options.onDirectMessagesQueued } : {}),
     ...(replyComments ? { replyComments } : {}),
     ...(settings.insights.enabled ? { turnaround: { store, now: options.now ?? Date.now } } : {}),
+    mirror: { comments: createMirrorComments({ outbox, store, slack, pacer, retry, sleep, logger, hosts: options.hosts }), talkBack: settings.talkBack, replies: talkBack !== undefined },
   })
   const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })
   return {

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import { bitbucketFixture } from '../helpers/bitbucket-fixtures.ts'
 import { pullRequest, review } from '../helpers/github-payloads.ts'
-import { mergeRequestHook } from '../helpers/gitlab-fixtures.ts'
+import { mergeRequestHook, type GitlabFacts } from '../helpers/gitlab-fixtures.ts'
 import { personalHarness, personalStores } from '../helpers/personal-setup.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
@@ -37,7 +37,7 @@ function github(): Array<{ event: string; payload: Json }> {
 }
 
 function gitlab(): Array<{ event: string; payload: Json }> {
-  const hook = (action: string, facts: Parameters<typeof mergeRequestHook>[1]) => {
+  const hook = (action: string, facts: Omit<GitlabFacts, 'iid'>) => {
     const payload = mergeRequestHook(action, { iid: 7, ...facts })
     payload.object_attributes.created_at = OPENED
     return { event: 'Merge Request Hook', payload }

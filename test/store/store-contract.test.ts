@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { hasMessage, NO_MESSAGE, type IncomingDelivery, type MessageRecord, type Store } from '../../src/store/store.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
 import { storeBackends, type Backend } from '../helpers/store-backends.ts'
+import { CLEANUP_SLICE_ROWS } from '../../src/store/create-store.ts'
 
 /**
  * What every Store promises, whatever the backend: each case runs against a real SQLite file and a real
@@ -119,6 +120,16 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect(await store.findMessages({ ...pr, prNumber: 1 })).toEqual([])
       expect(await store.findMessages({ ...pr, prNumber: 2 })).toHaveLength(1)
       expect((await store.forgetBefore(cutoff)).messages).toBe(0)
+    })
+
+    it('deletes more rows than one slice holds, every one of them, and keeps the rows after the cutoff', async () => {
+      const old = 2 * CLEANUP_SLICE_ROWS + 1
+      await Promise.all(Array.from({ length: old }, (_, i) => store.saveMessage(message({ prNumber: 1000 + i }))))
+      clock += 1000
+      const cutoff = clock
+      await Promise.all([1, 2, 3].map((prNumber) => store.saveMessage(message({ prNumber }))))
+      expect((await store.forgetBefore(cutoff)).messages).toBe(old)
+      expect(await store.countMessages()).toBe(3)
     })
   })
 
@@ -414,6 +425,13 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect(await store.findPostIntent(pr, 'C0OTHER')).toBeUndefined()
       await store.recordPostIntent({ ...intent, marker: 'd-2' })
       expect((await store.postIntents()).map((i) => i.marker)).toEqual(['d-2'])
+    })
+
+    it('says whether a post recorded after a time is in flight in a channel', async () => {
+      await store.recordPostIntent(intent)
+      expect(await store.postInFlight('C0123ABC', intent.createdAt - 1)).toBe(true)
+      expect(await store.postInFlight('C0123ABC', intent.createdAt)).toBe(false)
+      expect(await store.postInFlight('C0OTHER', intent.createdAt - 1)).toBe(false)
     })
 
     it('completing an intent saves the message and drops the intent together; dropping needs the same marker', async () => {
