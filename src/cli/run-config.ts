@@ -42,6 +42,7 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
   for (const line of formatTalkBack(loaded.talkBack, routes)) print(line)
   for (const line of formatDirectMessages(loaded.directMessages)) print(line)
   for (const line of formatDigest(loaded.digest, routes)) print(line)
+  print(`notify.merged_without_approval: ${loaded.mergedWithoutApproval ?? 'off'}${loaded.mergedWithoutApproval === 'thread' ? ' (a line in the thread of a pull request merged without an approval)' : loaded.mergedWithoutApproval ? ' (a line in that channel for a pull request merged without an approval)' : ''}`)
   print(`insights.enabled: ${loaded.insights.enabled}, insights.keep_days: ${loaded.insights.keepDays}${loaded.insights.enabled ? ' (turnaround figures in /prherald stats and the App Home)' : ' (no turnaround rows are kept)'}`)
   print(`reconcile.on_start: ${loaded.reconcileOnStart}${loaded.reconcileOnStart ? ' (pull requests touched in the last day are reconciled at start-up)' : ''}`)
   print(loaded.database.kind === 'sqlite'

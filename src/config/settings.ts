@@ -101,6 +101,8 @@ export interface Settings {
   notifyReviewRequests: ReviewRequestNotify
   /** `notify.direct_messages`, `notify.working_hours`, `notify.time_zone` and the people's own settings in `users:`. */
   directMessages: DirectMessageSettings
+  /** `notify.merged_without_approval`: `thread`, a channel ID, or undefined (off). */
+  mergedWithoutApproval: string | undefined
   /** `insights`: whether turnaround rows are kept, and for how long (docs/review-loop.md). */
   insights: InsightSettings
   /** `reconcile.on_start`: reconcile the pull requests touched in the last day once at start-up (docs/reconcile.md). */

@@ -20,6 +20,7 @@ import type { ResolvePeople } from '../people/resolve-people.ts'
 import type { QueueDirectMessages } from '../personal/queue-direct-messages.ts'
 import { foldTurnaround } from '../insights/fold-turnaround.ts'
 import { entryOf } from '../insights/entry-of.ts'
+import { mergeAlert } from '../insights/merge-alert.ts'
 import type { TurnaroundRecord, TurnaroundStore } from '../store/turnaround-store.ts'
 import { layTalkBack, type TalkBackSettings } from '../config/talk-back-settings.ts'
 import type { MirrorComments } from './mirror-comments.ts'
@@ -61,6 +62,8 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   replyComments?: (replies: readonly SlackReply[], batch: BatchContext) => Promise<void>
   /** `insights.enabled`: each batch folds its deliveries into the pull request's turnaround row; absent, nothing is read or written. */
   turnaround?: { store: TurnaroundStore; now: () => number }
+  /** `notify.merged_without_approval`: `thread` or a channel ID; absent: off. */
+  mergedWithoutApproval?: string | undefined
   /**
    * `slack.talk_back.mirror` (mirror-comments.ts): the global `slack.talk_back` a mapping tier may override, and
    * whether replies can go back to code threads (talk-back is on). Absent: nothing is mirrored.
@@ -201,7 +204,11 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       ...plannedThreadUpdates({ enabled: route.threadUpdates ?? deps.threadUpdates, stored, steps: folded.steps, slackUser }),
       ...plannedReviewPings({ enabled: deps.notifyReviewRequests === 'thread', stored, steps: folded.steps, context: next.context, people }),
     ]
+    const alertIn = deps.mergedWithoutApproval
+    const alert = alertIn ? mergeAlert(folded.steps, alertIn !== 'thread') : undefined
+    if (alert && alertIn === 'thread') replies.push(alert)
     await deps.postThreadReplies(placed, replies, { ref, facts, lost: batch.lost })
+    if (alert && alertIn && alertIn !== 'thread') await deps.postThreadReplies([{ channel: alertIn }], [alert], { ref, facts, lost: batch.lost })
     // Saved even when Slack refused a channel's change for good: the lifecycle belongs to the pull request,
     // and a row left behind would later hand an old state to the machine.
     await commit(placed.map((m) => ({

@@ -88,6 +88,7 @@ export function createWorker(options: WorkerOptions): Worker {
     ...(personal.queue ? { directMessages: personal.queue, onDirectMessages: options.onDirectMessagesQueued } : {}),
     ...(replyComments ? { replyComments } : {}),
     ...(settings.insights.enabled ? { turnaround: { store, now: options.now ?? Date.now } } : {}),
+    mergedWithoutApproval: settings.mergedWithoutApproval,
     mirror: { comments: createMirrorComments({ outbox, store, slack, pacer, retry, sleep, logger, hosts: options.hosts }), talkBack: settings.talkBack, replies: talkBack !== undefined },
   })
   const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })
