@@ -21,6 +21,7 @@ import type { ReplyCommentStore } from '../store/reply-comment-store.ts'
 import type { Provider, PullRequestId } from '../../machines/pull-request-event.ts'
 import { leftComments } from './left-comments.ts'
 import { createReplyComments } from './reply-comments.ts'
+import type { TurnaroundStore } from '../store/turnaround-store.ts'
 import { createMirrorComments } from './mirror-comments.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
@@ -29,7 +30,7 @@ export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secre
   secrets: Pick<Secrets, 'slackBotToken' | 'slackSigningSecret'>
   /** Every configured host and its API client (src/config/connect-hosts.ts). */
   hosts: HostSet
-  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore & ReplyCommentStore
+  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore & ReplyCommentStore & TurnaroundStore
   /** Retries across calls; tests shorten them. */
   retry?: RetryPolicy
   /** The personal side's clock (quiet hours, claims); tests move it. */
@@ -89,6 +90,8 @@ export function createWorker(options: WorkerOptions): Worker {
     settleIntents: (ref, lost) => settleIntentsOf(ref, lost, { store, pacer, outbox }),
     ...(personal.queue ? { directMessages: personal.queue, onDirectMessages: options.onDirectMessagesQueued } : {}),
     ...(replyComments ? { replyComments } : {}),
+    ...(settings.insights.enabled ? { turnaround: { store, now: options.now ?? Date.now } } : {}),
+    mergedWithoutApproval: settings.mergedWithoutApproval,
     mirror: { comments: createMirrorComments({ outbox, store, slack, pacer, retry, sleep, logger, hosts: options.hosts }), talkBack: settings.talkBack, replies: talkBack !== undefined },
   })
   const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })
