@@ -23,6 +23,7 @@ export type EventKind =
   | 'closed' // closed without merging, or declined on Bitbucket
   | 'synchronize' // GitHub: new commits pushed; the head commit moved (its checks start over)
   | 'check_completed' // GitHub: a check suite or a commit status for a commit; see check-delivery.ts
+  | 'comment_changed' // a comment edited or deleted at the host: only `slack.talk_back.mirror` reads it, never the machine
 
 /**
  * Someone asked to review. A user by the login the message shows (GitHub login, Bitbucket nickname or
@@ -70,6 +71,14 @@ export interface PullRequestFacts {
   labels?: string[]
   /** The delivery cannot say which labels the pull request has (GitLab's Note Hook carries none). */
   labelsUnknown?: true
+  /**
+   * The branch the pull request would merge into (GitHub `base.ref`, GitLab `target_branch`, Bitbucket
+   * `destination.branch.name`), for `only.into`/`ignore.into`. Absent where the delivery does not carry it
+   * (GitHub's issue_comment) and in deliveries recorded before it existed.
+   */
+  into?: string
+  /** The branch the pull request brings (GitHub `head.ref`, GitLab `source_branch`, Bitbucket `source.branch.name`). */
+  from?: string
 }
 
 export interface Actor {
@@ -80,6 +89,30 @@ export interface Actor {
   accountId?: string
   /** The Slack user `users:` maps the login to, set by the intake; undefined when unmapped. */
   slackUser?: string
+}
+
+/**
+ * A comment a delivery carries, for `slack.talk_back.mirror` (docs/talk-back.md): the intake keeps it only
+ * where mirroring is on, so a comment's text is stored with its delivery nowhere else.
+ */
+export interface HostComment {
+  /** The host's id of the comment (of the review, for a review's body), as text. */
+  id: string
+  action: 'created' | 'edited' | 'deleted'
+  /** `conversation`: the pull request's own discussion; `review`: a review's body; `code`: a comment on a line of the diff. */
+  place: 'conversation' | 'review' | 'code'
+  /** The host's Markdown; '' when the delivery carries none (a deletion may not). */
+  body: string
+  /** The comment's own page. */
+  url?: string
+  /** `code`: the file and the line (the new side's where the host gives both). */
+  path?: string
+  line?: number
+  /**
+   * `code`: what a reply in the same code thread names, opaque outside the host's folder (GitHub: the thread's
+   * first comment; GitLab: the discussion; Bitbucket: the thread's first comment).
+   */
+  thread?: string
 }
 
 export interface PullRequestEvent {
@@ -110,6 +143,8 @@ export interface PullRequestEvent {
   reviewId?: string
   /** GitHub `pull_request` events: the head commit's sha (`pull_request.head.sha`), for checks on the message. */
   head?: string
+  /** A comment, its edit or its deletion (`commented`, a review with a body, `comment_changed`), for the mirror. */
+  comment?: HostComment
   /** For `check_completed`: the result, for which commit and from which app or status context. */
   check?: CommitCheck
   /**

@@ -7,7 +7,10 @@ import type { ControlHandler } from './control/control-response.ts'
 import { startControlServer } from './control/control-server.ts'
 import { controlSocketPath } from './control/control-socket-path.ts'
 import { startDigest } from './digest/start-digest.ts'
-import { pullRequestKey } from '../machines/pull-request-event.ts'
+import { createScheduler } from './scheduler/scheduler.ts'
+import { createServiceParts } from './service-parts.ts'
+import { createDeliveries } from './mailbox/create-deliveries.ts'
+import { createSocketState } from './inbound/socket-state.ts'
 import type { LifecycleEvent } from '../machines/lifecycle-event.ts'
 import type { PacerClock } from './slack/pacer-clock.ts'
 import { DEFAULT_RETRY, type RetryPolicy } from './slack/retry-transient.ts'
@@ -19,13 +22,13 @@ import { limitConnections } from './http/connection-limit.ts'
 import { createSlackBodyLane, type SlackBodyLane } from './http/slack-body-lane.ts'
 import { createClickIntake } from './intake/accept-click.ts'
 import { createTokenWorkspace } from './slack/token-workspace.ts'
+import { followRoutes } from './routing/route-pull-request.ts'
 import { createIntake } from './intake/intake.ts'
-import { errorFields, type Logger } from './log/logger.ts'
-import { createLeaseKeeper, replicaId } from './mailbox/lease-keeper.ts'
-import { BATCHES_AT_ONCE, createMailboxes, FOLD_MS } from './mailbox/mailboxes.ts'
+import type { Logger } from './log/logger.ts'
+import { replicaId } from './mailbox/lease-keeper.ts'
+import { BATCHES_AT_ONCE, FOLD_MS } from './mailbox/mailboxes.ts'
 import { ACKS_QUIET_MS, createAcksInFlight } from './mailbox/acks-in-flight.ts'
 import { handOffStored } from './mailbox/hand-off-stored.ts'
-import { createBatchRetry } from './mailbox/batch-retry.ts'
 import { replayParkedControlHandler } from './mailbox/replay-parked-control.ts'
 import { mappedId } from './config/people-map.ts'
 import { reconcileControlHandler } from './reconcile/reconcile-control.ts'
@@ -39,18 +42,21 @@ import { hostMappings } from './routing/resolve-route.ts'
 import { createApp, webhookPath, type AppDeps } from './server.ts'
 import { createSlackInbound } from './inbound/slack-inbound.ts'
 import { startSocketMode } from './inbound/start-socket-mode.ts'
-import type { SlackSocket, SlackSocketDeps } from './inbound/slack-socket.ts'
+import type { SlackSocketDeps } from './inbound/slack-socket.ts'
 import { createSlackTokenState } from './slack/slack-token-state.ts'
-import { startCleanupJob } from './store/cleanup-job.ts'
+import { cleanupRunKey, runCleanup } from './store/cleanup-job.ts'
 import { openStore } from './store/open-store.ts'
-import { startDirectMessages, type DirectMessageRunner } from './personal/start-direct-messages.ts'
 import { personalRoutes } from './personal/personal-routes.ts'
 import { createReviewFromSlack } from './personal/review-from-slack.ts'
 import { createThreadReplyEvent } from './inbound/thread-reply-event.ts'
 import { createPersonLimits } from './talk-back/person-limits.ts'
 import { createTalkBack, talkBackWanted } from './talk-back/create-talk-back.ts'
-import { startRelinkSweep } from './talk-back/relink-sweep.ts'
+import { RELINK_SWEEP_MS, sweepRelinks } from './talk-back/relink-sweep.ts'
 import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from './talk-back/token-cipher.ts'
+
+/** The direct-message sender's job: every 30 s by default, at start, and whenever a message is queued. */
+const DIRECT_MESSAGES_JOB = 'direct-messages'
+const HOUR_MS = 3_600_000
 
 export interface ServiceOptions {
   settings: Settings
@@ -102,103 +108,104 @@ export interface RunningService {
   settle(timeoutMs: number): Promise<boolean>
   /** What the service still holds: for tests that check nothing is left once it is idle. */
   holding(): { mailboxes: number; pacer: ReturnType<SlackPacer['stats']>; sleeps: number; shutdownListeners: number }
-  /** Graceful stop: close the listener, finish requests and mailboxes within the window, close the database. */
+  /** The service's parts, in the order they started (they stop in the reverse order). */
+  parts(): string[]
+  /** Graceful stop: every part stopped in the reverse of its start order, within the window (the listener first, then the mailboxes, the database last). */
   stop(): Promise<{ drained: boolean }>
 }
 
 /**
- * Starts prherald: binds the listeners first (an address in use stops the start before anything else is
- * done), then database and migrations, replay of deliveries left pending, cleanup, and only then hands the
- * listeners to the app: until that moment /readyz and deliveries answer 503, so that a 200 on /readyz means
- * everything before it succeeded.
+ * Starts prherald as a list of parts, each started after the parts it uses and stopped before them (the reverse
+ * order, from the same list, on SIGTERM and on a start that fails). The listeners are bound first (an address
+ * in use stops the start before anything else is done) but serve the app only once every part before `serve`
+ * has started: until then /readyz and deliveries answer 503, so a 200 on /readyz means everything before it
+ * succeeded.
  */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { settings, secrets, hosts, logger } = options
+  const clock = options.clock ?? Date.now
+  const providers = [...hosts.keys()]
+  const owner = replicaId()
+  // Cut off at the end of the shutdown window: work still waiting on Slack gives up rather than call it after the stop.
+  const shutdown = new AbortController()
   // A token key that is set must be a good one, whether or not talk-back is on: a config error names it, never its value.
   const tokenCipher = readTokenCipher({ [TOKEN_KEY]: secrets.tokenKeys?.current, [PREVIOUS_TOKEN_KEY]: secrets.tokenKeys?.previous })
-  const listeners = await bindListeners({ settings, listen: options.listen, httpTimeouts: options.httpTimeouts })
+  const parts = createServiceParts(logger)
+
+  const listeners = await parts.start('listeners', () => bindListeners({ settings, listen: options.listen, httpTimeouts: options.httpTimeouts }),
+    (bound, deadline) => bound.close(deadline))
   logger.info('accepting connections; deliveries get 503 until the start-up steps are done', { address: listeners.address, port: listeners.port })
   limitConnections({ server: listeners.server, logger, max: options.maxConnections })
-  const database = await openStore({
-    settings, logger, lockWaitMs: options.databaseLockWaitMs, checkMs: options.databaseCheckMs, lockConnections: PARALLEL_CALLS,
-  }).catch(async (error: unknown) => {
-    await listeners.close(Date.now())
-    throw error
-  })
-  const { store } = database
-  const clock = options.clock ?? Date.now
-  const slackToken = createSlackTokenState(logger)
-  const shutdown = new AbortController()
-  const providers = [...hosts.keys()]
-  // Its gauges read the mailboxes and the lane (built below) only when scraped, which starts once the listener is open.
-  const metrics = createMetrics({
-    providers, pendingDeliveries: () => store.pendingDeliveryStats(),
-    mailboxes: () => ({ queued: mailboxes.queued(), active: mailboxes.active() }),
-    slackBodiesCut: () => slackLane.cut,
-    ...(settings.socketMode ? { slackSocket: () => ({ open: socket?.state() === 'open', reconnects: socket?.reconnects() ?? 0 }) } : {}),
-  })
-  const slackLane = options.slackBodyLane ?? createSlackBodyLane()
 
-  const owner = replicaId()
+  const database = await parts.start('database', () => openStore({
+    settings, logger, lockWaitMs: options.databaseLockWaitMs, checkMs: options.databaseCheckMs, lockConnections: PARALLEL_CALLS,
+  }), (opened) => opened.close())
+  const { store } = database
+  const slackToken = createSlackTokenState(logger)
+  const slackLane = options.slackBodyLane ?? createSlackBodyLane()
+  // The mailboxes' and the socket's gauges are watched once those parts exist (scrapes start once the listeners serve).
+  const metrics = createMetrics({ providers, pendingDeliveries: () => store.pendingDeliveryStats(), slackBodiesCut: () => slackLane.cut, socketMode: settings.socketMode })
+
+  // The timed jobs (digest, cleanup, direct messages, relink sweep) are added below and armed at `serve`; stopped
+  // after the mailboxes drained (a batch may queue a direct message), a round left waiting on Slack is cut off.
+  const scheduler = await parts.start('scheduler', () => createScheduler({ store, logger }), async (jobs, deadline) => {
+    if (await jobs.stop(deadline)) return
+    shutdown.abort()
+    await jobs.stop(Date.now() + 1000)
+  })
+  const kickDirectMessages = () => scheduler.kick(DIRECT_MESSAGES_JOB)
+
   // Talk-back only when slack.talk_back turns something on (docs/talk-back.md); otherwise nothing of it runs.
   // Built before the worker: its batches turn thread replies into comments, its messages offer the review actions.
   const talkBack = talkBackWanted(settings) ? createTalkBack({
-    settings, hosts, cipher: tokenCipher, store, owner, now: clock, logger, kickDirectMessages: () => directMessages?.kick(),
+    settings, hosts, cipher: tokenCipher, store, owner, now: clock, logger, kickDirectMessages,
   }) : undefined
   const worker = createWorker({
     settings, secrets, hosts, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
     retry: options.retry, pacerClock: options.pacerClock,
     tokenObserver: slackToken, onCall: metrics.slackCall, shared: database.pacingBudget,
-    now: options.clock, onDirectMessagesQueued: () => directMessages?.kick(), talkBack,
+    now: options.clock, onDirectMessagesQueued: kickDirectMessages, talkBack,
   })
-  let directMessages: DirectMessageRunner | undefined
   const { slack, pacer, sleep, limit } = worker
-  const retries = createBatchRetry({
-    store, logger, attempts: settings.retryAttempts, backoffMs: settings.retryBackoffSeconds * 1000,
-    retry: (events) => { for (const event of events) mailboxes.post(pullRequestKey(event), event) },
-  })
-  const batches = worker.batches({ retries, release: (events) => leases.done(events) })
+
   // Acks first: while requests are being answered, no more batches run than Slack has call slots.
   const acks = createAcksInFlight({ quietMs: ACKS_QUIET_MS })
-  // Batches hold a lock connection each on PostgreSQL: no more are admitted than there are connections.
-  const mailboxes = createMailboxes<LifecycleEvent>((key, events) => batches.run(key, events),
-    (key, error) => logger.error('delivery failed; it stays pending', { pr_key: key, ...errorFields(error) }),
-    { foldMs: FOLD_MS, parallel: store.soleServer ? BATCHES_AT_ONCE : PARALLEL_CALLS, acks, parallelWhileAcking: PARALLEL_CALLS })
-  const handOff = (event: LifecycleEvent) => {
-    leases.hold(event)
-    mailboxes.post(pullRequestKey(event), event)
-  }
+  let drained = true
+  const deliveries = await parts.start('deliveries', () => createDeliveries({
+    store, logger, owner, attempts: settings.retryAttempts, backoffMs: settings.retryBackoffSeconds * 1000, leaseMs: settings.databaseLeaseSeconds * 1000,
+    batches: (server) => worker.batches(server), acks, foldMs: FOLD_MS,
+    // Batches hold a lock connection each on PostgreSQL: no more are admitted than there are connections.
+    parallel: store.soleServer ? BATCHES_AT_ONCE : PARALLEL_CALLS, parallelWhileAcking: PARALLEL_CALLS,
+  }), async (own, deadline) => { drained = await own.stop(deadline, () => shutdown.abort()) })
+  const { mailboxes, retries, batches, handOff } = deliveries
+  metrics.watch({ mailboxes: () => ({ queued: mailboxes.queued(), active: mailboxes.active() }) })
   // What an intake has just committed: the batch holding it need not read it back (run-batch.ts).
   const handOffFresh = (event: LifecycleEvent) => {
     batches.fresh(event)
     handOff(event)
   }
-  const leases = createLeaseKeeper({ store, logger, owner, leaseMs: settings.databaseLeaseSeconds * 1000, handOff })
-  // A start that fails from here on must not keep the port bound or the file claimed.
-  const abandon = async (error: unknown): Promise<never> => {
-    shutdown.abort()
-    retries.stop()
-    await leases.stop()
-    await listeners.close(Date.now())
-    await database.close()
-    throw error
-  }
 
   // Writes the last run left with an unknown outcome are settled first, so that the replay updates them.
-  await worker.recoverIntents().catch(abandon)
-  const pending = await store.pendingDeliveries().catch(abandon)
+  await parts.step('recover intents', () => worker.recoverIntents())
+  const pending = await parts.step('replay', () => store.pendingDeliveries())
   for (const delivery of pending) {
     batches.unsure(delivery.prKey)
     handOffStored(delivery, handOff, logger)
   }
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
   await retries.refreshParked()
-  const cleanup = await startCleanupJob({ store, logger, ttlDays: settings.messageTtlDays }).catch(abandon)
+
+  scheduler.add({ name: 'cleanup', when: { everyMs: HOUR_MS, atStart: true }, period: cleanupRunKey, run: () => runCleanup({ store, logger, ttlDays: settings.messageTtlDays }).then(() => undefined) })
+  scheduler.add({ name: DIRECT_MESSAGES_JOB, when: { everyMs: options.directMessageIntervalMs ?? 30_000, atStart: true }, run: () => worker.personal.sendDue() })
+  if (talkBack) scheduler.add({ name: 'relink-sweep', when: { everyMs: options.relinkSweepMs ?? RELINK_SWEEP_MS, atStart: true }, run: () => sweepRelinks({ store, notices: talkBack.notices, now: clock }) })
+  const digestCommand = startDigest({ scheduler, store, slack, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest, onRun: metrics.digestRun })
+
   const webhooks = [...hosts.values()].map((own) => ({
     host: own.host,
     secrets: [own.webhookSecret],
     accept: createIntake({
-      host: own.host, mappings: own.mappings, reviews: settings.reviews, store, logger, handOff: handOffFresh, busy: mailboxes.has,
+      host: own.host, mappings: own.mappings, follow: followRoutes(own.follow), reviews: settings.reviews, store, logger, handOff: handOffFresh, busy: mailboxes.has,
+      talkBack: settings.talkBack,
       // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
       slackUserOf: (actor) => mappedId(own.users, own.host.people.keyOf(actor)),
     }),
@@ -215,13 +222,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     click: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
     workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
     ready: () => database.state() === 'ok', logger,
-    reviews: talkBack && createReviewFromSlack({ talkBack, store, slack, logger, limits, now: Date.now }),
+    reviews: talkBack && createReviewFromSlack({ talkBack, hosts, store, slack, logger, limits, now: Date.now }),
     threadReply: talkBack && createThreadReplyEvent({
       store, talkBack, limits, handOff: handOffFresh, logger, now: clock,
       note: (channel, user, text, threadTs) => pacer.call('chat.postEphemeral', channel, () => slack.postEphemeral(channel, user, text, threadTs)),
     }),
   })
-  let socket: SlackSocket | undefined
+  // The socket connects once the listeners serve (below); until then its state reads `connecting`.
+  const socketState = createSocketState()
+  metrics.watch({ slackSocket: () => ({ open: socketState.state() === 'open', reconnects: socketState.reconnects() }) })
   // A delivery waits for the budget no longer than Node gives a request (requestTimeout); full for longer is a wedge.
   const mayWaitMs = options.httpTimeouts?.requestMs ?? HTTP_TIMEOUTS.requestMs
   const budget = options.bodyBudget ?? createBodyBudget({ ...BODY_BUDGET, maxWaitMs: mayWaitMs })
@@ -231,68 +240,46 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     health: {
       database: database.state, slack: slackToken.current, parked: retries.parked,
       bodies: () => (budget.fullFor() > mayWaitMs ? 'full' : 'ok'),
-      ...(settings.socketMode ? { socket: () => socket?.state() ?? 'connecting' } : {}),
+      ...(settings.socketMode ? { socket: socketState.state } : {}),
     },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slack: receive && secrets.slackSigningSecret !== undefined ? { signingSecret: secrets.slackSigningSecret, receive } : undefined,
     talkBack: talkBack && { service: talkBack, linked: personal?.publishHome },
   }
-  const app = createApp(appDeps)
-  const handler = acks.counted(toNodeHandler(app))
-  const digest = startDigest({ store, slack, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest, onRun: metrics.digestRun })
-  // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
-  const controlHandlers = new Map<string, ControlHandler>([
-    ['reconcile', reconcileControlHandler({ settings, hosts, store, logger, handOff, limit })],
-    ['digest', digest.handler],
-    ['replay-parked', replayParkedControlHandler({ store, logger, handOff, refresh: retries.refreshParked })],
-  ])
-  const controlPath = controlSocketPath(settings)
-  // A start that fails once the jobs run (the control socket cannot be opened) stops them before giving the database up.
-  const abandonStarted = async (error: unknown): Promise<never> => {
-    cleanup.stop()
-    digest.stop()
-    return abandon(error)
-  }
-  const control = controlPath ? await startControlServer({ path: controlPath, handlers: controlHandlers, logger }).catch(abandonStarted) : undefined
+  const handler = acks.counted(toNodeHandler(createApp(appDeps)))
 
-  // Ready: from here on the listeners serve the app. `listening` keeps meaning "deliveries are taken".
-  listeners.open(handler, metrics)
-  // Socket Mode connects once the gate is open: an envelope is acted on, and acknowledged, only from here on.
-  socket = await startSocketMode({ settings, secrets, receive, logger, timeouts: options.socketTimeouts })
-  directMessages = startDirectMessages({ sendDue: worker.personal.sendDue, logger, intervalMs: options.directMessageIntervalMs ?? 30_000 })
-  const relinkSweep = talkBack && startRelinkSweep({ store, notices: talkBack.notices, now: clock, logger, intervalMs: options.relinkSweepMs })
+  // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
+  const controlPath = controlSocketPath(settings)
+  if (controlPath) {
+    const handlers = new Map<string, ControlHandler>([
+      ['reconcile', reconcileControlHandler({ settings, hosts, store, logger, handOff, limit })],
+      ['digest', digestCommand],
+      ['replay-parked', replayParkedControlHandler({ store, logger, handOff, refresh: retries.refreshParked })],
+    ])
+    await parts.start('control socket', () => startControlServer({ path: controlPath, handlers, logger }), (control, deadline) => control?.stop(deadline))
+  }
+
+  // Ready: from here on the listeners serve the app (`listening` keeps meaning "deliveries are taken") and the
+  // jobs run. Stopped first of these: no new request is taken while the parts behind it finish.
+  await parts.start('serve', () => {
+    listeners.open(handler, metrics)
+    scheduler.start()
+  }, (_serving, deadline) => listeners.close(deadline))
+  // Socket Mode connects once the gate is open: an envelope is acted on, and acknowledged, only from here on; stopped
+  // first, so that Slack stops sending over it before anything it asks for could no longer be acted on.
+  if (settings.socketMode) {
+    await parts.start('socket', async () => socketState.connect(await startSocketMode({ settings, secrets, receive, logger, timeouts: options.socketTimeouts })),
+      () => socketState.stop())
+  }
   const { server, port, url } = listeners
   logger.info('listening', { address: listeners.address, hosts: providers, routes: webhooks.map((w) => webhookPath(w.host)), port })
   if (listeners.metrics) logger.info('serving /metrics on its own listener', { address: listeners.metrics.address, port: listeners.metrics.port })
-  const reconcileOnStart = startReconcileOnStart({ settings, hosts, store, logger, handOff, limit })
+  await parts.start('reconcile on start', () => startReconcileOnStart({ settings, hosts, store, logger, handOff, limit }), (reconcile) => reconcile.stop())
 
   let stopping: Promise<{ drained: boolean }> | undefined
   const stop = () => (stopping ??= (async () => {
-    const deadline = Date.now() + settings.shutdownTimeoutSeconds * 1000
     logger.info('shutting down', { window_seconds: settings.shutdownTimeoutSeconds })
-    // First: Slack stops sending over the socket before anything it asks for could no longer be acted on.
-    await socket?.stop()
-    cleanup.stop()
-    await relinkSweep?.stop()
-    reconcileOnStart.stop()
-    digest.stop()
-    // No more taking over: what this server leaves pending, another replica (or the next start) finishes.
-    retries.stop()
-    await leases.stop()
-    await Promise.all([listeners.close(deadline), control?.stop(deadline)])
-    const drained = await mailboxes.drain(Math.max(0, deadline - Date.now()))
-    // A round still waiting on Slack is cut off at the deadline: its claim lapses and the next start sends it.
-    const roundStopped = directMessages?.stop().then(() => true) ?? Promise.resolve(true)
-    const roundDone = await Promise.race([roundStopped, new Promise<boolean>((r) => setTimeout(() => r(false), Math.max(0, deadline - Date.now())).unref())])
-    // Cut off means aborted: a round left waiting on the pacer would call Slack after the stop, on a closed database.
-    if (!drained || !roundDone) shutdown.abort()
-    if (!drained) {
-      // Whatever did not finish stays in the intake table and is replayed at the next start.
-      mailboxes.clear()
-      await mailboxes.drain(1000)
-    }
-    if (!roundDone) await Promise.race([roundStopped, new Promise((r) => setTimeout(r, 1000).unref())])
-    await database.close()
+    await parts.stop(Date.now() + settings.shutdownTimeoutSeconds * 1000)
     logger.info('stopped', { drained, pending_left: drained ? 0 : undefined })
     return { drained }
   })())
@@ -302,7 +289,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     shutdownListeners: getEventListeners(shutdown.signal, 'abort').length,
   })
   return {
-    server, port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), holding, url, stop,
+    server, port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), holding, url, stop, parts: parts.names,
     metricsUrl: `${listeners.metrics ? listeners.metrics.url : url}/metrics`,
   }
 }

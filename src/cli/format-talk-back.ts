@@ -2,7 +2,7 @@ import { layTalkBack, type TalkBackSettings } from '../config/talk-back-settings
 import type { Route } from '../routing/resolve-route.ts'
 
 const describe = (t: TalkBackSettings) =>
-  `thread_replies ${t.threadReplies}, reviews ${t.reviews ? 'on' : 'off'}, review_actions ${t.reviewActions}`
+  `thread_replies ${t.threadReplies}, reviews ${t.reviews ? 'on' : 'off'}, review_actions ${t.reviewActions}, mirror ${t.mirror}`
 
 /**
  * `slack.talk_back` as it takes effect, for `prherald-config list`: the global tier, then each mapping entry
@@ -14,7 +14,7 @@ export function formatTalkBack(global: TalkBackSettings, routes: readonly Route[
     .map((r) => ({ name: `${r.owner}/${r.repo}`, text: describe(layTalkBack(global, ...r.talkBack)) }))
     .filter((r) => r.text !== base)
   return [
-    `slack.talk_back: ${base}${global.threadReplies === 'off' && !global.reviews && differing.length === 0 ? ' (people cannot answer from Slack; docs/talk-back.md)' : ''}`,
+    `slack.talk_back: ${base}${global.threadReplies === 'off' && !global.reviews && global.mirror === 'off' && differing.length === 0 ? ' (people cannot answer from Slack; docs/talk-back.md)' : ''}`,
     ...differing.map((r) => `  ${r.name}: ${r.text}`),
   ]
 }

@@ -14,10 +14,10 @@ export interface HostBlock extends HostBlockDocument {
  * The file's hosts, in the registry's order. The single-host form (`git_provider:` with `mappings:`, `users:`
  * and `teams:` at the top) reads as exactly `hosts: { <git_provider>: { … } }`.
  */
-export function hostBlocks(doc: Pick<ConfigDocument, 'git_provider' | 'hosts' | 'mappings' | 'users' | 'teams'>): HostBlock[] {
+export function hostBlocks(doc: Pick<ConfigDocument, 'git_provider' | 'hosts' | 'mappings' | 'users' | 'teams' | 'follow'>): HostBlock[] {
   if (doc.hosts === undefined) {
     if (doc.git_provider === undefined || doc.mappings === undefined) return []
-    return [{ id: doc.git_provider, at: [], mappings: doc.mappings, users: doc.users, teams: doc.teams }]
+    return [{ id: doc.git_provider, at: [], mappings: doc.mappings, users: doc.users, teams: doc.teams, follow: doc.follow }]
   }
   const hosts = doc.hosts
   return HOST_IDS.flatMap((id) => {
@@ -35,13 +35,13 @@ export function blockKey(block: Pick<HostBlock, 'at'>, ...key: string[]): Pick<C
 const ONE_FORM_FIX = 'either list every host under hosts: (hosts: { github: { mappings: …, users: …, teams: … } }), or keep the single-host form: git_provider: with mappings:, users: and teams: at the top'
 
 /** Which form the file is in: exactly one of them, complete. */
-export function formProblems(doc: Pick<ConfigDocument, 'git_provider' | 'hosts' | 'mappings' | 'users' | 'teams'>): ConfigProblem[] {
+export function formProblems(doc: Pick<ConfigDocument, 'git_provider' | 'hosts' | 'mappings' | 'users' | 'teams' | 'follow'>): ConfigProblem[] {
   if (doc.hosts !== undefined) {
     const problems: ConfigProblem[] = []
     if (doc.git_provider !== undefined) {
       problems.push({ key: 'git_provider', path: ['git_provider'], message: `is set beside hosts:; remove git_provider (hosts: names every host): ${ONE_FORM_FIX}` })
     }
-    for (const key of ['mappings', 'users', 'teams'] as const) {
+    for (const key of ['mappings', 'users', 'teams', 'follow'] as const) {
       if (doc[key] !== undefined) problems.push({ key, path: [key], message: `is at the top beside hosts:; move it under the host it belongs to, e.g. hosts.${doc.git_provider ?? HOST_IDS[0]}.${key}` })
     }
     if (Object.values(doc.hosts).every((block) => block === undefined)) {

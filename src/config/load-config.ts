@@ -11,6 +11,7 @@ import { emptyValueHint } from './empty-value-hint.ts'
 import { parseConfigText } from './parse-config-text.ts'
 import { hasUnencodedUserInfo, redactUrl } from '../log/redact-url.ts'
 import { emailLookupProblems, peopleProblems } from './people-problems.ts'
+import { followProblems } from './routing-problems.ts'
 import { formProblems, hostBlocks, personSettingProblems, type HostBlock } from './host-blocks.ts'
 import { normalisePeopleMap } from './people-map.ts'
 import { hostOf } from '../hosts/registry.ts'
@@ -61,7 +62,7 @@ export function readConfigDocument(file: string): ConfigDocument {
   const form = formProblems(value)
   const blocks = hostBlocks(value)
   const problems = form.length > 0 ? form : [
-    ...blocks.flatMap((block) => [...peopleProblems(block), ...mappingProblems(block.mappings, block.at)]),
+    ...blocks.flatMap((block) => [...peopleProblems(block), ...mappingProblems(block.mappings, block.at), ...followProblems(block)]),
     ...emailLookupProblems(value, blocks),
     ...personSettingProblems(blocks),
   ]
@@ -162,6 +163,7 @@ function hostSettings(block: HostBlock, env: Env): HostSettings {
     users: normalisePeopleMap(host.people.caseInsensitive, slackIds(block.users)),
     teams: normalisePeopleMap(host.people.caseInsensitive, block.teams),
     apiUrl: (env[host.variables.apiUrl] || host.defaultApiUrl).replace(/\/+$/, ''),
+    follow: block.follow,
   }
 }
 

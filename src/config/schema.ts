@@ -6,6 +6,7 @@ import {
 import { Cron } from 'croner'
 import { holidayCalendarProblem, timeZoneProblem } from './digest-calendar.ts'
 import { titleGlobProblem } from './title-glob.ts'
+import { branchGlobProblem, codeOwnerProblem } from './routing-problems.ts'
 import { workingHoursProblem } from './working-hours.ts'
 
 /**
@@ -82,18 +83,48 @@ const titleGlob = refine(string(), 'title_glob', (value) => titleGlobProblem(val
 const authorLogin = refine(string(), 'author_login', (value) =>
   /^[^\s@<>]{1,128}$/.test(value) || `"${value}" is not a login; write the login (octocat, dependabot[bot]) or the Bitbucket account id, without @`)
 
-/** `ignore` in a mapping tier: pull requests kept out of Slack (docs/configuration.md#filters). */
-const ignoreTier = object({
+/** A branch glob of `only.into`/`from`: a git branch name can hold none of these (git check-ref-format). */
+const branchGlob = refine(string(), 'branch_glob', (value) => branchGlobProblem(value) ?? true)
+
+/**
+ * `only` and `ignore` in a mapping tier or a `follow` entry (docs/routing.md): the same keys, each a list.
+ * A pull request is announced where it matches every key `only` names and no key of `ignore`.
+ */
+const filterTier = object({
   labels: optional(size(array(labelName), 0, 100)),
   title: optional(union([titleGlob, size(array(titleGlob), 0, 50)])),
   authors: optional(size(array(authorLogin), 0, 500)),
+  into: optional(size(array(branchGlob), 0, 50)),
+  from: optional(size(array(branchGlob), 0, 50)),
 })
+export type FilterTier = Infer<typeof filterTier>
+
+/** A code owner as CODEOWNERS names it: `@user`, `@org/team`, `@group/subgroup/…` (GitLab) or an email. */
+const codeOwner = refine(string(), 'code_owner', (value) => codeOwnerProblem(value) ?? true)
+
+/** `owners:` of a mapping entry: a code owner's channel, like a path rule's. */
+const ownerRule = object({ channel: channelId, mentions: optional(mentions) })
+
+/** `follow:` of a host: a channel that gets the pull requests of some people in any repository of the host. */
+const followEntry = object({
+  channel: channelId,
+  mentions: optional(mentions),
+  authors: optional(size(array(authorLogin), 1, 500)),
+  team: optional(teamSlugStruct()),
+  repositories: optional(size(array(titleGlob), 1, 100)),
+  only: optional(filterTier),
+  ignore: optional(filterTier),
+})
+export type FollowEntry = Infer<typeof followEntry>
 
 export const THREAD_REPLIES = ['off', 'linked', 'everyone'] as const
 export const REVIEW_ACTIONS = ['buttons', 'menu'] as const
+/** `slack.talk_back.mirror`: what is said on the pull request comes into the message's thread. */
+export const MIRROR = ['off', 'comments', 'all'] as const
 
 /** `slack.talk_back`, globally and in a mapping tier (docs/talk-back.md): what people may answer from Slack. */
 const talkBack = object({
+  mirror: optional(enums(MIRROR)),
   thread_replies: optional(enums(THREAD_REPLIES)),
   reviews: optional(enums(['on', 'off'] as const)),
   review_actions: optional(enums(REVIEW_ACTIONS)),
@@ -107,7 +138,9 @@ export const mappingEntry = object({
   paths: optional(record(pathPrefix, pathRule)),
   slack: optional(object({ reactions: optional(reactions), thread_updates: optional(boolean()), talk_back: optional(talkBack) })),
   digest: optional(digestTier),
-  ignore: optional(ignoreTier),
+  only: optional(filterTier),
+  ignore: optional(filterTier),
+  owners: optional(record(codeOwner, ownerRule)),
 })
 
 const positiveInteger = (fix: string, max = Number.MAX_SAFE_INTEGER): Struct<number, null> =>
@@ -142,9 +175,12 @@ const slackUserId = refine(string(), 'slack_user_id', (value) => {
 })
 
 /** A GitHub team's slug as the webhook names it in `requested_team.slug`. */
-const teamSlug = refine(string(), 'team_slug', (value) =>
-  /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(value) ||
-  `"${value}" is not a team slug; write the slug from the team's URL (github.com/orgs/acme/teams/backend: backend), without the organisation or @`)
+function teamSlugStruct() {
+  return refine(string(), 'team_slug', (value) =>
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(value) ||
+    `"${value}" is not a team slug; write the slug from the team's URL (github.com/orgs/acme/teams/backend: backend), without the organisation or @`)
+}
+const teamSlug = teamSlugStruct()
 
 /** Slack's bare user-group id: S…. */
 export const SLACK_GROUP_ID = /^S[A-Z0-9]{2,}$/
@@ -182,7 +218,8 @@ const users = record(personKey, userValue)
 const teams = record(teamSlug, slackGroupId)
 
 /** What is per host: `hosts.<id>`, or the top level of a single-host file with `git_provider`. */
-const hostBlock = object({ mappings, users: optional(users), teams: optional(teams) })
+const follow = size(array(followEntry), 0, 200)
+const hostBlock = object({ mappings, users: optional(users), teams: optional(teams), follow: optional(follow) })
 export type HostBlockDocument = Infer<typeof hostBlock>
 
 /** `hosts:`: one block per host kind of the registry (named instances of one kind are not supported yet). */
@@ -242,6 +279,7 @@ export const configSchema = object({
   reconcile: optional(object({ on_start: optional(boolean()) })),
   users: optional(users),
   teams: optional(teams),
+  follow: optional(follow),
   mappings: optional(mappings),
 })
 

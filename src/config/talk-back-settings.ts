@@ -1,7 +1,8 @@
-import type { REVIEW_ACTIONS, TalkBackTier, THREAD_REPLIES } from './schema.ts'
+import type { MIRROR, REVIEW_ACTIONS, TalkBackTier, THREAD_REPLIES } from './schema.ts'
 
 export type ThreadRepliesSetting = (typeof THREAD_REPLIES)[number]
 export type ReviewActionsSetting = (typeof REVIEW_ACTIONS)[number]
+export type MirrorSetting = (typeof MIRROR)[number]
 
 /** `slack.talk_back` as it takes effect for one repository (docs/talk-back.md). Everything is off unless turned on. */
 export interface TalkBackSettings {
@@ -11,9 +12,11 @@ export interface TalkBackSettings {
   reviews: boolean
   /** `review_actions`: one overflow menu (`menu`, the default) or three buttons. */
   reviewActions: ReviewActionsSetting
+  /** `mirror`: off; `comments` (the pull request's conversation comes into the thread); `all` (review bodies and code comments too). */
+  mirror: MirrorSetting
 }
 
-export const TALK_BACK_DEFAULTS: TalkBackSettings = { threadReplies: 'off', reviews: false, reviewActions: 'menu' }
+export const TALK_BACK_DEFAULTS: TalkBackSettings = { threadReplies: 'off', reviews: false, reviewActions: 'menu', mirror: 'off' }
 
 /** Each key of the later tier replaces the earlier's: the global block, then the owner's `"*"`, then the repository's. */
 export function layTalkBack(base: TalkBackSettings, ...tiers: Array<TalkBackTier | undefined>): TalkBackSettings {
@@ -21,6 +24,7 @@ export function layTalkBack(base: TalkBackSettings, ...tiers: Array<TalkBackTier
     threadReplies: tier?.thread_replies ?? into.threadReplies,
     reviews: tier?.reviews === undefined ? into.reviews : tier.reviews === 'on',
     reviewActions: tier?.review_actions ?? into.reviewActions,
+    mirror: tier?.mirror ?? into.mirror,
   }), base)
 }
 

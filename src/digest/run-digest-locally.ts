@@ -22,7 +22,7 @@ export interface LocalDigestDeps {
  * refuses a database whose migrations are pending rather than migrate it under a running older server); a
  * posting run holds the server lock for its whole length, as a server would, so no server starts beside it.
  */
-export async function runDigestLocally(deps: LocalDigestDeps, request: Omit<DigestRunRequest, 'claim'>): Promise<DigestRunResult> {
+export async function runDigestLocally(deps: LocalDigestDeps, request: DigestRunRequest): Promise<DigestRunResult> {
   const { settings, logger } = deps
   if (settings.database.kind !== 'sqlite') {
     // PostgreSQL replicas have no control socket and apply deliveries under per-pull-request locks that this direct
@@ -45,7 +45,7 @@ export async function runDigestLocally(deps: LocalDigestDeps, request: Omit<Dige
     }
     const store = createSqliteStore(db)
     const { slack, pacer } = createOutbound({ settings, secrets: { slackBotToken: deps.slackToken }, logger, signal: shutdown.signal })
-    return await runDigest({ store, slack, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest }, { ...request, claim: false })
+    return await runDigest({ store, slack, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest }, request)
   } finally {
     shutdown.abort()
     db?.close()

@@ -27,8 +27,6 @@ export interface DigestRunRequest {
   /** Only these channel IDs; undefined: every channel. */
   channels?: readonly string[]
   dryRun: boolean
-  /** Claim each schedule's run for the day first, so that of several processes only one posts (the scheduler). */
-  claim: boolean
   /** Post even in a channel that already had its digest today (`prherald-digest --force`). */
   force?: boolean
 }
@@ -39,8 +37,6 @@ export interface DigestRunResult {
   lines: string[]
   failedChannels: number
   postedChannels: number
-  /** Schedules whose run for the day another process had claimed already (this one posted nothing for them). */
-  claimedElsewhere: number
   /** Channels that had their digest for the day already (whatever asked for it) and got none now. */
   alreadyPosted: number
 }
@@ -49,13 +45,13 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
 /**
  * One digest run: works out the day in digest.timezone (a weekend or holiday is skipped with a log line and no
- * Slack call), claims the run when asked, builds each schedule's digests from the open messages, and posts them
+ * Slack call), builds each schedule's digests from the open messages, and posts them
  * (or, in a dry run, only describes them). A channel whose posting fails does not stop the others.
  */
 export async function runDigest(deps: DigestRunDeps, request: DigestRunRequest): Promise<DigestRunResult> {
   const { digest, logger } = deps
   const day = digestDay(request.at, digest.timezone, digest.holidays ? parseHolidayCalendar(digest.holidays) : undefined)
-  const result: DigestRunResult = { date: day.date, lines: [], failedChannels: 0, postedChannels: 0, claimedElsewhere: 0, alreadyPosted: 0 }
+  const result: DigestRunResult = { date: day.date, lines: [], failedChannels: 0, postedChannels: 0, alreadyPosted: 0 }
   if (day.skip) {
     const holiday = day.skip.reason === 'holiday' ? day.skip.name : undefined
     logger.info('skipped digest', { schedule: request.schedules?.join(', '), date: day.date, reason: day.skip.reason, holiday })
@@ -67,11 +63,6 @@ export async function runDigest(deps: DigestRunDeps, request: DigestRunRequest):
   const schedules = request.schedules ?? [...groups.keys()]
   let listed = 0
   for (const schedule of schedules) {
-    if (request.claim && !(await deps.store.claimRun(`digest:${schedule}`, day.date))) {
-      logger.info('digest already claimed', { schedule, date: day.date })
-      result.claimedElsewhere++
-      continue
-    }
     const candidates = (groups.get(schedule) ?? []).filter((c) => !request.channels || request.channels.includes(c.channel))
     const digests = buildDigests({ candidates, startOfDay: day.startOfDay, now: request.at, leaveOut: [] },
       (channel) => (digest.mention ? channelMentions(candidates, channel, day.startOfDay) : []))

@@ -85,6 +85,12 @@ export interface CommentRef {
   url?: string | undefined
 }
 
+/**
+ * The hidden line that ends a comment prherald made from a thread reply (talk-back/reply-body.ts): a Markdown
+ * link reference definition, which GitHub, GitLab and Bitbucket keep in the comment's source and none shows.
+ */
+export const markerLine = (marker: string) => `[//]: # (${marker})`
+
 /** Comments on a pull request, as one account: a linked person's, or prherald's own (`HostApi.comments`). */
 export interface CommentApi {
   createComment(pr: PullRequestAddress, body: string): Promise<CommentRef>
@@ -92,7 +98,7 @@ export interface CommentApi {
   /** A comment already gone counts as deleted. */
   deleteComment(pr: PullRequestAddress, id: string): Promise<void>
   /**
-   * The comment whose body contains `marker`, among the pull request's most recent (one page of 100, made or
+   * The comment whose last line is `marker`'s (markerLine), among the pull request's most recent (one page of 100, made or
    * edited since `since`, unix ms): a create whose answer was lost is found here before anything is created again.
    */
   findComment(pr: PullRequestAddress, marker: string, since: number): Promise<string | undefined>

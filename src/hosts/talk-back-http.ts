@@ -1,6 +1,6 @@
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import { gitHostError, type HostErrorWords } from './git-host-error.ts'
-import type { HostTokens } from './talk-back-contract.ts'
+import { markerLine, type HostTokens } from './talk-back-contract.ts'
 
 /**
  * The HTTP under every host's talk-back calls: plain `fetch` with a timeout, JSON or form bodies, and errors
@@ -24,18 +24,50 @@ export interface TalkBackRequest {
   authorization?: string
   json?: unknown
   form?: Readonly<Record<string, string>>
+  /** The most the answer may weigh; ANSWER_BYTES unless said. */
+  maxBytes?: number
 }
 
 const pathOf = (url: string) => new URL(url).pathname
 
-async function bodyOf(response: Response): Promise<unknown> {
-  const text = await response.text()
+/** What any talk-back answer may weigh: a page of 100 comments at GitHub's 65,536 characters each fits. */
+export const ANSWER_BYTES = 32 * 1024 * 1024
+/** A token endpoint's answer is a few hundred bytes: more is not one, and is not read on (as webhook bodies are bounded). */
+export const TOKEN_ANSWER_BYTES = 64 * 1024
+
+/** An answer that is not JSON (a proxy's HTML page, a truncated body): nothing the host said can be read from it. */
+const UNREADABLE = Symbol('unreadable')
+
+/** The answer's text, read no further than `maxBytes`: an endless or huge answer is cut off, never held whole. */
+async function textOf(response: Response, maxBytes: number, tooLarge: () => PrheraldError): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? NaN)
+  if (declared > maxBytes) {
+    await response.body?.cancel()
+    throw tooLarge()
+  }
+  if (!response.body) return ''
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > maxBytes) {
+      await reader.cancel()
+      throw tooLarge()
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function parsed(text: string): unknown {
   if (text.trim() === '') return undefined
   try {
     return JSON.parse(text) as unknown
   } catch {
-    // An HTML error page from a proxy: no words of the host's to show.
-    return undefined
+    return UNREADABLE
   }
 }
 
@@ -79,11 +111,23 @@ export async function talkBackCall<T>(http: TalkBackHttp, request: TalkBackReque
     }
     url = next
   }
-  const parsed = await bodyOf(response)
+  const maxBytes = request.maxBytes ?? ANSWER_BYTES
+  const answer = parsed(await textOf(response, maxBytes, () => new PrheraldError('git_host', `${http.words.name} answered ${what} with more than ${maxBytes} bytes; not read`, {
+    fix: `check ${http.words.apiUrlVariable} (and the web address): it should lead to ${http.words.name} itself, not to a proxy or another service`,
+  })))
   if (!response.ok) {
-    throw gitHostError({ provider: http.provider, what, status: response.status, words: http.words, hostSays: http.reason(parsed) })
+    // An HTML error page from a proxy: no words of the host's to show.
+    throw gitHostError({ provider: http.provider, what, status: response.status, words: http.words, hostSays: answer === UNREADABLE ? undefined : http.reason(answer) })
   }
-  return parsed as T
+  if (answer === UNREADABLE) throw unreadable(http, what)
+  return answer as T
+}
+
+/** A 200 whose body is not the JSON the host sends: something between prherald and the host answered, or it broke off. */
+function unreadable(http: TalkBackHttp, what: string): PrheraldError {
+  return new PrheraldError('git_host', `${http.words.name} answered ${what} with something prherald cannot read (not JSON)`, {
+    fix: `check ${http.words.apiUrlVariable} (and the web address): it should lead to ${http.words.name} itself; a proxy's page is not its answer`,
+  })
 }
 
 /** RFC 6749's token answer, as the three hosts send it. */
@@ -106,15 +150,19 @@ const seconds = (value: unknown, now: number) => (typeof value === 'number' && v
 export async function tokenCall(http: TalkBackHttp, request: TalkBackRequest, grant: 'code' | 'refresh', now: number): Promise<HostTokens> {
   let answer: TokenAnswer
   try {
-    answer = await talkBackCall<TokenAnswer>(http, request)
+    answer = await talkBackCall<TokenAnswer>(http, { ...request, maxBytes: TOKEN_ANSWER_BYTES })
   } catch (error) {
     // 400 and 401 from a token endpoint are the grant or the client being refused, not a passing fault.
     const refused = error instanceof PrheraldError && (error.code === 'git_host_refused' || error.code === 'git_host_auth')
     if (!refused) throw error
     throw refusedGrant(http, grant, error.hostSays, error)
   }
-  if (answer === undefined || typeof answer.error === 'string' || typeof answer.access_token !== 'string') {
-    const says = typeof answer?.error_description === 'string' ? answer.error_description : typeof answer?.error === 'string' ? answer.error : undefined
+  // No answer, or one without a token or an error: the host did not say no, and nothing can be read from it.
+  if (answer === undefined || answer === null || typeof answer !== 'object' || (typeof answer.error !== 'string' && typeof answer.access_token !== 'string')) {
+    throw unreadable(http, `${request.method} ${pathOf(request.url)}`)
+  }
+  if (typeof answer.error === 'string' || typeof answer.access_token !== 'string') {
+    const says = typeof answer.error_description === 'string' ? answer.error_description : typeof answer.error === 'string' ? answer.error : undefined
     throw refusedGrant(http, grant, says)
   }
   return {
@@ -151,8 +199,12 @@ export async function deleted(call: Promise<unknown>): Promise<void> {
   }
 }
 
-/** The id of the comment whose body carries `marker`, if one of `list` does. */
+/**
+ * The id of the comment whose last line is `marker`'s line (reply-body.ts), if one of `list` has it. Only the
+ * last line: a marker quoted anywhere else in a comment (someone else's text) names nothing.
+ */
 export function markedComment(list: ReadonlyArray<{ id: number | string; body: string }>, marker: string): string | undefined {
-  const found = list.find((c) => c.body.includes(marker))
+  const line = markerLine(marker)
+  const found = list.find((c) => c.body.trimEnd().split(/\r?\n/).at(-1)?.trim() === line)
   return found === undefined ? undefined : String(found.id)
 }

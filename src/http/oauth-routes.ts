@@ -59,7 +59,7 @@ const START_WORDS = {
 } as const
 
 const STATUS: Record<Exclude<LinkResult, { outcome: 'linked' }>['reason'], number> = {
-  unknown: 400, expired: 400, wrong_browser: 400, denied: 400, wrong_account: 403, host_refused: 502, not_configured: 404,
+  unknown: 400, expired: 400, wrong_browser: 400, denied: 400, wrong_account: 403, host_refused: 502, host_unavailable: 502, not_configured: 404,
 }
 
 export function oauthRoutes(deps: OAuthRouteDeps) {
@@ -85,11 +85,13 @@ export function oauthRoutes(deps: OAuthRouteDeps) {
     const result = await completeLink(talkBack.callback, {
       state, code: query.get('code') ?? undefined, cookie: cookieOf(event, host), error: query.get('error') ?? undefined,
     })
-    // The flow is over whatever came of it: the browser forgets its cookie.
-    const clear = { 'set-cookie': setCookie(host, '', 0) }
+    // A flow this browser finished (its cookie matched) is over whatever came of it: the browser forgets its cookie.
+    // Any other answer leaves the cookie alone: a link from elsewhere with a made-up state must not end a flow in progress.
+    const clear: Record<string, string> = result.slackUser !== undefined ? { 'set-cookie': setCookie(host, '', 0) } : {}
     if (result.slackUser !== undefined) {
       auditTalkBack(logger, {
-        slackUser: result.slackUser, host: result.host ?? host, login: result.outcome === 'linked' ? result.login : undefined,
+        // The account that tried, refused or not: a refused one is what the operator needs to see.
+        slackUser: result.slackUser, host: result.host ?? host, login: result.outcome === 'linked' ? result.login : result.tried,
         action: 'link', pr: '-', outcome: result.outcome === 'linked' ? 'linked' : result.reason,
       })
     } else {

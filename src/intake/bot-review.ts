@@ -5,7 +5,7 @@ import type { EventKind, PullRequestEvent } from '../../machines/pull-request-ev
  * itself (Bitbucket). A dismissal is not muted: on GitHub its actor is the reviewer whose review a person
  * dismissed, and that person's act is news.
  */
-const BOT_REVIEW_KINDS: ReadonlySet<EventKind> = new Set(['approved', 'changes_requested', 'commented', 'approval_removed', 'changes_request_removed'])
+const BOT_REVIEW_KINDS: ReadonlySet<EventKind> = new Set(['approved', 'changes_requested', 'commented', 'approval_removed', 'changes_request_removed', 'comment_changed'])
 
 /**
  * True when the event is a bot's review activity and muting is on. The hosts do not tell an AI reviewer from a

@@ -1,6 +1,7 @@
 import { isCheckDelivery, isIgnored, pullRequestKey, storedPullRequest, type Actor, type Delivery, type IgnoreReason, type PullRequestEvent } from '../../machines/pull-request-event.ts'
 import type { Mappings } from '../config/schema.ts'
 import type { ReviewSettings } from '../config/settings.ts'
+import { layTalkBack, type TalkBackSettings } from '../config/talk-back-settings.ts'
 import type { GitHost } from '../hosts/contract.ts'
 import { classifyDependencyBump } from '../../machines/dependency-bump.ts'
 import type { Logger } from '../log/logger.ts'
@@ -8,9 +9,10 @@ import { resolveRoute } from '../routing/resolve-route.ts'
 import { isMutedBotReview } from './bot-review.ts'
 import { createCheckIntake } from './check-intake.ts'
 import { duplicateReason } from './duplicate-reason.ts'
-import type { DeliveryBody, DeliveryStore, MessageStore } from '../store/store.ts'
+import type { DeliveryBody, DeliveryStore, MessageStore, SharedWork } from '../store/store.ts'
 import { ignoredFacts, logIgnored } from './log-ignored.ts'
-import { isFiltered } from './filter-intake.ts'
+import { heldBack, isFiltered } from './filter-intake.ts'
+import { routePullRequest, type FollowRoute } from '../routing/route-pull-request.ts'
 
 export type IntakeResult = { status: 'accepted' } | { status: 'ignored'; reason: IgnoreReason }
 
@@ -21,9 +23,11 @@ export interface IntakeDeps {
   /** The host this intake serves (its route, its mappings). */
   host: GitHost
   mappings: Mappings
+  /** The host's `follow` entries: a pull request of a followed person goes there, mapped repository or not. */
+  follow?: readonly FollowRoute[]
   /** `reviews`: muted bot reviews are dropped here, and dependency-bot pull requests are marked here. */
   reviews: ReviewSettings
-  store: DeliveryStore & MessageStore
+  store: DeliveryStore & MessageStore & Pick<SharedWork, 'soleServer' | 'pendingDeliveriesOf'>
   logger: Logger
   handOff: HandOff
   /**
@@ -33,6 +37,8 @@ export interface IntakeDeps {
   slackUserOf?: (actor: Actor) => string | undefined
   /** Whether a batch of this pull request is pending or running: its filter is then decided in the batch. */
   busy?: (prKey: string) => boolean
+  /** The global `slack.talk_back`: where its `mirror` is off, a comment's text is not kept with its delivery. */
+  talkBack?: TalkBackSettings
 }
 
 /**
@@ -52,11 +58,19 @@ export function createIntake(deps: IntakeDeps) {
       return ignore(decoded.reason)
     }
     const route = resolveRoute(deps.mappings, decoded.owner, decoded.repo)
-    if (!route) {
+    // Without its changed files: whether any rule may send it somewhere, not yet where (the batch decides that).
+    const decision = route === undefined && !deps.follow?.length ? undefined : routePullRequest({ route, follow: deps.follow ?? [] }, decoded)
+    if (!decision || (!route && decision.targets.length === 0 && !decision.undecided)) {
       logIgnored(deps.logger, 'no_mapping', ignoredFacts(decoded))
       return ignore('no_mapping')
     }
-    if (await isFiltered(deps, route.ignore, decoded)) return ignore('filtered')
+    if (await isFiltered(deps, heldBack(decision), decoded)) return ignore('filtered')
+    // A comment's text is kept only for `slack.talk_back.mirror`; its edits and deletions are read by nothing else.
+    const mirrored = deps.talkBack !== undefined && layTalkBack(deps.talkBack, ...(route?.talkBack ?? [])).mirror !== 'off'
+    if (decoded.kind === 'comment_changed' && !mirrored) {
+      logIgnored(deps.logger, 'unsupported_action', ignoredFacts(decoded))
+      return ignore('unsupported_action')
+    }
     // Muted before it is recorded: the delivery then leaves no trace in the store, so nothing that reads the
     // store (the lifecycle, a digest's "last activity") can count it.
     if (isMutedBotReview(decoded, deps.reviews.ignoreBotReviews)) {
@@ -65,7 +79,9 @@ export function createIntake(deps: IntakeDeps) {
     }
     const dependencyBump = classifyDependencyBump(decoded, deps.reviews, deps.host.dependencyBots)
     const slackUser = deps.slackUserOf?.(decoded.actor)
-    const mapped: PullRequestEvent = slackUser === undefined ? decoded : { ...decoded, actor: { ...decoded.actor, slackUser } }
+    const { comment, ...bare } = decoded
+    const kept: PullRequestEvent = comment && mirrored ? decoded : bare
+    const mapped: PullRequestEvent = slackUser === undefined ? kept : { ...kept, actor: { ...kept.actor, slackUser } }
     const event: PullRequestEvent = dependencyBump ? { ...mapped, dependencyBump } : mapped
     // The head is committed with the delivery, before it is acknowledged: a check result for this commit may
     // follow at once (checks on the message). One commit, not two, before the 200.

@@ -12,15 +12,20 @@ export type DigestRunResult = 'posted' | 'skipped' | 'failed'
 export interface MetricsSources {
   /** The configured hosts: their delivery series start at 0. */
   providers: readonly Provider[]
-  /** Deliveries handed to the mailboxes and not applied yet, and the pull requests they belong to. */
-  mailboxes: () => { queued: number; active: number }
   /** One store query per scrape. */
   pendingDeliveries: () => Promise<PendingDeliveryStats>
   /** Unsigned bodies on Slack's routes cut so far to make room for newer ones (slack-body-lane.ts). */
   slackBodiesCut?: () => number
-  /** With slack.socket_mode only: whether the socket is open, and how many times it was opened again. */
-  slackSocket?: () => { open: boolean; reconnects: number }
+  /** With slack.socket_mode only: the socket's gauges exist (read from what `watch` is given). */
+  socketMode?: boolean
   now?: () => number
+}
+
+export interface WatchedParts {
+  /** Deliveries handed to the mailboxes and not applied yet, and the pull requests they belong to. */
+  mailboxes: () => { queued: number; active: number }
+  /** Whether the socket is open, and how many times it was opened again. */
+  slackSocket: () => { open: boolean; reconnects: number }
 }
 
 export interface Metrics {
@@ -30,6 +35,11 @@ export interface Metrics {
   slackCall(method: SlackMethod, error?: unknown): void
   /** One digest run ended: posted, nothing to post (skipped), or failed. */
   digestRun(result: DigestRunResult): void
+  /**
+   * The gauges of parts built after the metrics (which the parts before them report to): the mailboxes'
+   * queued deliveries and active pull requests, and the socket's state. They read 0 until watched.
+   */
+  watch(parts: Partial<WatchedParts>): void
   /** The Prometheus text exposition of everything above plus the process metrics. */
   render(): Promise<string>
   contentType: string
@@ -93,8 +103,9 @@ export function createMetrics(sources: MetricsSources): Metrics {
     new Counter({ name, help, registers, collect() { this.reset(); this.inc(read()) } })
   total('prherald_slack_bodies_cut_total', 'Unsigned request bodies on Slack\'s routes cut while still arriving, to make room for newer ones (a held-connection flood)',
     () => sources.slackBodiesCut?.() ?? 0)
-  const socket = sources.slackSocket
-  if (socket) {
+  const watched: WatchedParts = { mailboxes: () => ({ queued: 0, active: 0 }), slackSocket: () => ({ open: false, reconnects: 0 }) }
+  const socket = () => watched.slackSocket()
+  if (sources.socketMode) {
     // Slack's requests arrive only while the socket is open; a counter that keeps climbing is a socket that keeps dropping.
     gauge('prherald_slack_socket_connected', 'Socket Mode: 1 while the WebSocket to Slack is open, 0 while connecting, reconnecting or closed', () => (socket().open ? 1 : 0))
     total('prherald_slack_socket_reconnects_total', 'Socket Mode: WebSockets opened after the first (a refresh Slack asked for, or after a dropped socket)', () => socket().reconnects)
@@ -103,8 +114,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
   for (const method of Object.keys(SLACK_RATE_LIMITS)) for (const outcome of ['ok', 'rate_limited']) slackCalls.inc({ method, outcome }, 0)
   for (const result of ['posted', 'skipped', 'failed'] as const) digestRuns.inc({ result }, 0)
 
-  gauge('prherald_queued_deliveries', 'Deliveries in the per-pull-request mailboxes of this process, waiting or being applied', () => sources.mailboxes().queued)
-  gauge('prherald_active_mailboxes', 'Pull requests with deliveries waiting or being applied in this process', () => sources.mailboxes().active)
+  gauge('prherald_queued_deliveries', 'Deliveries in the per-pull-request mailboxes of this process, waiting or being applied', () => watched.mailboxes().queued)
+  gauge('prherald_active_mailboxes', 'Pull requests with deliveries waiting or being applied in this process', () => watched.mailboxes().active)
   // A scrape collects every metric at once, so the three below share one query. A store that cannot answer
   // (its file is gone) reads as NaN, not 0: an alert must not clear because the count is unknown.
   let stats: Promise<PendingDeliveryStats | undefined> | undefined
@@ -126,6 +137,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     },
     slackCall: (method, error) => slackCalls.inc({ method, outcome: slackCallOutcome(error) }),
     digestRun: (result) => digestRuns.inc({ result }),
+    watch: (parts) => void Object.assign(watched, parts),
     render: () => {
       withProcessMetrics()
       return registry.metrics()

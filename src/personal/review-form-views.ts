@@ -29,10 +29,11 @@ export function noticeView(action: ReviewKind | undefined, text: string): ModalV
 
 /**
  * The form: the pull request, whose account the review is made as, and one text field (required to request
- * changes). `private_metadata` is the stored form's id and nothing else (migrations/0020).
+ * changes or to comment). `private_metadata` is the stored form's id and nothing else (migrations/0020).
  */
 export function formView(action: ReviewKind, subject: FormSubject, login: string, formId: string): ModalView {
-  const required = action === 'request_changes'
+  // Only an approval may come without text (the submission checks the others again: whitespace passes Slack's check).
+  const required = action !== 'approve'
   return {
     type: 'modal', callback_id: REVIEW_FORM.callbackId, private_metadata: formId,
     title: plain(REVIEW_LABELS[action]), submit: plain(REVIEW_LABELS[action]), close: plain('Cancel'),
@@ -40,7 +41,7 @@ export function formView(action: ReviewKind, subject: FormSubject, login: string
       section(`${subjectLine(subject)}\nAs *${escapeWithin(login, 200)}* on ${escapeText(subject.hostName)}.`),
       {
         type: 'input', block_id: REVIEW_FORM.block, optional: !required,
-        label: plain(required ? 'What should change' : action === 'comment' ? 'Comment' : 'Comment (optional)'),
+        label: plain(action === 'request_changes' ? 'What should change' : action === 'comment' ? 'Comment' : 'Comment (optional)'),
         element: { type: 'plain_text_input', action_id: REVIEW_FORM.action, multiline: true, max_length: REVIEW_FORM.maxLength },
       },
     ],

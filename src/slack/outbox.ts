@@ -112,6 +112,8 @@ export interface ReplyRequest {
   /** The delivery and what the reply tells (machines/thread-events.ts): one reply per key, ever. */
   replyKey: string
   text: string
+  /** Blocks besides the text (a mirrored code comment's Reply button): posted as a message in the thread. */
+  message?: SlackMessage
   facts: LogFields
   call: SlackCall
 }
@@ -261,7 +263,9 @@ export function createOutbox(deps: OutboxDeps) {
       return (await once({
         what: 'thread reply', facts, left,
         record: (createdAt) => deps.store.recordThreadReplyIntent({ ...ref, channel, replyKey, createdAt }),
-        send: () => call('chat.postMessage', () => deps.slack.postReply(channel, request.threadTs, request.text, replyMarker(pullRequestKey(ref), replyKey))),
+        send: () => call('chat.postMessage', () => request.message
+          ? deps.slack.postMessage(channel, request.message, replyMarker(pullRequestKey(ref), replyKey), request.threadTs)
+          : deps.slack.postReply(channel, request.threadTs, request.text, replyMarker(pullRequestKey(ref), replyKey))),
         find: (since) => findReply(ref, channel, request.threadTs, replyKey, since, call, facts),
         complete: (ts) => deps.store.completeThreadReply(ref, channel, replyKey, ts),
         drop: () => deps.store.dropThreadReplyIntent(ref, channel, replyKey),

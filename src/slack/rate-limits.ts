@@ -2,6 +2,7 @@
 export type SlackMethod =
   | 'chat.postMessage'
   | 'chat.update'
+  | 'chat.delete'
   | 'reactions.add'
   | 'chat.postEphemeral'
   | 'reactions.remove'
@@ -45,6 +46,8 @@ export const SLACK_RATE_LIMITS: Record<SlackMethod, readonly RateLimit[]> = {
     { scope: 'workspace', perMinute: 300, burst: 10 },
   ],
   'chat.update': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
+  // Tier 3 on its reference page: a comment deleted at the host takes its mirrored reply with it.
+  'chat.delete': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
   'reactions.add': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
   'reactions.remove': [{ scope: 'workspace', perMinute: 20, burst: 3 }],
   // Tier 4 on its reference page: talk-back's notes to one person about their reply.

@@ -33,6 +33,8 @@ export interface SlackClient {
   /** Looks through the thread of `threadTs` for the reply carrying `marker` (see find-marked-message.ts). */
   findMarkedReply(channel: string, threadTs: string, marker: PostMarker, oldest: Date): Promise<HistoryLookup>
   updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>
+  /** chat.delete of a message the bot posted (a mirrored comment deleted at the host); one already gone is slack_message_not_found. */
+  deleteMessage(channel: string, ts: string): Promise<void>
   addReaction(channel: string, ts: string, name: string): Promise<void>
   /** chat.postEphemeral: a note only `user` sees, in the thread of `threadTs` (talk-back's answers to a reply). */
   postEphemeral(channel: string, user: string, text: string, threadTs?: string): Promise<void>
@@ -138,6 +140,9 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     findMarkedMessage: (channel, marker, window, page) => findMarkedMessage({ client, call }, channel, marker, window, page),
     async updateMessage(channel, ts, message) {
       await call(() => changer.chat.update({ channel, ts, text: message.text, blocks: message.blocks as never }))
+    },
+    async deleteMessage(channel, ts) {
+      await call(() => changer.chat.delete({ channel, ts }))
     },
     async addReaction(channel, ts, name) {
       await call(() => changer.reactions.add({ channel, timestamp: ts, name }))

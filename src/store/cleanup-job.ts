@@ -1,4 +1,4 @@
-import { errorFields, type Logger } from '../log/logger.ts'
+import type { Logger } from '../log/logger.ts'
 import type { JobClaims } from './store.ts'
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -11,11 +11,10 @@ const DAY_MS = 24 * 60 * 60 * 1000
 export const REPLAY_WINDOW_DAYS = 7
 
 export interface CleanupDeps {
-  store: JobClaims
+  store: Pick<JobClaims, 'forgetBefore'>
   logger: Logger
   ttlDays: number
   now?: () => number
-  intervalMs?: number
 }
 
 /**
@@ -36,35 +35,5 @@ export async function runCleanup(deps: CleanupDeps): Promise<{ messages: number;
   return { messages, deliveries, runClaims }
 }
 
-const HOUR_MS = 60 * 60 * 1000
-
-/** The run a cleanup at `at` belongs to: its UTC date. */
+/** The run a cleanup at `at` belongs to: its UTC date. The scheduler claims each (`cleanup`, date) once among every process on the database. */
 export const cleanupRunKey = (at: number): string => new Date(at).toISOString().slice(0, 10)
-
-/**
- * Runs the day's cleanup if this process claims it (`Store.claimRun`): of every process on the database,
- * exactly one runs each UTC day's cleanup (docs/scaling.md). A run that fails after its claim is not
- * retried until the next day; cleanup only ages rows out, so a day late changes nothing that matters.
- */
-export async function runDailyCleanup(deps: CleanupDeps): Promise<boolean> {
-  const day = cleanupRunKey((deps.now ?? Date.now)())
-  if (!(await deps.store.claimRun('cleanup', day))) {
-    deps.logger.debug('cleanup already ran today', { run: day })
-    return false
-  }
-  await runCleanup(deps)
-  return true
-}
-
-/**
- * Tries the day's cleanup now, then every hour on an unref'd timer that never keeps the process alive, so
- * that each UTC day's cleanup runs once, on whichever replica tries first after midnight (or starts first).
- */
-export async function startCleanupJob(deps: CleanupDeps): Promise<{ stop(): void }> {
-  await runDailyCleanup(deps)
-  const timer = setInterval(() => {
-    runDailyCleanup(deps).catch((error: unknown) => deps.logger.error('cleanup failed', errorFields(error)))
-  }, deps.intervalMs ?? HOUR_MS)
-  timer.unref()
-  return { stop: () => clearInterval(timer) }
-}

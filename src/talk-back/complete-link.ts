@@ -23,9 +23,12 @@ export interface CompleteLinkDeps {
 
 export type LinkResult =
   | { outcome: 'linked'; host: string; slackUser: string; login: string }
-  | { outcome: 'refused'; reason: LinkRefusal; message: string; host?: string; slackUser?: string }
+  | { outcome: 'refused'; reason: LinkRefusal; message: string; host?: string; slackUser?: string; tried?: string }
 
-export type LinkRefusal = 'unknown' | 'expired' | 'wrong_browser' | 'denied' | 'host_refused' | 'not_configured' | 'wrong_account'
+export type LinkRefusal = 'unknown' | 'expired' | 'wrong_browser' | 'denied' | 'host_refused' | 'host_unavailable' | 'not_configured' | 'wrong_account'
+
+/** The host said no to the code or the token (its words are shown); anything else is not a refusal. */
+const HOST_SAID_NO = ['git_host_auth', 'git_host_refused', 'git_host_scope', 'git_host_not_found'] as const
 
 const FLOW_WORDS: Record<'unknown' | 'expired' | 'wrong_browser', string> = {
   unknown: 'This link was already used, or is not one prherald made. Ask for a new one with /prherald link.',
@@ -50,8 +53,13 @@ export async function completeLink(deps: CompleteLinkDeps, callback: { state: st
     tokens = await api.exchangeCode({ code: callback.code, redirectUri: deps.redirectUri(host.id), codeVerifier: flow.codeVerifier })
     account = await api.account(tokens.accessToken)
   } catch (error) {
-    const says = isPrheraldError(error) ? error.hostSays ?? error.message : 'no answer'
-    return { outcome: 'refused', reason: 'host_refused', message: `${host.words.name} refused: ${says}. Nothing was linked.`, ...about }
+    if (HOST_SAID_NO.some((code) => isPrheraldError(error, code))) {
+      const says = isPrheraldError(error) ? error.hostSays ?? error.message : ''
+      return { outcome: 'refused', reason: 'host_refused', message: `${host.words.name} refused: ${says}. Nothing was linked.`, ...about }
+    }
+    // Unreachable, a 5xx, an answer that is not the host's (a proxy's page): nothing was refused, so nothing to fix but to wait.
+    const why = isPrheraldError(error) ? error.message : 'no answer'
+    return { outcome: 'refused', reason: 'host_unavailable', message: `${why}. Nothing was linked; try again in a while with /prherald link ${host.id}.`, ...about }
   }
   const key = host.people.keyOf({ login: account.login, accountId: account.accountId })
   const fold = (k: string) => (host.people.caseInsensitive ? k.toLowerCase() : k)
@@ -59,10 +67,10 @@ export async function completeLink(deps: CompleteLinkDeps, callback: { state: st
   if (!expected.some((k) => fold(k) === fold(key))) {
     // Nothing of the other account stays: its token is ended where the host allows, and never stored.
     await api.revoke(tokens).catch(() => undefined)
-    const mapped = expected.length === 0 ? 'no account' : expected.map((k) => `"${k}"`).join(' or ')
+    // Whoever holds this browser may not be the person the link was made for: the account prherald expects is not shown.
     return {
-      outcome: 'refused', reason: 'wrong_account', ...about,
-      message: `${host.words.name} says this is "${key}", but prherald maps your Slack account to ${mapped}. ` +
+      outcome: 'refused', reason: 'wrong_account', ...about, tried: key,
+      message: `${host.words.name} says this is "${key}", which is not the account prherald has for the Slack user who asked for this link. ` +
         `Nothing was linked. If "${key}" is yours, ask whoever runs prherald to map it to you under users: in config.yaml, then link again.`,
     }
   }

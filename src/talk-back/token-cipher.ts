@@ -33,6 +33,9 @@ function readKey(env: Env, name: string): Buffer | undefined {
   return key
 }
 
+/** GCM's full tag, what seal() writes (getAuthTag's default) and all that open() accepts. */
+const TAG_BYTES = 16
+
 const idOf = (key: Buffer) => createHash('sha256').update('prherald token key').update(key).digest('hex').slice(0, 12)
 
 /** The cipher the environment's keys make; undefined when PRHERALD_TOKEN_KEY is unset (talk-back's linking is off). */
@@ -68,7 +71,12 @@ export function createTokenCipher(current: Buffer, previous?: Buffer): TokenCiph
       }
       const [iv, tag, body] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'))
       try {
-        const decipher = createDecipheriv('aes-256-gcm', key, iv!)
+        // Node 22 and 24's GCM decipher takes any tag of 4 to 16 bytes unless told its length ("applications that intend
+        // to use authentication tags that are shorter than the default ... must set the authTagLength option", Node's
+        // DEP0182), and checks only those bytes: a tag cut short is a forgery with better odds. Only the 16 bytes
+        // seal() writes are taken, checked here and pinned in the decipher.
+        if (tag?.length !== TAG_BYTES) throw new Error(`the tag is ${tag?.length ?? 0} bytes, not ${TAG_BYTES}`)
+        const decipher = createDecipheriv('aes-256-gcm', key, iv!, { authTagLength: TAG_BYTES })
         decipher.setAAD(Buffer.from(boundTo))
         decipher.setAuthTag(tag!)
         return Buffer.concat([decipher.update(body!), decipher.final()]).toString('utf8')

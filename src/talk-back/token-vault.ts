@@ -63,6 +63,7 @@ export function createTokenVault(deps: TokenVaultDeps): TokenVault {
   const open = (row: LinkedAccountRecord): Sealed => JSON.parse(cipher.open(row.keyId, row.sealed, boundTo(row.slackUser, row.host))) as Sealed
   const linked = (row: LinkedAccountRecord, accessToken: string, refreshExpiresAt = row.refreshExpiresAt): LinkedToken =>
     ({ accessToken, login: row.login, accountKey: row.accountKey, refreshExpiresAt })
+  const dueAt = (row: LinkedAccountRecord) => row.expiresAt !== undefined && row.expiresAt - margin <= now()
   const apiOf = (host: string) => {
     const api = deps.apiOf(host)
     if (!api) throw new PrheraldError('config_invalid', `linking is off on ${host}: its OAuth client is not configured`, { fix: 'set the host\'s *_OAUTH_CLIENT_ID and *_OAUTH_CLIENT_SECRET (docs/talk-back.md)' })
@@ -103,8 +104,7 @@ export function createTokenVault(deps: TokenVaultDeps): TokenVault {
         const row = await store.linkedAccount(slackUser, host)
         if (!row) return undefined
         const tokens = open(row)
-        const due = row.expiresAt !== undefined && row.expiresAt - margin <= now()
-        if (!due || tokens.r === undefined) {
+        if (!dueAt(row) || tokens.r === undefined) {
           if (row.keyId !== cipher.keyId) await store.resealLinkedAccount(slackUser, host, { generation: row.generation, keyId: row.keyId }, seal(row, tokens))
           return linked(row, tokens.a)
         }
@@ -121,7 +121,10 @@ export function createTokenVault(deps: TokenVaultDeps): TokenVault {
       let outcome: UnlinkOutcome
       try {
         const tokens = open(row)
-        outcome = await apiOf(host).revoke({ accessToken: tokens.a, refreshToken: tokens.r })
+        // Ending a grant takes a live access token (GitHub: "provide a valid OAuth access_token"): an expired one is
+        // refreshed first. Not stored: the row goes below whatever the host answers.
+        const accessToken = dueAt(row) && tokens.r !== undefined ? (await apiOf(host).refresh(tokens.r, deps.redirectUri(host))).accessToken : tokens.a
+        outcome = await apiOf(host).revoke({ accessToken, refreshToken: tokens.r })
       } catch {
         // The copy goes anyway: the person asked for it. The answer says the host may still hold a grant.
         outcome = 'revoke_failed'

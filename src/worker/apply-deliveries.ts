@@ -1,16 +1,18 @@
 import type { StoredLifecycle } from '../../machines/decide.ts'
 import type { ReactionSettings, ReviewRequestNotify } from '../config/settings.ts'
 import { applyReactionTier, reactionNames } from '../config/reactions.ts'
-import { isSlackReply, type LifecycleEvent, type MachineEvent, type SlackReply } from '../../machines/lifecycle-event.ts'
+import { isReviewClick, isSlackReply, type LifecycleEvent, type MachineEvent, type SlackReply } from '../../machines/lifecycle-event.ts'
 import type { RenderOptions } from '../slack/render-review.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
-import { filteredInBatch } from '../intake/filter-intake.ts'
+import { filteredInBatch, heldBack } from '../intake/filter-intake.ts'
 import { resolveHostRoute, type HostMappings } from '../routing/resolve-route.ts'
 import { lockLostError } from '../slack/slack-pacer.ts'
 import { hasMessage, NO_MESSAGE, type DirectMessageIntent, type MessageRecord, type PullRequestRef } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
-import { storedPullRequest, type EventKind } from '../../machines/pull-request-event.ts'
-import type { ChooseTargets } from '../routing/message-targets.ts'
+import { storedPullRequest, type EventKind, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
+import { routePullRequest, type FollowRoute, type RouteDecision, type RoutingFacts } from '../routing/route-pull-request.ts'
+import type { MessageTarget } from '../routing/message-targets.ts'
+import type { GatherRouteFacts } from './gather-route-facts.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
 import { yieldToAcks, type BatchContext } from './run-batch.ts'
@@ -18,6 +20,8 @@ import { plannedReviewPings, plannedThreadUpdates, type PostThreadReplies } from
 import { mappedId } from '../config/people-map.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import type { QueueDirectMessages } from '../personal/queue-direct-messages.ts'
+import { layTalkBack, type TalkBackSettings } from '../config/talk-back-settings.ts'
+import type { MirrorComments } from './mirror-comments.ts'
 
 /**
  * The lifecycle machine (XState) is loaded by the first batch, not at start: a server that has had no
@@ -32,8 +36,10 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   mappings: HostMappings
   /** The global `slack.reactions`; a mapping tier may override them. */
   reactions: ReactionSettings
-  /** Where a pull request is first announced: the repository's channels, or its path rules. */
-  chooseTargets: ChooseTargets
+  /** Every host's `follow` entries: a followed person's pull requests go there too, mapped repository or not. */
+  follow: ReadonlyMap<Provider, readonly FollowRoute[]>
+  /** Reads the facts the routing decision needs beyond the delivery (changed files, CODEOWNERS, team members). */
+  routeFacts: GatherRouteFacts
   /** Git-host calls (path routing's changed files): at most so many at once. Slack calls go through the pacer. */
   limit: CallLimit
   /** The global `slack.thread_updates`; a mapping tier may override it. */
@@ -54,6 +60,11 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   settleIntents?: (ref: PullRequestRef, lost: AbortSignal) => Promise<boolean>
   /** Thread replies that become comments (reply-comments.ts), before the batch's fold; absent: they are only marked applied. */
   replyComments?: (replies: readonly SlackReply[], batch: BatchContext) => Promise<void>
+  /**
+   * `slack.talk_back.mirror` (mirror-comments.ts): the global `slack.talk_back` a mapping tier may override, and
+   * whether replies can go back to code threads (talk-back is on). Absent: nothing is mirrored.
+   */
+  mirror?: { comments: MirrorComments; talkBack: TalkBackSettings; replies: boolean }
 }
 
 /**
@@ -77,8 +88,10 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // Thread replies go to their comments first; they are marked applied with the batch's commit.
     const slackReplies = all.filter(isSlackReply)
     if (slackReplies.length > 0) await deps.replyComments?.(slackReplies, batch)
-    const events = all.filter((e): e is MachineEvent => !isSlackReply(e))
-    const first = events[0] ?? slackReplies[0]
+    const hostEvents = all.filter((e) => !isSlackReply(e) && !isReviewClick(e)) as PullRequestEvent[]
+    // An edit or a deletion of a comment is the mirror's alone: the machine never sees it.
+    const events = all.filter((e): e is MachineEvent => !isSlackReply(e) && e.kind !== 'comment_changed')
+    const first = events[0] ?? hostEvents[0] ?? slackReplies[0]
     const last = events.at(-1)
     if (!first) return
     const ref = storedPullRequest(first)
@@ -86,8 +99,19 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const facts = { repository: ref.repository, pr: first.number, delivery_id: all.at(-1)!.deliveryId, deliveries: all.length }
     // Activity is recorded even when the message does not change (a second comment adds no reaction).
     const reviewed = events.some((e) => ACTIVITY_KINDS.has(e.kind))
+    const route = resolveHostRoute(deps.mappings, first.provider, first.owner, first.repo)
+    const mirror = async (into: ReadonlyArray<{ channel: string; ts: string }>) => {
+      if (!deps.mirror || !route || !hostEvents.some((e) => e.comment)) return
+      const talkBack = layTalkBack(deps.mirror.talkBack, ...route.talkBack)
+      const url = hostEvents.at(-1)!.pr.url
+      await deps.mirror.comments(hostEvents, into, { ref, facts, lost: batch.lost, setting: talkBack.mirror, url, replies: deps.mirror.replies && talkBack.threadReplies !== 'off' })
+    }
     let directMessages: DirectMessageIntent[] = []
+    // The threads the batch's comments are mirrored into: the messages before it, or the ones it leaves.
+    let threads: ReadonlyArray<{ channel: string; ts: string }> = []
     const commit = async (messages: MessageRecord[], announced = false) => {
+      // Before the commit, like thread replies: a replay finds each reply's record and posts none twice.
+      await mirror(messages.some(hasMessage) ? messages.filter(hasMessage) : threads)
       // A batch whose lock is gone must not save its state: another replica may have saved a later one.
       await yieldToAcks()
       if (batch.lost.aborted) throw lockLostError(batch.lost)
@@ -95,7 +119,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       if (directMessages.length > 0) deps.onDirectMessages?.()
     }
 
-    if (!last) return commit([])
+    if (!last && !hostEvents.some((e) => e.comment)) return commit([])
     const allRows = await deps.store.findMessages(ref)
     // Rows, deliveries marked applied and the deliveries they reflect are committed together, so a pending
     // delivery is normally reflected by no row. A database written by an older version may still hold a row
@@ -106,12 +130,18 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // A row without a message (NO_MESSAGE) is only the record of an end before the announcement; once the pull
     // request has a message, that message's row holds its lifecycle.
     const messages = rows.filter(hasMessage)
+    threads = messages
+    if (!last) return commit([])
     const current = messages[0] ?? rows[0]
     const stored = current?.lifecycle
 
-    const route = resolveHostRoute(deps.mappings, first.provider, first.owner, first.repo)
+    const follow = deps.follow.get(first.provider) ?? []
+    const routed = route !== undefined || follow.length > 0
+    // The one routing decision, with what the batch knows without asking the host (the announcement adds the rest).
+    const decide = (event: PullRequestEvent, more: Partial<RoutingFacts> = {}): RouteDecision =>
+      routePullRequest({ route, follow }, { ...event, teamMembers: deps.routeFacts.knownMembers(event.provider, event.owner), ...more })
     // Deliveries the intake left to the batch (one of the pull request's was in flight): decided here.
-    const filtered = route ? filteredInBatch(deps.logger, route.ignore, events, messages.length > 0) : undefined
+    const filtered = routed ? filteredInBatch(deps.logger, (e) => heldBack(decide(e)), events, messages.length > 0) : undefined
     const folding = filtered?.size ? events.filter((e) => !filtered.has(e.deliveryId)) : events
     if (folding.length === 0) return commit([])
     const { foldEvents, initialContext } = await loadMachine()
@@ -128,17 +158,32 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // Before the commit, like thread replies: a replay queues the same rows, which are kept once.
     if (folded.changed && next && deps.directMessages) directMessages = await deps.directMessages({ steps: folded.steps, next, facts })
     if (!folded.changed || !next) return commit([])
-    if (!route) {
+    const noMapping = () => {
       for (const step of folded.steps) if (!step.ignored) logIgnored(deps.logger, 'no_mapping', ignoredFacts(step.event))
       return commit([])
     }
+    if (!routed) return noMapping()
 
     const taken = new Set(allRows.map((r) => r.channel))
-    const announceIn = folded.announcedBy
-      ? (await deps.limit(() => deps.chooseTargets(folded.announcedBy!, route))).filter((t) => !taken.has(t.channel))
-      : []
+    let announceIn: MessageTarget[]
+    if (folded.announcedBy) {
+      const announcedBy = folded.announcedBy
+      const gathered = await deps.limit(() => deps.routeFacts.gather(announcedBy, route, follow))
+      const decision = decide(announcedBy, gathered)
+      deps.logger.debug('routing chose channels', { ...facts, channels: decision.targets.map((t) => `${t.channel} (${t.reasons.map((r) => r.rule).join(', ')})`) })
+      if (decision.targets.length === 0 && messages.length === 0) return noMapping()
+      announceIn = decision.targets.filter((t) => !taken.has(t.channel)).map(({ channel, mentions }) => ({ channel, mentions }))
+    } else {
+      // Announced already: its channels stay as they were chosen, and a team asked to review since then that
+      // `owners:` lists adds its channel (a new message there, kept in step with the others from now on).
+      const teams = events.flatMap((e) => (!isReviewClick(e) && e.kind === 'review_requested' && e.reviewer?.type === 'team' ? [e.reviewer.slug] : []))
+      const latest = events.findLast((e): e is PullRequestEvent => !isReviewClick(e))
+      announceIn = !latest ? [] : decide(latest, { requestedTeams: teams }).targets
+        .filter((t) => !taken.has(t.channel) && t.reasons.some((r) => r.kind === 'requested_team'))
+        .map(({ channel, mentions }) => ({ channel, mentions }))
+    }
     await yieldToAcks()
-    const reactions = applyReactionTier(deps.reactions, route.reactions)
+    const reactions = applyReactionTier(deps.reactions, route?.reactions)
     const people = deps.people ? await deps.people(next, facts) : undefined
     const plans = planChanges({
       messages: messages.map((r) => {
@@ -166,7 +211,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // Before the commit: a crash between them replays the batch, and each reply's record keeps it single.
     const slackUser = (key: string) => (people ? mappedId(people.users, key) : undefined)
     const replies = [
-      ...plannedThreadUpdates({ enabled: route.threadUpdates ?? deps.threadUpdates, stored, steps: folded.steps, slackUser }),
+      ...plannedThreadUpdates({ enabled: route?.threadUpdates ?? deps.threadUpdates, stored, steps: folded.steps, slackUser }),
       ...plannedReviewPings({ enabled: deps.notifyReviewRequests === 'thread', stored, steps: folded.steps, context: next.context, people }),
     ]
     await deps.postThreadReplies(placed, replies, { ref, facts, lost: batch.lost })

@@ -1,6 +1,7 @@
 import type { Secrets, Settings } from '../config/settings.ts'
 import { configurePeople } from '../people/configure-people.ts'
-import { configureTargets } from '../routing/configure-targets.ts'
+import { createRouteFacts } from './gather-route-facts.ts'
+import { followRoutes } from '../routing/route-pull-request.ts'
 import { hostMappings } from '../routing/resolve-route.ts'
 import type { HostSet } from '../config/connect-hosts.ts'
 import { createOutbox } from '../slack/outbox.ts'
@@ -20,6 +21,7 @@ import type { ReplyCommentStore } from '../store/reply-comment-store.ts'
 import type { Provider, PullRequestId } from '../../machines/pull-request-event.ts'
 import { leftComments } from './left-comments.ts'
 import { createReplyComments } from './reply-comments.ts'
+import { createMirrorComments } from './mirror-comments.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
   settings: Settings
@@ -78,13 +80,14 @@ export function createWorker(options: WorkerOptions): Worker {
   const replyComments = talkBack ? createReplyComments({ store, outbox, talkBack, hosts: options.hosts, slack, pacer, logger }) : undefined
   const applyDeliveries = createApplyDeliveries({
     store, slack, logger, mappings: hostMappings(settings.hosts), reactions: settings.reactions, retry, sleep, pacer,
-    chooseTargets: configureTargets(options.hosts, logger), limit, outbox,
+    follow: new Map(settings.hosts.map((h) => [h.id, followRoutes(h.follow)])), routeFacts: createRouteFacts({ hosts: options.hosts, logger }), limit, outbox,
     threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ outbox, pacer, retry, sleep, logger }),
     render,
     people,
     settleIntents: (ref, lost) => settleIntentsOf(ref, lost, { store, pacer, outbox }),
     ...(personal.queue ? { directMessages: personal.queue, onDirectMessages: options.onDirectMessagesQueued } : {}),
     ...(replyComments ? { replyComments } : {}),
+    mirror: { comments: createMirrorComments({ outbox, store, slack, pacer, retry, sleep, logger, hosts: options.hosts }), talkBack: settings.talkBack, replies: talkBack !== undefined },
   })
   const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })
   return {

@@ -27,7 +27,7 @@ describe('decodeBitbucket: pull request events', () => {
         title: 'Retry idempotent card captures', url: 'https://bitbucket.org/acme/payments-api/pull-requests/42',
         author: 'dana', draft: false, state: 'open', createdAt: '2025-03-04T09:12:31.118236+00:00',
         updatedAt: '2025-03-04T09:12:31.118236+00:00', authorAccountId: '712020:5e1b4c3a-8f0d-4a7e-9c1b-2d3e4f5a6b7c',
-        requestedReviewers: [],
+        requestedReviewers: [], into: 'main', from: 'feature/capture-retry',
       },
       actor: { login: 'dana', isBot: false, accountId: '712020:5e1b4c3a-8f0d-4a7e-9c1b-2d3e4f5a6b7c' },
     })
@@ -151,8 +151,31 @@ describe('decodeBitbucket: reviewers', () => {
   })
 })
 
+describe('decodeBitbucket: comments, for the mirror', () => {
+  it('carries a conversation comment: its id, Markdown and page', () => {
+    expect(expectEvent(decode('pullrequest:comment_created', fixture('comment_created'))).comment).toEqual({
+      id: '512340871', action: 'created', place: 'conversation', body: 'Should the second retry back off?',
+      url: 'https://bitbucket.org/acme/payments-api/pull-requests/42/_/diff#comment-512340871',
+    })
+  })
+
+  it('carries an inline comment with its file, line and the thread its parent starts', () => {
+    expect(expectEvent(decode('pullrequest:comment_created', fixture('comment_created_inline'))).comment).toMatchObject({
+      id: '512341220', place: 'code', path: 'src/capture/retry.ts', line: 57, thread: '512340871',
+    })
+    const first = drop(fixture('comment_created_inline'), 'comment.parent')
+    expect(expectEvent(decode('pullrequest:comment_created', first)).comment?.thread).toBe('512341220')
+  })
+
+  it.each([['comment_updated', 'edited'], ['comment_deleted', 'deleted']] as const)('reads pullrequest:%s as comment_changed (%s)', (name, action) => {
+    expect(expectEvent(decode(`pullrequest:${name}`, fixture(name)))).toMatchObject({ kind: 'comment_changed', comment: { id: '512340871', action } })
+    // Without its comment there is nothing to change.
+    expect(decode(`pullrequest:${name}`, fixture('updated'))).toMatchObject({ ignored: true, reason: 'invalid_payload' })
+  })
+})
+
 describe('decodeBitbucket: ignored events', () => {
-  it.each(['comment_updated', 'comment_deleted', 'comment_resolved', 'comment_reopened', 'push', 'constructor'])(
+  it.each(['comment_resolved', 'comment_reopened', 'push', 'constructor'])(
     'ignores pullrequest:%s as unsupported_action, naming the pull request',
     (action) => {
       expect(decode(`pullrequest:${action}`, fixture('updated'))).toEqual({
@@ -208,6 +231,8 @@ describe('decodeBitbucket: malformed payloads never throw', () => {
     for (const key of Object.keys(fixture(name))) {
       const decoded = decode(`pullrequest:${name}`, drop(fixture(name), key))
       if (required.includes(key)) expect(decoded, key).toMatchObject({ ignored: true, reason: 'invalid_payload' satisfies IgnoreReason })
+      // Without its comment the delivery is still a comment, only with nothing for the mirror.
+      else if (key === 'comment') expect(decoded, key).toEqual({ ...whole, comment: undefined })
       else expect(decoded, key).toEqual(whole)
     }
   })

@@ -56,7 +56,7 @@ describe('decodeGithub: pull_request', () => {
       pr: {
         title: 'Update the README with new information.', url: 'https://github.com/Codertocat/Hello-World/pull/2',
         author: 'pr-author', draft: false, state: 'open', createdAt: '2019-05-15T15:20:33Z', updatedAt: '2019-05-15T15:20:33Z',
-        requestedReviewers: [],
+        requestedReviewers: [], into: 'master', from: 'changes',
       },
       actor: { login: 'the-sender', isBot: false }, head: 'ec26c3e57ca3a959ca5aad62de7213c562f8c821',
     })
@@ -104,6 +104,15 @@ describe('decodeGithub: pull_request', () => {
     const bodyOnly = put(example('pull_request', 'opened'), 'action', 'edited')
     put(bodyOnly, 'changes', { body: { from: 'old description' } })
     expect(decode('pull_request', bodyOnly)).toEqual({ ignored: true, reason: 'unsupported_action', event: 'pull_request', owner: 'Codertocat', repo: 'Hello-World', number: 2 })
+  })
+
+  // GitHub's `edited` "changes.base.ref.from": the base branch was changed (a retarget); the payload's base is the new one.
+  it('maps a retarget (edited with changes.base) to updated, with the new target branch', () => {
+    const retargeted = put(example('pull_request', 'opened'), 'action', 'edited')
+    put(retargeted, 'changes', { base: { ref: { from: 'develop' }, sha: { from: '0000000000000000000000000000000000000000' } } })
+    const event = expectEvent(decode('pull_request', retargeted))
+    expect(event.kind).toBe('updated')
+    expect(event.pr.into).toBe('master')
   })
 
   it('maps the real review_requested example to review_requested, naming the requested user and the full list', () => {
@@ -209,9 +218,20 @@ describe('decodeGithub: reviews and comments', () => {
     expect(expectEvent(decode('pull_request_review', drop(submitted, 'review.id')))).not.toHaveProperty('reviewId')
   })
 
-  it('ignores review actions other than submitted and dismissed (edited: the submitted example re-labelled)', () => {
+  it('ignores an edited review without a body (the submitted example re-labelled), and reads one with a body as comment_changed', () => {
     const payload = put(example('pull_request_review', 'submitted'), 'action', 'edited')
     expectIgnored(decode('pull_request_review', payload), 'unsupported_action')
+    const edited = expectEvent(decode('pull_request_review', put(payload, 'review.body', 'Looks better now')))
+    expect(edited).toMatchObject({ kind: 'comment_changed', comment: { action: 'edited', place: 'review', body: 'Looks better now', id: String((payload.review as { id: number }).id) } })
+  })
+
+  it('carries a submitted review\'s body as the mirror\'s review comment, and none for a review without one', () => {
+    const payload = example('pull_request_review', 'submitted')
+    expect(expectEvent(decode('pull_request_review', payload))).not.toHaveProperty('comment')
+    const review = payload.review as { id: number; html_url: string }
+    expect(expectEvent(decode('pull_request_review', put(payload, 'review.body', 'Two nits')))).toMatchObject({
+      kind: expect.any(String), comment: { id: String(review.id), action: 'created', place: 'review', body: 'Two nits', url: review.html_url },
+    })
   })
 
   it('maps the real created review comment to commented, acted by the commenter', () => {
@@ -221,8 +241,19 @@ describe('decodeGithub: reviews and comments', () => {
     expect(event.pr.draft).toBe(false)
   })
 
-  it.each(['edited', 'deleted'])('ignores the real %s review comment as unsupported_action', (action) => {
-    expectIgnored(decode('pull_request_review_comment', example('pull_request_review_comment', action)), 'unsupported_action')
+  it('carries the real created review comment with its file, line and code thread', () => {
+    const payload = example('pull_request_review_comment', 'created', (p) => 'line' in (p.comment as object))
+    const comment = payload.comment as { id: number; path: string; line: number; html_url: string; body: string }
+    expect(expectEvent(decode('pull_request_review_comment', payload)).comment).toEqual({
+      id: String(comment.id), action: 'created', place: 'code', body: comment.body, url: comment.html_url, path: comment.path, line: comment.line, thread: String(comment.id),
+    })
+    // A reply names the thread's first comment: GitHub takes replies only to a top-level review comment.
+    expect(expectEvent(decode('pull_request_review_comment', put(payload, 'comment.in_reply_to_id', 11))).comment?.thread).toBe('11')
+  })
+
+  it.each(['edited', 'deleted'] as const)('reads the real %s review comment as comment_changed, for the mirror', (action) => {
+    const event = expectEvent(decode('pull_request_review_comment', example('pull_request_review_comment', action)))
+    expect(event).toMatchObject({ kind: 'comment_changed', comment: { action, place: 'code' } })
   })
 })
 
@@ -234,7 +265,8 @@ describe('decodeGithub: issue_comment', () => {
   })
 
   it('decodes a comment on a pull request from the issue, acted by the commenter', () => {
-    expect(decode('issue_comment', withDistinctUsers(commentOnPullRequest()))).toEqual({
+    const payload = withDistinctUsers(commentOnPullRequest())
+    expect(decode('issue_comment', payload)).toEqual({
       provider: 'github', deliveryId: 'delivery-1', owner: 'Codertocat', repo: 'Hello-World', number: 1, kind: 'commented',
       pr: {
         title: 'Spelling error in the README file', url: 'https://github.com/Codertocat/Hello-World/pull/1',
@@ -242,6 +274,10 @@ describe('decodeGithub: issue_comment', () => {
         labels: ['bug'],
       },
       actor: { login: 'the-commenter', isBot: false },
+      comment: {
+        id: String((payload.comment as { id: number }).id), action: 'created', place: 'conversation',
+        body: (payload.comment as { body: string }).body, url: (payload.comment as { html_url: string }).html_url,
+      },
     })
   })
 
@@ -261,8 +297,9 @@ describe('decodeGithub: issue_comment', () => {
     expect(expectEvent(decode('issue_comment', payload)).pr.updatedAt).toBe('2019-05-15T15:20:21Z')
   })
 
-  it.each(['edited', 'deleted'])('ignores a %s comment on a pull request as unsupported_action', (action) => {
-    expectIgnored(decode('issue_comment', commentOnPullRequest(action)), 'unsupported_action')
+  it.each(['edited', 'deleted'] as const)('reads a %s comment on a pull request as comment_changed, for the mirror', (action) => {
+    expect(expectEvent(decode('issue_comment', commentOnPullRequest(action)))).toMatchObject({ kind: 'comment_changed', comment: { action, place: 'conversation' } })
+    expectIgnored(decode('issue_comment', drop(commentOnPullRequest(action), 'comment')), 'invalid_payload')
   })
 })
 
@@ -360,6 +397,8 @@ describe('decodeGithub: malformed payloads never throw', () => {
       delete payload[key]
       const reason = required[key]
       if (reason) expect(decode(event, payload), key).toMatchObject({ ignored: true, reason })
+      // Without its comment the delivery is still a comment, only with nothing for the mirror.
+      else if (key === 'comment') expect(decode(event, payload), key).toEqual({ ...whole, comment: undefined, actor: expect.anything() })
       else expect(decode(event, payload), key).toEqual(whole)
     }
   })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { gitlab } from '../../src/hosts/gitlab/index.ts'
 import { gitlabHook } from '../../src/hosts/gitlab/webhooks.ts'
-import { gitlabFixture, labelChanges } from '../helpers/gitlab-fixtures.ts'
+import { commentHook, gitlabFixture, labelChanges } from '../helpers/gitlab-fixtures.ts'
 
 const decode = (event: string, payload: unknown) => gitlab.delivery.decode(event, 'd-1', payload)
 
@@ -77,5 +77,22 @@ describe('GitLab hooks as the checks see them', () => {
     expect(gitlabHook({ ...hook, alert_status: 'disabled' }, now).active).toBe(false)
     expect(gitlabHook({ ...hook, alert_status: 'temporarily_disabled', disabled_until: '2026-11-21T11:00:00Z' }, now).active).toBe(false)
     expect(gitlabHook({ ...hook, alert_status: 'temporarily_disabled', disabled_until: '2026-11-21T09:00:00Z' }, now).active).toBe(true)
+  })
+})
+
+describe('decodeGitlab: comments, for the mirror', () => {
+  it('carries a note on the conversation, and a DiffNote with its file, line and discussion', () => {
+    expect(decode('Note Hook', commentHook({ iid: 3 }, { id: 901, note: 'Why **this**?' }))).toMatchObject({
+      kind: 'commented', comment: { id: '901', action: 'created', place: 'conversation', body: 'Why **this**?', url: 'https://gitlab.example.com/acme/api/-/merge_requests/3#note_901' },
+    })
+    const diff = decode('Note Hook', commentHook({ iid: 3 }, { id: 902, diff: { path: 'lib/limit.rb', line: 14, discussion: 'f'.repeat(40) } }))
+    expect(diff).toMatchObject({ kind: 'commented', comment: { id: '902', place: 'code', path: 'lib/limit.rb', line: 14, thread: 'f'.repeat(40) } })
+  })
+
+  it('reads an update (object_attributes.action) as comment_changed; a system note stays no comment', () => {
+    expect(decode('Note Hook', commentHook({ iid: 3 }, { id: 901, action: 'update' }))).toMatchObject({ kind: 'comment_changed', comment: { id: '901', action: 'edited' } })
+    const system = commentHook({ iid: 3 }, { id: 903 })
+    system.object_attributes.system = true
+    expect(decode('Note Hook', system)).toMatchObject({ ignored: true, reason: 'unsupported_action' })
   })
 })

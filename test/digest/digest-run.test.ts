@@ -3,6 +3,8 @@ import { hostMappings } from '../../src/routing/resolve-route.ts'
 import { join } from 'node:path'
 import { loadSettings } from '../../src/config/load-config.ts'
 import { runDigest } from '../../src/digest/run-digest.ts'
+import { startDigest } from '../../src/digest/start-digest.ts'
+import { createScheduler } from '../../src/scheduler/scheduler.ts'
 import { createSlackPacer } from '../../src/slack/slack-pacer.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { createSlackClient } from '../../src/slack/slack-client.ts'
@@ -74,22 +76,29 @@ describe('a digest run', () => {
   it('two processes on one database running the same scheduled run: exactly one posts', async () => {
     await announced([['Hello-World', 1], ['Other-Repo', 2]])
     const before = h.slack.calls.length
-    const runs = await Promise.all([aProcess(), aProcess()].map((deps) =>
-      runDigest(deps, { at: AT, schedules: ['0 9 * * 1-5'], dryRun: false, claim: true })))
-    expect(runs.map((r) => r.postedChannels).sort()).toEqual([0, 2])
+    const JOB = 'digest:0 9 * * 1-5'
+    const schedulers = [aProcess(), aProcess()].map((deps) => {
+      const scheduler = createScheduler({ store: deps.store, logger: deps.logger })
+      startDigest({ ...deps, scheduler })
+      return scheduler
+    })
+    vi.setSystemTime(AT)
+    await Promise.all(schedulers.map((s) => s.fire(JOB)))
     expect(digestIn(h.slack, TEAM).parents).toHaveLength(1)
     expect(digestIn(h.slack, OTHER_TEAM).parents).toHaveLength(1)
     expect(h.slack.calls.slice(before).filter((c) => c.method === 'chat.postMessage')).toHaveLength(4)
-    expect(entries().filter((e) => e.msg === 'digest already claimed')).toEqual([expect.objectContaining({ schedule: '0 9 * * 1-5', date: '2026-11-20' })])
-    // The next day is a run of its own.
-    const next = await runDigest(aProcess(), { at: AT + 3 * 86_400_000, schedules: ['0 9 * * 1-5'], dryRun: false, claim: true })
-    expect(next.postedChannels).toBe(2)
+    expect(entries().filter((e) => e.msg === 'job already ran for this period')).toEqual([expect.objectContaining({ job: JOB, period: '2026-11-20' })])
+    // The next weekday is a run of its own.
+    vi.setSystemTime(AT + 3 * 86_400_000)
+    await schedulers[1]!.fire(JOB)
+    expect(digestIn(h.slack, TEAM).parents).toHaveLength(2)
+    for (const s of schedulers) await s.stop(Date.now())
   })
 
   it('a list longer than one message is split across replies in the thread, each within Slack\'s limits, no line cut', async () => {
     const title = (n: number) => `A long title for pull request ${n} ${'x'.repeat(100)}`
     await announced(Array.from({ length: 40 }, (_, i) => ['Hello-World', i + 1, title(i + 1)] as [string, number, string]))
-    const result = await runDigest(aProcess(), { at: AT, dryRun: false, claim: false })
+    const result = await runDigest(aProcess(), { at: AT, dryRun: false })
     expect(result.failedChannels).toBe(0)
     const { parents, replies } = digestIn(h.slack, TEAM)
     expect(parents.map((p) => p.text)).toEqual(['40 pull requests waiting since before today; the list is in the thread.'])
@@ -107,7 +116,7 @@ describe('a digest run', () => {
   it('a channel Slack refuses is logged with its fix; the other channels still get theirs', async () => {
     await announced([['Hello-World', 1], ['Other-Repo', 2]])
     h.slack.channelErrors.set(TEAM, 'not_in_channel')
-    const result = await runDigest(aProcess(), { at: AT, dryRun: false, claim: false })
+    const result = await runDigest(aProcess(), { at: AT, dryRun: false })
     expect(result).toMatchObject({ postedChannels: 1, failedChannels: 1 })
     expect(result.lines).toContain(`${TEAM}: failed, see the server log; --force posts it again today`)
     expect(digestIn(h.slack, OTHER_TEAM).parents).toHaveLength(1)
@@ -119,7 +128,7 @@ describe('a digest run', () => {
   it('a dry run describes each channel\'s digest and makes no Slack call', async () => {
     await announced([['Hello-World', 1, 'Add rate limits']])
     const before = h.slack.calls.length
-    const result = await runDigest(aProcess(), { at: AT, dryRun: true, claim: false })
+    const result = await runDigest(aProcess(), { at: AT, dryRun: true })
     expect(h.slack.calls.slice(before)).toEqual([])
     expect(result.lines).toEqual([
       `${TEAM}: 1 pull request (schedule 0 9 * * 1-5)`,

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { HOSTS } from '../../src/hosts/registry.ts'
 import { packageRoot } from '../../src/package-root.ts'
+import { issueReferences } from '../helpers/issue-references.ts'
 import { runCli } from '../helpers/spawn-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 
@@ -64,6 +65,10 @@ describe.each(CLIS)('prherald-$name --help', ({ name, doc }) => {
 
   it.each(commands.map((c) => [c]))(`documents the command %s in ${doc}`, (command) => {
     expect(read(doc)).toContain(`prherald-${name} ${command}`)
+  })
+
+  it('names no issue number (people who read --help do not have prherald\'s issues)', () => {
+    for (const page of pages) expect(issueReferences(page.text), `prherald-${name} ${page.args.join(' ')} --help`).toEqual([])
   })
 
   it(`documents every option in ${doc}`, () => {

@@ -8,11 +8,16 @@ const ROOT = packageRoot()
 
 const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
 
-/** GitHub's heading anchors: lower case, punctuation dropped (except - and _), spaces to hyphens. */
+/**
+ * GitHub's heading anchors: lower case, punctuation dropped (except - and _), spaces to hyphens; and the
+ * `<a id="…"></a>` a page keeps so that links to a renamed heading still resolve.
+ */
 function anchors(markdown: string): Set<string> {
   const withoutCode = markdown.replace(/```[\s\S]*?```/g, '')
-  return new Set([...withoutCode.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) =>
-    (m[1] ?? '').trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')))
+  const headings = [...withoutCode.matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) =>
+    (m[1] ?? '').trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-'))
+  const kept = [...withoutCode.matchAll(/<a id="([^"]+)"><\/a>/g)].map((m) => m[1] ?? '')
+  return new Set([...headings, ...kept])
 }
 
 function links(markdown: string): string[] {

@@ -12,6 +12,11 @@ export interface FakeGithubAppState {
   installations: Map<string, { id: number; type: 'Organization' | 'User' }>
   /** Installation tokens issued, with the installation each belongs to. */
   tokens: Map<string, number>
+  /**
+   * Every installation token refused as a revoked one is (401 Bad credentials), new ones included: what an
+   * app whose tokens GitHub will not take looks like from prherald's side.
+   */
+  refuseTokens?: boolean
   /** The permissions each installation token carries (GitHub sends them with the token); none unless a test sets them. */
   permissions?: Record<string, string>
 }
@@ -46,6 +51,8 @@ function validJwt(app: FakeGithubAppState, authorization: string | undefined): b
   return String(claims.iss) === String(app.id) && typeof claims.exp === 'number' && claims.exp * 1000 > Date.now()
 }
 
+let issuedTokens = 0
+
 const notFound = (res: ServerResponse) => sendJson(res, 404, { message: 'Not Found' })
 
 /** The account an installation token may act on: its path's owner; a profile read (GET /users/{login}) needs none. */
@@ -68,7 +75,9 @@ export function handleGithubApp(app: FakeGithubAppState, req: RecordedRequest, r
   if ((m = req.path.match(/^\/app\/installations\/(\d+)\/access_tokens$/)) && req.method === 'POST') {
     const id = Number(m[1])
     if (![...app.installations.values()].some((i) => i.id === id)) return notFound(res), true
-    const token = `ghs_installation_${id}_${app.tokens.size + 1}`
+    // Numbered by all issued so far, so a token issued after a revocation is never a revoked one's again.
+    issuedTokens++
+    const token = `ghs_installation_${id}_${issuedTokens}`
     app.tokens.set(token, id)
     sendJson(res, 201, { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: app.permissions ?? {}, repository_selection: 'all' })
     return true
@@ -87,8 +96,16 @@ export function handleGithubApp(app: FakeGithubAppState, req: RecordedRequest, r
   if (appRoute) return notFound(res), true
   const token = /^token (.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? /^bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1]
   const installationId = token === undefined ? undefined : app.tokens.get(token)
-  if (installationId === undefined) {
+  if (installationId === undefined || app.refuseTokens) {
     sendJson(res, 401, { message: 'Bad credentials' })
+    return true
+  }
+  // "Revokes the installation token you're using to authenticate as an installation and access this endpoint.
+  // Once an installation token is revoked, the token is invalidated and cannot be used." (docs.github.com,
+  // REST apps/installations, "Revoke an installation access token": DELETE /installation/token, 204.)
+  if (req.path === '/installation/token' && req.method === 'DELETE') {
+    app.tokens.delete(token!)
+    res.writeHead(204).end()
     return true
   }
   const owner = ownerOf(req.path)

@@ -34,10 +34,23 @@ export interface FakeOAuthHost extends ReviewApiState {
   refreshes: number
   /** Access tokens revoked at the host. */
   revoked: string[]
+  /** Whose grants the app holds: made by a consent (or `issue`), ended by the person or by deleting the grant (GitHub). */
+  grants: Set<string>
   /** Tokens the host knows, by value: whose, and whether still good. */
   tokens: Map<string, { login: string; live: boolean }>
   /** The person removes the app's grant in the host's settings: every token of theirs stops working, refresh tokens included. */
   endGrant(login: string): void
+  /**
+   * The token endpoint's next answers are not the host's: a proxy's HTML page, or a body that never ends (a
+   * broken upstream). Undefined: the host answers.
+   */
+  tokenFault: 'html' | 'endless' | undefined
+  /**
+   * Refresh grants wait, unanswered, until the returned release is called (a host slow to refresh); `held` counts
+   * those waiting.
+   */
+  holdRefreshes(): () => void
+  held: number
   /** Every API call (under `apiUrl`) answers this much later: a slow host. */
   apiDelayMs: number
   /** Mints a linked person's tokens directly (a test that starts linked). */
@@ -61,12 +74,13 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
     accounts: options.accounts ?? [{ login: 'alice', accountId: '557058:alice', name: 'Alice' }],
     authorizer: (options.accounts ?? [{ login: 'alice' }])[0]!.login,
     accessTtl: options.accessTtl === null ? undefined : options.accessTtl ?? DEFAULT_TTL[kind],
-    refreshes: 0, apiDelayMs: 0, revoked: [] as string[], tokens: new Map<string, { login: string; live: boolean }>(),
+    refreshes: 0, held: 0, apiDelayMs: 0, revoked: [] as string[], tokens: new Map<string, { login: string; live: boolean }>(), grants: new Set<string>(),
     comments: [], reviews: [], heads: new Map(), authors: new Map(), gitlabVersion: '19.3.0-ee', failComments: 0, loseCommentAnswers: 0, failCommentLists: 0, refuseComments: undefined,
   } as unknown as FakeOAuthHost
 
   const mint = (login: string) => {
     const accessToken = token(kind === 'github' ? 'ghu' : 'at')
+    state.grants.add(login)
     state.tokens.set(accessToken, { login, live: true })
     if (state.accessTtl === undefined) return { accessToken, refreshToken: undefined }
     const refreshToken = token(kind === 'github' ? 'ghr' : 'rt')
@@ -99,7 +113,24 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
     return id === state.client.clientId && secret === state.client.clientSecret
   }
 
-  function tokenEndpoint(req: RecordedRequest, res: ServerResponse) {
+  let refreshGate: Promise<void> | undefined
+  async function tokenEndpoint(req: RecordedRequest, res: ServerResponse) {
+    if (refreshGate && req.body.grant_type === 'refresh_token') {
+      state.held++
+      await refreshGate
+      state.held--
+    }
+    if (state.tokenFault === 'html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in to the proxy</body></html>')
+    if (state.tokenFault === 'endless') {
+      // A JSON-looking body that never ends: written until the reader goes away.
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write('{"access_token":"')
+      const chunk = 'x'.repeat(16 * 1024)
+      const more = () => { if (!res.destroyed && res.write(chunk)) setImmediate(more) }
+      res.on('drain', more)
+      res.on('close', () => res.off('drain', more))
+      return void more()
+    }
     if (!clientOk(req)) return kind === 'github' ? sendJson(res, 200, { error: 'incorrect_client_credentials' }) : sendJson(res, 401, { error: 'invalid_client' })
     const grant = String(req.body.grant_type ?? 'authorization_code')
     if (grant === 'refresh_token') {
@@ -141,6 +172,15 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
       revoke(String(req.body.token))
       return sendJson(res, 200, {})
     }
+    // GitHub's "Delete an app authorization": the grant and every token of its user, found by a valid access token.
+    if (kind === 'github' && req.method === 'DELETE' && req.path === `${api}/applications/${state.client.clientId}/grant`) {
+      const holder = state.tokens.get(String(req.body.access_token))
+      if (!clientOk(req) || !holder?.live) return sendJson(res, 404, { message: 'Not Found' })
+      for (const [value, held] of state.tokens) if (held.login === holder.login && held.live) revoke(value)
+      state.grants.delete(holder.login)
+      return void res.writeHead(204).end()
+    }
+    // GitHub's "Delete an app token": that token alone; the app stays authorised.
     if (kind === 'github' && req.method === 'DELETE' && req.path === `${api}/applications/${state.client.clientId}/token`) {
       if (!clientOk(req)) return sendJson(res, 404, { message: 'Not Found' })
       if (!state.tokens.get(String(req.body.access_token))?.live) return sendJson(res, 404, { message: 'Not Found' })
@@ -165,7 +205,16 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
   }
   return Object.assign(state, {
     url: fake.url, apiUrl: `${fake.url}${api}`, requests: fake.requests, close: fake.close, issue: mint,
+    holdRefreshes() {
+      let release = () => {}
+      refreshGate = new Promise<void>((resolve) => { release = resolve })
+      return () => {
+        refreshGate = undefined
+        release()
+      }
+    },
     endGrant(login: string) {
+      state.grants.delete(login)
       for (const held of state.tokens.values()) if (held.login === login) held.live = false
       for (const r of refreshTokens.values()) if (r.login === login) r.used = true
     },

@@ -95,6 +95,8 @@ export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, accou
   }
   if (kind === 'github' && rest === '/reviews') {
     const event = String(body.event)
+    // "body: Required when using REQUEST_CHANGES or COMMENT for the event parameter" (REST "Create a review for a pull request").
+    if (event !== 'APPROVE' && !String(body.body ?? '').trim()) return sendJson(res, 422, { message: 'Unprocessable Entity', errors: ['Review body is required'] })
     if (event !== 'COMMENT' && own) return sendJson(res, 422, { message: 'Unprocessable Entity', errors: [`Can not ${event === 'APPROVE' ? 'approve' : 'request changes on'} your own pull request`] })
     if (head !== undefined && body.commit_id !== head) return sendJson(res, 422, { message: 'Unprocessable Entity', errors: ['commit_id is not part of the pull request'] })
     const review = { pr, kind: ({ APPROVE: 'approve', REQUEST_CHANGES: 'request_changes', COMMENT: 'comment' } as const)[event as 'APPROVE']!, body: body.body as string | undefined, sha: String(body.commit_id), author: account.login }

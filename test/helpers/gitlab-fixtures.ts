@@ -77,6 +77,35 @@ export function noteHook(facts: GitlabFacts): Json {
   return payload
 }
 
+export interface NoteFacts {
+  /** The note's id, its text and its action (GitLab 16.11+: `create` or `update`). */
+  id: number
+  note?: string
+  action?: 'create' | 'update'
+  /** A comment on the diff: GitLab's DiffNote with its `position` (file and line) and the discussion it is in. */
+  diff?: { path: string; line: number; discussion: string }
+}
+
+/**
+ * The documented Note Hook with the note a scenario writes. A comment on the diff carries what GitLab adds to
+ * a note there (`type: DiffNote`, `position` with `new_path`/`new_line`, as the Discussions API names them);
+ * every note carries its `discussion_id`.
+ */
+export function commentHook(facts: GitlabFacts, note: NoteFacts): Json {
+  const payload = noteHook(facts)
+  const path = facts.project ?? 'acme/api'
+  Object.assign(payload.object_attributes, {
+    id: note.id, note: note.note ?? 'Looks good to me.', action: note.action ?? 'create',
+    discussion_id: note.diff?.discussion ?? `d${note.id}`.padEnd(40, '0'),
+    url: `https://gitlab.example.com/${path}/-/merge_requests/${facts.iid}#note_${note.id}`,
+    ...(note.diff ? {
+      type: 'DiffNote', line_code: null,
+      position: { base_sha: 'a'.repeat(40), start_sha: 'b'.repeat(40), head_sha: 'c'.repeat(40), old_path: note.diff.path, new_path: note.diff.path, position_type: 'text', old_line: null, new_line: note.diff.line },
+    } : { type: null }),
+  })
+  return payload
+}
+
 /** GitLab's documented Pipeline Hook for a merge request's pipeline. */
 export function pipelineHook(facts: GitlabFacts & { status: string; ref?: string; finishedAt?: string }): Json {
   const payload = gitlabFixture('pipeline')

@@ -8,6 +8,7 @@ import type { Provider } from '../../machines/pull-request-event.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { databaseSecrets } from '../../src/store/database-secrets.ts'
 import { startService, type RunningService, type ServiceOptions } from '../../src/service.ts'
+import { CLOSED_API_URLS } from './closed-api-urls.ts'
 import { TEST_SECRET, TEST_SLACK_TOKEN } from './signed-delivery.ts'
 
 export interface TestConfig {
@@ -24,6 +25,7 @@ export function writeConfig(dir: string, config: TestConfig): string {
 
 export function testEnv(dir: string, provider: Provider, extra: Env = {}): Env {
   return {
+    ...CLOSED_API_URLS,
     PRHERALD_CONFIG_FILE: join(dir, 'config.yaml'),
     PRHERALD_DATABASE_URL: `file:${join(dir, 'prherald.db')}`,
     PRHERALD_LISTEN: '127.0.0.1:0',
@@ -57,7 +59,7 @@ export async function startPrherald(
   const service = await startService({
     settings: { ...settings, logFormat: 'json' },
     secrets,
-    hosts: connectHosts(settings.hosts, secrets.hosts),
+    hosts: connectHosts(settings.hosts, secrets.hosts, overrides.clock),
     logger,
     slackRetry: { retries: 2, minTimeout: 10, maxTimeout: 50, factor: 2 },
     slackTimeoutMs: 2000,

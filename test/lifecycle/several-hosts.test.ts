@@ -161,7 +161,7 @@ describe.each(BACKENDS)('GitHub, GitLab and Bitbucket in one deployment ($name)'
         store: opened.store, logger, mappings: hostMappings(settings.hosts), digest: settings.digest,
         slack: createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: settings.api.slack, logger, retry: { retries: 0 } }),
         pacer: createSlackPacer({ pacing: 'off', parallel: 2, signal: abort.signal }),
-      }, { at: Date.parse('2030-01-09T09:00:00Z'), dryRun: false, claim: false })
+      }, { at: Date.parse('2030-01-09T09:00:00Z'), dryRun: false })
       expect(result.failedChannels).toBe(0)
     } finally {
       abort.abort()

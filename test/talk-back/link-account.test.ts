@@ -159,9 +159,42 @@ describe.each(KINDS)('linking a %s account', (kind) => {
     expect(done.status).toBe(403)
     expect(done.html).toContain('says this is &quot;')
     expect(done.html).toContain('users:')
+    // Whoever holds the browser learns only that it does not match, not which account prherald expects.
+    expect(done.html).not.toMatch(/alice/i)
     expect(rawRows()).toEqual([])
     if (kind !== 'bitbucket') expect(oauth.revoked).toEqual([...oauth.tokens.keys()])
-    expect(h.service!.entries().find((e) => e.msg === 'audit: talk-back action')).toMatchObject({ slack_user: ALICE, action: 'link', outcome: 'wrong_account' })
+    // The audit line names the account that tried.
+    expect(h.service!.entries().find((e) => e.msg === 'audit: talk-back action')).toMatchObject({
+      slack_user: ALICE, action: 'link', outcome: 'wrong_account', host_login: kind === 'bitbucket' ? '557058:mallory' : 'mallory',
+    })
+  })
+
+  it('leaves a flow in progress alone when a callback with a state it does not know arrives in the same browser', async () => {
+    const opened = await openLink(await linkFor(ALICE))
+    const back = await consent(opened.location)
+    // A page elsewhere sends the person's browser to the callback with a made-up state: the cookie must survive it.
+    const forged = await fetch(`${h.service!.url}/oauth/${kind}/callback?state=made-up&code=x`, { redirect: 'manual', headers: { cookie: opened.cookie! } })
+    expect(forged.status).toBe(400)
+    expect(forged.headers.get('set-cookie')).toBeNull()
+    const done = await fetch(back, { redirect: 'manual', headers: { cookie: opened.cookie! } })
+    expect(done.status).toBe(200)
+    // The flow it belonged to is over: now the cookie goes.
+    expect(done.headers.get('set-cookie')).toMatch(new RegExp(`^prherald_oauth_${kind}=; Max-Age=0;`))
+  })
+
+  it('says the host answered something it cannot read, not that it refused, when the token endpoint\'s answer is not the host\'s', async () => {
+    for (const fault of ['html', 'endless'] as const) {
+      const opened = await openLink(await linkFor(ALICE))
+      oauth.tokenFault = fault
+      const done = await callback(await consent(opened.location), opened.cookie)
+      oauth.tokenFault = undefined
+      expect(done.status).toBe(502)
+      expect(done.html).not.toContain('refused')
+      expect(done.html).toContain(fault === 'html' ? 'something prherald cannot read' : 'bytes; not read')
+      expect(done.html).toContain('try again')
+    }
+    expect(rawRows()).toEqual([])
+    expect((await linkAlice()).status).toBe(200)
   })
 
   it('answers 404 for a host it does not link, and says which hosts /prherald link takes', async () => {

@@ -44,6 +44,18 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('review from Slack on 
     expect(s.fake().reviews).toEqual([expect.objectContaining({ kind: 'request_changes', author: 'alice' })])
   })
 
+  it('an empty comment is refused by the modal, and the field is required; with text it is posted', async () => {
+    await s.start()
+    await s.link(ALICE, 'alice')
+    const opened = await s.open('comment')
+    expect(JSON.stringify(opened.view.blocks)).toContain('"optional":false')
+    expect(await s.submit(opened, '  ')).toMatchObject({ response_action: 'errors', errors: { review_text: expect.stringContaining('empty one is not posted') } })
+    expect(s.fake().reviews).toEqual([])
+    expect(s.fake().comments).toEqual([])
+    expect((await s.submit(opened, 'One question: why?'))?.response_action).toBe('update')
+    expect(await s.outcome(opened.viewId)).toContain('Commented on')
+  })
+
   it('the author approving their own pull request is shown the host\'s refusal in its words', async () => {
     await s.start()
     await s.link(BOB, s.facts.author)

@@ -40,4 +40,17 @@ describe('token cipher', () => {
     expect(after.open(sealed.keyId, sealed.sealed, 'row')).toBe('glpat')
     expect(after.seal('glpat', 'row').keyId).toBe(after.keyId)
   })
+
+  it('opens only a full 16-byte tag: a tag cut short is refused by prherald, whatever the Node version', () => {
+    // Node 22 and 24 accept a GCM tag of 4 to 16 bytes and check only its first bytes (a warning, DEP0182); Node 26
+    // refuses on its own. The refusal must be prherald's own, before the decipher, so no Node version decides it.
+    const cipher = readTokenCipher({ PRHERALD_TOKEN_KEY: key() })!
+    const sealed = cipher.seal('ghu_secret', 'row')
+    const [iv, tag, body] = sealed.sealed.split('.')
+    const short = [iv, Buffer.from(tag!, 'base64url').subarray(0, 4).toString('base64url'), body].join('.')
+    const error = failure(() => cipher.open(sealed.keyId, short, 'row'))
+    expect(isPrheraldError(error, 'database')).toBe(true)
+    expect(String((error as Error).cause)).toBe('Error: the tag is 4 bytes, not 16')
+    expect(cipher.open(sealed.keyId, sealed.sealed, 'row')).toBe('ghu_secret')
+  })
 })

@@ -131,4 +131,14 @@ describe.each(storeBackends(() => postgresDatabase))('token vault: $name', (back
     expect(await store.linkedAccount('U1', 'gitlab')).toBeUndefined()
     expect(await vault().unlink('U1', 'gitlab')).toBe('not_linked')
   })
+
+  it('unlinks with a live token: an expired access token is refreshed first, so the host can end the grant', async () => {
+    const expired = await linkAlice()
+    clock.now += 3 * HOUR
+    expect(await vault().unlink('U1', 'gitlab')).toBe('revoked')
+    expect(host.refreshes).toBe(1)
+    expect(host.revoked).toHaveLength(1)
+    expect(host.revoked).not.toContain(expired)
+    expect(await store.linkedAccount('U1', 'gitlab')).toBeUndefined()
+  })
 })

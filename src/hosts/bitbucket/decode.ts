@@ -1,4 +1,4 @@
-import type { Actor, Decoded, EventKind, Ignored, IgnoreReason } from '../../../machines/pull-request-event.ts'
+import type { Actor, Decoded, EventKind, HostComment, Ignored, IgnoreReason } from '../../../machines/pull-request-event.ts'
 import { securityUpdate } from '../../../machines/dependency-bump.ts'
 import { at, bool, int, obj, str } from '../../read-fields.ts'
 import { bitbucketRequested } from '../requested-reviewers.ts'
@@ -14,6 +14,9 @@ const EVENT_KEYS = new Map<string, EventKind>([
   ['pullrequest:fulfilled', 'merged'],
   ['pullrequest:rejected', 'closed'],
   ['pullrequest:comment_created', 'commented'],
+  // Atlassian, "Event payloads": "Comment updated" and "Comment deleted" carry the same `comment` (the mirror's).
+  ['pullrequest:comment_updated', 'comment_changed'],
+  ['pullrequest:comment_deleted', 'comment_changed'],
 ])
 
 /** The object that names who acted, per event key; `actor` otherwise. */
@@ -26,6 +29,7 @@ function actingUser(kind: EventKind, payload: unknown): unknown {
     case 'changes_request_removed':
       return at(payload, 'changes_request', 'user') ?? at(payload, 'actor')
     case 'commented':
+    case 'comment_changed':
       return at(payload, 'comment', 'user') ?? at(payload, 'actor')
     default:
       return at(payload, 'actor')
@@ -40,6 +44,31 @@ function actorOf(user: unknown): Actor | undefined {
   // or comments, so counting it as a bot (or anything but `user` as one) would only mislabel odd payloads.
   const accountId = str(user, 'account_id')
   return { login, isBot: str(user, 'type') === 'app_user', ...(accountId ? { accountId } : {}) }
+}
+
+const COMMENT_ACTIONS = new Map<string, HostComment['action']>([
+  ['pullrequest:comment_created', 'created'], ['pullrequest:comment_updated', 'edited'], ['pullrequest:comment_deleted', 'deleted'],
+])
+
+/**
+ * A pull request comment (Bitbucket Cloud REST, "pullrequest_comment"): `content.raw` in Markdown, `inline`
+ * (`path`, `to` on the new side, `from` on the old) when it is on the diff, and `parent.id` when it answers
+ * another; a reply names its parent (`POST …/pullrequests/{id}/comments` with `parent: { id }`), so the code
+ * thread is the comment's parent, or the comment itself when it starts the thread.
+ */
+function commentOf(eventKey: string, comment: unknown): HostComment | undefined {
+  const id = int(comment, 'id')
+  const action = COMMENT_ACTIONS.get(eventKey)
+  if (id === undefined || !action) return undefined
+  const inline = obj(at(comment, 'inline'))
+  const path = str(inline, 'path')
+  const line = int(inline, 'to') ?? int(inline, 'from')
+  const url = str(comment, 'links', 'html', 'href')
+  return {
+    id: String(id), action, place: inline ? 'code' : 'conversation', body: str(comment, 'content', 'raw') ?? '',
+    ...(url ? { url } : {}),
+    ...(inline ? { thread: String(int(comment, 'parent', 'id') ?? id), ...(path ? { path } : {}), ...(line === undefined ? {} : { line }) } : {}),
+  }
 }
 
 /** Decodes a Bitbucket Cloud delivery into a PullRequestEvent or an Ignored. Never throws. */
@@ -68,8 +97,14 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
   if (!owner || !repo || number === undefined || title === undefined || !url || !author || !createdAt || !updatedAt || !actor) return ignored('invalid_payload')
   const state = str(pr, 'state')
   const requested = bitbucketRequested(pr)
+  const comment = kind === 'commented' || kind === 'comment_changed' ? commentOf(eventKey, at(root, 'comment')) : undefined
+  if (kind === 'comment_changed' && !comment) return ignored('invalid_payload')
+  // Every pull request payload names both branches; a retarget arrives as pullrequest:updated.
+  const into = str(pr, 'destination', 'branch', 'name')
+  const from = str(pr, 'source', 'branch', 'name')
   return {
     provider: 'bitbucket', deliveryId, owner, repo, number, kind, actor,
+    ...(comment ? { comment } : {}),
     pr: {
       title, url, author, createdAt, updatedAt,
       draft: bool(pr, 'draft') === true,
@@ -78,6 +113,8 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
       ...(securityUpdate({ title, labels: [], body: str(pr, 'description') }) ? { securityUpdate: true } : {}),
       ...(authorAccountId ? { authorAccountId } : {}),
       ...(requested ? { requestedReviewers: requested } : {}),
+      ...(into ? { into } : {}),
+      ...(from ? { from } : {}),
     },
   }
 }

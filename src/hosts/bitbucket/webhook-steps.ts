@@ -1,4 +1,4 @@
-import { BITBUCKET_REQUIRED_EVENTS } from './events.ts'
+import { BITBUCKET_OPTIONAL_EVENTS, BITBUCKET_REQUIRED_EVENTS } from './events.ts'
 
 /** The label Bitbucket's "Choose from a full list of triggers" shows for each event prherald needs. */
 const TRIGGER_LABELS: Record<string, string> = {
@@ -11,6 +11,8 @@ const TRIGGER_LABELS: Record<string, string> = {
   'pullrequest:fulfilled': 'Merged',
   'pullrequest:rejected': 'Declined',
   'pullrequest:comment_created': 'Comment created',
+  'pullrequest:comment_updated': 'Comment updated',
+  'pullrequest:comment_deleted': 'Comment deleted',
 }
 
 /**
@@ -18,7 +20,7 @@ const TRIGGER_LABELS: Record<string, string> = {
  * to paste. Pure; whether the secret is set is passed in, the secret itself never is.
  */
 export function bitbucketWebhookSteps(workspace: string, repo: string, webhookUrl: string, secretSet: boolean): string[] {
-  const triggers = BITBUCKET_REQUIRED_EVENTS.map((e) => `       - ${TRIGGER_LABELS[e] ?? e}  (${e})`)
+  const triggers = [...BITBUCKET_REQUIRED_EVENTS, ...BITBUCKET_OPTIONAL_EVENTS].map((e) => `       - ${TRIGGER_LABELS[e] ?? e}  (${e})`)
   return [
     `Bitbucket webhooks are created by hand. For ${workspace}/${repo}:`,
     '',

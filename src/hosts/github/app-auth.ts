@@ -18,6 +18,8 @@ export function ownerOfPath(path: string): { owner: string; repo?: string } | un
   return { owner: decodeURIComponent(m[1]!), ...(repo ? { repo } : {}) }
 }
 
+const statusOf = (error: unknown) => (error as { status?: unknown }).status
+
 function pathOf(url: string, baseUrl: string): string {
   const base = new URL(baseUrl).pathname.replace(/\/+$/, '')
   const path = new URL(url, baseUrl).pathname
@@ -39,6 +41,7 @@ export function ownerAppAuth(options: { app: GithubAppCredentials; request: Requ
   const appRequest = request.defaults({ request: { hook: appAuth.hook } })
   const strategies = new Map<number, AppAuth>()
   const installations = new Map<string, Promise<number>>()
+  const renewals = new Map<number, Promise<string>>()
 
   async function lookUp(owner: string, repo: string | undefined): Promise<number> {
     const routes = [`/orgs/${encodeURIComponent(owner)}/installation`, `/users/${encodeURIComponent(owner)}/installation`]
@@ -47,7 +50,7 @@ export function ownerAppAuth(options: { app: GithubAppCredentials; request: Requ
       try {
         return (await appRequest({ method: 'GET', url })).data.id as number
       } catch (error) {
-        const status = (error as { status?: unknown }).status
+        const status = statusOf(error)
         if (status === 404) continue
         if (status === 401) {
           throw new PrheraldError('git_host_auth', `GitHub refused the app's token (GET ${url}: 401)`, {
@@ -95,7 +98,51 @@ export function ownerAppAuth(options: { app: GithubAppCredentials; request: Requ
     const endpoint = request.endpoint.merge(route as string, parameters)
     const path = pathOf(request.endpoint.parse(endpoint).url, request.endpoint.DEFAULTS.baseUrl)
     if (APP_ROUTE.test(path)) return appAuth.hook(request, route, parameters)
-    return strategyOf(await installationOf(ownerOfPath(path))).hook(request, route, parameters)
+    const target = ownerOfPath(path)
+    // merge() always sets the url its type leaves optional: the route gives it.
+    return asInstallation(await installationOf(target), request, endpoint as EndpointOptions, `${endpoint.method} ${path}`, target?.owner)
+  }
+
+  /**
+   * One call with the installation's token; on a 401, once more with a new token. GitHub can stop accepting a
+   * token before its hour: "Once an installation token is revoked, the token is invalidated and cannot be
+   * used. Other endpoints that require the revoked installation token must have a new installation token to
+   * work." (docs.github.com, REST "Revoke an installation access token"); a clock that jumped does the same.
+   * @octokit/auth-app keeps a token for its hour and retries a 401 only within 5 s of issuing it (its
+   * hook.js, for replication delay), so a refused token would otherwise fail every call for up to an hour.
+   */
+  async function asInstallation(installationId: number, request: RequestInterface, endpoint: EndpointOptions, what: string, owner: string | undefined) {
+    const withToken = (token: string) => request({ ...endpoint, headers: { ...endpoint.headers, authorization: `token ${token}` } })
+    const { token } = await strategyOf(installationId)({ type: 'installation' })
+    try {
+      return await withToken(token)
+    } catch (error) {
+      if (statusOf(error) !== 401) throw error
+    }
+    try {
+      return await withToken(await renew(installationId, token))
+    } catch (error) {
+      if (statusOf(error) !== 401) throw error
+      throw new PrheraldError('git_host_auth', `GitHub refused GitHub App ${app.appId}'s installation token (${what}: 401), a new one included`, {
+        cause: error,
+        fix: `check that the app is still installed${owner ? ` on ${owner}` : ''} and not suspended (Settings → GitHub Apps → Configure), ` +
+          'that this machine\'s clock is right, and that GITHUB_APP_PRIVATE_KEY_FILE is a current key of the app (the app\'s settings page → Private keys)',
+      })
+    }
+  }
+
+  /** A new token for the installation, unless another call has already replaced the refused one; one request for many refused calls. */
+  function renew(installationId: number, refused: string): Promise<string> {
+    let renewal = renewals.get(installationId)
+    if (!renewal) {
+      const auth = strategyOf(installationId)
+      renewal = (async () => {
+        const current = (await auth({ type: 'installation' })).token
+        return current !== refused ? current : (await auth({ type: 'installation', refresh: true })).token
+      })().finally(() => renewals.delete(installationId))
+      renewals.set(installationId, renewal)
+    }
+    return renewal
   }
 
   /** Octokit's `auth()`: for the doctor, gets the owner's installation token and says which installation it is. */

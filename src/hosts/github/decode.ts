@@ -1,4 +1,4 @@
-import type { Actor, Decoded, EventKind, Ignored, IgnoreReason, PullRequestFacts } from '../../../machines/pull-request-event.ts'
+import type { Actor, Decoded, EventKind, HostComment, Ignored, IgnoreReason, PullRequestFacts } from '../../../machines/pull-request-event.ts'
 import { securityUpdate } from '../../../machines/dependency-bump.ts'
 import { at, bool, int, obj, str, type JsonObject } from '../../read-fields.ts'
 import { githubRequested, githubTeam, githubUser } from '../requested-reviewers.ts'
@@ -27,6 +27,9 @@ const REVIEW_STATES = new Map<string, EventKind>([
   ['commented', 'commented'],
 ])
 
+/** issue_comment and pull_request_review_comment: "edited" and "deleted" besides "created" (GitHub Docs, webhook events). */
+const COMMENT_CHANGES = new Set(['edited', 'deleted'])
+
 /** The events whose payloads always carry `action`; its absence means the payload is not what it claims. */
 const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_review', 'pull_request_review_comment', 'issue_comment'])
 
@@ -39,12 +42,18 @@ function verdictOf(event: string, payload: JsonObject): Verdict {
   switch (event) {
     case 'pull_request': {
       if (action === 'closed') return { kind: bool(payload, 'pull_request', 'merged') === true ? 'merged' : 'closed' }
-      // Only a title change shows in the message; body and base-branch edits are not news.
-      if (action === 'edited') return obj(at(payload, 'changes', 'title')) ? { kind: 'edited' } : unsupported
+      // A title change shows in the message; a new base branch decides `only.into`/`ignore.into` (an update
+      // announces a pull request that starts to match). A body edit is not news.
+      if (action === 'edited') {
+        if (obj(at(payload, 'changes', 'title'))) return { kind: 'edited' }
+        return obj(at(payload, 'changes', 'base')) ? { kind: 'updated' } : unsupported
+      }
       const kind = PULL_REQUEST_ACTIONS.get(action)
       return kind ? { kind } : unsupported
     }
     case 'pull_request_review': {
+      // "edited: The body of a review has been edited" (GitHub Docs, webhook events, pull_request_review): the mirror's.
+      if (action === 'edited') return obj(at(payload, 'review')) ? { kind: 'comment_changed' } : { reason: 'invalid_payload' }
       // A dismissal names the review it withdraws (and whose): without it there is nothing to take back.
       if (action === 'dismissed') return obj(at(payload, 'review')) ? { kind: 'review_dismissed' } : { reason: 'invalid_payload' }
       // Webhooks send the state lower-case, the REST API upper-case; accept both.
@@ -52,11 +61,14 @@ function verdictOf(event: string, payload: JsonObject): Verdict {
       return kind ? { kind } : unsupported
     }
     case 'pull_request_review_comment':
-      return action === 'created' ? { kind: 'commented' } : unsupported
-    default: // issue_comment: issues and pull requests share one comment thread and one event.
-      if (action !== 'created') return unsupported
+      // Actions `created`, `edited`, `deleted` (GitHub Docs, webhook events, pull_request_review_comment).
+      return action === 'created' ? { kind: 'commented' } : COMMENT_CHANGES.has(action) ? { kind: 'comment_changed' } : unsupported
+    default: { // issue_comment: issues and pull requests share one comment thread and one event.
+      const kind = action === 'created' ? 'commented' : COMMENT_CHANGES.has(action) ? 'comment_changed' : undefined
+      if (!kind) return unsupported
       if (!obj(at(payload, 'issue'))) return { reason: 'invalid_payload' }
-      return obj(at(payload, 'issue', 'pull_request')) ? { kind: 'commented' } : { reason: 'not_a_pull_request' }
+      return obj(at(payload, 'issue', 'pull_request')) ? { kind } : { reason: 'not_a_pull_request' }
+    }
   }
 }
 
@@ -91,6 +103,9 @@ function factsOf(pr: JsonObject | undefined, isIssue: boolean): PullRequestFacts
   // An issue_comment's issue has no review requests: absent, not empty, so it clears nobody.
   const requested = isIssue ? undefined : githubRequested(pr)
   const merged = isIssue ? typeof at(pr, 'pull_request', 'merged_at') === 'string' : bool(pr, 'merged') === true
+  // An issue_comment's issue names no branches.
+  const into = isIssue ? undefined : str(pr, 'base', 'ref')
+  const from = isIssue ? undefined : str(pr, 'head', 'ref')
   return {
     title, url, author, createdAt, updatedAt,
     draft: bool(pr, 'draft') === true,
@@ -99,8 +114,38 @@ function factsOf(pr: JsonObject | undefined, isIssue: boolean): PullRequestFacts
     ...(securityUpdate({ title, labels, body: str(pr, 'body') }) ? { securityUpdate: true } : {}),
     ...(requested ? { requestedReviewers: requested } : {}),
     ...(labels.length > 0 ? { labels } : {}),
+    ...(into ? { into } : {}),
+    ...(from ? { from } : {}),
   }
 }
+
+const ACTIONS_OF_COMMENTS = new Map<string, HostComment['action']>([['created', 'created'], ['submitted', 'created'], ['edited', 'edited'], ['deleted', 'deleted']])
+
+/**
+ * The comment a delivery carries, for the mirror: an issue comment (`comment`, on the conversation), a review
+ * comment (`comment`, on a line: `path`, `line`, and `in_reply_to_id` when it answers another; GitHub Docs, REST
+ * "Pull request review comments": replies go to "the ID of a top-level review comment, not a reply to that
+ * comment"), or a review's body (`review.body`, null when the review has none: no comment then).
+ */
+function commentOf(event: string, payload: JsonObject): HostComment | undefined {
+  const action = ACTIONS_OF_COMMENTS.get(str(payload, 'action') ?? '')
+  if (!action) return undefined
+  if (event === 'pull_request_review') {
+    const body = str(payload, 'review', 'body')
+    const id = int(payload, 'review', 'id')
+    if (!body || id === undefined) return undefined
+    return { id: String(id), action, place: 'review', body, ...urlOf(str(payload, 'review', 'html_url')) }
+  }
+  const id = int(payload, 'comment', 'id')
+  if (id === undefined) return undefined
+  const common = { id: String(id), action, body: str(payload, 'comment', 'body') ?? '', ...urlOf(str(payload, 'comment', 'html_url')) }
+  if (event === 'issue_comment') return { ...common, place: 'conversation' }
+  const line = int(payload, 'comment', 'line') ?? int(payload, 'comment', 'original_line')
+  const path = str(payload, 'comment', 'path')
+  return { ...common, place: 'code', thread: String(int(payload, 'comment', 'in_reply_to_id') ?? id), ...(path ? { path } : {}), ...(line === undefined ? {} : { line }) }
+}
+
+const urlOf = (url: string | undefined) => (url ? { url } : {})
 
 /** Decodes a GitHub delivery (`X-GitHub-Event`) into a PullRequestEvent or an Ignored. Never throws. */
 export function decodeGithub(eventName: string, deliveryId: string, payload: unknown): Decoded {
@@ -126,9 +171,12 @@ export function decodeGithub(eventName: string, deliveryId: string, payload: unk
     const reviewer = githubUser(at(root, 'requested_reviewer')) ?? githubTeam(at(root, 'requested_team'))
     return reviewer ? { ...event, reviewer } : ignored('invalid_payload')
   }
-  if (eventName !== 'pull_request_review') return event
+  const comment = eventName === 'pull_request' ? undefined : commentOf(eventName, root)
+  // A review edited to no body has nothing to show; a comment's edit without its comment is malformed.
+  if (verdict.kind === 'comment_changed') return comment ? { ...event, comment } : ignored(eventName === 'pull_request_review' ? 'unsupported_action' : 'invalid_payload')
+  if (eventName !== 'pull_request_review') return comment ? { ...event, comment } : event
   // The review's own id: a dismissal names the review it withdraws, so a replayed approval of it is refused.
   const reviewId = int(root, 'review', 'id')
-  const reviewed = reviewId === undefined ? event : { ...event, reviewId: String(reviewId) }
+  const reviewed = { ...event, ...(reviewId === undefined ? {} : { reviewId: String(reviewId) }), ...(comment && verdict.kind !== 'review_dismissed' ? { comment } : {}) }
   return verdict.kind === 'review_dismissed' ? reviewed : { ...reviewed, submittedReview: true }
 }

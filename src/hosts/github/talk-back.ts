@@ -78,9 +78,13 @@ function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.n
     refresh: (refreshToken) =>
       tokenCall(oauth, { method: 'POST', url: tokenUrl, form: { ...secrets, grant_type: 'refresh_token', refresh_token: refreshToken } }, 'refresh', now()),
     async revoke(tokens) {
-      // The client's own credentials authorise it; the token to end is in the body. A token already gone is 404.
+      // The grant, not only this token: "Deleting an OAuth application's grant will also delete all OAuth tokens
+      // associated with the application for the user. Once deleted, the application will have no access to the
+      // user's account" (REST "Delete an app authorization"); DELETE …/token would end one token and leave the app
+      // authorised. "You must use Basic Authentication … using the OAuth application's client_id and client_secret"
+      // and "provide a valid OAuth access_token" (the vault refreshes an expired one first). A grant already gone is 404.
       await deleted(talkBackCall(http, {
-        method: 'DELETE', url: `${api}/applications/${encodeURIComponent(client.clientId)}/token`,
+        method: 'DELETE', url: `${api}/applications/${encodeURIComponent(client.clientId)}/grant`,
         authorization: basicAuth(client.clientId, client.clientSecret), json: { access_token: tokens.accessToken },
       }))
       return 'revoked'

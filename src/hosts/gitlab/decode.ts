@@ -1,4 +1,4 @@
-import type { Decoded, EventKind, Ignored, IgnoreReason, PullRequestFacts } from '../../../machines/pull-request-event.ts'
+import type { Decoded, EventKind, HostComment, Ignored, IgnoreReason, PullRequestFacts } from '../../../machines/pull-request-event.ts'
 import { securityUpdate } from '../../../machines/dependency-bump.ts'
 import { at, int, obj, str, type JsonObject } from '../../read-fields.ts'
 import { gitlabActor, gitlabLabels, gitlabRequested, isDraft, isoTime, projectPath } from './read-gitlab.ts'
@@ -49,6 +49,10 @@ function factsOf(root: JsonObject, mr: unknown): PullRequestFacts | undefined {
   const state = str(mr, 'state')
   const labels = gitlabLabels(root)
   const requested = str(root, 'object_kind') === 'merge_request' ? gitlabRequested(root) : undefined
+  // Both hooks carry the branches (the Note Hook in its merge_request); an update that retargets names
+  // `changes.target_branch` and the new value is already here.
+  const into = str(mr, 'target_branch')
+  const from = str(mr, 'source_branch')
   return {
     title, url, author, createdAt, updatedAt,
     draft: isDraft(mr, title),
@@ -56,6 +60,8 @@ function factsOf(root: JsonObject, mr: unknown): PullRequestFacts | undefined {
     ...(securityUpdate({ title, labels: labels ?? [], body: str(mr, 'description') }) ? { securityUpdate: true } : {}),
     ...(requested ? { requestedReviewers: requested } : {}),
     ...(labels === undefined ? { labelsUnknown: true } : labels.length > 0 ? { labels } : {}),
+    ...(into ? { into } : {}),
+    ...(from ? { from } : {}),
   }
 }
 
@@ -73,10 +79,12 @@ export function decodeGitlab(eventName: string, deliveryId: string, payload: unk
   let kind: EventKind | undefined
   if (isNote) {
     if (str(root, 'object_attributes', 'noteable_type') !== 'MergeRequest') return ignored('not_a_pull_request')
-    // An edited comment (16.11+) or a system note ("added 1 commit") is no new comment.
+    // A system note ("added 1 commit") is no comment. GitLab Docs, "Webhook events", Comment events:
+    // `object_attributes.action` is `create` or `update` (16.11+; older servers send only creates, without it).
+    // GitLab sends nothing when a comment is deleted.
     const action = str(root, 'object_attributes', 'action') ?? 'create'
-    if (action !== 'create' || at(root, 'object_attributes', 'system') === true) return ignored('unsupported_action')
-    kind = 'commented'
+    if (at(root, 'object_attributes', 'system') === true || (action !== 'create' && action !== 'update')) return ignored('unsupported_action')
+    kind = action === 'create' ? 'commented' : 'comment_changed'
   } else {
     const action = str(mr, 'action')
     if (action === undefined) return ignored('invalid_payload')
@@ -88,9 +96,37 @@ export function decodeGitlab(eventName: string, deliveryId: string, payload: unk
   if (!owner || !repo || number === undefined || !facts || !actor) return ignored('invalid_payload')
   // Only merge request hooks move the head: a note's copy of the merge request may be older than the last push.
   const head = isNote ? undefined : str(mr, 'last_commit', 'id')
+  const comment = isNote ? noteOf(root) : undefined
+  if (kind === 'comment_changed' && !comment) return ignored('invalid_payload')
   return {
     provider: 'gitlab', deliveryId, owner, repo, number, kind, pr: facts, actor,
     reference: `MR !${number}`,
     ...(head ? { head } : {}),
+    ...(comment ? { comment } : {}),
+  }
+}
+
+/**
+ * A Note Hook's comment, for the mirror. A comment on the diff is a `DiffNote` with a `position` (`new_path`,
+ * `new_line`; `old_path`, `old_line` on a removed line); every note names its `discussion_id`, where a reply goes
+ * (GitLab Docs, Discussions API: "Add note to existing merge request thread",
+ * `POST /projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes`).
+ */
+function noteOf(root: JsonObject): HostComment | undefined {
+  const note = at(root, 'object_attributes')
+  const id = int(note, 'id')
+  if (id === undefined) return undefined
+  const position = at(note, 'position')
+  const code = str(note, 'type') === 'DiffNote' && obj(position) !== undefined
+  const path = str(position, 'new_path') ?? str(position, 'old_path')
+  const line = int(position, 'new_line') ?? int(position, 'old_line')
+  const url = str(note, 'url')
+  const discussion = str(note, 'discussion_id')
+  return {
+    id: String(id), action: str(note, 'action') === 'update' ? 'edited' : 'created', place: code ? 'code' : 'conversation', body: str(note, 'note') ?? '',
+    ...(url ? { url } : {}),
+    ...(code && path ? { path } : {}),
+    ...(code && line !== undefined ? { line } : {}),
+    ...(code && discussion ? { thread: discussion } : {}),
   }
 }
