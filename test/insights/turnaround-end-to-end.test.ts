@@ -6,7 +6,7 @@ import { mergeRequestHook, type GitlabFacts } from '../helpers/gitlab-fixtures.t
 import { personalHarness, personalStores } from '../helpers/personal-setup.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
-import { commandForm, sendSignedSlack } from '../helpers/slack-requests.ts'
+import { commandForm, homeOpened, sendSignedSlack } from '../helpers/slack-requests.ts'
 import { startPrherald, testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
 
 /**
@@ -93,6 +93,27 @@ describe.each(personalStores())('turnaround figures end to end ($name)', ({ data
       '• merge: p50 4.5 h (2.7 d), p90 4.5 h (2.7 d), 1 PR',
       expect.stringMatching(/^• reviews: \S+ 1$/),
     ])
+  })
+
+  it('shows the App Home "your team this week" to a member of a team asked to review', async () => {
+    h.slack.groups.set('S0BACKEND', [ASKER])
+    writeConfig(h.dir.path, {
+      git_provider: 'github', insights: { enabled: true }, users: { dave: ASKER }, teams: { backend: 'S0BACKEND' },
+      mappings: { Codertocat: { '*': { channel: CHANNEL } } },
+    })
+    h.service = await startPrherald(h.dir.path, testEnv(h.dir.path, 'github', {
+      SLACK_API_URL: h.slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...h.database.env,
+    }), { clock: () => NOW })
+    const [opened, ...rest] = github()
+    opened!.payload.pull_request.requested_teams = [{ id: 1, node_id: 'T_1', slug: 'backend', name: 'Backend', description: '', privacy: 'closed', permission: 'pull', url: 'https://api.github.com/teams/1', html_url: 'https://github.com/orgs/Codertocat/teams/backend', members_url: '', repositories_url: '', parent: null }]
+    for (const d of [opened!, ...rest]) expect((await deliver(h.service.url, 'github', d)).status).toBe(200)
+    expect(await h.service.settle(10_000)).toBe(true)
+    expect((await sendSignedSlack(h.service.url, '/webhook/slack/events', homeOpened(ASKER, 'EvHome'))).status).toBe(200)
+    await waitFor('the home tab', () => h.slack.views.has(ASKER))
+    const text = JSON.stringify(h.slack.views.get(ASKER))
+    expect(text).toContain('*Your team this week*')
+    expect(text).toContain('*backend* — 1 merged')
+    expect(text).toContain('• first review: p50 3.0 h (2.7 d), p90 3.0 h (2.7 d), 1 PR')
   })
 
   it('keeps nothing and says so when insights are off', async () => {
