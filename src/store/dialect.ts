@@ -33,8 +33,11 @@ export function forDialect(text: string, dialect: Dialect): string {
 /**
  * A DELETE of at most `LIMIT ?` rows of `table` matching `where` (its last parameter the limit): the daily
  * cleanup deletes a year's rows a slice at a time, so that no one transaction holds the database (and, on
- * SQLite, the event loop) for long. SQLite names a row by its rowid; PostgreSQL by its ctid, handed over as
- * an array so the outer DELETE fetches each row directly ("a TID Scan") instead of joining against the table.
+ * SQLite, the event loop) for long. SQLite names a row by its rowid; PostgreSQL by its ctid ("While there
+ * is no LIMIT clause for DELETE, it is possible to get a similar effect ... a self-join on the system column
+ * ctid is very efficient", postgresql.org/docs/current/sql-delete.html and sql-update.html), handed over as
+ * an array so that the DELETE fetches each row by its ctid (a Tid Scan; test/store/query-plans.test.ts plans
+ * it). A row updated meanwhile has a new ctid and is left for the next slice: rows are only aged out.
  */
 export function deleteSlice(table: string, where: string): string {
   return [
