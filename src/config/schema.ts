@@ -278,8 +278,16 @@ export const configSchema = object({
     direct_messages: optional(enums(DIRECT_MESSAGES)),
     working_hours: optional(workingHours),
     time_zone: optional(timeZone),
+    merged_without_approval: optional(refine(string(), 'merged_without_approval', (value) =>
+      value === 'thread' || CHANNEL_ID.test(value) ||
+      `"${value}" is neither thread nor a Slack channel ID; write thread (a line in the pull request's thread) or a channel ID such as C0123456789`)),
   })),
   reconcile: optional(object({ on_start: optional(boolean()) })),
+  // Turnaround figures (docs/review-loop.md): a compact row per pull request, kept keep_days.
+  insights: optional(object({
+    enabled: optional(boolean()),
+    keep_days: optional(positiveInteger('use a whole number of days from 1 to 3650, e.g. 400', 3650)),
+  })),
   users: optional(users),
   teams: optional(teams),
   follow: optional(follow),

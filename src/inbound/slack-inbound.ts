@@ -13,6 +13,7 @@ import type { TokenWorkspace } from '../slack/token-workspace.ts'
 import type { ThreadReplyEvent } from './thread-reply-event.ts'
 import type { SlackRequests } from '../store/store.ts'
 import type { ReviewFromSlack } from '../personal/review-from-slack.ts'
+import type { CodeThreadReply } from '../personal/code-thread-reply.ts'
 
 /**
  * One request Slack sent, once its receiver authenticated it: the HTTP receiver (size, v0 signature, time
@@ -41,6 +42,8 @@ export interface SlackInboundDeps {
   run: RunCommand
   /** Reviews from Slack (the review actions' modal); absent, their clicks and submissions are not acted on. */
   reviews?: Pick<ReviewFromSlack, 'open' | 'submit'> | undefined
+  /** Replies to code threads (a mirrored code comment's Reply button and its modal); absent, not acted on. */
+  codeReplies?: Pick<CodeThreadReply, 'open' | 'submit'> | undefined
   publishHome: PublishHome
   /** SLACK_API_URL: a response_url on its origin is Slack's too (a Slack-compatible server). */
   slackApiUrl: string
@@ -109,6 +112,11 @@ export function createSlackInbound(deps: SlackInboundDeps) {
         if (!deps.reviews) return void logger.info('ignored slack interaction', { reason: 'reviews_off' })
         if ('submission' in decoded) return deps.reviews.submit(decoded.submission)
         return void await deps.reviews.open(decoded.review)
+      }
+      if ('codeReply' in decoded || 'codeReplySubmission' in decoded) {
+        if (!deps.codeReplies) return void logger.info('ignored slack interaction', { reason: 'talk_back_off' })
+        if ('codeReplySubmission' in decoded) return deps.codeReplies.submit(decoded.codeReplySubmission)
+        return void await deps.codeReplies.open(decoded.codeReply)
       }
       // One person's home tab changes only their own preferences, whoever else's view the payload names.
       if (decoded.home.user !== decoded.home.owner) logger.warn('rejected slack interaction', { reason: 'not_the_view_owner', slack_user: decoded.home.user })

@@ -129,7 +129,18 @@ export interface FakeSlackOptions {
   token?: string
   /** The port on 127.0.0.1; unset: a free one. */
   port?: number
+  /** The token's scopes (auth.test's x-oauth-scopes); unset: the posting scopes only, as most tests need. */
+  scopes?: string[]
 }
+
+/**
+ * The scopes of a bot token of the app created from docs/slack-app.md's manifest, written out: what the
+ * stand-in Slack (npm run fake-slack, demo, dev) hands out, so prherald-doctor finds nothing missing there.
+ */
+export const MANIFEST_SCOPES: readonly string[] = [
+  'chat:write', 'reactions:write', 'channels:read', 'groups:read', 'channels:history', 'groups:history',
+  'commands', 'im:write', 'im:history', 'users:read', 'usergroups:read',
+]
 
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
   // Like Slack's: the time of posting in seconds with six decimals, unique and increasing (history's
@@ -145,7 +156,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     faults: [] as FakeSlack['faults'],
     channelErrors: new Map<string, string>(),
     latencyMs: 0,
-    scopes: ['chat:write', 'reactions:write', 'channels:read', 'groups:read', 'channels:history', 'groups:history'],
+    scopes: options.scopes ? [...options.scopes] : ['chat:write', 'reactions:write', 'channels:read', 'groups:read', 'channels:history', 'groups:history'],
     channels: new Map<string, { is_archived?: boolean; is_member?: boolean; name?: string }>(),
     usersByEmail: new Map<string, string>(),
     users: new Map<string, FakeSlackUser>(),
