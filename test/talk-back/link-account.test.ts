@@ -11,7 +11,7 @@ import { rawRequest } from '../helpers/raw-request.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { commandForm, homeOpened, sendSignedSlack } from '../helpers/slack-requests.ts'
 import { startPrherald, testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
-import { ALICE, newTokenKey, talkBackEnv } from '../helpers/talk-back-setup.ts'
+import { ALICE, linkInSqlite, newTokenKey, talkBackEnv } from '../helpers/talk-back-setup.ts'
 
 /**
  * Issue 33.1 end to end, on a real server with the fake Slack and each host's fake OAuth server:
@@ -167,6 +167,14 @@ describe.each(KINDS)('linking a %s account', (kind) => {
     expect(h.service!.entries().find((e) => e.msg === 'audit: talk-back action')).toMatchObject({
       slack_user: ALICE, action: 'link', outcome: 'wrong_account', host_login: kind === 'bitbucket' ? '557058:mallory' : 'mallory',
     })
+  })
+
+  it('does not call a link linked when the token key cannot open it', async () => {
+    // Sealed under another key: PRHERALD_TOKEN_KEY was changed without PRHERALD_TOKEN_KEY_PREVIOUS.
+    await linkInSqlite(h.dir.path, { fake: oauth, key: newTokenKey(), accountKey: kind === 'bitbucket' ? '557058:alice' : 'alice' })
+    const answer = await command(ALICE, 'link')
+    expect(answer).not.toContain('linked as')
+    expect(answer).toContain('your link cannot be used here')
   })
 
   it('leaves a flow in progress alone when a callback with a state it does not know arrives in the same browser', async () => {

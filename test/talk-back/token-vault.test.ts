@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { hostOf } from '../../src/hosts/registry.ts'
 import type { TalkBackApi } from '../../src/hosts/talk-back-contract.ts'
 import type { Store } from '../../src/store/store.ts'
+import { isPrheraldError } from '../../src/errors.ts'
 import { readTokenCipher, type TokenCipher } from '../../src/talk-back/token-cipher.ts'
 import { createTokenVault, type TokenVault, type TokenVaultDeps } from '../../src/talk-back/token-vault.ts'
 import { startFakeOAuthHost, type FakeOAuthHost } from '../helpers/fake-oauth.ts'
@@ -68,7 +69,16 @@ describe.each(storeBackends(() => postgresDatabase))('token vault: $name', (back
     expect(await vault().tokenFor('U1', 'gitlab')).toEqual({ accessToken, login: 'alice', accountKey: 'alice', refreshExpiresAt: undefined })
     expect(host.refreshes).toBe(0)
     expect(await vault().tokenFor('U2', 'gitlab')).toBeUndefined()
-    expect(await vault().linkedHosts('U1')).toEqual([{ host: 'gitlab', login: 'alice', refreshExpiresAt: undefined }])
+    expect(await vault().linkedHosts('U1')).toEqual([{ host: 'gitlab', login: 'alice', refreshExpiresAt: undefined, opens: true }])
+  })
+
+  it('a link sealed under a key no longer configured: listed as not opening, and its use is token_sealed, not a database error', async () => {
+    await linkAlice()
+    const other = readTokenCipher({ PRHERALD_TOKEN_KEY: Buffer.alloc(32, 9).toString('base64') })!
+    expect(await vault({ cipher: other }).linkedHosts('U1')).toEqual([{ host: 'gitlab', login: 'alice', refreshExpiresAt: undefined, opens: false }])
+    const error = await vault({ cipher: other }).tokenFor('U1', 'gitlab').catch((e: unknown) => e)
+    expect(isPrheraldError(error, 'token_sealed')).toBe(true)
+    expect(await store.linkedKeyIds()).toEqual([{ keyId: cipher.keyId, links: 1 }])
   })
 
   it('refreshes before expiry, once, and keeps the rotated refresh token', async () => {
