@@ -3,7 +3,7 @@ import { pullRequestKey, storedPullRequest, type PullRequestEvent } from '../../
 import type { Logger } from '../log/logger.ts'
 import type { FilterMatch } from '../routing/pull-request-filter.ts'
 import type { RouteDecision } from '../routing/route-pull-request.ts'
-import { hasMessage, type MessageStore } from '../store/store.ts'
+import { hasMessage, type MessageStore, type SharedWork } from '../store/store.ts'
 import { ignoredFacts } from './log-ignored.ts'
 
 function logFiltered(logger: Logger, match: FilterMatch, event: PullRequestEvent): void {
@@ -27,13 +27,20 @@ export function heldBack(decision: RouteDecision): FilterMatch | undefined {
  * decides whether a pull request is announced: once it has a message, later deliveries keep that message true
  * (a label added afterwards does not take back what the channel was told). So a matching delivery is looked
  * up, and dropped only while the pull request has no message; the store is read only when the filter matches.
- * Decided here only while no batch of the pull request is pending or running (`busy`): such a batch may be
- * announcing it right now, so the delivery is accepted and its batch decides (filteredInBatch).
+ * Decided here only while no batch of the pull request is pending or running, on this server (`busy`, its
+ * mailboxes) or on any other (a pending delivery of it in the store, whichever replica accepted it): such a
+ * batch may be announcing it right now, so the delivery is accepted and its batch decides (filteredInBatch).
  */
-export async function isFiltered(deps: { store: MessageStore; logger: Logger; busy?: (prKey: string) => boolean }, match: FilterMatch | undefined, event: PullRequestEvent): Promise<boolean> {
-  if (!match || deps.busy?.(pullRequestKey(event))) return false
+export async function isFiltered(
+  deps: { store: MessageStore & Pick<SharedWork, 'soleServer' | 'pendingDeliveriesOf'>; logger: Logger; busy?: (prKey: string) => boolean },
+  match: FilterMatch | undefined, event: PullRequestEvent,
+): Promise<boolean> {
+  const key = pullRequestKey(event)
+  if (!match || deps.busy?.(key)) return false
   const rows = await deps.store.findMessages(storedPullRequest(event))
   if (rows.some(hasMessage)) return false
+  // With replicas, another server's batch of it may be under way: the store holds its deliveries until applied.
+  if (!deps.store.soleServer && (await deps.store.pendingDeliveriesOf(key)).length > 0) return false
   logFiltered(deps.logger, match, event)
   return true
 }

@@ -9,7 +9,7 @@ import { resolveRoute } from '../routing/resolve-route.ts'
 import { isMutedBotReview } from './bot-review.ts'
 import { createCheckIntake } from './check-intake.ts'
 import { duplicateReason } from './duplicate-reason.ts'
-import type { DeliveryBody, DeliveryStore, MessageStore } from '../store/store.ts'
+import type { DeliveryBody, DeliveryStore, MessageStore, SharedWork } from '../store/store.ts'
 import { ignoredFacts, logIgnored } from './log-ignored.ts'
 import { heldBack, isFiltered } from './filter-intake.ts'
 import { routePullRequest, type FollowRoute } from '../routing/route-pull-request.ts'
@@ -27,7 +27,7 @@ export interface IntakeDeps {
   follow?: readonly FollowRoute[]
   /** `reviews`: muted bot reviews are dropped here, and dependency-bot pull requests are marked here. */
   reviews: ReviewSettings
-  store: DeliveryStore & MessageStore
+  store: DeliveryStore & MessageStore & Pick<SharedWork, 'soleServer' | 'pendingDeliveriesOf'>
   logger: Logger
   handOff: HandOff
   /**
