@@ -1,5 +1,6 @@
 import type { PullRequestFilter } from '../routing/pull-request-filter.ts'
 import type { Route } from '../routing/resolve-route.ts'
+import type { FollowRoute } from '../routing/route-pull-request.ts'
 
 /** One filter's keys on a line (`labels wip; into "main", "release/*"`); '' when it sets none. */
 export function filterParts(filter: PullRequestFilter): string {
@@ -28,4 +29,23 @@ export function formatFilters(routes: readonly Route[]): string[] {
     ...section('only (pull requests announced only when they match every key):', (r) => r.only),
     ...section('ignore (pull requests not announced):', (r) => r.ignore),
   ]
+}
+
+/** `owners:` of each entry (inherited from "*"), for `prherald-config list`; nothing when no entry has any. */
+export function formatOwners(routes: readonly Route[]): string[] {
+  const lines = routes.filter((r) => r.owners.length > 0).map((r) =>
+    `  ${r.owner}/${r.repo}: ${r.owners.map((o) => `${o.owner}→${o.channel}${o.mentions.length > 0 ? ` ${o.mentions.join(' ')}` : ''}`).join('; ')}`)
+  return lines.length > 0 ? ['owners (code owners\' channels, by CODEOWNERS at the target branch):', ...lines] : []
+}
+
+/** The host's `follow:` entries, for `prherald-config list`; nothing when there are none. */
+export function formatFollow(follow: readonly FollowRoute[]): string[] {
+  const lines = follow.map((f) => {
+    const who = f.team !== undefined ? `team ${f.team}` : `authors ${f.authors.join(', ')}`
+    const where = f.repositories.length > 0 ? `; repositories ${f.repositories.map((r) => JSON.stringify(r)).join(', ')}` : '; every repository'
+    const only = filterParts(f.gate.only)
+    const ignore = filterParts(f.gate.ignore)
+    return `  ${f.rule} → ${f.channel}${f.mentions.length > 0 ? ` ${f.mentions.join(' ')}` : ''}: ${who}${where}${only ? `; only ${only}` : ''}${ignore ? `; ignore ${ignore}` : ''}`
+  })
+  return lines.length > 0 ? ['follow (these people\'s pull requests, in any repository of this host):', ...lines] : []
 }

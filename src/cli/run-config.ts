@@ -1,10 +1,14 @@
 import { cac } from 'cac'
 import { redactUrl } from '../log/redact-url.ts'
-import { connectHostsFromEnv } from '../config/connect-hosts.ts'
+import { chooseHosts, connectHostsFromEnv } from '../config/connect-hosts.ts'
+import { PrheraldError } from '../errors.ts'
+import { createLogger } from '../log/logger.ts'
+import { explainLines, explainRoute } from './explain-route.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { createWebhook } from '../setup/create-webhook.ts'
 import { formatDigest } from './format-digest.ts'
-import { formatFilters } from './format-filters.ts'
+import { formatFilters, formatFollow, formatOwners } from './format-filters.ts'
+import { followRoutes } from '../routing/route-pull-request.ts'
 import { formatDirectMessages } from './format-direct-messages.ts'
 import { formatMetricsListen } from './format-metrics-listen.ts'
 import { formatPeople } from './format-people.ts'
@@ -21,7 +25,7 @@ import { apiUrlLines, environmentHelp, extraVariableLines, hostVariableLines } f
 const cli = cac('prherald-config')
 const print = (line: string) => console.log(line)
 
-cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, where /metrics is served, the Slack pacing, thread updates, the reviews and digest settings, the users and teams maps, insights, reconcile.on_start and slack.socket_mode').action(() => {
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, their only/ignore filters, code owners and follow entries, where /metrics is served, the Slack pacing, thread updates, the reviews and digest settings, the users and teams maps, insights, reconcile.on_start and slack.socket_mode').action(() => {
   const loaded = commandSettings()
   // A section per host: its mappings, its reviews' bot logins, its people; everything after them is shared.
   for (const own of loaded.hosts) {
@@ -30,6 +34,8 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
     if (hostRoutes.length === 0) print('no mapping entries: every delivery is ignored')
     else for (const line of formatRoutes(hostRoutes, loaded.reactions)) print(line)
     for (const line of formatFilters(hostRoutes)) print(line)
+    for (const line of formatOwners(hostRoutes)) print(line)
+    for (const line of formatFollow(followRoutes(own.follow))) print(line)
     for (const line of formatReviews(loaded.reviews, own.host)) print(line)
     for (const line of formatPeople({ ...own, lookupUsersByEmail: loaded.lookupUsersByEmail }, own.host)) print(line)
     print('')
@@ -50,6 +56,35 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
     : `database: ${redactUrl(loaded.databaseUrl)} (PostgreSQL: replicas share it; database.lease_seconds ${loaded.databaseLeaseSeconds})`)
   print(`database.retry_attempts: ${loaded.retryAttempts}, database.retry_backoff_seconds: ${loaded.retryBackoffSeconds} (a failed batch is retried after ${loaded.retryBackoffSeconds} s, doubling up to 300 s; parked after ${loaded.retryAttempts} failures)`)
 })
+
+cli.command('explain <repository>', 'Show the channels a pull request would go to, the rule that sent each, and the rules that did not')
+  .option('--provider <host>', 'The host of the repository, when several are configured (github, gitlab, bitbucket)')
+  .option('--into <branch>', 'The target branch')
+  .option('--from <branch>', 'The source branch')
+  .option('--author <login>', 'The author\'s login')
+  .option('--labels <labels>', 'Labels, comma-separated')
+  .option('--title <title>', 'The title')
+  .option('--files <paths>', 'Changed files, comma-separated (path and code owner rules need them)')
+  .option('--pr <number>', 'Read this pull request through the host\'s API instead (needs the host\'s token)')
+  .example('prherald-config explain acme/monorepo --into main --author alice --files services/api/server.go,web/App.tsx')
+  .example('prherald-config explain acme/monorepo --pr 42')
+  .action(async (repository: string, options: Record<string, unknown>) => {
+    const { owner, repo } = parseRepository(repository)
+    const loaded = commandSettings()
+    const hosts = connectHostsFromEnv(loaded.hosts, process.env)
+    const text = (key: string) => (options[key] === undefined ? undefined : String(options[key]))
+    const list = (key: string) => text(key)?.split(',').map((v) => v.trim()).filter((v) => v !== '')
+    const provider = text('provider') ?? chooseHosts(hosts, undefined)[0]!.id
+    if (text('provider') === undefined && hosts.size > 1) {
+      throw new PrheraldError('usage', 'several hosts are configured: say which one with --provider', { fix: `add --provider ${[...hosts.keys()].join(' or --provider ')}` })
+    }
+    const pr = text('pr') === undefined ? undefined : Number(text('pr'))
+    if (pr !== undefined && !(Number.isInteger(pr) && pr >= 0)) throw new PrheraldError('usage', `--pr ${text('pr')} is not a pull request number`, { fix: 'give the number alone, e.g. --pr 42' })
+    if (pr !== undefined && list('files')) throw new PrheraldError('usage', '--files and --pr both name the changed files', { fix: 'give one of them' })
+    const question = { owner, repo, provider, into: text('into'), from: text('from'), author: text('author'), labels: list('labels'), title: text('title'), files: list('files'), pr }
+    const logger = createLogger({ format: 'pretty', level: 'warn', write: (line) => process.stderr.write(`${line}\n`) })
+    for (const line of explainLines(question, await explainRoute(hosts, question, logger))) print(line)
+  })
 
 cli.command('validate [repository]', 'Check mapping entries against Slack and the git host; write config.lock on success')
   .option('--force', 'Check every entry, even those config.lock records as validated and unchanged')

@@ -26,7 +26,7 @@ export interface GatherRouteFacts {
    * ask for it: the changed files (path and owner rules), CODEOWNERS at the target branch (owner rules), a
    * followed team's members. A pull request that uses none of them costs no call.
    */
-  gather(event: PullRequestEvent, route: Route | undefined, follow: readonly FollowRoute[]): Promise<Pick<RoutingFacts, 'files' | 'codeOwners' | 'teamMembers'>>
+  gather(event: PullRequestEvent, route: Route | undefined, follow: readonly FollowRoute[], given?: { files: readonly ChangedFile[] }): Promise<Pick<RoutingFacts, 'files' | 'codeOwners' | 'teamMembers'>>
   /** The members of the owner's teams already read (a later batch's decisions read no API); a team belongs to its organisation. */
   knownMembers(provider: string, owner: string): (slug: string) => ReadonlySet<string> | undefined
 }
@@ -111,21 +111,25 @@ export function createRouteFacts(deps: RouteFactsDeps): GatherRouteFacts {
 
   return {
     knownMembers,
-    async gather(event, route, follow) {
+    // `given`: files named by `prherald-config explain --files`, instead of the pull request's.
+    async gather(event, route, follow, given) {
       const facts = { repository: `${event.owner}/${event.repo}`, pr: event.number, delivery_id: event.deliveryId }
       await readMembers(event, follow)
       const teamMembers = knownMembers(event.provider, event.owner)
       // Files and CODEOWNERS only for an entry whose rules need them and whose gate lets the pull request in.
       if (!route || (route.paths.length === 0 && route.owners.length === 0) || gateMatch(route, event)) return { teamMembers }
       const own = deps.hosts.get(event.provider)
-      if (!own?.api) return { teamMembers, files: { unavailable: `${own?.host.variables.token ?? 'the host\'s token'} is not set` } }
       let files: Gathered<readonly ChangedFile[]>
-      try {
-        const listed = await own.api.changedFiles({ owner: event.owner, repo: event.repo, number: event.number })
-        if (listed.length >= MAX_CHANGED_FILES) deps.logger.info('path routing saw only the first changed files', { ...facts, limit: MAX_CHANGED_FILES })
-        files = { value: listed }
-      } catch (error) {
-        return { teamMembers, files: unavailable('path', error, facts) }
+      if (given) files = { value: given.files }
+      else if (!own?.api) return { teamMembers, files: { unavailable: `${own?.host.variables.token ?? 'the host\'s token'} is not set` } }
+      else {
+        try {
+          const listed = await own.api.changedFiles({ owner: event.owner, repo: event.repo, number: event.number })
+          if (listed.length >= MAX_CHANGED_FILES) deps.logger.info('path routing saw only the first changed files', { ...facts, limit: MAX_CHANGED_FILES })
+          files = { value: listed }
+        } catch (error) {
+          return { teamMembers, files: unavailable('path', error, facts) }
+        }
       }
       if (route.owners.length === 0) return { teamMembers, files }
       const branch = event.pr.into

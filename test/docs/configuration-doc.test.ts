@@ -19,6 +19,7 @@ const RECORD_KEYS: Record<string, string> = {
   mappings: '<owner>',
   'mappings.<owner>': '<repo>',
   'mappings.<owner>.<repo>.paths': '<prefix>',
+  'mappings.<owner>.<repo>.owners': '<code owner>',
   users: '<login>',
   teams: '<slug>',
 }

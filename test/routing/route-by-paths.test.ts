@@ -1,7 +1,21 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { PathRoute } from '../../src/routing/resolve-route.ts'
-import { matchRule, normalizePrefix, routeByPaths, type ChangedFile } from '../../src/routing/route-by-paths.ts'
+import type { ChangedFile } from '../../src/hosts/list-changed-files.ts'
+import type { MessageTarget } from '../../src/routing/message-targets.ts'
+import { NO_FILTER } from '../../src/routing/pull-request-filter.ts'
+import type { PathRoute, Route } from '../../src/routing/resolve-route.ts'
+import { matchRule, normalizePrefix } from '../../src/routing/route-by-paths.ts'
+import { routePullRequest } from '../../src/routing/route-pull-request.ts'
+
+/** Path rules through the one routing decision: the channels it picks from the changed files. */
+function routeByPaths(changed: readonly ChangedFile[], route: Pick<Route, 'targets' | 'paths'>): MessageTarget[] {
+  const full: Route = {
+    owner: 'acme', repo: 'api', source: 'repository', reactions: undefined, threadUpdates: undefined, talkBack: [], digest: {},
+    ignore: NO_FILTER, only: NO_FILTER, owners: [], ...route,
+  }
+  const pr = { title: 't', author: 'alice' }
+  return routePullRequest({ route: full, follow: [] }, { owner: 'acme', repo: 'api', pr, files: { value: changed } }).targets.map(({ channel, mentions }) => ({ channel, mentions }))
+}
 
 const REPO_TARGET = { channel: 'C0REPO', mentions: ['<!here>'] }
 const REPO = { targets: [REPO_TARGET] }
