@@ -22,6 +22,7 @@ import { limitConnections } from './http/connection-limit.ts'
 import { createSlackBodyLane, type SlackBodyLane } from './http/slack-body-lane.ts'
 import { createClickIntake } from './intake/accept-click.ts'
 import { createTokenWorkspace } from './slack/token-workspace.ts'
+import { followRoutes } from './routing/route-pull-request.ts'
 import { createIntake } from './intake/intake.ts'
 import type { Logger } from './log/logger.ts'
 import { replicaId } from './mailbox/lease-keeper.ts'
@@ -50,7 +51,10 @@ import { createReviewFromSlack } from './personal/review-from-slack.ts'
 import { createThreadReplyEvent } from './inbound/thread-reply-event.ts'
 import { createPersonLimits } from './talk-back/person-limits.ts'
 import { createTalkBack, talkBackWanted } from './talk-back/create-talk-back.ts'
+import { createCodeThreadReply } from './personal/code-thread-reply.ts'
 import { RELINK_SWEEP_MS, sweepRelinks } from './talk-back/relink-sweep.ts'
+import { warnSealedLinks } from './talk-back/sealed-links.ts'
+import { warnTalkBackGaps } from './checks/talk-back-gaps.ts'
 import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from './talk-back/token-cipher.ts'
 
 /** The direct-message sender's job: every 30 s by default, at start, and whenever a message is queued. */
@@ -159,6 +163,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const talkBack = talkBackWanted(settings) ? createTalkBack({
     settings, hosts, cipher: tokenCipher, store, owner, now: clock, logger, kickDirectMessages,
   }) : undefined
+  // A part talk-back lacks is a warning now and a reason in /readyz, never a silent 404 (docs/operations.md).
+  const missing = warnTalkBackGaps({ settings, secrets, hosts, logger })
+  if (talkBack) await warnSealedLinks({ store, cipher: tokenCipher, logger })
   const worker = createWorker({
     settings, secrets, hosts, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
     retry: options.retry, pacerClock: options.pacerClock,
@@ -194,7 +201,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
   await retries.refreshParked()
 
-  scheduler.add({ name: 'cleanup', when: { everyMs: HOUR_MS }, period: cleanupRunKey, run: () => runCleanup({ store, logger, ttlDays: settings.messageTtlDays }).then(() => undefined) })
+  scheduler.add({ name: 'cleanup', when: { everyMs: HOUR_MS }, period: cleanupRunKey, run: () => runCleanup({ store, logger, ttlDays: settings.messageTtlDays, turnaroundKeepDays: settings.insights.keepDays }).then(() => undefined) })
   // The day's first cleanup (if no process has run it yet) before ready, as the start-up log shows; then hourly.
   await parts.step('first cleanup', () => scheduler.fire('cleanup'))
   scheduler.add({ name: DIRECT_MESSAGES_JOB, when: { everyMs: options.directMessageIntervalMs ?? 30_000, atStart: true }, run: () => worker.personal.sendDue() })
@@ -205,7 +212,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     host: own.host,
     secrets: [own.webhookSecret],
     accept: createIntake({
-      host: own.host, mappings: own.mappings, reviews: settings.reviews, store, logger, handOff: handOffFresh, busy: mailboxes.has,
+      host: own.host, mappings: own.mappings, follow: followRoutes(own.follow), reviews: settings.reviews, store, logger, handOff: handOffFresh, busy: mailboxes.has,
       talkBack: settings.talkBack,
       // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
       slackUserOf: (actor) => mappedId(own.users, own.host.people.keyOf(actor)),
@@ -224,6 +231,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
     ready: () => database.state() === 'ok', logger,
     reviews: talkBack && createReviewFromSlack({ talkBack, hosts, store, slack, logger, limits, now: Date.now }),
+    codeReplies: talkBack && createCodeThreadReply({ talkBack, slack, logger, limits }),
     threadReply: talkBack && createThreadReplyEvent({
       store, talkBack, limits, handOff: handOffFresh, logger, now: clock,
       note: (channel, user, text, threadTs) => pacer.call('chat.postEphemeral', channel, () => slack.postEphemeral(channel, user, text, threadTs)),
@@ -241,7 +249,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     health: {
       database: database.state, slack: slackToken.current, parked: retries.parked,
       bodies: () => (budget.fullFor() > mayWaitMs ? 'full' : 'ok'),
-      ...(settings.socketMode ? { socket: socketState.state } : {}),
+      ...(settings.socketMode ? { socket: socketState.state, socketRefused: socketState.refused } : {}),
+      missing: () => missing,
     },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slack: receive && secrets.slackSigningSecret !== undefined ? { signingSecret: secrets.slackSigningSecret, receive } : undefined,

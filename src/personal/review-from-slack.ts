@@ -117,7 +117,11 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
   }
 
   return {
-    /** Opens the modal for a click within Slack's 3 s: at once when the look-ups are quick, else "Loading…" first. */
+    /**
+     * Opens the modal for a click within Slack's 3 s: at once when the look-ups are quick, else "Loading…" first.
+     * Resolves once views.open answered, which is when the click is acknowledged (HTTP 200 or Socket Mode ack):
+     * the rest (a slow token refresh, the view's update) follows the acknowledgement, never holds it.
+     */
     async open(click: ReviewActionClick): Promise<void> {
       const prepared = prepare(click).catch((error: unknown) => {
         logger.warn('review form not prepared', errorFields(error))
@@ -131,7 +135,12 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
         return
       }
       const viewId = await deps.slack.openView(click.triggerId, noticeView(click.action, 'Loading…'))
-      await deps.slack.updateView(viewId, await prepared)
+      void prepared.then((view) => deps.slack.updateView(viewId, view)).catch(async (error: unknown) => {
+        // The person is looking at "Loading…": told in the modal, as a failed look-up is.
+        logger.warn('review form not shown', errorFields(error))
+        await deps.slack.updateView(viewId, noticeView(click.action, 'prherald could not prepare this review just now; try again in a moment.'))
+          .catch(() => undefined)
+      })
     },
 
     /** Answers a submission at once; the review itself runs after the answer. */

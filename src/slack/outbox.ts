@@ -107,8 +107,11 @@ export interface PostRequest {
 export interface ReplyRequest {
   ref: PullRequestRef
   channel: string
-  /** The ts of the pull request's message: the thread. */
-  threadTs: string
+  /**
+   * The ts of the pull request's message: the thread. Absent: a notice about the pull request posted in
+   * `channel` itself (a channel other than its message's, such as `notify.merged_without_approval`'s).
+   */
+  threadTs?: string | undefined
   /** The delivery and what the reply tells (machines/thread-events.ts): one reply per key, ever. */
   replyKey: string
   text: string
@@ -161,6 +164,9 @@ export const DIGEST_EVENT_TYPE = 'prherald_digest'
 const digestMarker = (run: string, part: string): PostMarker => ({ eventType: DIGEST_EVENT_TYPE, payload: { pr: 'digest', delivery_id: `${run}:${part}` } })
 
 /** The metadata every direct message carries: its batch, which a look-up recognises. */
+/** A notice's one line as a message: the text, and the same text as its one block. */
+const noticeMessage = (text: string): SlackMessage => ({ text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] })
+
 export const DIRECT_MESSAGE_EVENT_TYPE = 'prherald_direct_message'
 const directMarker = (batch: string): PostMarker => ({ eventType: DIRECT_MESSAGE_EVENT_TYPE, payload: { pr: 'direct_message', delivery_id: batch } })
 
@@ -235,6 +241,12 @@ export function createOutbox(deps: OutboxDeps) {
     return 'ts' in found ? found.ts : cannotSearch(found.missingScope, { ...facts, channel }, 'slack token cannot read threads; replying again without looking (the reply may show twice)')
   }
 
+  /** A notice carrying `replyKey` posted in the channel itself since `since`: its ts, or undefined (not there, or not searchable). */
+  const findNotice = async (ref: PullRequestRef, channel: string, replyKey: string, since: number, call: SlackCall, facts: LogFields) => {
+    const found = await deps.slack.findMarkedMessage(channel, replyMarker(pullRequestKey(ref), replyKey), searchWindow(since), (run) => call('conversations.history', run))
+    return 'ts' in found ? found.ts : cannotSearch(found.missingScope, { ...facts, channel }, 'slack token cannot read channel history; posting the notice again without looking (it may show twice)')
+  }
+
   /** A direct message of `batch` in the person's conversation: its ts, or undefined. */
   const findDirectMessage = async (channel: string, batch: string, since: number, call: SlackCall) => {
     const found = await deps.slack.findMarkedMessage(channel, directMarker(batch), searchWindow(since), (run) => call('conversations.history', run))
@@ -278,10 +290,12 @@ export function createOutbox(deps: OutboxDeps) {
       return (await once({
         what: 'thread reply', facts, left,
         record: (createdAt) => deps.store.recordThreadReplyIntent({ ...ref, channel, replyKey, createdAt }),
-        send: () => call('chat.postMessage', () => request.message
-          ? deps.slack.postMessage(channel, request.message, replyMarker(pullRequestKey(ref), replyKey), request.threadTs)
+        send: () => call('chat.postMessage', () => request.message || request.threadTs === undefined
+          ? deps.slack.postMessage(channel, request.message ?? noticeMessage(request.text), replyMarker(pullRequestKey(ref), replyKey), request.threadTs)
           : deps.slack.postReply(channel, request.threadTs, request.text, replyMarker(pullRequestKey(ref), replyKey))),
-        find: (since) => findReply(ref, channel, request.threadTs, replyKey, since, call, facts),
+        find: (since) => (request.threadTs === undefined
+          ? findNotice(ref, channel, replyKey, since, call, facts)
+          : findReply(ref, channel, request.threadTs, replyKey, since, call, facts)),
         complete: (ts) => deps.store.completeThreadReply(ref, channel, replyKey, ts),
         drop: () => deps.store.dropThreadReplyIntent(ref, channel, replyKey),
       })).outcome

@@ -1,6 +1,7 @@
 import type { Secrets, Settings } from '../config/settings.ts'
 import { configurePeople } from '../people/configure-people.ts'
-import { configureTargets } from '../routing/configure-targets.ts'
+import { createRouteFacts } from './gather-route-facts.ts'
+import { followRoutes } from '../routing/route-pull-request.ts'
 import { hostMappings } from '../routing/resolve-route.ts'
 import type { HostSet } from '../config/connect-hosts.ts'
 import { createOutbox, type Outbox } from '../slack/outbox.ts'
@@ -20,6 +21,7 @@ import type { ReplyCommentStore } from '../store/reply-comment-store.ts'
 import type { Provider, PullRequestId } from '../../machines/pull-request-event.ts'
 import { leftComments } from './left-comments.ts'
 import { createReplyComments } from './reply-comments.ts'
+import type { TurnaroundStore } from '../store/turnaround-store.ts'
 import { createMirrorComments } from './mirror-comments.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
@@ -28,7 +30,7 @@ export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secre
   secrets: Pick<Secrets, 'slackBotToken' | 'slackSigningSecret'>
   /** Every configured host and its API client (src/config/connect-hosts.ts). */
   hosts: HostSet
-  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore & ReplyCommentStore
+  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore & ReplyCommentStore & TurnaroundStore
   /** Retries across calls; tests shorten them. */
   retry?: RetryPolicy
   /** The personal side's clock (quiet hours, claims); tests move it. */
@@ -81,13 +83,15 @@ export function createWorker(options: WorkerOptions): Worker {
   const replyComments = talkBack ? createReplyComments({ store, outbox, talkBack, hosts: options.hosts, slack, pacer, logger }) : undefined
   const applyDeliveries = createApplyDeliveries({
     store, slack, logger, mappings: hostMappings(settings.hosts), reactions: settings.reactions, retry, sleep, pacer,
-    chooseTargets: configureTargets(options.hosts, logger), limit, outbox,
+    follow: new Map(settings.hosts.map((h) => [h.id, followRoutes(h.follow)])), routeFacts: createRouteFacts({ hosts: options.hosts, logger }), limit, outbox,
     threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ outbox, pacer, retry, sleep, logger }),
     render,
     people,
     settleIntents: (ref, lost) => settleIntentsOf(ref, lost, { store, pacer, outbox }),
     ...(personal.queue ? { directMessages: personal.queue, onDirectMessages: options.onDirectMessagesQueued } : {}),
     ...(replyComments ? { replyComments } : {}),
+    ...(settings.insights.enabled ? { turnaround: { store, now: options.now ?? Date.now } } : {}),
+    mergedWithoutApproval: settings.mergedWithoutApproval,
     mirror: { comments: createMirrorComments({ outbox, store, slack, pacer, retry, sleep, logger, hosts: options.hosts }), talkBack: settings.talkBack, replies: talkBack !== undefined },
   })
   const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })

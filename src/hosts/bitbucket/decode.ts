@@ -97,11 +97,11 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
   if (!owner || !repo || number === undefined || title === undefined || !url || !author || !createdAt || !updatedAt || !actor) return ignored('invalid_payload')
   const state = str(pr, 'state')
   const requested = bitbucketRequested(pr)
+  const comment = kind === 'commented' || kind === 'comment_changed' ? commentOf(eventKey, at(root, 'comment')) : undefined
+  if (kind === 'comment_changed' && !comment) return ignored('invalid_payload')
   // Every pull request payload names both branches; a retarget arrives as pullrequest:updated.
   const into = str(pr, 'destination', 'branch', 'name')
   const from = str(pr, 'source', 'branch', 'name')
-  const comment = kind === 'commented' || kind === 'comment_changed' ? commentOf(eventKey, at(root, 'comment')) : undefined
-  if (kind === 'comment_changed' && !comment) return ignored('invalid_payload')
   return {
     provider: 'bitbucket', deliveryId, owner, repo, number, kind, actor,
     ...(comment ? { comment } : {}),
