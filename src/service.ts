@@ -201,7 +201,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
   await retries.refreshParked()
 
-  scheduler.add({ name: 'cleanup', when: { everyMs: HOUR_MS, atStart: true }, period: cleanupRunKey, run: () => runCleanup({ store, logger, ttlDays: settings.messageTtlDays, turnaroundKeepDays: settings.insights.keepDays }).then(() => undefined) })
+  scheduler.add({ name: 'cleanup', when: { everyMs: HOUR_MS }, period: cleanupRunKey, run: () => runCleanup({ store, logger, ttlDays: settings.messageTtlDays, turnaroundKeepDays: settings.insights.keepDays }).then(() => undefined) })
+  // The day's first cleanup (if no process has run it yet) before ready, as the start-up log shows; then hourly.
+  await parts.step('first cleanup', () => scheduler.fire('cleanup'))
   scheduler.add({ name: DIRECT_MESSAGES_JOB, when: { everyMs: options.directMessageIntervalMs ?? 30_000, atStart: true }, run: () => worker.personal.sendDue() })
   if (talkBack) scheduler.add({ name: 'relink-sweep', when: { everyMs: options.relinkSweepMs ?? RELINK_SWEEP_MS, atStart: true }, run: () => sweepRelinks({ store, notices: talkBack.notices, now: clock }) })
   const digestCommand = startDigest({ scheduler, store, outbox: worker.outbox, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest, onRun: metrics.digestRun })
