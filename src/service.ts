@@ -240,6 +240,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       database: database.state, slack: slackToken.current, parked: retries.parked,
       bodies: () => (budget.fullFor() > mayWaitMs ? 'full' : 'ok'),
       ...(settings.socketMode ? { socket: socketState.state } : {}),
+      ...(talkBack ? { talkBack: talkBack.clientTroubles } : {}),
     },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slack: receive && secrets.slackSigningSecret !== undefined ? { signingSecret: secrets.slackSigningSecret, receive } : undefined,

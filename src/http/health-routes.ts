@@ -15,6 +15,8 @@ export interface HealthSources {
   bodies?(): 'ok' | 'full'
   /** With slack.socket_mode: the socket's state (slack-socket.ts); anything but `open` means Slack's requests are not arriving. */
   socket?(): string
+  /** Talk-back's OAuth clients a host's token endpoint did not take: people cannot refresh, their links are kept. */
+  talkBack?(): Array<{ host: string; reason: string }>
 }
 
 /**
@@ -48,5 +50,10 @@ export function readyz(sources: HealthSources): HTTPResponse {
   if (sources.bodies?.() === 'full') {
     return json(503, { status: 'degraded', database, body_budget: 'full', message: 'no webhook body has been admitted for longer than a delivery may wait; see docs/reliability.md' })
   }
-  return json(200, { status: 'ready', database, ...(sources.socket ? { slack_socket: sources.socket() } : {}) })
+  // Deliveries are still taken: ready, with the refused OAuth client named for the operator.
+  const oauth = sources.talkBack?.() ?? []
+  return json(200, {
+    status: 'ready', database, ...(sources.socket ? { slack_socket: sources.socket() } : {}),
+    ...(oauth.length > 0 ? { talk_back_oauth: oauth } : {}),
+  })
 }

@@ -66,6 +66,21 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('talk-back at %s', (ki
     expect((await refusal(api.account(first.accessToken))).code).toBe('git_host_auth')
   })
 
+  it('a refused OAuth client (a rotated secret) is the client\'s trouble, not the person\'s grant: that stays good', async () => {
+    const tokens = await link()
+    const secret = host.client.clientSecret
+    host.client.clientSecret = 'rotated-at-the-host'
+    const refused = await refusal(api.refresh(tokens.refreshToken!, REDIRECT))
+    expect(refused.code).toBe('git_host_client')
+    expect(refused.message).not.toContain(secret)
+    // The host's 5xx is not the grant either.
+    host.client.clientSecret = secret
+    host.tokenFault = 'html'
+    expect((await refusal(api.refresh(tokens.refreshToken!, REDIRECT))).code).toBe('git_host_client')
+    host.tokenFault = undefined
+    expect((await api.refresh(tokens.refreshToken!, REDIRECT)).accessToken).toEqual(expect.any(String))
+  })
+
   it('revokes where the host can, and says so where it cannot', async () => {
     const tokens = await link()
     if (kind === 'bitbucket') {
