@@ -212,6 +212,16 @@ function clientTrouble(http: TalkBackHttp, says: string, cause?: unknown): Prher
   })
 }
 
+/**
+ * The pull request's head moved past the commit the review form showed: nothing is sent, and the person is
+ * told what changed. `now` is the head the host names, when it does.
+ */
+export function headMoved(shown: string, now?: string): PrheraldError {
+  const short = (sha: string) => sha.slice(0, 7)
+  const hostSays = `new commits were pushed since you opened this${now ? ` (the head is now ${short(now)}, you saw ${short(shown)})` : ''}; nothing was sent: look at them, then open the review again from the message`
+  return new PrheraldError('git_host_refused', `the head moved from ${short(shown)}${now ? ` to ${short(now)}` : ''} since the review form was opened`, { hostSays, fix: 'the person looks at the new commits and reviews again' })
+}
+
 /** HTTP Basic for an OAuth client (GitHub's revocation, Bitbucket's token endpoint). */
 export const basicAuth = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
 

@@ -138,10 +138,14 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('talk-back at %s', (ki
     expect(own.hostSays).toMatch(kind === 'gitlab' ? /did not let you approve/ : /own pull request/)
     if (kind === 'bitbucket') return
     host.authors.delete(prKey(kind))
-    const stale = await refusal(person.review(pr(kind), { kind: 'approve', headSha: 'older' }))
-    expect(stale.code).toBe('git_host_refused')
-    expect(stale.hostSays).toMatch(kind === 'github' ? /commit_id/ : /SHA does not match/)
+    // GitHub would take a review of the older commit (and count the approval): refused before it is sent, in the same words as GitLab.
+    for (const kindOfReview of ['approve', 'request_changes', 'comment'] as const) {
+      const stale = await refusal(person.review(pr(kind), { kind: kindOfReview, body: 'text', headSha: 'older00' }))
+      expect(stale.code).toBe('git_host_refused')
+      expect(stale.hostSays).toBe('new commits were pushed since you opened this (the head is now newer, you saw older00); nothing was sent: look at them, then open the review again from the message')
+    }
     expect(host.reviews).toEqual([])
+    expect(host.comments).toEqual([])
   })
 
   it('reports, not hides, a second call that failed after the approval; GitHub makes none', async () => {
