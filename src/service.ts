@@ -251,6 +251,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       bodies: () => (budget.fullFor() > mayWaitMs ? 'full' : 'ok'),
       ...(settings.socketMode ? { socket: socketState.state, socketRefused: socketState.refused } : {}),
       missing: () => missing,
+      ...(talkBack ? { talkBack: talkBack.clientTroubles } : {}),
     },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slack: receive && secrets.slackSigningSecret !== undefined ? { signingSecret: secrets.slackSigningSecret, receive } : undefined,

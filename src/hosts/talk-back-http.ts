@@ -144,25 +144,45 @@ interface TokenAnswer {
 const seconds = (value: unknown, now: number) => (typeof value === 'number' && value > 0 ? now + value * 1000 : undefined)
 
 /**
- * A token endpoint's call (code exchange or refresh). A refusal (`invalid_grant`, GitHub's 200 with
- * `bad_refresh_token` or `bad_verification_code`) is `git_host_auth`: that grant will never work again.
+ * The token endpoint's error codes that say the person's grant is over, and only those: RFC 6749 5.2's
+ * `invalid_grant` ("the provided authorization grant … or refresh token is invalid, expired, revoked", GitLab's
+ * Doorkeeper and Bitbucket answer it), GitHub's `bad_refresh_token` and `bad_verification_code` (GitHub's
+ * "Troubleshooting OAuth app access token request errors", and its refresh docs). Anything else (`invalid_client`,
+ * GitHub's `incorrect_client_credentials`: "the client_id and/or client_secret passed are incorrect",
+ * `unauthorized_client`, a 5xx, an answer with no error code) says nothing about the person: the client is
+ * wrong or the host is unwell, which the operator fixes, and the link stays.
+ */
+const GRANT_OVER = new Set(['invalid_grant', 'bad_refresh_token', 'bad_verification_code'])
+
+const oauthError = (body: unknown): string | undefined => {
+  const error = (body as { error?: unknown } | null | undefined)?.error
+  return typeof error === 'string' ? error : undefined
+}
+
+/**
+ * A token endpoint's call (code exchange or refresh). The grant refused (GRANT_OVER) is `git_host_auth`: that
+ * grant will never work again. The client refused, or no answer prherald can read, is `git_host_client`.
  */
 export async function tokenCall(http: TalkBackHttp, request: TalkBackRequest, grant: 'code' | 'refresh', now: number): Promise<HostTokens> {
   let answer: TokenAnswer
+  // The error code of a refusal's body, beside the words `reason` takes from it.
+  let code: string | undefined
+  const reading: TalkBackHttp = { ...http, reason: (body) => { code = oauthError(body); return http.reason(body) } }
   try {
-    answer = await talkBackCall<TokenAnswer>(http, { ...request, maxBytes: TOKEN_ANSWER_BYTES })
+    answer = await talkBackCall<TokenAnswer>(reading, { ...request, maxBytes: TOKEN_ANSWER_BYTES })
   } catch (error) {
-    // 400 and 401 from a token endpoint are the grant or the client being refused, not a passing fault.
-    const refused = error instanceof PrheraldError && (error.code === 'git_host_refused' || error.code === 'git_host_auth')
-    if (!refused) throw error
-    throw refusedGrant(http, grant, error.hostSays, error)
+    if (!(error instanceof PrheraldError)) throw error
+    if (code !== undefined && GRANT_OVER.has(code)) throw refusedGrant(http, grant, error.hostSays, error)
+    throw clientTrouble(http, error.hostSays ?? error.message, error)
   }
   // No answer, or one without a token or an error: the host did not say no, and nothing can be read from it.
   if (answer === undefined || answer === null || typeof answer !== 'object' || (typeof answer.error !== 'string' && typeof answer.access_token !== 'string')) {
-    throw unreadable(http, `${request.method} ${pathOf(request.url)}`)
+    throw clientTrouble(http, 'an answer prherald cannot read', unreadable(http, `${request.method} ${pathOf(request.url)}`))
   }
   if (typeof answer.error === 'string' || typeof answer.access_token !== 'string') {
+    // GitHub answers its refusals with a 200 and an `error`.
     const says = typeof answer.error_description === 'string' ? answer.error_description : typeof answer.error === 'string' ? answer.error : undefined
+    if (!GRANT_OVER.has(String(answer.error))) throw clientTrouble(http, says ?? String(answer.error))
     throw refusedGrant(http, grant, says)
   }
   return {
@@ -182,6 +202,24 @@ function refusedGrant(http: TalkBackHttp, grant: 'code' | 'refresh', hostSays: s
       ? 'start the link again (/prherald link); check the OAuth client id, secret and callback URL if it keeps failing'
       : 'the person links again with /prherald link',
   })
+}
+
+/** The token endpoint did not take prherald's OAuth client, or could not answer: nobody's link is at fault. */
+function clientTrouble(http: TalkBackHttp, says: string, cause?: unknown): PrheraldError {
+  return new PrheraldError('git_host_client', `${http.words.name}'s token endpoint did not take prherald's OAuth client: ${says}`, {
+    cause,
+    fix: `check the OAuth client id and secret (a secret rotated at ${http.words.name} must be set here too) and that ${http.words.name} is reachable; people's links are kept`,
+  })
+}
+
+/**
+ * The pull request's head moved past the commit the review form showed: nothing is sent, and the person is
+ * told what changed. `now` is the head the host names, when it does.
+ */
+export function headMoved(shown: string, now?: string): PrheraldError {
+  const short = (sha: string) => sha.slice(0, 7)
+  const hostSays = `new commits were pushed since you opened this${now ? ` (the head is now ${short(now)}, you saw ${short(shown)})` : ''}; nothing was sent: look at them, then open the review again from the message`
+  return new PrheraldError('git_host_refused', `the head moved from ${short(shown)}${now ? ` to ${short(now)}` : ''} since the review form was opened`, { hostSays, fix: 'the person looks at the new commits and reviews again' })
 }
 
 /** HTTP Basic for an OAuth client (GitHub's revocation, Bitbucket's token endpoint). */

@@ -22,6 +22,8 @@ export interface HealthSources {
    * talk-back-gaps.ts): each one named with its fix, until a restart with it set.
    */
   missing?(): ReadonlyArray<{ name: string; target: string; reason: string; fix?: string | undefined }>
+  /** Talk-back's OAuth clients a host's token endpoint did not take: people cannot refresh, their links are kept. */
+  talkBack?(): Array<{ host: string; reason: string }>
 }
 
 /**
@@ -55,13 +57,16 @@ export function readyz(sources: HealthSources): HTTPResponse {
   if (sources.bodies?.() === 'full') {
     return json(503, { status: 'degraded', database, body_budget: 'full', message: 'no webhook body has been admitted for longer than a delivery may wait; see docs/reliability.md' })
   }
-  // Deliveries are taken either way: a feature without its part, or a socket Slack refuses, is degraded, with the reason.
+  // Deliveries are taken either way: a feature without its part, a socket Slack refuses, or an OAuth client a
+  // host's token endpoint does not take, is degraded, with the reason (one rule: docs/operations.md).
   const socket = sources.socket?.()
   const refused = socket !== undefined && socket !== 'open' ? sources.socketRefused?.() : undefined
   const missing = (sources.missing?.() ?? []).map((r) => ({ check: r.name, target: r.target, reason: r.reason, fix: r.fix }))
+  const oauth = sources.talkBack?.() ?? []
   return json(200, {
-    status: refused || missing.length > 0 ? 'degraded' : 'ready', database,
+    status: refused || missing.length > 0 || oauth.length > 0 ? 'degraded' : 'ready', database,
     ...(socket ? { slack_socket: socket } : {}), ...(refused ? { slack_socket_refused: refused.error, slack_socket_fix: refused.fix } : {}),
     ...(missing.length > 0 ? { missing } : {}),
+    ...(oauth.length > 0 ? { talk_back_oauth: oauth } : {}),
   })
 }

@@ -39,6 +39,8 @@ export interface TalkBack extends TalkBackService {
   authorizeUrl(host: string, flow: { state: string; codeChallenge: string }): string | undefined
   callback: CompleteLinkDeps
   notices: TalkBackNotices
+  /** The hosts whose token endpoint did not take prherald's OAuth client at its last refresh, with why: /readyz's details. */
+  clientTroubles(): Array<{ host: string; reason: string }>
 }
 
 const noKey = () => {
@@ -74,8 +76,15 @@ export function createTalkBack(deps: TalkBackDeps): TalkBack {
   // A notice that cannot be queued is logged; the link's own outcome (used, or gone) stands.
   const told = (what: string, slackUser: string, host: string) => (error: unknown) =>
     deps.logger.warn(`talk-back ${what} notice not queued`, { slack_user: slackUser, host, ...errorFields(error) })
+  const troubles = new Map<string, string>()
+  /** A refused client is the operator's to fix: logged as an error once per spell (no secret is in it), kept for /readyz. */
+  const clientOutcome = (host: string, trouble: PrheraldError | undefined) => {
+    if (trouble === undefined) return void troubles.delete(host)
+    if (!troubles.has(host)) deps.logger.error('talk-back oauth client refused; links are kept, refreshes fail until it is fixed', { host, ...errorFields(trouble) })
+    troubles.set(host, trouble.message)
+  }
   const vault = createTokenVault({
-    store, apiOf, redirectUri, now, owner: deps.owner,
+    store, apiOf, redirectUri, now, owner: deps.owner, onClientOutcome: clientOutcome,
     onUnlinked: (link) => notices.unlinked(link).catch(told('unlinked', link.slackUser, link.host)),
     // Without a key nobody can link (linkable is false) and nothing is sealed; a row from an earlier key does not open.
     cipher: cipher ?? NO_KEY,
@@ -120,5 +129,6 @@ export function createTalkBack(deps: TalkBackDeps): TalkBack {
     authorizeUrl: (host, flow) => apiOf(host)?.authorizeUrl({ ...flow, redirectUri: redirectUri(host) }),
     callback: { flows, vault, hostOf: hostOfId, apiOf, redirectUri, keysOf },
     notices,
+    clientTroubles: () => [...troubles].map(([host, reason]) => ({ host, reason })),
   }
 }

@@ -7,8 +7,8 @@ import { PREVIOUS_TOKEN_KEY, type TokenCipher } from './token-cipher.ts'
  * People's linked host tokens (docs/talk-back.md): sealed at rest, refreshed before they expire, and refreshed
  * once however many replicas need the token at the same moment. Every host rotates refresh tokens (one used
  * is ended, with its access token), so two refreshes of the same row would leave the loser's token refused:
- * the row is claimed first, the others wait for its next generation. A refresh the host refuses unlinks
- * the person, who is told once (`onUnlinked`). No token leaves this module except to the caller who asked.
+ * the row is claimed first, the others wait for its next generation. A refresh whose grant the host refuses
+ * unlinks the person, who is told once (`onUnlinked`); a refused OAuth client keeps every link. No token leaves this module except to the caller who asked.
  */
 export interface TokenVaultDeps {
   store: TalkBackStore
@@ -24,6 +24,11 @@ export interface TokenVaultDeps {
   /** A claim's length: a replica that died mid-refresh holds the row no longer. */
   claimMs?: number
   pollMs?: number
+  /**
+   * After each refresh the host answered: undefined when it gave tokens (or refused only the person's grant), the
+   * error when it did not take prherald's OAuth client or could not answer (`git_host_client`: the link is kept).
+   */
+  onClientOutcome?(host: string, trouble: PrheraldError | undefined): void
   /** The host refused the refresh and the link is gone: tell the person once, at once. */
   onUnlinked?(link: { slackUser: string; host: string; login: string; reason: string }): Promise<void> | void
 }
@@ -85,6 +90,9 @@ export function createTokenVault(deps: TokenVaultDeps): TokenVault {
     try {
       fresh = await apiOf(row.host).refresh(tokens.r, deps.redirectUri(row.host))
     } catch (error) {
+      // Only the person's grant refused unlinks them: a refused client (a wrong or rotated secret) or a host that
+      // cannot answer would otherwise unlink everyone, one by one, as their tokens come up for refresh.
+      deps.onClientOutcome?.(row.host, isPrheraldError(error, 'git_host_client') ? error : undefined)
       if (isPrheraldError(error, 'git_host_auth')) {
         // Revoked, expired or already used: no later attempt can work. Only this generation goes (a relink meanwhile stays).
         if (await store.deleteLinkedAccount(row.slackUser, row.host, row.generation)) {
@@ -95,6 +103,7 @@ export function createTokenVault(deps: TokenVaultDeps): TokenVault {
       await store.releaseTokenRefresh(row.slackUser, row.host, owner)
       throw error
     }
+    deps.onClientOutcome?.(row.host, undefined)
     // Rotation: the answer's refresh token replaces the old one, which is ended now.
     const sealed = seal(row, { a: fresh.accessToken, r: fresh.refreshToken ?? tokens.r })
     await store.completeTokenRefresh(row.slackUser, row.host, { generation: row.generation, owner }, { ...sealed, expiresAt: fresh.expiresAt, refreshExpiresAt: fresh.refreshExpiresAt })

@@ -66,6 +66,21 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('talk-back at %s', (ki
     expect((await refusal(api.account(first.accessToken))).code).toBe('git_host_auth')
   })
 
+  it('a refused OAuth client (a rotated secret) is the client\'s trouble, not the person\'s grant: that stays good', async () => {
+    const tokens = await link()
+    const secret = host.client.clientSecret
+    host.client.clientSecret = 'rotated-at-the-host'
+    const refused = await refusal(api.refresh(tokens.refreshToken!, REDIRECT))
+    expect(refused.code).toBe('git_host_client')
+    expect(refused.message).not.toContain(secret)
+    // The host's 5xx is not the grant either.
+    host.client.clientSecret = secret
+    host.tokenFault = 'html'
+    expect((await refusal(api.refresh(tokens.refreshToken!, REDIRECT))).code).toBe('git_host_client')
+    host.tokenFault = undefined
+    expect((await api.refresh(tokens.refreshToken!, REDIRECT)).accessToken).toEqual(expect.any(String))
+  })
+
   it('revokes where the host can, and says so where it cannot', async () => {
     const tokens = await link()
     if (kind === 'bitbucket') {
@@ -123,10 +138,14 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('talk-back at %s', (ki
     expect(own.hostSays).toMatch(kind === 'gitlab' ? /did not let you approve/ : /own pull request/)
     if (kind === 'bitbucket') return
     host.authors.delete(prKey(kind))
-    const stale = await refusal(person.review(pr(kind), { kind: 'approve', headSha: 'older' }))
-    expect(stale.code).toBe('git_host_refused')
-    expect(stale.hostSays).toMatch(kind === 'github' ? /commit_id/ : /SHA does not match/)
+    // GitHub would take a review of the older commit (and count the approval): refused before it is sent, in the same words as GitLab.
+    for (const kindOfReview of ['approve', 'request_changes', 'comment'] as const) {
+      const stale = await refusal(person.review(pr(kind), { kind: kindOfReview, body: 'text', headSha: 'older00' }))
+      expect(stale.code).toBe('git_host_refused')
+      expect(stale.hostSays).toBe('new commits were pushed since you opened this (the head is now newer, you saw older00); nothing was sent: look at them, then open the review again from the message')
+    }
     expect(host.reviews).toEqual([])
+    expect(host.comments).toEqual([])
   })
 
   it('reports, not hides, a second call that failed after the approval; GitHub makes none', async () => {

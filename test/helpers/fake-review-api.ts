@@ -47,6 +47,13 @@ export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, accou
     return sendJson(res, 200, { account_id: account.accountId, nickname: account.login, display_name: account.name })
   }
   if (kind === 'gitlab' && method === 'GET' && path === '/version') return sendJson(res, 200, { version: state.gitlabVersion, revision: 'abc' })
+  // The pull request itself: its head (GitHub `head.sha`, GitLab `sha`).
+  const pull = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)$/.exec(path) ?? /^\/projects\/([^/]+)\/merge_requests\/(\d+)$/.exec(path)
+  if (pull && method === 'GET') {
+    const key = kind === 'gitlab' ? `${decodeURIComponent(pull[1]!)}#${pull[2]}` : `${decodeURIComponent(pull[1]!)}/${decodeURIComponent(pull[2]!)}#${pull[3]}`
+    const head = state.heads.get(key)
+    return sendJson(res, 200, kind === 'gitlab' ? { iid: Number(pull[2]), ...(head ? { sha: head } : {}) } : { number: Number(pull[3]), ...(head ? { head: { sha: head } } : {}) })
+  }
   // GitHub edits and deletes a comment by its id alone.
   const byId = kind === 'github' ? /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(path) : null
   const at = route(kind, path)
@@ -108,7 +115,8 @@ export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, accou
     // "body: Required when using REQUEST_CHANGES or COMMENT for the event parameter" (REST "Create a review for a pull request").
     if (event !== 'APPROVE' && !String(body.body ?? '').trim()) return sendJson(res, 422, { message: 'Unprocessable Entity', errors: ['Review body is required'] })
     if (event !== 'COMMENT' && own) return sendJson(res, 422, { message: 'Unprocessable Entity', errors: [`Can not ${event === 'APPROVE' ? 'approve' : 'request changes on'} your own pull request`] })
-    if (head !== undefined && body.commit_id !== head) return sendJson(res, 422, { message: 'Unprocessable Entity', errors: ['commit_id is not part of the pull request'] })
+    // GitHub takes a review of an older commit of the pull request (commit_id "Not using the latest commit SHA may
+    // render your review comment outdated"): it is made, for that commit.
     const review = { pr, kind: ({ APPROVE: 'approve', REQUEST_CHANGES: 'request_changes', COMMENT: 'comment' } as const)[event as 'APPROVE']!, body: body.body as string | undefined, sha: String(body.commit_id), author: account.login }
     state.reviews.push(review)
     return sendJson(res, 200, { id: nextId++, state: event === 'APPROVE' ? 'APPROVED' : event })

@@ -78,6 +78,21 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('review from Slack on 
   })
 })
 
+describe.each(['github', 'gitlab'] as const)('a head that moved after the form opened, on %s', (provider) => {
+  const s = scenario(provider)
+  it('the approval is not made: the modal says new commits were pushed, and nothing reaches the host', async () => {
+    await s.start()
+    await s.link(ALICE, 'alice')
+    const opened = await s.open('approve')
+    s.fake().heads.set(s.facts.pr, '0123456789abcdef0123456789abcdef01234567')
+    await s.submit(opened, 'LGTM')
+    const shown = await s.outcome(opened.viewId)
+    expect(shown).toContain('new commits were pushed since you opened this (the head is now 0123456')
+    expect(s.fake().reviews).toEqual([])
+    expect(s.fake().comments).toEqual([])
+  })
+})
+
 // GitHub takes an approval's text in the review itself; GitLab and Bitbucket comment after approving.
 describe.each(['gitlab', 'bitbucket'] as const)('approving with text on %s', (provider) => {
   const s = scenario(provider)

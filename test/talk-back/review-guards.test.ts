@@ -134,6 +134,26 @@ it('the click\'s HTTP 200 follows views.open, not a token refresh the host holds
   expect(s.fake().refreshes).toBe(1)
 })
 
+it('a rotated OAuth client secret keeps the link: the modal says to try later, /readyz names the client, and the fix brings it back', async () => {
+  await s.start()
+  await s.link(ALICE, 'alice', { expiresAt: Date.now() + 60_000 })
+  const secret = s.fake().client.clientSecret
+  s.fake().client.clientSecret = 'rotated-at-the-host'
+  const refused = await s.open('approve')
+  expect(refused.view.private_metadata).toBeUndefined()
+  expect(textOf(refused.view)).toContain('try again in a moment')
+  const ready = await (await fetch(`${s.h.service!.url}/readyz`)).json() as Record<string, unknown>
+  expect(ready).toMatchObject({ status: 'degraded', talk_back_oauth: [expect.objectContaining({ host: 'github', reason: expect.stringContaining('incorrect') })] })
+  expect(JSON.stringify(ready)).not.toContain(secret)
+  expect(s.h.service!.entries().filter((e) => String(e.msg).startsWith('talk-back oauth client refused'))).toHaveLength(1)
+  expect(s.h.service!.logs.join('\n')).not.toContain(secret)
+  expect(s.h.slack.count('chat.postMessage')).toBe(1)
+  s.fake().client.clientSecret = secret
+  const opened = await s.open('approve')
+  expect(opened.view.callback_id).toBe('prherald_review_form')
+  expect(await (await fetch(`${s.h.service!.url}/readyz`)).json()).not.toHaveProperty('talk_back_oauth')
+})
+
 describe('GitLab without request changes', () => {
   const g = scenario('gitlab')
   it('a server older than 19.2 is not asked to request changes: the modal says so; approving still works', async () => {

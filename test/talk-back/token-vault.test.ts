@@ -120,6 +120,23 @@ describe.each(storeBackends(() => postgresDatabase))('token vault: $name', (back
     expect(unlinked).toHaveLength(1)
   })
 
+  it('keeps the link when the host refuses prherald\'s OAuth client (a rotated secret): nobody is unlinked', async () => {
+    await linkAlice()
+    const secret = host.client.clientSecret
+    host.client.clientSecret = 'rotated-at-the-host'
+    clock.now += 3 * HOUR
+    const troubles: Array<string | undefined> = []
+    const v = vault({ onClientOutcome: (_, trouble) => { troubles.push(trouble?.code) } })
+    const error = await v.tokenFor('U1', 'gitlab').then(() => undefined, (e: unknown) => e)
+    expect((error as { code?: string }).code).toBe('git_host_client')
+    expect(await store.linkedAccount('U1', 'gitlab')).toBeDefined()
+    expect(unlinked).toEqual([])
+    // Fixed: the same link refreshes, and the trouble is over.
+    host.client.clientSecret = secret
+    expect((await v.tokenFor('U1', 'gitlab'))?.login).toBe('alice')
+    expect(troubles).toEqual(['git_host_client', undefined])
+  })
+
   it('re-seals a row under the current key at its next use', async () => {
     const accessToken = await linkAlice()
     const oldKeyId = cipher.keyId

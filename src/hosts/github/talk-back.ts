@@ -1,7 +1,7 @@
 import type { HostErrorWords } from '../git-host-error.ts'
 import { readOAuthClient } from '../read-oauth-client.ts'
 import type { OAuthClient, PersonApi, ReviewKind, TalkBack, TalkBackApi } from '../talk-back-contract.ts'
-import { basicAuth, deleted, markedComment, talkBackCall, tokenCall, trimBase, type TalkBackHttp } from '../talk-back-http.ts'
+import { basicAuth, deleted, headMoved, markedComment, talkBackCall, tokenCall, trimBase, type TalkBackHttp } from '../talk-back-http.ts'
 
 /**
  * GitHub's part of talk-back: a GitHub App's user access tokens (8 hours, refresh tokens for 6 months, rotated
@@ -63,7 +63,13 @@ function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.n
         return markedComment(list.map((c) => ({ id: c.id, body: c.body ?? '' })), marker)
       },
       async review(pr, review) {
-        // One call whatever the kind; commit_id makes GitHub refuse a review of a head newer than the one shown.
+        // GitHub takes a review of an older commit: `commit_id` is "the SHA of the commit that needs a review. Not
+        // using the latest commit SHA may render your review comment outdated" (REST "Create a review for a pull
+        // request"), and an approval of it counts unless the branch dismisses stale approvals. So the head is read
+        // first, and a review of code nobody saw is refused here.
+        const current = await talkBackCall<{ head?: { sha?: string } }>(http, { method: 'GET', url: `${repo(pr)}/pulls/${pr.number}`, authorization })
+        const head = current.head?.sha
+        if (head !== undefined && head !== review.headSha) throw headMoved(review.headSha, head)
         const made = await talkBackCall<{ id: number }>(http, {
           method: 'POST', url: `${repo(pr)}/pulls/${pr.number}/reviews`, authorization,
           json: { commit_id: review.headSha, event: EVENT[review.kind], ...(review.body ? { body: review.body } : {}) },

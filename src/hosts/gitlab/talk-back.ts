@@ -2,7 +2,7 @@ import { isPrheraldError, PrheraldError } from '../../errors.ts'
 import type { HostErrorWords } from '../git-host-error.ts'
 import { readOAuthClient } from '../read-oauth-client.ts'
 import type { OAuthClient, PersonApi, ReviewOutcome, TalkBack, TalkBackApi } from '../talk-back-contract.ts'
-import { deleted, markedComment, talkBackCall, tokenCall, trimBase, type TalkBackHttp } from '../talk-back-http.ts'
+import { deleted, headMoved, markedComment, talkBackCall, tokenCall, trimBase, type TalkBackHttp } from '../talk-back-http.ts'
 import { projectId } from './client.ts'
 
 /**
@@ -81,6 +81,10 @@ export function gitlabPersonApi(apiUrl: string, authorization: string): PersonAp
       return markedComment(list.map((n) => ({ id: n.id, body: n.body ?? '' })), marker)
     },
     async review(pr, review): Promise<ReviewOutcome> {
+      // The head is read first, as on GitHub, so a moved head is told alike whatever the kind (only approve takes a
+      // `sha`, which stays for a push between this read and the approval: GitLab then answers 409 in its words).
+      const { sha } = await talkBackCall<{ sha?: string }>(http, { method: 'GET', url: mr(pr), authorization })
+      if (sha && sha !== review.headSha) throw headMoved(review.headSha, sha)
       if (review.kind === 'comment') return { steps: [{ step: 'comment', ok: true, id: await note(pr, review.body ?? '') }] }
       if (review.kind === 'request_changes') {
         // One call: the summary note and the reviewer state are published together.
