@@ -22,6 +22,7 @@ import { limitConnections } from './http/connection-limit.ts'
 import { createSlackBodyLane, type SlackBodyLane } from './http/slack-body-lane.ts'
 import { createClickIntake } from './intake/accept-click.ts'
 import { createTokenWorkspace } from './slack/token-workspace.ts'
+import { followRoutes } from './routing/route-pull-request.ts'
 import { createIntake } from './intake/intake.ts'
 import type { Logger } from './log/logger.ts'
 import { replicaId } from './mailbox/lease-keeper.ts'
@@ -204,7 +205,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     host: own.host,
     secrets: [own.webhookSecret],
     accept: createIntake({
-      host: own.host, mappings: own.mappings, reviews: settings.reviews, store, logger, handOff: handOffFresh, busy: mailboxes.has,
+      host: own.host, mappings: own.mappings, follow: followRoutes(own.follow), reviews: settings.reviews, store, logger, handOff: handOffFresh, busy: mailboxes.has,
       talkBack: settings.talkBack,
       // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
       slackUserOf: (actor) => mappedId(own.users, own.host.people.keyOf(actor)),
@@ -222,7 +223,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     click: createClickIntake({ providers, store, logger, handOff: handOffFresh }),
     workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
     ready: () => database.state() === 'ok', logger,
-    reviews: talkBack && createReviewFromSlack({ talkBack, store, slack, logger, limits, now: Date.now }),
+    reviews: talkBack && createReviewFromSlack({ talkBack, hosts, store, slack, logger, limits, now: Date.now }),
     codeReplies: talkBack && createCodeThreadReply({ talkBack, slack, logger, limits }),
     threadReply: talkBack && createThreadReplyEvent({
       store, talkBack, limits, handOff: handOffFresh, logger, now: clock,

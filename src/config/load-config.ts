@@ -163,6 +163,7 @@ function hostSettings(block: HostBlock, env: Env): HostSettings {
     users: normalisePeopleMap(host.people.caseInsensitive, slackIds(block.users)),
     teams: normalisePeopleMap(host.people.caseInsensitive, block.teams),
     apiUrl: (env[host.variables.apiUrl] || host.defaultApiUrl).replace(/\/+$/, ''),
+    follow: block.follow,
   }
 }
 

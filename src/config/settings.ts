@@ -1,4 +1,4 @@
-import type { DEPENDENCY_BOT_LAYOUTS, DIRECT_MESSAGES, REVIEW_REQUEST_NOTIFY, Mappings, SLACK_PACINGS } from './schema.ts'
+import type { DEPENDENCY_BOT_LAYOUTS, DIRECT_MESSAGES, FollowEntry, REVIEW_REQUEST_NOTIFY, Mappings, SLACK_PACINGS } from './schema.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { GitHost, HostAccess } from '../hosts/contract.ts'
 import type { OAuthClient } from '../hosts/talk-back-contract.ts'
@@ -128,6 +128,8 @@ export interface HostSettings {
   teams: Record<string, string>
   /** The host's API base (GITHUB_API_URL, …; src/hosts/<host>/index.ts). */
   apiUrl: string
+  /** `follow:`: channels that get some people's pull requests in any repository of the host (docs/routing.md). */
+  follow?: readonly FollowEntry[] | undefined
 }
 
 /** One host's secrets, from the variables the host names. */

@@ -40,6 +40,33 @@ export interface GitHost {
   smokeDelivery(run: SmokeRun, step: SmokeStep, secret: string): SmokeDelivery
   /** Linking people's accounts, and commenting and reviewing as them (docs/talk-back.md); absent: not offered. */
   readonly talkBack?: TalkBack
+  /** Where the host reads a CODEOWNERS file and the syntax it reads there (docs/routing.md). */
+  readonly codeOwners: CodeOwnersFacts
+}
+
+/** What a host's CODEOWNERS dialect allows beyond the shared gitignore-like core. */
+export interface CodeOwnersSyntax {
+  /** `[Section]`, `^[Section]`, `[Section][N]`, with default owners on the heading line. */
+  sections: boolean
+  /** `\#file` is a pattern naming a file that starts with `#`. */
+  escapedHash: boolean
+  /** `!pattern` takes ownership away from what it matches. */
+  negation: boolean
+  /** `#` after the pattern starts a comment (else the owners written there still count). */
+  inlineComments: boolean
+}
+
+export interface CodeOwnersFacts {
+  /** The paths the host looks at, in its order: the first that exists is the file. */
+  locations: readonly string[]
+  syntax: CodeOwnersSyntax
+}
+
+/** A file of a repository at a branch, as the host's API gives it. */
+export interface RepositoryFile {
+  /** The blob's id where the host gives one, else a digest of the text: what the parsed file is cached by. */
+  sha: string
+  text: string
 }
 
 /** How operator output and messages name things on this host. */
@@ -160,6 +187,10 @@ export interface HostApi {
   changedFiles(pr: PullRequestAddress): Promise<ChangedFile[]>
   /** Reconcile's reads for one run, every call through the gate (the host's rate limits). */
   reconcile(gate: HostRateGate, clock: GateClock): HostReconcile
+  /** A file at a branch (CODEOWNERS); undefined when there is no such file. */
+  readFile(at: { owner: string; repo: string; ref: string; path: string }): Promise<RepositoryFile | undefined>
+  /** A team's members' logins (`follow: { team }`); absent where the host has no teams prherald reads. */
+  teamMembers?(owner: string, slug: string): Promise<string[]>
   /** Creates the repository's webhook or updates the one with the same URL. Absent: `webhook.manualSteps`. */
   upsertWebhook?(spec: WebhookSpec): Promise<{ action: 'created' | 'updated'; id: string }>
   /** A login's public profile email, for slack.lookup_users_by_email. */

@@ -9,9 +9,10 @@ import { resolveRoute } from '../routing/resolve-route.ts'
 import { isMutedBotReview } from './bot-review.ts'
 import { createCheckIntake } from './check-intake.ts'
 import { duplicateReason } from './duplicate-reason.ts'
-import type { DeliveryBody, DeliveryStore, MessageStore } from '../store/store.ts'
+import type { DeliveryBody, DeliveryStore, MessageStore, SharedWork } from '../store/store.ts'
 import { ignoredFacts, logIgnored } from './log-ignored.ts'
-import { isFiltered } from './filter-intake.ts'
+import { heldBack, isFiltered } from './filter-intake.ts'
+import { routePullRequest, type FollowRoute } from '../routing/route-pull-request.ts'
 
 export type IntakeResult = { status: 'accepted' } | { status: 'ignored'; reason: IgnoreReason }
 
@@ -22,9 +23,11 @@ export interface IntakeDeps {
   /** The host this intake serves (its route, its mappings). */
   host: GitHost
   mappings: Mappings
+  /** The host's `follow` entries: a pull request of a followed person goes there, mapped repository or not. */
+  follow?: readonly FollowRoute[]
   /** `reviews`: muted bot reviews are dropped here, and dependency-bot pull requests are marked here. */
   reviews: ReviewSettings
-  store: DeliveryStore & MessageStore
+  store: DeliveryStore & MessageStore & Pick<SharedWork, 'soleServer' | 'pendingDeliveriesOf'>
   logger: Logger
   handOff: HandOff
   /**
@@ -55,13 +58,15 @@ export function createIntake(deps: IntakeDeps) {
       return ignore(decoded.reason)
     }
     const route = resolveRoute(deps.mappings, decoded.owner, decoded.repo)
-    if (!route) {
+    // Without its changed files: whether any rule may send it somewhere, not yet where (the batch decides that).
+    const decision = route === undefined && !deps.follow?.length ? undefined : routePullRequest({ route, follow: deps.follow ?? [] }, decoded)
+    if (!decision || (!route && decision.targets.length === 0 && !decision.undecided)) {
       logIgnored(deps.logger, 'no_mapping', ignoredFacts(decoded))
       return ignore('no_mapping')
     }
-    if (await isFiltered(deps, route.ignore, decoded)) return ignore('filtered')
+    if (await isFiltered(deps, heldBack(decision), decoded)) return ignore('filtered')
     // A comment's text is kept only for `slack.talk_back.mirror`; its edits and deletions are read by nothing else.
-    const mirrored = deps.talkBack !== undefined && layTalkBack(deps.talkBack, ...route.talkBack).mirror !== 'off'
+    const mirrored = deps.talkBack !== undefined && layTalkBack(deps.talkBack, ...(route?.talkBack ?? [])).mirror !== 'off'
     if (decoded.kind === 'comment_changed' && !mirrored) {
       logIgnored(deps.logger, 'unsupported_action', ignoredFacts(decoded))
       return ignore('unsupported_action')

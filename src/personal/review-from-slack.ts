@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { pullRequestKey, referenceOf, splitRepository } from '../../machines/pull-request-event.ts'
-import { isPrheraldError } from '../errors.ts'
-import { hostOf } from '../hosts/registry.ts'
+import type { HostSet } from '../config/connect-hosts.ts'
+import { isPrheraldError, PrheraldError } from '../errors.ts'
+import type { HostWords } from '../hosts/contract.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { REVIEW_FORM, type ReviewActionClick, type ReviewSubmission } from '../slack/decode-review-action.ts'
 import type { ModalView, SlackClient } from '../slack/slack-client.ts'
@@ -13,6 +14,8 @@ import { formView, linkView, noticeView, outcomeView, type FormSubject } from '.
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
 
 export interface ReviewFromSlackDeps {
+  /** The configured hosts (connectHosts): a pull request's host words come from its own. */
+  hosts: HostSet
   talkBack: Pick<TalkBackService, 'settingsFor' | 'linkUrl' | 'tokenFor' | 'as'>
   store: ReviewFormStore & Pick<ReplyCommentStore, 'messageAt'> & Pick<MessageStore, 'findMessages'>
   slack: Pick<SlackClient, 'openView' | 'updateView'>
@@ -42,13 +45,18 @@ const fieldError = (text: string): SubmissionAnswer => ({ response_action: 'erro
  */
 export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
   const { logger } = deps
+  const wordsOf = (provider: string): HostWords => {
+    const own = deps.hosts.get(provider)
+    if (!own) throw new PrheraldError('config_invalid', `the pull request's host ${provider} is not configured on this server`, { fix: `configure ${provider} under hosts: again, or ignore this older message` })
+    return own.host.words
+  }
   /** The pull request as its stored message names it (the form keeps only its key). */
   const subjectOf = async (pr: PullRequestRef): Promise<FormSubject> => {
-    const hostName = hostOf(pr.provider).words.name
+    const hostName = wordsOf(pr.provider).name
     const context = (await deps.store.findMessages(pr))[0]?.lifecycle.context
     return context
       ? { reference: referenceOf(context), title: context.title, url: context.url, hostName }
-      : { reference: `${hostOf(pr.provider).words.reference}${pr.prNumber}`, title: pr.repository, url: '', hostName }
+      : { reference: `${wordsOf(pr.provider).reference}${pr.prNumber}`, title: pr.repository, url: '', hostName }
   }
 
   /** The view the click opens: the form, or why there is none. Writes the form's row before it is shown. */
@@ -57,7 +65,7 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
     const message = pr && (await deps.store.findMessages(pr)).find((m) => m.channel === click.channel && m.ts === click.messageTs)
     if (!message) return noticeView(click.action, 'prherald does not know this message (any more), so it cannot tell what to review.')
     const { state, context } = message.lifecycle
-    const host = hostOf(message.provider).words
+    const host = wordsOf(message.provider)
     // `unannounced` with a ts: posted, and its batch not yet committed (a moment).
     if (state === 'unannounced') return noticeView(click.action, `This ${host.pullRequest}'s message is still being posted; try again in a moment.`)
     if (state !== 'open') return noticeView(click.action, `This ${host.pullRequest} is ${state === 'draft' ? 'a draft' : state}: there is nothing to review from Slack.`)
@@ -81,7 +89,7 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
 
   /** Makes the review at the host and puts its outcome in the modal; one audit line whatever happened. */
   const send = async (form: ReviewForm, submission: ReviewSubmission): Promise<void> => {
-    const words = hostOf(form.pr.provider).words
+    const words = wordsOf(form.pr.provider)
     const subject = await subjectOf(form.pr)
     const audit = (login: string | undefined, outcome: string) => auditTalkBack(logger, {
       slackUser: form.slackUser, host: form.pr.provider, login, action: form.action, pr: pullRequestKey(form.pr), outcome,
@@ -109,7 +117,11 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
   }
 
   return {
-    /** Opens the modal for a click within Slack's 3 s: at once when the look-ups are quick, else "Loading…" first. */
+    /**
+     * Opens the modal for a click within Slack's 3 s: at once when the look-ups are quick, else "Loading…" first.
+     * Resolves once views.open answered, which is when the click is acknowledged (HTTP 200 or Socket Mode ack):
+     * the rest (a slow token refresh, the view's update) follows the acknowledgement, never holds it.
+     */
     async open(click: ReviewActionClick): Promise<void> {
       const prepared = prepare(click).catch((error: unknown) => {
         logger.warn('review form not prepared', errorFields(error))
@@ -123,7 +135,12 @@ export function createReviewFromSlack(deps: ReviewFromSlackDeps) {
         return
       }
       const viewId = await deps.slack.openView(click.triggerId, noticeView(click.action, 'Loading…'))
-      await deps.slack.updateView(viewId, await prepared)
+      void prepared.then((view) => deps.slack.updateView(viewId, view)).catch(async (error: unknown) => {
+        // The person is looking at "Loading…": told in the modal, as a failed look-up is.
+        logger.warn('review form not shown', errorFields(error))
+        await deps.slack.updateView(viewId, noticeView(click.action, 'prherald could not prepare this review just now; try again in a moment.'))
+          .catch(() => undefined)
+      })
     },
 
     /** Answers a submission at once; the review itself runs after the answer. */

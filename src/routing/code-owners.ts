@@ -15,17 +15,9 @@
  * same three exceptions as GitHub; "Comments begin with a # and can be at the start of line or inline".
  */
 
-/** What a host's CODEOWNERS dialect allows beyond the shared gitignore-like core (src/hosts/<host>/index.ts). */
-export interface CodeOwnersSyntax {
-  /** GitLab: `[Section]`, `^[Section]`, `[Section][N]`, with default owners on the heading line. */
-  sections: boolean
-  /** GitLab: `\#file` is a pattern naming a file that starts with `#`. */
-  escapedHash: boolean
-  /** GitLab: `!pattern` takes ownership away from what it matches. */
-  negation: boolean
-  /** GitHub, Bitbucket: `#` after the pattern starts a comment; GitLab parses owners there too. */
-  inlineComments: boolean
-}
+import type { CodeOwnersSyntax } from '../hosts/contract.ts'
+
+export type { CodeOwnersSyntax }
 
 export interface CodeOwnersRule {
   line: number

@@ -2,7 +2,15 @@ import type { DigestTier, MappingEntry, Mappings, ReactionsConfig, TalkBackTier 
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { MessageTarget } from './message-targets.ts'
 import { mergeReactionTiers } from '../config/reactions.ts'
-import type { PullRequestFilter } from './pull-request-filter.ts'
+import { layFilter, type PullRequestFilter } from './pull-request-filter.ts'
+
+/** A code owner of `owners:` and the channel its files go to. */
+export interface OwnerRoute {
+  /** As CODEOWNERS writes it, lower-cased: `@acme/web`, `@alice`, `jane@example.com`. */
+  owner: string
+  channel: string
+  mentions: string[]
+}
 
 export interface PathRoute {
   prefix: string
@@ -27,6 +35,10 @@ export interface Route {
   digest: DigestTier
   /** The mapping tiers' `ignore` (each key of the repository's replaces the owner's `"*"`'s). */
   ignore: PullRequestFilter
+  /** The mapping tiers' `only`, inherited the same way. */
+  only: PullRequestFilter
+  /** The mapping tiers' `owners` (the repository's replaces the owner's `"*"`'s): code owner, lower-cased -> channel. */
+  owners: OwnerRoute[]
   /** Which entry matched: the repository's own, or the owner's catch-all. */
   source: 'repository' | 'wildcard'
 }
@@ -61,11 +73,11 @@ export function resolveEntry(star: MappingEntry | undefined, entry: MappingEntry
     reactions: mergeReactionTiers(star?.slack?.reactions, entry?.slack?.reactions),
     threadUpdates: entry?.slack?.thread_updates ?? star?.slack?.thread_updates,
     talkBack: [star?.slack?.talk_back, entry?.slack?.talk_back],
-    ignore: {
-      labels: entry?.ignore?.labels ?? star?.ignore?.labels ?? [],
-      title: [entry?.ignore?.title ?? star?.ignore?.title ?? []].flat(),
-      authors: entry?.ignore?.authors ?? star?.ignore?.authors ?? [],
-    },
+    ignore: layFilter(star?.ignore, entry?.ignore),
+    only: layFilter(star?.only, entry?.only),
+    owners: Object.entries(entry?.owners ?? star?.owners ?? {}).map(([owner, rule]) => ({
+      owner: owner.toLowerCase(), channel: rule.channel, mentions: rule.mentions ?? [],
+    })),
     digest: {
       enabled: entry?.digest?.enabled ?? star?.digest?.enabled,
       schedule: entry?.digest?.schedule ?? star?.digest?.schedule,
@@ -93,9 +105,9 @@ export function listRoutes(mappings: Mappings): Route[] {
   return routes
 }
 
-/** Every channel a route can post in: its own and its path rules', each once. */
-export function routeChannels(route: Pick<Route, 'targets' | 'paths'>): string[] {
-  return [...new Set([...route.targets.map((t) => t.channel), ...route.paths.map((p) => p.channel)])]
+/** Every channel a route can post in: its own, its path rules' and its code owners', each once. */
+export function routeChannels(route: Pick<Route, 'targets' | 'paths' | 'owners'>): string[] {
+  return [...new Set([...route.targets.map((t) => t.channel), ...route.paths.map((p) => p.channel), ...route.owners.map((o) => o.channel)])]
 }
 
 /** Every configured host's mappings, by host id: a pull request is routed by its own host's (`"*"` per host). */

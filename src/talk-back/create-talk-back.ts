@@ -54,22 +54,21 @@ export function talkBackWanted(settings: Pick<Settings, 'talkBack' | 'hosts'>): 
 
 /**
  * Talk-back as one value (docs/talk-back.md), built once at the composition root when `slack.talk_back` turns
- * anything on: the vault and the flows over the store, each host's OAuth client connected once, the
+ * anything on: the vault and the flows over the store, each host's talk-back API (connected by connectHosts), the
  * redirect URIs under PRHERALD_PUBLIC_URL (`/oauth/<host>/callback`), and the people maps that say whose
  * account a Slack user may link.
  */
 export function createTalkBack(deps: TalkBackDeps): TalkBack {
   const { hosts, store, now } = deps
   const publicUrl = deps.settings.publicUrl
-  const apis = new Map<string, TalkBackApi>()
-  for (const own of hosts.values()) {
-    if (own.oauth && own.host.talkBack) apis.set(own.id, own.host.talkBack.connect(own.oauth, own.apiUrl, now))
-  }
+  // Each host's talk-back API was connected once, with its other clients (connectHosts).
+  const apis = new Map<string, TalkBackApi>([...hosts.values()].flatMap((own) => (own.talkBack ? [[own.id, own.talkBack] as const] : [])))
   const apiOf = (host: string) => apis.get(host)
   const redirectUri = (host: string) => `${publicUrl ?? ''}/oauth/${encodeURIComponent(host)}/callback`
   const linkable = (host: string) => publicUrl !== undefined && deps.cipher !== undefined && apis.has(host)
   const flows = createOAuthFlows({ store, now })
   const cipher = deps.cipher
+  // A link stored for a host no longer configured (its row outlives a config change) is still told of in that host's words.
   const hostOfId = (id: string) => hosts.get(id)?.host ?? hostOf(id)
   const notices = createTalkBackNotices({ store, hostOf: hostOfId, now, kick: deps.kickDirectMessages })
   // A notice that cannot be queued is logged; the link's own outcome (used, or gone) stands.

@@ -4,13 +4,15 @@ import { applyReactionTier, reactionNames } from '../config/reactions.ts'
 import { isReviewClick, isSlackReply, type LifecycleEvent, type MachineEvent, type SlackReply } from '../../machines/lifecycle-event.ts'
 import type { RenderOptions } from '../slack/render-review.ts'
 import { ignoredFacts, logIgnored } from '../intake/log-ignored.ts'
-import { filteredInBatch } from '../intake/filter-intake.ts'
+import { filteredInBatch, heldBack } from '../intake/filter-intake.ts'
 import { resolveHostRoute, type HostMappings } from '../routing/resolve-route.ts'
 import { lockLostError } from '../slack/slack-pacer.ts'
 import { hasMessage, NO_MESSAGE, type DirectMessageIntent, type MessageRecord, type PullRequestRef } from '../store/store.ts'
 import type { CallLimit } from './call-limit.ts'
-import { storedPullRequest, type EventKind, type PullRequestEvent } from '../../machines/pull-request-event.ts'
-import type { ChooseTargets } from '../routing/message-targets.ts'
+import { storedPullRequest, type EventKind, type Provider, type PullRequestEvent } from '../../machines/pull-request-event.ts'
+import { routePullRequest, type FollowRoute, type RouteDecision, type RoutingFacts } from '../routing/route-pull-request.ts'
+import type { MessageTarget } from '../routing/message-targets.ts'
+import type { GatherRouteFacts } from './gather-route-facts.ts'
 import { planChanges } from './plan-changes.ts'
 import { createPlanRunner, type PlanRunnerDeps } from './run-plan.ts'
 import { yieldToAcks, type BatchContext } from './run-batch.ts'
@@ -34,8 +36,10 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   mappings: HostMappings
   /** The global `slack.reactions`; a mapping tier may override them. */
   reactions: ReactionSettings
-  /** Where a pull request is first announced: the repository's channels, or its path rules. */
-  chooseTargets: ChooseTargets
+  /** Every host's `follow` entries: a followed person's pull requests go there too, mapped repository or not. */
+  follow: ReadonlyMap<Provider, readonly FollowRoute[]>
+  /** Reads the facts the routing decision needs beyond the delivery (changed files, CODEOWNERS, team members). */
+  routeFacts: GatherRouteFacts
   /** Git-host calls (path routing's changed files): at most so many at once. Slack calls go through the pacer. */
   limit: CallLimit
   /** The global `slack.thread_updates`; a mapping tier may override it. */
@@ -131,8 +135,13 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const current = messages[0] ?? rows[0]
     const stored = current?.lifecycle
 
+    const follow = deps.follow.get(first.provider) ?? []
+    const routed = route !== undefined || follow.length > 0
+    // The one routing decision, with what the batch knows without asking the host (the announcement adds the rest).
+    const decide = (event: PullRequestEvent, more: Partial<RoutingFacts> = {}): RouteDecision =>
+      routePullRequest({ route, follow }, { ...event, teamMembers: deps.routeFacts.knownMembers(event.provider, event.owner), ...more })
     // Deliveries the intake left to the batch (one of the pull request's was in flight): decided here.
-    const filtered = route ? filteredInBatch(deps.logger, route.ignore, events, messages.length > 0) : undefined
+    const filtered = routed ? filteredInBatch(deps.logger, (e) => heldBack(decide(e)), events, messages.length > 0) : undefined
     const folding = filtered?.size ? events.filter((e) => !filtered.has(e.deliveryId)) : events
     if (folding.length === 0) return commit([])
     const { foldEvents, initialContext } = await loadMachine()
@@ -149,17 +158,32 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // Before the commit, like thread replies: a replay queues the same rows, which are kept once.
     if (folded.changed && next && deps.directMessages) directMessages = await deps.directMessages({ steps: folded.steps, next, facts })
     if (!folded.changed || !next) return commit([])
-    if (!route) {
+    const noMapping = () => {
       for (const step of folded.steps) if (!step.ignored) logIgnored(deps.logger, 'no_mapping', ignoredFacts(step.event))
       return commit([])
     }
+    if (!routed) return noMapping()
 
     const taken = new Set(allRows.map((r) => r.channel))
-    const announceIn = folded.announcedBy
-      ? (await deps.limit(() => deps.chooseTargets(folded.announcedBy!, route))).filter((t) => !taken.has(t.channel))
-      : []
+    let announceIn: MessageTarget[]
+    if (folded.announcedBy) {
+      const announcedBy = folded.announcedBy
+      const gathered = await deps.limit(() => deps.routeFacts.gather(announcedBy, route, follow))
+      const decision = decide(announcedBy, gathered)
+      deps.logger.debug('routing chose channels', { ...facts, channels: decision.targets.map((t) => `${t.channel} (${t.reasons.map((r) => r.rule).join(', ')})`) })
+      if (decision.targets.length === 0 && messages.length === 0) return noMapping()
+      announceIn = decision.targets.filter((t) => !taken.has(t.channel)).map(({ channel, mentions }) => ({ channel, mentions }))
+    } else {
+      // Announced already: its channels stay as they were chosen, and a team asked to review since then that
+      // `owners:` lists adds its channel (a new message there, kept in step with the others from now on).
+      const teams = events.flatMap((e) => (!isReviewClick(e) && e.kind === 'review_requested' && e.reviewer?.type === 'team' ? [e.reviewer.slug] : []))
+      const latest = events.findLast((e): e is PullRequestEvent => !isReviewClick(e))
+      announceIn = !latest ? [] : decide(latest, { requestedTeams: teams }).targets
+        .filter((t) => !taken.has(t.channel) && t.reasons.some((r) => r.kind === 'requested_team'))
+        .map(({ channel, mentions }) => ({ channel, mentions }))
+    }
     await yieldToAcks()
-    const reactions = applyReactionTier(deps.reactions, route.reactions)
+    const reactions = applyReactionTier(deps.reactions, route?.reactions)
     const people = deps.people ? await deps.people(next, facts) : undefined
     const plans = planChanges({
       messages: messages.map((r) => {
@@ -187,7 +211,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     // Before the commit: a crash between them replays the batch, and each reply's record keeps it single.
     const slackUser = (key: string) => (people ? mappedId(people.users, key) : undefined)
     const replies = [
-      ...plannedThreadUpdates({ enabled: route.threadUpdates ?? deps.threadUpdates, stored, steps: folded.steps, slackUser }),
+      ...plannedThreadUpdates({ enabled: route?.threadUpdates ?? deps.threadUpdates, stored, steps: folded.steps, slackUser }),
       ...plannedReviewPings({ enabled: deps.notifyReviewRequests === 'thread', stored, steps: folded.steps, context: next.context, people }),
     ]
     await deps.postThreadReplies(placed, replies, { ref, facts, lost: batch.lost })

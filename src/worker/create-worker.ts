@@ -1,6 +1,7 @@
 import type { Secrets, Settings } from '../config/settings.ts'
 import { configurePeople } from '../people/configure-people.ts'
-import { configureTargets } from '../routing/configure-targets.ts'
+import { createRouteFacts } from './gather-route-facts.ts'
+import { followRoutes } from '../routing/route-pull-request.ts'
 import { hostMappings } from '../routing/resolve-route.ts'
 import type { HostSet } from '../config/connect-hosts.ts'
 import { createOutbox } from '../slack/outbox.ts'
@@ -79,7 +80,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const replyComments = talkBack ? createReplyComments({ store, outbox, talkBack, hosts: options.hosts, slack, pacer, logger }) : undefined
   const applyDeliveries = createApplyDeliveries({
     store, slack, logger, mappings: hostMappings(settings.hosts), reactions: settings.reactions, retry, sleep, pacer,
-    chooseTargets: configureTargets(options.hosts, logger), limit, outbox,
+    follow: new Map(settings.hosts.map((h) => [h.id, followRoutes(h.follow)])), routeFacts: createRouteFacts({ hosts: options.hosts, logger }), limit, outbox,
     threadUpdates: settings.threadUpdates, notifyReviewRequests: settings.notifyReviewRequests, postThreadReplies: createThreadReplies({ outbox, pacer, retry, sleep, logger }),
     render,
     people,

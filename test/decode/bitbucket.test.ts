@@ -27,7 +27,7 @@ describe('decodeBitbucket: pull request events', () => {
         title: 'Retry idempotent card captures', url: 'https://bitbucket.org/acme/payments-api/pull-requests/42',
         author: 'dana', draft: false, state: 'open', createdAt: '2025-03-04T09:12:31.118236+00:00',
         updatedAt: '2025-03-04T09:12:31.118236+00:00', authorAccountId: '712020:5e1b4c3a-8f0d-4a7e-9c1b-2d3e4f5a6b7c',
-        requestedReviewers: [],
+        requestedReviewers: [], into: 'main', from: 'feature/capture-retry',
       },
       actor: { login: 'dana', isBot: false, accountId: '712020:5e1b4c3a-8f0d-4a7e-9c1b-2d3e4f5a6b7c' },
     })

@@ -56,7 +56,7 @@ describe('decodeGithub: pull_request', () => {
       pr: {
         title: 'Update the README with new information.', url: 'https://github.com/Codertocat/Hello-World/pull/2',
         author: 'pr-author', draft: false, state: 'open', createdAt: '2019-05-15T15:20:33Z', updatedAt: '2019-05-15T15:20:33Z',
-        requestedReviewers: [],
+        requestedReviewers: [], into: 'master', from: 'changes',
       },
       actor: { login: 'the-sender', isBot: false }, head: 'ec26c3e57ca3a959ca5aad62de7213c562f8c821',
     })
@@ -104,6 +104,15 @@ describe('decodeGithub: pull_request', () => {
     const bodyOnly = put(example('pull_request', 'opened'), 'action', 'edited')
     put(bodyOnly, 'changes', { body: { from: 'old description' } })
     expect(decode('pull_request', bodyOnly)).toEqual({ ignored: true, reason: 'unsupported_action', event: 'pull_request', owner: 'Codertocat', repo: 'Hello-World', number: 2 })
+  })
+
+  // GitHub's `edited` "changes.base.ref.from": the base branch was changed (a retarget); the payload's base is the new one.
+  it('maps a retarget (edited with changes.base) to updated, with the new target branch', () => {
+    const retargeted = put(example('pull_request', 'opened'), 'action', 'edited')
+    put(retargeted, 'changes', { base: { ref: { from: 'develop' }, sha: { from: '0000000000000000000000000000000000000000' } } })
+    const event = expectEvent(decode('pull_request', retargeted))
+    expect(event.kind).toBe('updated')
+    expect(event.pr.into).toBe('master')
   })
 
   it('maps the real review_requested example to review_requested, naming the requested user and the full list', () => {

@@ -45,6 +45,12 @@ export interface FakeOAuthHost extends ReviewApiState {
    * broken upstream). Undefined: the host answers.
    */
   tokenFault: 'html' | 'endless' | undefined
+  /**
+   * Refresh grants wait, unanswered, until the returned release is called (a host slow to refresh); `held` counts
+   * those waiting.
+   */
+  holdRefreshes(): () => void
+  held: number
   /** Every API call (under `apiUrl`) answers this much later: a slow host. */
   apiDelayMs: number
   /** Mints a linked person's tokens directly (a test that starts linked). */
@@ -68,7 +74,7 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
     accounts: options.accounts ?? [{ login: 'alice', accountId: '557058:alice', name: 'Alice' }],
     authorizer: (options.accounts ?? [{ login: 'alice' }])[0]!.login,
     accessTtl: options.accessTtl === null ? undefined : options.accessTtl ?? DEFAULT_TTL[kind],
-    refreshes: 0, apiDelayMs: 0, revoked: [] as string[], tokens: new Map<string, { login: string; live: boolean }>(), grants: new Set<string>(),
+    refreshes: 0, held: 0, apiDelayMs: 0, revoked: [] as string[], tokens: new Map<string, { login: string; live: boolean }>(), grants: new Set<string>(),
     comments: [], reviews: [], heads: new Map(), authors: new Map(), gitlabVersion: '19.3.0-ee', failComments: 0, loseCommentAnswers: 0, failCommentLists: 0, refuseComments: undefined,
   } as unknown as FakeOAuthHost
 
@@ -107,7 +113,13 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
     return id === state.client.clientId && secret === state.client.clientSecret
   }
 
-  function tokenEndpoint(req: RecordedRequest, res: ServerResponse) {
+  let refreshGate: Promise<void> | undefined
+  async function tokenEndpoint(req: RecordedRequest, res: ServerResponse) {
+    if (refreshGate && req.body.grant_type === 'refresh_token') {
+      state.held++
+      await refreshGate
+      state.held--
+    }
     if (state.tokenFault === 'html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in to the proxy</body></html>')
     if (state.tokenFault === 'endless') {
       // A JSON-looking body that never ends: written until the reader goes away.
@@ -193,6 +205,14 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
   }
   return Object.assign(state, {
     url: fake.url, apiUrl: `${fake.url}${api}`, requests: fake.requests, close: fake.close, issue: mint,
+    holdRefreshes() {
+      let release = () => {}
+      refreshGate = new Promise<void>((resolve) => { release = resolve })
+      return () => {
+        refreshGate = undefined
+        release()
+      }
+    },
     endGrant(login: string) {
       state.grants.delete(login)
       for (const held of state.tokens.values()) if (held.login === login) held.live = false

@@ -59,7 +59,7 @@ export async function startPrherald(
   const service = await startService({
     settings: { ...settings, logFormat: 'json' },
     secrets,
-    hosts: connectHosts(settings.hosts, secrets.hosts),
+    hosts: connectHosts(settings.hosts, secrets.hosts, overrides.clock),
     logger,
     slackRetry: { retries: 2, minTimeout: 10, maxTimeout: 50, factor: 2 },
     slackTimeoutMs: 2000,

@@ -42,6 +42,7 @@ export function storeBackends(postgres: () => TestDatabase): Backend[] {
             return createPostgresStore({ pool, now })
           },
           remove: () => database.drop(),
+          url: database.url,
         }
       },
     },
@@ -51,7 +52,7 @@ export function storeBackends(postgres: () => TestDatabase): Backend[] {
 export interface Backend {
   name: string
   /** A fresh, migrated database; `open` may be called again to reach the same data from a new store. */
-  create(): Promise<{ open(now: () => number): Promise<Store>; remove(): Promise<void> }>
+  create(): Promise<{ open(now: () => number): Promise<Store>; remove(): Promise<void>; url?: string }>
 }
 
 

@@ -53,6 +53,8 @@ export interface LinkOptions {
   login?: string
   /** How `users:` keys the account; the fake account's id unless given. */
   accountKey?: string
+  /** When the access token expires (unix ms); an hour from now unless given (within 5 minutes: refreshed at its next use). */
+  expiresAt?: number
 }
 
 /**
@@ -68,7 +70,7 @@ export async function linkAccount(store: Store, options: LinkOptions): Promise<v
     redirectUri: () => `${TEST_PUBLIC_URL}/oauth/${fake.kind}/callback`, now: Date.now, owner: 'test',
   })
   const { accessToken, refreshToken } = fake.issue(login)
-  await vault.link(slackUser, fake.kind, { accessToken, refreshToken, expiresAt: Date.now() + 3_600_000 }, { login, accountKey: options.accountKey ?? account.accountId ?? login })
+  await vault.link(slackUser, fake.kind, { accessToken, refreshToken, expiresAt: options.expiresAt ?? Date.now() + 3_600_000 }, { login, accountKey: options.accountKey ?? account.accountId ?? login })
 }
 
 /** linkAccount through a store over the SQLite file in `dir`, migrated first (the service may not have started yet). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { compileTitleGlob, matchesTitleGlob, titleGlobProblem } from '../../src/config/title-glob.ts'
-import { filterMatch, NO_FILTER } from '../../src/routing/pull-request-filter.ts'
+import { filterMatch, gateMatch, NO_FILTER, NO_GATE, onlyMiss } from '../../src/routing/pull-request-filter.ts'
 import { resolveRoute } from '../../src/routing/resolve-route.ts'
 
 const glob = (pattern: string, title: string) => matchesTitleGlob(compileTitleGlob(pattern), title)
@@ -33,7 +33,7 @@ describe('title globs', () => {
 })
 
 describe('filterMatch', () => {
-  const filter = { labels: ['WIP'], title: ['Draft:*'], authors: ['Renovate[bot]', '557058:abc'] }
+  const filter = { ...NO_FILTER, labels: ['WIP'], title: ['Draft:*'], authors: ['Renovate[bot]', '557058:abc'] }
   it('names what matched: a label, the author (login or account id) or the title', () => {
     expect(filterMatch(filter, pr({ labels: ['bug', 'wip'] }))).toBe('label')
     expect(filterMatch(filter, pr({ author: 'renovate[bot]' }))).toBe('author')
@@ -53,8 +53,33 @@ describe('ignore inheritance', () => {
       '*': { channel: 'C0000000001', ignore: { labels: ['wip'], title: 'WIP*' } },
       api: { ignore: { title: ['Draft*', 'tmp*'] } },
     } }
-    expect(resolveRoute(mappings, 'acme', 'api')?.ignore).toEqual({ labels: ['wip'], title: ['Draft*', 'tmp*'], authors: [] })
-    expect(resolveRoute(mappings, 'acme', 'web')?.ignore).toEqual({ labels: ['wip'], title: ['WIP*'], authors: [] })
+    expect(resolveRoute(mappings, 'acme', 'api')?.ignore).toEqual({ ...NO_FILTER, labels: ['wip'], title: ['Draft*', 'tmp*'] })
+    expect(resolveRoute(mappings, 'acme', 'web')?.ignore).toEqual({ ...NO_FILTER, labels: ['wip'], title: ['WIP*'] })
+  })
+
+  it('inherits only the same way, key by key', () => {
+    const mappings = { acme: {
+      '*': { channel: 'C0000000001', only: { into: ['main', 'release/*'] }, ignore: { from: ['dependabot/*'] } },
+      api: { only: { labels: ['backend'] } },
+    } }
+    expect(resolveRoute(mappings, 'acme', 'api')?.only).toEqual({ ...NO_FILTER, into: ['main', 'release/*'], labels: ['backend'] })
+    expect(resolveRoute(mappings, 'acme', 'api')?.ignore).toEqual({ ...NO_FILTER, from: ['dependabot/*'] })
+  })
+})
+
+describe('only and branches', () => {
+  const gate = { only: { ...NO_FILTER, into: ['main', 'release/*'] }, ignore: { ...NO_FILTER, from: ['dependabot/*', 'renovate/*'] } }
+  it('lets through what matches every key of only and no key of ignore', () => {
+    expect(gateMatch(gate, pr({ into: 'main', from: 'feature/search' }))).toBeUndefined()
+    expect(gateMatch(gate, pr({ into: 'release/2.4', from: 'fix' }))).toBeUndefined()
+    expect(gateMatch(gate, pr({ into: 'feature/x', from: 'fix' }))).toBe('not_into')
+    expect(gateMatch(gate, pr({ into: 'main', from: 'dependabot/npm/lodash' }))).toBe('from')
+    // A delivery without its branches (GitHub's issue_comment) is held back, like one without labels.
+    expect(gateMatch(gate, pr({}))).toBe('branch_unknown')
+    expect(onlyMiss({ ...NO_FILTER, labels: ['backend'] }, pr({ labels: ['web'] }))).toBe('not_labels')
+    expect(onlyMiss({ ...NO_FILTER, labels: ['backend'] }, pr({ labels: ['Backend'] }))).toBeUndefined()
+    expect(onlyMiss({ ...NO_FILTER, authors: ['alice'] }, pr())).toBe('not_authors')
+    expect(gateMatch(NO_GATE, pr())).toBeUndefined()
   })
 })
 

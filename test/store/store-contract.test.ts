@@ -1,3 +1,4 @@
+import pg from 'pg'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { hasMessage, NO_MESSAGE, type IncomingDelivery, type MessageRecord, type Store } from '../../src/store/store.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
@@ -24,6 +25,25 @@ const message = (over: Partial<MessageRecord> = {}): MessageRecord => ({
 const delivery = (deliveryId: string, over: Partial<IncomingDelivery> = {}): IncomingDelivery => ({
   provider: 'github', deliveryId, prKey: 'github:acme/api#7', event: { type: 'opened', id: deliveryId } as never, ...over,
 })
+
+/**
+ * Returns once a lock that must wait has been tried: on PostgreSQL, when more sessions than the `holders`
+ * have the advisory try-lock as their last statement (the waiter's too), and one round trip later, so the
+ * waiter's answer is in; in a SQLite store's own process, after the turn in which a free lock would have
+ * been taken.
+ */
+async function triedToLock(url: string | undefined, holders: number): Promise<void> {
+  if (url === undefined) return new Promise((resolve) => setImmediate(resolve))
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const sql = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle' AND query LIKE 'SELECT pg_try_advisory_lock%'"
+    while ((await client.query<{ n: number }>(sql)).rows[0]!.n <= holders) await new Promise((resolve) => setImmediate(resolve))
+    await client.query('SELECT 1')
+  } finally {
+    await client.end()
+  }
+}
 
 describe.each(backends)('Store contract: $name', (backend) => {
   let clock: number
@@ -357,12 +377,23 @@ describe.each(backends)('Store contract: $name', (backend) => {
       expect(await store.pendingDeliveriesOf('github:acme/api#9')).toEqual([])
     })
 
-    it('locks a pull request and releases it; releasing twice is harmless and the lock can be taken again', async () => {
+    it('locks a pull request: a second holder waits until the first releases, another pull request does not', async () => {
+      const events: string[] = []
       const release = await store.lockPullRequest('github:acme/api#7')
       const other = await store.lockPullRequest('github:acme/api#8') // another pull request is not in the way
+      const second = store.lockPullRequest('github:acme/api#7').then((r) => { events.push('second holds'); return r })
+      await triedToLock(db.url, 2)
+      events.push('first releases')
+      await release()
+      const releaseSecond = await second
+      await release() // releasing twice is harmless: it frees no later holder
+      const third = store.lockPullRequest('github:acme/api#7').then((r) => { events.push('third holds'); return r })
+      await triedToLock(db.url, 2)
+      events.push('second releases')
+      await releaseSecond()
+      await (await third)()
       await other()
-      await release()
-      await release()
+      expect(events).toEqual(['first releases', 'second holds', 'second releases', 'third holds'])
       await (await store.lockPullRequest('github:acme/api#7'))()
     })
 

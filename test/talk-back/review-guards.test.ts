@@ -113,6 +113,27 @@ describe('rendering', () => {
   })
 })
 
+it('the click\'s HTTP 200 follows views.open, not a token refresh the host holds: the form comes after it', async () => {
+  await s.start()
+  await s.link(ALICE, 'alice', { expiresAt: Date.now() + 60_000 })
+  const release = s.fake().holdRefreshes()
+  try {
+    let acked = false
+    const ack = sendInteraction(s.h.service!.url, reviewActionPayload({ user: ALICE, channel: CHANNEL, messageTs: s.message().ts, action: 'approve' }))
+      .then((res) => { acked = true; return res })
+    await waitFor('the refresh at the host', () => s.fake().held === 1)
+    await waitFor('the acknowledgement while the refresh is held', () => acked)
+    expect(s.fake().held).toBe(1)
+    expect(s.fake().refreshes).toBe(0)
+    expect((await ack).status).toBe(200)
+    expect(textOf(asView(s.h.slack.calls.find((c) => c.method === 'views.open')!.body.view))).toContain('Loading')
+  } finally {
+    release()
+  }
+  await waitFor('the form in the modal', () => [...s.h.slack.modals.values()].at(-1)?.view.callback_id === 'prherald_review_form')
+  expect(s.fake().refreshes).toBe(1)
+})
+
 describe('GitLab without request changes', () => {
   const g = scenario('gitlab')
   it('a server older than 19.2 is not asked to request changes: the modal says so; approving still works', async () => {
@@ -133,17 +154,41 @@ describe('over Socket Mode', () => {
     await s.h.stop()
     await sockets?.close()
   })
-  it('the submission\'s acknowledgement carries the response_action, as the HTTP 200 does', async () => {
+  const startOverSocket = async () => {
     sockets = await startFakeSocketMode()
     s.h.slack.socketUrl = sockets.socketUrl
     await s.start({ reviews: 'on' }, { slack: { socket_mode: true }, env: { SLACK_APP_TOKEN: 'xapp-1-A0PRHERALD-1-abc' } })
     await waitFor('the socket', () => sockets!.connections.length === 1)
+  }
+
+  it('the click\'s acknowledgement follows views.open, not a token refresh the host holds', async () => {
+    await startOverSocket()
+    await s.link(ALICE, 'alice', { expiresAt: Date.now() + 60_000 })
+    const release = s.fake().holdRefreshes()
+    try {
+      let acked = false
+      const ack = sockets!.envelope('interactive', reviewActionPayload({ user: ALICE, channel: CHANNEL, messageTs: s.message().ts, action: 'approve' }), 'env-held')
+        .then((answer) => { acked = true; return answer })
+      await waitFor('the refresh at the host', () => s.fake().held === 1)
+      await waitFor('the acknowledgement while the refresh is held', () => acked)
+      expect(s.fake().held).toBe(1)
+      expect(s.fake().refreshes).toBe(0)
+      expect(await ack).toEqual({ envelope_id: 'env-held' })
+      expect(textOf(asView(s.h.slack.calls.find((c) => c.method === 'views.open')!.body.view))).toContain('Loading')
+    } finally {
+      release()
+    }
+    await waitFor('the form in the modal', () => [...s.h.slack.modals.values()].at(-1)?.view.callback_id === 'prherald_review_form')
+    expect(s.fake().refreshes).toBe(1)
+  })
+  it('the submission\'s acknowledgement carries the response_action, as the HTTP 200 does', async () => {
+    await startOverSocket()
     await s.link(ALICE, 'alice')
     const click = reviewActionPayload({ user: ALICE, channel: CHANNEL, messageTs: s.message().ts, action: 'approve' })
-    expect(await sockets.envelope('interactive', click, 'env-click')).toEqual({ envelope_id: 'env-click' })
+    expect(await sockets!.envelope('interactive', click, 'env-click')).toEqual({ envelope_id: 'env-click' })
     await waitFor('views.open', () => s.h.slack.count('views.open') === 1)
     const view = asView(s.h.slack.calls.find((c) => c.method === 'views.open')!.body.view)
-    const ack = await sockets.envelope('interactive', viewSubmissionPayload({ user: ALICE, viewId: 'VMODAL1', view, text: 'LGTM' }), 'env-submit')
+    const ack = await sockets!.envelope('interactive', viewSubmissionPayload({ user: ALICE, viewId: 'VMODAL1', view, text: 'LGTM' }), 'env-submit')
     expect(ack).toMatchObject({ envelope_id: 'env-submit', payload: { response_action: 'update' } })
     expect(await s.outcome('VMODAL1')).toContain('Approved on')
     expect(s.fake().reviews).toHaveLength(1)

@@ -8,7 +8,7 @@ import { reviewActionPayload, viewSubmissionPayload } from '../helpers/review-mo
 import { deliver } from '../helpers/signed-delivery.ts'
 import { sendInteraction, TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { waitFor, writeConfig } from '../helpers/start-prherald.ts'
-import { ALICE, aliceAndAuthor, CHANNEL, linkInSqlite, talkBackEnv, TEST_PUBLIC_URL } from '../helpers/talk-back-setup.ts'
+import { ALICE, aliceAndAuthor, CHANNEL, linkInSqlite, talkBackEnv, TEST_PUBLIC_URL, type LinkOptions } from '../helpers/talk-back-setup.ts'
 import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
 
 /**
@@ -72,7 +72,7 @@ export function scenario(provider: FakeHostKind) {
     await h.start(env)
     await send(facts.opened())
   }
-  const link = (slackUser: string, login: string) => linkInSqlite(h.dir.path, { fake, key: env.PRHERALD_TOKEN_KEY!, slackUser, login })
+  const link = (slackUser: string, login: string, options: Pick<LinkOptions, 'expiresAt'> = {}) => linkInSqlite(h.dir.path, { fake, key: env.PRHERALD_TOKEN_KEY!, slackUser, login, ...options })
   const send = async (delivery: { event: string; payload: unknown }) => {
     expect((await deliver(h.service!.url, provider, delivery)).status).toBe(200)
     expect(await h.service!.settle(10_000)).toBe(true)

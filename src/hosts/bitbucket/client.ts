@@ -20,6 +20,8 @@ export interface BitbucketPage<T> {
 export interface BitbucketClient {
   /** GET a path under the base URL (or an absolute `next` link), parsed as JSON. */
   get<T>(path: string): Promise<T>
+  /** GET a path under the base URL as text (a file's raw content from /src). */
+  getText(path: string): Promise<string>
   /** Every value of a paginated collection, following `next` up to `maxItems`. */
   paginate<T>(path: string, maxItems?: number): Promise<T[]>
 }
@@ -38,6 +40,14 @@ export function createBitbucketClient(options: BitbucketClientOptions): Bitbucke
   const timeoutMs = options.timeoutMs ?? 10_000
 
   async function get<T>(path: string): Promise<T> {
+    return (await (await call(path)).json()) as T
+  }
+
+  async function getText(path: string): Promise<string> {
+    return (await call(path)).text()
+  }
+
+  async function call(path: string): Promise<Response> {
     const url = /^https?:\/\//.test(path) ? path : `${base}${path.startsWith('/') ? '' : '/'}${path}`
     const what = `GET ${new URL(url).pathname}`
     // The credentials go only to the configured API: a `next` link elsewhere (a compromised or spoofed
@@ -47,9 +57,8 @@ export function createBitbucketClient(options: BitbucketClientOptions): Bitbucke
         fix: `check that BITBUCKET_API_URL (${base}) is the API Bitbucket's answers link to`,
       })
     }
-    const response = await hostFetch(url, { headers: { authorization, accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) },
+    return hostFetch(url, { headers: { authorization, accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) },
       (failed) => gitHostError({ provider: 'bitbucket', what, basicAuth, apiUrl: base, ...failed }))
-    return (await response.json()) as T
   }
 
   async function paginate<T>(path: string, maxItems = Number.POSITIVE_INFINITY): Promise<T[]> {
@@ -62,5 +71,5 @@ export function createBitbucketClient(options: BitbucketClientOptions): Bitbucke
     return items.slice(0, maxItems)
   }
 
-  return { get, paginate }
+  return { get, getText, paginate }
 }

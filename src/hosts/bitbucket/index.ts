@@ -4,6 +4,7 @@ import { readPullRequestWith } from '../read-pull-request.ts'
 import { smokeRequest } from '../smoke-delivery.ts'
 import { bodyDigestId, signBody, verifySignature } from '../verify-signature.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
+import { bitbucketReadFile } from './read-file.ts'
 import { bitbucketChangedFiles } from './changed-files.ts'
 import { createBitbucketClient } from './client.ts'
 import { bitbucketPersonApi, bitbucketTalkBack } from './talk-back.ts'
@@ -25,6 +26,7 @@ function connect(token: string, authEmail: string | undefined, apiUrl: string): 
   return {
     webhooks: cachingOwnerHooks(bitbucketWebhookApi(client)),
     changedFiles: bitbucketChangedFiles(client),
+    readFile: bitbucketReadFile(client),
     // Comments as the token's account (an access token's bot, or the API token's person); needs pullrequest:write.
     comments: bitbucketPersonApi(apiUrl, authEmail ? basicAuth(authEmail, token) : `Bearer ${token}`),
     reconcile: (gate, clock) => ({
@@ -94,4 +96,11 @@ export const bitbucket: GitHost = {
     return smokeRequest(bitbucket.delivery, event, payload, (body) => signBody(secret, body))
   },
   talkBack: bitbucketTalkBack,
+  // "Set up and use code owners": "Create the CODEOWNERS file in a directory called .bitbucket at the root of
+  // your repository"; gitignore-like without `\#`, `!` and `[ ]`; "Comments … can be at the start of line or
+  // inline". Bitbucket reads it on the target branch, as prherald does.
+  codeOwners: {
+    locations: ['.bitbucket/CODEOWNERS'],
+    syntax: { sections: false, escapedHash: false, negation: false, inlineComments: true },
+  },
 }

@@ -5,6 +5,7 @@ import { bodyDigestId, signBody, verifySignature } from '../verify-signature.ts'
 import { APP_VARIABLE_HELP, APP_VARIABLES, isGithubApp, readGithubAccess } from './app-credentials.ts'
 import { githubOwnComments } from './own-comments.ts'
 import { createGithubClient, githubCall, type GithubClientOptions } from './client.ts'
+import { githubReadFile, githubTeamMembers } from './read-file.ts'
 import { githubChangedFiles } from './changed-files.ts'
 import { GITHUB_OPTIONAL_EVENTS, GITHUB_REQUIRED_EVENTS } from './events.ts'
 import { CHECK_EVENTS, decodeGithubCheck } from './decode-check.ts'
@@ -47,6 +48,8 @@ function connect(auth: Auth, apiUrl: string): HostApi {
   return {
     webhooks: cachingOwnerHooks(githubWebhookApi(octokit)),
     changedFiles: githubChangedFiles(octokit),
+    readFile: githubReadFile(octokit),
+    teamMembers: githubTeamMembers(octokit),
     reconcile(gate, clock) {
       const request = githubRequests(octokit, gate, clock)
       return {
@@ -126,4 +129,11 @@ export const github: GitHost = {
     return smokeRequest(github.delivery, event, payload, (body) => signBody(secret, body))
   },
   talkBack: githubTalkBack,
+  // "About code owners": "a file called CODEOWNERS in the .github/, root, or docs/ directory … If CODEOWNERS
+  // files exist in more than one of those locations, GitHub will search for them in that order and use the
+  // first one it finds." No sections, no negation, no escaped #; inline comments as its example writes them.
+  codeOwners: {
+    locations: ['.github/CODEOWNERS', 'CODEOWNERS', 'docs/CODEOWNERS'],
+    syntax: { sections: false, escapedHash: false, negation: false, inlineComments: true },
+  },
 }

@@ -3,6 +3,7 @@ import { isPrheraldError } from '../../errors.ts'
 import { smokeRequest } from '../smoke-delivery.ts'
 import { bodyDigestId } from '../verify-signature.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
+import { gitlabReadFile } from './read-file.ts'
 import { gitlabChangedFiles } from './changed-files.ts'
 import { createGitlabClient } from './client.ts'
 import { gitlabPersonApi, gitlabTalkBack } from './talk-back.ts'
@@ -27,6 +28,7 @@ function connect(token: string, apiUrl: string): HostApi {
   return {
     webhooks: cachingOwnerHooks(gitlabWebhookApi(client)),
     changedFiles: gitlabChangedFiles(client),
+    readFile: gitlabReadFile(client),
     reconcile: (gate, clock) => ({
       readPullRequest: readGitlabMergeRequest(client, gate, clock),
     }),
@@ -98,4 +100,10 @@ export const gitlab: GitHost = {
     return smokeRequest(gitlab.delivery, event, payload, () => secret)
   },
   talkBack: gitlabTalkBack,
+  // "Code Owners": the file in the root, docs/ or .gitlab/ directory; GitLab reads the first it finds in that
+  // order (gitlab-org/gitlab#366394). Sections, exclusions (17.10), `\#`; "Inline comments are unsupported".
+  codeOwners: {
+    locations: ['CODEOWNERS', 'docs/CODEOWNERS', '.gitlab/CODEOWNERS'],
+    syntax: { sections: true, escapedHash: true, negation: true, inlineComments: false },
+  },
 }
