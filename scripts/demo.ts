@@ -1,9 +1,9 @@
 import '../src/cli/require-supported-node.ts'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startFakeSlack } from '../test/helpers/fake-slack.ts'
+import { MANIFEST_SCOPES, startFakeSlack } from '../test/helpers/fake-slack.ts'
 import { packageRoot } from '../src/package-root.ts'
 import { relaySignals } from '../src/cli/relay-signals.ts'
 import { demoSecret } from './demo-secret.ts'
@@ -13,11 +13,13 @@ import { demoSecret } from './demo-secret.ts'
  * 127.0.0.1 that prints each call. For trying prherald without a Slack workspace; never for production.
  * The database lives in a new temporary directory, removed when the demo exits: the fake Slack forgets
  * its messages at exit, so a database kept from an earlier run would point at messages that no longer exist.
+ * So does a copy of the example config.yaml, taken at start: the server writes config.lock beside its config
+ * file, and a demo leaves nothing in the clone.
  */
 // The secret demo:deliver signs with too (the environment's or .env's, else the demo's own).
 const { secret, from } = demoSecret()
 const root = packageRoot()
-const slack = await startFakeSlack({ anyChannel: true })
+const slack = await startFakeSlack({ anyChannel: true, scopes: [...MANIFEST_SCOPES] })
 slack.onCall = (method, body) => {
   const fields = ['channel', 'ts', 'timestamp', 'name', 'text'].filter((k) => body[k] !== undefined).map((k) => `${k}=${JSON.stringify(body[k])}`)
   console.log(`[fake slack] ${method} ${fields.join(' ')}`)
@@ -25,9 +27,11 @@ slack.onCall = (method, body) => {
 
 const scratch = mkdtempSync(join(tmpdir(), 'prherald-demo-'))
 const database = join(scratch, 'demo.db')
+const config = join(scratch, 'config.yaml')
+if (process.env.PRHERALD_CONFIG_FILE === undefined) copyFileSync(join(root, 'config.yaml'), config)
 const env = {
   ...process.env,
-  PRHERALD_CONFIG_FILE: process.env.PRHERALD_CONFIG_FILE ?? join(root, 'config.yaml'),
+  PRHERALD_CONFIG_FILE: process.env.PRHERALD_CONFIG_FILE ?? config,
   PRHERALD_DATABASE_URL: process.env.PRHERALD_DATABASE_URL ?? `file:${database}`,
   SLACK_API_URL: slack.url,
   SLACK_BOT_TOKEN: 'xoxb-demo-token',

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path'
 import { loadEnvFile } from '../src/cli/load-env-file.ts'
 import { PrheraldError } from '../src/errors.ts'
 import { packageRoot } from '../src/package-root.ts'
-import { startFakeSlack } from '../test/helpers/fake-slack.ts'
+import { MANIFEST_SCOPES, startFakeSlack } from '../test/helpers/fake-slack.ts'
 import { createSupervisor } from './dev-supervisor.ts'
 import { transpileToDist } from './dev-transpile.ts'
 import { watchSources } from './dev-watch.ts'
@@ -61,7 +61,7 @@ export async function runDevSession(options: DevOptions): Promise<void> {
   const publicUrl = tunnel?.publicUrl
 
   const dataDir = mkdtempSync(join(tmpdir(), 'prherald-dev-'))
-  const slack = options.slack ? undefined : await startFakeSlack({ anyChannel: true })
+  const slack = options.slack ? undefined : await startFakeSlack({ anyChannel: true, scopes: [...MANIFEST_SCOPES] })
   if (slack) {
     slack.onCall = (method, body) => {
       const fields = ['channel', 'ts', 'timestamp', 'name', 'text'].filter((k) => body[k] !== undefined).map((k) => `${k}=${JSON.stringify(body[k])}`)

@@ -1,6 +1,6 @@
 import '../src/cli/require-supported-node.ts'
 import { parseArgs } from 'node:util'
-import { startFakeSlack } from '../test/helpers/fake-slack.ts'
+import { MANIFEST_SCOPES, startFakeSlack } from '../test/helpers/fake-slack.ts'
 
 /**
  * `npm run fake-slack`: the stand-in Slack that `npm run demo` and `npm run dev` use, on its own, for running
@@ -36,7 +36,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   process.exit(2)
 }
 
-const slack = await startFakeSlack({ anyChannel: true, token: options.token, port }).catch((error: unknown) => {
+const slack = await startFakeSlack({ anyChannel: true, scopes: [...MANIFEST_SCOPES], token: options.token, port }).catch((error: unknown) => {
   const code = (error as { code?: string }).code
   process.stderr.write(`fake-slack: cannot listen on 127.0.0.1:${port} (${code ?? String(error)}); choose another with -- --port <port>\n`)
   process.exit(1)

@@ -14,9 +14,10 @@ import { packageRoot } from '../src/package-root.ts'
  * Every test file runs with this (vitest.config.ts, setupFiles). Nothing a test starts reaches beyond
  * 127.0.0.1, and a test that tries fails, instead of passing as if the machine were offline:
  * - in this process, non-loopback connects are refused (test/helpers/loopback-only.ts);
- * - every Node process a test starts loads the same guard (NODE_OPTIONS=--import), reports to a file this
- *   setup reads after each test, and gets each API URL it was not given pointed at a closed port on
- *   127.0.0.1, so a test that forgot one calls nothing real;
+ * - every Node process a test starts loads the same guard (NODE_OPTIONS=--import) and reports to a file
+ *   this setup reads after each test (its API URLs are the test's to give: testEnv starts from closed ones,
+ *   and one set here would override what a command reads from its .env);
+ * - this process's own environment starts from the same closed API URLs;
  * - a Node process started from a dist/ older than its source is refused with the fix (`npm run build`):
  *   an end-to-end test would otherwise check yesterday's code.
  */
@@ -55,7 +56,6 @@ function guardNodeChild(args: unknown[]): void {
   if (existsSync(PRELOAD)) env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${pathToFileURL(PRELOAD).href}`].filter(Boolean).join(' ')
   // A test of this guard names its own file.
   env.PRHERALD_TEST_NETWORK_LOG ??= LOG
-  for (const [name, url] of Object.entries(CLOSED_API_URLS)) if (!(name in env)) env[name] = url
   options.env = env
 }
 

@@ -52,14 +52,16 @@ export function missingScopeResults(personal: readonly FeatureScope[], granted: 
 /**
  * notify.direct_messages as it will work: a WARN when the file sets `opt_in` and nobody can opt in (nobody
  * has `direct_messages: on` in `users:` and, without SLACK_SIGNING_SECRET, there is no /prherald nor home
- * tab). The same by default is only said: an operator who never asked for direct messages is not nagged.
+ * tab). The same by default is only said, as a SKIP: an operator who never asked for direct messages is not
+ * nagged, and is not told OK about something that does nothing.
  */
 export function directMessagesResult(settings: PersonalSettings, interactiveRoutes: boolean): CheckResult {
   const target = 'notify.direct_messages'
   const { mode } = settings.directMessages
-  if (mode === 'off') return { name: 'direct messages', target, status: 'OK', reason: 'off: nobody gets one' }
+  // Off is said as SKIP, not OK: nothing is checked, and nothing works.
+  if (mode === 'off') return { name: 'direct messages', target, status: 'SKIP', reason: 'off: nobody gets one' }
   if (!directMessagesReachSomeone(settings, interactiveRoutes)) {
-    if (settings.directMessages.modeChosen !== true) return { name: 'direct messages', target, status: 'OK', reason: 'opt_in (the default, not set in the file): nobody can opt in without SLACK_SIGNING_SECRET or direct_messages: on in users:, so nobody gets one' }
+    if (settings.directMessages.modeChosen !== true) return { name: 'direct messages', target, status: 'SKIP', reason: 'opt_in (the default, not set in the file): nobody can opt in without SLACK_SIGNING_SECRET or direct_messages: on in users:, so nobody gets one' }
     return {
       name: 'direct messages', target, status: 'WARN',
       reason: 'opt_in, but nobody can opt in: no person in users: has direct_messages: on, and SLACK_SIGNING_SECRET is unset (no /prherald, no home tab)',

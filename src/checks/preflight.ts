@@ -74,8 +74,11 @@ function authResults(env: Env, host: GitHost): CheckResult[] {
   }
 }
 
-/** PRHERALD_PUBLIC_URL: https://, or http:// on loopback only (config/public-url.ts); never shown with its user-info. */
-function publicUrlResult(url: string | undefined): CheckResult {
+/**
+ * PRHERALD_PUBLIC_URL: https://, or http:// on loopback only (config/public-url.ts); never shown with its
+ * user-info. The doctor's line, and a FAIL that stops the server's start (validate-at-startup.ts): one rule.
+ */
+export function publicUrlResult(url: string | undefined): CheckResult {
   const target = 'PRHERALD_PUBLIC_URL'
   if (!url) return { name: 'public url', target, status: 'SKIP', reason: 'not set (create-webhook needs it, and talk-back\'s account links)' }
   const problem = publicUrlProblem(url)

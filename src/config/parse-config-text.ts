@@ -32,7 +32,7 @@ export function parseConfigText(text: string): ParseResult {
         key: `line ${e.linePos?.[0].line ?? '?'}`,
         message: e.code === 'RESOURCE_EXHAUSTION'
           ? 'nested too deeply for the YAML reader (hundreds of levels); a prherald configuration needs at most 7'
-          : `${e.message.split('\n')[0]}; fix the YAML syntax there`,
+          : `${yamlReason(e.message)}${e.linePos ? ` (column ${e.linePos[0].col})` : ''}; fix the YAML syntax there`,
       })),
     }
   }
@@ -66,4 +66,12 @@ function lineOfPath(doc: Document, lines: LineCounter, path: ReadonlyArray<strin
     } else break
   }
   return offset === undefined ? undefined : lines.linePos(offset).line
+}
+
+/**
+ * The yaml library's reason without its own place: with prettyErrors its first line ends "at line 5,
+ * column 1:" (the excerpt follows), which the problem's key and column already say.
+ */
+function yamlReason(message: string): string {
+  return (message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '').replace(/:$/, '')
 }

@@ -149,12 +149,12 @@ export function createSlackInbound(deps: SlackInboundDeps) {
   const event = async (payload: unknown): Promise<SlackInboundAnswer> => {
     if (str(payload, 'type') !== 'event_callback') return undefined
     const inner = at(payload, 'event')
-    if (isOwnEvent(inner)) return undefined
+    if (isOwnEvent(inner, (await deps.workspace())?.botUserId)) return undefined
     const origin = { teamId: str(payload, 'team_id'), appId: str(payload, 'api_app_id') }
     const requestId = prefixed('event', str(payload, 'event_id'))
     if (await admit('event', origin, requestId)) return undefined
     // Acknowledged only once the reply is stored (its handler awaits the intake's commit).
-    if (str(inner, 'type') === 'message' && deps.threadReply) await handle(requestId, () => deps.threadReply!(inner, str(payload, 'event_id')))
+    if (str(inner, 'type') === 'message' && deps.threadReply) await handle(requestId, () => deps.threadReply!(inner, str(payload, 'event_id'), origin.teamId))
     const user = str(inner, 'user')
     if (str(inner, 'type') === 'app_home_opened' && str(inner, 'tab') !== 'messages' && user) {
       // Published after the ack; it retries and logs its own failures (publish-home.ts), so it never rejects.
@@ -176,10 +176,15 @@ export type SlackInbound = ReturnType<typeof createSlackInbound>
 const prefixed = (kind: string, id: string | null | undefined) => (id ? `${kind}:${id}` : undefined)
 const triggerOf = (payload: unknown) => prefixed('trigger', str(payload, 'trigger_id'))
 
-/** Events prherald caused itself (its bot's messages, the message_changed of its own chat.update): never acted on, never stored. */
-function isOwnEvent(inner: unknown): boolean {
+/**
+ * Events prherald caused itself (its bot's messages, the message_changed of its own chat.update): never acted
+ * on, never stored. Its messages are known by their `bot_id`, or by its bot user's id when they carry none.
+ */
+function isOwnEvent(inner: unknown, botUserId: string | undefined): boolean {
   if (str(inner, 'bot_id') !== undefined || str(inner, 'subtype') === 'bot_message') return true
   const subtype = str(inner, 'subtype')
+  const author = subtype === 'message_changed' ? str(inner, 'message', 'user') : subtype === 'message_deleted' ? str(inner, 'previous_message', 'user') : str(inner, 'user')
+  if (botUserId !== undefined && author === botUserId) return true
   return (subtype === 'message_changed' && str(inner, 'message', 'bot_id') !== undefined)
     || (subtype === 'message_deleted' && str(inner, 'previous_message', 'bot_id') !== undefined)
 }

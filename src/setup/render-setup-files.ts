@@ -7,6 +7,11 @@ import type { TalkBackAnswers } from './ask-talk-back.ts'
 export interface SetupAnswers {
   provider: Provider
   slackToken: string
+  /**
+   * SLACK_API_URL when it was set for setup (a stand-in Slack): written beside the token it belongs to, so
+   * that prherald-server and prherald-smoke, started from another terminal, reach the same Slack.
+   */
+  slackApiUrl?: string | undefined
   /** SLACK_APP_TOKEN: given, slack.socket_mode is true. */
   slackAppToken?: string | undefined
   channel: string
@@ -86,6 +91,7 @@ export function renderEnvFile(answers: SetupAnswers, configFile?: string): strin
     '# prherald secrets, written by prherald-setup. Readable by its owner only; never commit it.',
     ...(configFile ? [envLine('PRHERALD_CONFIG_FILE', configFile)] : []),
     envLine('SLACK_BOT_TOKEN', answers.slackToken),
+    ...(answers.slackApiUrl ? [envLine('SLACK_API_URL', answers.slackApiUrl)] : []),
     ...(answers.slackAppToken ? [envLine('SLACK_APP_TOKEN', answers.slackAppToken)] : []),
     envLine(names.secret, answers.webhookSecret),
   ]

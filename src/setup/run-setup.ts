@@ -89,7 +89,8 @@ async function setup(options: SetupOptions, io: SetupIo): Promise<boolean> {
   const rel = relative(io.cwd, configFile)
   const configForEnv = configFile === resolve(io.cwd, 'config.yaml') ? undefined : rel.startsWith('..') || isAbsolute(rel) ? configFile : rel
   const slackApiUrl = (io.env.SLACK_API_URL || 'https://slack.com/api/').replace(/\/?$/, '/')
-  const answers = keepTokenKey(await askSetup({ flags: options, env: io.env, ask, interactive, slackApiUrl, print }), envFile)
+  const asked = keepTokenKey(await askSetup({ flags: options, env: io.env, ask, interactive, slackApiUrl, print }), envFile)
+  const answers: SetupAnswers = io.env.SLACK_API_URL?.trim() ? { ...asked, slackApiUrl: io.env.SLACK_API_URL.trim() } : asked
   const create = await askCreateWebhook(answers, options.createWebhook ?? (interactive ? undefined : false), ask)
 
   // A valid configuration for other hosts gets this host added beside them, not overwritten (issue 34); --force still replaces it.

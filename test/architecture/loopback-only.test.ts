@@ -8,7 +8,7 @@ import { makeTempDir } from '../helpers/temp-dir.ts'
 
 /**
  * The test run's own guard (test/loopback-only-setup.ts): a Node process a test starts cannot connect beyond
- * 127.0.0.1 and says so where the run reads it; it gets the closed API URLs it was not given; and an
+ * 127.0.0.1 and says so where the run reads it; and an
  * end-to-end test refuses a dist/ older than its source.
  */
 let dir: ReturnType<typeof makeTempDir> | undefined
@@ -17,7 +17,7 @@ afterEach(() => {
   dir = undefined
 })
 
-/** Prints what the child saw: its API URL and how each connect ended. 192.0.2.1 is TEST-NET-1 (RFC 5737). */
+/** Prints how each of the child's connects ended. 192.0.2.1 is TEST-NET-1 (RFC 5737). */
 const CHILD = `
 const net = require('node:net')
 const tryConnect = (host, port) => new Promise((resolve) => {
@@ -28,20 +28,20 @@ const tryConnect = (host, port) => new Promise((resolve) => {
 ;(async () => {
   const server = net.createServer((s) => s.end()).listen(0, '127.0.0.1')
   await new Promise((r) => server.once('listening', r))
-  const out = { slack: process.env.SLACK_API_URL, outside: await tryConnect('192.0.2.1', 443), loopback: await tryConnect('127.0.0.1', server.address().port) }
+  const out = { outside: await tryConnect('192.0.2.1', 443), loopback: await tryConnect('127.0.0.1', server.address().port) }
   server.close()
   console.log(JSON.stringify(out))
 })()
 `
 
 describe('tests reach only 127.0.0.1', () => {
-  it('a started Node process is refused beyond loopback, reports it, and gets a closed SLACK_API_URL', () => {
+  it('a started Node process is refused beyond loopback and reports it', () => {
     dir = makeTempDir()
     const log = join(dir.path, 'network.log')
     const result = spawnSync(process.execPath, ['-e', CHILD], {
       env: { PATH: process.env.PATH, PRHERALD_TEST_NETWORK_LOG: log }, encoding: 'utf8', timeout: 20_000,
     })
-    expect(JSON.parse(result.stdout)).toEqual({ slack: 'http://127.0.0.1:1/api/', outside: 'ECONNREFUSED', loopback: 'connected' })
+    expect(JSON.parse(result.stdout)).toEqual({ outside: 'ECONNREFUSED', loopback: 'connected' })
     expect(readFileSync(log, 'utf8')).toContain('tried to connect to 192.0.2.1:443')
     expect(result.stderr).toContain('[test network guard]')
   })

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { createServer as createHttpServer } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -81,6 +81,8 @@ async function stop(running: Demo): Promise<number | null> {
 describe('npm run demo', () => {
   it('a repeated demo:deliver is deduplicated by delivery id, and each demo starts from a fresh database that it removes', async () => {
     const port = await freePort()
+    const lock = join(ROOT, 'config.lock')
+    const lockBefore = existsSync(lock) ? statSync(lock).mtimeMs : undefined
     demo = startDemo(port)
     await until(demo, (o) => /listening/.test(o))
     const database = databaseOf(demo.output())
@@ -100,6 +102,8 @@ describe('npm run demo', () => {
 
     await stop(demo)
     expect(existsSync(database)).toBe(false)
+    // The server's config.lock went beside the demo's copy of config.yaml, not into the clone.
+    expect(existsSync(lock) ? statSync(lock).mtimeMs : undefined).toBe(lockBefore)
 
     // A new demo remembers nothing: the same deliveries are new to it, and the message is posted again.
     demo = startDemo(port)

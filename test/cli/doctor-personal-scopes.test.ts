@@ -51,7 +51,7 @@ describe('prherald-doctor and the personal features', () => {
     const off = await doctor({ SLACK_SIGNING_SECRET: SIGNING_SECRET })
     // The slash command still lists pull requests, and /prherald mine asks a team's members.
     expect(scopeWarnings(off.stdout).map((w) => w.scope)).toEqual(['commands', 'usergroups:read'])
-    expect(off.stdout).toMatch(/^ {2}OK {4}direct messages +notify\.direct_messages +off: nobody gets one$/m)
+    expect(off.stdout).toMatch(/^ {2}SKIP {2}direct messages +notify\.direct_messages +off: nobody gets one$/m)
 
     configure({ notify: { direct_messages: 'off' } })
     expect(scopeWarnings((await doctor()).stdout)).toEqual([])
@@ -70,7 +70,7 @@ describe('prherald-doctor and the personal features', () => {
     configure({ users })
     // Not chosen, only the default: said, not warned about.
     const byDefault = await runCliAsync('doctor', [], env(), t.dir.path)
-    expect(byDefault.stdout).toMatch(/^ {2}OK {4}direct messages +notify\.direct_messages +opt_in \(the default, not set in the file\): nobody can opt in/m)
+    expect(byDefault.stdout).toMatch(/^ {2}SKIP {2}direct messages +notify\.direct_messages +opt_in \(the default, not set in the file\): nobody can opt in/m)
     expect(byDefault.stdout).not.toContain('WARN')
 
     configure({ notify: { direct_messages: 'opt_in' }, users })

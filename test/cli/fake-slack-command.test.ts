@@ -47,7 +47,13 @@ describe('npm run fake-slack', () => {
     expect(result.stderr).not.toContain('invalid_auth')
     expect(result.status, result.stdout + result.stderr).toBe(0)
     expect(readFileSync(join(dir.path, 'config.yaml'), 'utf8')).toContain('C0PULLREQ01')
+    // The stand-in's address is written beside its token: prherald-smoke in another terminal reaches it too.
+    expect(readFileSync(join(dir.path, '.env'), 'utf8')).toContain(`SLACK_API_URL=${env.SLACK_API_URL}\n`)
     expect(output()).toMatch(/^\[fake slack\] users\.conversations/m)
+    // Its token carries the manifest's scopes (docs/slack-app.md), so the doctor finds none missing there.
+    const auth = await fetch(`${env.SLACK_API_URL}auth.test`, { method: 'POST', headers: { authorization: `Bearer ${env.SLACK_BOT_TOKEN}` } })
+    const manifest = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(readFileSync(join(ROOT, 'docs/slack-app.md'), 'utf8'))![1]!) as { oauth_config: { scopes: { bot: string[] } } }
+    expect(auth.headers.get('x-oauth-scopes')?.split(',').sort()).toEqual([...manifest.oauth_config.scopes.bot].sort())
   })
 
   it('answers invalid_auth to any other token', async () => {

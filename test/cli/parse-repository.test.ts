@@ -21,5 +21,10 @@ describe('parseRepository', () => {
       caught = error
     }
     expect(isPrheraldError(caught, 'usage')).toBe(true)
+    // Each host's own form, GitLab's nested groups too.
+    const { fix } = caught as { fix?: string }
+    expect(fix).toContain('GitHub: owner/repo')
+    expect(fix).toContain('Bitbucket: workspace/repository-slug')
+    expect(fix).toContain('GitLab: group/project (nested: group/subgroup/project)')
   })
 })

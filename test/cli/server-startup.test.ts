@@ -126,6 +126,15 @@ describe('start-up validation and config.lock', () => {
     expect(existsSync(lockFile())).toBe(false)
   })
 
+  it('refuses an http:// PRHERALD_PUBLIC_URL off loopback, as the doctor and setup do; http:// on loopback starts', async () => {
+    const error = await boot({ PRHERALD_PUBLIC_URL: 'http://prherald.example.com' }).then(() => undefined, (e: Error) => e)
+    expect(error?.message).toContain('exited with 1 before listening')
+    expect(error?.message).toContain('PRHERALD_PUBLIC_URL public url: http://prherald.example.com is http://: deliveries would cross the network unencrypted')
+    expect(error?.message).toContain('fix: set PRHERALD_PUBLIC_URL to the https:// URL the git host delivers to')
+    const server = await boot({ PRHERALD_PUBLIC_URL: 'http://127.0.0.1:8080' })
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
+  })
+
   it('refuses to start when a mapped channel is archived, and SKIP (no token) does not stop it', async () => {
     slack.channels.set('C0000000002', { name: 'old-api', is_archived: true })
     const error = await boot({ GITHUB_TOKEN: '' }).then(() => undefined, (e: Error) => e)
