@@ -8,6 +8,8 @@ import { escapeLinkUrl, escapeText } from '../slack/render-message.ts'
 import type { ModalView, SlackClient } from '../slack/slack-client.ts'
 import { auditTalkBack, PER_MINUTE, type PersonLimits } from '../talk-back/person-limits.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
+import { markerLine } from '../hosts/talk-back-contract.ts'
+import { replyMarker } from '../talk-back/reply-body.ts'
 import type { SubmissionAnswer } from './review-from-slack.ts'
 
 export interface CodeThreadReplyDeps {
@@ -24,7 +26,7 @@ const notice = (text: string): ModalView => ({ type: 'modal', title: plain('Repl
  * The hidden last line of a reply made from Slack (talk-back/own-comment.ts): its webhook comes back and is not
  * mirrored into the thread it came from. The view's id names the reply in it.
  */
-const marked = (body: string, viewId: string) => `${body}\n\n[//]: # (prherald-reply code ${viewId})`
+const marked = (body: string, viewId: string) => `${body}\n\n${markerLine(replyMarker('code', viewId))}`
 
 /**
  * Replies to a code thread from Slack (docs/talk-back.md, "From the pull request into Slack"): a mirrored

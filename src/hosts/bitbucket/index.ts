@@ -9,7 +9,7 @@ import { bitbucketChangedFiles } from './changed-files.ts'
 import { createBitbucketClient } from './client.ts'
 import { bitbucketPersonApi, bitbucketTalkBack } from './talk-back.ts'
 import { basicAuth } from '../talk-back-http.ts'
-import { BITBUCKET_OPTIONAL_EVENTS, BITBUCKET_REQUIRED_EVENTS } from './events.ts'
+import { BITBUCKET_REQUIRED_EVENTS } from './events.ts'
 import { decodeBitbucket } from './decode.ts'
 import { bitbucketSmokePayload } from './smoke.ts'
 import { bitbucketWebhookSteps } from './webhook-steps.ts'
@@ -59,7 +59,7 @@ export const bitbucket: GitHost = {
   },
   webhook: {
     required: BITBUCKET_REQUIRED_EVENTS,
-    optional: BITBUCKET_OPTIONAL_EVENTS,
+    optional: [],
     sendsEverything: () => false,
     setupFix: (target) => `add the webhook in the repository's settings; prherald-config create-webhook ${target} prints the exact steps`,
     eventsFix: (target) => `edit the webhook and tick those triggers (prherald-config create-webhook ${target} lists them all)`,
