@@ -34,8 +34,11 @@ export interface SlackReply extends PullRequestId {
   /** The reply's text (Slack markup) and its files; absent for a deletion. */
   text?: string
   files?: Array<{ name: string; url: string }>
-  /** The person's Slack name, when the event carried it: prherald's own comments name them. */
-  name?: string
+  /**
+   * From outside the workspace: the event's `user_team` is not the workspace's (Slack Connect). Guests are
+   * told apart at the batch, from users.info. `slack.talk_back.external` says what their replies may do.
+   */
+  external?: true
 }
 
 /** What a pull request's mailbox carries: a git host's delivery, a click in Slack, or a thread reply. */

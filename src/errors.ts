@@ -32,6 +32,7 @@ export type ErrorCode =
   | 'git_host_not_found' // 404: no such repository or pull request, or the token cannot see it
   | 'git_host_rate_limited' // the token's budget is spent for longer than a command waits (reconcile)
   | 'git_host_refused' // 4xx with the host's reason: a person's action it does not allow (own pull request, merged, newer head)
+  | 'token_sealed' // a linked account's tokens do not open under the configured keys: that link cannot be used here
   | 'lock' // config.lock cannot be read or written
   | 'usage' // a command-line argument is malformed
   | 'cancelled' // the person at the terminal pressed Ctrl+C at a question (prherald-setup)

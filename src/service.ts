@@ -51,7 +51,10 @@ import { createReviewFromSlack } from './personal/review-from-slack.ts'
 import { createThreadReplyEvent } from './inbound/thread-reply-event.ts'
 import { createPersonLimits } from './talk-back/person-limits.ts'
 import { createTalkBack, talkBackWanted } from './talk-back/create-talk-back.ts'
+import { createCodeThreadReply } from './personal/code-thread-reply.ts'
 import { RELINK_SWEEP_MS, sweepRelinks } from './talk-back/relink-sweep.ts'
+import { warnSealedLinks } from './talk-back/sealed-links.ts'
+import { warnTalkBackGaps } from './checks/talk-back-gaps.ts'
 import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from './talk-back/token-cipher.ts'
 
 /** The direct-message sender's job: every 30 s by default, at start, and whenever a message is queued. */
@@ -160,6 +163,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const talkBack = talkBackWanted(settings) ? createTalkBack({
     settings, hosts, cipher: tokenCipher, store, owner, now: clock, logger, kickDirectMessages,
   }) : undefined
+  // A part talk-back lacks is a warning now and a reason in /readyz, never a silent 404 (docs/operations.md).
+  const missing = warnTalkBackGaps({ settings, secrets, hosts, logger })
+  if (talkBack) await warnSealedLinks({ store, cipher: tokenCipher, logger })
   const worker = createWorker({
     settings, secrets, hosts, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
     retry: options.retry, pacerClock: options.pacerClock,
@@ -195,10 +201,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   if (pending.length > 0) logger.info('replaying pending deliveries', { count: pending.length })
   await retries.refreshParked()
 
-  scheduler.add({ name: 'cleanup', when: { everyMs: HOUR_MS, atStart: true }, period: cleanupRunKey, run: () => runCleanup({ store, logger, ttlDays: settings.messageTtlDays }).then(() => undefined) })
+  scheduler.add({ name: 'cleanup', when: { everyMs: HOUR_MS, atStart: true }, period: cleanupRunKey, run: () => runCleanup({ store, logger, ttlDays: settings.messageTtlDays, turnaroundKeepDays: settings.insights.keepDays }).then(() => undefined) })
   scheduler.add({ name: DIRECT_MESSAGES_JOB, when: { everyMs: options.directMessageIntervalMs ?? 30_000, atStart: true }, run: () => worker.personal.sendDue() })
   if (talkBack) scheduler.add({ name: 'relink-sweep', when: { everyMs: options.relinkSweepMs ?? RELINK_SWEEP_MS, atStart: true }, run: () => sweepRelinks({ store, notices: talkBack.notices, now: clock }) })
-  const digestCommand = startDigest({ scheduler, store, slack, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest, onRun: metrics.digestRun })
+  const digestCommand = startDigest({ scheduler, store, outbox: worker.outbox, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest, onRun: metrics.digestRun })
 
   const webhooks = [...hosts.values()].map((own) => ({
     host: own.host,
@@ -223,6 +229,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     workspace: createTokenWorkspace({ token: secrets.slackBotToken, apiUrl: settings.api.slack, logger }),
     ready: () => database.state() === 'ok', logger,
     reviews: talkBack && createReviewFromSlack({ talkBack, hosts, store, slack, logger, limits, now: Date.now }),
+    codeReplies: talkBack && createCodeThreadReply({ talkBack, slack, logger, limits }),
     threadReply: talkBack && createThreadReplyEvent({
       store, talkBack, limits, handOff: handOffFresh, logger, now: clock,
       note: (channel, user, text, threadTs) => pacer.call('chat.postEphemeral', channel, () => slack.postEphemeral(channel, user, text, threadTs)),
@@ -240,7 +247,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     health: {
       database: database.state, slack: slackToken.current, parked: retries.parked,
       bodies: () => (budget.fullFor() > mayWaitMs ? 'full' : 'ok'),
-      ...(settings.socketMode ? { socket: socketState.state } : {}),
+      ...(settings.socketMode ? { socket: socketState.state, socketRefused: socketState.refused } : {}),
+      missing: () => missing,
     },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slack: receive && secrets.slackSigningSecret !== undefined ? { signingSecret: secrets.slackSigningSecret, receive } : undefined,

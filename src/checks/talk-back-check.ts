@@ -8,18 +8,22 @@ import { listRoutes } from '../routing/resolve-route.ts'
 import { PREVIOUS_TOKEN_KEY, readTokenCipher, TOKEN_KEY } from '../talk-back/token-cipher.ts'
 import type { CheckResult } from './check-result.ts'
 import type { TalkBackNeeds } from './talk-back-needs.ts'
+import type { OAuthClient, TalkBack } from '../hosts/talk-back-contract.ts'
 
 const WALK_THROUGH = 'docs/talk-back.md#turning-it-on'
 
-/** The host's OAuth client: required where people link (reviews, `linked` replies), optional with `everyone` alone. */
-export function oauthClientResult(own: HostSettings, needs: TalkBackNeeds, env: Env): CheckResult {
+/**
+ * The host's OAuth client: required where people link (reviews, `linked` replies), optional with `everyone` alone.
+ * `read` gives the client as set: doctor reads the environment, the server what it read at start.
+ */
+export function oauthClientResult(own: HostSettings, needs: TalkBackNeeds, read: (facet: TalkBack) => OAuthClient | undefined): CheckResult {
   const { name } = own.host.words
   const facet = own.host.talkBack
   if (!facet) return { name: 'oauth client', target: own.id, status: 'FAIL', reason: `${name} offers no talk-back`, fix: `turn slack.talk_back off for the ${name} mappings` }
   const { clientId, clientSecret } = facet.variables
   let client
   try {
-    client = facet.readOAuth(env, own.apiUrl)
+    client = read(facet)
   } catch (error) {
     if (!isPrheraldError(error)) throw error
     return { name: 'oauth client', target: clientId, status: 'FAIL', reason: error.message, fix: error.fix }

@@ -19,6 +19,10 @@ export function talkBackScopes(needs: TalkBackNeeds): TalkBackScope[] {
       { scope: 'reactions:write', feature: 'the reaction on a reply that became a comment', required: true },
       { scope: 'chat:write', feature: 'the note to a person whose reply did not become a comment', required: true },
     ] : []),
+    // users.info: the name prherald's own comments give a person, and whether they are a guest or from another workspace.
+    ...(needs.ownComments ? [
+      { scope: 'users:read', feature: 'the replies of people who are not linked (their name, and whether they are a guest, come from users.info)', required: true },
+    ] : []),
     ...(needs.linking ? [
       { scope: 'commands', feature: '/prherald link (the Home tab\'s link button still works)', required: false },
       { scope: 'im:write', feature: 'the direct message when a link ends', required: false },

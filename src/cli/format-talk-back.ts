@@ -2,7 +2,7 @@ import { layTalkBack, type TalkBackSettings } from '../config/talk-back-settings
 import type { Route } from '../routing/resolve-route.ts'
 
 const describe = (t: TalkBackSettings) =>
-  `thread_replies ${t.threadReplies}, reviews ${t.reviews ? 'on' : 'off'}, review_actions ${t.reviewActions}, mirror ${t.mirror}`
+  `thread_replies ${t.threadReplies}, reviews ${t.reviews ? 'on' : 'off'}, review_actions ${t.reviewActions}, mirror ${t.mirror}, external ${t.external}`
 
 /**
  * `slack.talk_back` as it takes effect, for `prherald-config list`: the global tier, then each mapping entry

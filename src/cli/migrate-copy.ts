@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs'
 import { redactUrl } from '../log/redact-url.ts'
 import { databasePathFromUrl } from '../config/parse-values.ts'
 import { PrheraldError } from '../errors.ts'
-import { copyToPostgres } from '../store/copy-to-postgres.ts'
+import { copyToPostgres, sourceRows } from '../store/copy-to-postgres.ts'
+import { createProgress } from '../log/progress.ts'
 import { openDatabase } from '../store/open-database.ts'
 import { openPostgresPool } from '../store/postgres-pool.ts'
 import { isPostgresUrl } from '../store/postgres-url.ts'
@@ -36,7 +37,10 @@ export async function migrateCopy(options: MigrateCopyOptions, write: (line: str
         onIdleError: (message) => write(`warning: PostgreSQL connection lost: ${message}`),
       })
       try {
-        const copied = await copyToPostgres({ sqlite, pool })
+        // One transaction: Ctrl-C (or a lost connection) before the commit leaves the target as empty as it was.
+        const progress = createProgress('copying', { unit: 'rows', total: sourceRows(sqlite) })
+        const copied = await copyToPostgres({ sqlite, pool, onRows: (n) => progress.advance(n) })
+        progress.finish()
         const width = Math.max(...copied.map((c) => c.table.length))
         for (const c of copied) write(`copied  ${c.table.padEnd(width)}  ${String(c.rows).padStart(8)} rows`)
         write(`copy finished: ${copied.reduce((n, c) => n + c.rows, 0)} rows in ${copied.length} tables from ${path} to ${redactUrl(to)}`)

@@ -4,6 +4,8 @@ import { handToServer } from '../control/call-control.ts'
 import { controlSocketPath } from '../control/control-socket-path.ts'
 import { replayedLine } from '../mailbox/replay-parked-control.ts'
 import { commandSettings, loadEnvFile } from './load-env-file.ts'
+import { createProgress } from '../log/progress.ts'
+import { readMigrations } from '../store/migrations.ts'
 import { migrateCopy } from './migrate-copy.ts'
 import { runCommands } from './run-commands.ts'
 import { environmentHelp } from './host-variable-lines.ts'
@@ -12,7 +14,13 @@ const cli = cac('prherald-migrate')
 
 cli.command('up', 'Apply pending database migrations (the server also does this at start-up)').action(async () => {
   // Same refusal as the server's, made after the migrations: the database serves one git provider.
-  const applied = await migrateStore(commandSettings())
+  const current = commandSettings()
+  // Each migration is one transaction: Ctrl-C leaves the database at the last one committed, and up goes on from there.
+  // No database yet (a SQLite file up creates): every migration is pending.
+  const pending = ((await storeMigrationStatus(current)) ?? readMigrations()).filter((s) => !('appliedAt' in s) || !s.appliedAt).length
+  const progress = createProgress('migrating', { unit: 'migrations', total: pending })
+  const applied = await migrateStore(current, process.env, () => progress.advance())
+  if (pending > 0) progress.finish()
   if (applied.length === 0) console.log('database is up to date')
   for (const m of applied) console.log(`applied  ${m.version}_${m.name}`)
 })

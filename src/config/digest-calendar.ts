@@ -53,3 +53,26 @@ export function timeZoneProblem(zone: string): string | undefined {
     return `"${zone}" is not an IANA time zone; use a name such as UTC, Europe/Berlin or America/New_York`
   }
 }
+
+/**
+ * Whether a local date (`YYYY-MM-DD`) is a public holiday of `calendar`: one date-holidays instance and one answer
+ * per date, kept, for counting working hours across many days (src/config/working-hours.ts).
+ */
+export function holidayTest(calendar: HolidayCalendar): (date: string) => boolean {
+  const Holidays = loadHolidays()
+  const holidays = calendar.region
+    ? new Holidays(calendar.country, calendar.region, { types: ['public'] })
+    : new Holidays(calendar.country, { types: ['public'] })
+  const known = new Map<string, boolean>()
+  return (date) => {
+    let answer = known.get(date)
+    if (answer === undefined) {
+      // "isHoliday(date: Date|string)" (date-holidays' types/index.d.ts); a date string is that day in the
+      // calendar's own zone, and the answer's `date` is "the start date of the holiday in ISO format without timezone" (README, Dates).
+      const found = holidays.isHoliday(date)
+      answer = Array.isArray(found) && found.some((h) => h.date.startsWith(date))
+      known.set(date, answer)
+    }
+    return answer
+  }
+}

@@ -146,6 +146,8 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     threadUpdates: doc.slack?.thread_updates ?? DEFAULTS.threadUpdates,
     notifyReviewRequests: doc.notify?.review_requests ?? DEFAULTS.notifyReviewRequests,
     directMessages: directMessageSettings(doc, hostBlocks(doc)),
+    mergedWithoutApproval: doc.notify?.merged_without_approval,
+    insights: { enabled: doc.insights?.enabled ?? DEFAULTS.insights.enabled, keepDays: doc.insights?.keep_days ?? DEFAULTS.insights.keepDays },
     reconcileOnStart: doc.reconcile?.on_start ?? false,
     lookupUsersByEmail: doc.slack?.lookup_users_by_email ?? false,
     socketMode: doc.slack?.socket_mode ?? false,

@@ -121,6 +121,8 @@ export const THREAD_REPLIES = ['off', 'linked', 'everyone'] as const
 export const REVIEW_ACTIONS = ['buttons', 'menu'] as const
 /** `slack.talk_back.mirror`: what is said on the pull request comes into the message's thread. */
 export const MIRROR = ['off', 'comments', 'all'] as const
+/** Replies of Slack guests and of people from another workspace (Slack Connect): none, linked people's, or everyone's. */
+export const EXTERNAL_REPLIES = ['off', 'linked', 'everyone'] as const
 
 /** `slack.talk_back`, globally and in a mapping tier (docs/talk-back.md): what people may answer from Slack. */
 const talkBack = object({
@@ -128,6 +130,7 @@ const talkBack = object({
   thread_replies: optional(enums(THREAD_REPLIES)),
   reviews: optional(enums(['on', 'off'] as const)),
   review_actions: optional(enums(REVIEW_ACTIONS)),
+  external: optional(enums(EXTERNAL_REPLIES)),
 })
 export type TalkBackTier = Infer<typeof talkBack>
 
@@ -275,8 +278,16 @@ export const configSchema = object({
     direct_messages: optional(enums(DIRECT_MESSAGES)),
     working_hours: optional(workingHours),
     time_zone: optional(timeZone),
+    merged_without_approval: optional(refine(string(), 'merged_without_approval', (value) =>
+      value === 'thread' || CHANNEL_ID.test(value) ||
+      `"${value}" is neither thread nor a Slack channel ID; write thread (a line in the pull request's thread) or a channel ID such as C0123456789`)),
   })),
   reconcile: optional(object({ on_start: optional(boolean()) })),
+  // Turnaround figures (docs/review-loop.md): a compact row per pull request, kept keep_days.
+  insights: optional(object({
+    enabled: optional(boolean()),
+    keep_days: optional(positiveInteger('use a whole number of days from 1 to 3650, e.g. 400', 3650)),
+  })),
   users: optional(users),
   teams: optional(teams),
   follow: optional(follow),

@@ -101,6 +101,10 @@ export interface Settings {
   notifyReviewRequests: ReviewRequestNotify
   /** `notify.direct_messages`, `notify.working_hours`, `notify.time_zone` and the people's own settings in `users:`. */
   directMessages: DirectMessageSettings
+  /** `notify.merged_without_approval`: `thread`, a channel ID, or undefined (off). */
+  mergedWithoutApproval: string | undefined
+  /** `insights`: whether turnaround rows are kept, and for how long (docs/review-loop.md). */
+  insights: InsightSettings
   /** `reconcile.on_start`: reconcile the pull requests touched in the last day once at start-up (docs/reconcile.md). */
   reconcileOnStart: boolean
   /** `slack.lookup_users_by_email` (GitHub only): find unmapped people by their profile's public email. */
@@ -112,6 +116,14 @@ export interface Settings {
   publicUrl: string | undefined
   /** SLACK_API_URL; each host's API base is in its HostSettings. */
   api: { slack: string }
+}
+
+/** `insights`, after defaults. */
+export interface InsightSettings {
+  /** Each pull request's turnaround row is written by its batches; off, nothing is written or read. */
+  enabled: boolean
+  /** How long a turnaround row is kept after its last change, however short `cleanup.message_ttl_days` is. */
+  keepDays: number
 }
 
 /** What is per host: `hosts.<id>` (or the top level of a single-host file), after defaults. */
@@ -170,6 +182,7 @@ export const DEFAULTS = {
   retryAttempts: 10,
   retryBackoffSeconds: 1,
   messageTtlDays: 30,
+  insights: { enabled: false, keepDays: 400 },
   digest: { enabled: true, schedule: '0 9 * * 1-5', timezone: 'UTC', holidays: undefined, mention: false, includeDependencyBots: false },
   reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
   slackPacing: 'published',
@@ -190,7 +203,7 @@ export const DEFAULTS = {
   },
   api: { slack: 'https://slack.com/api/' },
 } as const satisfies Pick<Settings, 'logFormat' | 'logLevel' | 'shutdownTimeoutSeconds' | 'databaseUrl' | 'databaseLeaseSeconds' | 'retryAttempts'
-  | 'retryBackoffSeconds' | 'messageTtlDays' | 'digest' | 'slackPacing' | 'threadUpdates' | 'notifyReviewRequests' | 'api'> & {
+  | 'retryBackoffSeconds' | 'messageTtlDays' | 'insights' | 'digest' | 'slackPacing' | 'threadUpdates' | 'notifyReviewRequests' | 'api'> & {
   listen: string
   reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>
   directMessages: DirectMessagesSetting

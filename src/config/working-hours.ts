@@ -63,3 +63,23 @@ export function deliveryTime(now: number, timeZone: string, hours: WorkingHours)
   }
   return now
 }
+
+/**
+ * The working time between two instants: the part of [from, to) that falls in `hours` on a weekday in `timeZone`,
+ * less the days `isHoliday` names (`YYYY-MM-DD`, local). What a turnaround figure counts in working hours
+ * (docs/review-loop.md), and what a reminder waits. Pure.
+ */
+export function workingMillisBetween(from: number, to: number, timeZone: string, hours: WorkingHours, isHoliday?: (date: string) => boolean): number {
+  if (!(to > from)) return 0
+  const first = localTime(from, timeZone)
+  let total = 0
+  for (let offset = 0; ; offset++) {
+    const day = new Date(Date.UTC(first.year, first.month - 1, first.day + offset))
+    const [year, month, date] = [day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate()]
+    const open = instantOf(year, month, date, hours.start, timeZone)
+    if (open >= to) return total
+    if (!isWeekday(day.getUTCDay()) || isHoliday?.(day.toISOString().slice(0, 10))) continue
+    const close = instantOf(year, month, date, hours.end, timeZone)
+    total += Math.max(0, Math.min(close, to) - Math.max(open, from))
+  }
+}

@@ -7,6 +7,9 @@ import { openDatabase } from '../store/open-database.ts'
 import { acquireServerLock } from '../store/server-lock.ts'
 import { createSqliteStore } from '../store/sqlite-store.ts'
 import { createOutbound } from '../worker/create-outbound.ts'
+import { createOutbox } from '../slack/outbox.ts'
+import { DEFAULT_RETRY } from '../slack/retry-transient.ts'
+import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-api.ts'
 import { runDigest, type DigestRunRequest, type DigestRunResult } from './run-digest.ts'
 
 export interface LocalDigestDeps {
@@ -44,8 +47,9 @@ export async function runDigestLocally(deps: LocalDigestDeps, request: DigestRun
       })
     }
     const store = createSqliteStore(db)
-    const { slack, pacer } = createOutbound({ settings, secrets: { slackBotToken: deps.slackToken }, logger, signal: shutdown.signal })
-    return await runDigest({ store, slack, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest }, request)
+    const { slack, pacer, sleep } = createOutbound({ settings, secrets: { slackBotToken: deps.slackToken }, logger, signal: shutdown.signal })
+    const outbox = createOutbox({ store, slack, logger, retry: DEFAULT_RETRY, sleep, settleMs: DEFAULT_SLACK_TIMEOUT_MS })
+    return await runDigest({ store, outbox, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest }, request)
   } finally {
     shutdown.abort()
     db?.close()

@@ -2,7 +2,7 @@ import type { DigestSettings } from '../config/settings.ts'
 import type { HostMappings } from '../routing/resolve-route.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { Logger } from '../log/logger.ts'
-import type { SlackClient } from '../slack/slack-client.ts'
+import type { Outbox } from '../slack/outbox.ts'
 import type { JobClaims, MessageStore } from '../store/store.ts'
 import { buildDigests, isStuck, type ChannelDigest } from './build-digest.ts'
 import { parseHolidayCalendar } from '../config/digest-calendar.ts'
@@ -12,7 +12,8 @@ import { postDigest } from './post-digest.ts'
 
 export interface DigestRunDeps {
   store: MessageStore & JobClaims
-  slack: SlackClient
+  /** Every digest post goes through the outbox (src/slack/outbox.ts). */
+  outbox: Pick<Outbox, 'digest'>
   pacer: SlackPacer
   logger: Logger
   mappings: HostMappings

@@ -105,6 +105,11 @@ export interface CommentApi {
 }
 
 export interface PersonApi extends CommentApi {
+  /**
+   * A reply in a code thread (a mirrored comment's Reply button): `thread` is the HostComment's, opaque outside
+   * the host's folder. Absent where the host has no such threads.
+   */
+  replyInThread?(pr: PullRequestAddress, thread: string, body: string): Promise<CommentRef>
   review(pr: PullRequestAddress, review: Review): Promise<ReviewOutcome>
   /** Whether "request changes" can be offered (GitLab: only where the server has it); absent means yes. */
   canRequestChanges?(): Promise<boolean>

@@ -15,6 +15,13 @@ export interface HealthSources {
   bodies?(): 'ok' | 'full'
   /** With slack.socket_mode: the socket's state (slack-socket.ts); anything but `open` means Slack's requests are not arriving. */
   socket?(): string
+  /** With slack.socket_mode: why Slack refused the last connection (apps.connections.open's error, with its fix), while it is not open. */
+  socketRefused?(): { error: string; fix: string } | undefined
+  /**
+   * Parts of a configured feature the server started without (the FAILs prherald-doctor prints for them,
+   * talk-back-gaps.ts): each one named with its fix, until a restart with it set.
+   */
+  missing?(): ReadonlyArray<{ name: string; target: string; reason: string; fix?: string | undefined }>
 }
 
 /**
@@ -48,5 +55,13 @@ export function readyz(sources: HealthSources): HTTPResponse {
   if (sources.bodies?.() === 'full') {
     return json(503, { status: 'degraded', database, body_budget: 'full', message: 'no webhook body has been admitted for longer than a delivery may wait; see docs/reliability.md' })
   }
-  return json(200, { status: 'ready', database, ...(sources.socket ? { slack_socket: sources.socket() } : {}) })
+  // Deliveries are taken either way: a feature without its part, or a socket Slack refuses, is degraded, with the reason.
+  const socket = sources.socket?.()
+  const refused = socket !== undefined && socket !== 'open' ? sources.socketRefused?.() : undefined
+  const missing = (sources.missing?.() ?? []).map((r) => ({ check: r.name, target: r.target, reason: r.reason, fix: r.fix }))
+  return json(200, {
+    status: refused || missing.length > 0 ? 'degraded' : 'ready', database,
+    ...(socket ? { slack_socket: socket } : {}), ...(refused ? { slack_socket_refused: refused.error, slack_socket_fix: refused.fix } : {}),
+    ...(missing.length > 0 ? { missing } : {}),
+  })
 }

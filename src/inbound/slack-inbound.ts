@@ -13,6 +13,7 @@ import type { TokenWorkspace } from '../slack/token-workspace.ts'
 import type { ThreadReplyEvent } from './thread-reply-event.ts'
 import type { SlackRequests } from '../store/store.ts'
 import type { ReviewFromSlack } from '../personal/review-from-slack.ts'
+import type { CodeThreadReply } from '../personal/code-thread-reply.ts'
 
 /**
  * One request Slack sent, once its receiver authenticated it: the HTTP receiver (size, v0 signature, time
@@ -41,6 +42,8 @@ export interface SlackInboundDeps {
   run: RunCommand
   /** Reviews from Slack (the review actions' modal); absent, their clicks and submissions are not acted on. */
   reviews?: Pick<ReviewFromSlack, 'open' | 'submit'> | undefined
+  /** Replies to code threads (a mirrored code comment's Reply button and its modal); absent, not acted on. */
+  codeReplies?: Pick<CodeThreadReply, 'open' | 'submit'> | undefined
   publishHome: PublishHome
   /** SLACK_API_URL: a response_url on its origin is Slack's too (a Slack-compatible server). */
   slackApiUrl: string
@@ -110,6 +113,11 @@ export function createSlackInbound(deps: SlackInboundDeps) {
         if ('submission' in decoded) return deps.reviews.submit(decoded.submission)
         return void await deps.reviews.open(decoded.review)
       }
+      if ('codeReply' in decoded || 'codeReplySubmission' in decoded) {
+        if (!deps.codeReplies) return void logger.info('ignored slack interaction', { reason: 'talk_back_off' })
+        if ('codeReplySubmission' in decoded) return deps.codeReplies.submit(decoded.codeReplySubmission)
+        return void await deps.codeReplies.open(decoded.codeReply)
+      }
       // One person's home tab changes only their own preferences, whoever else's view the payload names.
       if (decoded.home.user !== decoded.home.owner) logger.warn('rejected slack interaction', { reason: 'not_the_view_owner', slack_user: decoded.home.user })
       else if (deps.home) await deps.home(decoded.home)
@@ -141,12 +149,12 @@ export function createSlackInbound(deps: SlackInboundDeps) {
   const event = async (payload: unknown): Promise<SlackInboundAnswer> => {
     if (str(payload, 'type') !== 'event_callback') return undefined
     const inner = at(payload, 'event')
-    if (isOwnEvent(inner)) return undefined
+    if (isOwnEvent(inner, (await deps.workspace())?.botUserId)) return undefined
     const origin = { teamId: str(payload, 'team_id'), appId: str(payload, 'api_app_id') }
     const requestId = prefixed('event', str(payload, 'event_id'))
     if (await admit('event', origin, requestId)) return undefined
     // Acknowledged only once the reply is stored (its handler awaits the intake's commit).
-    if (str(inner, 'type') === 'message' && deps.threadReply) await handle(requestId, () => deps.threadReply!(inner, str(payload, 'event_id')))
+    if (str(inner, 'type') === 'message' && deps.threadReply) await handle(requestId, () => deps.threadReply!(inner, str(payload, 'event_id'), origin.teamId))
     const user = str(inner, 'user')
     if (str(inner, 'type') === 'app_home_opened' && str(inner, 'tab') !== 'messages' && user) {
       // Published after the ack; it retries and logs its own failures (publish-home.ts), so it never rejects.
@@ -168,10 +176,15 @@ export type SlackInbound = ReturnType<typeof createSlackInbound>
 const prefixed = (kind: string, id: string | null | undefined) => (id ? `${kind}:${id}` : undefined)
 const triggerOf = (payload: unknown) => prefixed('trigger', str(payload, 'trigger_id'))
 
-/** Events prherald caused itself (its bot's messages, the message_changed of its own chat.update): never acted on, never stored. */
-function isOwnEvent(inner: unknown): boolean {
+/**
+ * Events prherald caused itself (its bot's messages, the message_changed of its own chat.update): never acted
+ * on, never stored. Its messages are known by their `bot_id`, or by its bot user's id when they carry none.
+ */
+function isOwnEvent(inner: unknown, botUserId: string | undefined): boolean {
   if (str(inner, 'bot_id') !== undefined || str(inner, 'subtype') === 'bot_message') return true
   const subtype = str(inner, 'subtype')
+  const author = subtype === 'message_changed' ? str(inner, 'message', 'user') : subtype === 'message_deleted' ? str(inner, 'previous_message', 'user') : str(inner, 'user')
+  if (botUserId !== undefined && author === botUserId) return true
   return (subtype === 'message_changed' && str(inner, 'message', 'bot_id') !== undefined)
     || (subtype === 'message_deleted' && str(inner, 'previous_message', 'bot_id') !== undefined)
 }

@@ -28,6 +28,8 @@ export interface SlackSocketDeps {
 
 export interface SlackSocket {
   state(): SocketState
+  /** Slack's refusal of the last try to connect (apps.connections.open's `error`, such as invalid_auth), until a socket opens. */
+  refused(): { error: string; fix: string } | undefined
   /** Sockets opened after the first (a refresh Slack asked for, or after a drop): for the metrics. */
   reconnects(): number
   /** Closes the socket (and stops a reconnection under way); resolves once nothing is left open. */
@@ -55,6 +57,7 @@ export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
   const client = createWebClient({ token: deps.appToken, apiUrl: deps.apiUrl })
   const wait = deps.backoffMs ?? backoff
   let state: SocketState = 'connecting'
+  let refused: { error: string; fix: string } | undefined
   let current: WebSocket | undefined
   let failures = 0
   let opens = 0
@@ -67,7 +70,9 @@ export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
     const { data } = await callSlackApi(client, 'apps.connections.open')
     if (data.ok === true && typeof data.url === 'string') return data.url
     const error = String(data.error ?? 'no url')
-    throw Object.assign(new Error(`apps.connections.open answered ${error}`), { fix: FIXES[error] ?? 'check SLACK_APP_TOKEN and SLACK_API_URL' })
+    // Slack answered, and said no (a well-formed but wrong token: invalid_auth): /readyz says so until a socket opens.
+    refused = { error, fix: FIXES[error] ?? 'check SLACK_APP_TOKEN and SLACK_API_URL' }
+    throw Object.assign(new Error(`apps.connections.open answered ${error}`), { fix: refused.fix })
   }
 
   /** One socket, resolved at its hello; a socket that closes before it, or says nothing for helloMs, rejects. */
@@ -143,6 +148,7 @@ export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
     failures = 0
     opens += 1
     state = 'open'
+    refused = undefined
     before?.close(1000)
     deps.logger.info('slack socket open')
   }
@@ -166,6 +172,7 @@ export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
   reconnect(0)
   return {
     state: () => state,
+    refused: () => refused,
     reconnects: () => Math.max(0, opens - 1),
     async stop() {
       stopped = true

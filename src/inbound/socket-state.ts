@@ -5,6 +5,8 @@ export interface SocketStateHolder {
   /** `connecting` until the socket is connected, then the socket's own state. */
   state(): SocketState
   reconnects(): number
+  /** Slack's refusal of the last try to connect, while no socket is open (slack-socket.ts `refused`). */
+  refused(): { error: string; fix: string } | undefined
   /** The socket once it is started (undefined when socket mode is off). */
   connect(socket: SlackSocket | undefined): void
   /** Stops the socket, if one was connected. */
@@ -20,6 +22,7 @@ export function createSocketState(): SocketStateHolder {
   return {
     state: () => socket?.state() ?? 'connecting',
     reconnects: () => socket?.reconnects() ?? 0,
+    refused: () => socket?.refused(),
     connect: (started) => { socket = started },
     stop: async () => { await socket?.stop() },
   }

@@ -37,7 +37,8 @@ export const TOO_MANY_REPLIES = `You sent more than ${PER_MINUTE.replies} replie
  */
 export function createThreadReplyEvent(deps: ThreadReplyEventDeps) {
   const { logger } = deps
-  return async function threadReplyEvent(event: unknown, eventId: string | undefined): Promise<void> {
+  /** `teamId`: the workspace the event was sent for (the envelope's `team_id`, already checked to be the bot's). */
+  return async function threadReplyEvent(event: unknown, eventId: string | undefined, teamId?: string): Promise<void> {
     const decoded = decodeThreadReply(event)
     if ('ignored' in decoded) {
       if (decoded.ignored !== 'not_a_reply') logger.debug('ignored slack message', { reason: decoded.ignored })
@@ -73,7 +74,8 @@ export function createThreadReplyEvent(deps: ThreadReplyEventDeps) {
       // Slack's retry carries the same event_id; without one, the reply and what happened to it name it.
       deliveryId: eventId ? `slack:event:${eventId}` : `slack:reply:${reply.channel}:${reply.replyTs}:${reply.action}`,
       ...splitRepository(ref.repository), number: ref.prNumber,
-      action: reply.action, user: reply.user, channel: reply.channel, replyTs: reply.replyTs, ...(reply.name ? { name: reply.name } : {}),
+      action: reply.action, user: reply.user, channel: reply.channel, replyTs: reply.replyTs,
+      ...(reply.userTeam !== undefined && teamId !== undefined && reply.userTeam !== teamId ? { external: true as const } : {}),
       ...(reply.text !== undefined ? { text: reply.text, files: reply.files ?? [] } : {}),
     }
     if (!(await deps.store.recordDelivery({ provider: ref.provider, deliveryId: item.deliveryId, prKey: pullRequestKey(item), event: item }))) {

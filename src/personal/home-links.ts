@@ -17,7 +17,8 @@ export async function homeLinkBlocks(talkBack: TalkBack, user: string): Promise<
   const blocks: unknown[] = [{ type: 'divider' }, { type: 'section', text: { type: 'mrkdwn', text: '*Your git accounts* (your thread replies and reviews from Slack are made as you)' } }]
   for (const own of hosts) {
     const name = own.host.words.name
-    const login = linked.find((l) => l.host === own.id)?.login
+    // A link the configured keys cannot open is shown as not linked, with the button to link again.
+    const login = linked.find((l) => l.host === own.id && l.opens)?.login
     if (login !== undefined) {
       blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `${name}: linked as *${escapeText(login)}* (\`/prherald unlink ${own.id}\` ends it)` } })
       continue

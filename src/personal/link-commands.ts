@@ -25,12 +25,19 @@ export function createLinkCommands(deps: { talkBack: TalkBack; logger: Logger })
     const ids = hostIds()
     if (ids.length === 0) return 'Linking git accounts is not configured on this prherald (each host needs its OAuth application, PRHERALD_TOKEN_KEY and PRHERALD_PUBLIC_URL).'
     // Each token is used as any use would: one the host no longer renews is gone now (and the person told once).
+    // One the configured token keys cannot open is no link here: not said to be one (prherald cannot act as it).
     const linked: Array<{ host: string; login: string }> = []
+    const sealed: string[] = []
     for (const row of await talkBack.vault.linkedHosts(me)) {
+      if (!row.opens) {
+        sealed.push(row.host)
+        continue
+      }
       const usable = await talkBack.tokenFor(me, row.host).then((token) => token !== undefined, () => true)
       if (usable) linked.push(row)
     }
     const lines = linked.map((l) => `• ${nameOf(l.host)}: linked as *${escapeText(l.login)}* (\`/prherald unlink ${l.host}\` ends it)`)
+    for (const host of sealed) lines.push(`• ${nameOf(host)}: your link cannot be used here (prherald's token key no longer opens it); link again.`)
     const others = ids.filter((id) => !linked.some((l) => l.host === id))
     if (others.length > 0) lines.push(`Link ${others.map(nameOf).join(', ')} with ${others.map((id) => `\`/prherald link ${id}\``).join(', ')}.`)
     return [linked.length === 0 ? 'No git account of yours is linked yet.' : '*Your linked accounts*', ...lines].join('\n')

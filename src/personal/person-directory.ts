@@ -38,7 +38,7 @@ export function createPersonDirectory(deps: {
     const cached = await deps.store.zoneOf(user, now)
     if (cached) return cached.timeZone ?? deps.settings.timeZone
     try {
-      const found = await deps.pacer.call('users.info', user, () => deps.slack.userTimeZone(user))
+      const found = (await deps.pacer.call('users.info', user, () => deps.slack.userInfo(user))).timeZone
       const timeZone = found && !timeZoneProblem(found) ? found : undefined
       await deps.store.saveZone(user, timeZone, now + ZONE_TTL_MS)
       return timeZone ?? deps.settings.timeZone

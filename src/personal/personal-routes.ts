@@ -13,19 +13,21 @@ import { createPersonOf } from './person-of.ts'
 import { createPublishHome, type PublishHome } from './publish-home.ts'
 import { createCommandRunner, type RunCommand } from './run-command.ts'
 import { createLinkCommands } from './link-commands.ts'
+import { createStatsReport, workingClockOf } from '../insights/stats-report.ts'
+import type { TurnaroundStore } from '../store/turnaround-store.ts'
 
 /**
  * What `/prherald`, the Events API and the home tab's buttons need, built from the worker's personal side,
  * and the store's record of Slack's requests already taken (the inbound pipeline's de-duplication).
  */
 export function personalRoutes(deps: {
-  settings: Pick<Settings, 'directMessages' | 'api' | 'lookupUsersByEmail'>
+  settings: Pick<Settings, 'directMessages' | 'api' | 'lookupUsersByEmail' | 'insights' | 'digest'>
   /** Every configured host: /prherald mine and the home tab gather a person's pull requests across them. */
   hosts: HostSet
   personal: Personal
   /** The message client: the home tab is published like any other change. */
   slack: Pick<SlackClient, 'publishHome'>
-  store: MessageStore & PreferenceStore & PeopleCache & SlackRequests
+  store: MessageStore & PreferenceStore & PeopleCache & SlackRequests & TurnaroundStore
   pacer: SlackPacer
   /** The batches' backoff: a home tab whose publish failed for a moment is tried again with it. */
   retry: RetryPolicy
@@ -39,7 +41,11 @@ export function personalRoutes(deps: {
   const { settings, personal, store } = deps
   const people = new Map([...deps.hosts.values()].map((own) => [own.id, { users: own.users, teams: own.teams }]))
   const personOf = createPersonOf({ people, store, lookupUsersByEmail: settings.lookupUsersByEmail })
-  const shared = { store, settings: settings.directMessages, personOf, directory: personal.people, now: personal.now }
+  // Turnaround figures (docs/review-loop.md) only while insights are on: off, /prherald stats says so.
+  const stats = settings.insights.enabled
+    ? createStatsReport({ store, clock: workingClockOf(settings), hours: `${settings.directMessages.workingHours} ${settings.directMessages.timeZone}` })
+    : undefined
+  const shared = { store, settings: settings.directMessages, personOf, directory: personal.people, now: personal.now, stats }
   const publishHome = createPublishHome({ ...shared, slack: deps.slack, pacer: deps.pacer, retry: deps.retry, sleep: deps.sleep, logger: deps.logger, talkBack: deps.talkBack })
   return {
     run: createCommandRunner({ ...shared, link: deps.talkBack && createLinkCommands({ talkBack: deps.talkBack, logger: deps.logger }) }),

@@ -13,6 +13,7 @@ import { groupsOf, type PersonOf } from './person-of.ts'
 import { minePullRequests, openPullRequests } from './pull-request-lists.ts'
 import { homeLinkBlocks } from './home-links.ts'
 import type { TalkBack } from '../talk-back/create-talk-back.ts'
+import type { StatsReport } from '../insights/stats-report.ts'
 
 const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text: text.slice(0, 2900) } })
 const button = (text: string, actionId: string, value: string) => ({ type: 'button', text: { type: 'plain_text', text }, action_id: actionId, value })
@@ -42,6 +43,8 @@ export function createPublishHome(deps: {
   now: () => number
   /** Talk-back: the linked accounts and the link buttons (home-links.ts); absent when it is off. */
   talkBack?: TalkBack | undefined
+  /** Turnaround figures: "your team this week" for the teams of `teams:` the person is in; absent when insights are off. */
+  stats?: StatsReport | undefined
 }) {
   const preferences = async (user: string, prs: ReturnType<typeof openPullRequests>): Promise<unknown[]> => {
     const own = await deps.store.preferenceOf(user)
@@ -73,7 +76,11 @@ export function createPublishHome(deps: {
       blocks.push(section('prherald does not know you yet: ask whoever runs it to add your git login and your Slack member id under `users:` in config.yaml.'))
     } else {
       const prs = openPullRequests(await deps.store.openMessages())
-      blocks.push(section(minePullRequests(prs, user, people, await groupsOf(people, deps.directory, user), deps.now()).join('\n')))
+      const groups = await groupsOf(people, deps.directory, user)
+      blocks.push(section(minePullRequests(prs, user, people, groups, deps.now()).join('\n')))
+      const teams = [...new Set([...people.values()].flatMap((own) => Object.entries(own.teams).filter(([, group]) => groups.has(group)).map(([slug]) => slug)))]
+      const week = deps.stats ? await deps.stats.teamWeek(teams, deps.now()) : undefined
+      if (week) blocks.push({ type: 'divider' }, section(week))
       blocks.push(...await preferences(user, prs))
       if (deps.talkBack) blocks.push(...await homeLinkBlocks(deps.talkBack, user))
     }

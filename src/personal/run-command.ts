@@ -6,6 +6,7 @@ import { groupsOf, type PersonOf } from './person-of.ts'
 import { channelPullRequests, minePullRequests, openPullRequests } from './pull-request-lists.ts'
 import { pullRequestKey } from '../../machines/pull-request-event.ts'
 import { LINK_HELP, type LinkCommands } from './link-commands.ts'
+import type { StatsReport } from '../insights/stats-report.ts'
 
 /** A slash command as Slack sends it, the fields read. */
 export interface SlashCommand {
@@ -24,6 +25,7 @@ export const COMMAND_HELP = [
   '• `/prherald dm on` / `dm off`: direct messages about your pull requests and review requests',
   '• `/prherald hours 09:00-18:00`: your working hours (direct messages outside them wait for the next start)',
   '• `/prherald mute <pull request link>` / `unmute <link>`: no direct messages about that pull request',
+  '• `/prherald stats [owner/repo|team] [--weeks N]`: time to first review, to approval and to merge',
 ].join('\n')
 
 const NOT_MAPPED = 'prherald does not know you yet: ask whoever runs it to add your git login and your Slack member id (Profile, ⋮ More, Copy member ID) under `users:` in config.yaml.'
@@ -37,6 +39,8 @@ export interface CommandDeps {
   now: () => number
   /** `/prherald link|unlink` (link-commands.ts); absent when talk-back is off. */
   link?: LinkCommands | undefined
+  /** Turnaround figures (`/prherald stats`); absent when `insights.enabled` is off. */
+  stats?: StatsReport | undefined
 }
 
 /**
@@ -58,6 +62,11 @@ export function createCommandRunner(deps: CommandDeps) {
     if (word === 'help') return { now: deps.link ? [COMMAND_HELP, ...LINK_HELP].join('\n') : COMMAND_HELP }
     if (word === 'channel') {
       return { ack: 'Looking…', later: async () => channelPullRequests(openPullRequests(await deps.store.openMessages()), command.channelId, deps.now()).join('\n') }
+    }
+    if (word === 'stats') {
+      const stats = deps.stats
+      if (!stats) return { now: 'Turnaround figures are off here: whoever runs prherald can turn them on with `insights.enabled: true` in config.yaml.' }
+      return { ack: 'Counting…', later: () => stats.stats(argument, deps.now()) }
     }
     const people = await deps.personOf(me)
     if (!people) return { now: NOT_MAPPED }

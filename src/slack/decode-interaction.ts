@@ -5,6 +5,7 @@ import { at, str } from '../read-fields.ts'
 import { decodeHomeAction, isHomeAction, type HomeClick } from './decode-home-action.ts'
 import { decodeReviewAction, decodeReviewSubmission, isReviewAction, type ReviewActionClick, type ReviewSubmission } from './decode-review-action.ts'
 import type { SlackOrigin } from './foreign-origin.ts'
+import { CODE_REPLY_FORM, decodeCodeReplyAction, decodeCodeReplySubmission, isCodeReplyAction, type CodeReplyClick, type CodeReplySubmission } from './decode-code-reply.ts'
 
 /** The button's `action_id`: what tells prherald's own button from anything else Slack might send. */
 export const START_REVIEW_ACTION = 'prherald_start_review'
@@ -19,6 +20,9 @@ export type DecodedInteraction =
   /** A review action on a message (Approve, Request changes, Comment) and the review modal's submission: decode-review-action.ts. */
   | { review: ReviewActionClick; origin: SlackOrigin }
   | { submission: ReviewSubmission; origin: SlackOrigin }
+  /** A mirrored code comment's Reply button and its modal's submission: decode-code-reply.ts. */
+  | { codeReply: CodeReplyClick; origin: SlackOrigin }
+  | { codeReplySubmission: CodeReplySubmission; origin: SlackOrigin }
   | { ignored: InteractionIgnored }
 
 /**
@@ -41,6 +45,11 @@ export function decodeInteraction(input: string | object): DecodedInteraction {
   const payload = interactionPayload(input)
   if (payload === undefined) return { ignored: 'invalid_payload' }
   const origin: SlackOrigin = { teamId: str(payload, 'team', 'id') ?? str(payload, 'user', 'team_id'), appId: str(payload, 'api_app_id') }
+  if (str(payload, 'type') === 'view_submission' && str(payload, 'view', 'callback_id') === CODE_REPLY_FORM.callbackId) {
+    const codeReplySubmission = decodeCodeReplySubmission(payload, str(payload, 'user', 'id') ?? '')
+    if (typeof codeReplySubmission === 'string') return { ignored: codeReplySubmission }
+    return SLACK_USER.test(codeReplySubmission.user) ? { codeReplySubmission, origin } : { ignored: 'invalid_payload' }
+  }
   if (str(payload, 'type') === 'view_submission') {
     const submission = decodeReviewSubmission(payload, str(payload, 'user', 'id') ?? '')
     if (typeof submission === 'string') return { ignored: submission }
@@ -49,7 +58,7 @@ export function decodeInteraction(input: string | object): DecodedInteraction {
   if (str(payload, 'type') !== 'block_actions') return { ignored: 'not_a_button_click' }
   const actions = at(payload, 'actions')
   const action = Array.isArray(actions)
-    ? (actions as unknown[]).find((a) => str(a, 'action_id') === START_REVIEW_ACTION || isHomeAction(str(a, 'action_id')) || isReviewAction(str(a, 'action_id')))
+    ? (actions as unknown[]).find((a) => str(a, 'action_id') === START_REVIEW_ACTION || isHomeAction(str(a, 'action_id')) || isReviewAction(str(a, 'action_id')) || isCodeReplyAction(str(a, 'action_id')))
     : undefined
   if (action === undefined) return { ignored: 'not_our_button' }
   if (isReviewAction(str(action, 'action_id'))) {
@@ -58,6 +67,13 @@ export function decodeInteraction(input: string | object): DecodedInteraction {
     if (!SLACK_USER.test(user) || !TRIGGER_ID.test(trigger)) return { ignored: 'invalid_payload' }
     const review = decodeReviewAction(payload, action, user, trigger)
     return typeof review === 'string' ? { ignored: review } : { review, origin }
+  }
+  if (isCodeReplyAction(str(action, 'action_id'))) {
+    const user = str(payload, 'user', 'id') ?? ''
+    const trigger = str(payload, 'trigger_id') ?? ''
+    if (!SLACK_USER.test(user) || !TRIGGER_ID.test(trigger)) return { ignored: 'invalid_payload' }
+    const codeReply = decodeCodeReplyAction(action, user, trigger)
+    return typeof codeReply === 'string' ? { ignored: codeReply } : { codeReply, origin }
   }
   if (isHomeAction(str(action, 'action_id'))) {
     const home = decodeHomeAction(payload, action, SLACK_USER)

@@ -10,8 +10,11 @@ export interface ThreadReplyFacts {
   user: string
   text?: string
   files?: Array<{ name: string; url: string }>
-  /** The person's name as the event's `user_profile` gives it (prherald's own comments name them). */
-  name?: string
+  /**
+   * The person's own workspace, when the event names it (`user_team`): in a Slack Connect channel, another
+   * workspace's. Never their name: the event's `user_profile` is what each person set, so anyone can be "Alice".
+   */
+  userTeam?: string
 }
 
 export type DecodedReply = { reply: ThreadReplyFacts } | { ignored: 'not_a_reply' | 'bot' | 'unchanged' | 'other_subtype' }
@@ -27,6 +30,12 @@ function filesOf(message: unknown): Array<{ name: string; url: string }> {
     return url ? [{ name: str(f, 'name') ?? str(f, 'title') ?? 'file', url }] : []
   })
 }
+
+/**
+ * Slackbot's messages (its reminders, its auto-responses) carry no `bot_id` but are no one's reply
+ * (docs.slack.dev, "Slackbot": user `USLACKBOT`).
+ */
+const SLACKBOT = 'USLACKBOT'
 
 const sameFiles = (a: ReadonlyArray<{ url: string }>, b: ReadonlyArray<{ url: string }>) => a.length === b.length && a.every((f, i) => f.url === b[i]!.url)
 
@@ -44,9 +53,9 @@ export function decodeThreadReply(event: unknown): DecodedReply {
     const threadTs = str(m, 'thread_ts')
     const user = str(m, 'user')
     if (!channel || !threadTs || !ts || ts === threadTs || !user) return { ignored: 'not_a_reply' }
-    if (isBot(m)) return { ignored: 'bot' }
-    const name = str(m, 'user_profile', 'display_name') || str(m, 'user_profile', 'real_name') || str(m, 'user_profile', 'name')
-    return { reply: { action, channel, threadTs, replyTs: ts, user, ...(name ? { name } : {}), ...(withText ? { text: str(m, 'text') ?? '', files: filesOf(m) } : {}) } }
+    if (isBot(m) || user === SLACKBOT) return { ignored: 'bot' }
+    const userTeam = str(m, 'user_team')
+    return { reply: { action, channel, threadTs, replyTs: ts, user, ...(userTeam ? { userTeam } : {}), ...(withText ? { text: str(m, 'text') ?? '', files: filesOf(m) } : {}) } }
   }
   if (POSTED.has(subtype)) return reply('post', event, str(event, 'ts'), true)
   if (subtype === 'message_changed') {

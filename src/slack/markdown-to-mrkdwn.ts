@@ -35,7 +35,8 @@ function prose(text: string, options: MrkdwnOptions): string {
     .replace(AUTOLINK, (_, url: string) => keep(`<${escapeLinkUrl(url)}>`))
     .replace(HTML_TAG, '')
   out = escapeText(out)
-    .replace(/^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$/gm, (_, heading: string) => `*${heading}*`)
+    // Bold is marked with \u0001 until the single `*` of Markdown's italics became `_`.
+    .replace(/^[ \t]{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$/gm, (_, heading: string) => `\u0001${heading}\u0001`)
     .replace(/^([ \t]*)[-*+][ \t]+/gm, '$1• ')
     .replace(/\*\*(?=\S)([^*\n]*?\S)\*\*|__(?=\S)([^_\n]*?\S)__/g, (_, a?: string, b?: string) => `\u0001${a ?? b}\u0001`)
     .replace(/(^|[^\w*])\*(?=\S)([^*\n]*?\S)\*(?!\w)/g, '$1_$2_')

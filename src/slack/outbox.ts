@@ -107,8 +107,11 @@ export interface PostRequest {
 export interface ReplyRequest {
   ref: PullRequestRef
   channel: string
-  /** The ts of the pull request's message: the thread. */
-  threadTs: string
+  /**
+   * The ts of the pull request's message: the thread. Absent: a notice about the pull request posted in
+   * `channel` itself (a channel other than its message's, such as `notify.merged_without_approval`'s).
+   */
+  threadTs?: string | undefined
   /** The delivery and what the reply tells (machines/thread-events.ts): one reply per key, ever. */
   replyKey: string
   text: string
@@ -145,13 +148,31 @@ export interface DirectMessageRequest {
   call: SlackCall
 }
 
+export interface DigestRequest {
+  channel: string
+  /** The digest's run, e.g. its schedule and date: with the part, each post's marker. */
+  run: string
+  parent: SlackMessage
+  /** Posted in the parent's thread, in order. */
+  replies: readonly SlackMessage[]
+  facts: LogFields
+  call: SlackCall
+}
+
+/** The metadata every digest post carries: its run and part (`parent`, `reply-1`, …), which a look-up recognises. */
+export const DIGEST_EVENT_TYPE = 'prherald_digest'
+const digestMarker = (run: string, part: string): PostMarker => ({ eventType: DIGEST_EVENT_TYPE, payload: { pr: 'digest', delivery_id: `${run}:${part}` } })
+
 /** The metadata every direct message carries: its batch, which a look-up recognises. */
+/** A notice's one line as a message: the text, and the same text as its one block. */
+const noticeMessage = (text: string): SlackMessage => ({ text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] })
+
 export const DIRECT_MESSAGE_EVENT_TYPE = 'prherald_direct_message'
 const directMarker = (batch: string): PostMarker => ({ eventType: DIRECT_MESSAGE_EVENT_TYPE, payload: { pr: 'direct_message', delivery_id: batch } })
 
 /**
  * The one place that makes Slack writes that create something exactly once: the channel post, thread
- * replies and direct messages. Each records its intent first; the call goes out once through the pacer
+ * replies, direct messages and the digest. Each records its intent first; the call goes out once through the pacer
  * (which checks the owning lease: the pull request's lock, or the person's claim); then the intent is
  * completed. A write whose outcome is unknown is never retried blindly: after a pause it is looked for
  * (its metadata carries its marker) and adopted if Slack has it, and only otherwise sent again. An intent an
@@ -220,6 +241,12 @@ export function createOutbox(deps: OutboxDeps) {
     return 'ts' in found ? found.ts : cannotSearch(found.missingScope, { ...facts, channel }, 'slack token cannot read threads; replying again without looking (the reply may show twice)')
   }
 
+  /** A notice carrying `replyKey` posted in the channel itself since `since`: its ts, or undefined (not there, or not searchable). */
+  const findNotice = async (ref: PullRequestRef, channel: string, replyKey: string, since: number, call: SlackCall, facts: LogFields) => {
+    const found = await deps.slack.findMarkedMessage(channel, replyMarker(pullRequestKey(ref), replyKey), searchWindow(since), (run) => call('conversations.history', run))
+    return 'ts' in found ? found.ts : cannotSearch(found.missingScope, { ...facts, channel }, 'slack token cannot read channel history; posting the notice again without looking (it may show twice)')
+  }
+
   /** A direct message of `batch` in the person's conversation: its ts, or undefined. */
   const findDirectMessage = async (channel: string, batch: string, since: number, call: SlackCall) => {
     const found = await deps.slack.findMarkedMessage(channel, directMarker(batch), searchWindow(since), (run) => call('conversations.history', run))
@@ -263,10 +290,12 @@ export function createOutbox(deps: OutboxDeps) {
       return (await once({
         what: 'thread reply', facts, left,
         record: (createdAt) => deps.store.recordThreadReplyIntent({ ...ref, channel, replyKey, createdAt }),
-        send: () => call('chat.postMessage', () => request.message
-          ? deps.slack.postMessage(channel, request.message, replyMarker(pullRequestKey(ref), replyKey), request.threadTs)
+        send: () => call('chat.postMessage', () => request.message || request.threadTs === undefined
+          ? deps.slack.postMessage(channel, request.message ?? noticeMessage(request.text), replyMarker(pullRequestKey(ref), replyKey), request.threadTs)
           : deps.slack.postReply(channel, request.threadTs, request.text, replyMarker(pullRequestKey(ref), replyKey))),
-        find: (since) => findReply(ref, channel, request.threadTs, replyKey, since, call, facts),
+        find: (since) => (request.threadTs === undefined
+          ? findNotice(ref, channel, replyKey, since, call, facts)
+          : findReply(ref, channel, request.threadTs, replyKey, since, call, facts)),
         complete: (ts) => deps.store.completeThreadReply(ref, channel, replyKey, ts),
         drop: () => deps.store.dropThreadReplyIntent(ref, channel, replyKey),
       })).outcome
@@ -292,6 +321,35 @@ export function createOutbox(deps: OutboxDeps) {
         drop: () => deps.store.dropReplyIntent(channel, replyTs),
         classify: hostOutcome,
       })
+    },
+    /**
+     * One channel's digest: the parent, then each reply in its thread. Its intent is the channel's claim for
+     * the day (`digest-channel:<channel>`, job_runs), committed by the caller before this: a run that stopped
+     * half-way is not posted again. A post whose answer was lost is looked for by its marker before it is
+     * sent again, as every creating write is.
+     */
+    async digest(request: DigestRequest): Promise<void> {
+      const { channel, run, call } = request
+      const nothingToKeep = async () => undefined
+      const parentTs = (await once({
+        what: 'post', facts: { ...request.facts, channel }, left: undefined, record: nothingToKeep, complete: nothingToKeep, drop: nothingToKeep,
+        send: () => call('chat.postMessage', () => deps.slack.postMessage(channel, request.parent, digestMarker(run, 'parent'))),
+        find: async (since) => {
+          const found = await deps.slack.findMarkedMessage(channel, digestMarker(run, 'parent'), searchWindow(since), (page) => call('conversations.history', page))
+          return 'ts' in found ? found.ts : cannotSearch(found.missingScope, { channel }, 'slack token cannot read channel history; posting the digest again without looking (it may show twice)')
+        },
+      })).ts
+      for (const [i, reply] of request.replies.entries()) {
+        const marker = digestMarker(run, `reply-${i + 1}`)
+        await once({
+          what: 'thread reply', facts: { ...request.facts, channel }, left: undefined, record: nothingToKeep, complete: nothingToKeep, drop: nothingToKeep,
+          send: () => call('chat.postMessage', () => deps.slack.postMessage(channel, reply, marker, parentTs)),
+          find: async (since) => {
+            const found = await call('conversations.replies', () => deps.slack.findMarkedReply(channel, parentTs, marker, new Date(since - CLOCK_SKEW_MS)))
+            return 'ts' in found ? found.ts : cannotSearch(found.missingScope, { channel }, 'slack token cannot read threads; replying again without looking (the reply may show twice)')
+          },
+        })
+      }
     },
     /** One gathered direct message (a batch of a person's rows, already claimed). */
     async directMessage(request: DirectMessageRequest): Promise<string> {

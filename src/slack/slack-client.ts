@@ -43,8 +43,8 @@ export interface SlackClient {
   lookupUserByEmail(email: string): Promise<string | undefined>
   /** conversations.open: the direct-message channel between the bot and `user` (im:write). */
   openConversation(user: string): Promise<string>
-  /** users.info: the IANA time zone of the person's profile, undefined when Slack has none (users:read). */
-  userTimeZone(user: string): Promise<string | undefined>
+  /** users.info (users:read): who a Slack user is, as their workspace's record says (not what an event carries). */
+  userInfo(user: string): Promise<SlackPerson>
   /** usergroups.users.list: the members of a user group (usergroups:read). */
   groupMembers(group: string): Promise<string[]>
   /** views.publish: the person's App Home tab; a change like chat.update, never retried here. */
@@ -58,8 +58,24 @@ export interface SlackClient {
   updateView(viewId: string, view: ModalView): Promise<void>
 }
 
+/**
+ * A Slack user as users.info tells it (docs.slack.dev/reference/methods/users.info: "Returns a user object";
+ * `is_restricted` a multi-channel guest, `is_ultra_restricted` a single-channel one, `is_stranger` someone of
+ * another workspace met in a shared channel, `team_id` their own workspace).
+ */
+export interface SlackPerson {
+  id: string
+  /** `real_name` (or the profile's), undefined when the person left it empty. */
+  realName: string | undefined
+  /** The IANA time zone of the person's profile, undefined when Slack has none. */
+  timeZone: string | undefined
+  teamId: string | undefined
+  /** A guest of the workspace (multi- or single-channel), or a stranger from another one. */
+  guest: boolean
+}
+
 /** The personal side's reads (person-directory.ts, send-direct-messages.ts). */
-export type SlackDirectory = Pick<SlackClient, 'openConversation' | 'userTimeZone' | 'groupMembers'>
+export type SlackDirectory = Pick<SlackClient, 'openConversation' | 'userInfo' | 'groupMembers'>
 
 export type HomeView = { type: 'home'; blocks: unknown[]; private_metadata?: string }
 
@@ -158,7 +174,14 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
       if (!id) throw classifySlackError(new Error('conversations.open returned no channel'))!
       return id
     },
-    userTimeZone: async (user) => (await call(() => client.users.info({ user })))?.user?.tz || undefined,
+    async userInfo(user) {
+      const found = (await call(() => client.users.info({ user })))?.user
+      const realName = (found?.real_name || found?.profile?.real_name || '').trim()
+      return {
+        id: user, realName: realName || undefined, timeZone: found?.tz || undefined, teamId: found?.team_id || undefined,
+        guest: found?.is_restricted === true || found?.is_ultra_restricted === true || found?.is_stranger === true,
+      }
+    },
     groupMembers: async (group) => (await call(() => client.usergroups.users.list({ usergroup: group })))?.users ?? [],
     async publishHome(user, view) {
       await call(() => changer.views.publish({ user_id: user, view: view as never }))

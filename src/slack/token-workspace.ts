@@ -5,6 +5,11 @@ export interface TokenWorkspace {
   teamId: string
   /** Present when auth.test reports it (bot tokens do). */
   appId: string | undefined
+  /**
+   * The bot's own user id (auth.test's `user_id`: it "tells "you" who you are, even if you might be a bot",
+   * docs.slack.dev/reference/methods/auth.test): a message of that user is prherald's, with or without a `bot_id`.
+   */
+  botUserId?: string | undefined
 }
 
 /**
@@ -19,7 +24,9 @@ export function createTokenWorkspace(options: { token: string; apiUrl: string; l
   const ask = async (): Promise<TokenWorkspace | undefined> => {
     try {
       const { data } = await callSlackApi(client, 'auth.test')
-      if (data.ok === true && typeof data.team_id === 'string') return { teamId: data.team_id, appId: typeof data.app_id === 'string' ? data.app_id : undefined }
+      if (data.ok === true && typeof data.team_id === 'string') {
+        return { teamId: data.team_id, appId: typeof data.app_id === 'string' ? data.app_id : undefined, botUserId: typeof data.user_id === 'string' ? data.user_id : undefined }
+      }
       options.logger.warn('auth.test gave no workspace; Slack requests are refused until it does', { slack_error: String(data.error ?? 'no team_id') })
     } catch (error) {
       options.logger.warn('auth.test did not answer; Slack requests are refused until it does', { error: error instanceof Error ? error.message : String(error) })

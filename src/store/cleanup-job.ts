@@ -1,5 +1,6 @@
 import type { Logger } from '../log/logger.ts'
 import type { JobClaims } from './store.ts'
+import { DEFAULTS } from '../config/settings.ts'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -14,6 +15,8 @@ export interface CleanupDeps {
   store: Pick<JobClaims, 'forgetBefore'>
   logger: Logger
   ttlDays: number
+  /** `insights.keep_days`: turnaround rows are kept this long after their last change, whatever `ttlDays` is. */
+  turnaroundKeepDays?: number
   now?: () => number
 }
 
@@ -26,11 +29,13 @@ export async function runCleanup(deps: CleanupDeps): Promise<{ messages: number;
   const replayCutoff = Math.min(cutoff, (deps.now ?? Date.now)() - REPLAY_WINDOW_DAYS * DAY_MS)
   // A claim only has to outlive its run's day; ttl_days is at least one, so today's claims always stay. The
   // record of a reply outlives a replay by far; once the message is aged out, nothing replays into it.
-  const { messages, deliveries, bodies, runClaims, threadRecords, slackRequests, directMessages, reviewForms, personActions } = await deps.store.forgetBefore(cutoff, replayCutoff)
+  const turnaroundCutoff = (deps.now ?? Date.now)() - (deps.turnaroundKeepDays ?? DEFAULTS.insights.keepDays) * DAY_MS
+  const { messages, deliveries, bodies, runClaims, threadRecords, slackRequests, directMessages, reviewForms, personActions, turnaround } =
+    await deps.store.forgetBefore(cutoff, replayCutoff, turnaroundCutoff)
   deps.logger.info('cleanup finished', {
     deleted_messages: messages, deleted_deliveries: deliveries, deleted_bodies: bodies, deleted_run_claims: runClaims,
     deleted_thread_records: threadRecords, deleted_slack_requests: slackRequests, deleted_direct_messages: directMessages,
-    deleted_review_forms: reviewForms, deleted_person_actions: personActions, ttl_days: deps.ttlDays,
+    deleted_review_forms: reviewForms, deleted_person_actions: personActions, deleted_turnaround_rows: turnaround, ttl_days: deps.ttlDays,
   })
   return { messages, deliveries, runClaims }
 }

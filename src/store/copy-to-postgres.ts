@@ -19,6 +19,8 @@ export interface CopyDeps {
   pool: PostgresPool
   /** Rows per INSERT (capped so that one statement stays under PostgreSQL's 65535 parameters). */
   batchRows?: number
+  /** Told of each batch of rows sent (prherald-migrate copy's progress; `sourceRows` is the total). */
+  onRows?: (rows: number) => void
 }
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`
@@ -47,6 +49,11 @@ async function postgresColumns(client: PoolClient): Promise<Map<string, Map<stri
   return tables
 }
 
+/** How many rows the copy will send: the total its progress counts towards. */
+export function sourceRows(db: SqliteDatabase): number {
+  return sqliteTables(db).reduce((n, { table }) => n + Number((db.prepare(`SELECT count(*) AS n FROM ${quote(table)}`).get() as { n: number }).n), 0)
+}
+
 /**
  * Rows already in the target. `meta` rows equal to the source's do not count: `prherald-migrate up` and
  * the server write the database's git provider there, and that is the same fact the copy would bring.
@@ -72,7 +79,7 @@ async function occupied(client: PoolClient, sqlite: SqliteDatabase, tables: read
  * the migrations have made by now (read from SQLite's catalogue, not listed here), converting each value
  * to its PostgreSQL column's type. One transaction: the target ends up with all of it or none of it.
  */
-export async function copyToPostgres({ sqlite, pool, batchRows = 500 }: CopyDeps): Promise<CopiedTable[]> {
+export async function copyToPostgres({ sqlite, pool, batchRows = 500, onRows }: CopyDeps): Promise<CopiedTable[]> {
   const pending = migrationStatus(sqlite).filter((s) => !s.appliedAt)
   if (pending.length > 0) {
     throw new PrheraldError('migration', `the SQLite database ${sqlite.name} is not at the latest schema (pending: ${pending.map((p) => `${p.version}_${p.name}`).join(', ')})`, {
@@ -111,6 +118,7 @@ export async function copyToPostgres({ sqlite, pool, batchRows = 500 }: CopyDeps
         const values = batch.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`).join(', ')
         await client.query(`INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')})${overriding} VALUES ${values}${conflict}`, batch.flat())
         rows += batch.length
+        onRows?.(batch.length)
         batch = []
       }
       for (const row of sqlite.prepare(`SELECT ${columns.map(quote).join(', ')} FROM ${quote(table)}`).raw().iterate() as Iterable<unknown[]>) {

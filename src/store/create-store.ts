@@ -12,6 +12,7 @@ import { createPersonalStore, targetText } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
 import { createReviewFormStore, deleteExpiredReviewForms } from './review-form-store.ts'
 import { createActionCounts, deleteActionsBefore } from './action-count-store.ts'
+import { createTurnaroundStore, deleteTurnaroundBefore, saveTurnaroundStep } from './turnaround-store.ts'
 import { createReplyCommentStore, deleteReplyCommentsBefore } from './reply-comment-store.ts'
 import { personalQueries } from './personal-queries.ts'
 import { readStoredEvent, storedEvent, storedLifecycle } from './stored-json.ts'
@@ -64,6 +65,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     ...createReviewFormStore(driver, now),
     ...createReplyCommentStore(driver, now),
     ...createActionCounts(driver),
+    ...createTurnaroundStore(driver),
     async findMessages(pr) {
       return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow).sort(oldestFirst)
     },
@@ -72,14 +74,17 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       return (await driver.read<PullRequestRow>(q.openPullRequests, [filter.provider, repository, repository, filter.touchedSince ?? 0])).map(refFromRow)
     },
     saveMessage: (m) => change(messageStep(m, now())),
-    async forgetBefore(cutoff, replayCutoff = cutoff) {
-      const forgotten: ForgottenRows = { messages: 0, deliveries: 0, bodies: 0, runClaims: 0, threadRecords: 0, slackRequests: 0, directMessages: 0, reviewForms: 0, personActions: 0 }
+    async forgetBefore(cutoff, replayCutoff = cutoff, turnaroundCutoff = cutoff) {
+      const forgotten: ForgottenRows = {
+        messages: 0, deliveries: 0, bodies: 0, runClaims: 0, threadRecords: 0, slackRequests: 0, directMessages: 0, reviewForms: 0, personActions: 0, turnaround: 0,
+      }
       const deletes: readonly [keyof ForgottenRows, Statement, number][] = [
         ['messages', q.deleteMessagesUntouchedSince, cutoff], ['deliveries', q.deleteAppliedDeliveriesBefore, replayCutoff], ['bodies', q.deleteBodiesBefore, replayCutoff],
         ['runClaims', q.deleteRunClaimsBefore, cutoff], ['threadRecords', q.deleteThreadRepliesBefore, cutoff], ['threadRecords', q.deleteHeadsBefore, cutoff],
         ['slackRequests', q.deleteSlackRequestsBefore, replayCutoff], ['directMessages', q.deleteDirectMessagesBefore, cutoff], ['threadRecords', deleteReplyCommentsBefore, cutoff],
         // A review form is good for an hour, whatever the cutoff: an expired one only waits to be deleted.
         ['reviewForms', deleteExpiredReviewForms, now()], ...deleteActionsBefore.map((s): [keyof ForgottenRows, Statement, number] => ['personActions', s, cutoff]),
+        ['turnaround', deleteTurnaroundBefore, turnaroundCutoff],
       ]
       // A slice a transaction, then a pause: a delivery's acknowledgement waits for at most one slice, never
       // for a year's rows (docs/performance.md, "A year of history"). Rows are only aged out, so a cleanup cut
@@ -120,6 +125,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       if (outcome.deliveryIds.length > 0) steps.push([q.markApplied, [at, outcome.provider, JSON.stringify(outcome.deliveryIds)]])
       const active = outcome.activity
       if (active) steps.push([q.markActivity, [at, active.provider, active.repository, active.prNumber]])
+      if (outcome.turnaround) steps.push(saveTurnaroundStep(outcome.turnaround, at))
       for (const d of outcome.directMessages ?? []) steps.push([personalQueries.queueIntent, [targetText(d.target), d.dmKey, d.prKey, d.body, d.actorUser ?? null, d.createdAt]])
       if (steps.length > 0) await write(...steps)
     },

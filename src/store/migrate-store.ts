@@ -20,18 +20,18 @@ async function withPostgres<T>(url: string, env: Env, run: (pool: PostgresPool) 
   }
 }
 
-/** prherald-migrate up, for either backend: applies pending migrations. */
-export async function migrateStore(settings: Target, env: Env = process.env): Promise<Migration[]> {
+/** prherald-migrate up, for either backend: applies pending migrations, telling `onApplied` of each. */
+export async function migrateStore(settings: Target, env: Env = process.env, onApplied?: (m: Migration) => void): Promise<Migration[]> {
   const target = settings.database
   if (target.kind === 'postgres') {
     return withPostgres(target.url, env, async (pool) => {
       const { postgresMigrateUp } = await import('./postgres-migrations.ts')
-      return postgresMigrateUp(pool)
+      return postgresMigrateUp(pool, undefined, undefined, onApplied)
     })
   }
   const db = openDatabase(target.path)
   try {
-    return migrateUp(db)
+    return migrateUp(db, undefined, undefined, onApplied)
   } finally {
     db.close()
   }

@@ -54,8 +54,12 @@ export function migrationStatus(db: SqliteDatabase, migrations = readMigrations(
   })
 }
 
-/** Applies pending migrations in order, each in its own transaction; returns the ones applied. */
-export function migrateUp(db: SqliteDatabase, migrations = readMigrations(), now = Date.now): Migration[] {
+/**
+ * Applies pending migrations in order, each in its own transaction; returns the ones applied. `onApplied`
+ * hears of each once committed (prherald-migrate's progress). Stopped part-way, the database is at the last
+ * committed migration: an interrupted one's transaction never commits.
+ */
+export function migrateUp(db: SqliteDatabase, migrations = readMigrations(), now = Date.now, onApplied?: (m: Migration) => void): Migration[] {
   const pending = new Set(migrationStatus(db, migrations).filter((s) => !s.appliedAt).map((s) => s.version))
   const applied: Migration[] = []
   for (const m of migrations.filter((x) => pending.has(x.version))) {
@@ -71,6 +75,7 @@ export function migrateUp(db: SqliteDatabase, migrations = readMigrations(), now
       })
     }
     applied.push(m)
+    onApplied?.(m)
   }
   return applied
 }

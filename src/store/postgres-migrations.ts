@@ -32,7 +32,7 @@ export async function postgresMigrationStatus(pool: PostgresPool, migrations = r
 }
 
 /** Applies pending migrations in order, each in its own transaction (DDL is transactional here); returns the ones applied. */
-export async function postgresMigrateUp(pool: PostgresPool, migrations = readPostgresMigrations(), now = Date.now): Promise<Migration[]> {
+export async function postgresMigrateUp(pool: PostgresPool, migrations = readPostgresMigrations(), now = Date.now, onApplied?: (m: Migration) => void): Promise<Migration[]> {
   const { client, release } = await checkOut(pool)
   const appliedNow: Migration[] = []
   try {
@@ -52,6 +52,7 @@ export async function postgresMigrateUp(pool: PostgresPool, migrations = readPos
         })
       }
       appliedNow.push(m)
+      onApplied?.(m)
     }
   } finally {
     // A session lock outlives the call on a pooled connection: if unlocking fails, destroy the connection.

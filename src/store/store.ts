@@ -5,6 +5,7 @@ import type { ReviewFormStore } from './review-form-store.ts'
 import type { ActionCounts } from './action-count-store.ts'
 import type { ReplyCommentStore } from './reply-comment-store.ts'
 import type { TalkBackStore } from './talk-back-store.ts'
+import type { TurnaroundRecord, TurnaroundStore } from './turnaround-store.ts'
 
 /**
  * What prherald keeps, as values and as the ports below: implemented once (`create-store.ts`) over SQLite
@@ -91,6 +92,8 @@ export interface DeliveryOutcome {
    * row it has gets `activity_at` = the commit time, after the rows above are saved. The digest reads it.
    */
   activity?: PullRequestRef
+  /** The pull request's turnaround row with this batch's deliveries folded in (only while `insights.enabled`). */
+  turnaround?: TurnaroundRecord
   /** The direct messages the batch gave, before their people look-ups (the sender resolves them). */
   directMessages?: readonly DirectMessageIntent[]
 }
@@ -216,6 +219,8 @@ export interface ForgottenRows {
   reviewForms: number
   /** People's actions from Slack counted before the cutoff, and the gates of people quiet since (ActionCounts). */
   personActions: number
+  /** Turnaround rows unchanged since the `insights.keep_days` cutoff. */
+  turnaround: number
 }
 
 /**
@@ -362,9 +367,10 @@ export interface JobClaims {
   /**
    * Cleanup, a slice of rows per transaction (src/store/create-store.ts): every row that only served until `cutoff` (unix ms); applied delivery ids
    * and body digests only until `replayCutoff` (the replay window, which may reach further back); review forms
-   * until they expired (by the store's clock). Never touches Slack.
+   * until they expired (by the store's clock); turnaround rows until `turnaroundCutoff` (`insights.keep_days`,
+   * default `cutoff`). Never touches Slack.
    */
-  forgetBefore(cutoff: number, replayCutoff?: number): Promise<ForgottenRows>
+  forgetBefore(cutoff: number, replayCutoff?: number, turnaroundCutoff?: number): Promise<ForgottenRows>
 }
 
 /** Where reconcile left off in each webhook's delivery log (a host's missedDeliveries reads and moves it). */
@@ -412,6 +418,6 @@ export interface SharedWork {
 
 /** Everything prherald keeps, every port at once: what the composition roots open and close. */
 export interface Store extends DeliveryStore, MessageStore, IntentStore, PeopleCache, DirectMessageStore, PreferenceStore, JobClaims,
-  HookMarks, SlackRequests, SharedWork, TalkBackStore, ReplyCommentStore, ReviewFormStore, ActionCounts {
+  HookMarks, SlackRequests, SharedWork, TalkBackStore, ReplyCommentStore, ReviewFormStore, ActionCounts, TurnaroundStore {
   close(): Promise<void>
 }

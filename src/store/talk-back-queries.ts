@@ -17,6 +17,7 @@ export const talkBackQueries = statements({
       refreshing_by = NULL, refreshing_until = 0, linked_at = excluded.linked_at, updated_at = excluded.updated_at`,
   linkedAccount: `SELECT * FROM linked_accounts WHERE ${ROW}`,
   linkedAccountsOf: 'SELECT * FROM linked_accounts WHERE slack_user = ? ORDER BY host{bytewise}',
+  linkedKeyIds: 'SELECT key_id, COUNT(*) AS links FROM linked_accounts GROUP BY key_id ORDER BY key_id{bytewise}',
   refreshEndingBy: 'SELECT * FROM linked_accounts WHERE refresh_expires_at IS NOT NULL AND refresh_expires_at <= ? ORDER BY refresh_expires_at',
   deleteLinkedAccount: `DELETE FROM linked_accounts WHERE ${ROW}`,
   deleteLinkedGeneration: `DELETE FROM linked_accounts WHERE ${ROW} AND generation = ?`,

@@ -38,6 +38,8 @@ export interface TalkBackStore {
   saveLinkedAccount(account: NewLinkedAccount): Promise<void>
   linkedAccount(slackUser: string, host: string): Promise<LinkedAccountRecord | undefined>
   linkedAccountsOf(slackUser: string): Promise<LinkedAccountRecord[]>
+  /** How many links each key sealed (its id), for the start's check that the configured keys open them all. */
+  linkedKeyIds(): Promise<Array<{ keyId: string; links: number }>>
   /** Links whose refresh token ends by `by` (GitHub's six months): the relink notice's sweep. */
   linkedAccountsEndingBy(by: number): Promise<LinkedAccountRecord[]>
   /** Deletes the link; with `generation`, only that one (a relink since then stays). True when a row went. */
@@ -112,6 +114,7 @@ export function createTalkBackStore(driver: StoreDriver, now: () => number): Tal
       return row ? linkedFromRow(row) : undefined
     },
     linkedAccountsOf: async (slackUser) => (await driver.read<LinkedRow>(q.linkedAccountsOf, [slackUser])).map(linkedFromRow),
+    linkedKeyIds: async () => (await driver.read<{ key_id: string; links: number | string }>(q.linkedKeyIds, [])).map((r) => ({ keyId: r.key_id, links: Number(r.links) })),
     linkedAccountsEndingBy: async (by) => (await driver.read<LinkedRow>(q.refreshEndingBy, [by])).map(linkedFromRow),
     async deleteLinkedAccount(slackUser, host, generation) {
       const n = generation === undefined ? await write(q.deleteLinkedAccount, [slackUser, host]) : await write(q.deleteLinkedGeneration, [slackUser, host, generation])

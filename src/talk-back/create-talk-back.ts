@@ -44,7 +44,7 @@ export interface TalkBack extends TalkBackService {
 const noKey = () => {
   throw new PrheraldError('config_invalid', 'PRHERALD_TOKEN_KEY is not set: linked accounts can be neither sealed nor opened', { fix: 'set PRHERALD_TOKEN_KEY (docs/talk-back.md#keys)' })
 }
-const NO_KEY: TokenCipher = { keyId: '-', seal: noKey, open: noKey }
+const NO_KEY: TokenCipher = { keyId: '-', opens: () => false, seal: noKey, open: noKey }
 
 /** Whether `slack.talk_back` turns anything on, globally or for any mapping entry: talk-back is built only then. */
 export function talkBackWanted(settings: Pick<Settings, 'talkBack' | 'hosts'>): boolean {

@@ -8,6 +8,13 @@ export interface SlackMarkdownOptions {
   mention(slackUserId: string): string | undefined
   /** Files and images of the reply: named with their Slack link, since the host cannot show Slack's copy. */
   files?: ReadonlyArray<{ name: string; permalink: string }>
+  /**
+   * `@name` typed as text (not a Slack mention) shown inert, as code: in a comment prherald's own account makes,
+   * it would otherwise ping whoever the host knows by that name, through prherald. The hosts find no mention
+   * in code (GitHub: "mentions are not parsed inside code"; GitLab skips code blocks and spans; Bitbucket the
+   * same), and a backslash does not escape one on any of them (github/cmark-gfm#181, gitlab-org/gitlab#33716).
+   */
+  inertMentions?: boolean
 }
 
 // Code first: nothing inside a code span or block is markup (Slack shows it as typed, entities aside).
@@ -22,6 +29,9 @@ const decodeAll = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, 
  * where a bare `<b>` would be HTML); `&amp;` becomes `&` unless that would spell another entity.
  */
 const decodeText = (text: string) => text.replace(/&amp;(?![#a-zA-Z0-9]+;)/g, '&')
+
+// `@login`, `@org/team`, `@group/subgroup`, Bitbucket's `@{account-id}`; not an email's or a URL's `@`.
+const TYPED_MENTION = /(^|[^\w@/.`\\-])@(\{[^}\s]+\}|[A-Za-z0-9_](?:[\w.-]*[\w-])?(?:\/[A-Za-z0-9_](?:[\w.-]*[\w-])?)*)/g
 
 // Slack's emphasis: the marker after a start, space or opening punctuation, the text not starting or ending in a space.
 const emphasis = (marker: string) => new RegExp(
@@ -54,9 +64,20 @@ function angle(inner: string, options: SlackMarkdownOptions): string {
   return text === undefined || text === url ? `<${url}>` : `[${text.replace(/[[\]]/g, '\\$&')}](${url.replace(/\(/g, '%28').replace(/\)/g, '%29')})`
 }
 
+/** Text outside Slack's angle brackets: its typed `@name`s made inert when asked. */
+const typed = (text: string, options: SlackMarkdownOptions) =>
+  options.inertMentions ? text.replace(TYPED_MENTION, (_, before: string, name: string) => `${before}${codeSpan(`@${name}`)}`) : text
+
 function prose(text: string, options: SlackMarkdownOptions): string {
-  const marked = decodeText(text)
-    .replace(ANGLE, (_, inner: string) => angle(inner, options))
+  const decoded = decodeText(text)
+  let linked = ''
+  let last = 0
+  for (const match of decoded.matchAll(ANGLE)) {
+    linked += typed(decoded.slice(last, match.index), options) + angle(match[1]!, options)
+    last = match.index + match[0].length
+  }
+  linked += typed(decoded.slice(last), options)
+  const marked = linked
     .replace(BOLD, (_, before: string, body: string) => `${before}**${body}**`)
     .replace(STRIKE, (_, before: string, body: string) => `${before}~~${body}~~`)
   // A quote (`&gt; ` at a line's start) is a quote in Markdown too; a `#` there would become a heading, which Slack has not.

@@ -13,6 +13,8 @@ export interface TokenCipher {
   /** The current key's id. */
   readonly keyId: string
   seal(plain: string, boundTo: string): { keyId: string; sealed: string }
+  /** Whether a value sealed under this key id can be opened: the current key's, or the previous one's. */
+  opens(keyId: string): boolean
   /** Throws when the key is neither the current nor the previous one, or the value was tampered with. */
   open(keyId: string, sealed: string, boundTo: string): string
 }
@@ -55,6 +57,7 @@ export function createTokenCipher(current: Buffer, previous?: Buffer): TokenCiph
   const keyId = idOf(current)
   return {
     keyId,
+    opens: (id) => keys.has(id),
     seal(plain, boundTo) {
       const iv = randomBytes(12)
       const cipher = createCipheriv('aes-256-gcm', current, iv)

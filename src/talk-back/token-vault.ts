@@ -1,7 +1,7 @@
 import { isPrheraldError, PrheraldError } from '../errors.ts'
 import type { HostTokens, TalkBackApi } from '../hosts/talk-back-contract.ts'
 import type { LinkedAccountRecord, TalkBackStore } from '../store/talk-back-store.ts'
-import type { TokenCipher } from './token-cipher.ts'
+import { PREVIOUS_TOKEN_KEY, type TokenCipher } from './token-cipher.ts'
 
 /**
  * People's linked host tokens (docs/talk-back.md): sealed at rest, refreshed before they expire, and refreshed
@@ -44,7 +44,8 @@ export interface TokenVault {
   tokenFor(slackUser: string, host: string): Promise<LinkedToken | undefined>
   /** Revokes at the host where it can, and forgets the tokens whatever the host answered. */
   unlink(slackUser: string, host: string): Promise<UnlinkOutcome>
-  linkedHosts(slackUser: string): Promise<Array<{ host: string; login: string; refreshExpiresAt: number | undefined }>>
+  /** `opens`: false when the configured keys cannot open the link's tokens (it cannot be used until linked again). */
+  linkedHosts(slackUser: string): Promise<Array<{ host: string; login: string; refreshExpiresAt: number | undefined; opens: boolean }>>
 }
 
 interface Sealed { a: string; r?: string | undefined }
@@ -60,7 +61,16 @@ export function createTokenVault(deps: TokenVaultDeps): TokenVault {
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
   const seal = (row: Pick<LinkedAccountRecord, 'slackUser' | 'host'>, tokens: Sealed) => cipher.seal(JSON.stringify(tokens), boundTo(row.slackUser, row.host))
-  const open = (row: LinkedAccountRecord): Sealed => JSON.parse(cipher.open(row.keyId, row.sealed, boundTo(row.slackUser, row.host))) as Sealed
+  const open = (row: LinkedAccountRecord): Sealed => {
+    try {
+      return JSON.parse(cipher.open(row.keyId, row.sealed, boundTo(row.slackUser, row.host))) as Sealed
+    } catch (cause) {
+      // Another key sealed it (PRHERALD_TOKEN_KEY changed without _PREVIOUS), or the row was altered: this link cannot be used here.
+      throw new PrheraldError('token_sealed', `${row.slackUser}'s ${row.host} link does not open under the configured token keys`, {
+        cause, fix: `set ${PREVIOUS_TOKEN_KEY} to the key it was sealed with, or have the person link again (/prherald link ${row.host})`,
+      })
+    }
+  }
   const linked = (row: LinkedAccountRecord, accessToken: string, refreshExpiresAt = row.refreshExpiresAt): LinkedToken =>
     ({ accessToken, login: row.login, accountKey: row.accountKey, refreshExpiresAt })
   const dueAt = (row: LinkedAccountRecord) => row.expiresAt !== undefined && row.expiresAt - margin <= now()
@@ -134,7 +144,7 @@ export function createTokenVault(deps: TokenVaultDeps): TokenVault {
     },
 
     async linkedHosts(slackUser) {
-      return (await store.linkedAccountsOf(slackUser)).map((r) => ({ host: r.host, login: r.login, refreshExpiresAt: r.refreshExpiresAt }))
+      return (await store.linkedAccountsOf(slackUser)).map((r) => ({ host: r.host, login: r.login, refreshExpiresAt: r.refreshExpiresAt, opens: cipher.opens(r.keyId) }))
     },
   }
 }

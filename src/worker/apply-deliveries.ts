@@ -20,6 +20,10 @@ import { plannedReviewPings, plannedThreadUpdates, type PostThreadReplies } from
 import { mappedId } from '../config/people-map.ts'
 import type { ResolvePeople } from '../people/resolve-people.ts'
 import type { QueueDirectMessages } from '../personal/queue-direct-messages.ts'
+import { foldTurnaround } from '../insights/fold-turnaround.ts'
+import { entryOf } from '../insights/entry-of.ts'
+import { mergeAlert } from '../insights/merge-alert.ts'
+import type { TurnaroundRecord, TurnaroundStore } from '../store/turnaround-store.ts'
 import { layTalkBack, type TalkBackSettings } from '../config/talk-back-settings.ts'
 import type { MirrorComments } from './mirror-comments.ts'
 
@@ -60,6 +64,10 @@ export interface LifecycleDeps extends PlanRunnerDeps {
   settleIntents?: (ref: PullRequestRef, lost: AbortSignal) => Promise<boolean>
   /** Thread replies that become comments (reply-comments.ts), before the batch's fold; absent: they are only marked applied. */
   replyComments?: (replies: readonly SlackReply[], batch: BatchContext) => Promise<void>
+  /** `insights.enabled`: each batch folds its deliveries into the pull request's turnaround row; absent, nothing is read or written. */
+  turnaround?: { store: TurnaroundStore; now: () => number }
+  /** `notify.merged_without_approval`: `thread` or a channel ID; absent: off. */
+  mergedWithoutApproval?: string | undefined
   /**
    * `slack.talk_back.mirror` (mirror-comments.ts): the global `slack.talk_back` a mapping tier may override, and
    * whether replies can go back to code threads (talk-back is on). Absent: nothing is mirrored.
@@ -107,6 +115,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       await deps.mirror.comments(hostEvents, into, { ref, facts, lost: batch.lost, setting: talkBack.mirror, url, replies: deps.mirror.replies && talkBack.threadReplies !== 'off' })
     }
     let directMessages: DirectMessageIntent[] = []
+    let turnaround: TurnaroundRecord | undefined
     // The threads the batch's comments are mirrored into: the messages before it, or the ones it leaves.
     let threads: ReadonlyArray<{ channel: string; ts: string }> = []
     const commit = async (messages: MessageRecord[], announced = false) => {
@@ -115,7 +124,7 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       // A batch whose lock is gone must not save its state: another replica may have saved a later one.
       await yieldToAcks()
       if (batch.lost.aborted) throw lockLostError(batch.lost)
-      await deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, directMessages, ...(reviewed || announced ? { activity: ref } : {}) })
+      await deps.store.commitOutcome({ provider: first.provider, deliveryIds, messages, directMessages, ...(reviewed || announced ? { activity: ref } : {}), ...(turnaround ? { turnaround } : {}) })
       if (directMessages.length > 0) deps.onDirectMessages?.()
     }
 
@@ -144,6 +153,11 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
     const filtered = routed ? filteredInBatch(deps.logger, (e) => heldBack(decide(e)), events, messages.length > 0) : undefined
     const folding = filtered?.size ? events.filter((e) => !filtered.has(e.deliveryId)) : events
     if (folding.length === 0) return commit([])
+    // Only for a routed pull request: one no mapping entry names is nobody's figure.
+    if (deps.turnaround && route) {
+      const deliveries = folding.filter((e) => !isReviewClick(e))
+      turnaround = foldTurnaround(ref, await deps.turnaround.store.turnaroundOf(ref), deliveries, entryOf(route), deps.turnaround.now())
+    }
     const { foldEvents, initialContext } = await loadMachine()
     await yieldToAcks()
     const folded = foldEvents(stored, folding, { messageShown: messages.length > 0 })
@@ -214,7 +228,11 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       ...plannedThreadUpdates({ enabled: route?.threadUpdates ?? deps.threadUpdates, stored, steps: folded.steps, slackUser }),
       ...plannedReviewPings({ enabled: deps.notifyReviewRequests === 'thread', stored, steps: folded.steps, context: next.context, people }),
     ]
+    const alertIn = deps.mergedWithoutApproval
+    const alert = alertIn ? mergeAlert(folded.steps, alertIn !== 'thread') : undefined
+    if (alert && alertIn === 'thread') replies.push(alert)
     await deps.postThreadReplies(placed, replies, { ref, facts, lost: batch.lost })
+    if (alert && alertIn && alertIn !== 'thread') await deps.postThreadReplies([{ channel: alertIn }], [alert], { ref, facts, lost: batch.lost })
     // Saved even when Slack refused a channel's change for good: the lifecycle belongs to the pull request,
     // and a row left behind would later hand an old state to the machine.
     await commit(placed.map((m) => ({

@@ -4,7 +4,7 @@ import { createRouteFacts } from './gather-route-facts.ts'
 import { followRoutes } from '../routing/route-pull-request.ts'
 import { hostMappings } from '../routing/resolve-route.ts'
 import type { HostSet } from '../config/connect-hosts.ts'
-import { createOutbox } from '../slack/outbox.ts'
+import { createOutbox, type Outbox } from '../slack/outbox.ts'
 import { DEFAULT_RETRY, type RetryPolicy } from '../slack/retry-transient.ts'
 import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-api.ts'
 import type { DeliveryStore, DirectMessageStore, IntentStore, MessageStore, PeopleCache, PreferenceStore, SharedWork } from '../store/store.ts'
@@ -21,6 +21,7 @@ import type { ReplyCommentStore } from '../store/reply-comment-store.ts'
 import type { Provider, PullRequestId } from '../../machines/pull-request-event.ts'
 import { leftComments } from './left-comments.ts'
 import { createReplyComments } from './reply-comments.ts'
+import type { TurnaroundStore } from '../store/turnaround-store.ts'
 import { createMirrorComments } from './mirror-comments.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
@@ -29,7 +30,7 @@ export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secre
   secrets: Pick<Secrets, 'slackBotToken' | 'slackSigningSecret'>
   /** Every configured host and its API client (src/config/connect-hosts.ts). */
   hosts: HostSet
-  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore & ReplyCommentStore
+  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore & ReplyCommentStore & TurnaroundStore
   /** Retries across calls; tests shorten them. */
   retry?: RetryPolicy
   /** The personal side's clock (quiet hours, claims); tests move it. */
@@ -49,6 +50,8 @@ export interface Worker extends Outbound {
   recoverIntents: () => Promise<void>
   /** The personal side: direct messages, people's zones and groups (src/personal/). */
   personal: Personal
+  /** The one outbox every Slack write that creates something goes through (the digest's included). */
+  outbox: Outbox
 }
 
 /**
@@ -87,11 +90,14 @@ export function createWorker(options: WorkerOptions): Worker {
     settleIntents: (ref, lost) => settleIntentsOf(ref, lost, { store, pacer, outbox }),
     ...(personal.queue ? { directMessages: personal.queue, onDirectMessages: options.onDirectMessagesQueued } : {}),
     ...(replyComments ? { replyComments } : {}),
+    ...(settings.insights.enabled ? { turnaround: { store, now: options.now ?? Date.now } } : {}),
+    mergedWithoutApproval: settings.mergedWithoutApproval,
     mirror: { comments: createMirrorComments({ outbox, store, slack, pacer, retry, sleep, logger, hosts: options.hosts }), talkBack: settings.talkBack, replies: talkBack !== undefined },
   })
   const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })
   return {
     ...outbound,
+    outbox,
     applyDeliveries,
     batches: (server) => createBatchRunner({ store, apply: applyDeliveries, repaint, ...server }),
     recoverIntents: () => recoverIntents({

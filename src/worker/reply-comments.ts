@@ -5,7 +5,8 @@ import type { PullRequestAddress } from '../hosts/contract.ts'
 import type { CommentApi } from '../hosts/talk-back-contract.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import { CLOCK_SKEW_MS, type Outbox } from '../slack/outbox.ts'
-import type { SlackClient } from '../slack/slack-client.ts'
+import { ShutdownInterrupt } from '../slack/retry-transient.ts'
+import type { SlackClient, SlackPerson } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { ReplyCommentRecord, ReplyCommentStore } from '../store/reply-comment-store.ts'
 import { auditTalkBack } from '../talk-back/person-limits.ts'
@@ -27,8 +28,8 @@ export interface ReplyCommentsDeps {
   logger: Logger
 }
 
-/** Whose account a reply's comment is made with, and the API that acts as it. */
-type Author = { author: 'person' | 'prherald'; api: CommentApi; login: string | undefined }
+/** Whose account a reply's comment is made with, and the API that acts as it; prherald's names the person. */
+type Author = { author: 'person'; api: CommentApi; login: string } | { author: 'prherald'; api: CommentApi; login: undefined; person: SlackPerson | undefined }
 
 /** Refusals the host gave for good: the person is told in the host's words, and the batch goes on. */
 const REFUSED = ['git_host_refused', 'git_host_auth', 'git_host_scope', 'git_host_not_found'] as const
@@ -51,25 +52,66 @@ export function createReplyComments(deps: ReplyCommentsDeps) {
     deps.pacer.call('reactions.add', reply.channel, () => deps.slack.addReaction(reply.channel, reply.replyTs, COMMENTED_REACTION), lost)
       .catch((error: unknown) => logger.info('talk-back reaction not added', { channel: reply.channel, ...errorFields(error) }))
 
+  /**
+   * Who the person is, as their workspace's record says (users.info), never as the event names them. One
+   * Slack cannot tell is taken as not a member: from outside the workspace, and named without a name.
+   */
+  const personOf = async (reply: SlackReply, lost: AbortSignal): Promise<SlackPerson | undefined> => {
+    try {
+      return await deps.pacer.call('users.info', reply.user, () => deps.slack.userInfo(reply.user), lost)
+    } catch (error) {
+      if (error instanceof ShutdownInterrupt) throw error
+      logger.warn('slack user look-up failed; the reply is treated as from outside the workspace', {
+        slack_user: reply.user, ...errorFields(error), fix: 'add the users:read bot scope to the Slack app and reinstall it (docs/slack-app.md#talk-back)',
+      })
+      return undefined
+    }
+  }
+  /** A guest, someone of another workspace (Slack Connect), or someone Slack could not say is a member. */
+  const outside = (reply: SlackReply, person: SlackPerson | undefined) => reply.external === true || person === undefined || person.guest
+
+  // Each person whose link the token keys cannot open is logged and told once per run, not at each reply.
+  const sealedTold = new Set<string>()
+  /** The person's token; none when the link cannot be opened here (a reply must never stall the pull request on it). */
+  const tokenOf = async (reply: SlackReply, lost: AbortSignal) => {
+    try {
+      return await talkBack.tokenFor(reply.user, reply.provider)
+    } catch (error) {
+      if (!isPrheraldError(error, 'token_sealed')) throw error
+      const key = `${reply.user}\n${reply.provider}`
+      if (!sealedTold.has(key)) {
+        sealedTold.add(key)
+        logger.warn('linked account cannot be opened; the person is taken as not linked', { slack_user: reply.user, host: reply.provider, reason: error.message, fix: error.fix })
+        await note(reply, `Your linked account cannot be used just now (prherald cannot open its token), so your replies are taken as from someone not linked. Link again with \`/prherald link ${reply.provider}\`.`, lost)
+      }
+      return undefined
+    }
+  }
+
   /** The account a reply's comment is (or was) made with; undefined when there is none. */
-  const authorOf = async (reply: SlackReply, was?: ReplyCommentRecord['author']): Promise<Author | undefined> => {
+  const authorOf = async (reply: SlackReply, lost: AbortSignal, was?: ReplyCommentRecord['author']): Promise<Author | undefined> => {
     if (was !== 'prherald') {
-      const token = await talkBack.tokenFor(reply.user, reply.provider)
+      const token = await tokenOf(reply, lost)
       const api = token && talkBack.as(reply.provider, token.accessToken)
       if (api && token) return { author: 'person', api, login: token.login }
       if (was === 'person') return undefined
     }
     const own = deps.hosts.get(reply.provider)?.api?.comments
-    const everyone = was === 'prherald' || talkBack.settingsFor(reply.provider, `${reply.owner}/${reply.repo}`).threadReplies === 'everyone'
-    return own && everyone ? { author: 'prherald', api: own, login: undefined } : undefined
+    if (!own) return undefined
+    const settings = talkBack.settingsFor(reply.provider, `${reply.owner}/${reply.repo}`)
+    if (was !== 'prherald' && settings.threadReplies !== 'everyone') return undefined
+    const person = await personOf(reply, lost)
+    // prherald's account speaks for people from outside the workspace only where `external: everyone` says so.
+    if (was !== 'prherald' && outside(reply, person) && settings.external !== 'everyone') return undefined
+    return { author: 'prherald', api: own, login: undefined, person }
   }
 
-  const bodyOf = (reply: SlackReply, author: Author['author']) => {
+  const bodyOf = (reply: SlackReply, author: Author) => {
     const host = deps.hosts.get(reply.provider)
     // users: maps a host key to a Slack id; a mention needs the way back.
     const keys = new Map(Object.entries(host?.users ?? {}).map(([key, id]) => [id, key]))
     return replyBody(reply, {
-      onBehalf: author === 'prherald',
+      onBehalf: author.author === 'prherald' ? { realName: author.person?.realName } : false,
       mention: (id) => {
         const key = keys.get(id)
         return key === undefined ? undefined : talkBack.mention(reply.provider, key)
@@ -97,7 +139,8 @@ export function createReplyComments(deps: ReplyCommentsDeps) {
     const pr = { owner: reply.owner, repo: reply.repo, number: reply.number }
     const audit = (login: string | undefined, outcome: string) =>
       auditTalkBack(logger, { slackUser: reply.user, host: reply.provider, login, action: `reply_${reply.action}`, pr: batch.prKey, outcome })
-    const mode = talkBack.settingsFor(reply.provider, repository).threadReplies
+    const settings = talkBack.settingsFor(reply.provider, repository)
+    const mode = settings.threadReplies
     const row = await deps.store.replyComment(reply.channel, reply.replyTs)
     if (mode === 'off' && !row) return void logger.info('ignored thread reply', { pr_key: batch.prKey, reason: 'thread_replies_off' })
     const refused = async (author: Author, error: unknown) => {
@@ -112,7 +155,12 @@ export function createReplyComments(deps: ReplyCommentsDeps) {
       if (row?.deleted) return void logger.info('ignored thread reply', { pr_key: batch.prKey, reason: 'reply_deleted' })
       // A replay after the comment was made (or adopted at start-up): only the reaction may be missing.
       if (row?.commentId) return react(reply, batch.lost)
-      const author = await authorOf(reply, row?.author)
+      // `external: off`: no reply of a guest's or another workspace's goes to the pull request, linked or not.
+      if (!row && settings.external === 'off' && outside(reply, await personOf(reply, batch.lost))) {
+        audit(undefined, 'external_off')
+        return note(reply, 'Replies from guests and from other workspaces do not go to the pull request here.', batch.lost)
+      }
+      const author = await authorOf(reply, batch.lost, row?.author)
       if (!author) {
         audit(undefined, 'not_linked')
         const url = await talkBack.linkUrl(reply.user, reply.provider).catch(() => undefined)
@@ -122,7 +170,7 @@ export function createReplyComments(deps: ReplyCommentsDeps) {
       try {
         const { outcome } = await deps.outbox.comment({
           intent: { channel: reply.channel, replyTs: reply.replyTs, provider: reply.provider, repository, prNumber: reply.number, slackUser: reply.user, author: author.author },
-          left: row, api: author.api, pr, body: bodyOf(reply, author.author), marker: replyMarker(reply.channel, reply.replyTs),
+          left: row, api: author.api, pr, body: bodyOf(reply, author), marker: replyMarker(reply.channel, reply.replyTs),
           facts: { pr_key: batch.prKey, channel: reply.channel, reply_ts: reply.replyTs }, lost: batch.lost,
         })
         audit(author.login, outcome === 'adopted' ? 'commented_adopted' : 'commented')
@@ -139,14 +187,14 @@ export function createReplyComments(deps: ReplyCommentsDeps) {
     // A deletion of a reply whose comment's create has an unknown outcome (its batch died, or was parked) looks for it.
     const unknown = reply.action === 'delete' && commentId === undefined
     if (!unknown && (commentId === undefined || row.deleted)) return void logger.info('ignored thread reply', { pr_key: batch.prKey, action: reply.action, reason: 'no_comment' })
-    const author = await authorOf(reply, row.author)
+    const author = await authorOf(reply, batch.lost, row.author)
     if (!author) {
       audit(undefined, 'not_linked')
       return note(reply, `Your ${reply.action === 'edit' ? 'edit' : 'deletion'} did not reach the pull request: link your account again with \`/prherald link ${reply.provider}\`.`, batch.lost)
     }
     try {
       if (commentId === undefined) return await deleteUnknown(reply, row, author, pr, audit)
-      if (reply.action === 'edit') await author.api.editComment(pr, commentId, bodyOf(reply, author.author))
+      if (reply.action === 'edit') await author.api.editComment(pr, commentId, bodyOf(reply, author))
       else {
         await author.api.deleteComment(pr, commentId)
         await deps.store.markReplyDeleted(reply.channel, reply.replyTs)

@@ -64,13 +64,15 @@ export function plannedReviewPings(input: ReviewPingsInput): PlannedReply[] {
 }
 
 /**
- * Posts the planned replies in the thread of every message the batch left in Slack, in order, before the
+ * Posts the planned replies in the thread of every message the batch left in Slack (or, for a place without a
+ * message, in that channel itself), in order, before the
  * batch's rows and deliveries are committed: a crash before the commit replays the batch, and each reply's
  * record (slack/outbox.ts) keeps it from being posted twice. A reply Slack refuses for good is logged and
  * skipped; shutdown and other failures propagate and leave the deliveries pending.
  */
 export function createThreadReplies(deps: ThreadRepliesDeps) {
-  return async function postThreadReplies(placed: readonly PlacedMessage[], replies: readonly PlannedReply[], context: { ref: PullRequestRef; facts: LogFields; lost: AbortSignal }): Promise<void> {
+  // A place without a ts is a channel of its own: the replies go there as notices (outbox.ts, ReplyRequest).
+  return async function postThreadReplies(placed: ReadonlyArray<Pick<PlacedMessage, 'channel'> & { ts?: string }>, replies: readonly PlannedReply[], context: { ref: PullRequestRef; facts: LogFields; lost: AbortSignal }): Promise<void> {
     if (replies.length === 0) return
     for (const message of placed) {
       const facts = { ...context.facts, channel: message.channel }

@@ -33,11 +33,11 @@ const tier = (where: 'star' | 'repo', block: string) =>
 
 describe('slack.talk_back', () => {
   it('is off unless turned on, and each key of a later tier replaces the earlier one', () => {
-    expect(load(MAPPINGS).talkBack).toEqual({ threadReplies: 'off', reviews: false, reviewActions: 'menu' })
-    const s = load(`slack:\n  talk_back:\n    thread_replies: everyone\n    reviews: on\n${tier('star', 'review_actions: buttons')}`)
-    expect(s.talkBack).toEqual({ threadReplies: 'everyone', reviews: true, reviewActions: 'menu' })
+    expect(load(MAPPINGS).talkBack).toEqual({ threadReplies: 'off', reviews: false, reviewActions: 'menu', mirror: 'off', external: 'linked' })
+    const s = load(`slack:\n  talk_back:\n    thread_replies: everyone\n    reviews: on\n    external: everyone\n${tier('star', 'review_actions: buttons\n          external: off')}`)
+    expect(s.talkBack).toEqual({ threadReplies: 'everyone', reviews: true, reviewActions: 'menu', mirror: 'off', external: 'everyone' })
     const route = resolveRoute(s.hosts[0]!.mappings, 'acme', 'api')
-    expect(route && layTalkBack(s.talkBack, ...route.talkBack)).toEqual({ threadReplies: 'everyone', reviews: true, reviewActions: 'buttons' })
+    expect(route && layTalkBack(s.talkBack, ...route.talkBack)).toEqual({ threadReplies: 'everyone', reviews: true, reviewActions: 'buttons', mirror: 'off', external: 'off' })
   })
 
   const bad: Array<[string, string, string]> = [
@@ -47,6 +47,8 @@ describe('slack.talk_back', () => {
     ['a mapping\'s "*" thread_replies', tier('star', 'thread_replies: mine'), 'mappings.acme.*.slack.talk_back.thread_replies: "mine" is not allowed; use one of "off","linked","everyone"'],
     ['a repository\'s reviews', tier('repo', 'reviews: maybe'), 'mappings.acme.api.slack.talk_back.reviews: "maybe" is not allowed; use one of "on","off"'],
     ['a repository\'s review_actions', tier('repo', 'review_actions: modal'), 'mappings.acme.api.slack.talk_back.review_actions: "modal" is not allowed; use one of "buttons","menu"'],
+    ['external', `slack:\n  talk_back:\n    external: guests\n${MAPPINGS}`, 'slack.talk_back.external: "guests" is not allowed; use one of "off","linked","everyone"'],
+    ['a repository\'s external', tier('repo', 'external: yes'), 'mappings.acme.api.slack.talk_back.external: "yes" is not allowed; use one of "off","linked","everyone"'],
   ]
   it.each(bad)('refuses a bad %s, naming the key and the allowed values', (_name, yaml, message) => {
     const error = failure(yaml)
@@ -57,7 +59,7 @@ describe('slack.talk_back', () => {
 
   it('refuses an unknown key in the block, listing the known ones', () => {
     const error = failure(`slack:\n  talk_back:\n    thread_reply: linked\n${MAPPINGS}`)
-    expect(error.message).toContain('slack.talk_back.thread_reply: unknown key; remove it or fix its spelling (allowed here: thread_replies, reviews, review_actions)')
+    expect(error.message).toContain('slack.talk_back.thread_reply: unknown key; remove it or fix its spelling (allowed here: mirror, thread_replies, reviews, review_actions, external)')
     expect(failure(tier('repo', 'approve: on')).message).toContain('mappings.acme.api.slack.talk_back.approve: unknown key')
   })
 })

@@ -8,6 +8,9 @@ import { createScheduler } from '../../src/scheduler/scheduler.ts'
 import { createSlackPacer } from '../../src/slack/slack-pacer.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { createSlackClient } from '../../src/slack/slack-client.ts'
+import { createOutbox } from '../../src/slack/outbox.ts'
+import { DEFAULT_RETRY } from '../../src/slack/retry-transient.ts'
+import { createShutdownSleep } from '../../src/slack/shutdown-sleep.ts'
 import { openDatabase } from '../../src/store/open-database.ts'
 import { createSqliteStore } from '../../src/store/sqlite-store.ts'
 import type { Store } from '../../src/store/store.ts'
@@ -54,9 +57,10 @@ function aProcess() {
   const logger = createLogger({ format: 'json', level: 'debug', write: (l) => logs.push(l) })
   const abort = new AbortController()
   aborts.push(abort)
+  const slack = createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: settings.api.slack, logger, retry: { retries: 0 } })
   return {
     store, logger, mappings: hostMappings(settings.hosts), digest: settings.digest,
-    slack: createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: settings.api.slack, logger, retry: { retries: 0 } }),
+    outbox: createOutbox({ store, slack, logger, retry: DEFAULT_RETRY, sleep: createShutdownSleep(abort.signal), settleMs: 2000 }),
     pacer: createSlackPacer({ pacing: 'off', parallel: 4, signal: abort.signal }),
   }
 }
@@ -93,6 +97,17 @@ describe('a digest run', () => {
     await schedulers[1]!.fire(JOB)
     expect(digestIn(h.slack, TEAM).parents).toHaveLength(2)
     for (const s of schedulers) await s.stop(Date.now())
+  })
+
+  it('a digest post whose answer was lost is found by its marker and adopted, not posted twice; its replies follow', async () => {
+    await announced([['Hello-World', 1]])
+    h.slack.faults.push({ method: 'chat.postMessage', channel: TEAM, fault: { lostAnswer: 'reset' } })
+    const result = await runDigest(aProcess(), { at: AT, dryRun: false })
+    expect(result.failedChannels).toBe(0)
+    const { parents, replies } = digestIn(h.slack, TEAM)
+    expect(parents).toHaveLength(1)
+    expect(replies.map((r) => r.threadTs)).toEqual([parents[0]!.ts])
+    expect(entries().filter((e) => e.msg === 'slack message found in the channel history; adopting it instead of posting again')).toHaveLength(1)
   })
 
   it('a list longer than one message is split across replies in the thread, each within Slack\'s limits, no line cut', async () => {

@@ -27,6 +27,8 @@ export interface FakeBitbucket {
   /** Repository slugs by workspace, listed by /repositories/{workspace} (paginated by `next`). */
   repos: Map<string, string[]>
   /** Changed paths by `workspace/repo#id`, listed by /pullrequests/{id}/diffstat (paginated by `next`). */
+  /** Repository files by `workspace/repo@ref:path`, for GET /repositories/{workspace}/{repo}/src/{commit}/{path} (the raw file). */
+  files: Map<string, string>
   diffstat: Map<string, Array<{ status: 'added' | 'removed' | 'modified' | 'renamed'; old?: string; new?: string }>>
   /** Pull requests by `workspace/repo#id`, as GET /pullrequests/{id} returns them (reconcile). */
   pullRequests: Map<string, Record<string, unknown>>
@@ -44,6 +46,7 @@ export async function startFakeBitbucket(): Promise<FakeBitbucket> {
     hooks: new Map<string, BitbucketHook[]>(),
     workspaceHooks: new Map<string, BitbucketHook[]>(),
     repos: new Map<string, string[]>(),
+    files: new Map<string, string>(),
     diffstat: new Map<string, FakeBitbucket['diffstat'] extends Map<string, infer V> ? V : never>(),
     pullRequests: new Map<string, Record<string, unknown>>(),
     throttled: [] as FakeBitbucket['throttled'],
@@ -88,6 +91,12 @@ export async function startFakeBitbucket(): Promise<FakeBitbucket> {
     if ((m = path.match(/^\/repositories\/([^/]+)\/([^/]+)\/pullrequests\/(\d+)$/)) && req.method === 'GET') {
       const pr = state.pullRequests.get(`${m[1]}/${m[2]}#${m[3]}`)
       return pr ? sendJson(res, 200, pr) : sendJson(res, 404, { type: 'error', error: { message: 'Pull request not found' } })
+    }
+    if ((m = path.match(/^\/repositories\/([^/]+)\/([^/]+)\/src\/([^/]+)\/(.+)$/)) && req.method === 'GET') {
+      const text = state.files.get(`${m[1]}/${m[2]}@${decodeURIComponent(m[3]!)}:${decodeURIComponent(m[4]!)}`)
+      if (text === undefined) return sendJson(res, 404, { type: 'error', error: { message: 'No such file or directory' } })
+      res.writeHead(200, { 'content-type': 'text/plain' })
+      return void res.end(text)
     }
     if ((m = path.match(/^\/repositories\/([^/]+)\/([^/]+)\/pullrequests\/(\d+)\/diffstat$/)) && req.method === 'GET') {
       const entries = state.diffstat.get(`${m[1]}/${m[2]}#${m[3]}`)

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { handleGithubApp, type FakeGithubAppState } from './fake-github-app.ts'
 import { sendJson, startHttpFake, type RecordedRequest } from './http-fake.ts'
 
@@ -25,6 +26,13 @@ export interface FakeGithub {
   repos: Map<string, string[]>
   /** Changed file names by `owner/repo#number`, listed by /pulls/{n}/files (paginated, per_page honoured). */
   pullFiles: Map<string, string[]>
+  /**
+   * Repository files by `owner/repo@ref:path`, for GET /repos/{owner}/{repo}/contents/{path}?ref= (as the REST
+   * docs show a file: type "file", encoding "base64", content, sha); a missing one answers 404.
+   */
+  files: Map<string, string>
+  /** Team members' logins by `org/team_slug`, for GET /orgs/{org}/teams/{team_slug}/members (paginated). */
+  teamMembers: Map<string, string[]>
   /** Public profiles by login (case ignored), for GET /users/{login}; `email` null when the person hides it. */
   users: Map<string, { email: string | null }>
   /** Pull requests by `owner/repo#number`, as GET /repos/{owner}/{repo}/pulls/{number} returns them (reconcile). */
@@ -66,6 +74,8 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     orgHooks: new Map<string, GithubHook[]>(),
     repos: new Map<string, string[]>(),
     pullFiles: new Map<string, string[]>(),
+    files: new Map<string, string>(),
+    teamMembers: new Map<string, string[]>(),
     users: new Map<string, { email: string | null }>(),
     pulls: new Map<string, Record<string, unknown>>(),
     hookDeliveries: new Map<number, Array<Record<string, unknown>>>(),
@@ -153,6 +163,18 @@ export async function startFakeGithub(): Promise<FakeGithub> {
       const files = state.pullFiles.get(`${m[1]}/${m[2]}#${m[3]}`)
       if (!files) return sendJson(res, 404, { message: 'Not Found' })
       return paged(files.map((filename) => ({ filename, status: 'modified', additions: 1, deletions: 0, changes: 1 })))
+    }
+    if ((m = req.path.match(/^\/repos\/([^/]+)\/([^/]+)\/contents\/(.+)$/)) && req.method === 'GET') {
+      const path = decodeURIComponent(m[3]!)
+      const text = state.files.get(`${m[1]}/${m[2]}@${req.query.get('ref') ?? 'main'}:${path}`)
+      if (text === undefined) return sendJson(res, 404, { message: 'Not Found' })
+      const sha = createHash('sha1').update(`blob ${Buffer.byteLength(text)}\0${text}`).digest('hex')
+      return sendJson(res, 200, { type: 'file', encoding: 'base64', size: Buffer.byteLength(text), name: path.split('/').at(-1), path, content: Buffer.from(text).toString('base64'), sha })
+    }
+    if ((m = req.path.match(/^\/orgs\/([^/]+)\/teams\/([^/]+)\/members$/)) && req.method === 'GET') {
+      const members = state.teamMembers.get(`${m[1]}/${m[2]}`)
+      if (!members) return sendJson(res, 404, { message: 'Not Found' })
+      return paged(members.map((login, i) => ({ login, id: 5000 + i, type: 'User' })))
     }
     if ((m = req.path.match(/^\/users\/([^/]+)$/)) && req.method === 'GET') {
       const login = decodeURIComponent(m[1]!)

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import { sendJson, startHttpFake, type RecordedRequest } from './http-fake.ts'
 
@@ -56,6 +57,11 @@ export interface FakeGitlab {
   reviewers: Map<string, Array<{ username: string; state?: string }>>
   /** Changed files by `group/project!iid`. */
   diffs: Map<string, GitlabDiff[]>
+  /**
+   * Repository files by `<project path>@ref:path`, for GET /projects/:id/repository/files/:file_path?ref= ("Get
+   * file from repository": content Base64-encoded, with blob_id); a missing one answers 404.
+   */
+  files: Map<string, string>
   users: GitlabUser[]
   /** Answers 429 (`Retry later`, with this Retry-After) to the next `times` requests whose path matches. */
   throttled: Array<{ path: RegExp; times: number; retryAfter?: string }>
@@ -114,6 +120,7 @@ export async function startFakeGitlab(): Promise<FakeGitlab> {
     groupProjects: new Map<string, string[]>(),
     mergeRequests: new Map<string, Record<string, unknown>>(),
     diffs: new Map<string, GitlabDiff[]>(),
+    files: new Map<string, string>(),
     reviewers: new Map<string, Array<{ username: string; state?: string }>>(),
     users: [] as GitlabUser[],
     throttled: [] as FakeGitlab['throttled'],
@@ -143,7 +150,17 @@ export async function startFakeGitlab(): Promise<FakeGitlab> {
     }
     if (kind === 'projects' && id !== undefined) {
       const known = state.hooks.has(id) || [...state.mergeRequests.keys(), ...state.diffs.keys()].some((k) => k.startsWith(`${id}!`))
+        || [...state.files.keys()].some((k) => k.startsWith(`${id}@`))
       if (!known) return notFound('Project')
+      if (sub === 'repository' && subId === 'files' && leaf !== undefined && req.method === 'GET') {
+        const text = state.files.get(`${id}@${req.query.get('ref') ?? 'main'}:${leaf}`)
+        if (text === undefined) return notFound('File')
+        const blob = createHash('sha1').update(`blob ${Buffer.byteLength(text)}\0${text}`).digest('hex')
+        return sendJson(res, 200, {
+          file_name: leaf.split('/').at(-1), file_path: leaf, size: Buffer.byteLength(text), encoding: 'base64',
+          content: Buffer.from(text).toString('base64'), ref: req.query.get('ref'), blob_id: blob, commit_id: 'd5a3ff139356ce33e37e73add446f16869741b50',
+        })
+      }
       if (sub === 'hooks') {
         const hooks = state.hooks.get(id) ?? []
         state.hooks.set(id, hooks)

@@ -41,16 +41,16 @@ export interface FakeOAuthHost extends ReviewApiState {
   /** The person removes the app's grant in the host's settings: every token of theirs stops working, refresh tokens included. */
   endGrant(login: string): void
   /**
-   * The token endpoint's next answers are not the host's: a proxy's HTML page, or a body that never ends (a
-   * broken upstream). Undefined: the host answers.
-   */
-  tokenFault: 'html' | 'endless' | undefined
-  /**
    * Refresh grants wait, unanswered, until the returned release is called (a host slow to refresh); `held` counts
    * those waiting.
    */
   holdRefreshes(): () => void
   held: number
+  /**
+   * The token endpoint's next answers are not the host's: a proxy's HTML page, or a body that never ends (a
+   * broken upstream). Undefined: the host answers.
+   */
+  tokenFault: 'html' | 'endless' | undefined
   /** Every API call (under `apiUrl`) answers this much later: a slow host. */
   apiDelayMs: number
   /** Mints a linked person's tokens directly (a test that starts linked). */

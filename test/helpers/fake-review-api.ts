@@ -4,7 +4,8 @@ import { sendJson } from './http-fake.ts'
 
 /** What a linked person did at the fake host, by pull request key `owner/repo#n`. */
 export interface ReviewApiState {
-  comments: Array<{ id: number; pr: string; body: string; author: string; deleted: boolean }>
+  /** `thread`: the code thread a reply went to (GitHub's top-level comment, GitLab's discussion, Bitbucket's parent). */
+  comments: Array<{ id: number; pr: string; body: string; author: string; deleted: boolean; thread?: string }>
   reviews: Array<{ pr: string; kind: 'approve' | 'request_changes' | 'comment'; body?: string; sha?: string; author: string }>
   /** The head commit per pull request: a review for another one is refused (GitHub 422, GitLab 409). */
   heads: Map<string, string>
@@ -75,6 +76,14 @@ export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, accou
   const { pr, rest } = at
   const own = state.authors.get(pr) === account.login
   const head = state.heads.get(pr)
+  // A reply in a code thread: GitHub "Create a reply for a review comment" (201, the review comment), GitLab "Add
+  // note to existing merge request thread" (201, the note); Bitbucket's is a comment with `parent: { id }` below.
+  const threadReply = kind === 'github' ? /^\/comments\/(\d+)\/replies$/.exec(rest) : kind === 'gitlab' ? /^\/discussions\/([\w]+)\/notes$/.exec(rest) : null
+  if (threadReply) {
+    const comment = { id: nextId++, pr, body: text, author: account.login, deleted: false, thread: threadReply[1]! }
+    state.comments.push(comment)
+    return sendJson(res, 201, { id: comment.id, body: text, html_url: `https://example.test/${pr}#discussion_r${comment.id}` })
+  }
   if (rest === '/comments' || rest === '/notes') {
     if (state.refuseComments !== undefined) {
       const words = state.refuseComments
@@ -85,7 +94,8 @@ export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, accou
       state.failComments--
       return sendJson(res, 503, { message: 'Service Unavailable' })
     }
-    const comment = { id: nextId++, pr, body: text, author: account.login, deleted: false }
+    const parent = kind === 'bitbucket' ? (body.parent as { id?: unknown } | undefined)?.id : undefined
+    const comment = { id: nextId++, pr, body: text, author: account.login, deleted: false, ...(parent === undefined ? {} : { thread: String(parent) }) }
     state.comments.push(comment)
     if (state.loseCommentAnswers > 0) {
       state.loseCommentAnswers--

@@ -37,6 +37,18 @@ export type SlackFault =
   /** The call is carried out at once (a post shows in the channel) and its answer held until `answerAfter` settles. */
   | { answerAfter: Promise<unknown> }
 
+/** A workspace member (or a guest, or someone of another workspace) as users.info answers for them. */
+export interface FakeSlackUser {
+  tz?: string
+  realName?: string
+  /** What the person set as their display name (anyone can set any). */
+  displayName?: string
+  /** Their own workspace; T0ACME, the bot's, unless said. */
+  teamId?: string
+  /** A multi-channel (`is_restricted`) or single-channel (`is_ultra_restricted`) guest. */
+  guest?: 'multi' | 'single'
+}
+
 export interface FakeSlack {
   url: string
   /** API calls in arrival order (method name, e.g. `chat.postMessage`, and parsed body). */
@@ -54,12 +66,17 @@ export interface FakeSlack {
   channels: Map<string, { is_archived?: boolean; is_member?: boolean; name?: string }>
   /** Workspace members by email, for users.lookupByEmail (which needs the users:read.email scope, as in Slack). */
   usersByEmail: Map<string, string>
-  /** users.info answers by user id (`tz` as a Slack profile has it); a user missing here is user_not_found. */
-  users: Map<string, { tz?: string }>
+  /**
+   * users.info answers by user id, as Slack's user object has it (`tz`, `real_name`, the profile's
+   * `display_name` each person sets, `team_id`, the guest flags); a user missing here is user_not_found.
+   */
+  users: Map<string, FakeSlackUser>
   /** usergroups.users.list answers by user-group id. */
   groups: Map<string, string[]>
   /** What apps.connections.open answers (a fake Socket Mode server's ws:// URL); a closed port when unset. */
   socketUrl: string | undefined
+  /** The app-level token the app has; another well-formed xapp- token is answered invalid_auth, as Slack does. Any, when unset. */
+  appToken: string | undefined
   /** The home tab views.publish last published per user. */
   views: Map<string, HomeView>
   /** Modals by view id: what views.open opened, replaced by each views.update (`updates` counts them). */
@@ -142,12 +159,13 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     scopes: options.scopes ? [...options.scopes] : ['chat:write', 'reactions:write', 'channels:read', 'groups:read', 'channels:history', 'groups:history'],
     channels: new Map<string, { is_archived?: boolean; is_member?: boolean; name?: string }>(),
     usersByEmail: new Map<string, string>(),
-    users: new Map<string, { tz?: string }>(),
+    users: new Map<string, FakeSlackUser>(),
     groups: new Map<string, string[]>(),
     views: new Map<string, HomeView>(),
     modals: new Map<string, { view: Record<string, unknown>; updates: number }>(),
     onCall: undefined as FakeSlack['onCall'],
     socketUrl: undefined as string | undefined,
+    appToken: undefined as string | undefined,
   }
 
   const answer = async (method: string, body: Record<string, unknown>, res: ServerResponse) => {
@@ -318,7 +336,19 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       case 'users.info': {
         if (!state.scopes.includes('users:read')) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed: 'users:read', provided: state.scopes.join(',') })
         const user = state.users.get(String(body.user ?? ''))
-        return user ? sendJson(res, 200, { ok: true, user: { id: body.user, ...(user.tz ? { tz: user.tz } : {}) } }) : sendJson(res, 200, { ok: false, error: 'user_not_found' })
+        if (!user) return sendJson(res, 200, { ok: false, error: 'user_not_found' })
+        // docs.slack.dev/reference/methods/users.info: "Returns a user object"; the profile holds real_name and display_name too.
+        const realName = user.realName ?? ''
+        return sendJson(res, 200, {
+          ok: true,
+          user: {
+            id: body.user, team_id: user.teamId ?? 'T0ACME', name: String(body.user).toLowerCase(), deleted: false, real_name: realName,
+            ...(user.tz ? { tz: user.tz } : {}),
+            is_bot: false, is_restricted: user.guest === 'multi', is_ultra_restricted: user.guest === 'single',
+            ...(user.teamId && user.teamId !== 'T0ACME' ? { is_stranger: true } : {}),
+            profile: { real_name: realName, real_name_normalized: realName, display_name: user.displayName ?? '', display_name_normalized: user.displayName ?? '', team: user.teamId ?? 'T0ACME' },
+          },
+        })
       }
       case 'usergroups.users.list': {
         if (!state.scopes.includes('usergroups:read')) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed: 'usergroups:read', provided: state.scopes.join(',') })
@@ -350,12 +380,13 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         return sendJson(res, 200, { ok: true, view: { id: body.view_id } })
       }
       case 'auth.test':
-        return sendJson(res, 200, { ok: true, team: 'Acme', team_id: 'T0ACME', app_id: 'A0PRHERALD', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT' },
+        return sendJson(res, 200, { ok: true, url: 'https://acme.slack.com/', team: 'Acme', team_id: 'T0ACME', app_id: 'A0PRHERALD', user: 'prherald', bot_id: 'B123', user_id: 'U0BOT' },
           { 'x-oauth-scopes': state.scopes.join(',') })
       case 'apps.connections.open': {
         // Only an app-level token opens a socket, as in Slack; the URL is never dialled by the checks.
         const token = String(state.calls.at(-1)?.headers.authorization ?? '').replace(/^Bearer /, '')
         if (!token.startsWith('xapp-')) return sendJson(res, 200, { ok: false, error: 'not_allowed_token_type' })
+        if (state.appToken !== undefined && token !== state.appToken) return sendJson(res, 200, { ok: false, error: 'invalid_auth' })
         return sendJson(res, 200, { ok: true, url: state.socketUrl ?? 'ws://127.0.0.1:9/link/?ticket=fake' })
       }
       case 'conversations.info': {

@@ -1,3 +1,4 @@
+import type { FilterMatch } from '../../src/routing/pull-request-filter.ts'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { pullRequestKey } from '../../machines/pull-request-event.ts'
 import { isFiltered } from '../../src/intake/filter-intake.ts'
@@ -19,7 +20,8 @@ let database: TestDatabase
 let schema: TestDatabase
 let stores: Store[] = []
 const logger = createLogger({ format: 'json', level: 'error', write: () => {} })
-const WIP = { labels: ['wip'], title: [], authors: [] }
+// What the routing decision found: the entry's ignore.labels (wip) matches the pull request's label.
+const WIP: FilterMatch = 'label'
 const labelled = (number: number) => {
   const event = { ...prEvent('opened'), number }
   return { ...event, pr: { ...event.pr, labels: ['WIP'] } }

@@ -7,6 +7,9 @@ import { runDigest } from '../../src/digest/run-digest.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { hostMappings } from '../../src/routing/resolve-route.ts'
 import { createSlackClient } from '../../src/slack/slack-client.ts'
+import { createOutbox } from '../../src/slack/outbox.ts'
+import { DEFAULT_RETRY } from '../../src/slack/retry-transient.ts'
+import { createShutdownSleep } from '../../src/slack/shutdown-sleep.ts'
 import { createSlackPacer } from '../../src/slack/slack-pacer.ts'
 import { openStore } from '../../src/store/open-store.ts'
 import { digestIn } from '../digest/digest-e2e-helpers.ts'
@@ -159,7 +162,10 @@ describe.each(BACKENDS)('GitHub, GitLab and Bitbucket in one deployment ($name)'
     try {
       const result = await runDigest({
         store: opened.store, logger, mappings: hostMappings(settings.hosts), digest: settings.digest,
-        slack: createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: settings.api.slack, logger, retry: { retries: 0 } }),
+        outbox: createOutbox({
+          store: opened.store, logger, retry: DEFAULT_RETRY, sleep: createShutdownSleep(abort.signal), settleMs: 2000,
+          slack: createSlackClient({ token: TEST_SLACK_TOKEN, apiUrl: settings.api.slack, logger, retry: { retries: 0 } }),
+        }),
         pacer: createSlackPacer({ pacing: 'off', parallel: 2, signal: abort.signal }),
       }, { at: Date.parse('2030-01-09T09:00:00Z'), dryRun: false })
       expect(result.failedChannels).toBe(0)

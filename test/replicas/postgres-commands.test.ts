@@ -44,7 +44,7 @@ describe('on PostgreSQL', () => {
 
     const up = await run('migrate', ['up'])
     expect(up.status).toBe(0)
-    expect(shown(up).trim().split('\n')).toEqual(versions.map((v) => `applied  ${v}`))
+    expect(shown(up).trim().split('\n')).toEqual([...versions.map((v) => `applied  ${v}`), `migrating: ${versions.length}/${versions.length} migrations (100%), about 0 s left`])
     expect(shown(await run('migrate', ['up'])).trim()).toBe('database is up to date')
 
     const after = await run('migrate', ['status'])

@@ -3,7 +3,7 @@ import { markedComment } from '../../src/hosts/talk-back-http.ts'
 import { replyBody, replyMarker } from '../../src/talk-back/reply-body.ts'
 
 const reply = (text: string) => ({ channel: 'C1', replyTs: '1700000000.000200', user: 'U1', text, files: [] })
-const noMentions = { mention: () => undefined, onBehalf: false }
+const noMentions = { mention: () => undefined, onBehalf: false as const }
 
 describe('the reply marker names only the comment prherald made for that reply', () => {
   it('takes a marker out of what the person wrote, whatever its spelling, and ends with its own', () => {

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startFakeOAuthHost, type FakeOAuthHost } from '../helpers/fake-oauth.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { sendSignedSlack } from '../helpers/slack-requests.ts'
 import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
@@ -26,6 +27,10 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s'
   beforeEach(async () => {
     dir = makeTempDir()
     slack = await startFakeSlack({ anyChannel: true })
+    // users.info names people for prherald's own comments, and tells guests apart (the users:read scope).
+    slack.scopes.push('users:read', 'commands')
+    slack.users.set(ALICE, { realName: 'Alice Liddell' })
+    slack.users.set(BOB, { realName: 'Bob Jones' })
     fake = await startFakeOAuthHost(kind, { accounts: ACCOUNTS })
     key = newTokenKey()
     ownToken = fake.issue('prherald').accessToken
@@ -38,9 +43,10 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s'
     dir.remove()
   })
 
-  const start = async (mode: 'linked' | 'everyone', link = true) => {
-    writeConfig(dir.path, replyConfig(kind, mode))
-    if (link) await linkInSqlite(dir.path, { fake, key, accountKey: h.aliceKey })
+  const start = async (mode: 'linked' | 'everyone', link = true, external?: 'off' | 'linked' | 'everyone', linkKey = key) => {
+    const config = replyConfig(kind, mode)
+    writeConfig(dir.path, external ? { ...config, slack: { talk_back: { ...config.slack.talk_back, external } } } : config)
+    if (link) await linkInSqlite(dir.path, { fake, key: linkKey, accountKey: h.aliceKey })
     await restart()
     expect((await deliver(service!.url, provider(kind), h.delivery)).status).toBe(200)
     return waitForThread(slack, () => service!.entries())
@@ -107,12 +113,75 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s'
 
   it('everyone: an unlinked person\'s reply is a comment by prherald\'s own account, naming them', async () => {
     const thread = await start('everyone', false)
-    await send(replyEvent(slack, thread, BOB, 'Can we split this?').event)
+    // The event's profile says "Alice": anyone can set that. The comment names Bob as his workspace knows him.
+    await send(replyEvent(slack, thread, BOB, 'Can we split this?', { user_profile: { display_name: 'Alice', real_name: 'Alice' } }).event)
     await waitFor('the comment', () => fake.comments.length === 1)
     expect(fake.comments[0]).toMatchObject({ author: 'prherald', deleted: false })
-    expect(fake.comments[0]!.body).toMatch(/^\*\*Bob\*\* \(from Slack\): Can we split this\?\n/)
+    expect(fake.comments[0]!.body).toMatch(/^\*\*Bob Jones\*\* \(Slack user `U0BOB`\): Can we split this\?\n/)
     await settle()
     expect(slack.count('chat.postEphemeral')).toBe(0)
+  })
+
+  it('everyone: a typed @name in prherald\'s comment pings no one; a Slack mention users: maps does', async () => {
+    const thread = await start('everyone', false)
+    await send(replyEvent(slack, thread, BOB, `cc @octocat, @acme/security and <@${ALICE}>; mail bob@example.com`).event)
+    await waitFor('the comment', () => fake.comments.length === 1)
+    expect(fake.comments[0]!.body).toContain(`cc \`@octocat\`, \`@acme/security\` and ${h.aliceMention}; mail bob@example.com`)
+  })
+
+  it('guests and other workspaces: external linked keeps prherald\'s account from speaking for them; everyone lets it; off refuses even a linked one', async () => {
+    slack.users.set(BOB, { realName: 'Bob Jones', guest: 'multi' })
+    const thread = await start('everyone', true)
+    // A guest, and someone from another workspace (Slack Connect: the event's user_team is not the workspace's).
+    await send(replyEvent(slack, thread, BOB, 'from a guest').event)
+    await send(replyEvent(slack, thread, 'U0CAROL', 'from a partner', { user_team: 'T0PARTNER' }).event)
+    await waitFor('the notes', () => slack.count('chat.postEphemeral') === 2)
+    await settle()
+    expect(fake.comments).toEqual([])
+    // A linked person from outside still comments as themselves.
+    await send(replyEvent(slack, thread, ALICE, 'linked, from a partner', { user_team: 'T0PARTNER' }).event)
+    await waitFor('the comment', () => fake.comments.length === 1)
+    expect(fake.comments[0]).toMatchObject({ author: 'alice' })
+
+    await service!.stop()
+    writeConfig(dir.path, { ...replyConfig(kind, 'everyone'), slack: { talk_back: { thread_replies: 'everyone', external: 'everyone' } } })
+    await restart()
+    await send(replyEvent(slack, thread, BOB, 'from a guest, allowed').event)
+    await waitFor('the guest\'s comment', () => fake.comments.length === 2)
+    expect(fake.comments[1]).toMatchObject({ author: 'prherald' })
+    expect(fake.comments[1]!.body).toMatch(/^\*\*Bob Jones\*\* \(Slack user `U0BOB`\): from a guest, allowed/)
+
+    await service!.stop()
+    writeConfig(dir.path, { ...replyConfig(kind, 'everyone'), slack: { talk_back: { thread_replies: 'everyone', external: 'off' } } })
+    await restart()
+    const notes = slack.count('chat.postEphemeral')
+    await send(replyEvent(slack, thread, ALICE, 'linked, from a partner, refused', { user_team: 'T0PARTNER' }).event)
+    await waitFor('the note', () => slack.count('chat.postEphemeral') === notes + 1)
+    await settle()
+    expect(fake.comments).toHaveLength(2)
+    expect(audits().map((e) => e.outcome)).toContain('external_off')
+  })
+
+  it('a link the token key cannot open is taken as not linked: the reply goes on, the pull request is not held up', async () => {
+    // Alice linked under a key the server no longer has (PRHERALD_TOKEN_KEY changed without _PREVIOUS).
+    const thread = await start('everyone', true, undefined, newTokenKey())
+    expect(service!.entries().find((e) => e.msg === '1 linked account cannot be opened with the configured token keys; those people are taken as not linked')).toMatchObject({ links: 1 })
+    await send(replyEvent(slack, thread, ALICE, 'first').event)
+    await send(replyEvent(slack, thread, ALICE, 'second').event)
+    await waitFor('the comments', () => fake.comments.length === 2)
+    expect(fake.comments.map((c) => c.author)).toEqual(['prherald', 'prherald'])
+    expect(fake.comments[0]!.body).toMatch(/^\*\*Alice Liddell\*\* \(Slack user `U0ALICE`\): first/)
+    // Told once, not at each reply.
+    await settle()
+    expect(slack.calls.filter((c) => c.method === 'chat.postEphemeral' && String(c.body.text).includes('cannot be used'))).toHaveLength(1)
+    // The pull request's next delivery updates its message: nothing is parked or retried for the link.
+    if (kind === 'github') {
+      const updates = slack.messagesIn(CHANNEL)[0]!.updates
+      expect((await deliver(service!.url, provider(kind), { event: 'pull_request', payload: pullRequest('closed', h.number) })).status).toBe(200)
+      await settle()
+      expect(slack.messagesIn(CHANNEL)[0]!.updates).toBeGreaterThan(updates)
+    }
+    expect(service!.entries().filter((e) => e.msg === 'delivery failed; it stays pending')).toEqual([])
   })
 
   it('linked: an unlinked person\'s reply makes no comment; they are told privately how to link', async () => {
@@ -134,6 +203,9 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('thread replies on %s'
     await send({ ...replyEvent(slack, thread, ALICE, 'to the channel').event, thread_ts: undefined })
     await send({ type: 'message', subtype: 'message_changed', channel: CHANNEL, message: { ts: thread, text: 'x', bot_id: 'B123', thread_ts: thread }, previous_message: { ts: thread, text: 'y' } })
     await send({ type: 'message', subtype: 'channel_join', channel: CHANNEL, user: ALICE, ts: '1800001000.000001', thread_ts: thread })
+    // Slackbot's messages and prherald's own bot user's (no bot_id on either) are no one's replies.
+    await send(replyEvent(slack, thread, 'USLACKBOT', 'Reminder: review this').event)
+    await send(replyEvent(slack, thread, 'U0BOT', 'posted as the bot user').event)
     await send({ type: 'message', subtype: 'message_deleted', channel: CHANNEL, deleted_ts: thread, previous_message: { ts: thread, text: 'x', bot_id: 'B123' } }, 'Ev-own')
     await settle()
     expect(fake.comments).toEqual([])

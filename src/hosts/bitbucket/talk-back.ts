@@ -40,6 +40,11 @@ export function bitbucketPersonApi(apiUrl: string, authorization: string): Perso
   }
   return {
     createComment: comment,
+    async replyInThread(pr, thread, raw) {
+      // REST "Create a comment on a pull request": a reply names its parent, `parent: { id }`; it shows in the parent's inline thread.
+      const made = await talkBackCall<{ id: number; links?: { html?: { href?: string } } }>(http, { method: 'POST', url: `${pull(pr)}/comments`, authorization, json: { content: { raw }, parent: { id: Number(thread) } } })
+      return { id: String(made.id), url: made.links?.html?.href }
+    },
     async editComment(pr, id, raw) {
       await talkBackCall(http, { method: 'PUT', url: `${pull(pr)}/comments/${encodeURIComponent(id)}`, authorization, json: { content: { raw } } })
     },

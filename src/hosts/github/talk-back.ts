@@ -44,6 +44,12 @@ function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.n
         const made = await talkBackCall<{ id: number; html_url?: string }>(http, { method: 'POST', url: `${repo(pr)}/issues/${pr.number}/comments`, authorization, json: { body } })
         return { id: String(made.id), url: made.html_url }
       },
+      async replyInThread(pr, thread, body) {
+        // REST "Create a reply for a review comment": POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies,
+        // where comment_id is "the ID of a top-level review comment, not a reply to that comment" (the thread's).
+        const made = await talkBackCall<{ id: number; html_url?: string }>(http, { method: 'POST', url: `${repo(pr)}/pulls/${pr.number}/comments/${encodeURIComponent(thread)}/replies`, authorization, json: { body } })
+        return { id: String(made.id), url: made.html_url }
+      },
       async editComment(pr, id, body) {
         await talkBackCall(http, { method: 'PATCH', url: `${repo(pr)}/issues/comments/${encodeURIComponent(id)}`, authorization, json: { body } })
       },

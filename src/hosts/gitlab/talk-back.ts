@@ -65,6 +65,11 @@ export function gitlabPersonApi(apiUrl: string, authorization: string): PersonAp
     String((await talkBackCall<{ id: number }>(http, { method: 'POST', url: `${mr(pr)}/notes`, authorization, json: { body } })).id)
   return {
     createComment: async (pr, body) => ({ id: await note(pr, body) }),
+    // Discussions API, "Add note to existing merge request thread":
+    // POST /projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes with `body`.
+    replyInThread: async (pr, thread, body) => ({
+      id: String((await talkBackCall<{ id: number }>(http, { method: 'POST', url: `${mr(pr)}/discussions/${encodeURIComponent(thread)}/notes`, authorization, json: { body } })).id),
+    }),
     async editComment(pr, id, body) {
       await talkBackCall(http, { method: 'PUT', url: `${mr(pr)}/notes/${encodeURIComponent(id)}`, authorization, json: { body } })
     },

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest'
+import type { FakeHostKind } from '../helpers/fake-oauth.ts'
+import { githubExample } from '../helpers/github-examples.ts'
+import { commentHook } from '../helpers/gitlab-fixtures.ts'
+import { viewSubmissionPayload } from '../helpers/review-modal.ts'
+import { clickPayload, sendInteraction } from '../helpers/slack-interaction.ts'
+import { waitFor } from '../helpers/start-prherald.ts'
+import { ALICE, CHANNEL } from '../helpers/talk-back-setup.ts'
+import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
+import { CODE_REPLY_FORM } from '../../src/slack/decode-code-reply.ts'
+import { CODE_REPLY_ACTION } from '../../src/slack/render-mirrored-comment.ts'
+import { asView, scenario, textOf } from './review-scenario.ts'
+
+/**
+ * Replies go back to the code thread, on the real server with each (fake) host: a code comment's webhook is
+ * mirrored into the message's thread with a Reply button; its click opens a modal through the one inbound
+ * pipeline, and what is submitted is a reply in that code thread at the host, as the person's linked account.
+ * The reply's own webhook then comes back and is not mirrored (no echo).
+ */
+type Json = Record<string, any>
+
+/** A code comment on pull request 7 by `author`, as each host's webhook carries it, and the thread a reply goes to. */
+const CODE: Record<FakeHostKind, (author: string, body: string, id: number) => { delivery: { event: string; payload: Json }; thread: string }> = {
+  github(author, body, id) {
+    const payload = githubExample('pull_request_review_comment', 'created', (p) => 'line' in (p.comment as object)) as Json
+    payload.pull_request.number = 7
+    payload.pull_request.draft = false
+    Object.assign(payload.comment, { id, body, path: 'src/cache.ts', line: 12 })
+    delete payload.comment.in_reply_to_id
+    payload.comment.user.login = author
+    return { delivery: { event: 'pull_request_review_comment', payload }, thread: '700' }
+  },
+  gitlab(author, body, id) {
+    const payload = commentHook({ iid: 7, actor: author }, { id, note: body, diff: { path: 'lib/cache.rb', line: 12, discussion: 'e'.repeat(40) } })
+    return { delivery: { event: 'Note Hook', payload }, thread: 'e'.repeat(40) }
+  },
+  bitbucket(author, body, id) {
+    const payload = bitbucketPayload('pullrequest:comment_created', { id: 7, actor: author }) as Json
+    payload.comment = {
+      ...payload.comment, id, content: { raw: body, markup: 'markdown' }, inline: { from: null, to: 12, path: 'src/cache.ts' },
+      ...(id === 700 ? {} : { parent: { id: 700 } }), links: { html: { href: `https://bitbucket.org/acme/api/pull-requests/7/_/diff#comment-${id}` } },
+    }
+    return { delivery: { event: 'pullrequest:comment_created', payload }, thread: '700' }
+  },
+}
+
+describe.each(['github', 'gitlab', 'bitbucket'] as const)('%s: a reply to a mirrored code comment', (provider) => {
+  const s = scenario(provider)
+
+  it('goes from the Reply button\'s modal into that code thread, as the linked person, and is not mirrored back', async () => {
+    await s.start({ mirror: 'all', thread_replies: 'linked' })
+    await s.link(ALICE, 'alice')
+    const code = CODE[provider]('dave', 'Why not a `Map`?', 700)
+    await s.send(code.delivery)
+    const replies = s.h.slack.repliesTo(CHANNEL, s.message().ts)
+    expect(replies).toHaveLength(1)
+    const button = (replies[0]!.blocks as Json[]).flatMap((b) => b.elements ?? []).find((e: Json) => e.action_id === CODE_REPLY_ACTION)
+    expect(button).toBeDefined()
+
+    const before = s.h.slack.count('views.open')
+    const click = await sendInteraction(s.h.service!.url, clickPayload({ user: ALICE, value: button.value, channel: CHANNEL, messageTs: replies[0]!.ts, actionId: CODE_REPLY_ACTION }))
+    expect(click.status).toBe(200)
+    await waitFor('views.open', () => s.h.slack.count('views.open') > before)
+    const viewId = [...s.h.slack.modals.keys()].at(-1)!
+    const opened = asView(s.h.slack.calls.filter((c) => c.method === 'views.open').at(-1)!.body.view)
+    expect(opened.callback_id).toBe(CODE_REPLY_FORM.callbackId)
+
+    const submission = viewSubmissionPayload({ user: ALICE, viewId, view: opened })
+    ;(submission.view as Json).state = { values: { [CODE_REPLY_FORM.block]: { [CODE_REPLY_FORM.action]: { type: 'plain_text_input', value: 'A Map keeps the order; fixed.' } } } }
+    const answer = await sendInteraction(s.h.service!.url, submission)
+    expect(answer.status).toBe(200)
+    // The form has a callback_id; the outcome views.update puts in its place is a notice.
+    await waitFor('the outcome', () => s.h.slack.modals.get(viewId)?.view.callback_id === undefined)
+    expect(textOf(s.h.slack.modals.get(viewId)!.view)).toContain('Your reply is in the code thread.')
+
+    const made = s.fake().comments.filter((c) => c.thread !== undefined)
+    expect(made).toHaveLength(1)
+    expect(made[0]).toMatchObject({ pr: provider === 'github' ? 'Codertocat/Hello-World#7' : 'acme/api#7', thread: code.thread, author: 'alice' })
+    expect(made[0]!.body).toMatch(/^A Map keeps the order; fixed\.\n\n\[\/\/\]: # \(prherald-reply code V\w+\)$/)
+
+    // The host's webhook of that reply: a code comment like any other, but prherald's own, so nothing is posted.
+    const echo = CODE[provider]('alice', made[0]!.body, made[0]!.id)
+    await s.send(echo.delivery)
+    expect(s.h.slack.repliesTo(CHANNEL, s.message().ts)).toHaveLength(1)
+  })
+
+  it('offers no Reply button where replies do not go back (thread_replies off)', async () => {
+    await s.start({ mirror: 'all', reviews: 'on' })
+    await s.send(CODE[provider]('dave', 'Why not a `Map`?', 700).delivery)
+    const replies = s.h.slack.repliesTo(CHANNEL, s.message().ts)
+    expect(replies).toHaveLength(1)
+    expect(JSON.stringify(replies[0]!.blocks)).not.toContain(CODE_REPLY_ACTION)
+  })
+})
