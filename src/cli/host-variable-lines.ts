@@ -2,8 +2,13 @@ import type { CAC } from 'cac'
 import type { GitHost } from '../hosts/contract.ts'
 import { HOSTS } from '../hosts/registry.ts'
 
-/** A help line of an Environment section: the name, then what it does, in the column the hand-written lines use. */
-export const helpLine = (name: string, text: string) => `  ${name.padEnd(22)} ${text}`
+/**
+ * A help line of an Environment section: the name, then what it does, in the column the hand-written lines
+ * use; a name too long for the column gets a line of its own, and the text goes below it, in the column.
+ */
+export function helpLine(name: string, text: string): string {
+  return name.length < 22 ? `  ${name.padEnd(22)} ${text}` : `  ${name}\n  ${' '.repeat(22)} ${text}`
+}
 
 /** A CLI's `--help` Environment section, a line each. */
 export function environmentHelp(cli: CAC, lines: readonly string[]): void {
@@ -36,4 +41,16 @@ export function apiUrlLines(): string[] {
 export function hostVariableNames(role: 'secret' | 'token' | 'apiUrl'): string {
   const names = [...HOSTS.values()].map((host) => host.variables[role])
   return names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : names.join('')
+}
+
+/** Each talk-back host's OAuth client variables (people link their accounts with it). */
+export function oauthVariableLines(): string[] {
+  return [...HOSTS.values()].flatMap((host) => {
+    const variables = host.talkBack?.variables
+    if (variables === undefined) return []
+    return [
+      helpLine(variables.clientId, `(talk-back) ${host.words.name}'s OAuth client id, with ${variables.clientSecret}`),
+      helpLine(variables.clientSecret, `(talk-back) ${host.words.name}'s OAuth client secret`),
+    ]
+  })
 }

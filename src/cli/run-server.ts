@@ -8,7 +8,7 @@ import { startService, type RunningService } from '../service.ts'
 import { commandSettings } from './load-env-file.ts'
 import { reportError } from '../log/report-error.ts'
 import { runCommands } from './run-commands.ts'
-import { apiUrlLines, environmentHelp, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
+import { apiUrlLines, environmentHelp, extraVariableLines, hostVariableLines, oauthVariableLines } from './host-variable-lines.ts'
 import { limitHeapGrowth } from '../memory/heap-limits.ts'
 import { startIdleRelease } from '../memory/idle-release.ts'
 
@@ -62,6 +62,9 @@ environmentHelp(cli, [
   ...hostVariableLines('token', (host) => `${host.words.name} (optional): path routing, reconcile, the webhook check, the email look-up`),
   ...extraVariableLines(true),
   '  SLACK_SIGNING_SECRET   (optional) the Slack app\'s signing secret: the "Start review" button and its route',
+  '  SLACK_APP_TOKEN        (with slack.socket_mode: true) the app-level token (xapp-…) Socket Mode connects with',
+  '  PRHERALD_TOKEN_KEY     (talk-back) 32 random bytes in base64 sealing people\'s linked host tokens at rest',
+  ...oauthVariableLines(),
   '  PRHERALD_LISTEN        listen address, overrides server.listen (default :8080)',
   '  PRHERALD_DATABASE_URL  database URL, overrides database.url (default file:./data/prherald.db);',
   '                         postgres://… lets several replicas share one PostgreSQL database',

@@ -1,3 +1,4 @@
+import type { GitHost } from '../hosts/contract.ts'
 import type { Failure } from 'superstruct'
 import { allowedKeys } from './allowed-keys.ts'
 import { PROVIDERS, type Mappings } from './schema.ts'
@@ -40,12 +41,18 @@ export function describeFailure(failure: Failure): ConfigProblem {
 }
 
 /** Rules that span entries: inheritance from the owner's `"*"` entry must leave every repository a channel. */
-export function mappingProblems(mappings: Mappings, at: readonly string[] = []): ConfigProblem[] {
+export function mappingProblems(mappings: Mappings, at: readonly string[] = [], host?: Pick<GitHost, 'words' | 'nestedOwners'>): ConfigProblem[] {
   const problems: ConfigProblem[] = []
   const keyOf = (...path: string[]) => ({ key: [...at, ...path].join('.'), path: [...at, ...path] })
   for (const [owner, repos] of Object.entries(mappings)) {
     if (owner === '*') {
       problems.push({ ...keyOf('mappings', '*'), message: 'a wildcard owner is not supported; list each owner (organisation or workspace) and use "*" for its repositories' })
+      continue
+    }
+    if (host && !host.nestedOwners && owner.includes('/')) {
+      // A GitLab-style group path under a host whose owners are one name: no delivery could ever match it.
+      const [first = owner, ...rest] = owner.split('/')
+      problems.push({ ...keyOf('mappings', owner), message: `"${owner}" cannot match: a ${host.words.name} ${host.words.owner} is one name, without "/"; write the ${host.words.owner} and then the repository: ${[...at, 'mappings'].join('.')}: { ${first}: { ${rest.join('/')}: { channel: … } } } (nested groups are GitLab's)` })
       continue
     }
     for (const [repo, entry] of Object.entries(repos)) {

@@ -61,8 +61,10 @@ export function readConfigDocument(file: string): ConfigDocument {
   }
   const form = formProblems(value)
   const blocks = hostBlocks(value)
-  const problems = form.length > 0 ? form : [
-    ...blocks.flatMap((block) => [...peopleProblems(block), ...mappingProblems(block.mappings, block.at), ...followProblems(block)]),
+  // Every problem at once: the form's (a top-level mappings: beside hosts:) does not hide the blocks'.
+  const problems = [
+    ...form,
+    ...blocks.flatMap((block) => [...peopleProblems(block), ...mappingProblems(block.mappings, block.at, hostOf(block.id)), ...followProblems(block)]),
     ...emailLookupProblems(value, blocks),
     ...personSettingProblems(blocks),
   ]

@@ -19,6 +19,8 @@ export interface GitHost {
   /** `git_provider`, the route `/webhook/<id>`, and the first part of a pull request's key. */
   readonly id: string
   readonly words: HostWords
+  /** An owner may be a path of groups (GitLab's `group/subgroup`); elsewhere a `/` in a mappings owner never matches. */
+  readonly nestedOwners: boolean
   readonly variables: HostVariables
   /** The API base when `variables.apiUrl` is unset. */
   readonly defaultApiUrl: string

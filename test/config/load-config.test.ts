@@ -162,6 +162,19 @@ describe('configuration', () => {
     ['reviews in a mapping tier', 'git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      reviews:\n        ignore_bot_reviews: true\n', /mappings\.acme\.api\.reviews: unknown key/],
   ]
 
+  it('refuses a GitLab-style group path under a host whose owners are one name, with the form to write', () => {
+    const message = failure('hosts:\n  github:\n    mappings:\n      acme/platform:\n        api:\n          channel: C0123ABC\n').message
+    expect(message).toContain('hosts.github.mappings.acme/platform')
+    expect(message).toContain('"acme/platform" cannot match: a GitHub organisation is one name, without "/"')
+    expect(message).toContain('hosts.github.mappings: { acme: { platform: { channel: … } } }')
+  })
+
+  it('reports a top-level mappings: beside hosts: and the hosts\' own problems at once', () => {
+    const message = failure('mappings:\n  acme:\n    api:\n      channel: C0123ABC\nhosts:\n  github:\n    mappings:\n      acme:\n        api: {}\n').message
+    expect(message).toContain('mappings: is at the top beside hosts:')
+    expect(message).toContain('hosts.github.mappings.acme.api.channel: is required')
+  })
+
   it.each(cases)('refuses %s, naming the file and the key', (_name, yaml, pattern) => {
     const error = failure(yaml)
     expect(error.code).toBe('config_invalid')

@@ -67,6 +67,14 @@ describe.each(CLIS)('prherald-$name --help', ({ name, doc }) => {
     expect(read(doc)).toContain(`prherald-${name} ${command}`)
   })
 
+  it('keeps its Environment section in two columns: a name too long for the first has a line of its own', () => {
+    for (const page of pages) {
+      for (const line of section(page.text, 'Environment')) {
+        if (/^ {2}[A-Z]/.test(line) && line.trim().includes(' ')) expect(line, `prherald-${name} ${page.args.join(' ')}`).toMatch(/^ {2}\S.{0,21} {2,}\S|^ {2}[A-Z0-9_]+, [A-Z0-9_]+ +\S|^ {2}PGUSER, PGPASSWORD/)
+      }
+    }
+  })
+
   it('names no issue number (people who read --help do not have prherald\'s issues)', () => {
     for (const page of pages) expect(issueReferences(page.text), `prherald-${name} ${page.args.join(' ')} --help`).toEqual([])
   })
@@ -82,7 +90,8 @@ describe.each(CLIS)('prherald-$name --help', ({ name, doc }) => {
     const configuration = read('docs/configuration.md')
     const variables = new Set(pages.flatMap((p) => variablesOf(p.text)))
     expect(variables.size).toBeGreaterThan(0)
-    for (const variable of variables) expect(configuration).toContain(`| \`${variable}\` |`)
+    // A row names one variable, or a pair read together (`| \`A_ID\`, \`A_SECRET\` |`).
+    for (const variable of variables) expect(configuration).toMatch(new RegExp(`^\\| (\`[A-Z0-9_]+\`, )?\`${variable}\`(, \`[A-Z0-9_]+\`)? \\|`, 'm'))
   })
 
   it('names a git host variable of one host only beside the same variable of every other host', () => {

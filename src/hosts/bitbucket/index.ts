@@ -46,6 +46,7 @@ function connect(token: string, authEmail: string | undefined, apiUrl: string): 
 export const bitbucket: GitHost = {
   id: 'bitbucket',
   words: { name: 'Bitbucket', product: 'Bitbucket Cloud', pullRequest: 'pull request', reference: 'PR #', owner: 'workspace', repositoryExample: 'workspace/repository-slug' },
+  nestedOwners: false,
   variables: { secret: 'BITBUCKET_WEBHOOK_SECRET', token: 'BITBUCKET_TOKEN', apiUrl: 'BITBUCKET_API_URL', extra: ['BITBUCKET_AUTH_EMAIL'],
     extraHelp: { BITBUCKET_AUTH_EMAIL: 'with a scoped API token: the Atlassian account email BITBUCKET_TOKEN is sent with' } },
   defaultApiUrl: 'https://api.bitbucket.org/2.0',

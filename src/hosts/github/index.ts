@@ -90,6 +90,7 @@ function connect(auth: Auth, apiUrl: string): HostApi {
 export const github: GitHost = {
   id: 'github',
   words: { name: 'GitHub', product: 'GitHub (github.com or GitHub Enterprise Server)', pullRequest: 'pull request', reference: 'PR #', owner: 'organisation', repositoryExample: 'owner/repo' },
+  nestedOwners: false,
   variables: { secret: 'GITHUB_WEBHOOK_SECRET', token: 'GITHUB_TOKEN', apiUrl: 'GITHUB_API_URL', extra: APP_VARIABLES, extraHelp: APP_VARIABLE_HELP },
   defaultApiUrl: 'https://api.github.com',
   selfManaged: { name: 'GitHub Enterprise Server', apiUrl: 'https://HOST/api/v3' },

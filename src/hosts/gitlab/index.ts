@@ -59,6 +59,7 @@ function connect(token: string, apiUrl: string): HostApi {
 export const gitlab: GitHost = {
   id: 'gitlab',
   words: { name: 'GitLab', product: 'GitLab (gitlab.com or self-managed)', pullRequest: 'merge request', reference: 'MR !', owner: 'group', repositoryExample: 'group/project (nested: group/subgroup/project)' },
+  nestedOwners: true,
   variables: { secret: 'GITLAB_WEBHOOK_SECRET', token: 'GITLAB_TOKEN', apiUrl: 'GITLAB_API_URL', extra: [], extraHelp: {} },
   selfManaged: { name: 'self-managed GitLab', apiUrl: 'https://HOST/api/v4' },
   defaultApiUrl: 'https://gitlab.com/api/v4',
