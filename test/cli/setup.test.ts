@@ -127,7 +127,7 @@ describe('prherald-setup --yes (GitHub)', () => {
     expect(byDefault.stdout).toContain('note: people opt in with /prherald dm on or the home tab')
     // What the wizard wrote does not warn at every doctor run (nor at every start: the same check).
     const doctor = await runCliAsync('doctor', [], { ...env(), GITHUB_WEBHOOK_SECRET: 'unused-here-0123456789abcdef' }, dir.path)
-    expect(doctor.stdout).toMatch(/^ {2}OK {4}direct messages +notify\.direct_messages +opt_in \(the default, not set in the file\)/m)
+    expect(doctor.stdout).toMatch(/^ {2}SKIP {2}direct messages +notify\.direct_messages +opt_in \(the default, not set in the file\)/m)
     expect(doctor.stdout).not.toMatch(/WARN +direct messages/)
 
     const on = await setup([...githubFlags, '--direct-messages', 'on', '--force'])

@@ -65,7 +65,7 @@ describe('unknown options and commands', () => {
   })
 
   it('prherald-config bogus names the unknown command and the real ones', async () => {
-    expectUsageError(await run('config', ['bogus']), 'config', /unknown command "bogus"; commands: list, validate, create-webhook/)
+    expectUsageError(await run('config', ['bogus']), 'config', /unknown command "bogus"; commands: list, explain, validate, create-webhook/)
   })
 
   it('an unknown option after a subcommand is rejected too', async () => {
