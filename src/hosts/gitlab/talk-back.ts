@@ -62,9 +62,10 @@ const refused = (hostSays: string, fix: string) => new PrheraldError('git_host_r
  * What must hold before "request changes" goes out as bulk_publish with `reviewer_state`, the only call that
  * sets that state (Draft Notes API: "Publish all pending draft notes"; the per-note `PUT …/draft_notes/:id/publish`
  * takes no state), checked with nothing sent:
- * - the person is one of the merge request's `reviewers` (GET merge_requests/:iid): GitLab "ignores this flag
- *   unless you are also listed as one of the reviewers" (glab mr note draft publish, on `--reviewer-state`), so
- *   the person would read "Changes requested" while GitLab recorded none;
+ * - the person is one of the merge request's `reviewers` (GET merge_requests/:iid): "If you are the merge request
+ *   author, GitLab ignores this flag unless you are also listed as one of the reviewers" (glab mr note draft
+ *   publish, on `--reviewer-state`); the state is a reviewer's, so anyone else would read "Changes requested"
+ *   while GitLab may record none;
  * - the person has no draft notes on it: bulk_publish publishes them all ("Publish every pending review comment
  *   you created on a merge request", same page), and the list is theirs alone (Draft Notes API, "List all merge
  *   request draft notes": GET …/draft_notes; "Before publishing, draft notes are visible only to the author").
