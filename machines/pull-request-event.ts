@@ -141,7 +141,10 @@ export interface PullRequestEvent {
    * approvals have none. A dismissed id is remembered, so a replay of that review never counts again.
    */
   reviewId?: string
-  /** GitHub `pull_request` events: the head commit's sha (`pull_request.head.sha`), for checks on the message. */
+  /**
+   * The head commit's sha, for checks on the message and the head a review from Slack is for: GitHub
+   * `pull_request.head.sha`, GitLab `last_commit.id`, Bitbucket `source.commit.hash` (short, 12 characters).
+   */
   head?: string
   /** A comment, its edit or its deletion (`commented`, a review with a body, `comment_changed`), for the mirror. */
   comment?: HostComment

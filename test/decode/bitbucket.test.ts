@@ -23,6 +23,8 @@ describe('decodeBitbucket: pull request events', () => {
   it('decodes pullrequest:created into every field, owner and repo from full_name', () => {
     expect(decode('pullrequest:created', fixture('created'))).toEqual({
       provider: 'bitbucket', deliveryId: 'req-uuid-1', owner: 'acme', repo: 'payments-api', number: 42, kind: 'opened',
+      // The source's head as the webhook writes it: 12 characters.
+      head: 'ed0e0bfd9a94',
       pr: {
         title: 'Retry idempotent card captures', url: 'https://bitbucket.org/acme/payments-api/pull-requests/42',
         author: 'dana', draft: false, state: 'open', createdAt: '2025-03-04T09:12:31.118236+00:00',

@@ -75,7 +75,7 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
     authorizer: (options.accounts ?? [{ login: 'alice' }])[0]!.login,
     accessTtl: options.accessTtl === null ? undefined : options.accessTtl ?? DEFAULT_TTL[kind],
     refreshes: 0, held: 0, apiDelayMs: 0, revoked: [] as string[], tokens: new Map<string, { login: string; live: boolean }>(), grants: new Set<string>(),
-    comments: [], reviews: [], heads: new Map(), authors: new Map(), gitlabVersion: '19.3.0-ee', failComments: 0, loseCommentAnswers: 0, failCommentLists: 0, refuseComments: undefined,
+    comments: [], reviews: [], heads: new Map(), reviewers: new Map(), drafts: [], authors: new Map(), gitlabVersion: '19.3.0-ee', failComments: 0, loseCommentAnswers: 0, failCommentLists: 0, refuseComments: undefined,
   } as unknown as FakeOAuthHost
 
   const mint = (login: string) => {

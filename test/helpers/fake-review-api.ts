@@ -9,6 +9,13 @@ export interface ReviewApiState {
   reviews: Array<{ pr: string; kind: 'approve' | 'request_changes' | 'comment'; body?: string; sha?: string; author: string }>
   /** The head commit per pull request: a review for another one is refused (GitHub 422, GitLab 409). */
   heads: Map<string, string>
+  /** GitLab: the merge request's `reviewers` (usernames) per pull request; none unless set. */
+  reviewers: Map<string, string[]>
+  /**
+   * GitLab: draft notes (pending review comments), each visible to its author alone. bulk_publish publishes all of
+   * the caller's on the merge request ("Publish every pending review comment you created on a merge request").
+   */
+  drafts: Array<{ id: number; pr: string; note: string; author: string }>
   /** The author per pull request: approving one's own is refused in the host's words. */
   authors: Map<string, string>
   /** GET /version (GitLab). */
@@ -47,12 +54,18 @@ export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, accou
     return sendJson(res, 200, { account_id: account.accountId, nickname: account.login, display_name: account.name })
   }
   if (kind === 'gitlab' && method === 'GET' && path === '/version') return sendJson(res, 200, { version: state.gitlabVersion, revision: 'abc' })
-  // The pull request itself: its head (GitHub `head.sha`, GitLab `sha`).
+  // The pull request itself: its head (GitHub `head.sha`, GitLab `sha` and `reviewers`, Bitbucket `source.commit.hash`).
   const pull = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)$/.exec(path) ?? /^\/projects\/([^/]+)\/merge_requests\/(\d+)$/.exec(path)
+    ?? /^\/repositories\/([^/]+)\/([^/]+)\/pullrequests\/(\d+)$/.exec(path)
   if (pull && method === 'GET') {
     const key = kind === 'gitlab' ? `${decodeURIComponent(pull[1]!)}#${pull[2]}` : `${decodeURIComponent(pull[1]!)}/${decodeURIComponent(pull[2]!)}#${pull[3]}`
     const head = state.heads.get(key)
-    return sendJson(res, 200, kind === 'gitlab' ? { iid: Number(pull[2]), ...(head ? { sha: head } : {}) } : { number: Number(pull[3]), ...(head ? { head: { sha: head } } : {}) })
+    if (kind === 'gitlab') {
+      const reviewers = (state.reviewers.get(key) ?? []).map((username, i) => ({ id: 100 + i, username, name: username, state: 'active' }))
+      return sendJson(res, 200, { iid: Number(pull[2]), reviewers, ...(head ? { sha: head } : {}) })
+    }
+    return sendJson(res, 200, kind === 'github' ? { number: Number(pull[3]), ...(head ? { head: { sha: head } } : {}) }
+      : { type: 'pullrequest', id: Number(pull[3]), ...(head ? { source: { commit: { type: 'commit', hash: head } } } : {}) })
   }
   // GitHub edits and deletes a comment by its id alone.
   const byId = kind === 'github' ? /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(path) : null
@@ -78,6 +91,10 @@ export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, accou
     const listed = state.comments.filter((c) => c.pr === at.pr && !c.deleted)
       .map((c) => (kind === 'bitbucket' ? { id: c.id, content: { raw: c.body } } : { id: c.id, body: c.body }))
     return sendJson(res, 200, kind === 'bitbucket' ? { values: listed.reverse() } : kind === 'gitlab' ? listed.reverse() : listed)
+  }
+  // Draft Notes API, "List all merge request draft notes": the caller's own.
+  if (kind === 'gitlab' && at && method === 'GET' && at.rest === '/draft_notes') {
+    return sendJson(res, 200, state.drafts.filter((d) => d.pr === at.pr && d.author === account.login).map((d) => ({ id: d.id, author_id: 1, note: d.note, discussion_id: null })))
   }
   if (!at || method !== 'POST') return sendJson(res, 404, { message: 'Not Found' })
   const { pr, rest } = at
@@ -129,9 +146,20 @@ export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, accou
     return sendJson(res, 200, { approved: true })
   }
   if ((kind === 'bitbucket' && rest === '/request-changes') || (kind === 'gitlab' && rest === '/draft_notes/bulk_publish')) {
-    if (kind === 'gitlab' && body.reviewer_state !== 'requested_changes') return sendJson(res, 400, { message: 'reviewer_state is invalid' })
-    state.reviews.push({ pr, kind: 'request_changes', author: account.login, ...(kind === 'gitlab' ? { body: String(body.note ?? '') } : {}) })
-    return kind === 'gitlab' ? void res.writeHead(204).end() : sendJson(res, 200, { approved: false, state: 'changes_requested' })
+    if (kind === 'bitbucket') {
+      state.reviews.push({ pr, kind: 'request_changes', author: account.login })
+      return sendJson(res, 200, { approved: false, state: 'changes_requested' })
+    }
+    if (body.reviewer_state !== 'requested_changes') return sendJson(res, 400, { message: 'reviewer_state is invalid' })
+    // Every one of the caller's drafts is published, then the summary `note`; the state is set only for one of the
+    // merge request's reviewers ("GitLab ignores this flag unless you are also listed as one of the reviewers").
+    for (const draft of state.drafts.filter((d) => d.pr === pr && d.author === account.login)) {
+      state.comments.push({ id: nextId++, pr, body: draft.note, author: account.login, deleted: false })
+    }
+    state.drafts = state.drafts.filter((d) => !(d.pr === pr && d.author === account.login))
+    if (body.note) state.comments.push({ id: nextId++, pr, body: String(body.note), author: account.login, deleted: false })
+    if ((state.reviewers.get(pr) ?? []).includes(account.login)) state.reviews.push({ pr, kind: 'request_changes', author: account.login, body: String(body.note ?? '') })
+    return void res.writeHead(204).end()
   }
   return sendJson(res, 404, { message: 'Not Found' })
 }

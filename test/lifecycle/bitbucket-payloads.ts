@@ -15,6 +15,8 @@ export interface BitbucketFacts {
   /** The pull request's reviewers (nicknames), and the verdict each has given, if any. */
   reviewers?: string[]
   verdicts?: Record<string, 'approved' | 'changes_requested'>
+  /** The source branch's head commit as webhooks write it (12 characters); BITBUCKET_HEAD unless given. */
+  head?: string
   /** The host's time of this change; one fixed time unless a scenario orders its deliveries. */
   updatedOn?: string
 }
@@ -30,6 +32,9 @@ function user(nickname: string, type: 'user' | 'app_user' = 'user') {
   }
 }
 
+/** A head commit, full; webhooks carry its first 12 characters. */
+export const BITBUCKET_HEAD = 'ed0e0bfd9a94c0ffee5e1b2d3c4a5f60718293a4'
+
 export function bitbucketPayload(eventKey: string, facts: BitbucketFacts): Record<string, unknown> {
   const actor = user(facts.actor ?? 'alice', facts.actorType)
   const payload: Record<string, unknown> = {
@@ -42,7 +47,7 @@ export function bitbucketPayload(eventKey: string, facts: BitbucketFacts): Recor
     pullrequest: {
       type: 'pullrequest', id: facts.id, title: facts.title ?? 'Add rate limiting', description: facts.description ?? 'Adds a limiter.',
       state: facts.state ?? 'OPEN', draft: facts.draft ?? false, author: user(facts.author ?? 'bob'),
-      source: { branch: { name: 'feature/limits' } }, destination: { branch: { name: 'main' } },
+      source: { branch: { name: 'feature/limits' }, commit: { type: 'commit', hash: facts.head ?? BITBUCKET_HEAD.slice(0, 12) } }, destination: { branch: { name: 'main' } },
       created_on: '2026-11-20T09:30:00.000000+00:00', updated_on: facts.updatedOn ?? '2026-11-21T10:00:00.000000+00:00',
       reviewers: (facts.reviewers ?? []).map((nickname) => user(nickname)),
       participants: (facts.reviewers ?? []).map((nickname) => {

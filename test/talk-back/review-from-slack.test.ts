@@ -78,7 +78,7 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('review from Slack on 
   })
 })
 
-describe.each(['github', 'gitlab'] as const)('a head that moved after the form opened, on %s', (provider) => {
+describe.each(['github', 'gitlab', 'bitbucket'] as const)('a head that moved after the form opened, on %s', (provider) => {
   const s = scenario(provider)
   it('the approval is not made: the modal says new commits were pushed, and nothing reaches the host', async () => {
     await s.start()
@@ -88,6 +88,50 @@ describe.each(['github', 'gitlab'] as const)('a head that moved after the form o
     await s.submit(opened, 'LGTM')
     const shown = await s.outcome(opened.viewId)
     expect(shown).toContain('new commits were pushed since you opened this (the head is now 0123456')
+    expect(s.fake().reviews).toEqual([])
+    expect(s.fake().comments).toEqual([])
+  })
+})
+
+// GitLab's "request changes" is bulk_publish with a reviewer state: it publishes all of the person's drafts, and
+// GitLab keeps the state only from one of the merge request's reviewers.
+describe('request changes on GitLab', () => {
+  const s = scenario('gitlab')
+  it('with a draft comment of the person\'s pending, nothing is sent: the modal says to publish or delete it first', async () => {
+    await s.start()
+    await s.link(ALICE, 'alice')
+    s.fake().drafts.push({ id: 501, pr: s.facts.pr, note: 'half a thought', author: 'alice' })
+    const opened = await s.open('request_changes')
+    await s.submit(opened, 'Please add a test')
+    const shown = await s.outcome(opened.viewId)
+    expect(shown).toContain('you have 1 unpublished draft comment on this merge request')
+    expect(shown).toContain('publish or delete them on GitLab first, or review there')
+    expect(shown).not.toContain('Changes requested on')
+    expect(s.fake().reviews).toEqual([])
+    expect(s.fake().comments).toEqual([])
+    expect(s.fake().drafts).toEqual([expect.objectContaining({ id: 501, author: 'alice' })])
+  })
+
+  it('someone else\'s drafts are theirs: the person\'s review is made, and those stay unpublished', async () => {
+    await s.start()
+    await s.link(ALICE, 'alice')
+    s.fake().drafts.push({ id: 502, pr: s.facts.pr, note: 'not yet', author: 'carol' })
+    const opened = await s.open('request_changes')
+    await s.submit(opened, 'Please add a test')
+    expect(await s.outcome(opened.viewId)).toContain('Changes requested on')
+    expect(s.fake().reviews).toEqual([expect.objectContaining({ kind: 'request_changes', author: 'alice' })])
+    expect(s.fake().drafts).toHaveLength(1)
+  })
+
+  it('a person who is not a reviewer is told so, instead of "Changes requested" that GitLab would not record', async () => {
+    await s.start()
+    await s.link(ALICE, 'alice')
+    s.fake().reviewers.set(s.facts.pr, ['carol'])
+    const opened = await s.open('request_changes')
+    await s.submit(opened, 'Please add a test')
+    const shown = await s.outcome(opened.viewId)
+    expect(shown).toContain('you are not a reviewer of this merge request')
+    expect(shown).not.toContain('Changes requested on')
     expect(s.fake().reviews).toEqual([])
     expect(s.fake().comments).toEqual([])
   })

@@ -9,7 +9,7 @@ import { deliver } from '../helpers/signed-delivery.ts'
 import { sendInteraction, TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { waitFor, writeConfig } from '../helpers/start-prherald.ts'
 import { ALICE, aliceAndAuthor, CHANNEL, linkInSqlite, talkBackEnv, TEST_PUBLIC_URL, type LinkOptions } from '../helpers/talk-back-setup.ts'
-import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
+import { BITBUCKET_HEAD, bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
 
 /**
  * The review-from-Slack scenario shared by its test files. Issue 33.3 on the real server: the review actions on a pull request's message open a modal (views.open with
@@ -43,7 +43,8 @@ const HOSTS: Record<FakeHostKind, HostCase> = {
     approvedBy: (login) => ({ event: 'Merge Request Hook', payload: mergeRequestHook('approval', { iid: 7, actor: login, reviewers: [{ username: login, state: 'approved' }] }) }),
   },
   bitbucket: {
-    mappings: { acme: { api: { channel: CHANNEL } } }, pr: 'acme/api#7', author: 'bob', head: undefined,
+    // The REST read of the pull request gives the full hash; the webhook its first 12 characters.
+    mappings: { acme: { api: { channel: CHANNEL } } }, pr: 'acme/api#7', author: 'bob', head: BITBUCKET_HEAD,
     opened: () => ({ event: 'pullrequest:created', payload: bitbucketPayload('pullrequest:created', { id: 7 }) }),
     approvedBy: (login) => ({ event: 'pullrequest:approved', payload: bitbucketPayload('pullrequest:approved', { id: 7, actor: login }) }),
   },
@@ -62,6 +63,8 @@ export function scenario(provider: FakeHostKind) {
     fake = await startFakeOAuthHost(provider, { accounts: aliceAndAuthor(facts.author) })
     fake.authors.set(facts.pr, facts.author)
     if (facts.head) fake.heads.set(facts.pr, facts.head)
+    // GitLab sets a requested-changes state only for the merge request's reviewers.
+    if (provider === 'gitlab') fake.reviewers.set(facts.pr, ['alice'])
   })
   afterEach(async () => fake.close())
 

@@ -102,9 +102,13 @@ export function decodeBitbucket(eventKey: string, deliveryId: string, payload: u
   // Every pull request payload names both branches; a retarget arrives as pullrequest:updated.
   const into = str(pr, 'destination', 'branch', 'name')
   const from = str(pr, 'source', 'branch', 'name')
+  // The head the message shows, for a review from Slack: `source.commit.hash`, 12 characters in webhooks (the
+  // fixtures' "ed0e0bfd9a94"). A comment's copy of the pull request is left out, as on GitLab.
+  const head = kind === 'commented' || kind === 'comment_changed' ? undefined : str(pr, 'source', 'commit', 'hash')
   return {
     provider: 'bitbucket', deliveryId, owner, repo, number, kind, actor,
     ...(comment ? { comment } : {}),
+    ...(head ? { head } : {}),
     pr: {
       title, url, author, createdAt, updatedAt,
       draft: bool(pr, 'draft') === true,

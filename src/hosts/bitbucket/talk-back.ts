@@ -1,13 +1,13 @@
 import type { HostErrorWords } from '../git-host-error.ts'
 import { readOAuthClient } from '../read-oauth-client.ts'
 import type { OAuthClient, PersonApi, ReviewOutcome, TalkBack, TalkBackApi } from '../talk-back-contract.ts'
-import { basicAuth, deleted, markedComment, talkBackCall, tokenCall, trimBase, type TalkBackHttp } from '../talk-back-http.ts'
+import { basicAuth, deleted, headMoved, markedComment, talkBackCall, tokenCall, trimBase, type TalkBackHttp } from '../talk-back-http.ts'
 
 /**
  * Bitbucket Cloud's part of talk-back: an OAuth consumer (the workspace's settings) at BITBUCKET_WEB_URL; 2-hour
  * access tokens, refresh tokens rotated on use. Bitbucket has no revocation API for a consumer: unlinking
  * deletes prherald's copy, and the person removes the grant in their Bitbucket settings (docs/talk-back.md).
- * It has no head check on approval either: an approval applies to the pull request as it is.
+ * Its approval takes no commit either: prherald reads the pull request's head first and refuses a moved one.
  */
 const WORDS: HostErrorWords = {
   name: 'Bitbucket',
@@ -27,6 +27,9 @@ export function bitbucketReason(body: unknown): string | undefined {
   }
   return typeof error === 'string' ? error : undefined
 }
+
+/** Two hashes of one commit, either of them short (Bitbucket's 12 characters). */
+const sameCommit = (a: string, b: string) => b !== '' && (a.startsWith(b) || b.startsWith(a))
 
 /** The pull request API as whoever `authorization` names: a linked person (`Bearer` their token), or prherald's own credentials. */
 export function bitbucketPersonApi(apiUrl: string, authorization: string): PersonApi {
@@ -56,6 +59,13 @@ export function bitbucketPersonApi(apiUrl: string, authorization: string): Perso
       return markedComment((page.values ?? []).map((c) => ({ id: c.id, body: c.content?.raw ?? '' })), marker)
     },
     async review(pr, review): Promise<ReviewOutcome> {
+      // Bitbucket's approve and request-changes take no commit (REST "Approve a pull request": POST …/pullrequests/
+      // {pull_request_id}/approve, its parameters the workspace, repository and id alone),
+      // so the head is read first and compared, as on the other hosts. Bitbucket writes hashes short in places (a
+      // webhook's `source.commit.hash` is 12 characters): the same commit when one begins with the other.
+      const { source } = await talkBackCall<{ source?: { commit?: { hash?: string } } }>(http, { method: 'GET', url: pull(pr), authorization })
+      const hash = source?.commit?.hash
+      if (hash && !sameCommit(hash, review.headSha)) throw headMoved(review.headSha, hash)
       if (review.kind === 'comment') return { steps: [{ step: 'comment', ok: true, id: (await comment(pr, review.body ?? '')).id }] }
       const step = review.kind === 'approve' ? 'approve' : 'request_changes'
       await talkBackCall(http, { method: 'POST', url: `${pull(pr)}/${review.kind === 'approve' ? 'approve' : 'request-changes'}`, authorization })

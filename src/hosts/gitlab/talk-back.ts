@@ -56,6 +56,34 @@ async function approvalRefusal(error: unknown, whoAmI: () => Promise<unknown>): 
   return new PrheraldError('git_host_refused', hostSays, { cause: error, hostSays, fix: 'see the merge request\'s approval rules in GitLab' })
 }
 
+const refused = (hostSays: string, fix: string) => new PrheraldError('git_host_refused', hostSays, { hostSays, fix })
+
+/**
+ * What must hold before "request changes" goes out as bulk_publish with `reviewer_state`, the only call that
+ * sets that state (Draft Notes API: "Publish all pending draft notes"; the per-note `PUT …/draft_notes/:id/publish`
+ * takes no state), checked with nothing sent:
+ * - the person is one of the merge request's `reviewers` (GET merge_requests/:iid): "If you are the merge request
+ *   author, GitLab ignores this flag unless you are also listed as one of the reviewers" (glab mr note draft
+ *   publish, on `--reviewer-state`); the state is a reviewer's, so anyone else would read "Changes requested"
+ *   while GitLab may record none;
+ * - the person has no draft notes on it: bulk_publish publishes them all ("Publish every pending review comment
+ *   you created on a merge request", same page), and the list is theirs alone (Draft Notes API, "List all merge
+ *   request draft notes": GET …/draft_notes; "Before publishing, draft notes are visible only to the author").
+ *   prherald makes no draft of its own: its text travels as bulk_publish's `note`.
+ */
+async function requestChangesAllowed(reviewers: Array<{ username?: string }>, whoAmI: () => Promise<{ username: string }>, drafts: () => Promise<unknown[]>): Promise<void> {
+  const { username } = await whoAmI()
+  if (!reviewers.some((r) => r.username === username)) {
+    throw refused('you are not a reviewer of this merge request, and GitLab records requested changes only from its reviewers; nothing was sent',
+      'the person asks to be added as a reviewer on GitLab and requests changes again, or comments instead')
+  }
+  const pending = (await drafts()).length
+  if (pending > 0) {
+    throw refused(`you have ${pending} unpublished draft comment${pending === 1 ? '' : 's'} on this merge request, which GitLab would publish with your review; nothing was sent: publish or delete them on GitLab first, or review there`,
+      'the person publishes or deletes their draft comments on GitLab, then requests changes again')
+  }
+}
+
 /** The merge request API as whoever `authorization` names: a linked person (`Bearer` their token), or prherald's own token. */
 export function gitlabPersonApi(apiUrl: string, authorization: string): PersonApi {
   const api = trimBase(apiUrl)
@@ -83,10 +111,12 @@ export function gitlabPersonApi(apiUrl: string, authorization: string): PersonAp
     async review(pr, review): Promise<ReviewOutcome> {
       // The head is read first, as on GitHub, so a moved head is told alike whatever the kind (only approve takes a
       // `sha`, which stays for a push between this read and the approval: GitLab then answers 409 in its words).
-      const { sha } = await talkBackCall<{ sha?: string }>(http, { method: 'GET', url: mr(pr), authorization })
+      const { sha, reviewers } = await talkBackCall<{ sha?: string; reviewers?: Array<{ username?: string }> }>(http, { method: 'GET', url: mr(pr), authorization })
       if (sha && sha !== review.headSha) throw headMoved(review.headSha, sha)
       if (review.kind === 'comment') return { steps: [{ step: 'comment', ok: true, id: await note(pr, review.body ?? '') }] }
       if (review.kind === 'request_changes') {
+        await requestChangesAllowed(reviewers ?? [], () => talkBackCall<{ username: string }>(http, { method: 'GET', url: `${api}/user`, authorization }),
+          () => talkBackCall<unknown[]>(http, { method: 'GET', url: `${mr(pr)}/draft_notes`, authorization }))
         // One call: the summary note and the reviewer state are published together.
         await talkBackCall(http, { method: 'POST', url: `${mr(pr)}/draft_notes/bulk_publish`, authorization, json: { note: review.body ?? '', reviewer_state: 'requested_changes' } })
         return { steps: [{ step: 'request_changes', ok: true }] }
