@@ -1,4 +1,3 @@
-import type { CheckResult } from '../checks/check-result.ts'
 import { errorFields, type Logger } from '../log/logger.ts'
 import type { TalkBackStore } from '../store/talk-back-store.ts'
 import { PREVIOUS_TOKEN_KEY, TOKEN_KEY, type TokenCipher } from './token-cipher.ts'
@@ -6,12 +5,23 @@ import { PREVIOUS_TOKEN_KEY, TOKEN_KEY, type TokenCipher } from './token-cipher.
 /** The linked accounts per key id they are sealed under (TalkBackStore.linkedKeyIds, or doctor's read of the database). */
 export type LinkedKeyIds = ReadonlyArray<{ keyId: string; links: number }>
 
+/** Links no configured key opens: a check line's fields (doctor prints it as one), with their count and key ids. */
+export interface SealedLinks {
+  name: 'sealed links'
+  target: string
+  status: 'WARN'
+  reason: string
+  fix: string
+  links: number
+  keyIds: string[]
+}
+
 /**
  * The links stored under a key the configured ones cannot open (PRHERALD_TOKEN_KEY changed without
  * PRHERALD_TOKEN_KEY_PREVIOUS, or unset): a WARN with their count and the fix, undefined when every link opens.
  * One judgement for the server's start (its warning and /readyz's `sealed_links`) and prherald-doctor's line.
  */
-export function sealedLinksResult(linked: LinkedKeyIds, cipher: TokenCipher | undefined): (CheckResult & { links: number; keyIds: string[] }) | undefined {
+export function sealedLinksResult(linked: LinkedKeyIds, cipher: TokenCipher | undefined): SealedLinks | undefined {
   const sealed = linked.filter((k) => !cipher?.opens(k.keyId))
   const links = sealed.reduce((n, k) => n + k.links, 0)
   if (links === 0) return undefined
@@ -29,7 +39,7 @@ export function sealedLinksResult(linked: LinkedKeyIds, cipher: TokenCipher | un
  * people are taken as not linked (their replies never stall a pull request) until the old key is set again or
  * they link again. What it returns is shown in /readyz (`sealed_links`) until then.
  */
-export async function warnSealedLinks(deps: { store: Pick<TalkBackStore, 'linkedKeyIds'>; cipher: TokenCipher | undefined; logger: Logger }): Promise<CheckResult & { links: number } | undefined> {
+export async function warnSealedLinks(deps: { store: Pick<TalkBackStore, 'linkedKeyIds'>; cipher: TokenCipher | undefined; logger: Logger }): Promise<SealedLinks | undefined> {
   try {
     const result = sealedLinksResult(await deps.store.linkedKeyIds(), deps.cipher)
     if (result) deps.logger.warn(result.reason, { links: result.links, key_ids: result.keyIds, fix: result.fix })
