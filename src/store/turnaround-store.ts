@@ -40,7 +40,8 @@ export interface TurnaroundStore {
   turnaroundSince(since: number): Promise<TurnaroundRecord[]>
 }
 
-const q = statements({
+/** The turnaround rows' statements (exported for the index test, test/store/query-plans.test.ts). */
+export const turnaroundQueries = statements({
   find: 'SELECT * FROM pull_request_turnaround WHERE provider = ? AND repository = ? AND pr_number = ?',
   // The batch holds the pull request's lock: it read the row, folded its deliveries in, and writes it whole.
   save: `INSERT INTO pull_request_turnaround (provider, repository, pr_number, entry, author, opened_at, ready_at, first_review_at,
@@ -55,10 +56,10 @@ const q = statements({
 })
 
 /** Cleanup's statement (create-store.ts forgetBefore), a slice at a time, with the `insights.keep_days` cutoff. */
-export const deleteTurnaroundBefore = q.deleteBefore
+export const deleteTurnaroundBefore = turnaroundQueries.deleteBefore
 
 /** The batch's write of the row, in the transaction of its commit (create-store.ts commitOutcome). */
-export const saveTurnaroundStep = (t: TurnaroundRecord, at: number): Step => [q.save, [
+export const saveTurnaroundStep = (t: TurnaroundRecord, at: number): Step => [turnaroundQueries.save, [
   t.provider, t.repository, t.prNumber, t.entry, t.author, t.openedAt, t.readyAt, t.firstReviewAt, t.firstApprovalAt, t.mergedAt,
   t.closedAt, t.mergedBy, JSON.stringify(t.reviews.map((r) => [r.login, r.at])), JSON.stringify(t.teams), at,
 ]]
@@ -93,9 +94,9 @@ function fromRow(r: TurnaroundRow): TurnaroundRecord {
 }
 
 export function createTurnaroundStore(driver: StoreDriver): TurnaroundStore {
-  const read = async (s: (typeof q)[keyof typeof q], params: readonly Param[]) => (await driver.read<TurnaroundRow>(s, params)).map(fromRow)
+  const read = async (s: (typeof turnaroundQueries)[keyof typeof turnaroundQueries], params: readonly Param[]) => (await driver.read<TurnaroundRow>(s, params)).map(fromRow)
   return {
-    turnaroundOf: async (pr) => (await read(q.find, [pr.provider, pr.repository, pr.prNumber]))[0],
-    turnaroundSince: (since) => read(q.since, [since]),
+    turnaroundOf: async (pr) => (await read(turnaroundQueries.find, [pr.provider, pr.repository, pr.prNumber]))[0],
+    turnaroundSince: (since) => read(turnaroundQueries.since, [since]),
   }
 }

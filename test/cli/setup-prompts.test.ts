@@ -176,7 +176,7 @@ describe('prherald-setup at a terminal', () => {
     expect(await run).toBe(1)
     expect(term.screen().match(/try again/g)).toHaveLength(2)
     expect(errors).toBe('prherald: "acme//api" is not a repository\n'
-      + '  fix: write it as <owner>/<repo>, e.g. acme/api (Bitbucket: <workspace>/<repository slug>)\n')
+      + '  fix: write it as <owner>/<repo>, e.g. acme/api (GitHub: owner/repo; Bitbucket: workspace/repository-slug; GitLab: group/project (nested: group/subgroup/project))\n')
     nothingWritten()
   })
 
