@@ -165,7 +165,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }) : undefined
   // A part talk-back lacks is a warning now and a reason in /readyz, never a silent 404 (docs/operations.md).
   const missing = warnTalkBackGaps({ settings, secrets, hosts, logger })
-  if (talkBack) await warnSealedLinks({ store, cipher: tokenCipher, logger })
+  const sealedLinks = talkBack ? await warnSealedLinks({ store, cipher: tokenCipher, logger }) : undefined
   const worker = createWorker({
     settings, secrets, hosts, store, logger, signal: shutdown.signal, slackRetry: options.slackRetry, slackTimeoutMs: options.slackTimeoutMs,
     retry: options.retry, pacerClock: options.pacerClock,
@@ -252,6 +252,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       ...(settings.socketMode ? { socket: socketState.state, socketRefused: socketState.refused } : {}),
       missing: () => missing,
       ...(talkBack ? { talkBack: talkBack.clientTroubles } : {}),
+      sealedLinks: () => sealedLinks,
     },
     observe: metrics.delivery, metrics: settings.metricsListen ? undefined : metricsRoute(metrics),
     slack: receive && secrets.slackSigningSecret !== undefined ? { signingSecret: secrets.slackSigningSecret, receive } : undefined,

@@ -11,7 +11,7 @@ import { isPrheraldError } from '../errors.ts'
 import { hostLock, readConfigLock } from '../lock/config-lock.ts'
 import { redactUrl } from '../log/redact-url.ts'
 import { databaseSecrets } from '../store/database-secrets.ts'
-import { inspectDatabase } from '../store/inspect-database.ts'
+import { inspectDatabase, type DatabaseReport } from '../store/inspect-database.ts'
 import { loadEnvFile } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
@@ -60,6 +60,7 @@ async function doctor(repository: string | undefined): Promise<boolean> {
     all.push(...section('mappings', [{ name: 'entries', target: 'config', status: 'SKIP', reason: 'not checked: the config did not load' }]))
   } else {
     let database: CheckResult[]
+    let linked: DatabaseReport['linkedKeyIds'] | undefined
     const store = settings.database
     const where = store.kind === 'sqlite' ? store.path : redactUrl(store.url)
     try {
@@ -68,6 +69,7 @@ async function doctor(repository: string | undefined): Promise<boolean> {
         ? await inspectDatabase(store.path)
         : await (await import('../store/inspect-postgres-database.ts')).inspectPostgresDatabase(store.url, databaseSecrets(store.url, env))
       database = databaseSection(where, report, settings.hosts.map((h) => h.id))
+      linked = report?.linkedKeyIds
     } catch (error) {
       if (!isPrheraldError(error)) throw error
       database = [{ name: 'file', target: where, status: 'FAIL', reason: error.message, fix: error.fix }]
@@ -94,7 +96,7 @@ async function doctor(repository: string | undefined): Promise<boolean> {
         all.push(...reportResults(report))
       }
     }
-    const talkBack = await talkBackSection(settings, hosts, env, credentials)
+    const talkBack = await talkBackSection(settings, hosts, env, credentials, linked)
     if (talkBack.length > 0) all.push(...section('talk-back', talkBack))
   }
   if (target && !settings) {

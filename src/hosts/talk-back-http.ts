@@ -154,6 +154,21 @@ const seconds = (value: unknown, now: number) => (typeof value === 'number' && v
  */
 const GRANT_OVER = new Set(['invalid_grant', 'bad_refresh_token', 'bad_verification_code'])
 
+/**
+ * The token endpoint's codes that say it did not take the client's id or secret: RFC 6749 5.2's `invalid_client`
+ * ("Client authentication failed", GitLab's Doorkeeper), GitHub's `incorrect_client_credentials` ("The client_id
+ * and/or client_secret passed are incorrect", "Troubleshooting OAuth app access token request errors"), and
+ * `unauthorized_client`, which Bitbucket Cloud answers with "Invalid OAuth client credentials".
+ */
+const CLIENT_REFUSED = new Set(['invalid_client', 'incorrect_client_credentials', 'unauthorized_client'])
+/** The `git_host_client` errors that are the host refusing the client itself, not a 5xx or an answer prherald cannot read. */
+const refusedClients = new WeakSet<PrheraldError>()
+
+/** Whether a token endpoint's error says the OAuth client id or secret is wrong (prherald-doctor's FAIL, not a WARN). */
+export function clientRefused(error: unknown): boolean {
+  return error instanceof PrheraldError && refusedClients.has(error)
+}
+
 const oauthError = (body: unknown): string | undefined => {
   const error = (body as { error?: unknown } | null | undefined)?.error
   return typeof error === 'string' ? error : undefined
@@ -173,7 +188,7 @@ export async function tokenCall(http: TalkBackHttp, request: TalkBackRequest, gr
   } catch (error) {
     if (!(error instanceof PrheraldError)) throw error
     if (code !== undefined && GRANT_OVER.has(code)) throw refusedGrant(http, grant, error.hostSays, error)
-    throw clientTrouble(http, error.hostSays ?? error.message, error)
+    throw clientTrouble(http, error.hostSays ?? error.message, error, code)
   }
   // No answer, or one without a token or an error: the host did not say no, and nothing can be read from it.
   if (answer === undefined || answer === null || typeof answer !== 'object' || (typeof answer.error !== 'string' && typeof answer.access_token !== 'string')) {
@@ -182,7 +197,7 @@ export async function tokenCall(http: TalkBackHttp, request: TalkBackRequest, gr
   if (typeof answer.error === 'string' || typeof answer.access_token !== 'string') {
     // GitHub answers its refusals with a 200 and an `error`.
     const says = typeof answer.error_description === 'string' ? answer.error_description : typeof answer.error === 'string' ? answer.error : undefined
-    if (!GRANT_OVER.has(String(answer.error))) throw clientTrouble(http, says ?? String(answer.error))
+    if (!GRANT_OVER.has(String(answer.error))) throw clientTrouble(http, says ?? String(answer.error), undefined, String(answer.error))
     throw refusedGrant(http, grant, says)
   }
   return {
@@ -205,11 +220,13 @@ function refusedGrant(http: TalkBackHttp, grant: 'code' | 'refresh', hostSays: s
 }
 
 /** The token endpoint did not take prherald's OAuth client, or could not answer: nobody's link is at fault. */
-function clientTrouble(http: TalkBackHttp, says: string, cause?: unknown): PrheraldError {
-  return new PrheraldError('git_host_client', `${http.words.name}'s token endpoint did not take prherald's OAuth client: ${says}`, {
+function clientTrouble(http: TalkBackHttp, says: string, cause?: unknown, code?: string): PrheraldError {
+  const trouble = new PrheraldError('git_host_client', `${http.words.name}'s token endpoint did not take prherald's OAuth client: ${says}`, {
     cause,
     fix: `check the OAuth client id and secret (a secret rotated at ${http.words.name} must be set here too) and that ${http.words.name} is reachable; people's links are kept`,
   })
+  if (code !== undefined && CLIENT_REFUSED.has(code)) refusedClients.add(trouble)
+  return trouble
 }
 
 /**

@@ -24,6 +24,8 @@ export interface HealthSources {
   missing?(): ReadonlyArray<{ name: string; target: string; reason: string; fix?: string | undefined }>
   /** Talk-back's OAuth clients a host's token endpoint did not take: people cannot refresh, their links are kept. */
   talkBack?(): Array<{ host: string; reason: string }>
+  /** Linked accounts the configured token keys cannot open, counted at start (sealed-links.ts), with the fix doctor prints. */
+  sealedLinks?(): { links: number; fix?: string | undefined } | undefined
 }
 
 /**
@@ -58,15 +60,17 @@ export function readyz(sources: HealthSources): HTTPResponse {
     return json(503, { status: 'degraded', database, body_budget: 'full', message: 'no webhook body has been admitted for longer than a delivery may wait; see docs/reliability.md' })
   }
   // Deliveries are taken either way: a feature without its part, a socket Slack refuses, or an OAuth client a
-  // host's token endpoint does not take, is degraded, with the reason (one rule: docs/operations.md).
+  // host's token endpoint does not take, links no configured key opens, is degraded, with the reason (one rule: docs/operations.md).
   const socket = sources.socket?.()
   const refused = socket !== undefined && socket !== 'open' ? sources.socketRefused?.() : undefined
   const missing = (sources.missing?.() ?? []).map((r) => ({ check: r.name, target: r.target, reason: r.reason, fix: r.fix }))
   const oauth = sources.talkBack?.() ?? []
+  const sealed = sources.sealedLinks?.()
   return json(200, {
-    status: refused || missing.length > 0 || oauth.length > 0 ? 'degraded' : 'ready', database,
+    status: refused || missing.length > 0 || oauth.length > 0 || sealed ? 'degraded' : 'ready', database,
     ...(socket ? { slack_socket: socket } : {}), ...(refused ? { slack_socket_refused: refused.error, slack_socket_fix: refused.fix } : {}),
     ...(missing.length > 0 ? { missing } : {}),
     ...(oauth.length > 0 ? { talk_back_oauth: oauth } : {}),
+    ...(sealed ? { sealed_links: sealed.links, sealed_links_fix: sealed.fix } : {}),
   })
 }

@@ -19,6 +19,8 @@ export interface DatabaseReport {
   parked: number | undefined
   /** The hosts whose pull requests the database holds (from its rows); none for an unused one. */
   hosts: Provider[]
+  /** Linked accounts per key id they are sealed under (talk-back); none before the table exists. */
+  linkedKeyIds: Array<{ keyId: string; links: number }>
 }
 
 /** What either backend's inspection reads through: the tables there are (by name), and a query's rows. */
@@ -50,6 +52,9 @@ export async function databaseReport(read: DatabaseReader, migrations: readonly 
     waiting: await count('deliveries', 'WHERE applied_at IS NULL AND parked_at IS NULL'),
     parked: appliedVersions.includes(PARKED_MIGRATION) ? await count('deliveries', 'WHERE applied_at IS NULL AND parked_at IS NOT NULL') : undefined,
     hosts: [...new Set([...await hostsOf('slack_messages'), ...await hostsOf('deliveries')])].sort(),
+    linkedKeyIds: tables.has('linked_accounts')
+      ? (await read.rows<{ key_id: string; links: number | string }>('SELECT key_id, COUNT(*) AS links FROM linked_accounts GROUP BY key_id')).map((r) => ({ keyId: r.key_id, links: Number(r.links) }))
+      : [],
   }
 }
 

@@ -4,6 +4,7 @@ import type { Env } from '../../src/config/load-config.ts'
 import { createTestGithubApp, type TestGithubApp } from '../helpers/fake-github-app.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeGitlab } from '../helpers/fake-gitlab.ts'
+import { startFakeOAuthHost, type FakeHostKind } from '../helpers/fake-oauth.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { runCliAsync } from '../helpers/run-cli-async.ts'
 import { testEnv, writeConfig } from '../helpers/start-prherald.ts'
@@ -88,17 +89,21 @@ describe('prherald-doctor [talk-back]', () => {
   it('passes once everything is set, the event subscriptions said as a step it cannot check', async () => {
     configure({ thread_replies: 'linked', reviews: 'on' })
     slack.scopes.push('commands', 'im:write')
-    const ok = await doctor({ ...CLIENT, PRHERALD_TOKEN_KEY: KEY, PRHERALD_PUBLIC_URL: 'https://prherald.example.com', SLACK_SIGNING_SECRET: SIGNING_SECRET })
+    // The OAuth application's own client at the host's token endpoint (the fake answers as GitHub does).
+    const host = await startFakeOAuthHost('github')
+    const client = { GITHUB_OAUTH_CLIENT_ID: host.client.clientId, GITHUB_OAUTH_CLIENT_SECRET: host.client.clientSecret, GITHUB_WEB_URL: host.url }
+    const ok = await doctor({ ...client, PRHERALD_TOKEN_KEY: KEY, PRHERALD_PUBLIC_URL: 'https://prherald.example.com', SLACK_SIGNING_SECRET: SIGNING_SECRET }).finally(() => host.close())
     expect(talkBackLines(ok.stdout)).toEqual([
-      'OK  oauth client  GITHUB_OAUTH_CLIENT_ID  GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET set; GitHub\'s OAuth pages at https://github.com',
+      `OK  oauth client  GITHUB_OAUTH_CLIENT_ID  GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET set; GitHub's OAuth pages at ${host.url}`,
       'OK  public url  PRHERALD_PUBLIC_URL  the OAuth callbacks are https://prherald.example.com/oauth/<host>/callback',
       'OK  token key  PRHERALD_TOKEN_KEY  set, 32 bytes',
       'OK  slack requests  SLACK_SIGNING_SECRET  set: thread replies arrive at /webhook/slack/events, review clicks at /webhook/slack/interactions',
+      'OK  oauth client taken  GITHUB_OAUTH_CLIENT_ID  GitHub\'s token endpoint took GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET (it refused only a made-up refresh token)',
       'OK  slack scopes  SLACK_BOT_TOKEN  the token has channels:history, groups:history, reactions:write, chat:write, commands, im:write',
       'SKIP  slack events  message.channels, message.groups  cannot be read with the bot token: the Slack app must subscribe to these bot events (docs/slack-app.md#talk-back)',
     ])
     expect(ok.status).toBe(0)
-    for (const secret of [KEY, CLIENT.GITHUB_OAUTH_CLIENT_SECRET, SIGNING_SECRET]) expect(ok.stdout + ok.stderr).not.toContain(secret)
+    for (const secret of [KEY, client.GITHUB_OAUTH_CLIENT_SECRET, SIGNING_SECRET]) expect(ok.stdout + ok.stderr).not.toContain(secret)
   })
 
   it('FAILs thread replies without channels:history: Slack would send no message event', async () => {
@@ -161,4 +166,45 @@ describe('prherald-doctor [talk-back]', () => {
     const granted = await doctor(env)
     expect(talkBackLines(granted.stdout)).toContain('OK  own comments  acme  the installation has pull_requests: write, issues: none: prherald can post the replies of people who are not linked')
   })
+
+  const OAUTH_VARIABLES: Record<FakeHostKind, { id: string; secret: string; web: string }> = {
+    github: { id: 'GITHUB_OAUTH_CLIENT_ID', secret: 'GITHUB_OAUTH_CLIENT_SECRET', web: 'GITHUB_WEB_URL' },
+    gitlab: { id: 'GITLAB_OAUTH_CLIENT_ID', secret: 'GITLAB_OAUTH_CLIENT_SECRET', web: 'GITLAB_API_URL' },
+    bitbucket: { id: 'BITBUCKET_OAUTH_CLIENT_ID', secret: 'BITBUCKET_OAUTH_CLIENT_SECRET', web: 'BITBUCKET_WEB_URL' },
+  }
+  const NAMES: Record<FakeHostKind, string> = { github: 'GitHub', gitlab: 'GitLab', bitbucket: 'Bitbucket' }
+  for (const kind of ['github', 'gitlab', 'bitbucket'] as const) {
+    it(`asks ${kind}'s token endpoint whether it takes the OAuth client: the right secret OK, a rotated one FAIL with the variables to set`, async () => {
+      const host = await startFakeOAuthHost(kind)
+      try {
+        writeConfig(dir.path, { git_provider: kind, slack: { talk_back: { thread_replies: 'linked', reviews: 'on' } }, mappings: { acme: { api: { channel: 'C0000000001' } } } })
+        const v = OAUTH_VARIABLES[kind]
+        const run = async (secret: string) => {
+          const env = testEnv(dir.path, kind, {
+            SLACK_API_URL: slack.url, PRHERALD_TOKEN_KEY: KEY, PRHERALD_PUBLIC_URL: 'https://prherald.example.com', SLACK_SIGNING_SECRET: SIGNING_SECRET,
+            [v.id]: host.client.clientId, [v.secret]: secret, [v.web]: kind === 'gitlab' ? host.apiUrl : host.url,
+          })
+          const result = await runCliAsync('doctor', [], env, dir.path)
+          const lines = talkBackLines(result.stdout)
+          const at = lines.findIndex((l) => l.includes('oauth client taken'))
+          expect(result.stdout + result.stderr).not.toContain(secret)
+          return { status: result.status, line: lines[at], fix: lines[at + 1] }
+        }
+        const right = await run(host.client.clientSecret)
+        expect(right.line).toBe(`OK  oauth client taken  ${v.id}  ${NAMES[kind]}'s token endpoint took ${v.id} and ${v.secret} (it refused only a made-up refresh token)`)
+        // The made-up refresh token was sent, and refused: nobody's tokens came of it.
+        expect(host.requests.some((r) => r.body.grant_type === 'refresh_token' && r.body.refresh_token === 'prherald-doctor-made-up-refresh-token')).toBe(true)
+        expect(host.refreshes).toBe(0)
+        const rotated = await run('the-secret-before-rotation')
+        expect(rotated.status).toBe(1)
+        expect(rotated.line).toMatch(new RegExp(`^FAIL {2}oauth client taken {2}${v.id} {2}${NAMES[kind]}'s token endpoint did not take prherald's OAuth client: `))
+        expect(rotated.fix).toBe(`fix: set ${v.id} and ${v.secret} to the client id and secret of ${NAMES[kind]}'s OAuth application (a secret rotated at ${NAMES[kind]} must be set here too), then restart prherald (docs/talk-back.md#the-variables)`)
+        host.tokenFault = 'html'
+        const unwell = await run(host.client.clientSecret)
+        expect(unwell.line).toMatch(/^WARN {2}oauth client taken {2}\S+ {2}not checked: /)
+      } finally {
+        await host.close()
+      }
+    })
+  }
 })
