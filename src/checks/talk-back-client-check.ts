@@ -12,10 +12,9 @@ const MADE_UP_REFRESH_TOKEN = 'prherald-doctor-made-up-refresh-token'
  * refresh token. The host checks the client before the grant (RFC 6749 5.2: `invalid_client` is "Client
  * authentication failed"), so the grant's refusal means the client was taken: GitHub's `bad_refresh_token`
  * (what GitHub answers a refresh it will not honour, community discussion 24745 "Bad refresh token when refreshing
- * an user-to-server token"), `invalid_grant` from GitLab's Doorkeeper and Bitbucket (RFC 6749 5.2: "refresh token
- * is invalid, expired, revoked"; talk-back-http.ts GRANT_OVER). Not confirmed: an Atlassian community answer shows
- * Bitbucket answering a made-up refresh token with `invalid_request` "Invalid refresh_token", which this reads as
- * a WARN. The client refused (`invalid_client`; GitHub's `incorrect_client_credentials`, "The client_id and/or
+ * an user-to-server token"), `invalid_grant` from GitLab's Doorkeeper (RFC 6749 5.2: "refresh token is invalid,
+ * expired, revoked"; talk-back-http.ts GRANT_OVER), and Bitbucket's `invalid_request` "Invalid refresh_token" (an
+ * Atlassian community answer, "How do I refresh a token"; bitbucket/talk-back.ts). The client refused (`invalid_client`; GitHub's `incorrect_client_credentials`, "The client_id and/or
  * client_secret passed are incorrect"; Bitbucket's `unauthorized_client`, "Invalid OAuth client credentials") is
  * what the server meets at its first refresh (`talk_back_oauth` in /readyz): FAIL.
  * A 5xx or an answer that is not the host's says nothing about the client: WARN.

@@ -16,6 +16,8 @@ export interface TalkBackHttp {
   reason(body: unknown): string | undefined
   headers?: Readonly<Record<string, string>>
   timeoutMs?: number
+  /** The host's own token-endpoint codes for a grant that is over, beside RFC 6749's (GRANT_OVER). */
+  grantOver?: ReadonlySet<string>
 }
 
 export interface TalkBackRequest {
@@ -153,6 +155,7 @@ const seconds = (value: unknown, now: number) => (typeof value === 'number' && v
  * wrong or the host is unwell, which the operator fixes, and the link stays.
  */
 const GRANT_OVER = new Set(['invalid_grant', 'bad_refresh_token', 'bad_verification_code'])
+const grantOver = (http: TalkBackHttp, code: string) => GRANT_OVER.has(code) || http.grantOver?.has(code) === true
 
 /**
  * The token endpoint's codes that say it did not take the client's id or secret: RFC 6749 5.2's `invalid_client`
@@ -187,7 +190,7 @@ export async function tokenCall(http: TalkBackHttp, request: TalkBackRequest, gr
     answer = await talkBackCall<TokenAnswer>(reading, { ...request, maxBytes: TOKEN_ANSWER_BYTES })
   } catch (error) {
     if (!(error instanceof PrheraldError)) throw error
-    if (code !== undefined && GRANT_OVER.has(code)) throw refusedGrant(http, grant, error.hostSays, error)
+    if (code !== undefined && grantOver(http, code)) throw refusedGrant(http, grant, error.hostSays, error)
     throw clientTrouble(http, error.hostSays ?? error.message, error, code)
   }
   // No answer, or one without a token or an error: the host did not say no, and nothing can be read from it.
@@ -197,7 +200,7 @@ export async function tokenCall(http: TalkBackHttp, request: TalkBackRequest, gr
   if (typeof answer.error === 'string' || typeof answer.access_token !== 'string') {
     // GitHub answers its refusals with a 200 and an `error`.
     const says = typeof answer.error_description === 'string' ? answer.error_description : typeof answer.error === 'string' ? answer.error : undefined
-    if (!GRANT_OVER.has(String(answer.error))) throw clientTrouble(http, says ?? String(answer.error), undefined, String(answer.error))
+    if (!grantOver(http, String(answer.error))) throw clientTrouble(http, says ?? String(answer.error), undefined, String(answer.error))
     throw refusedGrant(http, grant, says)
   }
   return {

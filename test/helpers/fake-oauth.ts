@@ -95,10 +95,14 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
     }
     sendJson(res, 200, { access_token: accessToken, token_type: 'bearer', scope: kind === 'gitlab' ? 'api' : '', ...expiry })
   }
-  // GitHub answers a refused grant with 200 and an `error`; GitLab and Bitbucket with 400 invalid_grant.
+  // GitHub answers a refused grant with 200 and an `error`; GitLab (Doorkeeper, RFC 6749) with 400 invalid_grant;
+  // Bitbucket Cloud a refresh token it no longer takes with 400 invalid_request, "Invalid refresh_token" (Atlassian
+  // Community, "How do I refresh a token"), and a bad code with RFC 6749's invalid_grant.
   const refuse = (res: ServerResponse, description: string, githubError: string) => kind === 'github'
     ? sendJson(res, 200, { error: githubError, error_description: description })
-    : sendJson(res, 400, { error: 'invalid_grant', error_description: description })
+    : kind === 'bitbucket' && githubError === 'bad_refresh_token'
+      ? sendJson(res, 400, { error: 'invalid_request', error_description: 'Invalid refresh_token' })
+      : sendJson(res, 400, { error: 'invalid_grant', error_description: description })
 
   const clientOf = (req: RecordedRequest) => {
     const basic = /^Basic (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1]
@@ -131,7 +135,14 @@ export async function startFakeOAuthHost(kind: FakeHostKind, options: { accounts
       res.on('close', () => res.off('drain', more))
       return void more()
     }
-    if (!clientOk(req)) return kind === 'github' ? sendJson(res, 200, { error: 'incorrect_client_credentials' }) : sendJson(res, 401, { error: 'invalid_client' })
+    // A wrong client: GitHub's 200 incorrect_client_credentials, GitLab's (Doorkeeper) 401 invalid_client, Bitbucket's
+    // unauthorized_client "Invalid OAuth client credentials".
+    if (!clientOk(req)) {
+      if (kind === 'github') return sendJson(res, 200, { error: 'incorrect_client_credentials' })
+      return kind === 'bitbucket'
+        ? sendJson(res, 400, { error: 'unauthorized_client', error_description: 'Invalid OAuth client credentials' })
+        : sendJson(res, 401, { error: 'invalid_client' })
+    }
     const grant = String(req.body.grant_type ?? 'authorization_code')
     if (grant === 'refresh_token') {
       const held = refreshTokens.get(String(req.body.refresh_token))

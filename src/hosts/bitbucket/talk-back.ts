@@ -29,6 +29,9 @@ export function bitbucketReason(body: unknown): string | undefined {
 }
 
 /** Two hashes of one commit, either of them short (Bitbucket's 12 characters). */
+/** Bitbucket's code for a refresh token it no longer takes (see where the token calls are made). */
+const BITBUCKET_GRANT_OVER: ReadonlySet<string> = new Set(['invalid_request'])
+
 const sameCommit = (a: string, b: string) => b !== '' && (a.startsWith(b) || b.startsWith(a))
 
 /** The pull request API as whoever `authorization` names: a linked person (`Bearer` their token), or prherald's own credentials. */
@@ -82,7 +85,11 @@ export function bitbucketPersonApi(apiUrl: string, authorization: string): Perso
 function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.now): TalkBackApi {
   const api = trimBase(apiUrl)
   const http: TalkBackHttp = { provider: 'bitbucket', words: WORDS, baseUrl: api, reason: bitbucketReason }
-  const oauth: TalkBackHttp = { ...http, baseUrl: client.webUrl }
+  // Bitbucket Cloud answers a refresh token it no longer takes with 400 `{"error_description": "Invalid
+  // refresh_token", "error": "invalid_request"}` (Atlassian Community, "How do I refresh a token"), not RFC 6749's
+  // invalid_grant; a wrong consumer key or secret is `unauthorized_client` ("Invalid OAuth client credentials").
+  // prherald's token requests are fixed in form, so invalid_request there says the grant, not the request, is bad.
+  const oauth: TalkBackHttp = { ...http, baseUrl: client.webUrl, grantOver: BITBUCKET_GRANT_OVER }
   const tokenUrl = `${client.webUrl}/site/oauth2/access_token`
   const consumer = basicAuth(client.clientId, client.clientSecret)
   return {
