@@ -65,7 +65,7 @@ export async function setupWebhook(deps: SetupWebhookDeps): Promise<void> {
     if (!isPrheraldError(error)) throw error
     // A host that cannot be reached, or refuses the token, fails the webhook check below the same way, with
     // its fix: said once there. A refusal of the creation itself (the check cannot see it) is said here.
-    if (isPrheraldError(error, 'git_host') || isPrheraldError(error, 'git_host_auth')) {
+    if (error.code === 'git_host' || error.code === 'git_host_auth') {
       print(`webhook not created for ${target}: the webhook check below says why`)
       return
     }
