@@ -241,9 +241,20 @@ describe('Bitbucket Cloud', () => {
       mappings: { acme: { api: { channel: GENERAL, owners: { '@backend-dev': { channel: BACKEND } } } } },
       follow: [{ channel: FOLLOW, authors: ['bob'], only: { into: ['main'] } }],
     }, { BITBUCKET_API_URL: bitbucket.url, BITBUCKET_TOKEN: TOKEN })
-    await pr('created', { id: 21 })
+    const created = bitbucketPayload('pullrequest:created', { id: 21 })
+    const approved = bitbucketPayload('pullrequest:approved', { id: 21, actor: 'carol' })
+    await send('bitbucket', 'pullrequest:created', created, 'bb-21-created')
     expect([posts(GENERAL), posts(BACKEND), posts(FOLLOW)]).toEqual([0, 1, 1])
-    await pr('approved', { id: 21, actor: 'carol' })
+    await send('bitbucket', 'pullrequest:approved', approved, 'bb-21-approved')
     for (const channel of [BACKEND, FOLLOW]) expect(h.slack.messagesIn(channel)[0]!.reactions.has('white_check_mark')).toBe(true)
+
+    // A replay of the pull request's deliveries, under their own ids and under new ones (a redelivery tool, a
+    // second hook): the owner's and the follower's channels still have one message each.
+    await send('bitbucket', 'pullrequest:created', created, 'bb-21-created')
+    await send('bitbucket', 'pullrequest:approved', approved, 'bb-21-approved')
+    await send('bitbucket', 'pullrequest:created', created, 'bb-21-created-again')
+    await send('bitbucket', 'pullrequest:approved', approved, 'bb-21-approved-again')
+    expect([posts(GENERAL), posts(BACKEND), posts(FOLLOW)]).toEqual([0, 1, 1])
+    expect(bitbucket.requests.filter((r) => r.path.endsWith('/CODEOWNERS'))).toHaveLength(1)
   })
 })
