@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Provider } from '../../machines/pull-request-event.ts'
 import { startFakeBitbucket, type FakeBitbucket } from '../helpers/fake-bitbucket.ts'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { startFakeGitlab, type FakeGitlab } from '../helpers/fake-gitlab.ts'
@@ -30,6 +31,9 @@ afterEach(async () => {
   dir.remove()
 })
 
+/** prherald-doctor, built, with the fake Slack and the host's variables. */
+const doctor = (provider: Provider, env: Record<string, string>) => runCliAsync('doctor', [], testEnv(dir.path, provider, { SLACK_API_URL: slack.url, ...env }), dir.path)
+
 /** The [routing] section's lines, each as `STATUS name target…`, spaces folded. */
 const routing = (stdout: string) => {
   const start = stdout.indexOf('[routing]')
@@ -50,7 +54,7 @@ describe('prherald-doctor [routing]', () => {
       follow: [{ channel: 'C0FOLLOW001', authors: ['alice'] }],
       mappings: { acme: { monorepo: { channel: 'C0GENERAL01', owners: { '@acme/backend': { channel: 'C0BACKEND01' }, '@acme/ops': { channel: 'C0OPS000001' } } } } },
     } as never)
-    const result = await runCliAsync('doctor', [], testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, GITHUB_API_URL: github.url, GITHUB_TOKEN: 'ghp-doctor' }), dir.path)
+    const result = await doctor('github', { GITHUB_API_URL: github.url, GITHUB_TOKEN: 'ghp-doctor' })
     expect(result.status).toBe(1)
     const lines = routing(result.stdout)
     expect(lines).toContain('OK slack-channel acme/monorepo owners."@acme/backend" C0BACKEND01 (#general) exists, not archived, bot is a member')
@@ -65,7 +69,7 @@ describe('prherald-doctor [routing]', () => {
     // A follow channel the bot is not in is a WARN: the start-up checks mapped entries' channels, not follow's.
     slack.channels.set('C0OPS000001', { name: 'ops', is_member: true })
     slack.channels.set('C0FOLLOW001', { name: 'follow', is_member: false })
-    const again = await runCliAsync('doctor', [], testEnv(dir.path, 'github', { SLACK_API_URL: slack.url, GITHUB_API_URL: github.url, GITHUB_TOKEN: 'ghp-doctor' }), dir.path)
+    const again = await doctor('github', { GITHUB_API_URL: github.url, GITHUB_TOKEN: 'ghp-doctor' })
     expect(again.status).toBe(0)
     expect(routing(again.stdout)).toContain('WARN slack-channel follow[0] the bot is not a member of C0FOLLOW001 (#follow)')
   })
@@ -79,7 +83,7 @@ describe('prherald-doctor [routing]', () => {
       follow: [{ channel: 'C0FOLLOW001', team: 'web' }],
       mappings: { acme: { api: { channel: 'C0GENERAL01', owners: { '@acme/web': { channel: 'C0WEB000001' } } } } },
     } as never)
-    const result = await runCliAsync('doctor', [], testEnv(dir.path, 'gitlab', { SLACK_API_URL: slack.url, GITLAB_API_URL: gitlab.url, GITLAB_TOKEN: 'glpat-doctor' }), dir.path)
+    const result = await doctor('gitlab', { GITLAB_API_URL: gitlab.url, GITLAB_TOKEN: 'glpat-doctor' })
     expect(result.status).toBe(0)
     const lines = routing(result.stdout)
     expect(lines).toContain('OK codeowners acme/api CODEOWNERS at the default branch: 1 rule')
@@ -101,7 +105,7 @@ describe('prherald-doctor [routing]', () => {
         web: { channel: 'C0GENERAL01' },
       } },
     } as never)
-    const result = await runCliAsync('doctor', [], testEnv(dir.path, 'bitbucket', { SLACK_API_URL: slack.url, BITBUCKET_API_URL: bitbucket.url, BITBUCKET_TOKEN: 'bb-doctor' }), dir.path)
+    const result = await doctor('bitbucket', { BITBUCKET_API_URL: bitbucket.url, BITBUCKET_TOKEN: 'bb-doctor' })
     expect(result.status).toBe(0)
     const lines = routing(result.stdout)
     expect(lines).toContain('OK codeowners acme/api .bitbucket/CODEOWNERS at the default branch: 1 rule; Bitbucket cannot: a target branch whose name holds a / (release/2.4) cannot be read through its src API: such pull requests go to the entry\'s own channels')
