@@ -183,6 +183,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     savePersonLookup: (l) => change([q.savePersonLookup, [l.provider, l.login, l.outcome, l.slackUserId ?? null, l.expiresAt]]),
     loginsOfSlackUser: async (slackUserId) => driver.read<{ provider: string; login: string }>(q.loginsOfSlackUser, [slackUserId]),
     findThreadReply: (pr, channel, replyKey) => one(q.findThreadReply, [...key(pr, channel), replyKey], threadReplyFromRow),
+    threadReplyAt: (pr, channel, ts) => one(q.threadReplyAt, [...key(pr, channel), ts], threadReplyFromRow),
     recordThreadReplyIntent: (r) => change([q.recordThreadReplyIntent, [...key(r, r.channel), r.replyKey, r.createdAt]]),
     threadReplyIntents: async () => (await driver.read<ThreadReplyRow>(q.threadReplyIntents)).map(threadReplyFromRow),
     completeThreadReply: (pr, channel, replyKey, ts) => change([q.completeThreadReply, [ts, ...key(pr, channel), replyKey]]),

@@ -92,6 +92,8 @@ const sql = {
     ON CONFLICT (provider, login) DO UPDATE SET outcome = excluded.outcome, slack_user_id = excluded.slack_user_id, expires_at = excluded.expires_at`,
 
   findThreadReply: `SELECT * FROM thread_replies WHERE ${REPLY_KEY}`,
+  // A permalink in a person's reply names a message by channel and ts: one of this pull request's replies there?
+  threadReplyAt: `SELECT * FROM thread_replies WHERE ${MESSAGE_KEY} AND ts = ?`,
   // An intent never overwrites a posted reply; a repeated intent moves the search's start to now.
   recordThreadReplyIntent: `
     INSERT INTO thread_replies (provider, repository, pr_number, channel, reply_key, ts, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?)

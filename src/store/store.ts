@@ -304,6 +304,8 @@ export interface IntentStore {
 
   /** The reply recorded under this key in the pull request's message in `channel`, posted or not. */
   findThreadReply(pr: PullRequestRef, channel: string, replyKey: string): Promise<ThreadReply | undefined>
+  /** The pull request's reply posted as `ts` in `channel` (a message a person's reply links to), if it is one. */
+  threadReplyAt(pr: PullRequestRef, channel: string, ts: string): Promise<ThreadReply | undefined>
   /** Records the intent to post a reply (committed on return); a reply already posted under the key is kept as it is. */
   recordThreadReplyIntent(reply: Omit<ThreadReply, 'ts'>): Promise<void>
   /** The reply is in Slack: saves its ts. */
