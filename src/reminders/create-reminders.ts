@@ -166,10 +166,13 @@ export function createReminders(deps: RemindersDeps) {
       }
     }
     for (const [key, now] of current) {
-      if (!seen.has(key)) await deps.store.startHold({ prKey: pullRequestKey(now.context), recipient: now.slackUser, role: now.holder.role, since: at })
+      if (seen.has(key)) continue
+      await deps.store.startHold({ prKey: pullRequestKey(now.context), recipient: now.slackUser, role: now.holder.role, since: at })
+      logger.debug('reminder hold started', { pr: pullRequestKey(now.context), slack_user: now.slackUser, role: now.holder.role })
     }
     // A snooze of a pull request nobody holds any more has nothing left to hold.
     for (const s of snoozes.values()) if (!open.has(s.prKey)) await deps.store.endSnooze(s.slackUser, s.prKey)
     if (queued) deps.kickDirectMessages()
+    logger.debug('reminders looked at', { holds: current.size })
   }
 }
