@@ -35,7 +35,7 @@ describe.each(personalStores())('reminders ($name)', ({ databaseUrl }) => {
   })
 
   const start = async (provider: Provider, config: Json) => {
-    writeConfig(h.dir.path, { git_provider: provider, notify: { direct_messages: 'on', reminders: REMINDERS }, server: { shutdown_timeout_seconds: 1 }, ...config })
+    writeConfig(h.dir.path, { git_provider: provider, mappings: config.mappings, notify: { direct_messages: 'on', reminders: REMINDERS }, server: { shutdown_timeout_seconds: 1 }, ...config })
     h.service = await startPrherald(h.dir.path, testEnv(h.dir.path, provider, {
       SLACK_API_URL: h.slack.url, SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET, ...h.database.env,
     }), { clock: () => clock, directMessageIntervalMs: 50, reminderIntervalMs: 50 })
