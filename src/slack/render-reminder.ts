@@ -11,7 +11,11 @@ export function renderReminderLine(context: PullRequestContext, role: HoldRole, 
     : `:hourglass_flowing_sand: ${link} has waited ${waited} for you: ${escapeText(why)}`
 }
 
-/** The thread's one line once a pull request has waited `escalate_after` on someone: it names them (a mention). Pure. */
+/**
+ * The thread's one line once a pull request has waited `escalate_after` on someone: it names them with a `<@U…>`
+ * mention, the token the review ping already puts in the thread (render-review-ping.ts). `slackUser` is a `users:`
+ * id, checked at load (U…/W…). Pure.
+ */
 export function renderEscalationLine(slackUser: string, role: HoldRole, why: string, waited: string): string {
   return role === 'review'
     ? `:hourglass_flowing_sand: This pull request has waited ${waited} for a review by <@${slackUser}>.`
