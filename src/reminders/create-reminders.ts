@@ -154,7 +154,7 @@ export function createReminders(deps: RemindersDeps) {
       const now = current.get(key)
       // It no longer holds it (reviewed, merged, a draft again), or holds it otherwise: a new hold starts below.
       if (!now || now.holder.role !== hold.role) {
-        await deps.store.endHold(hold.prKey, hold.recipient)
+        await deps.store.endHold(hold)
         continue
       }
       seen.add(key)
@@ -170,7 +170,7 @@ export function createReminders(deps: RemindersDeps) {
       await deps.store.startHold({ prKey: pullRequestKey(now.context), recipient: now.slackUser, role: now.holder.role, since: at })
       logger.debug('reminder hold started', { pr: pullRequestKey(now.context), slack_user: now.slackUser, role: now.holder.role })
     }
-    // A snooze of a pull request nobody holds any more has nothing left to hold.
+    // A snooze of a pull request that is no longer open (merged, closed, a draft again) has nothing left to hold.
     for (const s of snoozes.values()) if (!open.has(s.prKey)) await deps.store.endSnooze(s.slackUser, s.prKey)
     if (queued) deps.kickDirectMessages()
     logger.debug('reminders looked at', { holds: current.size })

@@ -31,7 +31,8 @@ export interface ReminderStore {
   reminderHolds(): Promise<ReminderHold[]>
   /** Records a hold unless the person holds the pull request already (another replica's sight of it is kept). */
   startHold(hold: Pick<ReminderHold, 'prKey' | 'recipient' | 'role' | 'since'>): Promise<void>
-  endHold(prKey: string, recipient: string): Promise<void>
+  /** Ends that hold (by its start: a newer hold another replica began is kept). */
+  endHold(hold: Pick<ReminderHold, 'prKey' | 'recipient' | 'since'>): Promise<void>
   /** Counts reminder `count` (the one after `count - 1`) as queued at `at`: true for the one caller that moved it. */
   countReminder(hold: Pick<ReminderHold, 'prKey' | 'recipient' | 'since'>, count: number, at: number): Promise<boolean>
   markEscalated(hold: Pick<ReminderHold, 'prKey' | 'recipient' | 'since'>, at: number): Promise<void>
@@ -46,7 +47,7 @@ export const reminderQueries = statements({
   holds: 'SELECT * FROM reminder_holds',
   startHold: `INSERT INTO reminder_holds (pr_key, recipient, role, since) VALUES (?, ?, ?, ?)
     ON CONFLICT (pr_key, recipient) DO NOTHING`,
-  endHold: 'DELETE FROM reminder_holds WHERE pr_key = ? AND recipient = ?',
+  endHold: 'DELETE FROM reminder_holds WHERE pr_key = ? AND recipient = ? AND since = ?',
   // The compare-and-set: of two replicas counting the same reminder, one moves the count.
   countReminder: 'UPDATE reminder_holds SET reminders = ?, reminded_at = ? WHERE pr_key = ? AND recipient = ? AND since = ? AND reminders = ?',
   markEscalated: 'UPDATE reminder_holds SET escalated_at = ? WHERE pr_key = ? AND recipient = ? AND since = ? AND escalated_at IS NULL',
@@ -84,7 +85,7 @@ export function createReminderStore(driver: StoreDriver): ReminderStore {
       reminders: Number(r.reminders), remindedAt: millis(r.reminded_at), escalatedAt: millis(r.escalated_at),
     })),
     startHold: (h) => change([q.startHold, [h.prKey, h.recipient, h.role, h.since]]),
-    endHold: (prKey, recipient) => change([q.endHold, [prKey, recipient]]),
+    endHold: (h) => change([q.endHold, [h.prKey, h.recipient, h.since]]),
     async countReminder(h, count, at) {
       const [moved] = await driver.write([[q.countReminder, [count, at, h.prKey, h.recipient, h.since, count - 1]]])
       return moved === 1
