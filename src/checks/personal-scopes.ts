@@ -17,7 +17,7 @@ export const PERSONAL_SCOPES = {
   'usergroups:read': 'team review requests reaching the team\'s members',
 } as const satisfies Record<string, string>
 
-type PersonalSettings = Pick<Settings, 'directMessages'> & { hosts: readonly Pick<HostSettings, 'teams'>[] }
+export type PersonalSettings = Pick<Settings, 'directMessages'> & { hosts: readonly Pick<HostSettings, 'teams'>[] }
 
 /**
  * Whether anyone can get a direct message: never with `off`; with `on` anyone mapped; with `opt_in` only

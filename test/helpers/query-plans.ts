@@ -23,6 +23,8 @@ export const BOUNDED: Readonly<Record<string, string>> = {
   linked_accounts: 'one row per person and host',
   oauth_states: 'flows of the last ten minutes',
   person_action_gates: 'one row per person and kind',
+  reminder_holds: 'one row per person an open pull request waits on: the reminder job deletes a hold once it ends',
+  reminder_snoozes: 'one row per snooze of an open pull request: the reminder job deletes it once it ran out or the pull request ended',
 }
 
 export interface Index {
