@@ -168,7 +168,7 @@ export interface PeopleFacts {
   caseInsensitive: boolean
   /** What `users:` keys are, for `prherald-config list`. */
   keyDescription: string
-  /** What `teams:` keys are; undefined when the host has no teams prherald reads. */
+  /** What `teams:` keys are (host teams asked to review, or names of Slack user groups for `assign:`), for `prherald-config list`. */
   teamDescription: string | undefined
   /** slack.lookup_users_by_email works here (the host's API gives a profile's public email). */
   emailLookup: boolean

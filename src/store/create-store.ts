@@ -12,6 +12,7 @@ import { createPersonalStore, targetText } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
 import { createReviewFormStore, deleteExpiredReviewForms } from './review-form-store.ts'
 import { createActionCounts, deleteActionsBefore } from './action-count-store.ts'
+import { createAssignmentStore } from './assignment-store.ts'
 import { createTurnaroundStore, deleteTurnaroundBefore, saveTurnaroundStep } from './turnaround-store.ts'
 import { createReplyCommentStore, deleteReplyCommentsBefore } from './reply-comment-store.ts'
 import { personalQueries } from './personal-queries.ts'
@@ -66,6 +67,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     ...createReplyCommentStore(driver, now),
     ...createActionCounts(driver),
     ...createTurnaroundStore(driver),
+    ...createAssignmentStore(driver),
     async findMessages(pr) {
       return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow).sort(oldestFirst)
     },

@@ -73,7 +73,8 @@ export const bitbucket: GitHost = {
     keyOf: (actor) => actor.accountId ?? actor.login,
     caseInsensitive: false,
     keyDescription: 'Bitbucket account ids',
-    teamDescription: undefined,
+    // `teams:` here names Slack user groups only (assign: reads their members back through users:).
+    teamDescription: 'team names for assign:, each a Slack user group',
     emailLookup: false,
     // A key that cannot be an account id is almost certainly a nickname or display name, which would silently never match.
     keyProblem: (key) => ACCOUNT_ID.test(key)

@@ -89,7 +89,8 @@ export const gitlab: GitHost = {
     // GitLab usernames are unique regardless of case.
     caseInsensitive: true,
     keyDescription: 'GitLab usernames, case ignored',
-    teamDescription: undefined,
+    // `teams:` here names Slack user groups only (assign: reads their members back through users:).
+    teamDescription: 'team names for assign:, each a Slack user group',
     emailLookup: true,
   },
   // GitLab has no fixed identity for the dependency bots (Renovate and Dependabot run under accounts you create).
