@@ -1,3 +1,4 @@
+import { bitbucketRequestReviewers } from './request-reviewers.ts'
 import type { GitHost, HostApi } from '../contract.ts'
 import { runWaitingOut } from '../host-rate-gate.ts'
 import { readPullRequestWith } from '../read-pull-request.ts'
@@ -27,6 +28,7 @@ function connect(token: string, authEmail: string | undefined, apiUrl: string): 
     webhooks: cachingOwnerHooks(bitbucketWebhookApi(client)),
     changedFiles: bitbucketChangedFiles(client),
     readFile: bitbucketReadFile(client),
+    requestReviewers: bitbucketRequestReviewers(client),
     // Comments as the token's account (an access token's bot, or the API token's person); needs pullrequest:write.
     comments: bitbucketPersonApi(apiUrl, authEmail ? basicAuth(authEmail, token) : `Bearer ${token}`),
     reconcile: (gate, clock) => ({

@@ -4,6 +4,7 @@ import { smokeRequest } from '../smoke-delivery.ts'
 import { bodyDigestId } from '../verify-signature.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
 import { gitlabReadFile } from './read-file.ts'
+import { gitlabRequestReviewers } from './request-reviewers.ts'
 import { gitlabChangedFiles } from './changed-files.ts'
 import { createGitlabClient } from './client.ts'
 import { gitlabPersonApi, gitlabTalkBack } from './talk-back.ts'
@@ -29,6 +30,7 @@ function connect(token: string, apiUrl: string): HostApi {
     webhooks: cachingOwnerHooks(gitlabWebhookApi(client)),
     changedFiles: gitlabChangedFiles(client),
     readFile: gitlabReadFile(client),
+    requestReviewers: gitlabRequestReviewers(client),
     reconcile: (gate, clock) => ({
       readPullRequest: readGitlabMergeRequest(client, gate, clock),
     }),
