@@ -3,6 +3,7 @@ import { ShutdownInterrupt } from '../slack/retry-transient.ts'
 import type { SlackClient, SlackStatus } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { AssignmentStore } from '../store/assignment-store.ts'
+import { dayOf } from '../personal/away-command.ts'
 
 /** How long a person's Slack presence and status stand before they are read again. */
 export const AWAY_TTL_MS = 5 * 60_000
@@ -19,9 +20,6 @@ export function statusSaysOut(status: SlackStatus, now: number): boolean {
   if (status.expiration > 0 && status.expiration * 1000 <= now) return false
   return OUT_EMOJI.has(status.emoji) || OUT_WORDS.test(status.text)
 }
-
-/** The UTC day of `now`, as `/prherald away until` days are written. */
-export const dayOf = (now: number) => new Date(now).toISOString().slice(0, 10)
 
 export interface AwayCheck {
   /** Why the Slack user is to be passed over (`is away`, `is out of office`, `is away until 2026-12-24`); undefined: they are here. */

@@ -15,6 +15,7 @@ import { createCommandRunner, type RunCommand } from './run-command.ts'
 import { createLinkCommands } from './link-commands.ts'
 import { createStatsReport, workingClockOf } from '../insights/stats-report.ts'
 import type { TurnaroundStore } from '../store/turnaround-store.ts'
+import type { AssignmentStore } from '../store/assignment-store.ts'
 
 /**
  * What `/prherald`, the Events API and the home tab's buttons need, built from the worker's personal side,
@@ -27,7 +28,7 @@ export function personalRoutes(deps: {
   personal: Personal
   /** The message client: the home tab is published like any other change. */
   slack: Pick<SlackClient, 'publishHome'>
-  store: MessageStore & PreferenceStore & PeopleCache & SlackRequests & TurnaroundStore
+  store: MessageStore & PreferenceStore & PeopleCache & SlackRequests & TurnaroundStore & AssignmentStore
   pacer: SlackPacer
   /** The batches' backoff: a home tab whose publish failed for a moment is tried again with it. */
   retry: RetryPolicy
@@ -48,7 +49,7 @@ export function personalRoutes(deps: {
   const shared = { store, settings: settings.directMessages, personOf, directory: personal.people, now: personal.now, stats }
   const publishHome = createPublishHome({ ...shared, slack: deps.slack, pacer: deps.pacer, retry: deps.retry, sleep: deps.sleep, logger: deps.logger, talkBack: deps.talkBack })
   return {
-    run: createCommandRunner({ ...shared, link: deps.talkBack && createLinkCommands({ talkBack: deps.talkBack, logger: deps.logger }) }),
+    run: createCommandRunner({ ...shared, away: store, link: deps.talkBack && createLinkCommands({ talkBack: deps.talkBack, logger: deps.logger }) }),
     publishHome,
     home: createHomeActions({ store, personOf, publishHome, logger: deps.logger }),
     slackApiUrl: settings.api.slack,

@@ -7,6 +7,8 @@ import { channelPullRequests, minePullRequests, openPullRequests } from './pull-
 import { pullRequestKey } from '../../machines/pull-request-event.ts'
 import { LINK_HELP, type LinkCommands } from './link-commands.ts'
 import type { StatsReport } from '../insights/stats-report.ts'
+import type { AssignmentStore } from '../store/assignment-store.ts'
+import { AWAY_HELP, awayCommand } from './away-command.ts'
 
 /** A slash command as Slack sends it, the fields read. */
 export interface SlashCommand {
@@ -26,6 +28,7 @@ export const COMMAND_HELP = [
   '• `/prherald hours 09:00-18:00`: your working hours (direct messages outside them wait for the next start)',
   '• `/prherald mute <pull request link>` / `unmute <link>`: no direct messages about that pull request',
   '• `/prherald stats [owner/repo|team] [--weeks N]`: time to first review, to approval and to merge',
+  AWAY_HELP,
 ].join('\n')
 
 const NOT_MAPPED = 'prherald does not know you yet: ask whoever runs it to add your git login and your Slack member id (Profile, ⋮ More, Copy member ID) under `users:` in config.yaml.'
@@ -41,6 +44,8 @@ export interface CommandDeps {
   link?: LinkCommands | undefined
   /** Turnaround figures (`/prherald stats`); absent when `insights.enabled` is off. */
   stats?: StatsReport | undefined
+  /** `/prherald away` (away-command.ts): the marks assign's skip_away reads. */
+  away?: Pick<AssignmentStore, 'setAway'> | undefined
 }
 
 /**
@@ -98,6 +103,9 @@ export function createCommandRunner(deps: CommandDeps) {
         await deps.store.setMuted(me, prKey, word === 'mute')
         return { now: word === 'mute' ? 'Muted: no more direct messages about it.' : 'Unmuted.' }
       }
+      case 'away':
+        if (deps.away) return { now: await awayCommand(deps.away, me, argument, deps.now()) }
+        return { now: `Unknown command "${word}".\n${COMMAND_HELP}` }
       case 'link':
       case 'unlink':
         if (deps.link) return { now: await deps.link.run(word, me, argument) }
