@@ -1,0 +1,114 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
+import { MANIFEST_SCOPES, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
+import { pullRequest } from '../helpers/github-payloads.ts'
+import { deliver } from '../helpers/signed-delivery.ts'
+import { commandForm, sendSignedSlack } from '../helpers/slack-requests.ts'
+import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
+import { startPrherald, testEnv, waitFor, writeConfig, type TestService } from '../helpers/start-prherald.ts'
+import { makeTempDir } from '../helpers/temp-dir.ts'
+
+/**
+ * `assign:` on GitHub, end to end: real signed deliveries to the real server, the fake GitHub records the
+ * review requests (POST requested_reviewers, as the REST docs take them) and the fake Slack answers presence
+ * and status as Slack's docs show. The team `backend` has the pull requests' author (Codertocat) and three others.
+ */
+const CHANNEL = 'C0000000001'
+const PEOPLE = { dave: 'U0DAVE0001', erin: 'U0ERIN0001', frank: 'U0FRANK001' }
+let dir: ReturnType<typeof makeTempDir>
+let slack: FakeSlack
+let github: FakeGithub
+let service: TestService | undefined
+
+beforeEach(async () => {
+  dir = makeTempDir()
+  slack = await startFakeSlack()
+  slack.scopes.push(...MANIFEST_SCOPES)
+  for (const id of Object.values(PEOPLE)) slack.users.set(id, { realName: id })
+  github = await startFakeGithub()
+  github.teamMembers.set('Codertocat/backend', ['Codertocat', 'dave', 'erin', 'frank'])
+})
+afterEach(async () => {
+  await service?.stop()
+  service = undefined
+  await slack.close()
+  await github.close()
+  dir.remove()
+})
+
+async function start(assign: Record<string, unknown>) {
+  writeConfig(dir.path, {
+    git_provider: 'github', server: { shutdown_timeout_seconds: 1 }, users: PEOPLE, teams: { backend: 'S0BACKEND1' },
+    mappings: { Codertocat: { '*': { channel: CHANNEL, assign: { team: 'backend', ...assign } } } },
+  })
+  service = await startPrherald(dir.path, testEnv(dir.path, 'github', {
+    SLACK_API_URL: slack.url, GITHUB_API_URL: github.url, GITHUB_TOKEN: 'ghp_test', SLACK_SIGNING_SECRET: TEST_SLACK_SIGNING_SECRET,
+  }))
+}
+
+type Json = Record<string, any>
+async function open(number: number, change: (pr: Json) => void = () => {}) {
+  const payload = pullRequest('opened', number)
+  Object.assign(payload.pull_request, { requested_reviewers: [], requested_teams: [] })
+  change(payload.pull_request)
+  expect((await deliver(service!.url, 'github', { event: 'pull_request', payload })).status).toBe(200)
+  await waitFor(`the review request of #${number}`, () => github.reviewRequests.has(`Codertocat/Hello-World#${number}`))
+  return github.reviewRequests.get(`Codertocat/Hello-World#${number}`)!
+}
+
+/** The thread's replies of pull request `number`'s message. */
+function linesOf(number: number): string[] {
+  const message = slack.messagesIn(CHANNEL).find((m) => JSON.stringify(m.blocks ?? m.text).includes(`/pull/${number}`))
+  return message ? slack.repliesTo(CHANNEL, message.ts).map((r) => r.text) : []
+}
+
+describe('assign: on GitHub', () => {
+  it('asks the team in turn across pull requests, never the author, and says so once in the thread', async () => {
+    await start({})
+    const asked = []
+    for (const number of [2, 3, 4, 5, 6, 7]) asked.push((await open(number)).map((body) => body.reviewers))
+    expect(asked).toEqual([[['dave']], [['erin']], [['frank']], [['dave']], [['erin']], [['frank']]])
+    await waitFor('the line in the thread', () => linesOf(2).length > 0)
+    expect(linesOf(2)).toEqual([`Assigned <@${PEOPLE.dave}> (round robin)`])
+    expect(linesOf(3)).toEqual([`Assigned <@${PEOPLE.erin}> (round robin)`])
+  })
+
+  it('never asks someone asked already, and counts a member asked by a person towards count', async () => {
+    await start({ count: 2 })
+    const body = await open(2, (pr) => { pr.requested_reviewers = [{ login: 'erin', id: 7, type: 'User' }] })
+    // erin counts as one of the two: one more, and not erin.
+    expect(body).toEqual([{ reviewers: ['dave'] }])
+  })
+
+  it('skip_away passes over someone Slack shows away (users.getPresence)', async () => {
+    slack.users.set(PEOPLE.dave, { realName: 'dave', presence: 'away' })
+    await start({ count: 1 })
+    expect(await open(2)).toEqual([{ reviewers: ['erin'] }])
+    await waitFor('the line', () => linesOf(2).length > 0)
+    expect(linesOf(2)).toEqual([`Assigned <@${PEOPLE.erin}> (round robin; dave is away)`])
+  })
+
+  it('skip_away reads an out-of-office status and the /prherald away mark', async () => {
+    slack.users.set(PEOPLE.dave, { realName: 'dave', status: { text: 'Vacationing', emoji: ':palm_tree:', expiration: 0 } })
+    await start({ count: 1 })
+    const until = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10)
+    const answer = await sendSignedSlack(service!.url, '/webhook/slack/commands', commandForm(PEOPLE.erin, `away until ${until}`))
+    expect(await answer.text()).toContain(`Away until ${until}`)
+    expect(await open(2)).toEqual([{ reviewers: ['frank'] }])
+    await waitFor('the line', () => linesOf(2).length > 0)
+    expect(linesOf(2)).toEqual([`Assigned <@${PEOPLE.frank}> (round robin; dave is out of office; erin is away until ${until})`])
+    // Back: erin is asked again at her turn.
+    await sendSignedSlack(service!.url, '/webhook/slack/commands', commandForm(PEOPLE.erin, 'away off'))
+    expect(await open(3)).toEqual([{ reviewers: ['erin'] }])
+  })
+
+  it('least_busy asks whoever has the fewest open review requests', async () => {
+    await start({ strategy: 'least_busy' })
+    // dave and erin each wait on an open pull request already; frank on none.
+    const payload = pullRequest('opened', 9)
+    Object.assign(payload.pull_request, { requested_reviewers: [{ login: 'dave', id: 7, type: 'User' }, { login: 'erin', id: 8, type: 'User' }], requested_teams: [] })
+    expect((await deliver(service!.url, 'github', { event: 'pull_request', payload })).status).toBe(200)
+    await waitFor('#9 announced', () => linesOf(9).length > 0 || slack.messagesIn(CHANNEL).length > 0)
+    expect(await open(10)).toEqual([{ reviewers: ['frank'] }])
+  })
+})
