@@ -12,10 +12,13 @@ import { projectId, type GitlabClient } from './client.ts'
 export function gitlabRequestReviewers(client: GitlabClient) {
   return async (pr: PullRequestAddress, reviewers: readonly string[]): Promise<void> => {
     const path = `/projects/${projectId(pr.owner, pr.repo)}/merge_requests/${pr.number}`
-    const current = await client.request<{ reviewers?: Array<{ id: number }> }>('GET', path)
+    const current = await client.request<{ reviewers?: Array<{ id: number }>; author?: { username?: string } }>('GET', path)
     const ids = new Set((current.reviewers ?? []).map((r) => r.id))
     const before = ids.size
+    // A hook names the author only when they acted (decode.ts): the merge request itself always does.
+    const author = current.author?.username?.toLowerCase()
     for (const username of reviewers) {
+      if (username.toLowerCase() === author) continue
       const [user] = await client.request<Array<{ id: number }>>('GET', `/users?username=${encodeURIComponent(username)}`)
       if (user) ids.add(user.id)
     }
