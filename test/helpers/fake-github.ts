@@ -55,6 +55,8 @@ export interface FakeGithub {
    * docs' "Request reviewers for a pull request" takes them (`reviewers`: user logins; `team_reviewers`: team slugs).
    */
   reviewRequests: Map<string, Array<{ reviewers?: string[]; team_reviewers?: string[] }>>
+  /** Each review request, once recorded, waits for the first of these (taken off) before it is answered: a request in flight. */
+  reviewRequestHolds: Array<Promise<void>>
   close(): Promise<void>
 }
 
@@ -89,9 +91,10 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     failures: [] as FakeGithub['failures'],
     tokenScopes: undefined as string[] | undefined,
     reviewRequests: new Map<string, Array<{ reviewers?: string[]; team_reviewers?: string[] }>>(),
+    reviewRequestHolds: [] as Array<Promise<void>>,
   }
   let base = ''
-  const fake = await startHttpFake((req, res) => {
+  const fake = await startHttpFake(async (req, res) => {
     const limit = state.rateLimit
     if (limit) {
       const exhausted = limit.remaining <= 0
@@ -157,6 +160,7 @@ export async function startFakeGithub(): Promise<FakeGithub> {
       if (!Array.isArray(body.reviewers) && !Array.isArray(body.team_reviewers)) return sendJson(res, 422, { message: 'Invalid request.' })
       const key = `${m[1]}/${m[2]}#${m[3]}`
       state.reviewRequests.set(key, [...(state.reviewRequests.get(key) ?? []), body])
+      await state.reviewRequestHolds.shift()
       return sendJson(res, 201, { number: Number(m[3]), requested_reviewers: (body.reviewers ?? []).map((login) => ({ login, type: 'User' })), requested_teams: [] })
     }
     if ((m = req.path.match(/^\/repos\/([^/]+)\/([^/]+)\/hooks\/(\d+)\/deliveries$/)) && req.method === 'GET') {
