@@ -1,5 +1,5 @@
 import { PrheraldError } from '../errors.ts'
-import { statements } from './dialect.ts'
+import { deleteSlice, statements } from './dialect.ts'
 import type { StoreDriver } from './store-driver.ts'
 import type { PullRequestRef } from './store.ts'
 
@@ -46,7 +46,11 @@ export const assignmentQueries = statements({
     ON CONFLICT (slack_user) DO UPDATE SET until_day = excluded.until_day, set_at = excluded.set_at`,
   endAway: 'DELETE FROM away_marks WHERE slack_user = ?',
   away: 'SELECT until_day FROM away_marks WHERE slack_user = ?',
+  deleteBefore: deleteSlice('review_assignments', 'decided_at < ?'),
 })
+
+/** Cleanup's statement (create-store.ts forgetBefore), counted with the run claims: a decision is a claim too. */
+export const deleteAssignmentsBefore = assignmentQueries.deleteBefore
 
 interface AssignmentRow {
   provider: string

@@ -12,7 +12,7 @@ import { createPersonalStore, targetText } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
 import { createReviewFormStore, deleteExpiredReviewForms } from './review-form-store.ts'
 import { createActionCounts, deleteActionsBefore } from './action-count-store.ts'
-import { createAssignmentStore } from './assignment-store.ts'
+import { createAssignmentStore, deleteAssignmentsBefore } from './assignment-store.ts'
 import { createTurnaroundStore, deleteTurnaroundBefore, saveTurnaroundStep } from './turnaround-store.ts'
 import { createReplyCommentStore, deleteReplyCommentsBefore } from './reply-comment-store.ts'
 import { personalQueries } from './personal-queries.ts'
@@ -82,7 +82,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       }
       const deletes: readonly [keyof ForgottenRows, Statement, number][] = [
         ['messages', q.deleteMessagesUntouchedSince, cutoff], ['deliveries', q.deleteAppliedDeliveriesBefore, replayCutoff], ['bodies', q.deleteBodiesBefore, replayCutoff],
-        ['runClaims', q.deleteRunClaimsBefore, cutoff], ['threadRecords', q.deleteThreadRepliesBefore, cutoff], ['threadRecords', q.deleteHeadsBefore, cutoff],
+        ['runClaims', q.deleteRunClaimsBefore, cutoff], ['runClaims', deleteAssignmentsBefore, cutoff], ['threadRecords', q.deleteThreadRepliesBefore, cutoff], ['threadRecords', q.deleteHeadsBefore, cutoff],
         ['slackRequests', q.deleteSlackRequestsBefore, replayCutoff], ['directMessages', q.deleteDirectMessagesBefore, cutoff], ['threadRecords', deleteReplyCommentsBefore, cutoff],
         // A review form is good for an hour, whatever the cutoff: an expired one only waits to be deleted.
         ['reviewForms', deleteExpiredReviewForms, now()], ...deleteActionsBefore.map((s): [keyof ForgottenRows, Statement, number] => ['personActions', s, cutoff]),

@@ -208,7 +208,7 @@ export interface ForgottenRows {
   deliveries: number
   /** Body digests older than the replay cutoff. */
   bodies: number
-  /** Once-per-run claims made before it. */
+  /** Once-per-run claims made before it, and reviewer assignments decided before it (one claim per pull request). */
   runClaims: number
   /** Thread replies recorded before it, head commits last seen before it, and thread replies' comments (talk-back) last changed before it. */
   threadRecords: number
