@@ -17,11 +17,20 @@ function load(yaml: string) {
   return loadSettings({ PRHERALD_CONFIG_FILE: join(dir.path, 'config.yaml') }, dir.path)
 }
 
+/** The message of the refusal `yaml` gets. */
+function refusal(yaml: string): string {
+  try {
+    load(yaml)
+  } catch (error) {
+    expect(error).toBeInstanceOf(PrheraldError)
+    return (error as PrheraldError).message
+  }
+  throw new Error('expected the configuration to be refused')
+}
+
 describe('assign:', () => {
   it('refuses a count below 1 and an unknown strategy, both at once with their lines', () => {
-    let error: unknown
-    try {
-      load(`git_provider: github
+    const message = refusal(`git_provider: github
 teams:
   backend: S0BACKEND1
 mappings:
@@ -36,19 +45,12 @@ mappings:
       channel: C0OPS00001
       assign: { team: backend, strategy: random }
 `)
-    } catch (caught) {
-      error = caught
-    }
-    expect(error).toBeInstanceOf(PrheraldError)
-    const message = (error as PrheraldError).message
     expect(message).toContain('line 11, mappings.acme.web.assign.count: 0 is not allowed; ask from 1 to 10 reviewers')
     expect(message).toMatch(/line 14, mappings\.acme\.ops\.assign\.strategy: "random" is not allowed; use one of .*round_robin.*least_busy/)
   })
 
   it('refuses a team not in teams:, naming the fix, once the file\'s shape is right', () => {
-    let error: unknown
-    try {
-      load(`git_provider: github
+    const message = refusal(`git_provider: github
 teams:
   backend: S0BACKEND1
 mappings:
@@ -60,10 +62,6 @@ mappings:
       channel: C0WEB00001
       assign: { team: mobile }
 `)
-    } catch (caught) {
-      error = caught
-    }
-    const message = (error as PrheraldError).message
     expect(message).toContain('line 8, mappings.acme.api.assign.team: "frontend" is not in teams; add it there with its Slack user group')
     expect(message).toContain('line 11, mappings.acme.web.assign.team: "mobile" is not in teams')
   })
