@@ -34,7 +34,7 @@ export async function assignCheck(ctx: AssignCheckContext, route: Route, target:
     if (members.length === 0) return warn(`${ctx.host.words.name} team ${route.owner}/${assign.team} has no members`, `add people to the team, or name another team in assign.team`)
     return {
       name: 'assign', target, status: 'OK',
-      reason: `${ctx.host.words.name} team ${route.owner}/${assign.team}: ${members.length} members, ${what}. If the team has ${ctx.host.words.name}'s own review assignment on, the members it asks count towards count and prherald asks only the rest`,
+      reason: `${ctx.host.words.name} team ${route.owner}/${assign.team}: ${members.length} members, ${what}. ${ctx.host.words.name}'s own review assignment for the team cannot be read here: members it asked before prherald decides count towards count; if it is on, keep one of the two`,
     }
   } catch (error) {
     if (isPrheraldError(error, 'git_host_not_found')) {

@@ -102,6 +102,20 @@ describe('assign: on GitHub', () => {
     expect(await open(3)).toEqual([{ reviewers: ['erin'] }])
   })
 
+  it('waits while the pull request is a draft, and assigns once it is made ready', async () => {
+    await start({})
+    const draft = pullRequest('opened', 2, { draft: true })
+    Object.assign(draft.pull_request, { requested_reviewers: [], requested_teams: [] })
+    expect((await deliver(service!.url, 'github', { event: 'pull_request', payload: draft })).status).toBe(200)
+    expect(await service!.settle(10_000)).toBe(true)
+    expect(github.reviewRequests.size).toBe(0)
+    const ready = pullRequest('ready_for_review', 2)
+    Object.assign(ready.pull_request, { requested_reviewers: [], requested_teams: [], updated_at: new Date(Date.now() + 60_000).toISOString() })
+    expect((await deliver(service!.url, 'github', { event: 'pull_request', payload: ready })).status).toBe(200)
+    await waitFor('the review request', () => github.reviewRequests.has('Codertocat/Hello-World#2'))
+    expect(github.reviewRequests.get('Codertocat/Hello-World#2')).toEqual([{ reviewers: ['dave'] }])
+  })
+
   it('least_busy asks whoever has the fewest open review requests', async () => {
     await start({ strategy: 'least_busy' })
     // dave and erin each wait on an open pull request already; frank on none.

@@ -20,7 +20,7 @@ describe('assign check', () => {
     const result = await assignCheck({ host: github, api, teams: { backend: 'S0BACKEND1' } }, resolveRoute(mappings, 'acme', 'api')!, 'acme/api')
     expect(result).toMatchObject({ name: 'assign', status: 'OK' })
     expect(result!.reason).toContain('GitHub team acme/backend: 2 members, 1 by round_robin, skipping people away')
-    expect(result!.reason).toContain('the members it asks count towards count and prherald asks only the rest')
+    expect(result!.reason).toContain('members it asked before prherald decides count towards count; if it is on, keep one of the two')
   })
 
   it('warns when the team does not exist, naming the fix; and without a token', async () => {
