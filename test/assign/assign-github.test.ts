@@ -116,6 +116,24 @@ describe('assign: on GitHub', () => {
     expect(github.reviewRequests.get('Codertocat/Hello-World#2')).toEqual([{ reviewers: ['dave'] }])
   })
 
+  it('a request GitHub refuses is asked again, the same decision, with the pull request\'s next delivery', async () => {
+    await start({})
+    github.failures.push({ method: 'POST', path: /requested_reviewers$/, status: 422, times: 1 })
+    const opened = pullRequest('opened', 2)
+    Object.assign(opened.pull_request, { requested_reviewers: [], requested_teams: [] })
+    expect((await deliver(service!.url, 'github', { event: 'pull_request', payload: opened })).status).toBe(200)
+    expect(await service!.settle(10_000)).toBe(true)
+    expect(github.reviewRequests.size).toBe(0)
+    expect(service!.entries().some((e) => e.msg === 'the host refused the review request; asked again with the pull request\'s next delivery')).toBe(true)
+    const edited = pullRequest('edited', 2, { title: 'A better title' })
+    Object.assign(edited.pull_request, { requested_reviewers: [], requested_teams: [], updated_at: new Date(Date.now() + 60_000).toISOString() })
+    expect((await deliver(service!.url, 'github', { event: 'pull_request', payload: edited })).status).toBe(200)
+    await waitFor('the review request asked again', () => github.reviewRequests.has('Codertocat/Hello-World#2'))
+    expect(github.reviewRequests.get('Codertocat/Hello-World#2')).toEqual([{ reviewers: ['dave'] }])
+    await waitFor('the line', () => linesOf(2).length > 0)
+    expect(linesOf(2)).toEqual([`Assigned <@${PEOPLE.dave}> (round robin)`])
+  })
+
   it('least_busy asks whoever has the fewest open review requests', async () => {
     await start({ strategy: 'least_busy' })
     // dave and erin each wait on an open pull request already; frank on none.
