@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startFakeGithub, type FakeGithub } from '../helpers/fake-github.ts'
 import { MANIFEST_SCOPES, startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { pullRequest } from '../helpers/github-payloads.ts'
+import { githubExample } from '../helpers/github-examples.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { commandForm, sendSignedSlack } from '../helpers/slack-requests.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
@@ -132,6 +133,27 @@ describe('assign: on GitHub', () => {
     expect(github.reviewRequests.get('Codertocat/Hello-World#2')).toEqual([{ reviewers: ['dave'] }])
     await waitFor('the line', () => linesOf(2).length > 0)
     expect(linesOf(2)).toEqual([`Assigned <@${PEOPLE.dave}> (round robin)`])
+  })
+
+  it('assigns when a review is requested from the team, if the announcement assigned nobody', async () => {
+    // At the announcement the team's members cannot be read: nobody is assigned, and the pull request is announced.
+    github.teamMembers.delete('Codertocat/backend')
+    await start({})
+    const opened = pullRequest('opened', 2)
+    Object.assign(opened.pull_request, { requested_reviewers: [], requested_teams: [] })
+    expect((await deliver(service!.url, 'github', { event: 'pull_request', payload: opened })).status).toBe(200)
+    expect(await service!.settle(10_000)).toBe(true)
+    expect(github.reviewRequests.size).toBe(0)
+    github.teamMembers.set('Codertocat/backend', ['Codertocat', 'dave', 'erin', 'frank'])
+    const team = { name: 'backend', id: 42, node_id: 'T_42', slug: 'backend', description: null, privacy: 'closed', permission: 'pull', parent: null }
+    const requested = githubExample('pull_request', 'review_requested') as Json
+    delete requested.requested_reviewer
+    requested.requested_team = team
+    Object.assign(requested.pull_request, { number: 2, requested_reviewers: [], requested_teams: [team], draft: false, updated_at: new Date(Date.now() + 60_000).toISOString() })
+    requested.number = 2
+    expect((await deliver(service!.url, 'github', { event: 'pull_request', payload: requested })).status).toBe(200)
+    await waitFor('the review request', () => github.reviewRequests.has('Codertocat/Hello-World#2'))
+    expect(github.reviewRequests.get('Codertocat/Hello-World#2')).toEqual([{ reviewers: ['dave'] }])
   })
 
   it('least_busy asks whoever has the fewest open review requests', async () => {
