@@ -135,6 +135,18 @@ const talkBack = object({
 })
 export type TalkBackTier = Infer<typeof talkBack>
 
+/** `assign.strategy`: who of the team is asked next (docs/review-loop.md, "Assigning reviewers"). */
+export const ASSIGN_STRATEGIES = ['round_robin', 'least_busy'] as const
+
+/** `assign` in a mapping tier: request review from `count` members of a team when a pull request is announced. */
+const assignTier = object({
+  team: teamSlugStruct(),
+  count: optional(refine(integer(), 'count', (value) => (value >= 1 && value <= 10) || `${value} is not allowed; ask from 1 to 10 reviewers, e.g. count: 1`)),
+  strategy: optional(enums(ASSIGN_STRATEGIES)),
+  skip_away: optional(boolean()),
+})
+export type AssignTier = Infer<typeof assignTier>
+
 export const mappingEntry = object({
   channel: optional(channelId),
   channels: optional(size(array(channelTarget), 1, 50)),
@@ -145,6 +157,7 @@ export const mappingEntry = object({
   only: optional(filterTier),
   ignore: optional(filterTier),
   owners: optional(record(codeOwner, ownerRule)),
+  assign: optional(assignTier),
 })
 
 const positiveInteger = (fix: string, max = Number.MAX_SAFE_INTEGER): Struct<number, null> =>

@@ -16,6 +16,7 @@ import { createLinkCommands } from './link-commands.ts'
 import { createStatsReport, workingClockOf } from '../insights/stats-report.ts'
 import type { TurnaroundStore } from '../store/turnaround-store.ts'
 import type { ReminderStore } from '../store/reminder-store.ts'
+import type { AssignmentStore } from '../store/assignment-store.ts'
 
 /**
  * What `/prherald`, the Events API and the home tab's buttons need, built from the worker's personal side,
@@ -28,7 +29,7 @@ export function personalRoutes(deps: {
   personal: Personal
   /** The message client: the home tab is published like any other change. */
   slack: Pick<SlackClient, 'publishHome'>
-  store: MessageStore & PreferenceStore & PeopleCache & SlackRequests & TurnaroundStore & ReminderStore
+  store: MessageStore & PreferenceStore & PeopleCache & SlackRequests & TurnaroundStore & ReminderStore & AssignmentStore
   pacer: SlackPacer
   /** The batches' backoff: a home tab whose publish failed for a moment is tried again with it. */
   retry: RetryPolicy
@@ -50,7 +51,7 @@ export function personalRoutes(deps: {
   const publishHome = createPublishHome({ ...shared, slack: deps.slack, pacer: deps.pacer, retry: deps.retry, sleep: deps.sleep, logger: deps.logger, talkBack: deps.talkBack })
   return {
     run: createCommandRunner({
-      ...shared, link: deps.talkBack && createLinkCommands({ talkBack: deps.talkBack, logger: deps.logger }),
+      ...shared, away: store, link: deps.talkBack && createLinkCommands({ talkBack: deps.talkBack, logger: deps.logger }),
       // `/prherald snooze` only while notify.reminders is on (docs/review-loop.md#reminders).
       snoozes: settings.reminders && store,
     }),

@@ -10,6 +10,8 @@ import { LINK_HELP, type LinkCommands } from './link-commands.ts'
 import type { StatsReport } from '../insights/stats-report.ts'
 import { parseWorkingDuration } from '../config/working-duration.ts'
 import type { ReminderStore } from '../store/reminder-store.ts'
+import type { AssignmentStore } from '../store/assignment-store.ts'
+import { AWAY_HELP, awayCommand } from './away-command.ts'
 
 /** A slash command as Slack sends it, the fields read. */
 export interface SlashCommand {
@@ -30,6 +32,7 @@ export const COMMAND_HELP = [
   '• `/prherald mute <pull request link>` / `unmute <link>`: no direct messages about that pull request',
   '• `/prherald stats [owner/repo|team] [--weeks N]`: time to first review, to approval and to merge',
   '• `/prherald snooze <pull request link> 2d`: no reminders about it for 2 of your working days (or `4h`: hours)',
+  AWAY_HELP,
 ].join('\n')
 
 const NOT_MAPPED = 'prherald does not know you yet: ask whoever runs it to add your git login and your Slack member id (Profile, ⋮ More, Copy member ID) under `users:` in config.yaml.'
@@ -47,6 +50,8 @@ export interface CommandDeps {
   stats?: StatsReport | undefined
   /** `/prherald snooze`; absent when `notify.reminders` is off. */
   snoozes?: Pick<ReminderStore, 'snooze'> | undefined
+  /** `/prherald away` (away-command.ts): the marks assign's skip_away reads. */
+  away?: Pick<AssignmentStore, 'setAway'> | undefined
 }
 
 /**
@@ -117,6 +122,9 @@ export function createCommandRunner(deps: CommandDeps) {
       }
       case 'snooze':
         return { now: await snooze(me, argument) }
+      case 'away':
+        if (deps.away) return { now: await awayCommand(deps.away, me, argument, deps.now()) }
+        return { now: `Unknown command "${word}".\n${COMMAND_HELP}` }
       case 'link':
       case 'unlink':
         if (deps.link) return { now: await deps.link.run(word, me, argument) }
