@@ -13,6 +13,7 @@ import { createTalkBackStore } from './talk-back-store.ts'
 import { createReviewFormStore, deleteExpiredReviewForms } from './review-form-store.ts'
 import { createActionCounts, deleteActionsBefore } from './action-count-store.ts'
 import { createTurnaroundStore, deleteTurnaroundBefore, saveTurnaroundStep } from './turnaround-store.ts'
+import { createWeeklyPostStore } from './weekly-post-store.ts'
 import { createReplyCommentStore, deleteReplyCommentsBefore } from './reply-comment-store.ts'
 import { personalQueries } from './personal-queries.ts'
 import { readStoredEvent, storedEvent, storedLifecycle } from './stored-json.ts'
@@ -66,6 +67,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     ...createReplyCommentStore(driver, now),
     ...createActionCounts(driver),
     ...createTurnaroundStore(driver),
+    ...createWeeklyPostStore(driver),
     async findMessages(pr) {
       return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow).sort(oldestFirst)
     },

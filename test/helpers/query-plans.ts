@@ -23,6 +23,7 @@ export const BOUNDED: Readonly<Record<string, string>> = {
   linked_accounts: 'one row per person and host',
   oauth_states: 'flows of the last ten minutes',
   person_action_gates: 'one row per person and kind',
+  weekly_posts: 'one row per insights.weekly channel and week; each post forgets its channel\'s rows past the last few weeks',
 }
 
 export interface Index {
