@@ -13,6 +13,8 @@ export type SlackMethod =
   | 'users.info'
   | 'usergroups.users.list'
   | 'views.publish'
+  | 'files.getUploadURLExternal'
+  | 'files.completeUploadExternal'
 
 /**
  * One budget: `perMinute` calls a minute on average, of which `burst` may go back to back. `scope` says
@@ -62,6 +64,9 @@ export const SLACK_RATE_LIMITS: Record<SlackMethod, readonly RateLimit[]> = {
   'users.info': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
   'usergroups.users.list': [{ scope: 'workspace', perMinute: 20, burst: 3 }],
   'views.publish': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
+  // The weekly summary's chart: "Rate limits Tier 4" on both methods' reference pages.
+  'files.getUploadURLExternal': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
+  'files.completeUploadExternal': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
 }
 
 /** The budget a 429 holds: for posts the channel (Slack's per-channel limit is the one a burst trips), else the method. */
