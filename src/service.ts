@@ -7,6 +7,7 @@ import type { ControlHandler } from './control/control-response.ts'
 import { startControlServer } from './control/control-server.ts'
 import { controlSocketPath } from './control/control-socket-path.ts'
 import { startDigest } from './digest/start-digest.ts'
+import { startWeekly, WEEKLY_HOLD_LEASES, weeklyFigureDeps } from './insights/post-weekly.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
 import { createServiceParts } from './service-parts.ts'
 import { createDeliveries } from './mailbox/create-deliveries.ts'
@@ -206,6 +207,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await parts.step('first cleanup', () => scheduler.fire('cleanup'))
   scheduler.add({ name: DIRECT_MESSAGES_JOB, when: { everyMs: options.directMessageIntervalMs ?? 30_000, atStart: true }, run: () => worker.personal.sendDue() })
   if (talkBack) scheduler.add({ name: 'relink-sweep', when: { everyMs: options.relinkSweepMs ?? RELINK_SWEEP_MS, atStart: true }, run: () => sweepRelinks({ store, notices: talkBack.notices, now: clock }) })
+  // insights.weekly: one post a week per channel, the week's row held by one replica (docs/review-loop.md#weekly-summary).
+  startWeekly({
+    scheduler, ...weeklyFigureDeps(settings, store), store, outbox: worker.outbox, pacer, logger, owner,
+    holdMs: WEEKLY_HOLD_LEASES * settings.databaseLeaseSeconds * 1000, weekly: settings.insights.weekly, timeZone: settings.digest.timezone,
+  })
   const digestCommand = startDigest({ scheduler, store, outbox: worker.outbox, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest, onRun: metrics.digestRun })
 
   const webhooks = [...hosts.values()].map((own) => ({

@@ -8,6 +8,8 @@ export interface WeeklyPostRecord {
   week: string
   owner: string
   heldUntil: number
+  /** The moment the summary is made as of (its scheduled time), whoever finishes it. */
+  asOf: number
   /** When its upload was started; null before. */
   intentAt: number | null
   /** The file Slack gave the upload; null before. */
@@ -21,7 +23,7 @@ export interface WeeklyPostStore {
    * Takes the channel's post of the week for `owner` until `until`: a new row, or a row no one finished whose
    * holder's time ran out by `now` (that replica died, or failed). True when taken: of every replica, one.
    */
-  holdWeeklyPost(channel: string, week: string, owner: string, now: number, until: number): Promise<boolean>
+  holdWeeklyPost(post: { channel: string; week: string; asOf: number }, owner: string, now: number, until: number): Promise<boolean>
   weeklyPostOf(channel: string, week: string): Promise<WeeklyPostRecord | undefined>
   /** The posts not done whose holder's time ran out by `now`. */
   leftWeeklyPosts(now: number): Promise<Array<{ channel: string; week: string }>>
@@ -36,7 +38,7 @@ export interface WeeklyPostStore {
 
 /** Exported for the query-plan test (test/store/query-plans.test.ts). */
 export const weeklyPostQueries = statements({
-  hold: `INSERT INTO weekly_posts (channel, week, owner, held_until) VALUES (?, ?, ?, ?)
+  hold: `INSERT INTO weekly_posts (channel, week, owner, held_until, as_of) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (channel, week) DO UPDATE SET owner = excluded.owner, held_until = excluded.held_until
     WHERE weekly_posts.done_at IS NULL AND weekly_posts.held_until < ?`,
   find: 'SELECT * FROM weekly_posts WHERE channel = ? AND week = ?',
@@ -52,6 +54,7 @@ interface WeeklyPostRow {
   week: string
   owner: string
   held_until: number | string
+  as_of: number | string
   intent_at: number | string | null
   file_id: string | null
   done_at: number | string | null
@@ -63,11 +66,11 @@ export function createWeeklyPostStore(driver: StoreDriver): WeeklyPostStore {
   const q = weeklyPostQueries
   const change = async (statement: (typeof q)[keyof typeof q], params: Array<string | number | null>) => { await driver.write([[statement, params]]) }
   return {
-    holdWeeklyPost: async (channel, week, owner, now, until) => (await driver.write([[q.hold, [channel, week, owner, until, now]]]))[0] === 1,
+    holdWeeklyPost: async (post, owner, now, until) => (await driver.write([[q.hold, [post.channel, post.week, owner, until, post.asOf, now]]]))[0] === 1,
     async weeklyPostOf(channel, week) {
       const row = (await driver.read<WeeklyPostRow>(q.find, [channel, week]))[0]
       return row && {
-        channel: row.channel, week: row.week, owner: row.owner, heldUntil: Number(row.held_until),
+        channel: row.channel, week: row.week, owner: row.owner, heldUntil: Number(row.held_until), asOf: Number(row.as_of),
         intentAt: millis(row.intent_at), fileId: row.file_id, doneAt: millis(row.done_at),
       }
     },

@@ -22,6 +22,7 @@ import type { Provider, PullRequestId } from '../../machines/pull-request-event.
 import { leftComments } from './left-comments.ts'
 import { createReplyComments } from './reply-comments.ts'
 import type { TurnaroundStore } from '../store/turnaround-store.ts'
+import type { WeeklyPostStore } from '../store/weekly-post-store.ts'
 import { createMirrorComments } from './mirror-comments.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
@@ -30,7 +31,7 @@ export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secre
   secrets: Pick<Secrets, 'slackBotToken' | 'slackSigningSecret'>
   /** Every configured host and its API client (src/config/connect-hosts.ts). */
   hosts: HostSet
-  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore & ReplyCommentStore & TurnaroundStore
+  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore & ReplyCommentStore & TurnaroundStore & WeeklyPostStore
   /** Retries across calls; tests shorten them. */
   retry?: RetryPolicy
   /** The personal side's clock (quiet hours, claims); tests move it. */
