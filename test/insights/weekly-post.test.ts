@@ -9,42 +9,19 @@ import { migrateUp } from '../../src/store/migrations.ts'
 import { openDatabase } from '../../src/store/open-database.ts'
 import { createSqliteStore } from '../../src/store/sqlite-store.ts'
 import type { Store } from '../../src/store/store.ts'
-import type { TurnaroundRecord } from '../../src/store/turnaround-store.ts'
 import { createOutbound } from '../../src/worker/create-outbound.ts'
 import { decodePng, inkedPixels } from '../helpers/decode-png.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
+import { WEEKLY_AT, WEEKLY_HISTORY, WEEKLY_TEXT } from '../helpers/weekly-history.ts'
 
 /**
  * The weekly summary end to end on one server: the real store (a SQLite file), the real outbox, Slack client
  * and pacer against the fake Slack, the one scheduler on a fake clock firing the channel's job as its cron
- * would. A fixed history, worked out by hand with the default working hours (08:00-19:00 UTC, weekdays):
- *
- * This week (Mon Nov 30 09:30 to Mon Dec 7 09:30):
- * - #1 ready Tue Dec 1 10:00, reviewed 12:00 (2 h), merged Wed Dec 2 10:00 (Tue 9 h + Wed 2 h = 11 h; 24 h calendar)
- * - #2 ready Thu Dec 3 09:00, reviewed 13:00 (4 h), merged Fri Dec 4 11:00 (Thu 10 h + Fri 3 h = 13 h; 26 h calendar)
- *   first review p50 2.0 h, p90 4.0 h; merge p50 11.0 h (24.0 h), p90 13.0 h (26.0 h); 2 merged
- * The four weeks before:
- * - #3 ready Tue Nov 24 10:00, reviewed 16:00 (6 h), merged Wed Nov 25 12:00 (9 h + 4 h = 13 h)
- * - #4 ready Tue Nov 10 10:00, reviewed Wed Nov 11 10:00 (9 h + 2 h = 11 h), merged Thu Nov 12 10:00 (9 + 11 + 2 = 22 h)
- *   first review p50 6.0 h; merge p50 13.0 h; 2 merged, 0.5 a week
+ * would, over a fixed history whose figures are worked out by hand (test/helpers/weekly-history.ts).
  */
-const AT = Date.UTC(2026, 11, 7, 9, 30) // Monday
+const AT = WEEKLY_AT
 const CHANNEL = 'C0WEEKLY1'
-const H = (day: number, hour: number, month = 11) => Date.UTC(2026, month, day, hour)
-
-function pr(n: number, ready: number, reviewed: number, merged: number, reviewer: string): TurnaroundRecord {
-  return {
-    provider: 'github', repository: 'acme/api', prNumber: n, entry: 'acme/api', author: 'bob', openedAt: ready, readyAt: ready,
-    firstReviewAt: reviewed, firstApprovalAt: null, mergedAt: merged, closedAt: merged, mergedBy: 'bob', reviews: [{ login: reviewer, at: reviewed }], teams: [],
-  }
-}
-const HISTORY = [
-  pr(1, H(1, 10), H(1, 12), H(2, 10), 'carol'),
-  pr(2, H(3, 9), H(3, 13), H(4, 11), 'dave'),
-  pr(3, H(24, 10, 10), H(24, 16, 10), H(25, 12, 10), 'carol'),
-  pr(4, H(10, 10, 10), H(11, 10, 10), H(12, 10, 10), 'erin'),
-]
 
 let dir: ReturnType<typeof makeTempDir>
 let slack: FakeSlack
@@ -61,7 +38,7 @@ beforeEach(async () => {
   const db = openDatabase(join(dir.path, 'prherald.db'))
   migrateUp(db)
   store = createSqliteStore(db, () => now)
-  for (const row of HISTORY) await store.commitOutcome({ provider: 'github', deliveryIds: [], messages: [], turnaround: row })
+  for (const row of WEEKLY_HISTORY) await store.commitOutcome({ provider: 'github', deliveryIds: [], messages: [], turnaround: row })
   slack = await startFakeSlack({ anyChannel: true, scopes: ['chat:write', 'reactions:write', 'channels:read', 'channels:history', 'groups:history', 'files:write'] })
   shutdown = new AbortController()
   const logger = createLogger({ format: 'json', level: 'debug', write: (line) => logged.push(JSON.parse(line) as Record<string, unknown>) })
@@ -102,15 +79,7 @@ describe('the weekly summary', () => {
     const [message, ...others] = slack.messagesIn(CHANNEL)
     expect(others).toEqual([])
     expect(message!.files?.map((f) => f.id)).toEqual(['F0UPLOAD1'])
-    expect(message!.text.split('\n')).toEqual([
-      '*Weekly review summary*: the week to Mon 7 Dec, working hours (08:00-19:00 UTC, weekdays), calendar time in brackets.',
-      '*This week* — 2 merged',
-      '• first review: p50 2.0 h (2.0 h), p90 4.0 h (4.0 h), 2 PRs',
-      '• approval: –',
-      '• merge: p50 11.0 h (24.0 h), p90 13.0 h (26.0 h), 2 PRs',
-      '• reviews: carol 1, dave 1',
-      'Against the 4 weeks before: first review p50 2.0 h (was 6.0 h), merge p50 11.0 h (was 13.0 h), 2 merged (was 0.5 a week).',
-    ])
+    expect(message!.text.split('\n')).toEqual(WEEKLY_TEXT)
 
     // Its time again the same week (a restart, another replica's timer): nothing more.
     await scheduler.fire(`weekly:${CHANNEL}`)
