@@ -39,7 +39,7 @@ export function chartSpec(weeks: readonly ChartWeek[]): TopLevelSpec {
     layer: [
       {
         mark: { type: 'bar', color: '#c9d8ee', width: { band: 0.6 } },
-        encoding: { y: { field: 'merged', type: 'quantitative', title: 'Pull requests merged', axis: { orient: 'right', tickMinStep: 1 } } },
+        encoding: { y: { field: 'merged', type: 'quantitative', title: 'Pull requests merged', axis: { orient: 'right', tickMinStep: 1, grid: false } } },
       },
       {
         transform: [{ fold: [FIRST_REVIEW, MERGE], as: ['figure', 'hours'] }],
