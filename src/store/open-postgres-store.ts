@@ -3,6 +3,7 @@ import type { Logger } from '../log/logger.ts'
 import { databaseSecrets } from './database-secrets.ts'
 import type { OpenedStore } from './open-store.ts'
 import { postgresMigrateUp } from './postgres-migrations.ts'
+import { appliedMigrationsFields } from './migrations.ts'
 import { openPostgresPool } from './postgres-pool.ts'
 import { createPostgresStore } from './postgres-store.ts'
 
@@ -28,7 +29,7 @@ export async function openPostgresStore(deps: OpenPostgresStoreDeps): Promise<Op
   const store = createPostgresStore({ pool, lockPool })
   try {
     const applied = await postgresMigrateUp(pool)
-    if (applied.length > 0) logger.info('migrations applied', { versions: applied.map((m) => `${m.version}_${m.name}`) })
+    if (applied.length > 0) logger.info('migrations applied', appliedMigrationsFields(applied))
   } catch (error) {
     await store.close()
     throw error

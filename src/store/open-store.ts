@@ -1,7 +1,7 @@
 import type { Settings } from '../config/settings.ts'
 import type { Logger } from '../log/logger.ts'
 import { watchDatabaseFile, type DatabaseState } from './database-watch.ts'
-import { migrateUp } from './migrations.ts'
+import { appliedMigrationsFields, migrateUp } from './migrations.ts'
 import { openDatabase } from './open-database.ts'
 import { acquireServerLock } from './server-lock.ts'
 import { createSqliteStore } from './sqlite-store.ts'
@@ -51,7 +51,7 @@ export async function openStore(deps: OpenStoreDeps): Promise<OpenedStore> {
   try {
     db = openDatabase(target.path)
     const applied = migrateUp(db)
-    if (applied.length > 0) logger.info('migrations applied', { versions: applied.map((m) => `${m.version}_${m.name}`) })
+    if (applied.length > 0) logger.info('migrations applied', appliedMigrationsFields(applied))
   } catch (error) {
     db?.close()
     lock.release()
