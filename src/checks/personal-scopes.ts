@@ -19,7 +19,7 @@ export const PERSONAL_SCOPES = {
   'users.profile:read': 'assign: passing over people whose Slack status says out of office',
 } as const satisfies Record<string, string>
 
-type PersonalSettings = Pick<Settings, 'directMessages'> & { hosts: readonly (Pick<HostSettings, 'teams'> & Partial<Pick<HostSettings, 'mappings'>>)[] }
+export type PersonalSettings = Pick<Settings, 'directMessages'> & { hosts: readonly (Pick<HostSettings, 'teams'> & Partial<Pick<HostSettings, 'mappings'>>)[] }
 
 /**
  * Whether anyone can get a direct message: never with `off`; with `on` anyone mapped; with `opt_in` only

@@ -8,6 +8,7 @@ import { holidayCalendarProblem, timeZoneProblem } from './digest-calendar.ts'
 import { titleGlobProblem } from './title-glob.ts'
 import { branchGlobProblem, codeOwnerProblem } from './routing-problems.ts'
 import { workingHoursProblem } from './working-hours.ts'
+import { workingDurationProblem } from './working-duration.ts'
 
 /**
  * The shape of config.yaml. `object` (not `type`) so that unknown keys are errors: a typo such as
@@ -209,6 +210,15 @@ const slackGroupId = refine(string(), 'slack_group_id', (value) => {
 
 const workingHours = refine(string(), 'working_hours', (value) => workingHoursProblem(value) ?? true)
 
+/** `notify.reminders` (docs/review-loop.md#reminders): on once written, each span `Nd` or `Nh` of working time. */
+const workingDuration = refine(string(), 'working_duration', (value) => workingDurationProblem(value) ?? true)
+const reminders = object({
+  enabled: optional(boolean()),
+  after: optional(workingDuration),
+  every: optional(workingDuration),
+  escalate_after: optional(workingDuration),
+})
+
 /** `notify.direct_messages`: nobody, those who opt in, or everyone mapped (who may opt out). */
 export const DIRECT_MESSAGES = ['off', 'opt_in', 'on'] as const
 export const PERSON_DIRECT_MESSAGES = ['on', 'off'] as const
@@ -294,6 +304,7 @@ export const configSchema = object({
     merged_without_approval: optional(refine(string(), 'merged_without_approval', (value) =>
       value === 'thread' || CHANNEL_ID.test(value) ||
       `"${value}" is neither thread nor a Slack channel ID; write thread (a line in the pull request's thread) or a channel ID such as C0123456789`)),
+    reminders: optional(reminders),
   })),
   reconcile: optional(object({ on_start: optional(boolean()) })),
   // Turnaround figures (docs/review-loop.md): a compact row per pull request, kept keep_days.

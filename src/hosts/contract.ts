@@ -62,6 +62,8 @@ export interface CodeOwnersFacts {
   /** The paths the host looks at, in its order: the first that exists is the file. */
   locations: readonly string[]
   syntax: CodeOwnersSyntax
+  /** What prherald cannot read of it on this host, said by prherald-doctor; absent: nothing. */
+  cannot?: string
 }
 
 /** A file of a repository at a branch, as the host's API gives it. */
@@ -189,8 +191,8 @@ export interface HostApi {
   changedFiles(pr: PullRequestAddress): Promise<ChangedFile[]>
   /** Reconcile's reads for one run, every call through the gate (the host's rate limits). */
   reconcile(gate: HostRateGate, clock: GateClock): HostReconcile
-  /** A file at a branch (CODEOWNERS); undefined when there is no such file. */
-  readFile(at: { owner: string; repo: string; ref: string; path: string }): Promise<RepositoryFile | undefined>
+  /** A file at a branch (CODEOWNERS), `ref` absent: at the default branch (doctor); undefined when there is no such file. */
+  readFile(at: { owner: string; repo: string; ref?: string | undefined; path: string }): Promise<RepositoryFile | undefined>
   /** A team's members' logins (`follow: { team }`); absent where the host has no teams prherald reads. */
   teamMembers?(owner: string, slug: string): Promise<string[]>
   /**

@@ -193,7 +193,7 @@ describe('configuration', () => {
     const entry = allowedIn('git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      ignor: {}\n', 'mappings.acme.api.ignor')
     expect(entry).toEqual(Object.keys(mappingEntry.schema))
     expect(entry).toContain('ignore')
-    expect(allowedIn(`git_provider: github\nnotify:\n  direct_message: on\n${MAPPINGS}`, 'notify.direct_message')).toEqual(['review_requests', 'direct_messages', 'working_hours', 'time_zone', 'merged_without_approval'])
+    expect(allowedIn(`git_provider: github\nnotify:\n  direct_message: on\n${MAPPINGS}`, 'notify.direct_message')).toEqual(['review_requests', 'direct_messages', 'working_hours', 'time_zone', 'merged_without_approval', 'reminders'])
     expect(allowedIn('git_provider: github\nmappings:\n  acme:\n    api:\n      channels: [{ id: C0123ABC, mention: [] }]\n', 'mappings.acme.api.channels.0.mention')).toEqual(['id', 'mentions'])
     expect(allowedIn(`git_provider: github\nusers:\n  octocat: { slack: U0123ABCD, dm: on }\n${MAPPINGS}`, 'users.octocat.dm')).toEqual(['slack', 'direct_messages', 'working_hours'])
   })

@@ -95,6 +95,13 @@ export async function startFakeBitbucket(): Promise<FakeBitbucket> {
         ? paged(slugs.map((slug) => ({ slug, name: slug, full_name: `${m![1]}/${slug}`, type: 'repository' })))
         : sendJson(res, 404, { type: 'error', error: { message: 'Workspace not found' } })
     }
+    // "Get a repository": its `mainbranch`, the default branch (main in the fake), for a repository it knows.
+    if ((m = path.match(/^\/repositories\/([^/]+)\/([^/]+)$/)) && req.method === 'GET') {
+      const key = `${m[1]}/${m[2]}`
+      const known = state.hooks.has(key) || [...state.files.keys()].some((k) => k.startsWith(`${key}@`)) || (state.repos.get(m[1]!) ?? []).includes(m[2]!)
+      if (!known) return sendJson(res, 404, { type: 'error', error: { message: 'Repository not found' } })
+      return sendJson(res, 200, { type: 'repository', full_name: key, name: m[2], slug: m[2], mainbranch: { type: 'branch', name: 'main' } })
+    }
     if ((m = path.match(/^\/repositories\/([^/]+)\/([^/]+)\/pullrequests\/(\d+)$/)) && req.method === 'GET') {
       const pr = state.pullRequests.get(`${m[1]}/${m[2]}#${m[3]}`)
       return pr ? sendJson(res, 200, pr) : sendJson(res, 404, { type: 'error', error: { message: 'Pull request not found' } })

@@ -162,7 +162,9 @@ export async function startFakeGitlab(): Promise<FakeGitlab> {
         || [...state.files.keys()].some((k) => k.startsWith(`${id}@`))
       if (!known) return notFound('Project')
       if (sub === 'repository' && subId === 'files' && leaf !== undefined && req.method === 'GET') {
-        const text = state.files.get(`${id}@${req.query.get('ref') ?? 'main'}:${leaf}`)
+        // "Use HEAD to automatically use the default branch" (Repository files API): the fake's default is main.
+        const ref = req.query.get('ref')
+        const text = state.files.get(`${id}@${ref === null || ref === 'HEAD' ? 'main' : ref}:${leaf}`)
         if (text === undefined) return notFound('File')
         const blob = createHash('sha1').update(`blob ${Buffer.byteLength(text)}\0${text}`).digest('hex')
         return sendJson(res, 200, {

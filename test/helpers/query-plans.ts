@@ -8,7 +8,7 @@ import type { Dialect } from '../../src/store/dialect.ts'
 export const GROWING: ReadonlySet<string> = new Set([
   'slack_messages', 'deliveries', 'delivery_bodies', 'thread_replies', 'pull_request_heads', 'job_runs', 'slack_requests',
   'direct_messages', 'reply_comments', 'person_actions', 'direct_message_mutes', 'person_lookups', 'review_forms',
-  'pull_request_turnaround', 'review_assignments',
+  'pull_request_turnaround', 'pull_request_people', 'review_assignments',
 ])
 
 export const BOUNDED: Readonly<Record<string, string>> = {
@@ -24,6 +24,8 @@ export const BOUNDED: Readonly<Record<string, string>> = {
   oauth_states: 'flows of the last ten minutes',
   person_action_gates: 'one row per person and kind',
   away_marks: 'one row per person',
+  reminder_holds: 'one row per person an open pull request waits on: the reminder job deletes a hold once it ends',
+  reminder_snoozes: 'one row per snooze of an open pull request: the reminder job deletes it once it ran out or the pull request ended',
 }
 
 export interface Index {

@@ -513,6 +513,10 @@ describe.each(backends)('Store contract: $name', (backend) => {
       await store.recordThreadReplyIntent({ ...reply, createdAt: reply.createdAt + 9 })
       await store.dropThreadReplyIntent(pr, 'C0123ABC', 'd-1:approved')
       expect(await store.findThreadReply(pr, 'C0123ABC', 'd-1:approved')).toEqual({ ...reply, ts: '1712345678.000200', createdAt: reply.createdAt + 5 })
+      // A link to that message finds the reply, for its pull request and channel only.
+      expect(await store.threadReplyAt(pr, 'C0123ABC', '1712345678.000200')).toEqual({ ...reply, ts: '1712345678.000200', createdAt: reply.createdAt + 5 })
+      expect(await store.threadReplyAt({ ...pr, prNumber: 8 }, 'C0123ABC', '1712345678.000200')).toBeUndefined()
+      expect(await store.threadReplyAt(pr, 'C0OTHER', '1712345678.000200')).toBeUndefined()
     })
 
     it('keys a reply by pull request, channel and reply key; drops an intent; ages records out', async () => {

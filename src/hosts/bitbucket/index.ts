@@ -106,5 +106,7 @@ export const bitbucket: GitHost = {
   codeOwners: {
     locations: ['.bitbucket/CODEOWNERS'],
     syntax: { sections: false, escapedHash: false, negation: false, inlineComments: true },
+    // read-file.ts: its src API takes "branch names that don't include the slash character".
+    cannot: 'a target branch whose name holds a / (release/2.4) cannot be read through its src API: such pull requests go to the entry\'s own channels',
   },
 }
