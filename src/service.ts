@@ -7,6 +7,7 @@ import type { ControlHandler } from './control/control-response.ts'
 import { startControlServer } from './control/control-server.ts'
 import { controlSocketPath } from './control/control-socket-path.ts'
 import { startDigest } from './digest/start-digest.ts'
+import { startWeekly, WEEKLY_HOLD_LEASES, weeklyFigureDeps } from './insights/post-weekly.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
 import { createReminders, REMINDER_SWEEP_MS } from './reminders/create-reminders.ts'
 import { createServiceParts } from './service-parts.ts'
@@ -218,6 +219,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     })
     scheduler.add({ name: 'reminders', when: { everyMs: options.reminderIntervalMs ?? REMINDER_SWEEP_MS, atStart: true }, run: () => remind(clock()) })
   }
+  // insights.weekly: one post a week per channel, the week's row held by one replica (docs/review-loop.md#weekly-summary).
+  startWeekly({
+    scheduler, ...weeklyFigureDeps(settings, store), store, outbox: worker.outbox, pacer, logger, owner,
+    holdMs: WEEKLY_HOLD_LEASES * settings.databaseLeaseSeconds * 1000, weekly: settings.insights.weekly, timeZone: settings.digest.timezone,
+  })
   const digestCommand = startDigest({ scheduler, store, outbox: worker.outbox, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest, onRun: metrics.digestRun })
 
   const webhooks = [...hosts.values()].map((own) => ({

@@ -4,6 +4,7 @@ import type { Secrets, Settings } from '../config/settings.ts'
 import type { CheckContext } from './validate-entries.ts'
 import { LOOKUP_SCOPE } from './slack-auth-check.ts'
 import { personalScopes } from './personal-scopes.ts'
+import { reviewLoopScopes } from './review-loop-check.ts'
 
 /** The Slack secrets the checks use; each host's API credentials come with its ConnectedHost. */
 export interface CheckCredentials {
@@ -30,7 +31,7 @@ export function createCheckContext(settings: Settings, own: ConnectedHost, crede
   return {
     host: own.host,
     mappings: own.mappings,
-    featureScopes: settings.lookupUsersByEmail && settings.hosts.some((h) => h.host.people.emailLookup) ? [LOOKUP_SCOPE] : [],
+    featureScopes: [...(settings.lookupUsersByEmail && settings.hosts.some((h) => h.host.people.emailLookup) ? [LOOKUP_SCOPE] : []), ...reviewLoopScopes(settings)],
     personalScopes: personalScopes(settings, credentials.interactiveRoutes || settings.socketMode),
     slack: credentials.slackToken ? { token: credentials.slackToken, apiUrl: settings.api.slack } : undefined,
     git: own.api?.webhooks,

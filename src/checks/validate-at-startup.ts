@@ -10,6 +10,7 @@ import { createCheckContext, credentialsFromSecrets } from './check-context.ts'
 import { directMessagesResult } from './personal-scopes.ts'
 import { remindersResult } from './reminders-check.ts'
 import { publicUrlResult } from './preflight.ts'
+import { reviewLoopChannelResults } from './review-loop-check.ts'
 import { slackAccessCheck } from './slack-auth-check.ts'
 import { validateConfig } from './validate-config.ts'
 import { hasCredentials } from '../hosts/contract.ts'
@@ -61,9 +62,11 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
   const appToken = settings.socketMode ? [appTokenShape(true, secrets.slackAppToken)] : []
   // The doctor's rule for the public URL: an http:// one the doctor and setup refuse is not taken silently here.
   const publicUrl = settings.publicUrl === undefined ? [] : [publicUrlResult(settings.publicUrl)]
+  // The review loop's own channels (insights.weekly, notify.merged_without_approval), checked as doctor does: every start.
+  const reviewLoop = auth.status === 'FAIL' ? [] : await reviewLoopChannelResults(first?.ctx.slack, settings)
   const hostOfResult = new Map<CheckResult, string>()
   for (const { own, outcome } of outcomes) for (const r of outcome.report.entries.flatMap((e) => e.results)) hostOfResult.set(r, own.id)
-  const results = [auth, ...scopes, directMessages, ...reminders, ...appToken, ...publicUrl, ...shortSecrets, ...hostOfResult.keys()]
+  const results = [auth, ...scopes, directMessages, ...reminders, ...appToken, ...publicUrl, ...shortSecrets, ...reviewLoop, ...hostOfResult.keys()]
   for (const r of results) {
     const fields = { check: r.name, host: hostOfResult.get(r), target: r.target, status: r.status, reason: r.reason, fix: r.fix }
     if (r === auth && slackDown) logger.warn('Slack did not answer auth.test; starting anyway: deliveries are stored and posted once it answers', fields)

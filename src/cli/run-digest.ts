@@ -1,7 +1,9 @@
+import { writeFileSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { cac } from 'cac'
 import { handToServer } from '../control/call-control.ts'
 import { controlSocketPath } from '../control/control-socket-path.ts'
-import { runDigestLocally } from '../digest/run-digest-locally.ts'
+import { runDigestLocally, weeklyDryRun } from '../digest/run-digest-locally.ts'
 import { PrheraldError } from '../errors.ts'
 import { createLogger } from '../log/logger.ts'
 import { commandSettings } from './load-env-file.ts'
@@ -9,6 +11,8 @@ import { runCommands } from './run-commands.ts'
 import { environmentHelp } from './host-variable-lines.ts'
 
 interface Options {
+  weekly?: boolean
+  out?: unknown
   dryRun?: boolean
   force?: boolean
   channel?: unknown
@@ -36,7 +40,26 @@ function parseChannels(value: unknown): string[] | undefined {
   return channels
 }
 
+/** `--weekly --dry-run`: the weekly summary's text on stdout, its chart in `--out`; nothing posted (the servers post it at its time). */
+async function weekly(options: Options): Promise<void> {
+  if (options.dryRun !== true) {
+    throw new PrheraldError('usage', '--weekly only shows the weekly summary: the servers post it at its time (insights.weekly)', {
+      fix: 'add --dry-run, e.g. prherald-digest --weekly --dry-run --out weekly.png',
+    })
+  }
+  const out = resolve(options.out === undefined ? 'weekly.png' : String(options.out))
+  const { text, png } = await weeklyDryRun(commandSettings(), parseAt(options.at))
+  try {
+    writeFileSync(out, png)
+  } catch (cause) {
+    throw new PrheraldError('usage', `the chart cannot be written to ${out}`, { cause, fix: 'give --out a file in a directory you can write to' })
+  }
+  console.log(text)
+  console.error(`dry run: the chart is in ${out}; nothing posted`)
+}
+
 async function main(options: Options): Promise<void> {
+  if (options.weekly === true) return weekly(options)
   const settings = commandSettings()
   const request = { at: parseAt(options.at), channels: parseChannels(options.channel), dryRun: options.dryRun === true, force: options.force === true }
   const controlPath = controlSocketPath(settings)
@@ -57,12 +80,15 @@ async function main(options: Options): Promise<void> {
 }
 
 const cli = cac('prherald-digest')
-cli.usage('[--dry-run] [--force] [--channel <id>]… [--at <ISO date-time>]')
+cli.usage('[--dry-run] [--force] [--channel <id>]… [--at <ISO date-time>]\n       prherald-digest --weekly --dry-run [--out <file.png>] [--at <ISO date-time>]')
 cli.option('--dry-run', 'Only print the digest; post nothing')
+cli.option('--weekly', 'With --dry-run: the weekly summary (insights.weekly) instead: its text on stdout, its chart written to --out')
+cli.option('--out <file>', 'With --weekly: where the chart (PNG) is written (default: weekly.png)')
 cli.option('--force', 'Post even in a channel that already had its digest that day')
 cli.option('--channel <id>', 'Only this Slack channel ID (repeat for more)')
 cli.option('--at <date-time>', 'Build it as of this moment, e.g. 2026-11-23T09:00:00+01:00 (default: now)')
 cli.example('prherald-digest --dry-run --at 2026-11-23T09:00:00Z')
+cli.example('prherald-digest --weekly --dry-run --out weekly.png')
 environmentHelp(cli, [
   '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml): the digest settings and mappings',
   '  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',

@@ -21,6 +21,7 @@ import { hasCredentials } from '../hosts/contract.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import { apiUrlLines, environmentHelp, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
 import { talkBackSection } from '../checks/talk-back-section.ts'
+import { reviewLoopSection } from '../checks/review-loop-check.ts'
 
 const print = (line: string) => console.log(line)
 
@@ -99,6 +100,8 @@ async function doctor(repository: string | undefined): Promise<boolean> {
         all.push(...reportResults(report))
       }
     }
+    const reviewLoop = await reviewLoopSection(credentials.slackToken ? { token: credentials.slackToken, apiUrl: settings.api.slack } : undefined, settings)
+    if (reviewLoop.length > 0) all.push(...section('review loop', reviewLoop))
     const talkBack = await talkBackSection(settings, hosts, env, credentials, linked)
     if (talkBack.length > 0) all.push(...section('talk-back', talkBack))
   }

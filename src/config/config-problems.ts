@@ -10,7 +10,7 @@ export interface ConfigProblem {
   /** Dotted key path in the file, e.g. `mappings.acme.api.channel`. */
   key: string
   /** The key as a path, when the key's line is to be looked up in the file. */
-  path?: string[]
+  path?: ReadonlyArray<string | number>
   /** The line in the file, where it is known. */
   line?: number | undefined
   /** What is wrong and what to write instead. */

@@ -18,6 +18,7 @@ import { hostOf } from '../hosts/registry.ts'
 import { gitSecrets } from '../hosts/contract.ts'
 import { directMessageSettings, slackIds } from './direct-message-settings.ts'
 import { layTalkBack, TALK_BACK_DEFAULTS } from './talk-back-settings.ts'
+import { weeklyProblems, weeklySettings } from './weekly-settings.ts'
 
 export type Env = Record<string, string | undefined>
 
@@ -70,6 +71,7 @@ export function readConfigDocument(file: string): ConfigDocument {
     ...blocks.flatMap((block) => [...peopleProblems(block), ...mappingProblems(block.mappings, block.at, hostOf(block.id)), ...followProblems(block)]),
     ...emailLookupProblems(value, blocks),
     ...personSettingProblems(blocks),
+    ...weeklyProblems(value),
   ]
   if (problems.length > 0) throw invalid(file, problems.map((p, i) => (i < MAX_LISTED && p.path ? { ...p, line: lineOf(p.path) } : p)))
   return value as ConfigDocument
@@ -159,7 +161,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     directMessages: directMessageSettings(doc, hostBlocks(doc)),
     mergedWithoutApproval: doc.notify?.merged_without_approval,
     reminders: reminderSettings(doc.notify?.reminders),
-    insights: { enabled: doc.insights?.enabled ?? DEFAULTS.insights.enabled, keepDays: doc.insights?.keep_days ?? DEFAULTS.insights.keepDays },
+    insights: { enabled: doc.insights?.enabled ?? DEFAULTS.insights.enabled, keepDays: doc.insights?.keep_days ?? DEFAULTS.insights.keepDays, weekly: weeklySettings(doc) },
     reconcileOnStart: doc.reconcile?.on_start ?? false,
     lookupUsersByEmail: doc.slack?.lookup_users_by_email ?? false,
     socketMode: doc.slack?.socket_mode ?? false,

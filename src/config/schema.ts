@@ -75,6 +75,16 @@ const cronExpression = refine(string(), 'cron', (value) => {
 const timeZone = refine(string(), 'time_zone', (value) => timeZoneProblem(value) ?? true)
 const holidayCalendar = refine(string(), 'holidays', (value) => holidayCalendarProblem(value) ?? true)
 
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const
+const weeklyTime = refine(string(), 'weekly_at', (value) =>
+  /^([01]\d|2[0-3]):[0-5]\d$/.test(value) || `"${value}" is not a time of day; write HH:MM on the 24-hour clock, quoted, e.g. "09:30"`)
+/** `insights.weekly` (docs/review-loop.md#weekly-summary): a channel's weekly summary, posted on `day` at `at` in digest.timezone. */
+const weeklySummary = object({ channel: channelId, day: enums(WEEKDAYS), at: optional(weeklyTime) })
+export type WeeklySummaryDocument = Infer<typeof weeklySummary>
+// One entry or a list, chosen by the value's shape so that a mistake keeps its own message (a union would only say "no variant matched").
+const weeklySummaries = dynamic<WeeklySummaryDocument | WeeklySummaryDocument[]>((value) =>
+  (Array.isArray(value) ? size(array(weeklySummary), 1, 50) : weeklySummary) as unknown as Struct<WeeklySummaryDocument | WeeklySummaryDocument[], null>)
+
 /** `digest` in a mapping tier: a repository or owner may turn its digest off or run it on its own schedule. */
 const digestTier = object({ enabled: optional(boolean()), schedule: optional(cronExpression) })
 
@@ -311,6 +321,7 @@ export const configSchema = object({
   insights: optional(object({
     enabled: optional(boolean()),
     keep_days: optional(positiveInteger('use a whole number of days from 1 to 3650, e.g. 400', 3650)),
+    weekly: optional(weeklySummaries),
   })),
   users: optional(users),
   teams: optional(teams),

@@ -1,4 +1,4 @@
-import type { DEPENDENCY_BOT_LAYOUTS, DIRECT_MESSAGES, FollowEntry, REVIEW_REQUEST_NOTIFY, Mappings, SLACK_PACINGS } from './schema.ts'
+import type { DEPENDENCY_BOT_LAYOUTS, DIRECT_MESSAGES, FollowEntry, REVIEW_REQUEST_NOTIFY, Mappings, SLACK_PACINGS, WEEKDAYS } from './schema.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { GitHost, HostAccess } from '../hosts/contract.ts'
 import type { OAuthClient } from '../hosts/talk-back-contract.ts'
@@ -136,6 +136,18 @@ export interface InsightSettings {
   enabled: boolean
   /** How long a turnaround row is kept after its last change, however short `cleanup.message_ttl_days` is. */
   keepDays: number
+  /** `insights.weekly`: the channels that get the weekly summary, each once (empty: none). */
+  weekly: readonly WeeklySetting[]
+}
+
+export type Weekday = (typeof WEEKDAYS)[number]
+
+/** One `insights.weekly` entry, after defaults: the channel, and the weekday and time (in digest.timezone) it is posted. */
+export interface WeeklySetting {
+  channel: string
+  day: Weekday
+  /** `HH:MM`. */
+  at: string
 }
 
 /** What is per host: `hosts.<id>` (or the top level of a single-host file), after defaults. */
@@ -194,8 +206,8 @@ export const DEFAULTS = {
   retryAttempts: 10,
   retryBackoffSeconds: 1,
   messageTtlDays: 30,
-  insights: { enabled: false, keepDays: 400 },
   reminders: { after: '1d', every: '1d', escalateAfter: '3d' },
+  insights: { enabled: false, keepDays: 400, weekly: [] },
   digest: { enabled: true, schedule: '0 9 * * 1-5', timezone: 'UTC', holidays: undefined, mention: false, includeDependencyBots: false },
   reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
   slackPacing: 'published',

@@ -11,6 +11,7 @@ import { createOutbox } from '../slack/outbox.ts'
 import { DEFAULT_RETRY } from '../slack/retry-transient.ts'
 import { DEFAULT_SLACK_TIMEOUT_MS } from '../slack/slack-api.ts'
 import { runDigest, type DigestRunRequest, type DigestRunResult } from './run-digest.ts'
+import { buildWeeklyPost, weeklyFigureDeps, type WeeklyPost } from '../insights/post-weekly.ts'
 
 export interface LocalDigestDeps {
   settings: Settings
@@ -39,13 +40,7 @@ export async function runDigestLocally(deps: LocalDigestDeps, request: DigestRun
   const shutdown = new AbortController()
   let db
   try {
-    db = openDatabase(databasePath)
-    if (lock) migrateUp(db)
-    else if (migrationStatus(db).some((m) => m.appliedAt === undefined)) {
-      throw new PrheraldError('migration', `the database ${databasePath} has pending migrations`, {
-        fix: 'run prherald-migrate up (or start prherald-server once), then run prherald-digest again',
-      })
-    }
+    db = openLocalDatabase(databasePath, lock !== undefined)
     const store = createSqliteStore(db)
     const { slack, pacer, sleep } = createOutbound({ settings, secrets: { slackBotToken: deps.slackToken }, logger, signal: shutdown.signal })
     const outbox = createOutbox({ store, slack, logger, retry: DEFAULT_RETRY, sleep, settleMs: DEFAULT_SLACK_TIMEOUT_MS })
@@ -55,6 +50,37 @@ export async function runDigestLocally(deps: LocalDigestDeps, request: DigestRun
     db?.close()
     lock?.release()
   }
+}
+
+/**
+ * `prherald-digest --weekly --dry-run`: the weekly summary as of `at` from the database's turnaround rows, its
+ * text and its chart, posting nothing. Reads a SQLite database as a dry run of the digest does.
+ */
+export async function weeklyDryRun(settings: Settings, at: number): Promise<WeeklyPost> {
+  if (settings.database.kind !== 'sqlite') {
+    throw new PrheraldError('config_invalid', 'prherald-digest --weekly --dry-run reads a SQLite database only', {
+      fix: 'run it against a SQLite copy (prherald-migrate copy makes PostgreSQL from SQLite, not back), or read the weekly post the servers make',
+    })
+  }
+  const db = openLocalDatabase(settings.database.path, false)
+  try {
+    return await buildWeeklyPost(weeklyFigureDeps(settings, createSqliteStore(db)), at)
+  } finally {
+    db.close()
+  }
+}
+
+/** The database, migrated when this command holds the server lock; otherwise only read, and refused while migrations are pending. */
+function openLocalDatabase(databasePath: string, migrate: boolean) {
+  const db = openDatabase(databasePath)
+  if (migrate) migrateUp(db)
+  else if (migrationStatus(db).some((m) => m.appliedAt === undefined)) {
+    db.close()
+    throw new PrheraldError('migration', `the database ${databasePath} has pending migrations`, {
+      fix: 'run prherald-migrate up (or start prherald-server once), then run prherald-digest again',
+    })
+  }
+  return db
 }
 
 function holdServerLock(databasePath: string, controlPath: string | undefined) {

@@ -15,8 +15,8 @@ import { createCommandRunner, type RunCommand } from './run-command.ts'
 import { createLinkCommands } from './link-commands.ts'
 import { createStatsReport, workingClockOf } from '../insights/stats-report.ts'
 import type { TurnaroundStore } from '../store/turnaround-store.ts'
-import type { AssignmentStore } from '../store/assignment-store.ts'
 import type { ReminderStore } from '../store/reminder-store.ts'
+import type { AssignmentStore } from '../store/assignment-store.ts'
 
 /**
  * What `/prherald`, the Events API and the home tab's buttons need, built from the worker's personal side,
@@ -51,10 +51,9 @@ export function personalRoutes(deps: {
   const publishHome = createPublishHome({ ...shared, slack: deps.slack, pacer: deps.pacer, retry: deps.retry, sleep: deps.sleep, logger: deps.logger, talkBack: deps.talkBack })
   return {
     run: createCommandRunner({
-      ...shared, link: deps.talkBack && createLinkCommands({ talkBack: deps.talkBack, logger: deps.logger }),
+      ...shared, away: store, link: deps.talkBack && createLinkCommands({ talkBack: deps.talkBack, logger: deps.logger }),
       // `/prherald snooze` only while notify.reminders is on (docs/review-loop.md#reminders).
       snoozes: settings.reminders && store,
-      away: store,
     }),
     publishHome,
     home: createHomeActions({ store, personOf, publishHome, logger: deps.logger }),

@@ -120,11 +120,11 @@ export function createCommandRunner(deps: CommandDeps) {
         await deps.store.setMuted(me, prKey, word === 'mute')
         return { now: word === 'mute' ? 'Muted: no more direct messages about it.' : 'Unmuted.' }
       }
+      case 'snooze':
+        return { now: await snooze(me, argument) }
       case 'away':
         if (deps.away) return { now: await awayCommand(deps.away, me, argument, deps.now()) }
         return { now: `Unknown command "${word}".\n${COMMAND_HELP}` }
-      case 'snooze':
-        return { now: await snooze(me, argument) }
       case 'link':
       case 'unlink':
         if (deps.link) return { now: await deps.link.run(word, me, argument) }

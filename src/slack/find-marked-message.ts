@@ -79,6 +79,24 @@ export async function findMarkedMessage(
 }
 
 /**
+ * Reads the channel's history in `window`, as findMarkedMessage does, for the message that shares the file
+ * `fileId` (a file shared with files.completeUploadExternal is a message with the file in its `files`; the
+ * upload itself can carry no metadata).
+ */
+export async function findSharedFile(
+  deps: { client: WebClient; call: <T>(run: () => Promise<T>) => Promise<T | undefined> },
+  channel: string,
+  fileId: string,
+  window: HistoryWindow,
+  page: PageCall = (run) => run(),
+): Promise<HistoryLookup> {
+  const range = { oldest: slackTs(window.oldest), latest: slackTs(window.latest) }
+  return findInPages(channel, (cursor) => page(() => deps.call(() => deps.client.conversations.history({
+    channel, ...range, limit: HISTORY_PAGE_SIZE, ...(cursor ? { cursor } : {}),
+  }))), (m) => (m.files ?? []).some((f) => f.id === fileId), HISTORY_PAGES)
+}
+
+/**
  * Reads the thread of `threadTs` since `oldest` (`conversations.replies`, with every message's metadata, at
  * most three pages of 100: a thread holds few replies) and returns the ts of the reply carrying `marker`.
  */
@@ -96,7 +114,7 @@ export async function findMarkedReply(
 
 /** One page of `conversations.history` or `conversations.replies`, as far as a search reads it. */
 export type MessagePage = {
-  messages?: Array<{ ts?: string; metadata?: unknown }>
+  messages?: Array<{ ts?: string; metadata?: unknown; files?: Array<{ id?: string }> }>
   has_more?: boolean
   response_metadata?: { next_cursor?: string }
 } | undefined
@@ -109,7 +127,7 @@ export type MessagePage = {
 export async function findInPages(
   channel: string,
   read: (cursor: string | undefined) => Promise<MessagePage>,
-  isMarked: (message: { ts?: string; metadata?: unknown }) => boolean,
+  isMarked: (message: { ts?: string; metadata?: unknown; files?: Array<{ id?: string }> }) => boolean,
   pages: number,
 ): Promise<HistoryLookup> {
   let cursor: string | undefined

@@ -11,6 +11,7 @@ import { pullRequestKey } from '../../machines/pull-request-event.ts'
 import type { PullRequestAddress } from '../hosts/contract.ts'
 import type { CommentApi } from '../hosts/talk-back-contract.ts'
 import type { ReplyCommentIntent, ReplyCommentRecord, ReplyCommentStore } from '../store/reply-comment-store.ts'
+import type { WeeklyPostStore } from '../store/weekly-post-store.ts'
 import { lockLostError } from './slack-pacer.ts'
 
 /** A write an earlier run recorded and did not complete (slack/outbox.ts), as the start-up recovery settles it. */
@@ -29,7 +30,7 @@ export interface LeftIntent {
 }
 
 export interface OutboxDeps {
-  store: IntentStore & ReplyCommentStore
+  store: IntentStore & ReplyCommentStore & WeeklyPostStore
   slack: SlackClient
   logger: Logger
   retry: RetryPolicy
@@ -159,6 +160,19 @@ export interface DigestRequest {
   call: SlackCall
 }
 
+export interface WeeklyRequest {
+  channel: string
+  /** The ISO week: with the channel, the intent's key (weekly_posts). */
+  week: string
+  /** The message's text (mrkdwn), the file's `initial_comment`. */
+  text: string
+  chart: { bytes: Uint8Array; filename: string; title: string; altText: string }
+  /** The replica's hold on the week's post, and whether it still holds: nothing is shared once it may have lapsed. */
+  held: () => boolean
+  facts: LogFields
+  call: SlackCall
+}
+
 /** The metadata every digest post carries: its run and part (`parent`, `reply-1`, …), which a look-up recognises. */
 export const DIGEST_EVENT_TYPE = 'prherald_digest'
 const digestMarker = (run: string, part: string): PostMarker => ({ eventType: DIGEST_EVENT_TYPE, payload: { pr: 'digest', delivery_id: `${run}:${part}` } })
@@ -172,7 +186,7 @@ const directMarker = (batch: string): PostMarker => ({ eventType: DIRECT_MESSAGE
 
 /**
  * The one place that makes Slack writes that create something exactly once: the channel post, thread
- * replies, direct messages and the digest. Each records its intent first; the call goes out once through the pacer
+ * replies, direct messages, the digest and the weekly summary. Each records its intent first; the call goes out once through the pacer
  * (which checks the owning lease: the pull request's lock, or the person's claim); then the intent is
  * completed. A write whose outcome is unknown is never retried blindly: after a pause it is looked for
  * (its metadata carries its marker) and adopted if Slack has it, and only otherwise sent again. An intent an
@@ -350,6 +364,46 @@ export function createOutbox(deps: OutboxDeps) {
           },
         })
       }
+    },
+    /**
+     * A channel's weekly summary: its chart uploaded and shared with the text as its message, once per channel
+     * and week. Its intent is the week's row (weekly_posts), which the caller holds: the upload's start is
+     * recorded, then its file; a share whose answer was lost (or that a replica which died left) is looked for
+     * in the channel by its file before anything is sent again. Slack refusing it for good ends the week's post.
+     */
+    async weekly(request: WeeklyRequest): Promise<Outcome> {
+      const { channel, week, call, chart } = request
+      const facts = { ...request.facts, channel, week }
+      const left = await deps.store.weeklyPostOf(channel, week)
+      if (left?.doneAt != null) return 'already_posted'
+      let fileId = left?.fileId ?? null
+      const lapsed = () => new Error('the hold on the weekly post lapsed before the share: another replica may be making it')
+      return (await once({
+        what: 'post', facts, left: left?.intentAt == null ? undefined : { createdAt: left.intentAt },
+        record: (createdAt) => {
+          fileId = null
+          return deps.store.recordWeeklyIntent(channel, week, createdAt)
+        },
+        async send() {
+          if (!request.held()) throw lapsed()
+          const upload = await call('files.getUploadURLExternal', () => deps.slack.startUpload({ filename: chart.filename, length: chart.bytes.length, altText: chart.altText }))
+          const id = upload.fileId
+          fileId = id
+          await deps.store.recordWeeklyFile(channel, week, id)
+          await deps.slack.sendUpload(upload.uploadUrl, chart.bytes)
+          if (!request.held()) throw lapsed()
+          await call('files.completeUploadExternal', () => deps.slack.completeUpload(id, chart.title, channel, request.text))
+          return id
+        },
+        find: async (since) => {
+          // No file recorded: the upload never got as far as a share.
+          if (fileId === null) return undefined
+          const found = await deps.slack.findSharedFile(channel, fileId, searchWindow(since, now()), (page) => call('conversations.history', page))
+          return 'ts' in found ? found.ts : cannotSearch(found.missingScope, facts, 'slack token cannot read channel history; sharing the weekly summary again without looking (it may show twice)')
+        },
+        complete: () => deps.store.finishWeeklyPost(channel, week, 'posted', now()),
+        drop: () => deps.store.finishWeeklyPost(channel, week, 'refused', now()),
+      })).outcome
     },
     /** One gathered direct message (a batch of a person's rows, already claimed). */
     async directMessage(request: DirectMessageRequest): Promise<string> {

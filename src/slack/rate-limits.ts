@@ -15,6 +15,8 @@ export type SlackMethod =
   | 'views.publish'
   | 'users.getPresence'
   | 'users.profile.get'
+  | 'files.getUploadURLExternal'
+  | 'files.completeUploadExternal'
 
 /**
  * One budget: `perMinute` calls a minute on average, of which `burst` may go back to back. `scope` says
@@ -68,6 +70,9 @@ export const SLACK_RATE_LIMITS: Record<SlackMethod, readonly RateLimit[]> = {
   // minute" (its reference page); users.getPresence is spent at Tier 3's floor.
   'users.getPresence': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
   'users.profile.get': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
+  // The weekly summary's chart: "Rate limits Tier 4" on both methods' reference pages.
+  'files.getUploadURLExternal': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
+  'files.completeUploadExternal': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
 }
 
 /** The budget a 429 holds: for posts the channel (Slack's per-channel limit is the one a burst trips), else the method. */

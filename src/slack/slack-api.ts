@@ -83,6 +83,26 @@ export async function postToResponseUrl(url: string, body: Record<string, unknow
   }
 }
 
+/**
+ * Sends a file's bytes to the upload URL files.getUploadURLExternal gave, through the same fetch as every
+ * Slack call. Slack's docs (docs.slack.dev/reference/methods/files.getUploadURLExternal): "Upload a file by
+ * making a POST request to the upload URL", "Files can be sent as raw bytes or can be multipart form encoded.
+ * Slack will return HTTP 200 if the upload is successful; a non-200 response indicates a failure." The URL is
+ * another host than the API's and a credential for this one file: a failure names only its kind. Nothing is
+ * shared before files.completeUploadExternal, so a failure here is safe to try again (`slack_transient`).
+ */
+export async function postFileBytes(url: string, bytes: Uint8Array, timeoutMs = DEFAULT_SLACK_TIMEOUT_MS): Promise<void> {
+  let status: number
+  try {
+    const response = await slackFetch(url, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: bytes, signal: AbortSignal.timeout(timeoutMs) })
+    await response.text()
+    status = response.status
+  } catch (error) {
+    throw new PrheraldError('slack_transient', `the chart could not be sent to Slack's upload URL (${failureKind(error)})`)
+  }
+  if (status !== 200) throw new PrheraldError('slack_transient', `Slack's upload URL answered HTTP ${status} to the chart`)
+}
+
 /** `TimeoutError`, `ECONNREFUSED`, `TypeError`: what went wrong, without the message that may quote the URL. */
 function failureKind(error: unknown): string {
   const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined

@@ -1,9 +1,9 @@
 import { ErrorCode, type RetryOptions, type WebClient } from '@slack/web-api'
 import { isPrheraldError, PrheraldError } from '../errors.ts'
-import { createWebClient } from './slack-api.ts'
+import { createWebClient, postFileBytes } from './slack-api.ts'
 import { classifySlackError } from './classify-slack-error.ts'
 import type { Logger } from '../log/logger.ts'
-import { findMarkedMessage, findMarkedReply, type HistoryLookup, type HistoryWindow, type PageCall, type PostMarker } from './find-marked-message.ts'
+import { findMarkedMessage, findMarkedReply, findSharedFile, type HistoryLookup, type HistoryWindow, type PageCall, type PostMarker } from './find-marked-message.ts'
 import { mayHavePosted } from './post-outcome.ts'
 import type { SlackTokenObserver } from './slack-token-state.ts'
 
@@ -66,6 +66,20 @@ export interface SlackClient {
   openView(triggerId: string, view: ModalView): Promise<string>
   /** views.update: replaces the modal `viewId` names (the outcome of what it submitted), never retried here. */
   updateView(viewId: string, view: ModalView): Promise<void>
+  /**
+   * files.getUploadURLExternal (files:write): where to send a file's bytes and the id it will have. Nothing is
+   * shared yet: docs.slack.dev, "If files.completeUploadExternal is not called, the upload will be aborted".
+   */
+  startUpload(file: { filename: string; length: number; altText: string }): Promise<{ uploadUrl: string; fileId: string }>
+  /** The bytes POSTed to the upload URL (slack-api.ts postFileBytes). */
+  sendUpload(uploadUrl: string, bytes: Uint8Array): Promise<void>
+  /**
+   * files.completeUploadExternal: shares the uploaded file in `channel`, `comment` its message's text. Never
+   * retried here (Slack: "This method can only be called once"); slack_outcome_unknown when it may have been shared.
+   */
+  completeUpload(fileId: string, title: string, channel: string, comment: string): Promise<void>
+  /** Looks through the channel's history in `window` for the message sharing `fileId` (see find-marked-message.ts). */
+  findSharedFile(channel: string, fileId: string, window: HistoryWindow, page?: PageCall): Promise<HistoryLookup>
 }
 
 /**
@@ -217,6 +231,31 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
     async updateView(viewId, view) {
       await call(() => changer.views.update({ view_id: viewId, view: view as never }))
     },
+    async startUpload(file) {
+      // docs.slack.dev/reference/methods/files.getUploadURLExternal: `filename` and `length` ("Size in bytes of the
+      // file being uploaded") required, `alt_txt` ("Description of image for screen-reader") optional; it
+      // "returns an upload URL and a file ID" (`upload_url`, `file_id`). Through apiCall: the SDK's typed method
+      // names the last one alt_text, which the reference does not.
+      const answer = await call(() => client.apiCall('files.getUploadURLExternal', { filename: file.filename, length: file.length, alt_txt: file.altText }))
+      const { upload_url: uploadUrl, file_id: fileId } = (answer ?? {}) as { upload_url?: unknown; file_id?: unknown }
+      if (typeof uploadUrl !== 'string' || typeof fileId !== 'string') throw classifySlackError(new Error('files.getUploadURLExternal returned no upload_url'))!
+      return { uploadUrl, fileId }
+    },
+    sendUpload: (uploadUrl, bytes) => postFileBytes(uploadUrl, bytes, options.timeoutMs),
+    async completeUpload(fileId, title, channel, comment) {
+      // docs.slack.dev/reference/methods/files.completeUploadExternal: `files` "Array of file ids and their
+      // corresponding (optional) titles", `channel_id` "Channel ID where the file will be shared",
+      // `initial_comment` "The message text introducing the file in specified channels".
+      await call(async () => {
+        try {
+          return await changer.files.completeUploadExternal({ files: [{ id: fileId, title }], channel_id: channel, initial_comment: comment })
+        } catch (error) {
+          if (!mayHavePosted(error)) throw error
+          throw new PrheraldError('slack_outcome_unknown', `Slack: files.completeUploadExternal outcome unknown (${error instanceof Error ? error.message : String(error)})`, { cause: error })
+        }
+      })
+    },
+    findSharedFile: (channel, fileId, window, page) => findSharedFile({ client, call }, channel, fileId, window, page),
     async lookupUserByEmail(email) {
       const result = await call(async () => {
         try {

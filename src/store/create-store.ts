@@ -15,6 +15,7 @@ import { createActionCounts, deleteActionsBefore } from './action-count-store.ts
 import { createAssignmentStore, deleteAssignmentsBefore } from './assignment-store.ts'
 import { createTurnaroundStore, deleteTurnaroundBefore, saveTurnaroundStep } from './turnaround-store.ts'
 import { createReminderStore } from './reminder-store.ts'
+import { createWeeklyPostStore } from './weekly-post-store.ts'
 import { createReplyCommentStore, deleteReplyCommentsBefore } from './reply-comment-store.ts'
 import { personalQueries } from './personal-queries.ts'
 import { readStoredEvent, storedEvent, storedLifecycle } from './stored-json.ts'
@@ -88,6 +89,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     ...createTurnaroundStore(driver),
     ...createReminderStore(driver),
     ...createAssignmentStore(driver),
+    ...createWeeklyPostStore(driver),
     async findMessages(pr) {
       return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow).sort(oldestFirst)
     },

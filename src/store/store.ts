@@ -6,8 +6,9 @@ import type { ActionCounts } from './action-count-store.ts'
 import type { ReplyCommentStore } from './reply-comment-store.ts'
 import type { TalkBackStore } from './talk-back-store.ts'
 import type { TurnaroundRecord, TurnaroundStore } from './turnaround-store.ts'
-import type { AssignmentStore } from './assignment-store.ts'
 import type { ReminderStore } from './reminder-store.ts'
+import type { AssignmentStore } from './assignment-store.ts'
+import type { WeeklyPostStore } from './weekly-post-store.ts'
 
 /**
  * What prherald keeps, as values and as the ports below: implemented once (`create-store.ts`) over SQLite
@@ -431,6 +432,6 @@ export interface SharedWork {
 /** Everything prherald keeps, every port at once: what the composition roots open and close. */
 export interface Store extends DeliveryStore, MessageStore, IntentStore, PeopleCache, DirectMessageStore, PreferenceStore, JobClaims,
   HookMarks, SlackRequests, SharedWork, TalkBackStore, ReplyCommentStore, ReviewFormStore, ActionCounts, TurnaroundStore,
-  ReminderStore, AssignmentStore {
+  ReminderStore, AssignmentStore, WeeklyPostStore {
   close(): Promise<void>
 }

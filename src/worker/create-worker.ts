@@ -22,6 +22,7 @@ import type { Provider, PullRequestId } from '../../machines/pull-request-event.
 import { leftComments } from './left-comments.ts'
 import { createReplyComments } from './reply-comments.ts'
 import type { TurnaroundStore } from '../store/turnaround-store.ts'
+import type { WeeklyPostStore } from '../store/weekly-post-store.ts'
 import { createMirrorComments } from './mirror-comments.ts'
 import type { AssignmentStore } from '../store/assignment-store.ts'
 import { createAssignReviewers, type AssignReviewers } from '../assign/assign-reviewers.ts'
@@ -34,6 +35,7 @@ export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secre
   /** Every configured host and its API client (src/config/connect-hosts.ts). */
   hosts: HostSet
   store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore & ReplyCommentStore & TurnaroundStore & AssignmentStore
+    & WeeklyPostStore
   /** Retries across calls; tests shorten them. */
   retry?: RetryPolicy
   /** The personal side's clock (quiet hours, claims); tests move it. */

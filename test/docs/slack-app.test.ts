@@ -27,8 +27,8 @@ describe('the Slack app manifest in docs/slack-app.md', () => {
     const scopes = manifest?.oauth_config?.scopes?.bot ?? []
     expect(scopes).toEqual(expect.arrayContaining([...REQUIRED_SLACK_SCOPES, ...HISTORY_SLACK_SCOPES]))
     expect([...scopes].sort()).toEqual([
-      'channels:history', 'channels:read', 'chat:write', 'commands', 'groups:history', 'groups:read', 'im:history', 'im:write', 'reactions:write',
-      'usergroups:read', 'users.profile:read', 'users:read',
+      'channels:history', 'channels:read', 'chat:write', 'commands', 'files:write', 'groups:history', 'groups:read', 'im:history', 'im:write',
+      'reactions:write', 'usergroups:read', 'users.profile:read', 'users:read',
     ])
   })
 })

@@ -13,6 +13,8 @@ export interface SlackMessageState {
   metadata?: unknown
   /** Set for a reply: the ts of the thread's parent message. */
   threadTs?: string
+  /** The files a files.completeUploadExternal shared with this message (history lists them in `files`). */
+  files?: Array<{ id: string; title: string; name: string }>
   /** A reply posted with `reply_broadcast: true` (also shown in the channel). */
   broadcast?: boolean
 }
@@ -53,6 +55,17 @@ export interface FakeSlackUser {
   status?: { text: string; emoji: string; expiration?: number }
 }
 
+/** One file of the fake's upload flow (docs.slack.dev files.getUploadURLExternal, files.completeUploadExternal). */
+export interface FakeSlackFile {
+  filename: string
+  length: number
+  altText: string | undefined
+  /** What was POSTed to its upload URL; undefined until then. */
+  bytes: Buffer | undefined
+  /** Where files.completeUploadExternal shared it, and its message's ts; undefined until completed. */
+  shared: { channel: string; ts: string; title: string } | undefined
+}
+
 export interface FakeSlack {
   url: string
   /** API calls in arrival order (method name, e.g. `chat.postMessage`, and parsed body). */
@@ -85,6 +98,15 @@ export interface FakeSlack {
   views: Map<string, HomeView>
   /** Modals by view id: what views.open opened, replaced by each views.update (`updates` counts them). */
   modals: Map<string, { user?: string; view: Record<string, unknown>; updates: number }>
+  /**
+   * Files by id as files.getUploadURLExternal created them: the bytes POSTed to their upload URL (another
+   * server than the API's, as files.slack.com is), and the channel files.completeUploadExternal shared them in.
+   */
+  files: Map<string, FakeSlackFile>
+  /** The upload server's requests (a POST of bytes per upload), in arrival order. */
+  uploads: Array<{ path: string; bytes: Buffer }>
+  /** Faults for the upload server's POSTs, one consumed per upload: an HTTP status, or a hold until the promise settles. */
+  uploadFaults: Array<{ status: number } | { until: Promise<unknown> }>
   /** Called for every API call (the demo prints them). */
   onCall: ((method: string, body: Record<string, unknown>) => void) | undefined
   /** The channel's messages, without thread replies (as a reader sees the channel). */
@@ -143,7 +165,7 @@ export interface FakeSlackOptions {
  */
 export const MANIFEST_SCOPES: readonly string[] = [
   'chat:write', 'reactions:write', 'channels:read', 'groups:read', 'channels:history', 'groups:history',
-  'commands', 'im:write', 'im:history', 'users:read', 'usergroups:read', 'users.profile:read',
+  'commands', 'im:write', 'im:history', 'users:read', 'usergroups:read', 'users.profile:read', 'files:write',
 ]
 
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
@@ -170,7 +192,24 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     onCall: undefined as FakeSlack['onCall'],
     socketUrl: undefined as string | undefined,
     appToken: undefined as string | undefined,
+    files: new Map<string, FakeSlackFile>(),
+    uploads: [] as FakeSlack['uploads'],
+    uploadFaults: [] as FakeSlack['uploadFaults'],
   }
+  // Slack's upload URL is on another host than its API (files.slack.com/upload/v1/…): the fake's is another server.
+  const uploadServer = await startHttpFake(async (req, res) => {
+    const id = /^\/upload\/v1\/(F[A-Z0-9]+)$/.exec(req.path)?.[1]
+    state.uploads.push({ path: req.path, bytes: req.raw })
+    const fault = state.uploadFaults.shift()
+    if (fault && 'until' in fault) await fault.until.catch(() => {})
+    else if (fault) return void res.writeHead(fault.status).end('')
+    const file = id ? state.files.get(id) : undefined
+    if (req.method !== 'POST' || !file) return void res.writeHead(404).end('')
+    // docs.slack.dev files.getUploadURLExternal: "Slack will return HTTP 200 if the upload is successful".
+    file.bytes = req.raw
+    res.writeHead(200, { 'content-type': 'text/plain' }).end(`OK - ${req.raw.length}`)
+  })
+  let fileCount = 0
 
   const answer = async (method: string, body: Record<string, unknown>, res: ServerResponse) => {
     const channel = typeof body.channel === 'string' ? body.channel : undefined
@@ -278,6 +317,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         const page = (forward ? [...taken].reverse() : taken).map((m) => ({
           type: 'message', ts: m.ts, text: m.text, bot_id: 'B123',
           reactions: [...m.reactions].map((name) => ({ name, count: 1, users: ['U0BOT'] })),
+          ...(m.files ? { files: m.files.map((f) => ({ id: f.id, title: f.title, name: f.name, mimetype: 'image/png' })), upload: true } : {}),
           ...(withMetadata && m.metadata !== undefined ? { metadata: m.metadata } : {}),
         }))
         const more = all.length > limit
@@ -408,6 +448,36 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         if (state.appToken !== undefined && token !== state.appToken) return sendJson(res, 200, { ok: false, error: 'invalid_auth' })
         return sendJson(res, 200, { ok: true, url: state.socketUrl ?? 'ws://127.0.0.1:9/link/?ticket=fake' })
       }
+      case 'files.getUploadURLExternal': {
+        // docs.slack.dev/reference/methods/files.getUploadURLExternal: `filename` and `length` required; it "returns an
+        // upload URL and a file ID". The scope is files:write (files.completeUploadExternal's prerequisites name it).
+        if (!state.scopes.includes('files:write')) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed: 'files:write', provided: state.scopes.join(',') })
+        const length = Number(body.length)
+        if (typeof body.filename !== 'string' || body.filename === '' || !Number.isInteger(length) || length <= 0) return sendJson(res, 200, { ok: false, error: 'invalid_arguments' })
+        const id = `F0UPLOAD${++fileCount}`
+        state.files.set(id, { filename: body.filename, length, altText: typeof body.alt_txt === 'string' ? body.alt_txt : undefined, bytes: undefined, shared: undefined })
+        return sendJson(res, 200, { ok: true, upload_url: `${uploadServer.url}/upload/v1/${id}`, file_id: id })
+      }
+      case 'files.completeUploadExternal': {
+        // docs.slack.dev/reference/methods/files.completeUploadExternal: `files` "Array of file ids and their
+        // corresponding (optional) titles" (a form's JSON string, as the Web API client sends it), `channel_id` where it
+        // is shared, `initial_comment` "The message text introducing the file"; "This method can only be called once"
+        // (the reference names no error for a second call: the fake refuses it as a file it cannot complete).
+        if (!state.scopes.includes('files:write')) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed: 'files:write', provided: state.scopes.join(',') })
+        const listed = (typeof body.files === 'string' ? JSON.parse(body.files) : body.files) as Array<{ id?: string; title?: string }> | undefined
+        const target = typeof body.channel_id === 'string' ? body.channel_id : undefined
+        const files = (listed ?? []).map((f) => ({ ...f, file: state.files.get(String(f.id)) }))
+        if (files.length === 0 || files.some((f) => !f.file || f.file.bytes === undefined || f.file.shared)) return sendJson(res, 200, { ok: false, error: 'file_not_found' })
+        if (target && state.channelErrors.get(target)) return sendJson(res, 200, { ok: false, error: state.channelErrors.get(target) })
+        if (target && state.channels.get(target)?.is_member === false) return sendJson(res, 200, { ok: false, error: 'not_in_channel' })
+        if (target) {
+          const ts = nextTs()
+          const shared = files.map((f) => ({ id: String(f.id), title: f.title ?? f.file!.filename, name: f.file!.filename }))
+          state.messages.set(ts, { channel: target, ts, text: String(body.initial_comment ?? ''), blocks: [], reactions: new Set(), updates: 0, files: shared })
+          for (const f of files) f.file!.shared = { channel: target, ts, title: f.title ?? f.file!.filename }
+        }
+        return sendJson(res, 200, { ok: true, files: files.map((f) => ({ id: f.id, title: f.title ?? f.file!.filename })) })
+      }
       case 'conversations.info': {
         const info = channel ? (state.channels.get(channel) ?? (options.anyChannel ? {} : undefined)) : undefined
         if (!info) return sendJson(res, 200, { ok: false, error: 'channel_not_found' })
@@ -434,6 +504,6 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     repliesTo: (channel: string, ts: string) =>
       [...state.messages.values()].filter((m) => m.channel === channel && m.threadTs === ts).sort((a, b) => a.ts.localeCompare(b.ts)),
     count: (method: string) => state.calls.filter((c) => c.method === method).length,
-    close: fake.close,
+    close: async () => { await Promise.all([fake.close(), uploadServer.close()]) },
   })
 }

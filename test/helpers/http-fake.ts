@@ -7,6 +7,8 @@ export interface RecordedRequest {
   query: URLSearchParams
   headers: IncomingMessage['headers']
   body: Record<string, unknown>
+  /** The body's bytes as sent (a file upload's are no form). */
+  raw: Buffer
 }
 
 export type FakeHandler = (req: RecordedRequest, res: ServerResponse) => void | Promise<void>
@@ -30,12 +32,14 @@ export async function startHttpFake(handle: FakeHandler, port = 0): Promise<Http
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const url = new URL(req.url ?? '/', 'http://fake')
+    const raw = Buffer.concat(chunks)
     const recorded: RecordedRequest = {
       method: req.method ?? 'GET',
       path: url.pathname,
       query: url.searchParams,
       headers: req.headers,
-      body: parseBody(Buffer.concat(chunks).toString('utf8'), req.headers['content-type']),
+      body: req.headers['content-type'] === 'application/octet-stream' ? {} : parseBody(raw.toString('utf8'), req.headers['content-type']),
+      raw,
     }
     requests.push(recorded)
     try {

@@ -23,9 +23,10 @@ export const BOUNDED: Readonly<Record<string, string>> = {
   linked_accounts: 'one row per person and host',
   oauth_states: 'flows of the last ten minutes',
   person_action_gates: 'one row per person and kind',
-  away_marks: 'one row per person',
   reminder_holds: 'one row per person an open pull request waits on: the reminder job deletes a hold once it ends',
   reminder_snoozes: 'one row per snooze of an open pull request: the reminder job deletes it once it ran out or the pull request ended',
+  away_marks: 'one row per person',
+  weekly_posts: 'one row per insights.weekly channel and week; each post forgets its channel\'s rows past the last few weeks',
 }
 
 export interface Index {
