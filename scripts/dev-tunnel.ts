@@ -1,4 +1,5 @@
 import { PrheraldError } from '../src/errors.ts'
+import { askOnTerminal, cloudflareConsent, cloudflaredInstalled } from './cloudflare-consent.ts'
 
 export interface DevTunnel { publicUrl: string; close: () => Promise<void> }
 
@@ -27,6 +28,13 @@ function reason(error: unknown): string {
  * with what to do, within TUNNEL_DEADLINE_MS, and leaves no cloudflared running.
  */
 export async function openDevTunnel(url: string): Promise<DevTunnel | undefined> {
+  const consent = await cloudflareConsent({
+    env: process.env,
+    interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    installed: cloudflaredInstalled(),
+    ask: askOnTerminal,
+  })
+  if (!consent) return undefined
   const { startTunnel } = await import('untun')
   // untun rejects a promise per cloudflared connection that nothing can await (startTunnel does not return
   // them): when cloudflared exits, that would end the process with a stack. Its exit is reported below, or by
@@ -37,7 +45,8 @@ export async function openDevTunnel(url: string): Promise<DevTunnel | undefined>
   })
   let tunnel: Awaited<ReturnType<typeof startTunnel>>
   try {
-    tunnel = await deadline(startTunnel({ url }), 'installing cloudflared')
+    // Asked above: untun's own question would answer itself where standard input is not a terminal.
+    tunnel = await deadline(startTunnel({ url, acceptCloudflareNotice: true }), 'installing cloudflared')
     if (!tunnel) return undefined
     const publicUrl = (await deadline(tunnel.getURL(), 'cloudflared')).replace(/\/+$/, '')
     return { publicUrl, close: tunnel.close }

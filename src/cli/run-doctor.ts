@@ -117,7 +117,7 @@ environmentHelp(cli, [
   '  PRHERALD_CONFIG_FILE   config file (default ./config.yaml)',
   '  PRHERALD_DATABASE_URL  database (default file:./data/prherald.db, or database.url in the config)',
   '  SLACK_BOT_TOKEN        Slack bot token',
-  ...hostVariableLines('secret', (host) => `${host.words.name}: the webhook secret, with git_provider: ${host.id}`),
+  ...hostVariableLines('secret', (host) => `${host.words.name}: the webhook secret, when ${host.words.name} is configured (git_provider: ${host.id} or hosts.${host.id})`),
   ...hostVariableLines('token', (host) => `${host.words.name} (optional): the webhook check`),
   ...extraVariableLines(true),
   ...apiUrlLines(),

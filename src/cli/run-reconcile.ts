@@ -7,6 +7,7 @@ import { reconcileLocally } from '../reconcile/reconcile-locally.ts'
 import { commandSettings } from './load-env-file.ts'
 import { parseRepository } from '../config/parse-repository.ts'
 import { runCommands } from './run-commands.ts'
+import { createProgress, type Progress } from '../log/progress.ts'
 import { apiUrlLines, environmentHelp, extraVariableLines, hostVariableLines } from './host-variable-lines.ts'
 
 /**
@@ -20,8 +21,15 @@ async function main(repository: string | undefined, dryRun: boolean, provider: s
     // A running server takes the work and runs it through its mailboxes; undefined: none listens.
     if (await handToServer(controlSocketPath(settings), 'reconcile', { repository: repository?.trim(), dryRun, provider }, (line) => console.log(line))) return
   }
+  // Progress on standard error, per host: a bar on a terminal, a line every few seconds in a log.
+  let progress: Progress | undefined
   const reports = await reconcileLocally(settings, process.env, { dryRun, repository: repository?.trim(), provider }, {
     onWait: (waitMs, resumeAt) => console.error(`waiting ${Math.ceil(waitMs / 1000)} s for the git host's rate limit (until ${new Date(resumeAt).toISOString()})`),
+    onChecked: (done, total) => {
+      if (done === 0) progress = createProgress('reconciling', { unit: 'pull requests', total })
+      else progress?.advance()
+      if (done === total) progress?.finish()
+    },
   })
   for (const { host, report } of reports) {
     if (reports.length > 1) console.log(`${host}:`)

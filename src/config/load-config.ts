@@ -53,7 +53,10 @@ export function readConfigDocument(file: string): ConfigDocument {
   const [error, value] = validate(data, configSchema)
   if (error !== undefined || value === undefined) {
     const failures = dedupeByKey(error?.failures() ?? [])
-    throw invalid(file, [...failures.slice(0, MAX_LISTED).map((failure) => {
+    // Every problem at once: the file's form (a top-level mappings: beside hosts:) is read from the document
+    // as written, so that a bad value elsewhere does not hide it.
+    const form = formProblemsOfRaw(data).map((p) => ({ ...p, line: p.path ? lineOf(p.path) : undefined }))
+    throw invalid(file, [...form, ...failures.slice(0, MAX_LISTED).map((failure) => {
       const line = lineOf(failure.path)
       const hint = failure.value === null ? emptyValueHint(failure.path, line === undefined ? undefined : lineText(line)) : undefined
       return { ...describeFailure(failure), line, ...(hint ? { message: hint } : {}) }
@@ -70,6 +73,14 @@ export function readConfigDocument(file: string): ConfigDocument {
   ]
   if (problems.length > 0) throw invalid(file, problems.map((p, i) => (i < MAX_LISTED && p.path ? { ...p, line: lineOf(p.path) } : p)))
   return value as ConfigDocument
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** The form's problems of a document the schema refused, where its top level and hosts: are at least mappings. */
+function formProblemsOfRaw(data: unknown): ConfigProblem[] {
+  if (!isRecord(data) || (data.hosts !== undefined && !isRecord(data.hosts))) return []
+  return formProblems(data as Parameters<typeof formProblems>[0])
 }
 
 function dedupeByKey(failures: Failure[]): Failure[] {

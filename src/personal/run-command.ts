@@ -2,6 +2,7 @@ import type { DirectMessageSettings } from '../config/settings.ts'
 import { parseWorkingHours } from '../config/working-hours.ts'
 import type { MessageStore, PreferenceStore } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
+import { openPullRequestsOf } from './open-pull-requests-of.ts'
 import { groupsOf, type PersonOf } from './person-of.ts'
 import { channelPullRequests, minePullRequests, openPullRequests } from './pull-request-lists.ts'
 import { pullRequestKey } from '../../machines/pull-request-event.ts'
@@ -75,8 +76,8 @@ export function createCommandRunner(deps: CommandDeps) {
         return {
           ack: 'Looking…',
           later: async () => {
-            const prs = openPullRequests(await deps.store.openMessages())
-            return minePullRequests(prs, me, people, await groupsOf(people, deps.directory, me), deps.now()).join('\n')
+            const groups = await groupsOf(people, deps.directory, me)
+            return minePullRequests(await openPullRequestsOf(deps.store, people, me, groups), me, people, groups, deps.now()).join('\n')
           },
         }
       case 'dm': {

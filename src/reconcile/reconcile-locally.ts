@@ -51,7 +51,7 @@ export async function reconcileLocally(
   settings: Settings,
   env: Env,
   request: ReconcileRequest,
-  extra: Pick<RunReconcileOptions, 'onWait' | 'clock' | 'maxWaitMs'> = {},
+  extra: Pick<RunReconcileOptions, 'onWait' | 'clock' | 'maxWaitMs' | 'onChecked'> = {},
 ): Promise<HostReconcileReport[]> {
   const hosts = connectHostsFromEnv(settings.hosts, env)
   const chosen = chooseHosts(hosts, request.provider)

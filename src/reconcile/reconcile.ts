@@ -19,6 +19,8 @@ export interface ReconcileDeps {
   repository?: string | undefined
   /** Only pull requests whose rows were touched since (unix ms). */
   touchedSince?: number | undefined
+  /** Told how many pull requests the run checks, then once per pull request checked: a long run's progress. */
+  onChecked?: ((done: number, total: number) => void) | undefined
 }
 
 /** One pull request reconcile changed (or would change), or could not check. */
@@ -95,7 +97,13 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileResult> {
     }
   }
 
-  const outcomes = await Promise.all(refs.map(check))
+  let done = 0
+  deps.onChecked?.(done, refs.length)
+  const outcomes = await Promise.all(refs.map(async (ref) => {
+    const outcome = await check(ref)
+    deps.onChecked?.(++done, refs.length)
+    return outcome
+  }))
   const lines = outcomes.flatMap((o) => (o.line ? [o.line] : []))
   const failed = lines.filter((l) => l.error !== undefined).length
   const notChecked = outcomes.filter((o) => o.notChecked).length

@@ -8,7 +8,7 @@ import type { ConnectedHost } from '../config/connect-hosts.ts'
 import { listRoutes } from '../routing/resolve-route.ts'
 import type { DeliveryStore, HookMarks, MessageStore } from '../store/store.ts'
 import { createHostRateGate, type GateClock } from '../hosts/host-rate-gate.ts'
-import { reconcile, runStop, type ReconcileResult } from './reconcile.ts'
+import { reconcile, runStop, type ReconcileDeps, type ReconcileResult } from './reconcile.ts'
 import { stopsRun } from '../hosts/git-host-error.ts'
 
 /** A rate-limit hold up to this long is waited out; a longer one stops the run (docs/reconcile.md). */
@@ -33,6 +33,7 @@ export interface RunReconcileOptions {
   clock?: GateClock
   maxWaitMs?: number
   onWait?: (waitMs: number, resumeAt: number) => void
+  onChecked?: ReconcileDeps['onChecked']
 }
 
 export interface ReconcileReport {
@@ -72,7 +73,7 @@ export async function runReconcile(options: RunReconcileOptions): Promise<Reconc
   const clock = options.clock ?? realClock
   const gate = createHostRateGate({ host: host.words.name, limit: options.limit, clock, maxWaitMs: options.maxWaitMs ?? MAX_RATE_LIMIT_WAIT_MS, onWait: options.onWait })
   const reads = api.reconcile(gate, clock)
-  const common = { store, host, apply: options.apply, repository: options.repository, touchedSince: options.touchedSince }
+  const common = { store, host, apply: options.apply, repository: options.repository, touchedSince: options.touchedSince, onChecked: options.onChecked }
   const dryRun = options.apply === undefined
   const missedDeliveries = reads.missedDeliveries
   if (!missedDeliveries) return { dryRun, pullRequests: await reconcile({ ...common, readPullRequest: reads.readPullRequest }) }

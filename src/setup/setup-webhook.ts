@@ -63,6 +63,12 @@ export async function setupWebhook(deps: SetupWebhookDeps): Promise<void> {
   } catch (error) {
     // The files are written; the check below reports the missing webhook with its fix too.
     if (!isPrheraldError(error)) throw error
+    // A host that cannot be reached, or refuses the token, fails the webhook check below the same way, with
+    // its fix: said once there. A refusal of the creation itself (the check cannot see it) is said here.
+    if (error.code === 'git_host' || error.code === 'git_host_auth') {
+      print(`webhook not created for ${target}: the webhook check below says why`)
+      return
+    }
     print(`FAIL  webhook  ${target}  ${error.message}`)
     if (error.fix) print(`      fix: ${error.fix}`)
   }

@@ -4,6 +4,7 @@ import { PrheraldError } from '../errors.ts'
 import { forDialect, type Dialect } from './dialect.ts'
 import { packageRoot } from '../package-root.ts'
 import type { SqliteDatabase } from './open-database.ts'
+import type { LogFields } from '../log/logger.ts'
 
 export interface Migration {
   version: string
@@ -35,6 +36,34 @@ export function readMigrations(dir = join(packageRoot(), 'migrations'), dialect:
       return { version, name, sql: forDialect(readFileSync(join(dir, f), 'utf8'), dialect) }
     })
     .filter((m) => !isEmpty(m.sql))
+}
+
+/**
+ * The numbers between consecutive migrations of `migrations` that no migration has, as `0008` or `0022-0044`.
+ * Numbers are taken when work on a migration starts and some were never used, so a gap in a list of
+ * migrations is a number no release ever had, never a migration that was skipped: the start-up log and
+ * `prherald-migrate status` say so beside the list.
+ */
+export function unusedNumbers(migrations: readonly Pick<Migration, 'version'>[]): string[] {
+  const numbers = migrations.map((m) => Number(m.version)).sort((a, b) => a - b)
+  const gaps: string[] = []
+  const pad = (n: number) => String(n).padStart(4, '0')
+  for (let i = 1; i < numbers.length; i++) {
+    const from = (numbers[i - 1] ?? 0) + 1
+    const to = (numbers[i] ?? 0) - 1
+    if (to === from) gaps.push(pad(from))
+    else if (to > from) gaps.push(`${pad(from)}-${pad(to)}`)
+  }
+  return gaps
+}
+
+/** What the start-up log says of the migrations it applied: each one, and the numbers no migration has. */
+export function appliedMigrationsFields(applied: readonly Migration[]): LogFields {
+  const unused = unusedNumbers(applied)
+  return {
+    versions: applied.map((m) => `${m.version}_${m.name}`),
+    ...(unused.length > 0 ? { unused_numbers: `${unused.join(', ')} (never used by any migration; nothing was skipped)` } : {}),
+  }
 }
 
 function ensureTable(db: SqliteDatabase): void {

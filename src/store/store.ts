@@ -201,7 +201,7 @@ export interface HookDeliveryMark {
 
 /** What `JobClaims.forgetBefore` deleted, per kind of row. */
 export interface ForgottenRows {
-  /** slack_messages rows untouched since the cutoff. */
+  /** slack_messages rows untouched since the cutoff, and the people rows written with them (pull_request_people). */
   messages: number
   /** Applied delivery ids older than it (they only serve duplicate detection; pending ones always stay). */
   deliveries: number
@@ -265,6 +265,14 @@ export interface MessageStore {
   openPullRequests(filter: OpenPullRequestFilter): Promise<PullRequestRef[]>
   /** Every message of an open (not draft, not ended) pull request, by channel, then oldest first. */
   openMessages(): Promise<OpenMessage[]>
+  /**
+   * The open messages of the pull requests `people` (keys of one host's accounts and teams,
+   * machines/pull-request-people.ts) are the author of or are waited on by: /prherald mine and the Home tab
+   * read a person's pull requests without reading every open message.
+   */
+  openMessagesOf(provider: string, people: readonly string[]): Promise<OpenMessage[]>
+  /** At start-up: keeps the people of open messages written without them (by an earlier version); how many pull requests. */
+  keepPeopleOfOpenMessages(): Promise<number>
   countMessages(): Promise<number>
   /** Inserts or replaces the row of one channel; bumps `touched_at`. */
   saveMessage(message: MessageRecord): Promise<void>

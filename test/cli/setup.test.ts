@@ -210,6 +210,15 @@ describe('prherald-setup --yes (GitHub)', () => {
     expect(result.stderr).toContain('--yes')
   })
 
+  it('a GitHub it cannot reach is one FAIL, in the checks, with its fix, not one more before them', async () => {
+    const result = await setup([...githubFlags, '--public-url', PUBLIC_URL, '--git-token', GIT_TOKEN, '--create-webhook'], { GITHUB_API_URL: 'http://127.0.0.1:9/' })
+    expect(result.status).not.toBe(0)
+    expect(result.stdout).toContain('webhook not created for acme/api: the webhook check below says why')
+    expect(result.stdout.match(/^FAIL .*GitHub unreachable at http:\/\/127\.0\.0\.1:9/gm)).toHaveLength(1)
+    expect(result.stdout.match(/fix: check the network path to GitHub/g)).toHaveLength(1)
+    expect(existsSync(file('config.yaml'))).toBe(true)
+  })
+
   it('does not create the webhook unless asked, and says how to later', async () => {
     const result = await setup([...githubFlags, '--public-url', PUBLIC_URL, '--git-token', GIT_TOKEN])
     expect(github.hooks.get('acme/api')).toHaveLength(0)

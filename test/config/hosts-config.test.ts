@@ -69,6 +69,12 @@ describe('hosts:', () => {
     expect(stray).toContain('users: is at the top beside hosts:; move it under the host it belongs to')
   })
 
+  it('a top-level mappings: beside hosts: is said with a bad value elsewhere, not hidden by it', () => {
+    const message = refusal('mappings: { acme: { api: { channel: C0API } } }\nhosts:\n  github:\n    mappings: { acme: { web: { channel: nope } } }\n')
+    expect(message).toContain('mappings: is at the top beside hosts:; move it under the host it belongs to')
+    expect(message).toContain('hosts.github.mappings.acme.web.channel: "nope" is not a Slack channel ID')
+  })
+
   it('refuses an empty hosts: and an unknown host kind, naming the kinds', () => {
     expect(refusal('hosts: {}\n')).toContain('hosts: lists no host; add one of github, bitbucket, gitlab')
     expect(refusal('hosts:\n  gitea:\n    mappings: { acme: { api: { channel: C0API } } }\n')).toMatch(/hosts\.gitea: unknown key.*github, bitbucket, gitlab/)

@@ -8,7 +8,7 @@ import type { Dialect } from '../../src/store/dialect.ts'
 export const GROWING: ReadonlySet<string> = new Set([
   'slack_messages', 'deliveries', 'delivery_bodies', 'thread_replies', 'pull_request_heads', 'job_runs', 'slack_requests',
   'direct_messages', 'reply_comments', 'person_actions', 'direct_message_mutes', 'person_lookups', 'review_forms',
-  'pull_request_turnaround',
+  'pull_request_turnaround', 'pull_request_people',
 ])
 
 export const BOUNDED: Readonly<Record<string, string>> = {

@@ -58,6 +58,8 @@ describe('prherald-reconcile on GitLab, no server running', () => {
     const reads = gitlab.requests.map((r) => `${r.method} ${r.path}`)
     expect(reads.filter((r) => r.endsWith('/merge_requests/1'))).toEqual(['GET /api/v4/projects/platform%2Fbackend%2Fapi/merge_requests/1'])
     expect(reads.filter((r) => r.endsWith('/merge_requests/2'))).toHaveLength(2)
+    // How far it is, on standard error (not a terminal here: plain lines), ending with every pull request counted.
+    expect(result.stderr.trim().split('\n').at(-1)).toMatch(/^reconciling: 2\/2 pull requests \(100%\), about 0 s left$/)
   })
 
   it('keeps who reviewed off "Waiting on": the merge request\'s reviewers carry no state, /reviewers does', async () => {

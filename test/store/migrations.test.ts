@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { migrateUp, migrationStatus, readMigrations } from '../../src/store/migrations.ts'
+import { appliedMigrationsFields, migrateUp, migrationStatus, readMigrations, unusedNumbers } from '../../src/store/migrations.ts'
 import { openDatabase } from '../../src/store/open-database.ts'
 import { PrheraldError } from '../../src/errors.ts'
 import { runCli } from '../helpers/spawn-prherald.ts'
@@ -14,6 +14,17 @@ beforeEach(() => { dir = makeTempDir() })
 afterEach(() => dir.remove())
 
 describe('migrations', () => {
+  it('says which numbers no migration has, so a list that goes from 0007 to 0009 is not read as one skipped', () => {
+    const v = (version: string) => ({ version, name: 'x', sql: '' })
+    expect(unusedNumbers([v('0001'), v('0002'), v('0007'), v('0009'), v('0021'), v('0045')]))
+      .toEqual(['0003-0006', '0008', '0010-0020', '0022-0044'])
+    expect(unusedNumbers([v('0001'), v('0002')])).toEqual([])
+    expect(appliedMigrationsFields([v('0007'), v('0009')])).toEqual({
+      versions: ['0007_x', '0009_x'], unused_numbers: '0008 (never used by any migration; nothing was skipped)',
+    })
+    expect(appliedMigrationsFields([v('0001'), v('0002')])).toEqual({ versions: ['0001_x', '0002_x'] })
+  })
+
   it('creates the data directory, applies every migration once, in order, and records them', () => {
     const path = join(dir.path, 'nested/data/prherald.db')
     const db = openDatabase(path)
@@ -55,6 +66,7 @@ describe('migrations', () => {
     expect(up.stdout).toContain('applied  0001_initial')
     expect(runCli('migrate', ['up'], env).stdout).toContain('database is up to date')
     expect(runCli('migrate', ['status'], env).stdout).toMatch(/^applied {2}0001_initial {2}\d{4}-\d\d-\d\dT/m)
+    expect(runCli('migrate', ['status'], env).stdout).toMatch(/^numbers 0008, .+ were never used by any migration: nothing is missing$/m)
   })
 
   it('from an empty directory, status and doctor report no database yet and create nothing; up creates data/ and the database', () => {
