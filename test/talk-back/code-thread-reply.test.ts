@@ -163,6 +163,23 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('%s: a reply to a mirr
     await waitFor('the deletion', () => s.fake().comments[0]!.deleted)
   })
 
+  it('a code-thread reply whose answer was lost and could not be looked up is adopted from its thread at the restart; its edit reaches it', async () => {
+    const { code, thread, mirrored } = await mirroredCodeComment()
+    s.fake().loseCommentAnswers = 1
+    s.fake().failCommentLists = 1_000
+    const reply = replyEvent(s.h.slack, thread, ALICE, `${permalink(mirrored.ts, thread)} Made once.`)
+    await sendEvent(reply.event)
+    await waitFor('the reply and a failed look-up', () => s.fake().comments.length === 1 && s.fake().failCommentLists < 1_000)
+    s.fake().failCommentLists = 0
+    await s.restart()
+    expect(await s.h.service!.settle(10_000)).toBe(true)
+    expect(s.fake().comments).toHaveLength(1)
+    expect(s.h.service!.entries().find((e) => e.msg === 'interrupted pull request comments looked up')).toMatchObject({ count: 1, found: 1 })
+    await sendEvent(edited(reply, `${permalink(mirrored.ts, thread)} Made once, edited.`))
+    await waitFor('the edit', () => s.fake().comments[0]!.body.startsWith('Made once, edited.'))
+    expect(s.fake().comments[0]).toMatchObject({ thread: code.thread, deleted: false })
+  })
+
   it('a link to a message that is not a mirrored comment (the pull request\'s own message) stays a conversation comment, link and all', async () => {
     await s.start({ mirror: 'all', thread_replies: 'linked' })
     await s.link(ALICE, 'alice')
