@@ -170,7 +170,7 @@ export interface PeopleFacts {
   caseInsensitive: boolean
   /** What `users:` keys are, for `prherald-config list`. */
   keyDescription: string
-  /** What `teams:` keys are; undefined when the host has no teams prherald reads. */
+  /** What `teams:` keys are (host teams asked to review, or names of Slack user groups for `assign:`), for `prherald-config list`. */
   teamDescription: string | undefined
   /** slack.lookup_users_by_email works here (the host's API gives a profile's public email). */
   emailLookup: boolean
@@ -195,6 +195,11 @@ export interface HostApi {
   readFile(at: { owner: string; repo: string; ref?: string | undefined; path: string }): Promise<RepositoryFile | undefined>
   /** A team's members' logins (`follow: { team }`); absent where the host has no teams prherald reads. */
   teamMembers?(owner: string, slug: string): Promise<string[]>
+  /**
+   * Asks `reviewers` (keys of `users:`: a login, or a Bitbucket account id) to review the pull request, keeping
+   * whoever is asked already; asking someone who is asked already changes nothing, so a replay may ask again.
+   */
+  requestReviewers?(pr: PullRequestAddress, reviewers: readonly string[]): Promise<void>
   /** Creates the repository's webhook or updates the one with the same URL. Absent: `webhook.manualSteps`. */
   upsertWebhook?(spec: WebhookSpec): Promise<{ action: 'created' | 'updated'; id: string }>
   /** A login's public profile email, for slack.lookup_users_by_email. */

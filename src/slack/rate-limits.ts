@@ -13,6 +13,8 @@ export type SlackMethod =
   | 'users.info'
   | 'usergroups.users.list'
   | 'views.publish'
+  | 'users.getPresence'
+  | 'users.profile.get'
 
 /**
  * One budget: `perMinute` calls a minute on average, of which `burst` may go back to back. `scope` says
@@ -62,6 +64,10 @@ export const SLACK_RATE_LIMITS: Record<SlackMethod, readonly RateLimit[]> = {
   'users.info': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
   'usergroups.users.list': [{ scope: 'workspace', perMinute: 20, burst: 3 }],
   'views.publish': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
+  // assign's skip_away (src/assign/away-check.ts), each answer cached: users.profile.get is "Tier 4: 100+ per
+  // minute" (its reference page); users.getPresence is spent at Tier 3's floor.
+  'users.getPresence': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
+  'users.profile.get': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
 }
 
 /** The budget a 429 holds: for posts the channel (Slack's per-channel limit is the one a burst trips), else the method. */

@@ -12,7 +12,9 @@ import { createPersonalStore, targetText } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
 import { createReviewFormStore, deleteExpiredReviewForms } from './review-form-store.ts'
 import { createActionCounts, deleteActionsBefore } from './action-count-store.ts'
+import { createAssignmentStore, deleteAssignmentsBefore } from './assignment-store.ts'
 import { createTurnaroundStore, deleteTurnaroundBefore, saveTurnaroundStep } from './turnaround-store.ts'
+import { createReminderStore } from './reminder-store.ts'
 import { createReplyCommentStore, deleteReplyCommentsBefore } from './reply-comment-store.ts'
 import { personalQueries } from './personal-queries.ts'
 import { readStoredEvent, storedEvent, storedLifecycle } from './stored-json.ts'
@@ -84,6 +86,8 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     ...createReplyCommentStore(driver, now),
     ...createActionCounts(driver),
     ...createTurnaroundStore(driver),
+    ...createReminderStore(driver),
+    ...createAssignmentStore(driver),
     async findMessages(pr) {
       return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow).sort(oldestFirst)
     },
@@ -101,7 +105,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       }
       const deletes: readonly [keyof ForgottenRows, Statement, number][] = [
         ['messages', q.deleteMessagesUntouchedSince, cutoff], ['messages', q.deletePeopleUntouchedSince, cutoff], ['deliveries', q.deleteAppliedDeliveriesBefore, replayCutoff], ['bodies', q.deleteBodiesBefore, replayCutoff],
-        ['runClaims', q.deleteRunClaimsBefore, cutoff], ['threadRecords', q.deleteThreadRepliesBefore, cutoff], ['threadRecords', q.deleteHeadsBefore, cutoff],
+        ['runClaims', q.deleteRunClaimsBefore, cutoff], ['runClaims', deleteAssignmentsBefore, cutoff], ['threadRecords', q.deleteThreadRepliesBefore, cutoff], ['threadRecords', q.deleteHeadsBefore, cutoff],
         ['slackRequests', q.deleteSlackRequestsBefore, replayCutoff], ['directMessages', q.deleteDirectMessagesBefore, cutoff], ['threadRecords', deleteReplyCommentsBefore, cutoff],
         // A review form is good for an hour, whatever the cutoff: an expired one only waits to be deleted.
         ['reviewForms', deleteExpiredReviewForms, now()], ...deleteActionsBefore.map((s): [keyof ForgottenRows, Statement, number] => ['personActions', s, cutoff]),

@@ -6,6 +6,8 @@ import type { ActionCounts } from './action-count-store.ts'
 import type { ReplyCommentStore } from './reply-comment-store.ts'
 import type { TalkBackStore } from './talk-back-store.ts'
 import type { TurnaroundRecord, TurnaroundStore } from './turnaround-store.ts'
+import type { ReminderStore } from './reminder-store.ts'
+import type { AssignmentStore } from './assignment-store.ts'
 
 /**
  * What prherald keeps, as values and as the ports below: implemented once (`create-store.ts`) over SQLite
@@ -207,7 +209,7 @@ export interface ForgottenRows {
   deliveries: number
   /** Body digests older than the replay cutoff. */
   bodies: number
-  /** Once-per-run claims made before it. */
+  /** Once-per-run claims made before it, and reviewer assignments decided before it (one claim per pull request). */
   runClaims: number
   /** Thread replies recorded before it, head commits last seen before it, and thread replies' comments (talk-back) last changed before it. */
   threadRecords: number
@@ -428,6 +430,7 @@ export interface SharedWork {
 
 /** Everything prherald keeps, every port at once: what the composition roots open and close. */
 export interface Store extends DeliveryStore, MessageStore, IntentStore, PeopleCache, DirectMessageStore, PreferenceStore, JobClaims,
-  HookMarks, SlackRequests, SharedWork, TalkBackStore, ReplyCommentStore, ReviewFormStore, ActionCounts, TurnaroundStore {
+  HookMarks, SlackRequests, SharedWork, TalkBackStore, ReplyCommentStore, ReviewFormStore, ActionCounts, TurnaroundStore,
+  ReminderStore, AssignmentStore {
   close(): Promise<void>
 }
