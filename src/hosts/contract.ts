@@ -172,6 +172,11 @@ export interface PeopleFacts {
   keyDescription: string
   /** What `teams:` keys are (host teams asked to review, or names of Slack user groups for `assign:`), for `prherald-config list`. */
   teamDescription: string | undefined
+  /**
+   * The host has teams prherald reads: a review requested from one, and a team's members (`follow: { team }`).
+   * false: review requests name people only, and `follow` takes `authors` (prherald-doctor says so).
+   */
+  hostTeams: boolean
   /** slack.lookup_users_by_email works here (the host's API gives a profile's public email). */
   emailLookup: boolean
   /** Why a `users:` key cannot be one of this host's keys (a nickname where an account id is needed); undefined when it can. */

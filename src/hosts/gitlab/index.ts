@@ -93,6 +93,7 @@ export const gitlab: GitHost = {
     keyDescription: 'GitLab usernames, case ignored',
     // `teams:` here names Slack user groups only (assign: reads their members back through users:).
     teamDescription: 'team names for assign:, each a Slack user group',
+    hostTeams: false,
     emailLookup: true,
   },
   // GitLab has no fixed identity for the dependency bots (Renovate and Dependabot run under accounts you create).
