@@ -95,6 +95,8 @@ export const gitlab: GitHost = {
     keyDescription: 'GitLab usernames, case ignored',
     // `teams:` here names the owner's subgroups (assign:, follow:), each with a Slack user group.
     teamDescription: 'subgroups of the owner (acme/backend: backend), case ignored, for assign: and follow:',
+    // Its review requests name people (reviewer_ids), never a group.
+    teamReviewRequests: false,
     emailLookup: true,
   },
   // GitLab has no fixed identity for the dependency bots (Renovate and Dependabot run under accounts you create).
