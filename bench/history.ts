@@ -12,6 +12,7 @@ import { createPostgresStore } from '../src/store/postgres-store.ts'
 import { createSqliteStore } from '../src/store/sqlite-store.ts'
 import type { Store } from '../src/store/store.ts'
 import { minePullRequests, openPullRequests } from '../src/personal/pull-request-lists.ts'
+import { openPullRequestsOf } from '../src/personal/open-pull-requests-of.ts'
 import { startFakeSlack } from '../test/helpers/fake-slack.ts'
 import { startPostgresServer, type PostgresServer } from '../test/helpers/postgres-server.ts'
 import { makeTempDir } from '../test/helpers/temp-dir.ts'
@@ -168,7 +169,8 @@ async function storeFigures(store: Store): Promise<Pick<Figures, 'mineP99' | 'kn
   const someTs = rows.find((r) => r.channel === STUCK_CHANNEL)
   const message = someTs ? (await store.findMessages(someTs))[0] : undefined
   for (let i = 0; i < SAMPLES; i++) {
-    mine.push((await timed(async () => minePullRequests(openPullRequests(await store.openMessages()), REVIEWER.slackUser, people, new Set(), Date.now())))[1])
+    // As /prherald mine and the Home tab read it: the person's open pull requests, through the people kept with them.
+    mine.push((await timed(async () => minePullRequests(await openPullRequestsOf(store, people, REVIEWER.slackUser, new Set()), REVIEWER.slackUser, people, new Set(), Date.now())))[1])
     known.push((await timed(() => store.messageAt(message?.channel ?? STUCK_CHANNEL, message?.ts ?? '0')))[1])
     unknown.push((await timed(async () => (await store.messageAt(STUCK_CHANNEL, '1.000000')) ?? store.postInFlight(STUCK_CHANNEL, Date.now() - 60_000)))[1])
   }

@@ -4,7 +4,7 @@ import { hostOf } from '../src/hosts/registry.ts'
 import { isCheckDelivery } from '../machines/pull-request-event.ts'
 import type { PullRequestEvent } from '../machines/pull-request-event.ts'
 import { DEFAULTS } from '../src/config/settings.ts'
-import { SLACK_RATE_LIMITS, type SlackMethod } from '../src/slack/rate-limits.ts'
+import { SLACK_PUBLISHED_LIMITS } from '../test/helpers/slack-published-limits.ts'
 import { renderMessage } from '../src/slack/render-message.ts'
 import type { FakeSlack } from '../test/helpers/fake-slack.ts'
 import type { SlackLimitGate } from '../test/helpers/slack-limit-gate.ts'
@@ -83,13 +83,13 @@ function expectedOf(sent: Sent[]): Expected {
   return { text: last.text, reactions, minimum: 1 + reactions.length + (update ? 1 : 0), folded: 1 + reactions.length, update }
 }
 
-/** The least time Slack's limits allow for `calls` of `method` (per channel where the limit is per channel), in Slack ms. */
+/** The least time Slack's published limits (the fake Slack's table) allow for `calls` of `method` (per channel where the limit is per channel), in Slack ms. */
 function floorMs(counts: Map<string, number>): { ms: number; by: string } {
   let best = { ms: 0, by: 'none' }
   for (const [key, n] of counts) {
-    const [method, channel] = key.split(' ') as [SlackMethod, string | undefined]
-    for (const limit of SLACK_RATE_LIMITS[method]) {
-      if ((limit.scope === 'channel') !== (channel !== undefined)) continue
+    const [method, channel] = key.split(' ') as [string, string | undefined]
+    for (const limit of SLACK_PUBLISHED_LIMITS[method] ?? []) {
+      if ((limit.per === 'channel') !== (channel !== undefined)) continue
       const ms = (Math.max(0, n - limit.burst) * 60_000) / limit.perMinute
       if (ms > best.ms) best = { ms, by: `${key} (${n} calls)` }
     }

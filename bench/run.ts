@@ -169,7 +169,7 @@ if (only('paced')) {
   // `off` first: the same burst with only the 429 handling (what a client that just retries 429s does), then paced.
   for (const pacing of (process.env.BENCH_PACED_MODES ?? 'off,published').split(',')) {
     console.log(`\npaced burst, slack.pacing ${pacing}: ${PACED_PRS} PRs across ${PACED_CHANNELS} channels x 6 deliveries, random order, against a fake Slack `
-      + `enforcing Slack's published limits with 429 + Retry-After (src/slack/rate-limits.ts); Slack's clock and prherald's pacer run ${PACED_SCALE}x fast`)
+      + `enforcing Slack's published limits with 429 + Retry-After (test/helpers/slack-published-limits.ts); Slack's clock and prherald's pacer run ${PACED_SCALE}x fast`)
     const gate = createSlackLimitGate({ scale: PACED_SCALE })
     const limited = await startFakeSlack({ anyChannel: true, limits: gate })
     limited.latencyMs = 30

@@ -34,6 +34,17 @@ export interface PullRequestContext extends PullRequestId, ReviewFacts, EndFacts
   dependencyBump?: DependencyBump
   /** The host's reference (`MR !7`), kept from the announcement; absent: `PR #7` (pull-request-event.ts, referenceOf). */
   reference?: string
+  /** The target branch, as the latest delivery that names one says (absent: none has yet). */
+  into?: string
+  /** The target branch changed after it was first known: the message names it from then on (docs/routing.md). */
+  retargeted?: true
+}
+
+/** The target branch a delivery names, and whether that is a retarget of the one known. */
+function targetOf(context: PullRequestContext, event: PullRequestEvent): Pick<PullRequestContext, 'into' | 'retargeted'> {
+  const into = event.pr.into
+  if (into === undefined || into === context.into) return {}
+  return context.into === undefined ? { into } : { into, retargeted: true }
 }
 
 export type IgnoreIntentReason = 'draft' | 'no_stored_message' | 'ended_before_announced' | 'not_head_commit' | 'pull_request_ended' | 'dismissed_review'
@@ -146,7 +157,7 @@ export const pullRequestMachine = setup({
       const host = hostEvent(event)
       // An author never changes; a delivery that cannot name one (author '') leaves the one known, and the
       // first delivery that names it fills it in.
-      const facts = { title: host.pr.title, url: host.pr.url, author: context.author !== '' ? context.author : host.pr.author }
+      const facts = { title: host.pr.title, url: host.pr.url, author: context.author !== '' ? context.author : host.pr.author, ...targetOf(context, host) }
       const head = recordHead(context, host)
       return head.head === undefined ? facts : { ...facts, ...head, reactions: checkReactions({ ...context, ...head }) }
     }),
@@ -178,7 +189,8 @@ export const pullRequestMachine = setup({
     checkForHead: ({ context, event }) => isForHead(context, hostEvent(event)),
     prEnded: ({ event }) => hostEvent(event).pr.state !== 'open',
     stillEnded: ({ context, event }) => stillEnded(context, hostEvent(event)),
-    titleChanged: ({ context, event }) => hostEvent(event).pr.title !== context.title,
+    // A retarget (GitLab's `update` with `changes.target_branch`, Bitbucket's `pullrequest:updated`) is shown too.
+    shownChanged: ({ context, event }) => hostEvent(event).pr.title !== context.title || targetOf(context, hostEvent(event)).retargeted === true,
     dismissedReview: ({ context, event }) => isDismissedReview(context, hostEvent(event)),
   },
 }).createMachine({
@@ -191,9 +203,9 @@ export const pullRequestMachine = setup({
     reopened: { actions: ['refresh', 'update'] },
     ready_for_review: { actions: ['refresh', 'update'] },
     converted_to_draft: { actions: ['refresh', 'update'] },
-    // Bitbucket sends `updated` for every push too: only a visible change (title here, draft flag in
-    // open/draft below) touches the message.
-    updated: { guard: 'titleChanged', actions: ['refresh', 'update'] },
+    // Bitbucket sends `updated` for every push too: only a visible change (title or target branch here, draft
+    // flag in open/draft below) touches the message.
+    updated: { guard: 'shownChanged', actions: ['refresh', 'update'] },
     edited: { actions: ['refresh', 'update'] },
     approved: [refuseDismissed, { actions: ['refresh', 'recordReview', 'clearClaims', 'syncReviewReactions', 'update'] }],
     changes_requested: [refuseDismissed, { actions: ['refresh', 'recordReview', 'clearClaims', 'syncReviewReactions', 'update'] }],

@@ -9,6 +9,7 @@ import { controlSocketPath } from './control/control-socket-path.ts'
 import { startDigest } from './digest/start-digest.ts'
 import { startWeekly, WEEKLY_HOLD_LEASES, weeklyFigureDeps } from './insights/post-weekly.ts'
 import { createScheduler } from './scheduler/scheduler.ts'
+import { createReminders, REMINDER_SWEEP_MS } from './reminders/create-reminders.ts'
 import { createServiceParts } from './service-parts.ts'
 import { createDeliveries } from './mailbox/create-deliveries.ts'
 import { createSocketState } from './inbound/socket-state.ts'
@@ -96,6 +97,8 @@ export interface ServiceOptions {
   clock?: () => number
   /** How often due direct messages are looked for (a held message's morning); 30 s by default. */
   directMessageIntervalMs?: number
+  /** How often the reminder job looks at the open pull requests (notify.reminders); five minutes by default. */
+  reminderIntervalMs?: number
   /** How often idle talk-back links are looked at for the relink notice; six hours by default. */
   relinkSweepMs?: number
   /** Socket Mode's backoff and timeouts (a deaf socket is found by its pings); tests shorten them. */
@@ -150,7 +153,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // The mailboxes' and the socket's gauges are watched once those parts exist (scrapes start once the listeners serve).
   const metrics = createMetrics({ providers, pendingDeliveries: () => store.pendingDeliveryStats(), slackBodiesCut: () => slackLane.cut, socketMode: settings.socketMode })
 
-  // The timed jobs (digest, cleanup, direct messages, relink sweep) are added below and armed at `serve`; stopped
+  // The timed jobs (digest, cleanup, direct messages, reminders, relink sweep) are added below and armed at `serve`; stopped
   // after the mailboxes drained (a batch may queue a direct message), a round left waiting on Slack is cut off.
   const scheduler = await parts.start('scheduler', () => createScheduler({ store, logger }), async (jobs, deadline) => {
     if (await jobs.stop(deadline)) return
@@ -207,6 +210,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await parts.step('first cleanup', () => scheduler.fire('cleanup'))
   scheduler.add({ name: DIRECT_MESSAGES_JOB, when: { everyMs: options.directMessageIntervalMs ?? 30_000, atStart: true }, run: () => worker.personal.sendDue() })
   if (talkBack) scheduler.add({ name: 'relink-sweep', when: { everyMs: options.relinkSweepMs ?? RELINK_SWEEP_MS, atStart: true }, run: () => sweepRelinks({ store, notices: talkBack.notices, now: clock }) })
+  // Reminders (docs/review-loop.md#reminders): only while notify.reminders is on; every replica runs the round, its rows make each reminder once.
+  if (settings.reminders) {
+    const remind = createReminders({
+      reminders: settings.reminders, directMessages: settings.directMessages, holidays: settings.digest.holidays,
+      users: new Map(settings.hosts.map((h) => [h.id, h.users])), store, directory: worker.personal.people, outbox: worker.outbox, pacer, logger,
+      kickDirectMessages,
+    })
+    scheduler.add({ name: 'reminders', when: { everyMs: options.reminderIntervalMs ?? REMINDER_SWEEP_MS, atStart: true }, run: () => remind(clock()) })
+  }
   // insights.weekly: one post a week per channel, the week's row held by one replica (docs/review-loop.md#weekly-summary).
   startWeekly({
     scheduler, ...weeklyFigureDeps(settings, store), store, outbox: worker.outbox, pacer, logger, owner,

@@ -35,5 +35,6 @@ export function createCheckContext(settings: Settings, own: ConnectedHost, crede
     personalScopes: personalScopes(settings, credentials.interactiveRoutes || settings.socketMode),
     slack: credentials.slackToken ? { token: credentials.slackToken, apiUrl: settings.api.slack } : undefined,
     git: own.api?.webhooks,
+    assign: { api: own.api, teams: own.teams },
   }
 }

@@ -1,5 +1,6 @@
 import type { HostSettings, Settings } from '../config/settings.ts'
 import type { CheckResult } from './check-result.ts'
+import { listRoutes } from '../routing/resolve-route.ts'
 
 /** A bot scope one personal feature needs: without it prherald runs on, without that feature. */
 export interface FeatureScope {
@@ -15,9 +16,10 @@ export const PERSONAL_SCOPES = {
   'im:history': 'looking up a direct message of unknown outcome before a retry (without it one may arrive twice)',
   'users:read': 'quiet hours in each person\'s Slack time zone (without it everyone gets notify.time_zone)',
   'usergroups:read': 'team review requests reaching the team\'s members',
+  'users.profile:read': 'assign: passing over people whose Slack status says out of office',
 } as const satisfies Record<string, string>
 
-type PersonalSettings = Pick<Settings, 'directMessages'> & { hosts: readonly Pick<HostSettings, 'teams'>[] }
+export type PersonalSettings = Pick<Settings, 'directMessages'> & { hosts: readonly (Pick<HostSettings, 'teams'> & Partial<Pick<HostSettings, 'mappings'>>)[] }
 
 /**
  * Whether anyone can get a direct message: never with `off`; with `on` anyone mapped; with `opt_in` only
@@ -37,6 +39,8 @@ export function personalScopes(settings: PersonalSettings, interactiveRoutes: bo
     ...(interactiveRoutes ? ['commands' as const] : []),
     ...(direct ? ['im:write' as const, 'im:history' as const, 'users:read' as const] : []),
     ...(settings.hosts.some((h) => Object.keys(h.teams).length > 0) && (direct || interactiveRoutes) ? ['usergroups:read' as const] : []),
+    // assign's skip_away reads presence (users:read) and the status (users.profile:read).
+    ...(settings.hosts.some((h) => listRoutes(h.mappings ?? {}).some((r) => r.assign?.skipAway)) ? ['users.profile:read' as const, ...(direct ? [] : ['users:read' as const])] : []),
   ]
   return needed.map((scope) => ({ scope, feature: PERSONAL_SCOPES[scope] }))
 }

@@ -10,6 +10,7 @@ import { listRoutes } from '../routing/resolve-route.ts'
 import type { DatabaseReport } from '../store/inspect-database.ts'
 import type { CheckResult } from './check-result.ts'
 import { directMessagesResult } from './personal-scopes.ts'
+import { remindersResult } from './reminders-check.ts'
 import { reviewButtonResult } from './review-button-check.ts'
 import { planValidation } from './validate-config.ts'
 import { shortSecretResult } from './webhook-secret-check.ts'
@@ -102,6 +103,7 @@ export function configSection(env: Env, load: () => Settings = () => loadSetting
     ...secretResults(env, hosts),
     reviewButtonResult(env, settings.socketMode),
     directMessagesResult(settings, readSlackSigningSecret(env) !== undefined || settings.socketMode),
+    ...remindersResult(settings, readSlackSigningSecret(env) !== undefined || settings.socketMode),
   ]
   results.push(...hosts.flatMap((host) => authResults(env, host)))
   results.push(

@@ -8,6 +8,7 @@ import { appTokenShape } from './app-token-check.ts'
 import { countByStatus, type CheckResult } from './check-result.ts'
 import { createCheckContext, credentialsFromSecrets } from './check-context.ts'
 import { directMessagesResult } from './personal-scopes.ts'
+import { remindersResult } from './reminders-check.ts'
 import { publicUrlResult } from './preflight.ts'
 import { reviewLoopChannelResults } from './review-loop-check.ts'
 import { slackAccessCheck } from './slack-auth-check.ts'
@@ -56,6 +57,7 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
     : await slackAccessCheck(first?.ctx.slack, settings.hosts.flatMap((h) => listRoutes(h.mappings)).flatMap(routeChannels), first?.ctx.featureScopes ?? [], first?.ctx.personalScopes)
   const slackDown = auth.status === 'FAIL' && auth.unavailable === true
   const directMessages = directMessagesResult(settings, secrets.slackSigningSecret !== undefined || settings.socketMode)
+  const reminders = remindersResult(settings, secrets.slackSigningSecret !== undefined || settings.socketMode)
   const shortSecrets = [...hosts.values()].flatMap((own) => shortSecretResult(own.host.variables.secret, own.webhookSecret) ?? [])
   const appToken = settings.socketMode ? [appTokenShape(true, secrets.slackAppToken)] : []
   // The doctor's rule for the public URL: an http:// one the doctor and setup refuse is not taken silently here.
@@ -64,7 +66,7 @@ export async function validateAtStartup(options: StartupValidationOptions): Prom
   const reviewLoop = auth.status === 'FAIL' ? [] : await reviewLoopChannelResults(first?.ctx.slack, settings)
   const hostOfResult = new Map<CheckResult, string>()
   for (const { own, outcome } of outcomes) for (const r of outcome.report.entries.flatMap((e) => e.results)) hostOfResult.set(r, own.id)
-  const results = [auth, ...scopes, directMessages, ...appToken, ...publicUrl, ...shortSecrets, ...reviewLoop, ...hostOfResult.keys()]
+  const results = [auth, ...scopes, directMessages, ...reminders, ...appToken, ...publicUrl, ...shortSecrets, ...reviewLoop, ...hostOfResult.keys()]
   for (const r of results) {
     const fields = { check: r.name, host: hostOfResult.get(r), target: r.target, status: r.status, reason: r.reason, fix: r.fix }
     if (r === auth && slackDown) logger.warn('Slack did not answer auth.test; starting anyway: deliveries are stored and posted once it answers', fields)

@@ -10,6 +10,7 @@ import type { FeatureScope } from './personal-scopes.ts'
 import { slackAccessCheck } from './slack-auth-check.ts'
 import { slackChannelCheck } from './slack-channel-check.ts'
 import { gitHostFailure, webhookCheck } from './webhook-check.ts'
+import { assignCheck, type AssignCheckContext } from './assign-check.ts'
 
 export interface CheckContext {
   host: GitHost
@@ -22,6 +23,8 @@ export interface CheckContext {
   featureScopes?: readonly string[]
   /** The personal features' scopes, for those features the configuration can use: a WARN each when missing. */
   personalScopes?: readonly FeatureScope[]
+  /** What the assign check reads (entries with `assign:`); absent: not checked. */
+  assign?: Omit<AssignCheckContext, 'host'>
 }
 
 /** `owner/repo` as configured, or `owner/*` for the owner's catch-all entry. */
@@ -105,7 +108,9 @@ export async function validateEntries(ctx: CheckContext, targets: readonly Entry
         ? wildcardWebhooks(ctx, owner, calls, reported)
         : calls.add(() => webhookCheck(ctx.host, ctx.git, owner, repo)).then((r) => [reported(r)]),
     ])
-    return { owner, repo, results: [result, ...channels, ...webhooks] }
+    const assigned = ctx.assign && route.assign ? await calls.add(() => assignCheck({ host: ctx.host, ...ctx.assign! }, route, target)) : undefined
+    if (assigned) reported(assigned)
+    return { owner, repo, results: [result, ...channels, ...webhooks, ...(assigned ? [assigned] : [])] }
   }))
   return { ...(await access), entries }
 }

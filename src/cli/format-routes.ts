@@ -24,11 +24,19 @@ function reactionsColumn(route: Route, global: ReactionSettings): string {
   return parts.length > 0 ? parts.join(' ') : 'default'
 }
 
+/** `assign:` after inheritance and defaults: `backend x1 round_robin skip_away`. */
+function assignColumn(route: Route): string {
+  const a = route.assign
+  return a ? `${a.team} x${a.count} ${a.strategy}${a.skipAway ? ' skip_away' : ''}` : '-'
+}
+
 /**
  * `prherald-config list`: one row per entry, with what each entry inherits from its owner's "*" (and, for
  * reactions, from the global `slack.reactions`) already filled in.
  */
 export function formatRoutes(routes: readonly Route[], reactions: ReactionSettings): string[] {
+  // The ASSIGN column only where some entry assigns reviewers: a file without `assign:` lists as before.
+  const assigns = routes.some((r) => r.assign)
   const rows = routes.map((r) => [
     r.owner,
     r.repo,
@@ -38,6 +46,7 @@ export function formatRoutes(routes: readonly Route[], reactions: ReactionSettin
       ? r.paths.map((p) => `${p.prefix}→${p.channel}${p.mentions.length > 0 ? ` ${p.mentions.join(' ')}` : ''}`).join('; ')
       : '-',
     reactionsColumn(r, reactions),
+    ...(assigns ? [assignColumn(r)] : []),
   ])
-  return formatTable([['OWNER', 'REPO', 'CHANNEL', 'MENTIONS', 'PATHS', 'REACTIONS'], ...rows])
+  return formatTable([['OWNER', 'REPO', 'CHANNEL', 'MENTIONS', 'PATHS', 'REACTIONS', ...(assigns ? ['ASSIGN'] : [])], ...rows])
 }

@@ -25,7 +25,7 @@ import { apiUrlLines, environmentHelp, extraVariableLines, hostVariableLines } f
 const cli = cac('prherald-config')
 const print = (line: string) => console.log(line)
 
-cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, their only/ignore filters, code owners and follow entries, where /metrics is served, the Slack pacing, thread updates, the reviews and digest settings, the users and teams maps, insights (and the weekly summaries), reconcile.on_start and slack.socket_mode').action(() => {
+cli.command('list', 'Show the mapping entries, with values inherited from "*" and slack.reactions filled in, their only/ignore filters, code owners and follow entries, where /metrics is served, the Slack pacing, thread updates, the reviews and digest settings, the users and teams maps, reminders, insights (and the weekly summaries), reconcile.on_start and slack.socket_mode').action(() => {
   const loaded = commandSettings()
   // A section per host: its mappings, its reviews' bot logins, its people; everything after them is shared.
   for (const own of loaded.hosts) {
@@ -49,6 +49,9 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
   for (const line of formatDirectMessages(loaded.directMessages)) print(line)
   for (const line of formatDigest(loaded.digest, routes)) print(line)
   print(`notify.merged_without_approval: ${loaded.mergedWithoutApproval ?? 'off'}${loaded.mergedWithoutApproval === 'thread' ? ' (a line in the thread of a pull request merged without an approval)' : loaded.mergedWithoutApproval ? ' (a line in that channel for a pull request merged without an approval)' : ''}`)
+  print(loaded.reminders
+    ? `notify.reminders: after ${loaded.reminders.after}, every ${loaded.reminders.every}, escalate_after ${loaded.reminders.escalateAfter} (each person's working time; a direct message to whoever holds a pull request, then a line in its thread)`
+    : 'notify.reminders: off')
   print(`insights.enabled: ${loaded.insights.enabled}, insights.keep_days: ${loaded.insights.keepDays}${loaded.insights.enabled ? ' (turnaround figures in /prherald stats and the App Home)' : ' (no turnaround rows are kept)'}`)
   print(`insights.weekly: ${loaded.insights.weekly.length === 0 ? 'off' : `${loaded.insights.weekly.map((w) => `${w.channel} on ${w.day} at ${w.at}`).join(', ')} (${loaded.digest.timezone}; the weekly summary with its chart)`}`)
   print(`reconcile.on_start: ${loaded.reconcileOnStart}${loaded.reconcileOnStart ? ' (pull requests touched in the last day are reconciled at start-up)' : ''}`)

@@ -5,6 +5,7 @@ import { connectHosts, type HostSet } from '../config/connect-hosts.ts'
 import { appTokenCheck } from '../checks/app-token-check.ts'
 import { readSlackAppToken } from '../config/load-config.ts'
 import { ownerAccessResults } from '../checks/owner-access-check.ts'
+import { routingResults } from '../checks/routing-check.ts'
 import { configSection, databaseSection, mappingsSection } from '../checks/preflight.ts'
 import { reportResults, validateEntries } from '../checks/validate-entries.ts'
 import { isPrheraldError } from '../errors.ts'
@@ -89,6 +90,8 @@ async function doctor(repository: string | undefined): Promise<boolean> {
       const owners = [...new Set(listRoutes(own.mappings).map((r) => r.owner))]
       const ownerAccess = await ownerAccessResults(own.api, owners)
       if (ownerAccess.length > 0) all.push(...section(named('access'), ownerAccess))
+      const routing = await routingResults(own, createCheckContext(settings, own, credentials).slack)
+      if (routing.length > 0) all.push(...section(named('routing'), routing))
       if (target) {
         // Live checks print as they complete, like prherald-config validate.
         const title = named(`${target.owner}/${target.repo}`)

@@ -160,6 +160,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     notifyReviewRequests: doc.notify?.review_requests ?? DEFAULTS.notifyReviewRequests,
     directMessages: directMessageSettings(doc, hostBlocks(doc)),
     mergedWithoutApproval: doc.notify?.merged_without_approval,
+    reminders: reminderSettings(doc.notify?.reminders),
     insights: { enabled: doc.insights?.enabled ?? DEFAULTS.insights.enabled, keepDays: doc.insights?.keep_days ?? DEFAULTS.insights.keepDays, weekly: weeklySettings(doc) },
     reconcileOnStart: doc.reconcile?.on_start ?? false,
     lookupUsersByEmail: doc.slack?.lookup_users_by_email ?? false,
@@ -168,6 +169,13 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     publicUrl: env.PRHERALD_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     api: { slack: (env.SLACK_API_URL || DEFAULTS.api.slack).replace(/\/?$/, '/') },
   }
+}
+
+/** `notify.reminders`: on once the block is written (unless `enabled: false`), each span defaulted. */
+function reminderSettings(block: NonNullable<ConfigDocument['notify']>['reminders']): Settings['reminders'] {
+  if (!block || block.enabled === false) return undefined
+  const d = DEFAULTS.reminders
+  return { after: block.after ?? d.after, every: block.every ?? d.every, escalateAfter: block.escalate_after ?? d.escalateAfter }
 }
 
 /** One host's settings: its block, its people maps as prherald matches them, its API base from the environment. */

@@ -31,10 +31,18 @@ export function peopleProblems(block: HostBlock): ConfigProblem[] {
     const message = people.keyProblem?.(key)
     if (message !== undefined) problems.push({ ...blockKey(block, 'users', key), message })
   }
-  if (teams.length > 0 && people.teamDescription === undefined) {
-    problems.push({ ...blockKey(block, 'teams'), message: `${words.name} has no teams as reviewers; remove teams` })
-  }
-  return problems
+  return [...problems, ...assignProblems(block, teams, people.caseInsensitive)]
+}
+
+/** `assign.team` of every mapping entry must be a key of the host's `teams:` (its Slack user group, or the host's own team). */
+function assignProblems(block: HostBlock, teams: readonly string[], caseInsensitive: boolean): ConfigProblem[] {
+  const known = new Set(teams.map((t) => (caseInsensitive ? t.toLowerCase() : t)))
+  return Object.entries(block.mappings).flatMap(([owner, repos]) => Object.entries(repos).flatMap(([repo, entry]) => {
+    const team = entry.assign?.team
+    if (team === undefined || known.has(caseInsensitive ? team.toLowerCase() : team)) return []
+    const teamsKey = blockKey(block, 'teams').key
+    return [{ ...blockKey(block, 'mappings', owner, repo, 'assign', 'team'), message: `"${team}" is not in ${teamsKey}; add it there with its Slack user group (${teamsKey}: { ${team}: S0123ABCD }) or name a team listed there` }]
+  }))
 }
 
 /** slack.lookup_users_by_email is shared: refused only when no configured host's API gives an email. */

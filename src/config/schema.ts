@@ -8,6 +8,7 @@ import { holidayCalendarProblem, timeZoneProblem } from './digest-calendar.ts'
 import { titleGlobProblem } from './title-glob.ts'
 import { branchGlobProblem, codeOwnerProblem } from './routing-problems.ts'
 import { workingHoursProblem } from './working-hours.ts'
+import { workingDurationProblem } from './working-duration.ts'
 
 /**
  * The shape of config.yaml. `object` (not `type`) so that unknown keys are errors: a typo such as
@@ -144,6 +145,18 @@ const talkBack = object({
 })
 export type TalkBackTier = Infer<typeof talkBack>
 
+/** `assign.strategy`: who of the team is asked next (docs/review-loop.md, "Assigning reviewers"). */
+export const ASSIGN_STRATEGIES = ['round_robin', 'least_busy'] as const
+
+/** `assign` in a mapping tier: request review from `count` members of a team when a pull request is announced. */
+const assignTier = object({
+  team: teamSlugStruct(),
+  count: optional(refine(integer(), 'count', (value) => (value >= 1 && value <= 10) || `${value} is not allowed; ask from 1 to 10 reviewers, e.g. count: 1`)),
+  strategy: optional(enums(ASSIGN_STRATEGIES)),
+  skip_away: optional(boolean()),
+})
+export type AssignTier = Infer<typeof assignTier>
+
 export const mappingEntry = object({
   channel: optional(channelId),
   channels: optional(size(array(channelTarget), 1, 50)),
@@ -154,6 +167,7 @@ export const mappingEntry = object({
   only: optional(filterTier),
   ignore: optional(filterTier),
   owners: optional(record(codeOwner, ownerRule)),
+  assign: optional(assignTier),
 })
 
 const positiveInteger = (fix: string, max = Number.MAX_SAFE_INTEGER): Struct<number, null> =>
@@ -205,6 +219,15 @@ const slackGroupId = refine(string(), 'slack_group_id', (value) => {
 })
 
 const workingHours = refine(string(), 'working_hours', (value) => workingHoursProblem(value) ?? true)
+
+/** `notify.reminders` (docs/review-loop.md#reminders): on once written, each span `Nd` or `Nh` of working time. */
+const workingDuration = refine(string(), 'working_duration', (value) => workingDurationProblem(value) ?? true)
+const reminders = object({
+  enabled: optional(boolean()),
+  after: optional(workingDuration),
+  every: optional(workingDuration),
+  escalate_after: optional(workingDuration),
+})
 
 /** `notify.direct_messages`: nobody, those who opt in, or everyone mapped (who may opt out). */
 export const DIRECT_MESSAGES = ['off', 'opt_in', 'on'] as const
@@ -291,6 +314,7 @@ export const configSchema = object({
     merged_without_approval: optional(refine(string(), 'merged_without_approval', (value) =>
       value === 'thread' || CHANNEL_ID.test(value) ||
       `"${value}" is neither thread nor a Slack channel ID; write thread (a line in the pull request's thread) or a channel ID such as C0123456789`)),
+    reminders: optional(reminders),
   })),
   reconcile: optional(object({ on_start: optional(boolean()) })),
   // Turnaround figures (docs/review-loop.md): a compact row per pull request, kept keep_days.

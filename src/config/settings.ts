@@ -103,6 +103,8 @@ export interface Settings {
   directMessages: DirectMessageSettings
   /** `notify.merged_without_approval`: `thread`, a channel ID, or undefined (off). */
   mergedWithoutApproval: string | undefined
+  /** `notify.reminders` (docs/review-loop.md#reminders); undefined: off. */
+  reminders: ReminderSettings | undefined
   /** `insights`: whether turnaround rows are kept, and for how long (docs/review-loop.md). */
   insights: InsightSettings
   /** `reconcile.on_start`: reconcile the pull requests touched in the last day once at start-up (docs/reconcile.md). */
@@ -116,6 +118,16 @@ export interface Settings {
   publicUrl: string | undefined
   /** SLACK_API_URL; each host's API base is in its HostSettings. */
   api: { slack: string }
+}
+
+/** `notify.reminders`, after defaults: spans of each person's working time, `Nd` or `Nh` (working-duration.ts). */
+export interface ReminderSettings {
+  /** How long a pull request waits on someone before their first reminder. */
+  after: string
+  /** The least working time between two reminders of one person about one pull request. */
+  every: string
+  /** How long it waits on someone before one line in its thread names them. */
+  escalateAfter: string
 }
 
 /** `insights`, after defaults. */
@@ -194,6 +206,7 @@ export const DEFAULTS = {
   retryAttempts: 10,
   retryBackoffSeconds: 1,
   messageTtlDays: 30,
+  reminders: { after: '1d', every: '1d', escalateAfter: '3d' },
   insights: { enabled: false, keepDays: 400, weekly: [] },
   digest: { enabled: true, schedule: '0 9 * * 1-5', timezone: 'UTC', holidays: undefined, mention: false, includeDependencyBots: false },
   reviews: { ignoreBotReviews: false, dependencyBots: 'compact' },
@@ -222,4 +235,5 @@ export const DEFAULTS = {
   workingHours: string
   timeZone: string
   reactions: Record<ReactionKey, string>
+  reminders: ReminderSettings
 }

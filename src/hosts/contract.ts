@@ -62,6 +62,8 @@ export interface CodeOwnersFacts {
   /** The paths the host looks at, in its order: the first that exists is the file. */
   locations: readonly string[]
   syntax: CodeOwnersSyntax
+  /** What prherald cannot read of it on this host, said by prherald-doctor; absent: nothing. */
+  cannot?: string
 }
 
 /** A file of a repository at a branch, as the host's API gives it. */
@@ -168,7 +170,7 @@ export interface PeopleFacts {
   caseInsensitive: boolean
   /** What `users:` keys are, for `prherald-config list`. */
   keyDescription: string
-  /** What `teams:` keys are; undefined when the host has no teams prherald reads. */
+  /** What `teams:` keys are (host teams asked to review, or names of Slack user groups for `assign:`), for `prherald-config list`. */
   teamDescription: string | undefined
   /** slack.lookup_users_by_email works here (the host's API gives a profile's public email). */
   emailLookup: boolean
@@ -189,10 +191,15 @@ export interface HostApi {
   changedFiles(pr: PullRequestAddress): Promise<ChangedFile[]>
   /** Reconcile's reads for one run, every call through the gate (the host's rate limits). */
   reconcile(gate: HostRateGate, clock: GateClock): HostReconcile
-  /** A file at a branch (CODEOWNERS); undefined when there is no such file. */
-  readFile(at: { owner: string; repo: string; ref: string; path: string }): Promise<RepositoryFile | undefined>
+  /** A file at a branch (CODEOWNERS), `ref` absent: at the default branch (doctor); undefined when there is no such file. */
+  readFile(at: { owner: string; repo: string; ref?: string | undefined; path: string }): Promise<RepositoryFile | undefined>
   /** A team's members' logins (`follow: { team }`); absent where the host has no teams prherald reads. */
   teamMembers?(owner: string, slug: string): Promise<string[]>
+  /**
+   * Asks `reviewers` (keys of `users:`: a login, or a Bitbucket account id) to review the pull request, keeping
+   * whoever is asked already; asking someone who is asked already changes nothing, so a replay may ask again.
+   */
+  requestReviewers?(pr: PullRequestAddress, reviewers: readonly string[]): Promise<void>
   /** Creates the repository's webhook or updates the one with the same URL. Absent: `webhook.manualSteps`. */
   upsertWebhook?(spec: WebhookSpec): Promise<{ action: 'created' | 'updated'; id: string }>
   /** A login's public profile email, for slack.lookup_users_by_email. */

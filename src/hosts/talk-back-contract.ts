@@ -102,14 +102,15 @@ export interface CommentApi {
    * edited since `since`, unix ms): a create whose answer was lost is found here before anything is created again.
    */
   findComment(pr: PullRequestAddress, marker: string, since: number): Promise<string | undefined>
+  /**
+   * The same calls on one code thread (`thread` is the HostComment's, opaque outside the host's folder): a create
+   * is a reply in that thread (a mirrored comment's Reply button, a thread reply that links to the mirrored
+   * message), and edit, delete and find act on that thread's comments. Absent where the host has no such threads.
+   */
+  inThread?(thread: string): CommentApi
 }
 
 export interface PersonApi extends CommentApi {
-  /**
-   * A reply in a code thread (a mirrored comment's Reply button): `thread` is the HostComment's, opaque outside
-   * the host's folder. Absent where the host has no such threads.
-   */
-  replyInThread?(pr: PullRequestAddress, thread: string, body: string): Promise<CommentRef>
   review(pr: PullRequestAddress, review: Review): Promise<ReviewOutcome>
   /** Whether "request changes" can be offered (GitLab: only where the server has it); absent means yes. */
   canRequestChanges?(): Promise<boolean>

@@ -44,7 +44,8 @@ export function createCodeThreadReply(deps: CodeThreadReplyDeps) {
       auditTalkBack(logger, { slackUser: submission.user, host: target.provider, login, action: 'code_reply', pr: prKey, outcome })
     const token = await deps.talkBack.tokenFor(submission.user, target.provider)
     const api = token ? deps.talkBack.as(target.provider, token.accessToken) : undefined
-    if (!token || !api?.replyInThread) {
+    const thread = api?.inThread?.(target.thread)
+    if (!token || !thread) {
       audit(undefined, 'not_linked')
       const url = await deps.talkBack.linkUrl(submission.user, target.provider)
       return deps.slack.updateView(submission.viewId, notice(url
@@ -52,7 +53,7 @@ export function createCodeThreadReply(deps: CodeThreadReplyDeps) {
         : `Replies go to ${escapeText(host)} as you, and linking an account is not set up on this prherald: ask whoever runs it.`))
     }
     try {
-      const made = await api.replyInThread(target, target.thread, marked(submission.text, submission.viewId))
+      const made = await thread.createComment(target, marked(submission.text, submission.viewId))
       audit(token.login, 'replied')
       const link = made.url ? ` <${escapeLinkUrl(made.url)}|See it on ${escapeText(host)}>.` : ''
       await deps.slack.updateView(submission.viewId, notice(`Your reply is in the code thread.${link}`))

@@ -15,19 +15,21 @@ import { createCommandRunner, type RunCommand } from './run-command.ts'
 import { createLinkCommands } from './link-commands.ts'
 import { createStatsReport, workingClockOf } from '../insights/stats-report.ts'
 import type { TurnaroundStore } from '../store/turnaround-store.ts'
+import type { ReminderStore } from '../store/reminder-store.ts'
+import type { AssignmentStore } from '../store/assignment-store.ts'
 
 /**
  * What `/prherald`, the Events API and the home tab's buttons need, built from the worker's personal side,
  * and the store's record of Slack's requests already taken (the inbound pipeline's de-duplication).
  */
 export function personalRoutes(deps: {
-  settings: Pick<Settings, 'directMessages' | 'api' | 'lookupUsersByEmail' | 'insights' | 'digest'>
+  settings: Pick<Settings, 'directMessages' | 'api' | 'lookupUsersByEmail' | 'insights' | 'digest' | 'reminders'>
   /** Every configured host: /prherald mine and the home tab gather a person's pull requests across them. */
   hosts: HostSet
   personal: Personal
   /** The message client: the home tab is published like any other change. */
   slack: Pick<SlackClient, 'publishHome'>
-  store: MessageStore & PreferenceStore & PeopleCache & SlackRequests & TurnaroundStore
+  store: MessageStore & PreferenceStore & PeopleCache & SlackRequests & TurnaroundStore & ReminderStore & AssignmentStore
   pacer: SlackPacer
   /** The batches' backoff: a home tab whose publish failed for a moment is tried again with it. */
   retry: RetryPolicy
@@ -48,7 +50,11 @@ export function personalRoutes(deps: {
   const shared = { store, settings: settings.directMessages, personOf, directory: personal.people, now: personal.now, stats }
   const publishHome = createPublishHome({ ...shared, slack: deps.slack, pacer: deps.pacer, retry: deps.retry, sleep: deps.sleep, logger: deps.logger, talkBack: deps.talkBack })
   return {
-    run: createCommandRunner({ ...shared, link: deps.talkBack && createLinkCommands({ talkBack: deps.talkBack, logger: deps.logger }) }),
+    run: createCommandRunner({
+      ...shared, away: store, link: deps.talkBack && createLinkCommands({ talkBack: deps.talkBack, logger: deps.logger }),
+      // `/prherald snooze` only while notify.reminders is on (docs/review-loop.md#reminders).
+      snoozes: settings.reminders && store,
+    }),
     publishHome,
     home: createHomeActions({ store, personOf, publishHome, logger: deps.logger }),
     slackApiUrl: settings.api.slack,

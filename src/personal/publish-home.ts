@@ -10,7 +10,8 @@ import type { ShutdownSleep } from '../slack/shutdown-sleep.ts'
 import type { MessageStore, PreferenceStore } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
 import { groupsOf, type PersonOf } from './person-of.ts'
-import { minePullRequests, openPullRequests } from './pull-request-lists.ts'
+import { minePullRequests, type OpenPullRequest } from './pull-request-lists.ts'
+import { openPullRequestsOf } from './open-pull-requests-of.ts'
 import { homeLinkBlocks } from './home-links.ts'
 import type { TalkBack } from '../talk-back/create-talk-back.ts'
 import type { StatsReport } from '../insights/stats-report.ts'
@@ -46,7 +47,7 @@ export function createPublishHome(deps: {
   /** Turnaround figures: "your team this week" for the teams of `teams:` the person is in; absent when insights are off. */
   stats?: StatsReport | undefined
 }) {
-  const preferences = async (user: string, prs: ReturnType<typeof openPullRequests>): Promise<unknown[]> => {
+  const preferences = async (user: string, prs: readonly OpenPullRequest[]): Promise<unknown[]> => {
     const own = await deps.store.preferenceOf(user)
     const on = (own.directMessages ?? deps.settings.people[user]?.directMessages ?? (deps.settings.mode === 'on' ? 'on' : 'off')) === 'on'
     const { hours, timeZone } = await deps.directory.hoursOf(user, deps.now())
@@ -75,8 +76,9 @@ export function createPublishHome(deps: {
     if (!people) {
       blocks.push(section('prherald does not know you yet: ask whoever runs it to add your git login and your Slack member id under `users:` in config.yaml.'))
     } else {
-      const prs = openPullRequests(await deps.store.openMessages())
       const groups = await groupsOf(people, deps.directory, user)
+      // This person's open pull requests only; a muted one they no longer hold is listed by its key.
+      const prs = await openPullRequestsOf(deps.store, people, user, groups)
       blocks.push(section(minePullRequests(prs, user, people, groups, deps.now()).join('\n')))
       const teams = [...new Set([...people.values()].flatMap((own) => Object.entries(own.teams).filter(([, group]) => groups.has(group)).map(([slug]) => slug)))]
       const week = deps.stats ? await deps.stats.teamWeek(teams, deps.now()) : undefined

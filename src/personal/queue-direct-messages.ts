@@ -45,6 +45,16 @@ export function createQueueDirectMessages(deps: { settings: DirectMessageSetting
 export type QueueDirectMessages = ReturnType<typeof createQueueDirectMessages>
 
 /**
+ * Whether `user` gets direct messages: `notify.direct_messages` (off: nobody), then their own choice (/prherald dm,
+ * the home tab), then what `users:` says for them. The sender and the reminders (src/reminders/) ask it.
+ */
+export async function wantsDirectMessages(settings: DirectMessageSettings, store: PreferenceStore, user: string): Promise<boolean> {
+  if (settings.mode === 'off') return false
+  const chosen = (await store.preferenceOf(user)).directMessages ?? settings.people[user]?.directMessages
+  return settings.mode === 'on' ? chosen !== 'off' : chosen === 'on'
+}
+
+/**
  * The sender's first step: each committed intent becomes the rows of the people it reaches (a group's
  * members), for those who want direct messages (notify.direct_messages, their own choice), did not mute the
  * pull request and did not do it themselves, each due now or at the start of their next working day. Slack
@@ -52,11 +62,7 @@ export type QueueDirectMessages = ReturnType<typeof createQueueDirectMessages>
  * off by a stop stays for the next start, resolved then on that start's clock.
  */
 export function createResolveDirectMessages(deps: { settings: DirectMessageSettings; store: DirectMessageStore & PreferenceStore; directory: PersonDirectory; logger: Logger }) {
-  const { settings } = deps
-  const wants = async (user: string): Promise<boolean> => {
-    const chosen = (await deps.store.preferenceOf(user)).directMessages ?? settings.people[user]?.directMessages
-    return settings.mode === 'on' ? chosen !== 'off' : chosen === 'on'
-  }
+  const wants = (user: string) => wantsDirectMessages(deps.settings, deps.store, user)
   return async function resolveDirectMessages(now: number): Promise<void> {
     for (const intent of await deps.store.directMessageIntents()) {
       try {

@@ -2,11 +2,16 @@ import type { DirectMessageSettings } from '../config/settings.ts'
 import { parseWorkingHours } from '../config/working-hours.ts'
 import type { MessageStore, PreferenceStore } from '../store/store.ts'
 import type { PersonDirectory } from './person-directory.ts'
+import { openPullRequestsOf } from './open-pull-requests-of.ts'
 import { groupsOf, type PersonOf } from './person-of.ts'
 import { channelPullRequests, minePullRequests, openPullRequests } from './pull-request-lists.ts'
 import { pullRequestKey } from '../../machines/pull-request-event.ts'
 import { LINK_HELP, type LinkCommands } from './link-commands.ts'
 import type { StatsReport } from '../insights/stats-report.ts'
+import { parseWorkingDuration } from '../config/working-duration.ts'
+import type { ReminderStore } from '../store/reminder-store.ts'
+import type { AssignmentStore } from '../store/assignment-store.ts'
+import { AWAY_HELP, awayCommand } from './away-command.ts'
 
 /** A slash command as Slack sends it, the fields read. */
 export interface SlashCommand {
@@ -26,6 +31,8 @@ export const COMMAND_HELP = [
   '• `/prherald hours 09:00-18:00`: your working hours (direct messages outside them wait for the next start)',
   '• `/prherald mute <pull request link>` / `unmute <link>`: no direct messages about that pull request',
   '• `/prherald stats [owner/repo|team] [--weeks N]`: time to first review, to approval and to merge',
+  '• `/prherald snooze <pull request link> 2d`: no reminders about it for 2 of your working days (or `4h`: hours)',
+  AWAY_HELP,
 ].join('\n')
 
 const NOT_MAPPED = 'prherald does not know you yet: ask whoever runs it to add your git login and your Slack member id (Profile, ⋮ More, Copy member ID) under `users:` in config.yaml.'
@@ -41,6 +48,10 @@ export interface CommandDeps {
   link?: LinkCommands | undefined
   /** Turnaround figures (`/prherald stats`); absent when `insights.enabled` is off. */
   stats?: StatsReport | undefined
+  /** `/prherald snooze`; absent when `notify.reminders` is off. */
+  snoozes?: Pick<ReminderStore, 'snooze'> | undefined
+  /** `/prherald away` (away-command.ts): the marks assign's skip_away reads. */
+  away?: Pick<AssignmentStore, 'setAway'> | undefined
 }
 
 /**
@@ -53,6 +64,17 @@ export function createCommandRunner(deps: CommandDeps) {
     const prs = openPullRequests(await deps.store.openMessages())
     const found = prs.find((p) => p.context.url.replace(/\/+$/, '') === url)
     return found ? pullRequestKey(found.context) : undefined
+  }
+
+  /** `/prherald snooze <link> <Nd|Nh>`: that pull request's reminders held for the person, from now. */
+  const snooze = async (me: string, argument: string): Promise<string> => {
+    if (!deps.snoozes) return 'Reminders are off here: whoever runs prherald can turn them on with `notify.reminders` in config.yaml.'
+    const [link = '', span = '', ...extra] = argument.split(/\s+/).filter(Boolean)
+    if (extra.length > 0 || !parseWorkingDuration(span)) return `Write \`/prherald snooze <pull request link> 2d\` (working days) or \`4h\` (working hours), e.g. \`/prherald snooze https://…/pull/42 2d\`.`
+    const prKey = await prKeyOfLink(link)
+    if (!prKey) return 'Give the link of an open pull request prherald shows, e.g. `/prherald snooze https://…/pull/42 2d`.'
+    await deps.snoozes.snooze({ slackUser: me, prKey, snoozedAt: deps.now(), span })
+    return `Snoozed: no reminders about it for ${span} of your working time.`
   }
 
   return async function runCommand(command: SlashCommand): Promise<CommandAnswer> {
@@ -75,8 +97,8 @@ export function createCommandRunner(deps: CommandDeps) {
         return {
           ack: 'Looking…',
           later: async () => {
-            const prs = openPullRequests(await deps.store.openMessages())
-            return minePullRequests(prs, me, people, await groupsOf(people, deps.directory, me), deps.now()).join('\n')
+            const groups = await groupsOf(people, deps.directory, me)
+            return minePullRequests(await openPullRequestsOf(deps.store, people, me, groups), me, people, groups, deps.now()).join('\n')
           },
         }
       case 'dm': {
@@ -98,6 +120,11 @@ export function createCommandRunner(deps: CommandDeps) {
         await deps.store.setMuted(me, prKey, word === 'mute')
         return { now: word === 'mute' ? 'Muted: no more direct messages about it.' : 'Unmuted.' }
       }
+      case 'snooze':
+        return { now: await snooze(me, argument) }
+      case 'away':
+        if (deps.away) return { now: await awayCommand(deps.away, me, argument, deps.now()) }
+        return { now: `Unknown command "${word}".\n${COMMAND_HELP}` }
       case 'link':
       case 'unlink':
         if (deps.link) return { now: await deps.link.run(word, me, argument) }

@@ -1,4 +1,4 @@
-import type { DigestTier, MappingEntry, Mappings, ReactionsConfig, TalkBackTier } from '../config/schema.ts'
+import type { AssignTier, DigestTier, MappingEntry, Mappings, ReactionsConfig, TalkBackTier } from '../config/schema.ts'
 import type { Provider } from '../../machines/pull-request-event.ts'
 import type { MessageTarget } from './message-targets.ts'
 import { mergeReactionTiers } from '../config/reactions.ts'
@@ -39,8 +39,25 @@ export interface Route {
   only: PullRequestFilter
   /** The mapping tiers' `owners` (the repository's replaces the owner's `"*"`'s): code owner, lower-cased -> channel. */
   owners: OwnerRoute[]
+  /** The mapping tiers' `assign` (each key of the repository's replaces the owner's `"*"`'s), defaults applied; undefined: nobody is assigned. */
+  assign?: AssignSettings | undefined
   /** Which entry matched: the repository's own, or the owner's catch-all. */
   source: 'repository' | 'wildcard'
+}
+
+/** `assign:` after inheritance and defaults (docs/review-loop.md, "Assigning reviewers"). */
+export interface AssignSettings {
+  /** The key of `teams:` whose members are asked. */
+  team: string
+  count: number
+  strategy: NonNullable<AssignTier['strategy']>
+  skipAway: boolean
+}
+
+function layAssign(star: AssignTier | undefined, entry: AssignTier | undefined): AssignSettings | undefined {
+  const laid = star || entry ? { ...star, ...entry } : undefined
+  if (!laid?.team) return undefined
+  return { team: laid.team, count: laid.count ?? 1, strategy: laid.strategy ?? 'round_robin', skipAway: laid.skip_away ?? true }
 }
 
 function findKey<T>(map: Record<string, T>, wanted: string): T | undefined {
@@ -75,6 +92,7 @@ export function resolveEntry(star: MappingEntry | undefined, entry: MappingEntry
     talkBack: [star?.slack?.talk_back, entry?.slack?.talk_back],
     ignore: layFilter(star?.ignore, entry?.ignore),
     only: layFilter(star?.only, entry?.only),
+    assign: layAssign(star?.assign, entry?.assign),
     owners: Object.entries(entry?.owners ?? star?.owners ?? {}).map(([owner, rule]) => ({
       owner: owner.toLowerCase(), channel: rule.channel, mentions: rule.mentions ?? [],
     })),

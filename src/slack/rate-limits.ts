@@ -13,6 +13,8 @@ export type SlackMethod =
   | 'users.info'
   | 'usergroups.users.list'
   | 'views.publish'
+  | 'users.getPresence'
+  | 'users.profile.get'
   | 'files.getUploadURLExternal'
   | 'files.completeUploadExternal'
 
@@ -64,6 +66,10 @@ export const SLACK_RATE_LIMITS: Record<SlackMethod, readonly RateLimit[]> = {
   'users.info': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
   'usergroups.users.list': [{ scope: 'workspace', perMinute: 20, burst: 3 }],
   'views.publish': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
+  // assign's skip_away (src/assign/away-check.ts), each answer cached: users.profile.get is "Tier 4: 100+ per
+  // minute" (its reference page); users.getPresence is spent at Tier 3's floor.
+  'users.getPresence': [{ scope: 'workspace', perMinute: 50, burst: 5 }],
+  'users.profile.get': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
   // The weekly summary's chart: "Rate limits Tier 4" on both methods' reference pages.
   'files.getUploadURLExternal': [{ scope: 'workspace', perMinute: 100, burst: 10 }],
   'files.completeUploadExternal': [{ scope: 'workspace', perMinute: 100, burst: 10 }],

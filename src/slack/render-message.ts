@@ -27,7 +27,8 @@ export interface RenderedMessage {
 export const SLACK_LIMITS = { blockText: 3000, messageText: 40_000 } as const
 
 /** Shares of one block's text given to the pieces that come from the git host or the config. */
-const PIECE_LIMIT = { repository: 1000, author: 1000, url: 1000 } as const
+// A branch: the hosts keep names far shorter; the context line (repository, author, date, branch) stays in one element.
+const PIECE_LIMIT = { repository: 1000, author: 1000, url: 1000, branch: 255 } as const
 /** Mentions are never cut inside a token; trailing ones are left out only if the title would get less than this. */
 const MIN_TITLE = 200
 const ELLIPSIS = '…'
@@ -108,6 +109,16 @@ function authorMrkdwn(lifecycle: StoredLifecycle, people: People | undefined): s
   return 'token' in named ? named.token : escapeWithin(named.plain, PIECE_LIMIT.author)
 }
 
+/**
+ * The target branch, once the pull request was retargeted after its message was posted (docs/routing.md, "Only and
+ * ignore"): ` · into `release/2.4``. Before that the message names none, as it always has: most go to the one
+ * branch everybody expects, and the hosts' webhooks do not all say which branch is the default.
+ */
+function targetMrkdwn(context: StoredLifecycle['context']): string {
+  // A backtick may be in a branch's name (git allows it) but would end the code span.
+  return context.retargeted && context.into ? ` · into \`${escapeWithin(context.into.replaceAll('`', "'"), PIECE_LIMIT.branch)}\`` : ''
+}
+
 /** A date Slack shows in each reader's time zone; the fallback is the UTC day, so the output is deterministic. */
 function slackDate(iso: string): string {
   const ms = Date.parse(iso)
@@ -165,7 +176,7 @@ function renderPullRequest(input: { lifecycle: StoredLifecycle; mentions: readon
     text: `${escapeText(referenceOf(context))}: ${title} (${repository}) — ${status}`,
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: headline(input.lifecycle, input.mentions) } },
-      { type: 'context', elements: [{ type: 'mrkdwn', text: `${repository} · ${author} · opened ${slackDate(context.createdAt)}` }] },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: `${repository} · ${author} · opened ${slackDate(context.createdAt)}${targetMrkdwn(context)}` }] },
       { type: 'section', text: { type: 'mrkdwn', text: statusMrkdwn(input.lifecycle, input.people) } },
     ],
   }

@@ -47,6 +47,16 @@ export interface SlackClient {
   userInfo(user: string): Promise<SlackPerson>
   /** usergroups.users.list: the members of a user group (usergroups:read). */
   groupMembers(group: string): Promise<string[]>
+  /**
+   * users.getPresence (users:read): docs.slack.dev/reference/methods/users.getPresence, "When requesting
+   * information for a different user, this method just returns the current presence (either active or away)".
+   */
+  presence(user: string): Promise<'active' | 'away'>
+  /**
+   * users.profile.get (users.profile:read, "Retrieve a user's profile information, including their custom
+   * status"): the profile's `status_text`, `status_emoji` and `status_expiration` (unix seconds, 0: never).
+   */
+  status(user: string): Promise<SlackStatus>
   /** views.publish: the person's App Home tab; a change like chat.update, never retried here. */
   publishHome(user: string, view: HomeView): Promise<void>
   /**
@@ -86,6 +96,14 @@ export interface SlackPerson {
   teamId: string | undefined
   /** A guest of the workspace (multi- or single-channel), or a stranger from another one. */
   guest: boolean
+}
+
+/** A person's custom status as users.profile.get gives it; '' and 0 when unset. */
+export interface SlackStatus {
+  text: string
+  emoji: string
+  /** Unix seconds the status ends at; 0: it does not end by itself. */
+  expiration: number
 }
 
 /** The personal side's reads (person-directory.ts, send-direct-messages.ts). */
@@ -197,6 +215,11 @@ export function createSlackClient(options: SlackClientOptions): SlackClient {
       }
     },
     groupMembers: async (group) => (await call(() => client.usergroups.users.list({ usergroup: group })))?.users ?? [],
+    presence: async (user) => ((await call(() => client.users.getPresence({ user })))?.presence === 'away' ? 'away' : 'active'),
+    async status(user) {
+      const profile = (await call(() => client.users.profile.get({ user })))?.profile
+      return { text: profile?.status_text ?? '', emoji: profile?.status_emoji ?? '', expiration: profile?.status_expiration ?? 0 }
+    },
     async publishHome(user, view) {
       await call(() => changer.views.publish({ user_id: user, view: view as never }))
     },

@@ -7,16 +7,19 @@ import {
   deliveryFromRow, intentFromRow, messageFromRow, openMessageFromRow, personLookupFromRow, refFromRow, threadReplyFromRow,
   type DeliveryRow, type IntentRow, type MessageRow, type OpenMessageRow, type PullRequestRow, type ThreadReplyRow,
 } from './store-rows.ts'
-import type { DeliveryOutcome, ForgottenRows, MessageRecord, PullRequestRef, SharedWork, Store, StoredMessage } from './store.ts'
+import { hasMessage, type DeliveryOutcome, type ForgottenRows, type MessageRecord, type PullRequestRef, type SharedWork, type Store, type StoredMessage } from './store.ts'
 import { createPersonalStore, targetText } from './personal-store.ts'
 import { createTalkBackStore } from './talk-back-store.ts'
 import { createReviewFormStore, deleteExpiredReviewForms } from './review-form-store.ts'
 import { createActionCounts, deleteActionsBefore } from './action-count-store.ts'
+import { createAssignmentStore, deleteAssignmentsBefore } from './assignment-store.ts'
 import { createTurnaroundStore, deleteTurnaroundBefore, saveTurnaroundStep } from './turnaround-store.ts'
+import { createReminderStore } from './reminder-store.ts'
 import { createWeeklyPostStore } from './weekly-post-store.ts'
 import { createReplyCommentStore, deleteReplyCommentsBefore } from './reply-comment-store.ts'
 import { personalQueries } from './personal-queries.ts'
 import { readStoredEvent, storedEvent, storedLifecycle } from './stored-json.ts'
+import { peopleOf } from '../../machines/pull-request-people.ts'
 
 export interface StoreDeps {
   driver: StoreDriver
@@ -37,6 +40,23 @@ const sum = (counts: readonly number[]) => counts.reduce((total, n) => total + n
 const messageStep = (m: MessageRecord, at: number): Step => [q.saveMessage, [
   m.provider, m.repository, m.prNumber, m.channel, m.ts, JSON.stringify(m.mentions), m.state, storedLifecycle(m.lifecycle), m.lastDeliveryId, JSON.stringify(m.reactions), at, at,
 ]]
+/** A pull request's row, and whether it is open with a message in Slack (a row to keep people for). */
+type PeopleSource = Pick<MessageRecord, keyof PullRequestRef | 'lifecycle'> & { open: boolean }
+const peopleSource = (m: MessageRecord): PeopleSource => ({ ...m, open: m.state === 'open' && hasMessage(m) })
+
+/**
+ * The people of the pull requests among `rows` (each once, from its last row): an open one's author and
+ * whoever it waits on, replacing what was there; one no longer open has none.
+ */
+function peopleSteps(rows: readonly PeopleSource[], at: number): Step[] {
+  const last = new Map(rows.map((r) => [`${r.provider}\n${r.repository}\n${r.prNumber}`, r]))
+  return [...last.values()].flatMap((r): Step[] => {
+    const pr = [r.provider, r.repository, r.prNumber]
+    // The store keeps whatever lifecycle it is given; one without a pull request's context concerns nobody.
+    const people = r.open && r.lifecycle.context !== undefined ? peopleOf(r.lifecycle.context) : []
+    return [[q.deletePeopleOf, pr], ...people.map((person): Step => [q.savePerson, [...pr, person, at]])]
+  })
+}
 const key = (pr: PullRequestRef, channel: string): Param[] => [pr.provider, pr.repository, pr.prNumber, channel]
 // A pull request's rows, oldest first, then by channel id byte-wise (as SQLite orders text, whatever PostgreSQL's locale).
 const oldestFirst = (a: StoredMessage, b: StoredMessage) =>
@@ -67,6 +87,8 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     ...createReplyCommentStore(driver, now),
     ...createActionCounts(driver),
     ...createTurnaroundStore(driver),
+    ...createReminderStore(driver),
+    ...createAssignmentStore(driver),
     ...createWeeklyPostStore(driver),
     async findMessages(pr) {
       return (await driver.read<MessageRow>(q.findMessages, [pr.provider, pr.repository, pr.prNumber])).map(messageFromRow).sort(oldestFirst)
@@ -75,14 +97,17 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
       const repository = filter.repository ?? null
       return (await driver.read<PullRequestRow>(q.openPullRequests, [filter.provider, repository, repository, filter.touchedSince ?? 0])).map(refFromRow)
     },
-    saveMessage: (m) => change(messageStep(m, now())),
+    saveMessage(m) {
+      const at = now()
+      return change(messageStep(m, at), ...peopleSteps([peopleSource(m)], at))
+    },
     async forgetBefore(cutoff, replayCutoff = cutoff, turnaroundCutoff = cutoff) {
       const forgotten: ForgottenRows = {
         messages: 0, deliveries: 0, bodies: 0, runClaims: 0, threadRecords: 0, slackRequests: 0, directMessages: 0, reviewForms: 0, personActions: 0, turnaround: 0,
       }
       const deletes: readonly [keyof ForgottenRows, Statement, number][] = [
-        ['messages', q.deleteMessagesUntouchedSince, cutoff], ['deliveries', q.deleteAppliedDeliveriesBefore, replayCutoff], ['bodies', q.deleteBodiesBefore, replayCutoff],
-        ['runClaims', q.deleteRunClaimsBefore, cutoff], ['threadRecords', q.deleteThreadRepliesBefore, cutoff], ['threadRecords', q.deleteHeadsBefore, cutoff],
+        ['messages', q.deleteMessagesUntouchedSince, cutoff], ['messages', q.deletePeopleUntouchedSince, cutoff], ['deliveries', q.deleteAppliedDeliveriesBefore, replayCutoff], ['bodies', q.deleteBodiesBefore, replayCutoff],
+        ['runClaims', q.deleteRunClaimsBefore, cutoff], ['runClaims', deleteAssignmentsBefore, cutoff], ['threadRecords', q.deleteThreadRepliesBefore, cutoff], ['threadRecords', q.deleteHeadsBefore, cutoff],
         ['slackRequests', q.deleteSlackRequestsBefore, replayCutoff], ['directMessages', q.deleteDirectMessagesBefore, cutoff], ['threadRecords', deleteReplyCommentsBefore, cutoff],
         // A review form is good for an hour, whatever the cutoff: an expired one only waits to be deleted.
         ['reviewForms', deleteExpiredReviewForms, now()], ...deleteActionsBefore.map((s): [keyof ForgottenRows, Statement, number] => ['personActions', s, cutoff]),
@@ -105,6 +130,17 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     releaseSlackRequest: (requestId) => change([q.releaseSlackRequest, [requestId]]),
     countMessages: () => count(q.countMessages),
     openMessages: async () => (await driver.read<OpenMessageRow>(q.openMessages)).map(openMessageFromRow),
+    async openMessagesOf(provider, people) {
+      if (people.length === 0) return []
+      return (await driver.read<OpenMessageRow>(q.openMessagesOfPeople, [provider, JSON.stringify(people)])).map(openMessageFromRow)
+    },
+    async keepPeopleOfOpenMessages() {
+      const rows = (await driver.read<OpenMessageRow>(q.openMessagesWithoutPeople)).map(openMessageFromRow)
+      const at = now()
+      const steps = peopleSteps(rows.map((r) => ({ ...r, open: true })), at)
+      if (steps.length > 0) await change(...steps)
+      return new Set(rows.map((r) => `${r.provider}\n${r.repository}\n${r.prNumber}`)).size
+    },
     recordDelivery(d, head) {
       const at = now()
       // The head commit and the body's digest ride in the delivery's own transaction: one commit before the 200.
@@ -123,7 +159,7 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     pendingDeliveries: async () => (await driver.read<DeliveryRow>(q.pendingDeliveries)).map(deliveryFromRow),
     async commitOutcome(outcome: DeliveryOutcome) {
       const at = now()
-      const steps: Step[] = outcome.messages.map((m) => messageStep(m, at))
+      const steps: Step[] = [...outcome.messages.map((m) => messageStep(m, at)), ...peopleSteps(outcome.messages.map(peopleSource), at)]
       if (outcome.deliveryIds.length > 0) steps.push([q.markApplied, [at, outcome.provider, JSON.stringify(outcome.deliveryIds)]])
       const active = outcome.activity
       if (active) steps.push([q.markActivity, [at, active.provider, active.repository, active.prNumber]])
@@ -144,12 +180,16 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     findPostIntent: (pr, channel) => one(q.findPostIntent, key(pr, channel), intentFromRow),
     postIntents: async () => (await driver.read<IntentRow>(q.postIntents)).map(intentFromRow),
     postInFlight: async (channel, since) => (await first(q.postInFlight, [channel, since])) !== undefined,
-    completePostIntent: (m) => change(messageStep(m, now()), [q.deletePostIntent, key(m, m.channel)]),
+    completePostIntent(m) {
+      const at = now()
+      return change(messageStep(m, at), ...peopleSteps([peopleSource(m)], at), [q.deletePostIntent, key(m, m.channel)])
+    },
     dropPostIntent: (pr, channel, marker) => change([q.dropPostIntent, [...key(pr, channel), marker]]),
     findPersonLookup: (provider, login) => one(q.findPersonLookup, [provider, login], personLookupFromRow),
     savePersonLookup: (l) => change([q.savePersonLookup, [l.provider, l.login, l.outcome, l.slackUserId ?? null, l.expiresAt]]),
     loginsOfSlackUser: async (slackUserId) => driver.read<{ provider: string; login: string }>(q.loginsOfSlackUser, [slackUserId]),
     findThreadReply: (pr, channel, replyKey) => one(q.findThreadReply, [...key(pr, channel), replyKey], threadReplyFromRow),
+    threadReplyAt: (pr, channel, ts) => one(q.threadReplyAt, [...key(pr, channel), ts], threadReplyFromRow),
     recordThreadReplyIntent: (r) => change([q.recordThreadReplyIntent, [...key(r, r.channel), r.replyKey, r.createdAt]]),
     threadReplyIntents: async () => (await driver.read<ThreadReplyRow>(q.threadReplyIntents)).map(threadReplyFromRow),
     completeThreadReply: (pr, channel, replyKey, ts) => change([q.completeThreadReply, [ts, ...key(pr, channel), replyKey]]),

@@ -2,6 +2,7 @@ import { createPostgresPacingBudget } from './postgres-pacing-budget.ts'
 import type { Logger } from '../log/logger.ts'
 import { databaseSecrets } from './database-secrets.ts'
 import type { OpenedStore } from './open-store.ts'
+import { keepPeople } from './keep-people.ts'
 import { postgresMigrateUp } from './postgres-migrations.ts'
 import { appliedMigrationsFields } from './migrations.ts'
 import { openPostgresPool } from './postgres-pool.ts'
@@ -30,6 +31,12 @@ export async function openPostgresStore(deps: OpenPostgresStoreDeps): Promise<Op
   try {
     const applied = await postgresMigrateUp(pool)
     if (applied.length > 0) logger.info('migrations applied', appliedMigrationsFields(applied))
+  } catch (error) {
+    await store.close()
+    throw error
+  }
+  try {
+    await keepPeople(store, logger)
   } catch (error) {
     await store.close()
     throw error

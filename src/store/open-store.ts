@@ -5,6 +5,7 @@ import { appliedMigrationsFields, migrateUp } from './migrations.ts'
 import { openDatabase } from './open-database.ts'
 import { acquireServerLock } from './server-lock.ts'
 import { createSqliteStore } from './sqlite-store.ts'
+import { keepPeople } from './keep-people.ts'
 import type { Store } from './store.ts'
 import type { SharedPacingBudget } from './shared-pacing-budget.ts'
 
@@ -67,14 +68,17 @@ export async function openStore(deps: OpenStoreDeps): Promise<OpenedStore> {
       fix: 'end the other program\'s write transaction (a sqlite3 shell, a backup tool); deliveries that wait too long get a 503',
     }),
   })
-  return {
-    store,
-    state: watch.state,
-    async close() {
-      watch.stop()
-      await store.close()
-      lock.release()
-    },
+  const close = async () => {
+    watch.stop()
+    await store.close()
+    lock.release()
   }
+  try {
+    await keepPeople(store, logger)
+  } catch (error) {
+    await close()
+    throw error
+  }
+  return { store, state: watch.state, close }
 }
 

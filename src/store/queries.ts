@@ -32,6 +32,22 @@ const sql = {
     FROM slack_messages WHERE state = 'open' AND ts <> '' ORDER BY channel{bytewise}, created_at, repository{bytewise}, pr_number`,
   markActivity: `UPDATE slack_messages SET activity_at = ? WHERE provider = ? AND repository = ? AND pr_number = ? AND ts <> ''`,
 
+  // The people of an open pull request (migration 0051), rewritten with its message rows: /prherald mine and
+  // the Home tab read a person's open messages through them, not every open message.
+  deletePeopleOf: 'DELETE FROM pull_request_people WHERE provider = ? AND repository = ? AND pr_number = ?',
+  savePerson: `INSERT INTO pull_request_people (provider, repository, pr_number, person, touched_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (provider, repository, pr_number, person) DO UPDATE SET touched_at = excluded.touched_at`,
+  // A person's keys on one host (a JSON list): the open messages of the pull requests they concern.
+  // In no order: the lists built from them sort them.
+  openMessagesOfPeople: `SELECT DISTINCT m.provider, m.repository, m.pr_number, m.channel, m.mentions, m.lifecycle, COALESCE(m.activity_at, m.created_at) AS activity_at
+    FROM pull_request_people p JOIN slack_messages m ON m.provider = p.provider AND m.repository = p.repository AND m.pr_number = p.pr_number
+    WHERE p.provider = ? AND p.person IN ({json_texts}) AND m.state = 'open' AND m.ts <> ''`,
+  // At start-up: open messages written before the people were kept (a database from an earlier version).
+  openMessagesWithoutPeople: `SELECT m.provider, m.repository, m.pr_number, m.channel, m.mentions, m.lifecycle, COALESCE(m.activity_at, m.created_at) AS activity_at
+    FROM slack_messages m WHERE m.state = 'open' AND m.ts <> '' AND NOT EXISTS (
+      SELECT 1 FROM pull_request_people p WHERE p.provider = m.provider AND p.repository = m.repository AND p.pr_number = m.pr_number)`,
+  deletePeopleUntouchedSince: deleteSlice('pull_request_people', 'touched_at < ?'),
+
   // Across replicas too: the unique key makes a concurrent second insert wait for the first and then do nothing.
   recordDelivery: `INSERT INTO deliveries (provider, delivery_id, pr_key, event, received_at) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (provider, delivery_id) DO NOTHING`,
@@ -76,6 +92,8 @@ const sql = {
     ON CONFLICT (provider, login) DO UPDATE SET outcome = excluded.outcome, slack_user_id = excluded.slack_user_id, expires_at = excluded.expires_at`,
 
   findThreadReply: `SELECT * FROM thread_replies WHERE ${REPLY_KEY}`,
+  // A permalink in a person's reply names a message by channel and ts: one of this pull request's replies there?
+  threadReplyAt: `SELECT * FROM thread_replies WHERE ${MESSAGE_KEY} AND ts = ?`,
   // An intent never overwrites a posted reply; a repeated intent moves the search's start to now.
   recordThreadReplyIntent: `
     INSERT INTO thread_replies (provider, repository, pr_number, channel, reply_key, ts, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?)

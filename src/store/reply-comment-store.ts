@@ -14,6 +14,8 @@ export interface ReplyCommentRecord extends PullRequestRef {
   commentId: string | undefined
   deleted: boolean
   intentAt: number
+  /** The code thread the comment is a reply in (a link to a mirrored code comment); undefined: a conversation comment. */
+  thread?: string | undefined
 }
 
 /**
@@ -45,8 +47,9 @@ export const replyCommentQueries = statements({
   deleteBefore: deleteSlice('reply_comments', 'updated_at < ?'),
   messageAt: 'SELECT provider, repository, pr_number FROM slack_messages WHERE channel = ? AND ts = ?',
   find: 'SELECT * FROM reply_comments WHERE channel = ? AND reply_ts = ?',
-  record: `INSERT INTO reply_comments (channel, reply_ts, provider, repository, pr_number, slack_user, author, intent_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+  // A left intent keeps its thread: the comment its try may have made is looked for there.
+  record: `INSERT INTO reply_comments (channel, reply_ts, provider, repository, pr_number, slack_user, author, thread, intent_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (channel, reply_ts) DO UPDATE SET author = excluded.author, intent_at = excluded.intent_at, updated_at = excluded.updated_at
     WHERE reply_comments.comment_id IS NULL`,
   complete: 'UPDATE reply_comments SET comment_id = ?, updated_at = ? WHERE channel = ? AND reply_ts = ?',
@@ -66,12 +69,13 @@ interface Row {
   comment_id: string | null
   deleted: number | string
   intent_at: number | string
+  thread: string | null
 }
 
 const fromRow = (r: Row): ReplyCommentRecord => ({
   channel: r.channel, replyTs: r.reply_ts, provider: r.provider as Provider, repository: r.repository, prNumber: Number(r.pr_number),
   slackUser: r.slack_user, author: r.author === 'prherald' ? 'prherald' : 'person', commentId: r.comment_id ?? undefined,
-  deleted: Number(r.deleted) === 1, intentAt: Number(r.intent_at),
+  deleted: Number(r.deleted) === 1, intentAt: Number(r.intent_at), thread: r.thread ?? undefined,
 })
 
 /** Cleanup's statement (create-store.ts forgetBefore), a slice at a time. */
@@ -88,7 +92,7 @@ export function createReplyCommentStore(driver: StoreDriver, now: () => number):
       const row = (await driver.read<Row>(replyCommentQueries.find, [channel, replyTs]))[0]
       return row ? fromRow(row) : undefined
     },
-    recordReplyIntent: (i) => write(replyCommentQueries.record, [i.channel, i.replyTs, i.provider, i.repository, i.prNumber, i.slackUser, i.author, i.intentAt, now()]),
+    recordReplyIntent: (i) => write(replyCommentQueries.record, [i.channel, i.replyTs, i.provider, i.repository, i.prNumber, i.slackUser, i.author, i.thread ?? null, i.intentAt, now()]),
     completeReplyComment: (channel, replyTs, commentId) => write(replyCommentQueries.complete, [commentId, now(), channel, replyTs]),
     dropReplyIntent: (channel, replyTs) => write(replyCommentQueries.drop, [channel, replyTs]),
     markReplyDeleted: (channel, replyTs) => write(replyCommentQueries.markDeleted, [now(), channel, replyTs]),

@@ -6,6 +6,8 @@ import type { ActionCounts } from './action-count-store.ts'
 import type { ReplyCommentStore } from './reply-comment-store.ts'
 import type { TalkBackStore } from './talk-back-store.ts'
 import type { TurnaroundRecord, TurnaroundStore } from './turnaround-store.ts'
+import type { ReminderStore } from './reminder-store.ts'
+import type { AssignmentStore } from './assignment-store.ts'
 import type { WeeklyPostStore } from './weekly-post-store.ts'
 
 /**
@@ -202,13 +204,13 @@ export interface HookDeliveryMark {
 
 /** What `JobClaims.forgetBefore` deleted, per kind of row. */
 export interface ForgottenRows {
-  /** slack_messages rows untouched since the cutoff. */
+  /** slack_messages rows untouched since the cutoff, and the people rows written with them (pull_request_people). */
   messages: number
   /** Applied delivery ids older than it (they only serve duplicate detection; pending ones always stay). */
   deliveries: number
   /** Body digests older than the replay cutoff. */
   bodies: number
-  /** Once-per-run claims made before it. */
+  /** Once-per-run claims made before it, and reviewer assignments decided before it (one claim per pull request). */
   runClaims: number
   /** Thread replies recorded before it, head commits last seen before it, and thread replies' comments (talk-back) last changed before it. */
   threadRecords: number
@@ -266,6 +268,14 @@ export interface MessageStore {
   openPullRequests(filter: OpenPullRequestFilter): Promise<PullRequestRef[]>
   /** Every message of an open (not draft, not ended) pull request, by channel, then oldest first. */
   openMessages(): Promise<OpenMessage[]>
+  /**
+   * The open messages of the pull requests `people` (keys of one host's accounts and teams,
+   * machines/pull-request-people.ts) are the author of or are waited on by: /prherald mine and the Home tab
+   * read a person's pull requests without reading every open message.
+   */
+  openMessagesOf(provider: string, people: readonly string[]): Promise<OpenMessage[]>
+  /** At start-up: keeps the people of open messages written without them (by an earlier version); how many pull requests. */
+  keepPeopleOfOpenMessages(): Promise<number>
   countMessages(): Promise<number>
   /** Inserts or replaces the row of one channel; bumps `touched_at`. */
   saveMessage(message: MessageRecord): Promise<void>
@@ -297,6 +307,8 @@ export interface IntentStore {
 
   /** The reply recorded under this key in the pull request's message in `channel`, posted or not. */
   findThreadReply(pr: PullRequestRef, channel: string, replyKey: string): Promise<ThreadReply | undefined>
+  /** The pull request's reply posted as `ts` in `channel` (a message a person's reply links to), if it is one. */
+  threadReplyAt(pr: PullRequestRef, channel: string, ts: string): Promise<ThreadReply | undefined>
   /** Records the intent to post a reply (committed on return); a reply already posted under the key is kept as it is. */
   recordThreadReplyIntent(reply: Omit<ThreadReply, 'ts'>): Promise<void>
   /** The reply is in Slack: saves its ts. */
@@ -419,6 +431,7 @@ export interface SharedWork {
 
 /** Everything prherald keeps, every port at once: what the composition roots open and close. */
 export interface Store extends DeliveryStore, MessageStore, IntentStore, PeopleCache, DirectMessageStore, PreferenceStore, JobClaims,
-  HookMarks, SlackRequests, SharedWork, TalkBackStore, ReplyCommentStore, ReviewFormStore, ActionCounts, TurnaroundStore, WeeklyPostStore {
+  HookMarks, SlackRequests, SharedWork, TalkBackStore, ReplyCommentStore, ReviewFormStore, ActionCounts, TurnaroundStore,
+  ReminderStore, AssignmentStore, WeeklyPostStore {
   close(): Promise<void>
 }

@@ -26,6 +26,7 @@ import { mergeAlert } from '../insights/merge-alert.ts'
 import type { TurnaroundRecord, TurnaroundStore } from '../store/turnaround-store.ts'
 import { layTalkBack, type TalkBackSettings } from '../config/talk-back-settings.ts'
 import type { MirrorComments } from './mirror-comments.ts'
+import type { AssignReviewers } from '../assign/assign-reviewers.ts'
 
 /**
  * The lifecycle machine (XState) is loaded by the first batch, not at start: a server that has had no
@@ -73,6 +74,8 @@ export interface LifecycleDeps extends PlanRunnerDeps {
    * whether replies can go back to code threads (talk-back is on). Absent: nothing is mirrored.
    */
   mirror?: { comments: MirrorComments; talkBack: TalkBackSettings; replies: boolean }
+  /** `assign:` (src/assign/): asks reviewers of a team once per pull request; absent: nobody is assigned. */
+  assignReviewers?: AssignReviewers
 }
 
 /**
@@ -228,6 +231,15 @@ export function createApplyDeliveries(deps: LifecycleDeps) {
       ...plannedThreadUpdates({ enabled: route?.threadUpdates ?? deps.threadUpdates, stored, steps: folded.steps, slackUser }),
       ...plannedReviewPings({ enabled: deps.notifyReviewRequests === 'thread', stored, steps: folded.steps, context: next.context, people }),
     ]
+    const assign = route?.assign
+    const latest = hostEvents.at(-1)
+    if (assign && deps.assignReviewers && latest && next.state === 'open') {
+      // Announced ready, made ready since, or the team asked to review in this batch.
+      const teamAsked = hostEvents.some((e) => e.kind === 'review_requested' && e.reviewer?.type === 'team' && e.reviewer.slug.toLowerCase() === assign.team.toLowerCase())
+      const trigger = announced || stored?.state === 'draft' || teamAsked
+      const line = await deps.assignReviewers({ ref, event: latest, assign, context: next.context, trigger, facts })
+      if (line) replies.push(line)
+    }
     const alertIn = deps.mergedWithoutApproval
     const alert = alertIn ? mergeAlert(folded.steps, alertIn !== 'thread') : undefined
     if (alert && alertIn === 'thread') replies.push(alert)

@@ -2,7 +2,7 @@ import type { Secrets, Settings } from '../config/settings.ts'
 import { configurePeople } from '../people/configure-people.ts'
 import { createRouteFacts } from './gather-route-facts.ts'
 import { followRoutes } from '../routing/route-pull-request.ts'
-import { hostMappings } from '../routing/resolve-route.ts'
+import { hostMappings, listHostRoutes } from '../routing/resolve-route.ts'
 import type { HostSet } from '../config/connect-hosts.ts'
 import { createOutbox, type Outbox } from '../slack/outbox.ts'
 import { DEFAULT_RETRY, type RetryPolicy } from '../slack/retry-transient.ts'
@@ -24,6 +24,9 @@ import { createReplyComments } from './reply-comments.ts'
 import type { TurnaroundStore } from '../store/turnaround-store.ts'
 import type { WeeklyPostStore } from '../store/weekly-post-store.ts'
 import { createMirrorComments } from './mirror-comments.ts'
+import type { AssignmentStore } from '../store/assignment-store.ts'
+import { createAssignReviewers, type AssignReviewers } from '../assign/assign-reviewers.ts'
+import { createAwayCheck } from '../assign/away-check.ts'
 
 export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secrets'> {
   settings: Settings
@@ -31,7 +34,8 @@ export interface WorkerOptions extends Omit<OutboundOptions, 'settings' | 'secre
   secrets: Pick<Secrets, 'slackBotToken' | 'slackSigningSecret'>
   /** Every configured host and its API client (src/config/connect-hosts.ts). */
   hosts: HostSet
-  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore & ReplyCommentStore & TurnaroundStore & WeeklyPostStore
+  store: MessageStore & IntentStore & SharedWork & DeliveryStore & PeopleCache & DirectMessageStore & PreferenceStore & ReplyCommentStore & TurnaroundStore & AssignmentStore
+    & WeeklyPostStore
   /** Retries across calls; tests shorten them. */
   retry?: RetryPolicy
   /** The personal side's clock (quiet hours, claims); tests move it. */
@@ -81,6 +85,13 @@ export function createWorker(options: WorkerOptions): Worker {
       },
     } : {}),
   }
+  // Only where some mapping entry has `assign:`: without one, a batch reads nothing more.
+  const assignReviewers: AssignReviewers | undefined = listHostRoutes(hostMappings(settings.hosts)).some((r) => r.assign)
+    ? createAssignReviewers({
+      hosts: options.hosts, store, logger, now: options.now ?? Date.now, groupMembers: (group) => personal.people.groupMembers(group),
+      away: createAwayCheck({ slack, pacer, store, logger, now: options.now ?? Date.now }),
+    })
+    : undefined
   const replyComments = talkBack ? createReplyComments({ store, outbox, talkBack, hosts: options.hosts, slack, pacer, logger }) : undefined
   const applyDeliveries = createApplyDeliveries({
     store, slack, logger, mappings: hostMappings(settings.hosts), reactions: settings.reactions, retry, sleep, pacer,
@@ -93,6 +104,7 @@ export function createWorker(options: WorkerOptions): Worker {
     ...(replyComments ? { replyComments } : {}),
     ...(settings.insights.enabled ? { turnaround: { store, now: options.now ?? Date.now } } : {}),
     mergedWithoutApproval: settings.mergedWithoutApproval,
+    ...(assignReviewers ? { assignReviewers } : {}),
     mirror: { comments: createMirrorComments({ outbox, store, slack, pacer, retry, sleep, logger, hosts: options.hosts }), talkBack: settings.talkBack, replies: talkBack !== undefined },
   })
   const repaint = createRepaint({ store, slack, logger, retry, sleep, pacer, outbox, render, people })

@@ -20,10 +20,15 @@ export interface LeftCommentsDeps {
  * reply deleted meanwhile (its row marked deleted) has the comment found deleted instead of adopted.
  */
 export function leftComments(deps: LeftCommentsDeps): () => Promise<LeftIntent[]> {
-  const apiOf = async (row: ReplyCommentRecord): Promise<CommentApi | undefined> => {
+  const accountOf = async (row: ReplyCommentRecord): Promise<CommentApi | undefined> => {
     if (row.author === 'prherald') return deps.hosts.get(row.provider)?.api?.comments
     const token = await deps.talkBack.tokenFor(row.slackUser, row.provider)
     return token && deps.talkBack.as(row.provider, token.accessToken)
+  }
+  /** A reply in a code thread (one that linked to a mirrored code comment) is looked for, and deleted, in that thread. */
+  const apiOf = async (row: ReplyCommentRecord): Promise<CommentApi | undefined> => {
+    const api = await accountOf(row)
+    return row.thread === undefined ? api : api?.inThread?.(row.thread)
   }
   return async () => (await deps.store.replyIntents()).map((row): LeftIntent => {
     const { channel, replyTs } = row

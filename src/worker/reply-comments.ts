@@ -9,6 +9,9 @@ import { ShutdownInterrupt } from '../slack/retry-transient.ts'
 import type { SlackClient, SlackPerson } from '../slack/slack-client.ts'
 import type { SlackPacer } from '../slack/slack-pacer.ts'
 import type { ReplyCommentRecord, ReplyCommentStore } from '../store/reply-comment-store.ts'
+import type { IntentStore } from '../store/store.ts'
+import { messageLinks } from '../slack/message-links.ts'
+import { codeThreadOf } from './mirror-comments.ts'
 import { auditTalkBack } from '../talk-back/person-limits.ts'
 import { replyBody, replyMarker } from '../talk-back/reply-body.ts'
 import type { TalkBackService } from '../talk-back/talk-back-service.ts'
@@ -18,7 +21,8 @@ import type { BatchContext } from './run-batch.ts'
 export const COMMENTED_REACTION = 'speech_balloon'
 
 export interface ReplyCommentsDeps {
-  store: ReplyCommentStore
+  /** `threadReplyAt`: which of the pull request's replies a link in a person's reply names (a mirrored code comment). */
+  store: ReplyCommentStore & Pick<IntentStore, 'threadReplyAt'>
   outbox: Pick<Outbox, 'comment'>
   talkBack: TalkBackService
   /** prherald's own comments (`HostApi.comments`) and each host's `users:`, for mentions. */
@@ -30,6 +34,17 @@ export interface ReplyCommentsDeps {
 
 /** Whose account a reply's comment is made with, and the API that acts as it; prherald's names the person. */
 type Author = { author: 'person'; api: CommentApi; login: string } | { author: 'prherald'; api: CommentApi; login: undefined; person: SlackPerson | undefined }
+
+/**
+ * Where a reply's comment goes: a code thread when the reply links to a mirrored code comment of the pull request
+ * (the link cut from what is posted), else the conversation; with the account's calls there.
+ */
+interface Place {
+  thread: string | undefined
+  /** The reply as its comment says it. */
+  reply: SlackReply
+  api: CommentApi
+}
 
 /** Refusals the host gave for good: the person is told in the host's words, and the batch goes on. */
 const REFUSED = ['git_host_refused', 'git_host_auth', 'git_host_scope', 'git_host_not_found'] as const
@@ -106,6 +121,33 @@ export function createReplyComments(deps: ReplyCommentsDeps) {
     return { author: 'prherald', api: own, login: undefined, person }
   }
 
+  /**
+   * The code thread a reply goes to (docs/talk-back.md, "Replies go back to the code thread"): the first link in it
+   * to a message that is one of this pull request's mirrored code comments (its permalink, which Slack unfurls),
+   * or for an edit, a deletion or a retry the thread its comment is already in (a comment does not move). The link
+   * is cut from the text; a new reply that is the link alone says nothing to the code thread and stays a
+   * conversation comment, link and all, as does any reply on a host without code threads.
+   */
+  const placeOf = async (reply: SlackReply, was: ReplyCommentRecord | undefined, author: Author): Promise<Place> => {
+    const conversation: Place = { thread: undefined, reply, api: author.api }
+    if (was && was.thread === undefined) return conversation
+    const ref = { provider: reply.provider, repository: `${reply.owner}/${reply.repo}`, prNumber: reply.number }
+    let found: { thread: string; text: string } | undefined
+    for (const link of messageLinks(reply.text ?? '')) {
+      const mirrored = await deps.store.threadReplyAt(ref, link.channel, link.ts)
+      const thread = mirrored && codeThreadOf(mirrored.replyKey)
+      if (thread === undefined || (was && was.thread !== thread)) continue
+      const text = (reply.text ?? '').replace(link.written, '').trim()
+      if (!was && text === '' && (reply.files ?? []).length === 0) break
+      found = { thread, text }
+      break
+    }
+    const thread = found?.thread ?? was?.thread
+    const api = thread === undefined ? undefined : author.api.inThread?.(thread)
+    if (thread === undefined || !api) return conversation
+    return { thread, api, reply: found ? { ...reply, text: found.text } : reply }
+  }
+
   const bodyOf = (reply: SlackReply, author: Author) => {
     const host = deps.hosts.get(reply.provider)
     // users: maps a host key to a Slack id; a mention needs the way back.
@@ -124,14 +166,14 @@ export function createReplyComments(deps: ReplyCommentsDeps) {
    * its post then makes nothing, and the start-up recovery deletes what it adopts (left-comments.ts). Then
    * the comment is looked for by its marker and deleted; a look-up that fails fails the batch, which is retried.
    */
-  async function deleteUnknown(reply: SlackReply, row: ReplyCommentRecord, author: Author, pr: PullRequestAddress, audit: (login: string | undefined, outcome: string) => void) {
+  async function deleteUnknown(reply: SlackReply, row: ReplyCommentRecord, api: CommentApi, login: string | undefined, pr: PullRequestAddress, audit: (login: string | undefined, outcome: string) => void) {
     await deps.store.markReplyDeleted(reply.channel, reply.replyTs)
-    const id = await author.api.findComment(pr, replyMarker(reply.channel, reply.replyTs), row.intentAt - CLOCK_SKEW_MS)
+    const id = await api.findComment(pr, replyMarker(reply.channel, reply.replyTs), row.intentAt - CLOCK_SKEW_MS)
     if (id !== undefined) {
-      await author.api.deleteComment(pr, id)
+      await api.deleteComment(pr, id)
       await deps.store.completeReplyComment(reply.channel, reply.replyTs, id)
     }
-    audit(author.login, id === undefined ? 'deleted_not_found' : 'deleted_adopted')
+    audit(login, id === undefined ? 'deleted_not_found' : 'deleted_adopted')
   }
 
   async function one(reply: SlackReply, batch: BatchContext): Promise<void> {
@@ -167,11 +209,12 @@ export function createReplyComments(deps: ReplyCommentsDeps) {
         const how = url ? `<${url}|link your account>` : `link your account with \`/prherald link ${reply.provider}\``
         return note(reply, `Replies here go to the pull request as their author: ${how} and post again.`, batch.lost)
       }
+      const place = await placeOf(reply, row, author)
       try {
         const { outcome } = await deps.outbox.comment({
-          intent: { channel: reply.channel, replyTs: reply.replyTs, provider: reply.provider, repository, prNumber: reply.number, slackUser: reply.user, author: author.author },
-          left: row, api: author.api, pr, body: bodyOf(reply, author), marker: replyMarker(reply.channel, reply.replyTs),
-          facts: { pr_key: batch.prKey, channel: reply.channel, reply_ts: reply.replyTs }, lost: batch.lost,
+          intent: { channel: reply.channel, replyTs: reply.replyTs, provider: reply.provider, repository, prNumber: reply.number, slackUser: reply.user, author: author.author, thread: place.thread },
+          left: row, api: place.api, pr, body: bodyOf(place.reply, author), marker: replyMarker(reply.channel, reply.replyTs),
+          facts: { pr_key: batch.prKey, channel: reply.channel, reply_ts: reply.replyTs, ...(place.thread === undefined ? {} : { code_thread: place.thread }) }, lost: batch.lost,
         })
         audit(author.login, outcome === 'adopted' ? 'commented_adopted' : 'commented')
       } catch (error) {
@@ -192,11 +235,13 @@ export function createReplyComments(deps: ReplyCommentsDeps) {
       audit(undefined, 'not_linked')
       return note(reply, `Your ${reply.action === 'edit' ? 'edit' : 'deletion'} did not reach the pull request: link your account again with \`/prherald link ${reply.provider}\`.`, batch.lost)
     }
+    // A reply in a code thread is edited and deleted there (on GitHub a review comment, not an issue comment).
+    const place = await placeOf(reply, row, author)
     try {
-      if (commentId === undefined) return await deleteUnknown(reply, row, author, pr, audit)
-      if (reply.action === 'edit') await author.api.editComment(pr, commentId, bodyOf(reply, author))
+      if (commentId === undefined) return await deleteUnknown(reply, row, place.api, author.login, pr, audit)
+      if (reply.action === 'edit') await place.api.editComment(pr, commentId, bodyOf(place.reply, author))
       else {
-        await author.api.deleteComment(pr, commentId)
+        await place.api.deleteComment(pr, commentId)
         await deps.store.markReplyDeleted(reply.channel, reply.replyTs)
       }
       audit(author.login, reply.action === 'edit' ? 'edited' : 'deleted')

@@ -9,7 +9,8 @@ import { makeTempDir } from '../helpers/temp-dir.ts'
  * local stand-in), and each host's further variables say what they are: a GitHub App's variables replace
  * GITHUB_TOKEN, they do not say how it authenticates.
  */
-const help = async (name: 'server' | 'reconcile' | 'doctor' | 'config') => {
+type Command = 'server' | 'reconcile' | 'doctor' | 'config'
+async function runHelp(name: Command): Promise<string> {
   const dir = makeTempDir()
   try {
     const result = await runCliAsync(name, ['--help'], testEnv(dir.path, 'github'), dir.path)
@@ -19,6 +20,9 @@ const help = async (name: 'server' | 'reconcile' | 'doctor' | 'config') => {
     dir.remove()
   }
 }
+// Each command's --help is the same text for every test that reads it: one process per command, not per test.
+const helps = new Map<Command, Promise<string>>()
+const help = (name: Command) => helps.get(name) ?? helps.set(name, runHelp(name)).get(name)!
 
 describe('--help, Environment', () => {
   it.each(['server', 'reconcile'] as const)('prherald-%s names SLACK_API_URL and its local stand-in', async (name) => {

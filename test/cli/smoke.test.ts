@@ -57,6 +57,9 @@ function states(): string[] {
 
 const posted = () => slack.calls.filter((c) => c.method === 'chat.postMessage')
 
+/** How each host names a pull request's number in a message: GitLab's merge requests are !20, the others' #20. */
+const REFERENCE = { github: 'PR #', bitbucket: 'PR #', gitlab: 'MR !' } as const
+
 describe('prherald-smoke against a running prherald', () => {
   it.each(['github', 'bitbucket', 'gitlab'] as const)('%s: the message appears in the mapped channel, shows the pull request closed, and prherald-smoke deletes it', async (provider) => {
     const running = await start(provider)
@@ -71,7 +74,7 @@ describe('prherald-smoke against a running prherald', () => {
     // Posted once, in the mapped channel, under a number of the run's own; updated to closed; deleted by the CLI.
     expect(posted()).toHaveLength(1)
     expect(posted()[0]!.body.channel).toBe(CHANNEL)
-    expect(String(posted()[0]!.body.text)).toContain(`${hostOf(provider).words.reference}20`)
+    expect(String(posted()[0]!.body.text)).toContain(`${REFERENCE[provider]}20`)
     expect(String(posted()[0]!.body.text)).toMatch(/\d{10}: prherald smoke test [0-9a-f]{8}/)
     expect(slack.calls.filter((c) => c.method === 'chat.update').map((c) => String(c.body.text))).toEqual([expect.stringMatching(/ — Closed$/)])
     expect(slack.count('chat.delete')).toBe(1)

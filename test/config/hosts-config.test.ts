@@ -86,12 +86,12 @@ describe('hosts:', () => {
     mappings: { acme: { api: {} } }
     users: { alice: U0ALICE, ALICE: U0OTHER }
   bitbucket:
-    mappings: { acme: { api: { channel: C0API } } }
+    mappings: { acme: { api: { channel: C0API, assign: { team: web } } } }
     teams: { core: S0CORE }
 `)
     expect(message).toContain('hosts.github.mappings.acme.api.channel: is required: set a channel (or channels) here or in hosts.github.mappings.acme."*"')
     expect(message).toContain('hosts.github.users.ALICE: is the same GitHub login as hosts.github.users.alice')
-    expect(message).toContain('hosts.bitbucket.teams: Bitbucket has no teams as reviewers')
+    expect(message).toContain('hosts.bitbucket.mappings.acme.api.assign.team: "web" is not in hosts.bitbucket.teams')
     // The schema's own problems carry the block's path too, with the line.
     expect(refusal('hosts:\n  gitlab:\n    mappings: { acme: { api: { channel: "#api" } } }\n'))
       .toContain('line 3, hosts.gitlab.mappings.acme.api.channel: "#api" is a channel name')

@@ -88,11 +88,11 @@ describe('configuration', () => {
     expect(error.message).toContain('slack.lookup_users_by_email: does not work with Bitbucket (its API exposes no email)')
   })
 
-  it('refuses a Bitbucket nickname as a users key, and teams, naming the fix', () => {
+  it('refuses a Bitbucket nickname as a users key, naming the fix; teams (Slack user groups, for assign:) are valid there', () => {
     const error = failure(`git_provider: bitbucket\nusers:\n  dana: U0123ABCD\nteams:\n  backend: S0123ABCD\n${MAPPINGS}`)
     expect(error.code).toBe('config_invalid')
     expect(error.message).toMatch(/line 3, users\.dana: "dana" is not an Atlassian account id; Bitbucket users are keyed by account id/)
-    expect(error.message).toContain('teams: Bitbucket has no teams as reviewers')
+    expect(error.message).not.toContain('teams')
   })
 
   it('lets PRHERALD_LISTEN, PRHERALD_DATABASE_URL and the *_API_URL variables override', () => {
@@ -193,7 +193,7 @@ describe('configuration', () => {
     const entry = allowedIn('git_provider: github\nmappings:\n  acme:\n    api:\n      channel: C0123ABC\n      ignor: {}\n', 'mappings.acme.api.ignor')
     expect(entry).toEqual(Object.keys(mappingEntry.schema))
     expect(entry).toContain('ignore')
-    expect(allowedIn(`git_provider: github\nnotify:\n  direct_message: on\n${MAPPINGS}`, 'notify.direct_message')).toEqual(['review_requests', 'direct_messages', 'working_hours', 'time_zone', 'merged_without_approval'])
+    expect(allowedIn(`git_provider: github\nnotify:\n  direct_message: on\n${MAPPINGS}`, 'notify.direct_message')).toEqual(['review_requests', 'direct_messages', 'working_hours', 'time_zone', 'merged_without_approval', 'reminders'])
     expect(allowedIn('git_provider: github\nmappings:\n  acme:\n    api:\n      channels: [{ id: C0123ABC, mention: [] }]\n', 'mappings.acme.api.channels.0.mention')).toEqual(['id', 'mentions'])
     expect(allowedIn(`git_provider: github\nusers:\n  octocat: { slack: U0123ABCD, dm: on }\n${MAPPINGS}`, 'users.octocat.dm')).toEqual(['slack', 'direct_messages', 'working_hours'])
   })

@@ -28,7 +28,7 @@ describe('the Slack app manifest in docs/slack-app.md', () => {
     expect(scopes).toEqual(expect.arrayContaining([...REQUIRED_SLACK_SCOPES, ...HISTORY_SLACK_SCOPES]))
     expect([...scopes].sort()).toEqual([
       'channels:history', 'channels:read', 'chat:write', 'commands', 'files:write', 'groups:history', 'groups:read', 'im:history', 'im:write',
-      'reactions:write', 'usergroups:read', 'users:read',
+      'reactions:write', 'usergroups:read', 'users.profile:read', 'users:read',
     ])
   })
 })

@@ -4,9 +4,8 @@ import Database from 'better-sqlite3'
 import { join } from 'node:path'
 /** The hosts these cases cover. */
 type Provider = 'github' | 'bitbucket'
-import { signBody } from '../../src/hosts/verify-signature.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
-import { signedDelivery, TEST_SECRET } from '../helpers/signed-delivery.ts'
+import { signedDelivery, signWebhookBody, TEST_SECRET } from '../helpers/signed-delivery.ts'
 import { startPrherald, testEnv, writeConfig, type TestService } from '../helpers/start-prherald.ts'
 import { makeTempDir } from '../helpers/temp-dir.ts'
 import { writeCalls } from '../faults/pr-messages.ts'
@@ -91,11 +90,11 @@ const badSignature = (p: Provider, body: string | Uint8Array) => fc.oneof(
   fc.constant<Record<string, string>>({}),
   fc.stringMatching(/^[0-9a-f]{64}$/).map((hex) => ({ [SIGNATURE_HEADER[p]]: `sha256=${hex}` })),
   headerValue.map((v) => ({ [SIGNATURE_HEADER[p]]: v })),
-  fc.constant({ [SIGNATURE_HEADER[p]]: signBody(TEST_SECRET, Buffer.concat([Buffer.from(bodyText(body)), Buffer.from(' ')])) }),
-  fc.constant({ [SIGNATURE_HEADER[p]]: signBody(`${TEST_SECRET}x`, bodyText(body)) }),
-  fc.constant({ [SIGNATURE_HEADER[p]]: signBody(TEST_SECRET, bodyText(body)).replace('sha256=', 'sha1=') }),
+  fc.constant({ [SIGNATURE_HEADER[p]]: signWebhookBody(TEST_SECRET, Buffer.concat([Buffer.from(bodyText(body)), Buffer.from(' ')])) }),
+  fc.constant({ [SIGNATURE_HEADER[p]]: signWebhookBody(`${TEST_SECRET}x`, bodyText(body)) }),
+  fc.constant({ [SIGNATURE_HEADER[p]]: signWebhookBody(TEST_SECRET, bodyText(body)).replace('sha256=', 'sha1=') }),
   // A valid signature, but in the header of the other provider.
-  fc.constant({ [SIGNATURE_HEADER[p === 'github' ? 'bitbucket' : 'github']]: signBody(TEST_SECRET, bodyText(body)) }),
+  fc.constant({ [SIGNATURE_HEADER[p === 'github' ? 'bitbucket' : 'github']]: signWebhookBody(TEST_SECRET, bodyText(body)) }),
 )
 
 const unsignedCase: fc.Arbitrary<Case> = provider.chain((p) => bodyFor(p).chain(({ event, body }) => fc.record({
@@ -112,7 +111,7 @@ const unsignedCase: fc.Arbitrary<Case> = provider.chain((p) => bodyFor(p).chain(
 
 const signedCase: fc.Arbitrary<Case> = provider.chain((p) => bodyFor(p).chain(({ event, body }) => headersFor(p, event).map((headers) => ({
   provider: p, method: 'POST', path: `/webhook/${p}`, body,
-  headers: { ...headers, [SIGNATURE_HEADER[p]]: signBody(TEST_SECRET, bodyText(body)) },
+  headers: { ...headers, [SIGNATURE_HEADER[p]]: signWebhookBody(TEST_SECRET, bodyText(body)) },
 }))))
 
 async function send(c: Case): Promise<{ status: number; json: unknown }> {

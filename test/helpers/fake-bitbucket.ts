@@ -32,6 +32,12 @@ export interface FakeBitbucket {
   diffstat: Map<string, Array<{ status: 'added' | 'removed' | 'modified' | 'renamed'; old?: string; new?: string }>>
   /** Pull requests by `workspace/repo#id`, as GET /pullrequests/{id} returns them (reconcile). */
   pullRequests: Map<string, Record<string, unknown>>
+  /**
+   * PUT /pullrequests/{id} bodies by `workspace/repo#id`, in order ("Update a pull request"). As Atlassian
+   * answers on its community ("Adding reviewers to pull requests via REST API"), a body without `title` is
+   * refused 400 (`title: This field is required.`); `reviewers` replaces the stored pull request's list.
+   */
+  pullRequestUpdates: Map<string, Array<Record<string, unknown>>>
   /** Answers 429 (with this Retry-After, if any) to the next `times` requests whose path matches. */
   throttled: Array<{ path: RegExp; times: number; retryAfter?: string }>
   /** Page size of every collection. */
@@ -49,6 +55,7 @@ export async function startFakeBitbucket(): Promise<FakeBitbucket> {
     files: new Map<string, string>(),
     diffstat: new Map<string, FakeBitbucket['diffstat'] extends Map<string, infer V> ? V : never>(),
     pullRequests: new Map<string, Record<string, unknown>>(),
+    pullRequestUpdates: new Map<string, Array<Record<string, unknown>>>(),
     throttled: [] as FakeBitbucket['throttled'],
     pagelen: 10,
   }
@@ -88,9 +95,26 @@ export async function startFakeBitbucket(): Promise<FakeBitbucket> {
         ? paged(slugs.map((slug) => ({ slug, name: slug, full_name: `${m![1]}/${slug}`, type: 'repository' })))
         : sendJson(res, 404, { type: 'error', error: { message: 'Workspace not found' } })
     }
+    // "Get a repository": its `mainbranch`, the default branch (main in the fake), for a repository it knows.
+    if ((m = path.match(/^\/repositories\/([^/]+)\/([^/]+)$/)) && req.method === 'GET') {
+      const key = `${m[1]}/${m[2]}`
+      const known = state.hooks.has(key) || [...state.files.keys()].some((k) => k.startsWith(`${key}@`)) || (state.repos.get(m[1]!) ?? []).includes(m[2]!)
+      if (!known) return sendJson(res, 404, { type: 'error', error: { message: 'Repository not found' } })
+      return sendJson(res, 200, { type: 'repository', full_name: key, name: m[2], slug: m[2], mainbranch: { type: 'branch', name: 'main' } })
+    }
     if ((m = path.match(/^\/repositories\/([^/]+)\/([^/]+)\/pullrequests\/(\d+)$/)) && req.method === 'GET') {
       const pr = state.pullRequests.get(`${m[1]}/${m[2]}#${m[3]}`)
       return pr ? sendJson(res, 200, pr) : sendJson(res, 404, { type: 'error', error: { message: 'Pull request not found' } })
+    }
+    if ((m = path.match(/^\/repositories\/([^/]+)\/([^/]+)\/pullrequests\/(\d+)$/)) && req.method === 'PUT') {
+      const key = `${m[1]}/${m[2]}#${m[3]}`
+      const pr = state.pullRequests.get(key)
+      if (!pr) return sendJson(res, 404, { type: 'error', error: { message: 'Pull request not found' } })
+      const body = req.body as Record<string, unknown>
+      if (typeof body.title !== 'string') return sendJson(res, 400, { type: 'error', error: { message: 'title: This field is required.', fields: { title: ['This field is required.'] } } })
+      state.pullRequestUpdates.set(key, [...(state.pullRequestUpdates.get(key) ?? []), body])
+      if (Array.isArray(body.reviewers)) pr.reviewers = body.reviewers
+      return sendJson(res, 200, { ...pr, title: body.title })
     }
     if ((m = path.match(/^\/repositories\/([^/]+)\/([^/]+)\/src\/([^/]+)\/(.+)$/)) && req.method === 'GET') {
       const text = state.files.get(`${m[1]}/${m[2]}@${decodeURIComponent(m[3]!)}:${decodeURIComponent(m[4]!)}`)

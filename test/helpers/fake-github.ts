@@ -50,6 +50,13 @@ export interface FakeGithub {
   failures: Array<{ method?: string; path: RegExp; status: number; times?: number; headers?: Record<string, string> }>
   /** A classic token's scopes, sent in x-oauth-scopes with GET /user; undefined: none sent, as for a fine-grained token. */
   tokenScopes: string[] | undefined
+  /**
+   * POST /repos/{owner}/{repo}/pulls/{n}/requested_reviewers bodies by `owner/repo#number`, in order, as the REST
+   * docs' "Request reviewers for a pull request" takes them (`reviewers`: user logins; `team_reviewers`: team slugs).
+   */
+  reviewRequests: Map<string, Array<{ reviewers?: string[]; team_reviewers?: string[] }>>
+  /** Each review request, once recorded, waits for the first of these (taken off) before it is answered: a request in flight. */
+  reviewRequestHolds: Array<Promise<void>>
   close(): Promise<void>
 }
 
@@ -83,9 +90,11 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     rateLimit: undefined as FakeGithub['rateLimit'],
     failures: [] as FakeGithub['failures'],
     tokenScopes: undefined as string[] | undefined,
+    reviewRequests: new Map<string, Array<{ reviewers?: string[]; team_reviewers?: string[] }>>(),
+    reviewRequestHolds: [] as Array<Promise<void>>,
   }
   let base = ''
-  const fake = await startHttpFake((req, res) => {
+  const fake = await startHttpFake(async (req, res) => {
     const limit = state.rateLimit
     if (limit) {
       const exhausted = limit.remaining <= 0
@@ -144,6 +153,15 @@ export async function startFakeGithub(): Promise<FakeGithub> {
     if ((m = req.path.match(/^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)$/)) && req.method === 'GET') {
       const pull = state.pulls.get(`${m[1]}/${m[2]}#${m[3]}`)
       return pull ? sendJson(res, 200, pull) : sendJson(res, 404, { message: 'Not Found' })
+    }
+    if ((m = req.path.match(/^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/requested_reviewers$/)) && req.method === 'POST') {
+      // The docs answer 201 with the pull request; 422 "Reviews may only be requested from collaborators" when a login cannot review.
+      const body = req.body as { reviewers?: string[]; team_reviewers?: string[] }
+      if (!Array.isArray(body.reviewers) && !Array.isArray(body.team_reviewers)) return sendJson(res, 422, { message: 'Invalid request.' })
+      const key = `${m[1]}/${m[2]}#${m[3]}`
+      state.reviewRequests.set(key, [...(state.reviewRequests.get(key) ?? []), body])
+      await state.reviewRequestHolds.shift()
+      return sendJson(res, 201, { number: Number(m[3]), requested_reviewers: (body.reviewers ?? []).map((login) => ({ login, type: 'User' })), requested_teams: [] })
     }
     if ((m = req.path.match(/^\/repos\/([^/]+)\/([^/]+)\/hooks\/(\d+)\/deliveries$/)) && req.method === 'GET') {
       const log = state.hookDeliveries.get(Number(m[3]))

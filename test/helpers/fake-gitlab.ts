@@ -53,6 +53,11 @@ export interface FakeGitlab {
   groupProjects: Map<string, string[]>
   /** Merge requests by `group/project!iid`, as GET /projects/:id/merge_requests/:iid returns them. */
   mergeRequests: Map<string, Record<string, unknown>>
+  /**
+   * PUT /projects/:id/merge_requests/:iid bodies by `group/project!iid`, in order ("Update MR"). A body with
+   * `reviewer_ids` replaces the merge request's `reviewers` (each a user of `users`), as the list it is.
+   */
+  mergeRequestUpdates: Map<string, Array<Record<string, unknown>>>
   /** Reviewers by `group/project!iid`, for /merge_requests/:iid/reviewers; `state` absent is `unreviewed`. */
   reviewers: Map<string, Array<{ username: string; state?: string }>>
   /** Changed files by `group/project!iid`. */
@@ -122,6 +127,7 @@ export async function startFakeGitlab(): Promise<FakeGitlab> {
     diffs: new Map<string, GitlabDiff[]>(),
     files: new Map<string, string>(),
     reviewers: new Map<string, Array<{ username: string; state?: string }>>(),
+    mergeRequestUpdates: new Map<string, Array<Record<string, unknown>>>(),
     users: [] as GitlabUser[],
     throttled: [] as FakeGitlab['throttled'],
     perPage: 20,
@@ -153,7 +159,9 @@ export async function startFakeGitlab(): Promise<FakeGitlab> {
         || [...state.files.keys()].some((k) => k.startsWith(`${id}@`))
       if (!known) return notFound('Project')
       if (sub === 'repository' && subId === 'files' && leaf !== undefined && req.method === 'GET') {
-        const text = state.files.get(`${id}@${req.query.get('ref') ?? 'main'}:${leaf}`)
+        // "Use HEAD to automatically use the default branch" (Repository files API): the fake's default is main.
+        const ref = req.query.get('ref')
+        const text = state.files.get(`${id}@${ref === null || ref === 'HEAD' ? 'main' : ref}:${leaf}`)
         if (text === undefined) return notFound('File')
         const blob = createHash('sha1').update(`blob ${Buffer.byteLength(text)}\0${text}`).digest('hex')
         return sendJson(res, 200, {
@@ -180,6 +188,19 @@ export async function startFakeGitlab(): Promise<FakeGitlab> {
           if (body.token !== undefined) state.hookTokens.set(hook.id, body.token)
           return sendJson(res, 200, hook)
         }
+      }
+      if (sub === 'merge_requests' && subId !== undefined && leaf === undefined && req.method === 'PUT') {
+        const key = `${id}!${subId}`
+        const mr = state.mergeRequests.get(key)
+        if (!mr) return sendJson(res, 404, { message: '404 Not found' })
+        const body = req.body as Record<string, unknown>
+        if (Object.keys(body).length === 0) return sendJson(res, 400, { error: 'at least one parameter must be provided' })
+        state.mergeRequestUpdates.set(key, [...(state.mergeRequestUpdates.get(key) ?? []), body])
+        if (Array.isArray(body.reviewer_ids)) {
+          mr.reviewers = (body.reviewer_ids as number[]).flatMap((rid) => state.users.filter((u) => u.id === rid))
+            .map((u) => ({ id: u.id, username: u.username, name: u.username, state: 'active' }))
+        }
+        return sendJson(res, 200, mr)
       }
       if (sub === 'merge_requests' && subId !== undefined && req.method === 'GET') {
         const key = `${id}!${subId}`

@@ -67,13 +67,17 @@ export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, accou
     return sendJson(res, 200, kind === 'github' ? { number: Number(pull[3]), ...(head ? { head: { sha: head } } : {}) }
       : { type: 'pullrequest', id: Number(pull[3]), ...(head ? { source: { commit: { type: 'commit', hash: head } } } : {}) })
   }
-  // GitHub edits and deletes a comment by its id alone.
-  const byId = kind === 'github' ? /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(path) : null
+  // GitHub edits and deletes a comment by its id alone: an issue comment at /issues/comments, a review comment (one
+  // in a code thread) at /pulls/comments; each is "different from" the other (REST "Pull request review comments").
+  const byId = kind === 'github' ? /^\/repos\/[^/]+\/[^/]+\/(issues|pulls)\/comments\/(\d+)$/.exec(path) : null
   const at = route(kind, path)
-  const commentId = byId?.[1] ?? (at && /^\/(?:notes|comments)\/(\d+)$/.exec(at.rest)?.[1])
+  // GitLab edits and deletes a thread's note at …/discussions/:discussion_id/notes/:note_id (Discussions API) too.
+  const inDiscussion = kind === 'gitlab' && at ? /^\/discussions\/(\w+)\/notes\/(\d+)$/.exec(at.rest) : null
+  const commentId = byId?.[2] ?? inDiscussion?.[2] ?? (at && /^\/(?:notes|comments)\/(\d+)$/.exec(at.rest)?.[1])
   const text = kind === 'bitbucket' ? String((body.content as { raw?: unknown } | undefined)?.raw ?? '') : String(body.body ?? '')
   if (commentId !== undefined && commentId !== null) {
-    const comment = state.comments.find((c) => String(c.id) === commentId && !c.deleted)
+    const comment = state.comments.find((c) => String(c.id) === commentId && !c.deleted
+      && (byId === null || (byId[1] === 'pulls') === (c.thread !== undefined)) && (inDiscussion === null || c.thread === inDiscussion[1]))
     if (!comment) return sendJson(res, 404, kind === 'bitbucket' ? { type: 'error', error: { message: 'No such comment' } } : { message: 'Not Found' })
     if (comment.author !== account.login) return sendJson(res, 403, { message: 'You can only change your own comments' })
     if (method === 'DELETE') {
@@ -88,9 +92,16 @@ export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, accou
       state.failCommentLists--
       return sendJson(res, 503, { message: 'Service Unavailable' })
     }
-    const listed = state.comments.filter((c) => c.pr === at.pr && !c.deleted)
+    // GitHub lists issue comments at /issues/{n}/comments and review comments at /pulls/{n}/comments, apart.
+    const listed = state.comments.filter((c) => c.pr === at.pr && !c.deleted && (kind !== 'github' || (path.includes('/pulls/') === (c.thread !== undefined))))
       .map((c) => (kind === 'bitbucket' ? { id: c.id, content: { raw: c.body } } : { id: c.id, body: c.body }))
     return sendJson(res, 200, kind === 'bitbucket' ? { values: listed.reverse() } : kind === 'gitlab' ? listed.reverse() : listed)
+  }
+  // Discussions API, "Get single merge request discussion item": the thread with its notes.
+  const discussion = kind === 'gitlab' && at && method === 'GET' ? /^\/discussions\/(\w+)$/.exec(at.rest) : null
+  if (discussion) {
+    const notes = state.comments.filter((c) => c.pr === at!.pr && !c.deleted && c.thread === discussion[1]).map((c) => ({ id: c.id, type: 'DiffNote', body: c.body }))
+    return sendJson(res, 200, { id: discussion[1], individual_note: false, notes })
   }
   // Draft Notes API, "List all merge request draft notes": the caller's own.
   if (kind === 'gitlab' && at && method === 'GET' && at.rest === '/draft_notes') {
@@ -106,6 +117,10 @@ export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, accou
   if (threadReply) {
     const comment = { id: nextId++, pr, body: text, author: account.login, deleted: false, thread: threadReply[1]! }
     state.comments.push(comment)
+    if (state.loseCommentAnswers > 0) {
+      state.loseCommentAnswers--
+      return void res.socket?.destroy()
+    }
     return sendJson(res, 201, { id: comment.id, body: text, html_url: `https://example.test/${pr}#discussion_r${comment.id}` })
   }
   if (rest === '/comments' || rest === '/notes') {

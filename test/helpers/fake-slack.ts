@@ -49,6 +49,10 @@ export interface FakeSlackUser {
   teamId?: string
   /** A multi-channel (`is_restricted`) or single-channel (`is_ultra_restricted`) guest. */
   guest?: 'multi' | 'single'
+  /** users.getPresence's answer for another user: "either active or away"; active unless said. */
+  presence?: 'active' | 'away'
+  /** The custom status users.profile.get gives (`status_text`, `status_emoji`, `status_expiration` in unix seconds, 0 never ends). */
+  status?: { text: string; emoji: string; expiration?: number }
 }
 
 /** One file of the fake's upload flow (docs.slack.dev files.getUploadURLExternal, files.completeUploadExternal). */
@@ -161,7 +165,7 @@ export interface FakeSlackOptions {
  */
 export const MANIFEST_SCOPES: readonly string[] = [
   'chat:write', 'reactions:write', 'channels:read', 'groups:read', 'channels:history', 'groups:history',
-  'commands', 'im:write', 'im:history', 'users:read', 'usergroups:read', 'files:write',
+  'commands', 'im:write', 'im:history', 'users:read', 'usergroups:read', 'users.profile:read', 'files:write',
 ]
 
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
@@ -389,6 +393,21 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
             profile: { real_name: realName, real_name_normalized: realName, display_name: user.displayName ?? '', display_name_normalized: user.displayName ?? '', team: user.teamId ?? 'T0ACME' },
           },
         })
+      }
+      case 'users.getPresence': {
+        // docs.slack.dev/reference/methods/users.getPresence: for another user, only `presence`, "either active or away".
+        if (!state.scopes.includes('users:read')) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed: 'users:read', provided: state.scopes.join(',') })
+        const user = state.users.get(String(body.user ?? ''))
+        if (!user) return sendJson(res, 200, { ok: false, error: 'user_not_found' })
+        return sendJson(res, 200, { ok: true, presence: user.presence ?? 'active' })
+      }
+      case 'users.profile.get': {
+        // "Retrieve a user's profile information, including their custom status" (scope users.profile:read).
+        if (!state.scopes.includes('users.profile:read')) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed: 'users.profile:read', provided: state.scopes.join(',') })
+        const user = state.users.get(String(body.user ?? ''))
+        if (!user) return sendJson(res, 200, { ok: false, error: 'user_not_found' })
+        const status = user.status ?? { text: '', emoji: '' }
+        return sendJson(res, 200, { ok: true, profile: { real_name: user.realName ?? '', display_name: user.displayName ?? '', status_text: status.text, status_emoji: status.emoji, status_expiration: status.expiration ?? 0 } })
       }
       case 'usergroups.users.list': {
         if (!state.scopes.includes('usergroups:read')) return sendJson(res, 200, { ok: false, error: 'missing_scope', needed: 'usergroups:read', provided: state.scopes.join(',') })

@@ -8,7 +8,7 @@ import type { Dialect } from '../../src/store/dialect.ts'
 export const GROWING: ReadonlySet<string> = new Set([
   'slack_messages', 'deliveries', 'delivery_bodies', 'thread_replies', 'pull_request_heads', 'job_runs', 'slack_requests',
   'direct_messages', 'reply_comments', 'person_actions', 'direct_message_mutes', 'person_lookups', 'review_forms',
-  'pull_request_turnaround',
+  'pull_request_turnaround', 'pull_request_people', 'review_assignments',
 ])
 
 export const BOUNDED: Readonly<Record<string, string>> = {
@@ -23,6 +23,9 @@ export const BOUNDED: Readonly<Record<string, string>> = {
   linked_accounts: 'one row per person and host',
   oauth_states: 'flows of the last ten minutes',
   person_action_gates: 'one row per person and kind',
+  reminder_holds: 'one row per person an open pull request waits on: the reminder job deletes a hold once it ends',
+  reminder_snoozes: 'one row per snooze of an open pull request: the reminder job deletes it once it ran out or the pull request ended',
+  away_marks: 'one row per person',
   weekly_posts: 'one row per insights.weekly channel and week; each post forgets its channel\'s rows past the last few weeks',
 }
 

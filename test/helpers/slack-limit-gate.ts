@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { budgetKey, SLACK_RATE_LIMITS, type RateLimit, type SlackMethod } from '../../src/slack/rate-limits.ts'
+import { SLACK_PUBLISHED_LIMITS, type PublishedLimit } from './slack-published-limits.ts'
 
 /** Decides, for one incoming call, whether a Slack that enforces its limits would refuse it. */
 export interface SlackLimitGate {
@@ -15,7 +15,7 @@ export interface SlackLimitGate {
 const STALL_WINDOW_MS = 2500
 
 /**
- * Token buckets with Slack's published limits (the same table the pacer reads), on a clock that may run
+ * Token buckets with Slack's published limits (the fake's own table, test/helpers/slack-published-limits.ts), on a clock that may run
  * `scale` times faster than the wall clock so a bench fits in minutes. `jitterMs` of wall time is forgiven
  * per call: the pacer and this fake run in different processes, and a call sent the moment its token is due
  * can arrive a few milliseconds "early" by the fake's clock when the previous one was delayed in transit.
@@ -24,9 +24,9 @@ const STALL_WINDOW_MS = 2500
  * call can arrive that much late and the next one that much "early". The longest stall measured in the last
  * STALL_WINDOW_MS is forgiven on top of `jitterMs`: what the machine did, not a guess.
  */
-export function createSlackLimitGate(options: { scale?: number; jitterMs?: number; stalls?: boolean; limits?: Record<SlackMethod, readonly RateLimit[]> } = {}): SlackLimitGate {
+export function createSlackLimitGate(options: { scale?: number; jitterMs?: number; stalls?: boolean; limits?: Readonly<Record<string, readonly PublishedLimit[]>> } = {}): SlackLimitGate {
   const scale = options.scale ?? 1
-  const limits = options.limits ?? SLACK_RATE_LIMITS
+  const limits = options.limits ?? SLACK_PUBLISHED_LIMITS
   const start = performance.now()
   const now = () => (performance.now() - start) * scale
   const loop = options.stalls ? monitorEventLoopDelay({ resolution: 10 }) : undefined
@@ -47,12 +47,12 @@ export function createSlackLimitGate(options: { scale?: number; jitterMs?: numbe
     refused,
     close: () => loop?.disable(),
     check(method, channel) {
-      const own = (limits as Record<string, readonly RateLimit[] | undefined>)[method]
+      const own = Object.hasOwn(limits, method) ? limits[method] : undefined
       if (!own) return undefined
       const forgiven = ((options.jitterMs ?? 5) + stallMs(performance.now())) * scale
       const t = now()
       const state = own.map((limit) => {
-        const key = budgetKey(method as SlackMethod, limit.scope, channel ?? '')
+        const key = limit.per === 'channel' ? `${method} ${channel ?? ''}` : method
         const b = buckets.get(key) ?? { tokens: limit.burst, at: t }
         b.tokens = Math.min(limit.burst, b.tokens + ((t - b.at) * limit.perMinute) / 60_000)
         b.at = t

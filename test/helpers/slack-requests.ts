@@ -1,5 +1,4 @@
-import { signSlackRequest } from '../../src/intake/verify-slack-signature.ts'
-import { TEST_SLACK_SIGNING_SECRET, type InteractionOptions } from './slack-interaction.ts'
+import { signSlackBody, TEST_SLACK_SIGNING_SECRET, type InteractionOptions } from './slack-interaction.ts'
 
 /** A slash command or an Events API request, signed v0 as Slack signs it (options as for interactions). */
 export async function sendSignedSlack(baseUrl: string, path: string, body: string, options: InteractionOptions = {}): Promise<Response> {
@@ -7,7 +6,7 @@ export async function sendSignedSlack(baseUrl: string, path: string, body: strin
   const merged: Record<string, string | undefined> = {
     'content-type': body.startsWith('{') ? 'application/json' : 'application/x-www-form-urlencoded',
     'x-slack-request-timestamp': timestamp,
-    'x-slack-signature': signSlackRequest(options.secret ?? TEST_SLACK_SIGNING_SECRET, timestamp, body),
+    'x-slack-signature': signSlackBody(options.secret ?? TEST_SLACK_SIGNING_SECRET, timestamp, body),
     ...options.headers,
   }
   const headers = Object.fromEntries(Object.entries(merged).filter((e): e is [string, string] => e[1] !== undefined))

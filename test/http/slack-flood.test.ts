@@ -21,18 +21,11 @@ afterEach(() => {
   for (const socket of sockets.splice(0)) socket.destroy()
 })
 
-/** Answered, and how many milliseconds it took. */
-async function timed(send: () => Promise<Response>): Promise<{ status: number; ms: number }> {
-  const started = Date.now()
-  const res = await send()
-  return { status: res.status, ms: Date.now() - started }
-}
-
 describe('a flood of held, unsigned bodies on Slack\'s routes', () => {
   const lane = createSlackBodyLane()
   const t = useGithubService(withSlack, { overrides: { slackBodyLane: lane } })
 
-  it('holds at most the lane\'s bytes, cuts the oldest held bodies (counted), and answers Slack\'s signed requests within 3 s', async () => {
+  it('holds at most the lane\'s bytes, cuts the oldest held bodies (counted), and answers Slack\'s signed requests while the flood is held', async () => {
     const port = t.service.port
     const flood = await Promise.all([
       holdBodies({ port, path: '/webhook/slack/interactions', count: 40, declared: 1024 * 1024, sent: 64 * 1024 }),
@@ -45,13 +38,13 @@ describe('a flood of held, unsigned bodies on Slack\'s routes', () => {
     expect(lane.peak).toBeLessThanOrEqual(SLACK_BODY_BYTES)
     expect(lane.used).toBeLessThanOrEqual(SLACK_BODY_BYTES)
 
-    const command = await timed(() => sendSignedSlack(t.service.url, '/webhook/slack/commands', 'ssl_check=1&token=legacy'))
-    const challenge = await timed(() => sendSignedSlack(t.service.url, '/webhook/slack/events', JSON.stringify({ type: 'url_verification', challenge: 'abc' })))
-    const interaction = await timed(() => sendSignedSlack(t.service.url, '/webhook/slack/interactions', `payload=${encodeURIComponent(JSON.stringify({ type: 'view_closed' }))}`))
-    for (const answer of [command, challenge, interaction]) {
-      expect(answer.status).toBe(200)
-      expect(answer.ms).toBeLessThan(3_000)
-    }
+    // Slack's own requests are answered while the flood is still held (it never leaves by itself): they do not
+    // wait for room behind it. How fast is bench/ work (npm run bench:slack-flood), not a test's.
+    const command = await sendSignedSlack(t.service.url, '/webhook/slack/commands', 'ssl_check=1&token=legacy')
+    const challenge = await sendSignedSlack(t.service.url, '/webhook/slack/events', JSON.stringify({ type: 'url_verification', challenge: 'abc' }))
+    const interaction = await sendSignedSlack(t.service.url, '/webhook/slack/interactions', `payload=${encodeURIComponent(JSON.stringify({ type: 'view_closed' }))}`)
+    expect([command.status, challenge.status, interaction.status]).toEqual([200, 200, 200])
+    expect(lane.used).toBeGreaterThan(0)
     expect(lane.peak).toBeLessThanOrEqual(SLACK_BODY_BYTES)
     const samples = parseExposition(await (await fetch(t.service.metricsUrl)).text())
     expect(sampleValue(samples, 'prherald_slack_bodies_cut_total', {})).toBe(lane.cut)
@@ -64,13 +57,16 @@ describe('the listener\'s connection limit', () => {
 
   it('closes connections beyond the listener\'s limit, with one log line however many are dropped', async () => {
     const port = t.service.port
+    let closed = 0
     await Promise.all(Array.from({ length: 40 }, () => new Promise<void>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => resolve())
       socket.on('error', () => resolve())
+      socket.on('close', () => { closed += 1 })
       sockets.push(socket)
     })))
-    await waitFor('the limit\'s line', () => t.service.entries().some((e) => e.msg?.toString().startsWith('connection limit reached')), 3_000)
-    await new Promise((r) => setTimeout(r, 200))
+    // Every connection beyond the 20 has been dropped by the listener before the log is read.
+    await waitFor('the 20 over the limit closed', () => closed >= 20, 3_000)
+    expect(closed).toBe(20)
     expect(t.service.entries().filter((e) => e.msg?.toString().startsWith('connection limit reached'))).toEqual([
       expect.objectContaining({ level: 'warn', max_connections: 20 }),
     ])

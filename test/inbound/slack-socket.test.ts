@@ -175,10 +175,9 @@ describe('a deaf (half-open) socket', () => {
     const s = start()
     await until(() => s.state() === 'open')
     slack.connections[0]!.halfOpen()
-    const started = Date.now()
+    // ws waits 30 s for the close frame's answer; the cut comes after 1 s. A stop that waited for ws would
+    // outlast this test's own 10 s timeout and fail it.
     await s.stop()
-    // ws waits 30 s for the close frame's answer; the cut comes after 1 s (a hang guard, not a timing claim).
-    expect(Date.now() - started).toBeLessThan(10_000)
     expect(s.state()).toBe('closed')
-  })
+  }, 10_000)
 })

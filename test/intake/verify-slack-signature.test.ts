@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { signSlackRequest, verifySlackSignature } from '../../src/intake/verify-slack-signature.ts'
+import { signSlackBody } from '../helpers/slack-interaction.ts'
 
 // Slack's worked example in "Verifying requests from Slack" (docs.slack.dev): secret, timestamp, body, signature.
 const SECRET = '8f742231b10e8888abcd99yyyzzz85a5'
@@ -16,6 +17,8 @@ describe('verifySlackSignature', () => {
   it('accepts Slack\'s documented example, and signs it the same way', () => {
     expect(verifySlackSignature(SECRET, request(), AT)).toBe('ok')
     expect(signSlackRequest(SECRET, TIMESTAMP, BODY)).toBe(SIGNATURE)
+    // And so do the tests' own Slack requests (test/helpers/slack-interaction.ts), written apart from src/.
+    expect(signSlackBody(SECRET, TIMESTAMP, BODY)).toBe(SIGNATURE)
   })
 
   it('accepts up to five minutes either side of the clock, and calls anything further stale', () => {

@@ -33,6 +33,8 @@ async function start(provider: Provider, config: { mappings: TestConfig['mapping
   await h.start(testEnv(h.dir.path, provider, { SLACK_API_URL: h.slack.url, ...env }))
 }
 
+/** The message's context line (repository, author, date, and the target once retargeted). */
+const contextLine = (channel: string) => JSON.stringify(h.slack.messagesIn(channel)[0]!.blocks[1])
 const settle = async () => expect(await h.service!.settle(10_000)).toBe(true)
 const posts = (channel: string) => h.slack.calls.filter((c) => c.method === 'chat.postMessage' && c.body.channel === channel).length
 const send = async (provider: Provider, event: string, payload: unknown, deliveryId?: string) => {
@@ -133,9 +135,13 @@ describe('GitHub', () => {
     }
     await send('github', 'pull_request', retarget('release/2.4'))
     expect(posts(GENERAL)).toBe(1)
+    const updates = h.slack.count('chat.update')
     await send('github', 'pull_request', retarget('feature/y'))
     expect(posts(GENERAL)).toBe(1)
     expect(h.slack.count('chat.delete')).toBe(0)
+    // The message stays, and says where the pull request goes now.
+    expect(h.slack.count('chat.update')).toBe(updates + 1)
+    expect(contextLine(GENERAL)).toContain('· into `feature/y`')
 
     // ignore.from keeps a bot's branch out even into main.
     await send('github', 'pull_request', githubPr('opened', 10, { into: 'main', from: 'dependabot/npm/lodash' }))
@@ -192,11 +198,39 @@ describe('GitLab', () => {
     await mr('update', { iid: 4, changes: { target_branch: { previous: 'develop', current: 'main' } } }, 'main')
     expect(posts(GENERAL)).toBe(1)
   })
+
+  it('an announced merge request retargeted (changes.target_branch) keeps its message, which names the new target', async () => {
+    gitlab = await startFakeGitlab()
+    await start('gitlab', { mappings: { acme: { api: { channel: GENERAL } } } }, {})
+    await mr('open', { iid: 5 }, 'main')
+    expect(contextLine(GENERAL)).not.toContain('into')
+    const updates = h.slack.count('chat.update')
+    await mr('update', { iid: 5, changes: { target_branch: { previous: 'main', current: 'release/3.1' } } }, 'release/3.1')
+    expect(posts(GENERAL)).toBe(1)
+    expect(h.slack.count('chat.update')).toBe(updates + 1)
+    expect(contextLine(GENERAL)).toContain('· into `release/3.1`')
+  })
 })
 
 describe('Bitbucket Cloud', () => {
   const TOKEN = 'bb-routing'
   const pr = async (key: string, facts: BitbucketFacts) => send('bitbucket', `pullrequest:${key}`, bitbucketPayload(`pullrequest:${key}`, facts))
+
+  it('a pull request retargeted (pullrequest:updated with another destination branch) keeps its message, which names the new target; a push changes nothing', async () => {
+    bitbucket = await startFakeBitbucket()
+    await start('bitbucket', { mappings: { acme: { api: { channel: GENERAL } } } }, {})
+    await pr('created', { id: 22 })
+    const updates = h.slack.count('chat.update')
+    // A push: Bitbucket sends pullrequest:updated with the same title and destination.
+    await pr('updated', { id: 22, updatedOn: '2026-11-21T11:00:00.000000+00:00' })
+    expect(h.slack.count('chat.update')).toBe(updates)
+    const retargeted = bitbucketPayload('pullrequest:updated', { id: 22, updatedOn: '2026-11-21T12:00:00.000000+00:00' }) as { pullrequest: { destination: { branch: { name: string } } } }
+    retargeted.pullrequest.destination.branch.name = 'release/2'
+    await send('bitbucket', 'pullrequest:updated', retargeted)
+    expect(posts(GENERAL)).toBe(1)
+    expect(h.slack.count('chat.update')).toBe(updates + 1)
+    expect(contextLine(GENERAL)).toContain('· into `release/2`')
+  })
 
   it('code owners from .bitbucket/CODEOWNERS, and a followed author', async () => {
     bitbucket = await startFakeBitbucket()
@@ -207,9 +241,20 @@ describe('Bitbucket Cloud', () => {
       mappings: { acme: { api: { channel: GENERAL, owners: { '@backend-dev': { channel: BACKEND } } } } },
       follow: [{ channel: FOLLOW, authors: ['bob'], only: { into: ['main'] } }],
     }, { BITBUCKET_API_URL: bitbucket.url, BITBUCKET_TOKEN: TOKEN })
-    await pr('created', { id: 21 })
+    const created = bitbucketPayload('pullrequest:created', { id: 21 })
+    const approved = bitbucketPayload('pullrequest:approved', { id: 21, actor: 'carol' })
+    await send('bitbucket', 'pullrequest:created', created, 'bb-21-created')
     expect([posts(GENERAL), posts(BACKEND), posts(FOLLOW)]).toEqual([0, 1, 1])
-    await pr('approved', { id: 21, actor: 'carol' })
+    await send('bitbucket', 'pullrequest:approved', approved, 'bb-21-approved')
     for (const channel of [BACKEND, FOLLOW]) expect(h.slack.messagesIn(channel)[0]!.reactions.has('white_check_mark')).toBe(true)
+
+    // A replay of the pull request's deliveries, under their own ids and under new ones (a redelivery tool, a
+    // second hook): the owner's and the follower's channels still have one message each.
+    await send('bitbucket', 'pullrequest:created', created, 'bb-21-created')
+    await send('bitbucket', 'pullrequest:approved', approved, 'bb-21-approved')
+    await send('bitbucket', 'pullrequest:created', created, 'bb-21-created-again')
+    await send('bitbucket', 'pullrequest:approved', approved, 'bb-21-approved-again')
+    expect([posts(GENERAL), posts(BACKEND), posts(FOLLOW)]).toEqual([0, 1, 1])
+    expect(bitbucket.requests.filter((r) => r.path.endsWith('/CODEOWNERS'))).toHaveLength(1)
   })
 })

@@ -41,11 +41,9 @@ it('gives a burst\'s memory back within 30 s of going idle', { timeout: 90_000 }
   }))
   await waitFor('every pull request posted', () => slack!.count('chat.postMessage') === payloads.length, 30_000)
 
-  // The server finds itself idle within one or two 5 s looks and collects; the target allows 30 s.
-  const idleSince = Date.now()
+  // The server finds itself idle within one or two 5 s looks and collects; the wait gives up at the target's 30 s.
   await waitFor('the idle server releasing memory', () => server!.entries().some((entry) => entry.msg === 'idle: memory released'), 30_000)
   const released = server.entries().find((entry) => entry.msg === 'idle: memory released')!
   expect(Number(released.after_mib)).toBeLessThan(Number(released.before_mib))
   expect(await memoryInUseMiB(metrics)).toBeLessThanOrEqual(start + 10)
-  expect(Date.now() - idleSince).toBeLessThan(30_000)
 })

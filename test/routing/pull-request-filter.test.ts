@@ -17,12 +17,12 @@ describe('title globs', () => {
     expect(glob('a', '')).toBe(false)
   })
 
-  it('take linear time on a title built to make a backtracking matcher explode', () => {
+  it('answer a title built to make a backtracking matcher explode', () => {
+    // A backtracking matcher needs on the order of n^12 steps here and would not return within the test's
+    // timeout; the state-set walk takes a few million. How long it takes is measured by npm run bench:responsiveness.
     const title = 'a'.repeat(200_000)
-    const started = performance.now()
     expect(glob('*a*a*a*a*a*a*a*a*a*a*a*a*b', title)).toBe(false)
-    // A backtracking matcher needs on the order of n^12 steps here; the state-set walk a few million.
-    expect(performance.now() - started).toBeLessThan(2000)
+    expect(glob('*a*a*a*a*a*a*a*a*a*a*a*a*', title)).toBe(true)
   })
 
   it('refuse empty and over-long patterns with the fix', () => {

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { postgresMigrateUp } from '../../src/store/postgres-migrations.ts'
 import { openPostgresPool } from '../../src/store/postgres-pool.ts'
@@ -9,7 +8,10 @@ import { createTestDatabase, createTestSchema, type TestDatabase } from '../help
 /**
  * What PostgreSQL adds to the Store contract for replicas: several stores (servers) on one database
  * exclude each other per pull request, and take over the deliveries whose lease ran out, each one once.
- * Leases run on PostgreSQL's clock, so these tests wait real time (short leases) rather than move a store's.
+ * Leases run on PostgreSQL's clock (statement_timestamp()), not a store's, so a manual clock on the stores would
+ * not move them: time passes here by moving every stored time of the schema's deliveries back (`passTime`),
+ * which is the database's clock moving forward for what the leases compare, with no real waiting. The lease
+ * is long, so the real time the test takes never runs one out.
  */
 
 let database: TestDatabase
@@ -39,8 +41,8 @@ async function server(skewMs = 0): Promise<Store> {
 const delivery = (deliveryId: string, prNumber = 7): IncomingDelivery => ({
   provider: 'github', deliveryId, prKey: `github:acme/api#${prNumber}`, event: { id: deliveryId } as never,
 })
-const LEASE = 1500
-/** Long enough past a lease's end that it has surely run out. */
+const LEASE = 60_000
+/** Past a lease's end. */
 const PAST_LEASE = LEASE + 150
 const ids = (deliveries: Array<{ deliveryId: string }>) => deliveries.map((d) => d.deliveryId)
 
@@ -78,28 +80,28 @@ describe('leases on pending deliveries', () => {
     await a.recordDelivery(delivery('d-3', 8))
     await a.commitOutcome({ provider: 'github', deliveryIds: ['d-2'], messages: [] })
     expect(await b.claimExpiredDeliveries({ owner: 'b', leaseMs: LEASE, limit: 10 })).toEqual([]) // still the receiver's
-    await sleep(PAST_LEASE)
+    await passTime(PAST_LEASE)
     const claimed = await b.claimExpiredDeliveries({ owner: 'b', leaseMs: LEASE, limit: 10 })
     expect(ids(claimed)).toEqual(['d-1', 'd-3']) // d-2 is applied: never claimed
     expect(claimed[0]).toMatchObject({ prKey: 'github:acme/api#7', event: { id: 'd-1' } })
     // b holds them now: c gets nothing until b stops renewing.
     expect(await c.claimExpiredDeliveries({ owner: 'c', leaseMs: LEASE, limit: 10 })).toEqual([])
-    await sleep(LEASE / 2)
+    await passTime(LEASE / 2)
     await b.renewLeases({ owner: 'b', leaseMs: LEASE, provider: 'github', deliveryIds: ['d-1'] })
-    await sleep(LEASE / 2 + 150)
+    await passTime(LEASE / 2 + 150)
     expect(ids(await c.claimExpiredDeliveries({ owner: 'c', leaseMs: LEASE, limit: 10 }))).toEqual(['d-3'])
   })
 
   it('renewing never takes a delivery another server holds, but does extend one whose lease ran out', async () => {
     const [a, b] = [await server(), await server()]
     await a.recordDelivery(delivery('d-1'))
-    await sleep(PAST_LEASE)
+    await passTime(PAST_LEASE)
     expect(ids(await b.claimExpiredDeliveries({ owner: 'b', leaseMs: LEASE, limit: 10 }))).toEqual(['d-1'])
     // a was only slow, not dead: its renewal leaves b's claim alone.
     await a.renewLeases({ owner: 'a', leaseMs: LEASE, provider: 'github', deliveryIds: ['d-1'] })
-    await sleep(PAST_LEASE)
+    await passTime(PAST_LEASE)
     expect(ids(await a.claimExpiredDeliveries({ owner: 'a', leaseMs: LEASE, limit: 10 }))).toEqual(['d-1'])
-    await sleep(PAST_LEASE)
+    await passTime(PAST_LEASE)
     await b.renewLeases({ owner: 'b', leaseMs: LEASE, provider: 'github', deliveryIds: ['d-1'] }) // a's lease ran out: b may renew
     expect(await a.claimExpiredDeliveries({ owner: 'a', leaseMs: LEASE, limit: 10 })).toEqual([])
   })
@@ -108,7 +110,7 @@ describe('leases on pending deliveries', () => {
     const servers = [await server(), await server(), await server()]
     const all = Array.from({ length: 120 }, (_, i) => `d-${i}`)
     await Promise.all(all.map((id, i) => servers[0]!.recordDelivery(delivery(id, i % 17))))
-    await sleep(PAST_LEASE)
+    await passTime(PAST_LEASE)
     const claims = await Promise.all(servers.flatMap((s, i) => [0, 1].map(() => s.claimExpiredDeliveries({ owner: `s${i}`, leaseMs: LEASE, limit: 50 }))))
     const claimed = claims.flatMap(ids)
     expect(claimed).toHaveLength(all.length)
@@ -123,14 +125,24 @@ describe('leases on pending deliveries', () => {
     expect(await ahead.claimExpiredDeliveries({ owner: 'ahead', leaseMs: LEASE, limit: 10 })).toEqual([])
     await ahead.renewLeases({ owner: 'ahead', leaseMs: LEASE, provider: 'github', deliveryIds: ['d-1'] })
     expect(await leaseOwners()).toEqual({ 'd-1': 'a', 'd-2': null })
-    await sleep(PAST_LEASE)
+    await passTime(PAST_LEASE)
     // The replica behind takes them once they ran out, and its lease lasts a whole lease for the others.
     expect(ids(await behind.claimExpiredDeliveries({ owner: 'behind', leaseMs: LEASE, limit: 10 }))).toEqual(['d-1', 'd-2'])
     expect(await a.claimExpiredDeliveries({ owner: 'a', leaseMs: LEASE, limit: 10 })).toEqual([])
-    await sleep(PAST_LEASE)
+    await passTime(PAST_LEASE)
     expect(ids(await ahead.claimExpiredDeliveries({ owner: 'ahead', leaseMs: LEASE, limit: 10 }))).toEqual(['d-1', 'd-2'])
   })
 })
+
+/** `ms` pass on the database's clock, as the leases read it: the deliveries' received and lease times go back as much. */
+async function passTime(ms: number): Promise<void> {
+  const pool = await openPostgresPool({ url: schema.url, onIdleError: () => {} })
+  try {
+    await pool.query('UPDATE deliveries SET received_at = received_at - $1, lease_expires_at = lease_expires_at - $1', [ms])
+  } finally {
+    await pool.end()
+  }
+}
 
 async function leaseOwners(): Promise<Record<string, string | null>> {
   const pool = await openPostgresPool({ url: schema.url, onIdleError: () => {} })

@@ -12,6 +12,8 @@ import { replyCommentQueries } from '../../src/store/reply-comment-store.ts'
 import { reviewFormQueries } from '../../src/store/review-form-store.ts'
 import { actionCountQueries } from '../../src/store/action-count-store.ts'
 import { turnaroundQueries } from '../../src/store/turnaround-store.ts'
+import { reminderQueries } from '../../src/store/reminder-store.ts'
+import { assignmentQueries } from '../../src/store/assignment-store.ts'
 import { weeklyPostQueries } from '../../src/store/weekly-post-store.ts'
 import { BOUNDED, fillTables, fullScans, GROWING, type PlanEngine } from '../helpers/query-plans.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
@@ -22,7 +24,10 @@ import { makeTempDir } from '../helpers/temp-dir.ts'
  * holding a few thousand rows in every table, and none may read the whole of a table that grows with
  * history (GROWING): a year's history must not make a delivery, a click or a command slower.
  */
-const all: Statement[] = [queries, personalQueries, talkBackQueries, replyCommentQueries, reviewFormQueries, actionCountQueries, turnaroundQueries, weeklyPostQueries]
+const all: Statement[] = [
+  queries, personalQueries, talkBackQueries, replyCommentQueries, reviewFormQueries, actionCountQueries, turnaroundQueries, reminderQueries, assignmentQueries,
+  weeklyPostQueries,
+]
   .flatMap((table) => Object.values<Statement>(table))
 
 /**

@@ -153,6 +153,29 @@ describe.each(backends)('Store contract: $name', (backend) => {
     })
   })
 
+  describe('reviewer assignments', () => {
+    const pr = { provider: 'github', repository: 'acme/api', prNumber: 7 }
+    it('keeps the first decision of a pull request, whoever claims after it, and forgets it before the cutoff', async () => {
+      const first = await store.claimAssignment({ ...pr, teamKey: 'github acme backend', reviewers: ['dave'], said: 'Assigned dave (round robin)', decidedAt: clock })
+      const second = await store.claimAssignment({ ...pr, teamKey: 'github acme backend', reviewers: ['erin'], said: 'Assigned erin (round robin)', decidedAt: clock + 1 })
+      expect(second).toEqual(first)
+      expect(second).toMatchObject({ reviewers: ['dave'], requestedAt: null })
+      await store.markRequested(pr, clock + 5)
+      expect((await store.assignmentOf(pr))?.requestedAt).toBe(clock + 5)
+      expect((await store.lastAssignment('github acme backend'))?.reviewers).toEqual(['dave'])
+      clock += 1000
+      expect((await store.forgetBefore(clock)).runClaims).toBe(1)
+      expect(await store.assignmentOf(pr)).toBeUndefined()
+    })
+
+    it('keeps a person\'s away mark until they end it', async () => {
+      await store.setAway('U0ERIN0001', '2026-12-24', clock)
+      expect(await store.awayUntil('U0ERIN0001')).toBe('2026-12-24')
+      await store.setAway('U0ERIN0001', undefined, clock)
+      expect(await store.awayUntil('U0ERIN0001')).toBeUndefined()
+    })
+  })
+
   describe("Slack's request ids", () => {
     it('takes an id once, on both engines, and forgets it only before the replay cutoff', async () => {
       expect(await store.claimSlackRequest('event:Ev1')).toBe(true)
@@ -490,6 +513,10 @@ describe.each(backends)('Store contract: $name', (backend) => {
       await store.recordThreadReplyIntent({ ...reply, createdAt: reply.createdAt + 9 })
       await store.dropThreadReplyIntent(pr, 'C0123ABC', 'd-1:approved')
       expect(await store.findThreadReply(pr, 'C0123ABC', 'd-1:approved')).toEqual({ ...reply, ts: '1712345678.000200', createdAt: reply.createdAt + 5 })
+      // A link to that message finds the reply, for its pull request and channel only.
+      expect(await store.threadReplyAt(pr, 'C0123ABC', '1712345678.000200')).toEqual({ ...reply, ts: '1712345678.000200', createdAt: reply.createdAt + 5 })
+      expect(await store.threadReplyAt({ ...pr, prNumber: 8 }, 'C0123ABC', '1712345678.000200')).toBeUndefined()
+      expect(await store.threadReplyAt(pr, 'C0OTHER', '1712345678.000200')).toBeUndefined()
     })
 
     it('keys a reply by pull request, channel and reply key; drops an intent; ages records out', async () => {

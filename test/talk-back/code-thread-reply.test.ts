@@ -10,6 +10,8 @@ import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
 import { CODE_REPLY_FORM } from '../../src/slack/decode-code-reply.ts'
 import { CODE_REPLY_ACTION } from '../../src/slack/render-mirrored-comment.ts'
 import { asView, scenario, textOf } from './review-scenario.ts'
+import { deleted, edited, eventBody, replyEvent } from '../helpers/thread-reply-events.ts'
+import { sendSignedSlack } from '../helpers/slack-requests.ts'
 
 /**
  * Replies go back to the code thread, on the real server with each (fake) host: a code comment's webhook is
@@ -82,6 +84,73 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('%s: a reply to a mirr
     const echo = CODE[provider]('alice', made[0]!.body, made[0]!.id)
     await s.send(echo.delivery)
     expect(s.h.slack.repliesTo(CHANNEL, s.message().ts)).toHaveLength(1)
+  })
+
+  let eventSeq = 0
+  const sendEvent = async (event: unknown) => {
+    const res = await sendSignedSlack(s.h.service!.url, '/webhook/slack/events', eventBody(`Ev${provider}link${++eventSeq}`, event))
+    expect(res.status).toBe(200)
+  }
+  /** A message's permalink as Slack writes it in a message event: `<…>`, its `&` as `&amp;`, maybe with a label. */
+  const permalink = (ts: string, threadTs: string, label?: string) =>
+    `<https://acme.slack.com/archives/${CHANNEL}/p${ts.replace('.', '')}?thread_ts=${threadTs}&amp;cid=${CHANNEL}${label ? `|${label}` : ''}>`
+
+  /** Alice linked, and dave's code comment mirrored into the message's thread: the reply a permalink names. */
+  const mirroredCodeComment = async () => {
+    await s.start({ mirror: 'all', thread_replies: 'linked' })
+    await s.link(ALICE, 'alice')
+    const code = CODE[provider]('dave', 'Why not a `Map`?', 700)
+    await s.send(code.delivery)
+    const thread = s.message().ts
+    return { code, thread, mirrored: s.h.slack.repliesTo(CHANNEL, thread)[0]! }
+  }
+
+  it('a thread reply that links to the mirrored comment goes to its code thread, the link cut; its edit and deletion follow there', async () => {
+    const { code, thread, mirrored } = await mirroredCodeComment()
+
+    const reply = replyEvent(s.h.slack, thread, ALICE, `${permalink(mirrored.ts, thread, 'this')} A *Map* keeps the order.`)
+    await sendEvent(reply.event)
+    await waitFor('the reply in the code thread', () => s.fake().comments.length === 1)
+    expect(await s.h.service!.settle(10_000)).toBe(true)
+    const [made] = s.fake().comments
+    expect(made).toMatchObject({ thread: code.thread, author: 'alice', deleted: false })
+    expect(made!.body).toMatch(/^A \*\*Map\*\* keeps the order\.\n\n\[\/\/\]: # \(prherald-reply C\w+ [\d.]+\)$/)
+    expect(made!.body).not.toContain('slack.com')
+    // Its webhook comes back as a code comment like any other, but prherald's own: nothing more in the Slack thread.
+    const before = s.h.slack.repliesTo(CHANNEL, thread).length
+    await s.send(CODE[provider]('alice', made!.body, made!.id).delivery)
+    expect(s.h.slack.repliesTo(CHANNEL, thread)).toHaveLength(before)
+
+    await sendEvent(edited(reply, `${permalink(mirrored.ts, thread)} A Map keeps the insertion order.`))
+    await waitFor('the edit', () => made!.body.startsWith('A Map keeps the insertion order.'))
+    expect(made!.body).not.toContain('slack.com')
+    expect(s.fake().comments).toHaveLength(1)
+
+    await sendEvent(deleted(reply))
+    await waitFor('the deletion', () => made!.deleted)
+    expect(await s.h.service!.settle(10_000)).toBe(true)
+    expect(s.fake().comments).toHaveLength(1)
+  })
+
+  it('a reply to the code thread whose answer was lost is found there by its marker, not made twice', async () => {
+    const { code, thread, mirrored } = await mirroredCodeComment()
+    s.fake().loseCommentAnswers = 1
+    await sendEvent(replyEvent(s.h.slack, thread, ALICE, `${permalink(mirrored.ts, thread)} Done.`).event)
+    await waitFor('the reply adopted', () => s.h.service!.entries().some((e) => e.msg === 'audit: talk-back action' && e.outcome === 'commented_adopted'))
+    expect(s.fake().comments).toHaveLength(1)
+    expect(s.fake().comments[0]).toMatchObject({ thread: code.thread, deleted: false })
+  })
+
+  it('a link to a message that is not a mirrored comment (the pull request\'s own message) stays a conversation comment, link and all', async () => {
+    await s.start({ mirror: 'all', thread_replies: 'linked' })
+    await s.link(ALICE, 'alice')
+    await s.send(CODE[provider]('dave', 'Why not a `Map`?', 700).delivery)
+    const thread = s.message().ts
+    const reply = replyEvent(s.h.slack, thread, ALICE, `See ${permalink(thread, thread)} above`)
+    await sendEvent(reply.event)
+    await waitFor('the comment', () => s.fake().comments.length === 1)
+    expect(s.fake().comments[0]!.thread).toBeUndefined()
+    expect(s.fake().comments[0]!.body).toContain(`https://acme.slack.com/archives/${CHANNEL}/p${thread.replace('.', '')}`)
   })
 
   it('offers no Reply button where replies do not go back (thread_replies off)', async () => {

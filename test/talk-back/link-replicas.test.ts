@@ -1,6 +1,5 @@
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { hostOf } from '../../src/hosts/registry.ts'
 import { startFakeOAuthHost, type FakeOAuthHost } from '../helpers/fake-oauth.ts'
 import { startFakeSlack, type FakeSlack } from '../helpers/fake-slack.ts'
 import { freePort } from '../helpers/free-port.ts'
@@ -69,7 +68,7 @@ describe('linking across two replicas on PostgreSQL', () => {
     const back = new URL(await consent(opened.location))
     const done = await followCallback(`${a.url}${back.pathname}${back.search}`, opened.cookie)
     expect(done.status).toBe(200)
-    expect(done.html).toContain(`Your ${hostOf('gitlab').words.name} account alice is linked`)
+    expect(done.html).toContain(`Your GitLab account alice is linked`)
 
     const client = new pg.Client({ connectionString: schema.url })
     await client.connect()

@@ -24,6 +24,8 @@ export interface BitbucketClient {
   getText(path: string): Promise<string>
   /** Every value of a paginated collection, following `next` up to `maxItems`. */
   paginate<T>(path: string, maxItems?: number): Promise<T[]>
+  /** PUT a JSON body to a path under the base URL (a pull request's reviewers); the answer, parsed. */
+  put<T>(path: string, body: unknown): Promise<T>
 }
 
 /**
@@ -47,9 +49,14 @@ export function createBitbucketClient(options: BitbucketClientOptions): Bitbucke
     return (await call(path)).text()
   }
 
-  async function call(path: string): Promise<Response> {
+  async function put<T>(path: string, body: unknown): Promise<T> {
+    return (await (await call(path, body)).json()) as T
+  }
+
+  async function call(path: string, body?: unknown): Promise<Response> {
     const url = /^https?:\/\//.test(path) ? path : `${base}${path.startsWith('/') ? '' : '/'}${path}`
-    const what = `GET ${new URL(url).pathname}`
+    const method = body === undefined ? 'GET' : 'PUT'
+    const what = `${method} ${new URL(url).pathname}`
     // The credentials go only to the configured API: a `next` link elsewhere (a compromised or spoofed
     // answer) would otherwise receive the Authorization header.
     if (!url.startsWith(`${base}/`)) {
@@ -57,7 +64,9 @@ export function createBitbucketClient(options: BitbucketClientOptions): Bitbucke
         fix: `check that BITBUCKET_API_URL (${base}) is the API Bitbucket's answers link to`,
       })
     }
-    return hostFetch(url, { headers: { authorization, accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) },
+    const sends = body === undefined ? {} : { method, body: JSON.stringify(body) }
+    const headers = { authorization, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) }
+    return hostFetch(url, { headers, ...sends, signal: AbortSignal.timeout(timeoutMs) },
       (failed) => gitHostError({ provider: 'bitbucket', what, basicAuth, apiUrl: base, ...failed }))
   }
 
@@ -71,5 +80,5 @@ export function createBitbucketClient(options: BitbucketClientOptions): Bitbucke
     return items.slice(0, maxItems)
   }
 
-  return { get, getText, paginate }
+  return { get, getText, paginate, put }
 }

@@ -1,3 +1,4 @@
+import { bitbucketRequestReviewers } from './request-reviewers.ts'
 import type { GitHost, HostApi } from '../contract.ts'
 import { runWaitingOut } from '../host-rate-gate.ts'
 import { readPullRequestWith } from '../read-pull-request.ts'
@@ -27,6 +28,7 @@ function connect(token: string, authEmail: string | undefined, apiUrl: string): 
     webhooks: cachingOwnerHooks(bitbucketWebhookApi(client)),
     changedFiles: bitbucketChangedFiles(client),
     readFile: bitbucketReadFile(client),
+    requestReviewers: bitbucketRequestReviewers(client),
     // Comments as the token's account (an access token's bot, or the API token's person); needs pullrequest:write.
     comments: bitbucketPersonApi(apiUrl, authEmail ? basicAuth(authEmail, token) : `Bearer ${token}`),
     reconcile: (gate, clock) => ({
@@ -73,7 +75,8 @@ export const bitbucket: GitHost = {
     keyOf: (actor) => actor.accountId ?? actor.login,
     caseInsensitive: false,
     keyDescription: 'Bitbucket account ids',
-    teamDescription: undefined,
+    // `teams:` here names Slack user groups only (assign: reads their members back through users:).
+    teamDescription: 'team names for assign:, each a Slack user group',
     emailLookup: false,
     // A key that cannot be an account id is almost certainly a nickname or display name, which would silently never match.
     keyProblem: (key) => ACCOUNT_ID.test(key)
@@ -103,5 +106,7 @@ export const bitbucket: GitHost = {
   codeOwners: {
     locations: ['.bitbucket/CODEOWNERS'],
     syntax: { sections: false, escapedHash: false, negation: false, inlineComments: true },
+    // read-file.ts: its src API takes "branch names that don't include the slash character".
+    cannot: 'a target branch whose name holds a / (release/2.4) cannot be read through its src API: such pull requests go to the entry\'s own channels',
   },
 }

@@ -10,9 +10,14 @@ import type { BitbucketClient } from './client.ts'
  * the routing logs. The answer carries no blob id, so the text's digest stands in for it.
  */
 export function bitbucketReadFile(client: BitbucketClient) {
-  return async ({ owner, repo, ref, path }: { owner: string; repo: string; ref: string; path: string }): Promise<RepositoryFile | undefined> => {
+  const at = (owner: string, repo: string) => `/repositories/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`
+  return async ({ owner, repo, ref, path }: { owner: string; repo: string; ref?: string | undefined; path: string }): Promise<RepositoryFile | undefined> => {
     try {
-      const text = await client.getText(`/repositories/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}/src/${encodeURIComponent(ref)}/${path.split('/').map(encodeURIComponent).join('/')}`)
+      // The default branch is the repository's `mainbranch` (GET /repositories/{workspace}/{repo_slug}, "Get a
+      // repository": `mainbranch: { name, type: "branch" }`); /src wants a commit or a branch name.
+      const branch = ref ?? (await client.get<{ mainbranch?: { name?: string } }>(at(owner, repo))).mainbranch?.name
+      if (branch === undefined) return undefined
+      const text = await client.getText(`${at(owner, repo)}/src/${encodeURIComponent(branch)}/${path.split('/').map(encodeURIComponent).join('/')}`)
       return { sha: createHash('sha256').update(text).digest('hex'), text }
     } catch (error) {
       if (isPrheraldError(error, 'git_host_not_found')) return undefined

@@ -1,6 +1,6 @@
 import type { HostErrorWords } from '../git-host-error.ts'
 import { readOAuthClient } from '../read-oauth-client.ts'
-import type { OAuthClient, PersonApi, ReviewOutcome, TalkBack, TalkBackApi } from '../talk-back-contract.ts'
+import type { CommentApi, OAuthClient, PersonApi, ReviewOutcome, TalkBack, TalkBackApi } from '../talk-back-contract.ts'
 import { basicAuth, deleted, headMoved, markedComment, talkBackCall, tokenCall, trimBase, type TalkBackHttp } from '../talk-back-http.ts'
 
 /**
@@ -44,13 +44,8 @@ export function bitbucketPersonApi(apiUrl: string, authorization: string): Perso
     const made = await talkBackCall<{ id: number; links?: { html?: { href?: string } } }>(http, { method: 'POST', url: `${pull(pr)}/comments`, authorization, json: { content: { raw } } })
     return { id: String(made.id), url: made.links?.html?.href }
   }
-  return {
+  const comments: CommentApi = {
     createComment: comment,
-    async replyInThread(pr, thread, raw) {
-      // REST "Create a comment on a pull request": a reply names its parent, `parent: { id }`; it shows in the parent's inline thread.
-      const made = await talkBackCall<{ id: number; links?: { html?: { href?: string } } }>(http, { method: 'POST', url: `${pull(pr)}/comments`, authorization, json: { content: { raw }, parent: { id: Number(thread) } } })
-      return { id: String(made.id), url: made.links?.html?.href }
-    },
     async editComment(pr, id, raw) {
       await talkBackCall(http, { method: 'PUT', url: `${pull(pr)}/comments/${encodeURIComponent(id)}`, authorization, json: { content: { raw } } })
     },
@@ -58,9 +53,23 @@ export function bitbucketPersonApi(apiUrl: string, authorization: string): Perso
       await deleted(talkBackCall(http, { method: 'DELETE', url: `${pull(pr)}/comments/${encodeURIComponent(id)}`, authorization }))
     },
     async findComment(pr, marker) {
+      // "List comments on a pull request": the pull request's comments, "global, inline comments and replies" alike.
       const page = await talkBackCall<{ values?: Array<{ id: number; content?: { raw?: string } }> }>(http, { method: 'GET', url: `${pull(pr)}/comments?sort=-created_on&pagelen=100`, authorization })
       return markedComment((page.values ?? []).map((c) => ({ id: c.id, body: c.content?.raw ?? '' })), marker)
     },
+  }
+  return {
+    ...comments,
+    // A reply in a code thread is a comment like any other once made (edited, deleted and listed as one); only its
+    // create names the parent.
+    inThread: (thread) => ({
+      ...comments,
+      async createComment(pr, raw) {
+        // REST "Create a comment on a pull request": a reply names its parent, `parent: { id }`; it shows in the parent's inline thread.
+        const made = await talkBackCall<{ id: number; links?: { html?: { href?: string } } }>(http, { method: 'POST', url: `${pull(pr)}/comments`, authorization, json: { content: { raw }, parent: { id: Number(thread) } } })
+        return { id: String(made.id), url: made.links?.html?.href }
+      },
+    }),
     async review(pr, review): Promise<ReviewOutcome> {
       // Bitbucket's approve and request-changes take no commit (REST "Approve a pull request": POST …/pullrequests/
       // {pull_request_id}/approve, its parameters the workspace, repository and id alone),

@@ -16,6 +16,7 @@ import { githubSmokePayload } from './smoke.ts'
 import { githubWebhookApi, upsertGithubWebhook } from './webhooks.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
 import { githubTalkBack } from './talk-back.ts'
+import { githubRequestReviewers } from './request-reviewers.ts'
 
 const headers = { event: 'X-GitHub-Event', delivery: 'X-GitHub-Delivery', auth: 'X-Hub-Signature-256' } as const
 
@@ -50,6 +51,7 @@ function connect(auth: Auth, apiUrl: string): HostApi {
     changedFiles: githubChangedFiles(octokit),
     readFile: githubReadFile(octokit),
     teamMembers: githubTeamMembers(octokit),
+    requestReviewers: githubRequestReviewers(octokit),
     reconcile(gate, clock) {
       const request = githubRequests(octokit, gate, clock)
       return {

@@ -4,13 +4,14 @@ import { githubCall, type GithubClient } from './client.ts'
 
 /**
  * GET /repos/{owner}/{repo}/contents/{path}?ref= ("Get repository content"): for a file, `type: "file"`,
- * `encoding: "base64"`, `content` and the blob's `sha`. A missing file answers 404.
+ * `encoding: "base64"`, `content` and the blob's `sha`. A missing file answers 404. Without `ref`, "Default: the
+ * repository's default branch".
  */
 export function githubReadFile(octokit: GithubClient) {
-  return async ({ owner, repo, ref, path }: { owner: string; repo: string; ref: string; path: string }): Promise<RepositoryFile | undefined> => {
+  return async ({ owner, repo, ref, path }: { owner: string; repo: string; ref?: string | undefined; path: string }): Promise<RepositoryFile | undefined> => {
     try {
       return await githubCall(octokit, `GET /repos/${owner}/${repo}/contents/${path}`, async () => {
-        const { data } = await octokit.request('GET /repos/{owner}/{repo}/contents/{path}', { owner, repo, path, ref })
+        const { data } = await octokit.request('GET /repos/{owner}/{repo}/contents/{path}', { owner, repo, path, ...(ref === undefined ? {} : { ref }) })
         if (Array.isArray(data) || data.type !== 'file' || !('content' in data)) return undefined
         return { sha: data.sha, text: Buffer.from(data.content, 'base64').toString('utf8') }
       })

@@ -44,12 +44,6 @@ function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.n
         const made = await talkBackCall<{ id: number; html_url?: string }>(http, { method: 'POST', url: `${repo(pr)}/issues/${pr.number}/comments`, authorization, json: { body } })
         return { id: String(made.id), url: made.html_url }
       },
-      async replyInThread(pr, thread, body) {
-        // REST "Create a reply for a review comment": POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies,
-        // where comment_id is "the ID of a top-level review comment, not a reply to that comment" (the thread's).
-        const made = await talkBackCall<{ id: number; html_url?: string }>(http, { method: 'POST', url: `${repo(pr)}/pulls/${pr.number}/comments/${encodeURIComponent(thread)}/replies`, authorization, json: { body } })
-        return { id: String(made.id), url: made.html_url }
-      },
       async editComment(pr, id, body) {
         await talkBackCall(http, { method: 'PATCH', url: `${repo(pr)}/issues/comments/${encodeURIComponent(id)}`, authorization, json: { body } })
       },
@@ -62,6 +56,28 @@ function connect(client: OAuthClient, apiUrl: string, now: () => number = Date.n
         const list = await talkBackCall<Array<{ id: number; body?: string | null }>>(http, { method: 'GET', url: `${repo(pr)}/issues/${pr.number}/comments?${query}`, authorization })
         return markedComment(list.map((c) => ({ id: c.id, body: c.body ?? '' })), marker)
       },
+      inThread: (thread) => ({
+        async createComment(pr, body) {
+          // REST "Create a reply for a review comment": POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies,
+          // where comment_id is "the ID of a top-level review comment, not a reply to that comment" (the thread's).
+          const made = await talkBackCall<{ id: number; html_url?: string }>(http, { method: 'POST', url: `${repo(pr)}/pulls/${pr.number}/comments/${encodeURIComponent(thread)}/replies`, authorization, json: { body } })
+          return { id: String(made.id), url: made.html_url }
+        },
+        // Review comments are "different from commit comments and issue comments in a pull request" (REST "Pull
+        // request review comments"): they are edited and deleted at /pulls/comments/{comment_id}, not /issues/comments.
+        async editComment(pr, id, body) {
+          await talkBackCall(http, { method: 'PATCH', url: `${repo(pr)}/pulls/comments/${encodeURIComponent(id)}`, authorization, json: { body } })
+        },
+        async deleteComment(pr, id) {
+          await deleted(talkBackCall(http, { method: 'DELETE', url: `${repo(pr)}/pulls/comments/${encodeURIComponent(id)}`, authorization }))
+        },
+        async findComment(pr, marker, since) {
+          // "List review comments on a pull request" takes `since` ("Only show results that were last updated after the given time").
+          const query = new URLSearchParams({ per_page: '100', since: new Date(since).toISOString() })
+          const list = await talkBackCall<Array<{ id: number; body?: string | null }>>(http, { method: 'GET', url: `${repo(pr)}/pulls/${pr.number}/comments?${query}`, authorization })
+          return markedComment(list.map((c) => ({ id: c.id, body: c.body ?? '' })), marker)
+        },
+      }),
       async review(pr, review) {
         // GitHub takes a review of an older commit: `commit_id` is "the SHA of the commit that needs a review. Not
         // using the latest commit SHA may render your review comment outdated" (REST "Create a review for a pull

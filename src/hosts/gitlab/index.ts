@@ -4,6 +4,7 @@ import { smokeRequest } from '../smoke-delivery.ts'
 import { bodyDigestId } from '../verify-signature.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
 import { gitlabReadFile } from './read-file.ts'
+import { gitlabRequestReviewers } from './request-reviewers.ts'
 import { gitlabChangedFiles } from './changed-files.ts'
 import { createGitlabClient } from './client.ts'
 import { gitlabPersonApi, gitlabTalkBack } from './talk-back.ts'
@@ -29,6 +30,7 @@ function connect(token: string, apiUrl: string): HostApi {
     webhooks: cachingOwnerHooks(gitlabWebhookApi(client)),
     changedFiles: gitlabChangedFiles(client),
     readFile: gitlabReadFile(client),
+    requestReviewers: gitlabRequestReviewers(client),
     reconcile: (gate, clock) => ({
       readPullRequest: readGitlabMergeRequest(client, gate, clock),
     }),
@@ -89,7 +91,8 @@ export const gitlab: GitHost = {
     // GitLab usernames are unique regardless of case.
     caseInsensitive: true,
     keyDescription: 'GitLab usernames, case ignored',
-    teamDescription: undefined,
+    // `teams:` here names Slack user groups only (assign: reads their members back through users:).
+    teamDescription: 'team names for assign:, each a Slack user group',
     emailLookup: true,
   },
   // GitLab has no fixed identity for the dependency bots (Renovate and Dependabot run under accounts you create).

@@ -5,9 +5,10 @@ import { projectId, type GitlabClient } from './client.ts'
 /**
  * GET /projects/:id/repository/files/:file_path?ref= ("Get file from repository"): `file_path` URL-encoded;
  * "the file content is Base64 encoded" in `content`, with the blob's `blob_id`. A missing file answers 404.
+ * `ref` is required; the default branch is `HEAD` (the same page: "Use HEAD to automatically use the default branch").
  */
 export function gitlabReadFile(client: GitlabClient) {
-  return async ({ owner, repo, ref, path }: { owner: string; repo: string; ref: string; path: string }): Promise<RepositoryFile | undefined> => {
+  return async ({ owner, repo, ref = 'HEAD', path }: { owner: string; repo: string; ref?: string | undefined; path: string }): Promise<RepositoryFile | undefined> => {
     try {
       const file = await client.request<{ blob_id?: string; content?: string; encoding?: string }>(
         'GET', `/projects/${projectId(owner, repo)}/repository/files/${encodeURIComponent(path)}?ref=${encodeURIComponent(ref)}`)

@@ -93,11 +93,27 @@ export function gitlabPersonApi(apiUrl: string, authorization: string): PersonAp
     String((await talkBackCall<{ id: number }>(http, { method: 'POST', url: `${mr(pr)}/notes`, authorization, json: { body } })).id)
   return {
     createComment: async (pr, body) => ({ id: await note(pr, body) }),
-    // Discussions API, "Add note to existing merge request thread":
-    // POST /projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes with `body`.
-    replyInThread: async (pr, thread, body) => ({
-      id: String((await talkBackCall<{ id: number }>(http, { method: 'POST', url: `${mr(pr)}/discussions/${encodeURIComponent(thread)}/notes`, authorization, json: { body } })).id),
-    }),
+    inThread: (thread) => {
+      // Discussions API, one merge request thread: "Add note to existing merge request thread" (POST …/discussions/
+      // :discussion_id/notes with `body`), "Modify an existing merge request thread note" (PUT …/notes/:note_id),
+      // "Delete a merge request thread note" (DELETE), and "Get single merge request discussion item" (its `notes`).
+      const discussion = (pr: Parameters<typeof mr>[0]) => `${mr(pr)}/discussions/${encodeURIComponent(thread)}`
+      return {
+        createComment: async (pr, body) => ({
+          id: String((await talkBackCall<{ id: number }>(http, { method: 'POST', url: `${discussion(pr)}/notes`, authorization, json: { body } })).id),
+        }),
+        async editComment(pr, id, body) {
+          await talkBackCall(http, { method: 'PUT', url: `${discussion(pr)}/notes/${encodeURIComponent(id)}`, authorization, json: { body } })
+        },
+        async deleteComment(pr, id) {
+          await deleted(talkBackCall(http, { method: 'DELETE', url: `${discussion(pr)}/notes/${encodeURIComponent(id)}`, authorization }))
+        },
+        async findComment(pr, marker) {
+          const { notes } = await talkBackCall<{ notes?: Array<{ id: number; body?: string }> }>(http, { method: 'GET', url: discussion(pr), authorization })
+          return markedComment((notes ?? []).map((n) => ({ id: n.id, body: n.body ?? '' })), marker)
+        },
+      }
+    },
     async editComment(pr, id, body) {
       await talkBackCall(http, { method: 'PUT', url: `${mr(pr)}/notes/${encodeURIComponent(id)}`, authorization, json: { body } })
     },
