@@ -61,4 +61,7 @@ export const SLACK_PUBLISHED_LIMITS: Readonly<Record<string, readonly PublishedL
   'users.profile.get': [TIER[4]],
   'usergroups.users.list': [TIER[2]],
   'views.publish': [TIER[4]],
+  // The weekly summary's chart: "Rate limits Tier 4" on both reference pages.
+  'files.getUploadURLExternal': [TIER[4]],
+  'files.completeUploadExternal': [TIER[4]],
 }
