@@ -74,7 +74,7 @@ describe('prherald-doctor [routing]', () => {
     expect(routing(again.stdout)).toContain('WARN slack-channel follow[0] the bot is not a member of C0FOLLOW001 (#follow)')
   })
 
-  it('GitLab: CODEOWNERS at HEAD (the default branch); a team follow and team owners say what GitLab cannot do', async () => {
+  it('GitLab: CODEOWNERS at HEAD (the default branch); team owners say what GitLab cannot do; a team follow reads the subgroup', async () => {
     gitlab = await startFakeGitlab()
     gitlab.token = 'glpat-doctor'
     gitlab.files.set('acme/api@main:CODEOWNERS', '[Web] @acme/web\n*.vue\n')
@@ -88,7 +88,8 @@ describe('prherald-doctor [routing]', () => {
     const lines = routing(result.stdout)
     expect(lines).toContain('OK codeowners acme/api CODEOWNERS at the default branch: 1 rule')
     expect(lines).toContain('OK requested-teams acme/api GitLab\'s review requests name people, not teams: owners "@acme/web" get pull requests from CODEOWNERS only')
-    expect(lines).toContain('WARN follow follow[0] GitLab has no teams prherald reads: team "web" follows nobody')
+    // GitLab's teams are the owner's subgroups, whose members prherald reads: the follow is not refused.
+    expect(lines.filter((l) => l.startsWith('WARN follow'))).toEqual([])
     expect(gitlab.requests.filter((r) => r.path.includes('/repository/files/')).map((r) => r.query.get('ref'))).toEqual(['HEAD'])
   })
 
@@ -99,6 +100,7 @@ describe('prherald-doctor [routing]', () => {
     bitbucket.repos.set('acme', ['api', 'web'])
     writeConfig(dir.path, {
       git_provider: 'bitbucket',
+      follow: [{ channel: 'C0FOLLOW001', team: 'web' }],
       mappings: { acme: {
         '*': { channel: 'C0GENERAL01', owners: { '@backend-dev': { channel: 'C0BACKEND01' } } },
         api: { channel: 'C0GENERAL01' },
@@ -112,5 +114,6 @@ describe('prherald-doctor [routing]', () => {
     expect(lines).toContain('WARN codeowners acme/web no CODEOWNERS at the default branch in .bitbucket/CODEOWNERS: owners rules send nothing there')
     expect(lines.some((l) => l.startsWith('SKIP codeowners acme/* each repository\'s CODEOWNERS is read when its pull requests arrive'))).toBe(true)
     expect(bitbucket.requests.filter((r) => r.path === '/2.0/repositories/acme/api')).toHaveLength(1)
+    expect(lines).toContain('WARN follow follow[0] Bitbucket has no teams prherald reads: team "web" follows nobody')
   })
 })
