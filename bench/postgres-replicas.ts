@@ -31,7 +31,8 @@ export interface ReplicaBenchReport {
 }
 
 /** How many statements of the run to list, most called first. */
-const TOP_STATEMENTS = 8
+const TOP_STATEMENTS = 14
+const IDLE_SAMPLE_MS = 2000
 
 async function pendingIn(databaseUrl: string): Promise<number> {
   return Number((await queryOnce<{ n: string }>(databaseUrl, 'SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL'))[0]?.n)
@@ -54,8 +55,12 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<Rep
     slack.calls.length = 0
     slack.messages.clear()
     await resetStatements(options.adminUrl)
-    const cpuNow = () => servers.reduce((sum, s) => sum + cpuMs(s.child.pid), 0) + postgresCpuMs(options.postmaster)
-    const cpu0 = cpuNow()
+    const replicasCpu = () => servers.reduce((sum, s) => sum + cpuMs(s.child.pid), 0)
+    // What the replicas and the server spend doing nothing (timers, polling, leases), per second, over 2 s idle.
+    const idle0 = [replicasCpu(), postgresCpuMs(options.postmaster)]
+    await sleep(IDLE_SAMPLE_MS)
+    const idleMsPerS = [replicasCpu() - idle0[0]!, postgresCpuMs(options.postmaster) - idle0[1]!].map((ms) => (ms / IDLE_SAMPLE_MS) * 1000)
+    const cpu0 = [replicasCpu(), postgresCpuMs(options.postmaster)]
     const t0 = Date.now()
     const acks = await runLoad(servers.map((s) => `${s.url}/webhook/github`), (i) => burst[i]!, { total: burst.length, concurrency: options.concurrency, maxSeconds: 60 })
     let pending = -1
@@ -70,7 +75,8 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<Rep
       if (pending === 0) break
     }
     // Up to the moment the run is seen done: the replicas' idle polling of that last second is counted too.
-    const cpuTotalMs = cpuNow() - cpu0
+    const cpuMsSpent = [replicasCpu() - cpu0[0]!, postgresCpuMs(options.postmaster) - cpu0[1]!]
+    const cpuTotalMs = cpuMsSpent[0]! + cpuMsSpent[1]!
     const doneS = (idleSince - t0) / 1000
     const statements = await statementCounts(options.adminUrl, options.database)
     const allStatements = statements.reduce((sum, s) => sum + s.calls, 0)
@@ -93,7 +99,8 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<Rep
           + `reactions.add ${slack.count('reactions.add')}, reactions.remove ${slack.count('reactions.remove')}, conversations.history ${slack.count('conversations.history')}`,
         `  messages per PR: exactly 1 for ${exactlyOne}/${prs}, none for ${counts.filter((c) => c === 0).length}, more than 1 for ${counts.filter((c) => c > 1).length}`,
         `  deliveries still pending in the database: ${pending < 0 ? 'unknown (Slack never went quiet)' : pending}; Slack quiet ${doneS.toFixed(1)} s after the burst began`,
-        `  CPU of the replicas and PostgreSQL together: ${cpuTotalMs.toFixed(0)} ms, ${(cpuTotalMs / burst.length).toFixed(2)} ms per delivery`,
+        `  CPU of the replicas and PostgreSQL together: ${cpuTotalMs.toFixed(0)} ms, ${(cpuTotalMs / burst.length).toFixed(2)} ms per delivery `
+          + `(replicas ${cpuMsSpent[0]!.toFixed(0)} ms, PostgreSQL ${cpuMsSpent[1]!.toFixed(0)} ms); idle before the burst: replicas ${idleMsPerS[0]!.toFixed(1)} ms/s, PostgreSQL ${idleMsPerS[1]!.toFixed(1)} ms/s`,
         `  statements in the database: ${allStatements} (${perDelivery(allStatements)} per delivery); most called:`,
         ...statements.slice(0, TOP_STATEMENTS).map((st) => `    ${perDelivery(st.calls)}/delivery  ${st.query.slice(0, 110)}`),
         `  ${options.replicas} replica${options.replicas > 1 ? 's' : ''}: ${ok ? 'PASS' : 'FAIL'}`,
