@@ -57,3 +57,15 @@ export async function statementCounts(adminUrl: string, database: string): Promi
     await client.end()
   }
 }
+
+/** Sessions (connections) ever opened to one database: pg_stat_database's `sessions` (PostgreSQL 14 and later). */
+export async function sessionsOf(adminUrl: string, database: string): Promise<number> {
+  const client = new pg.Client({ connectionString: adminUrl })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ sessions: string }>('SELECT sessions FROM pg_stat_database WHERE datname = $1', [database])
+    return Number(rows[0]?.sessions)
+  } finally {
+    await client.end()
+  }
+}

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FakeSlack } from '../test/helpers/fake-slack.ts'
 import { shuffledBurst, type Sign } from './correctness-burst.ts'
 import { runLoad } from './load.ts'
-import { postgresCpuMs, resetStatements, statementCounts } from './postgres-cpu.ts'
+import { postgresCpuMs, resetStatements, sessionsOf, statementCounts } from './postgres-cpu.ts'
 import { cpuMs, spawnListening, type Child } from './processes.ts'
 import { queryOnce } from './query-once.ts'
 
@@ -60,6 +60,7 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<Rep
     const idle0 = [replicasCpu(), postgresCpuMs(options.postmaster)]
     await sleep(IDLE_SAMPLE_MS)
     const idleMsPerS = [replicasCpu() - idle0[0]!, postgresCpuMs(options.postmaster) - idle0[1]!].map((ms) => (ms / IDLE_SAMPLE_MS) * 1000)
+    const sessions0 = await sessionsOf(options.adminUrl, options.database)
     const cpu0 = [replicasCpu(), postgresCpuMs(options.postmaster)]
     const t0 = Date.now()
     const acks = await runLoad(servers.map((s) => `${s.url}/webhook/github`), (i) => burst[i]!, { total: burst.length, concurrency: options.concurrency, maxSeconds: 60 })
@@ -79,6 +80,7 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<Rep
     const cpuTotalMs = cpuMsSpent[0]! + cpuMsSpent[1]!
     const doneS = (idleSince - t0) / 1000
     const statements = await statementCounts(options.adminUrl, options.database)
+    const sessions = await sessionsOf(options.adminUrl, options.database) - sessions0
     const allStatements = statements.reduce((sum, s) => sum + s.calls, 0)
     const perDelivery = (n: number) => (n / burst.length).toFixed(2)
     const perPr = new Map<number, number>()
@@ -101,7 +103,7 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<Rep
         `  deliveries still pending in the database: ${pending < 0 ? 'unknown (Slack never went quiet)' : pending}; Slack quiet ${doneS.toFixed(1)} s after the burst began`,
         `  CPU of the replicas and PostgreSQL together: ${cpuTotalMs.toFixed(0)} ms, ${(cpuTotalMs / burst.length).toFixed(2)} ms per delivery `
           + `(replicas ${cpuMsSpent[0]!.toFixed(0)} ms, PostgreSQL ${cpuMsSpent[1]!.toFixed(0)} ms); idle before the burst: replicas ${idleMsPerS[0]!.toFixed(1)} ms/s, PostgreSQL ${idleMsPerS[1]!.toFixed(1)} ms/s`,
-        `  statements in the database: ${allStatements} (${perDelivery(allStatements)} per delivery); most called:`,
+        `  connections opened during the run: ${sessions}; statements in the database: ${allStatements} (${perDelivery(allStatements)} per delivery); most called:`,
         ...statements.slice(0, TOP_STATEMENTS).map((st) => `    ${perDelivery(st.calls)}/delivery  ${st.query.slice(0, 110)}`),
         `  ${options.replicas} replica${options.replicas > 1 ? 's' : ''}: ${ok ? 'PASS' : 'FAIL'}`,
       ],
