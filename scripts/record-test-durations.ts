@@ -1,3 +1,4 @@
+import '../src/cli/require-supported-node.ts'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { packageRoot } from '../src/package-root.ts'

@@ -59,17 +59,26 @@ export function createAssignReviewers(deps: AssignReviewersDeps) {
     const cacheKey = [own.id, owner.toLowerCase(), norm].join(' ')
     const cached = members.get(cacheKey)
     if (cached && deps.now() - cached.at < ASSIGN_MEMBERS_TTL_MS) return cached.keys
-    let keys: string[]
-    if (own.api?.teamMembers) {
-      keys = (await own.api.teamMembers(owner, team)).map((l) => (own.host.people.caseInsensitive ? l.toLowerCase() : l))
-    } else {
+    let keys = own.api?.teamMembers ? await hostTeam(own, owner, team) : undefined
+    if (keys === undefined) {
       const group = mappedId(own.teams, team)
       const slackIds = new Set(group === undefined ? [] : await deps.groupMembers(group))
       keys = Object.entries(own.users).filter(([, id]) => slackIds.has(id)).map(([key]) => key)
     }
     keys = [...new Set(keys)].sort()
-    members.set(cacheKey, { at: deps.now(), keys })
+    // An empty team is read again next time: a team just created, or a group Slack could not give, fills later.
+    if (keys.length > 0) members.set(cacheKey, { at: deps.now(), keys })
     return keys
+  }
+
+  /** The host's team of that name, as `users:` keys; undefined when the host has none (the Slack user group stands in). */
+  async function hostTeam(own: ConnectedHost, owner: string, team: string): Promise<string[] | undefined> {
+    try {
+      return (await own.api!.teamMembers!(owner, team)).map((l) => (own.host.people.caseInsensitive ? l.toLowerCase() : l))
+    } catch (error) {
+      if (isPrheraldError(error, 'git_host_not_found')) return undefined
+      throw error
+    }
   }
 
   /** Each person's open review requests across every host, by Slack user where mapped (one person, several hosts). */

@@ -25,10 +25,9 @@ export async function assignCheck(ctx: AssignCheckContext, route: Route, target:
   const token = ctx.host.variables.token
   if (!ctx.api?.requestReviewers) return warn(`${token} is not set: reviewers of ${assign.team} cannot be requested`, `set ${token} to a token that may request reviews`)
   const what = `${assign.count} by ${assign.strategy}${assign.skipAway ? ', skipping people away' : ''}`
-  if (!ctx.api.teamMembers) {
-    const group = Object.entries(ctx.teams).find(([key]) => key.toLowerCase() === assign.team.toLowerCase())?.[1]
-    return { name: 'assign', target, status: 'OK', reason: `team ${assign.team} is the Slack user group ${group ?? '(none)'}, its members mapped back through users:; ${what}` }
-  }
+  const group = Object.entries(ctx.teams).find(([key]) => key.toLowerCase() === assign.team.toLowerCase())?.[1]
+  const slackGroup: CheckResult = { name: 'assign', target, status: 'OK', reason: `team ${assign.team} is the Slack user group ${group ?? '(none)'}, its members mapped back through users:; ${what}` }
+  if (!ctx.api.teamMembers) return slackGroup
   try {
     const members = await ctx.api.teamMembers(route.owner, assign.team)
     if (members.length === 0) return warn(`${ctx.host.words.name} team ${route.owner}/${assign.team} has no members`, `add people to the team, or name another team in assign.team`)
@@ -38,6 +37,8 @@ export async function assignCheck(ctx: AssignCheckContext, route: Route, target:
     }
   } catch (error) {
     if (isPrheraldError(error, 'git_host_not_found')) {
+      // No such team at the host: the Slack user group `teams:` names stands in for it, as assign reads it.
+      if (group !== undefined) return slackGroup
       return warn(`${ctx.host.words.name} has no team ${assign.team} in ${route.owner} (or ${token} cannot see it)`, `write the team's slug (from its URL) in assign.team and teams:, and give ${token} read access to the organisation's teams`)
     }
     return { ...warn(`the members of ${assign.team} could not be read (${isPrheraldError(error) ? error.message : 'error'})`, isPrheraldError(error) && error.fix ? error.fix : 'run the check again later'), unavailable: true }

@@ -34,7 +34,7 @@ export async function routingResults(own: ConnectedHost, slack: SlackCheckOption
     for (const o of route.owners) results.push(await channel(`${entry} owners."${o.owner}"`, o.channel))
     results.push(...(await codeOwnersResults(own, route)))
     const teams = route.owners.filter((o) => isTeam(o.owner)).map((o) => `"${o.owner}"`)
-    if (own.host.people.teamDescription === undefined && teams.length > 0) {
+    if (!own.host.people.teamReviewRequests && teams.length > 0) {
       results.push({
         name: 'requested-teams', target: entry, status: 'OK',
         reason: `${own.host.words.name}'s review requests name people, not teams: owners ${teams.join(', ')} get pull requests from CODEOWNERS only`,
@@ -47,7 +47,7 @@ export async function routingResults(own: ConnectedHost, slack: SlackCheckOption
     // (its posts are refused and logged), not a FAIL the server would not agree with.
     const checked = await channel(target, f.channel)
     results.push(checked.status === 'FAIL' ? { ...checked, status: 'WARN' } : checked)
-    if (f.team !== undefined && own.host.people.teamDescription === undefined) {
+    if (f.team !== undefined && own.api !== undefined && own.api.teamMembers === undefined) {
       results.push({
         name: 'follow', target, status: 'WARN', reason: `${own.host.words.name} has no teams prherald reads: team "${f.team}" follows nobody`,
         fix: `list the people instead: authors: [login, …] in ${target}`,

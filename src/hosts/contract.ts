@@ -172,6 +172,13 @@ export interface PeopleFacts {
   keyDescription: string
   /** What `teams:` keys are (host teams asked to review, or names of Slack user groups for `assign:`), for `prherald-config list`. */
   teamDescription: string | undefined
+  /**
+   * A review can be requested from a team (GitHub's `requested_teams`), so `owners:` teams get a pull request when
+   * asked. false: review requests name people only, and team owners get pull requests from CODEOWNERS alone
+   * (prherald-doctor says so). Whether a team's members can be read (`follow: { team }`, `assign:`) is the API's
+   * `teamMembers`.
+   */
+  teamReviewRequests: boolean
   /** slack.lookup_users_by_email works here (the host's API gives a profile's public email). */
   emailLookup: boolean
   /** Why a `users:` key cannot be one of this host's keys (a nickname where an account id is needed); undefined when it can. */

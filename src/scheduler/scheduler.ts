@@ -1,6 +1,6 @@
 /**
  * The one scheduler: every timed job of the service (the digest, the daily cleanup, the direct-message sender,
- * the reminders, the relink sweep) runs through it, "at a time, or every period, once per period across replicas and
+ * the reminders, the weekly summary, the relink sweep) runs through it, "at a time, or every period, once per period across replicas and
  * restarts". Its one claim is `JobClaims.claimRun(job, period)` (the job_runs table): of every process on the
  * database, exactly one runs a job's period; a run that fails after its claim is not retried for that period.
  *

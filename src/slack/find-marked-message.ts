@@ -72,10 +72,21 @@ export async function findMarkedMessage(
   window: HistoryWindow,
   page: PageCall = (run) => run(),
 ): Promise<HistoryLookup> {
+  return findInHistory(deps, channel, window, page, (m) => matches(m.metadata, marker))
+}
+
+/** The channel's history in `window`, newest first with every message's metadata, searched for the message `isMarked` accepts. */
+function findInHistory(
+  deps: { client: WebClient; call: <T>(run: () => Promise<T>) => Promise<T | undefined> },
+  channel: string,
+  window: HistoryWindow,
+  page: PageCall,
+  isMarked: Parameters<typeof findInPages>[2],
+): Promise<HistoryLookup> {
   const range = { oldest: slackTs(window.oldest), latest: slackTs(window.latest) }
   return findInPages(channel, (cursor) => page(() => deps.call(() => deps.client.conversations.history({
     channel, ...range, limit: HISTORY_PAGE_SIZE, include_all_metadata: true, ...(cursor ? { cursor } : {}),
-  }))), (m) => matches(m.metadata, marker), HISTORY_PAGES)
+  }))), isMarked, HISTORY_PAGES)
 }
 
 /**
@@ -90,10 +101,7 @@ export async function findSharedFile(
   window: HistoryWindow,
   page: PageCall = (run) => run(),
 ): Promise<HistoryLookup> {
-  const range = { oldest: slackTs(window.oldest), latest: slackTs(window.latest) }
-  return findInPages(channel, (cursor) => page(() => deps.call(() => deps.client.conversations.history({
-    channel, ...range, limit: HISTORY_PAGE_SIZE, ...(cursor ? { cursor } : {}),
-  }))), (m) => (m.files ?? []).some((f) => f.id === fileId), HISTORY_PAGES)
+  return findInHistory(deps, channel, window, page, (m) => (m.files ?? []).some((f) => f.id === fileId))
 }
 
 /**

@@ -64,6 +64,22 @@ describe('assign: from a Slack user group', () => {
     expect(threadOf()).toEqual([`Assigned <@${SLACK.dave}> (round robin)`])
   })
 
+  it('GitLab: reads the owner\'s subgroup of the team\'s name where there is one', async () => {
+    gitlab = await startFakeGitlab()
+    gitlab.users.push({ id: 51, username: 'bob', public_email: '' }, { id: 8, username: 'dave', public_email: '' }, { id: 9, username: 'erin', public_email: '' })
+    gitlab.groupMembers.set('acme/backend', ['bob', 'erin'])
+    gitlab.mergeRequests.set('acme/api!7', apiMergeRequest({ iid: 7 }))
+    writeConfig(dir.path, {
+      git_provider: 'gitlab', server: { shutdown_timeout_seconds: 1 }, users: { bob: SLACK.bob, dave: SLACK.dave, erin: SLACK.erin }, teams: { backend: GROUP },
+      mappings: { acme: { api: { channel: CHANNEL, assign: { team: 'backend' } } } },
+    })
+    service = await startPrherald(dir.path, testEnv(dir.path, 'gitlab', { SLACK_API_URL: slack.url, GITLAB_API_URL: gitlab.url, GITLAB_TOKEN: 'glpat-test' }))
+    expect((await deliver(service.url, 'gitlab', { event: 'Merge Request Hook', payload: mergeRequestHook('open', { iid: 7 }) })).status).toBe(200)
+    await waitFor('the merge request update', () => gitlab!.mergeRequestUpdates.has('acme/api!7'))
+    // The subgroup has bob (the author) and erin; the Slack group's dave is not asked.
+    expect(gitlab.mergeRequestUpdates.get('acme/api!7')).toEqual([{ reviewer_ids: [9] }])
+  })
+
   it('Bitbucket: PUTs the title and the reviewers, the current ones kept, by account id', async () => {
     bitbucket = await startFakeBitbucket()
     const ids = { bob: '557058:bob', dave: '557058:dave', erin: '557058:erin' }

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { packageRoot } from '../../src/package-root.ts'
@@ -39,9 +39,16 @@ function startDev(dir = cwd.path, env: Record<string, string> = {}, args: string
   return (dev = { child, output: () => output, exited })
 }
 
-/** Saves a file as editors (atomic save) and `cp` do: a temporary file renamed over it, a new inode each time. */
+/**
+ * Saves a file as editors (atomic save) and `cp` do: a temporary file renamed over it, a new inode each time.
+ * The same bytes with the same times: the watch sees the rename, while the other test files running beside this
+ * one still find dist/ current (test/loopback-only-setup.ts refuses a dist/ older than its source, and a newer
+ * dev-server.ts would stay newer than its build for every later test of the run if this one stopped early).
+ */
 function replaceByRename(file: string): void {
+  const { atime, mtime } = statSync(file)
   writeFileSync(`${file}.tmp`, readFileSync(file))
+  utimesSync(`${file}.tmp`, atime, mtime)
   renameSync(`${file}.tmp`, file)
 }
 

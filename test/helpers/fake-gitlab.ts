@@ -58,6 +58,8 @@ export interface FakeGitlab {
    * `reviewer_ids` replaces the merge request's `reviewers` (each a user of `users`), as the list it is.
    */
   mergeRequestUpdates: Map<string, Array<Record<string, unknown>>>
+  /** Direct members' usernames by group path, for GET /groups/:id/members ("List all members of a group or project"); a path missing here is 404. */
+  groupMembers: Map<string, string[]>
   /** Reviewers by `group/project!iid`, for /merge_requests/:iid/reviewers; `state` absent is `unreviewed`. */
   reviewers: Map<string, Array<{ username: string; state?: string }>>
   /** Changed files by `group/project!iid`. */
@@ -128,6 +130,7 @@ export async function startFakeGitlab(): Promise<FakeGitlab> {
     files: new Map<string, string>(),
     reviewers: new Map<string, Array<{ username: string; state?: string }>>(),
     mergeRequestUpdates: new Map<string, Array<Record<string, unknown>>>(),
+    groupMembers: new Map<string, string[]>(),
     users: [] as GitlabUser[],
     throttled: [] as FakeGitlab['throttled'],
     perPage: 20,
@@ -226,6 +229,11 @@ export async function startFakeGitlab(): Promise<FakeGitlab> {
       if (sub === 'hooks' && subId === undefined) {
         const hooks = state.groupHooks.get(id)
         return hooks ? sendPage(res, state, root, req, hooks) : notFound('Group')
+      }
+      if (sub === 'members' && subId === undefined) {
+        const members = state.groupMembers.get(id)
+        if (!members) return notFound('Group')
+        return sendPage(res, state, root, req, members.map((username, i) => ({ id: 300 + i, username, name: username, state: 'active', access_level: 30 })))
       }
       if (sub === 'projects' && subId === undefined) {
         const paths = state.groupProjects.get(id)

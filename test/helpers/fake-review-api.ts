@@ -100,6 +100,10 @@ export function handleReviewApi(kind: FakeHostKind, state: ReviewApiState, accou
   // Discussions API, "Get single merge request discussion item": the thread with its notes.
   const discussion = kind === 'gitlab' && at && method === 'GET' ? /^\/discussions\/(\w+)$/.exec(at.rest) : null
   if (discussion) {
+    if (state.failCommentLists > 0) {
+      state.failCommentLists--
+      return sendJson(res, 503, { message: 'Service Unavailable' })
+    }
     const notes = state.comments.filter((c) => c.pr === at!.pr && !c.deleted && c.thread === discussion[1]).map((c) => ({ id: c.id, type: 'DiffNote', body: c.body }))
     return sendJson(res, 200, { id: discussion[1], individual_note: false, notes })
   }

@@ -56,6 +56,12 @@ export const SLACK_PUBLISHED_LIMITS: Readonly<Record<string, readonly PublishedL
   'conversations.open': [TIER[3]],
   'users.lookupByEmail': [TIER[3]],
   'users.info': [TIER[4]],
+  // users.getPresence: "Tier 3: 50+ per minute" (its method facts); users.profile.get: Tier 4.
+  'users.getPresence': [TIER[3]],
+  'users.profile.get': [TIER[4]],
   'usergroups.users.list': [TIER[2]],
   'views.publish': [TIER[4]],
+  // The weekly summary's chart: "Rate limits Tier 4" on both reference pages.
+  'files.getUploadURLExternal': [TIER[4]],
+  'files.completeUploadExternal': [TIER[4]],
 }

@@ -25,6 +25,7 @@ function typescriptFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name)
     if (entry.isDirectory()) return typescriptFiles(path)
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : []
+    // An editor's lock file beside a source (Emacs's .#name.ts, as test/cli/dev.test.ts leaves for a moment) is no source.
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') && !entry.name.startsWith('.') ? [path] : []
   })
 }

@@ -5,7 +5,8 @@ import { commentHook } from '../helpers/gitlab-fixtures.ts'
 import { viewSubmissionPayload } from '../helpers/review-modal.ts'
 import { clickPayload, sendInteraction } from '../helpers/slack-interaction.ts'
 import { waitFor } from '../helpers/start-prherald.ts'
-import { ALICE, CHANNEL } from '../helpers/talk-back-setup.ts'
+import { ALICE, BOB, CHANNEL } from '../helpers/talk-back-setup.ts'
+import { hostOf } from '../../src/hosts/registry.ts'
 import { bitbucketPayload } from '../lifecycle/bitbucket-payloads.ts'
 import { CODE_REPLY_FORM } from '../../src/slack/decode-code-reply.ts'
 import { CODE_REPLY_ACTION } from '../../src/slack/render-mirrored-comment.ts'
@@ -138,6 +139,44 @@ describe.each(['github', 'gitlab', 'bitbucket'] as const)('%s: a reply to a mirr
     await sendEvent(replyEvent(s.h.slack, thread, ALICE, `${permalink(mirrored.ts, thread)} Done.`).event)
     await waitFor('the reply adopted', () => s.h.service!.entries().some((e) => e.msg === 'audit: talk-back action' && e.outcome === 'commented_adopted'))
     expect(s.fake().comments).toHaveLength(1)
+    expect(s.fake().comments[0]).toMatchObject({ thread: code.thread, deleted: false })
+  })
+
+  it('under thread_replies: everyone, an unlinked person\'s linking reply is made in the code thread by prherald\'s own account, naming them', async () => {
+    // prherald's own token at the host, and Slack's users.info naming Bob (a member of the workspace).
+    s.fake().accounts.push({ login: 'prherald', accountId: '557058:prherald', name: 'prherald' })
+    const own = s.fake().issue('prherald').accessToken
+    s.h.slack.scopes.push('users:read')
+    s.h.slack.users.set(BOB, { realName: 'Bob Jones' })
+    await s.start({ mirror: 'all', thread_replies: 'everyone' }, { env: { [hostOf(provider).variables.token]: own } })
+    await s.send(CODE[provider]('dave', 'Why not a `Map`?', 700).delivery)
+    const thread = s.message().ts
+    const mirrored = s.h.slack.repliesTo(CHANNEL, thread)[0]!
+    const reply = replyEvent(s.h.slack, thread, BOB, `${permalink(mirrored.ts, thread)} Agreed.`)
+    await sendEvent(reply.event)
+    await waitFor('the reply in the code thread', () => s.fake().comments.length === 1)
+    expect(s.fake().comments[0]).toMatchObject({ thread: CODE[provider]('dave', '', 700).thread, author: 'prherald' })
+    expect(s.fake().comments[0]!.body).toMatch(/^\*\*Bob Jones\*\* \(Slack user `U0BOB`\): Agreed\.\n/)
+    await sendEvent(edited(reply, `${permalink(mirrored.ts, thread)} Agreed, with a test.`))
+    await waitFor('the edit', () => s.fake().comments[0]!.body.includes('Agreed, with a test.'))
+    await sendEvent(deleted(reply))
+    await waitFor('the deletion', () => s.fake().comments[0]!.deleted)
+  })
+
+  it('a code-thread reply whose answer was lost and could not be looked up is adopted from its thread at the restart; its edit reaches it', async () => {
+    const { code, thread, mirrored } = await mirroredCodeComment()
+    s.fake().loseCommentAnswers = 1
+    s.fake().failCommentLists = 1_000
+    const reply = replyEvent(s.h.slack, thread, ALICE, `${permalink(mirrored.ts, thread)} Made once.`)
+    await sendEvent(reply.event)
+    await waitFor('the reply and a failed look-up', () => s.fake().comments.length === 1 && s.fake().failCommentLists < 1_000)
+    s.fake().failCommentLists = 0
+    await s.restart()
+    expect(await s.h.service!.settle(10_000)).toBe(true)
+    expect(s.fake().comments).toHaveLength(1)
+    expect(s.h.service!.entries().find((e) => e.msg === 'interrupted pull request comments looked up')).toMatchObject({ count: 1, found: 1 })
+    await sendEvent(edited(reply, `${permalink(mirrored.ts, thread)} Made once, edited.`))
+    await waitFor('the edit', () => s.fake().comments[0]!.body.startsWith('Made once, edited.'))
     expect(s.fake().comments[0]).toMatchObject({ thread: code.thread, deleted: false })
   })
 

@@ -108,6 +108,11 @@ export function scenario(provider: FakeHostKind) {
     await waitFor('views.update', () => h.slack.modals.get(viewId)?.view.callback_id === undefined)
     return textOf(h.slack.modals.get(viewId)!.view)
   }
-  return { facts, h, fake: () => fake, link, start, send, message, open, submit, outcome }
+  /** Stops the server and starts it again on the same database and variables (what a restart after a crash finds). */
+  const restart = async () => {
+    await h.stop()
+    await h.start(env)
+  }
+  return { facts, h, fake: () => fake, link, start, restart, send, message, open, submit, outcome }
 }
 

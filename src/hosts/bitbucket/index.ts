@@ -77,6 +77,7 @@ export const bitbucket: GitHost = {
     keyDescription: 'Bitbucket account ids',
     // `teams:` here names Slack user groups only (assign: reads their members back through users:).
     teamDescription: 'team names for assign:, each a Slack user group',
+    teamReviewRequests: false,
     emailLookup: false,
     // A key that cannot be an account id is almost certainly a nickname or display name, which would silently never match.
     keyProblem: (key) => ACCOUNT_ID.test(key)

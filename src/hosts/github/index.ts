@@ -119,6 +119,7 @@ export const github: GitHost = {
     caseInsensitive: true,
     keyDescription: 'GitHub logins, case ignored',
     teamDescription: 'GitHub team slugs, case ignored',
+    teamReviewRequests: true,
     emailLookup: true,
   },
   dependencyBots: ['dependabot[bot]', 'renovate[bot]'],

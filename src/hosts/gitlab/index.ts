@@ -5,6 +5,7 @@ import { bodyDigestId } from '../verify-signature.ts'
 import { cachingOwnerHooks } from '../webhooks.ts'
 import { gitlabReadFile } from './read-file.ts'
 import { gitlabRequestReviewers } from './request-reviewers.ts'
+import { gitlabTeamMembers } from './team-members.ts'
 import { gitlabChangedFiles } from './changed-files.ts'
 import { createGitlabClient } from './client.ts'
 import { gitlabPersonApi, gitlabTalkBack } from './talk-back.ts'
@@ -31,6 +32,7 @@ function connect(token: string, apiUrl: string): HostApi {
     changedFiles: gitlabChangedFiles(client),
     readFile: gitlabReadFile(client),
     requestReviewers: gitlabRequestReviewers(client),
+    teamMembers: gitlabTeamMembers(client),
     reconcile: (gate, clock) => ({
       readPullRequest: readGitlabMergeRequest(client, gate, clock),
     }),
@@ -91,8 +93,10 @@ export const gitlab: GitHost = {
     // GitLab usernames are unique regardless of case.
     caseInsensitive: true,
     keyDescription: 'GitLab usernames, case ignored',
-    // `teams:` here names Slack user groups only (assign: reads their members back through users:).
-    teamDescription: 'team names for assign:, each a Slack user group',
+    // `teams:` here names the owner's subgroups (assign:, follow:), each with a Slack user group.
+    teamDescription: 'subgroups of the owner (acme/backend: backend), case ignored, for assign: and follow:',
+    // Its review requests name people (reviewer_ids), never a group.
+    teamReviewRequests: false,
     emailLookup: true,
   },
   // GitLab has no fixed identity for the dependency bots (Renovate and Dependabot run under accounts you create).
