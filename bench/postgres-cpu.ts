@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs'
 import pg from 'pg'
 import { cpuMs, procStatFields, ticksMs } from './processes.ts'
+import { queryOnce } from './query-once.ts'
 
 /** The postmaster's process id: the parent of the backend serving a connection of our own. */
 export async function postmasterPid(adminUrl: string): Promise<number> {
@@ -35,37 +36,19 @@ export interface StatementCount { calls: number; query: string }
 
 /** Clears pg_stat_statements (loaded by the bench's server), so the next read counts one run only. */
 export async function resetStatements(adminUrl: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl })
-  await client.connect()
-  try {
-    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
-    await client.query('SELECT pg_stat_statements_reset()')
-  } finally {
-    await client.end()
-  }
+  await queryOnce(adminUrl, 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+  await queryOnce(adminUrl, 'SELECT pg_stat_statements_reset()')
 }
 
 /** Statements run in one database since the last reset, most called first. */
 export async function statementCounts(adminUrl: string, database: string): Promise<StatementCount[]> {
-  const client = new pg.Client({ connectionString: adminUrl })
-  await client.connect()
-  try {
-    const { rows } = await client.query<{ calls: string; query: string }>(
-      `SELECT calls, query FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1) ORDER BY calls DESC`, [database])
-    return rows.map((r) => ({ calls: Number(r.calls), query: r.query.replace(/\s+/g, ' ') }))
-  } finally {
-    await client.end()
-  }
+  const rows = await queryOnce<{ calls: string; query: string }>(adminUrl,
+    'SELECT calls, query FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1) ORDER BY calls DESC', [database])
+  return rows.map((r) => ({ calls: Number(r.calls), query: r.query.replace(/\s+/g, ' ') }))
 }
 
 /** Sessions (connections) ever opened to one database: pg_stat_database's `sessions` (PostgreSQL 14 and later). */
 export async function sessionsOf(adminUrl: string, database: string): Promise<number> {
-  const client = new pg.Client({ connectionString: adminUrl })
-  await client.connect()
-  try {
-    const { rows } = await client.query<{ sessions: string }>('SELECT sessions FROM pg_stat_database WHERE datname = $1', [database])
-    return Number(rows[0]?.sessions)
-  } finally {
-    await client.end()
-  }
+  const rows = await queryOnce<{ sessions: string }>(adminUrl, 'SELECT sessions FROM pg_stat_database WHERE datname = $1', [database])
+  return Number(rows[0]?.sessions)
 }
