@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FakeSlack } from '../test/helpers/fake-slack.ts'
 import { shuffledBurst, type Sign } from './correctness-burst.ts'
 import { runLoad } from './load.ts'
-import { spawnListening, type Child } from './processes.ts'
+import { postgresCpuMs, resetStatements, sessionsOf, statementCounts } from './postgres-cpu.ts'
+import { cpuMs, spawnListening, type Child } from './processes.ts'
 import { queryOnce } from './query-once.ts'
 
 export interface ReplicaBenchOptions {
@@ -16,7 +17,22 @@ export interface ReplicaBenchOptions {
   /** prherald-server's environment, less PRHERALD_DATABASE_URL. */
   env: NodeJS.ProcessEnv
   idleTimeoutSeconds: number
+  /** The server's admin connection and postmaster: CPU and pg_stat_statements are read through them. */
+  adminUrl: string
+  postmaster: number
+  database: string
 }
+
+export interface ReplicaBenchReport {
+  ok: boolean
+  lines: string[]
+  /** CPU of every replica and the whole PostgreSQL server, burst start to quiet, per delivery sent (ms). */
+  cpuMsPerDelivery: number
+}
+
+/** How many statements of the run to list, most called first. */
+const TOP_STATEMENTS = 14
+const IDLE_SAMPLE_MS = 2000
 
 async function pendingIn(databaseUrl: string): Promise<number> {
   return Number((await queryOnce<{ n: string }>(databaseUrl, 'SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL'))[0]?.n)
@@ -28,7 +44,7 @@ async function pendingIn(databaseUrl: string): Promise<number> {
  * and the retry of its `opened` under the same delivery id, land on different replicas. Then: every PR has
  * exactly one message and nothing is left pending.
  */
-export async function runReplicaBench(options: ReplicaBenchOptions): Promise<{ ok: boolean; lines: string[] }> {
+export async function runReplicaBench(options: ReplicaBenchOptions): Promise<ReplicaBenchReport> {
   const { slack, prs } = options
   const env = { ...options.env, PRHERALD_DATABASE_URL: options.databaseUrl }
   // One after the other: the first migrates the database, the others find it done (they would wait on its lock anyway).
@@ -38,6 +54,14 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<{ o
     const burst = shuffledBurst(prs, options.sign)
     slack.calls.length = 0
     slack.messages.clear()
+    await resetStatements(options.adminUrl)
+    const replicasCpu = () => servers.reduce((sum, s) => sum + cpuMs(s.child.pid), 0)
+    // What the replicas and the server spend doing nothing (timers, polling, leases), per second, over 2 s idle.
+    const idle0 = [replicasCpu(), postgresCpuMs(options.postmaster)]
+    await sleep(IDLE_SAMPLE_MS)
+    const idleMsPerS = [replicasCpu() - idle0[0]!, postgresCpuMs(options.postmaster) - idle0[1]!].map((ms) => (ms / IDLE_SAMPLE_MS) * 1000)
+    const sessions0 = await sessionsOf(options.adminUrl, options.database)
+    const cpu0 = [replicasCpu(), postgresCpuMs(options.postmaster)]
     const t0 = Date.now()
     const acks = await runLoad(servers.map((s) => `${s.url}/webhook/github`), (i) => burst[i]!, { total: burst.length, concurrency: options.concurrency, maxSeconds: 60 })
     let pending = -1
@@ -51,7 +75,14 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<{ o
       pending = await pendingIn(options.databaseUrl)
       if (pending === 0) break
     }
+    // Up to the moment the run is seen done: the replicas' idle polling of that last second is counted too.
+    const cpuMsSpent = [replicasCpu() - cpu0[0]!, postgresCpuMs(options.postmaster) - cpu0[1]!]
+    const cpuTotalMs = cpuMsSpent[0]! + cpuMsSpent[1]!
     const doneS = (idleSince - t0) / 1000
+    const statements = await statementCounts(options.adminUrl, options.database)
+    const sessions = await sessionsOf(options.adminUrl, options.database) - sessions0
+    const allStatements = statements.reduce((sum, s) => sum + s.calls, 0)
+    const perDelivery = (n: number) => (n / burst.length).toFixed(2)
     const perPr = new Map<number, number>()
     for (const m of slack.messages.values()) {
       const n = Number(/#(\d+):/.exec(m.text)?.[1])
@@ -63,12 +94,17 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<{ o
     const ok = acks.completed === burst.length && exactlyOne === prs && pending === 0
     return {
       ok,
+      cpuMsPerDelivery: cpuTotalMs / burst.length,
       lines: [
         `  acknowledged ${acks.completed}/${burst.length} with 200 (${acks.perSecond.toFixed(0)} deliveries/s, p50 ${acks.p50.toFixed(2)} ms, p99 ${acks.p99.toFixed(2)} ms)`,
         `  Slack calls ${calls.length} (${(calls.length / prs).toFixed(2)} per PR): chat.postMessage ${slack.count('chat.postMessage')}, chat.update ${slack.count('chat.update')}, `
           + `reactions.add ${slack.count('reactions.add')}, reactions.remove ${slack.count('reactions.remove')}, conversations.history ${slack.count('conversations.history')}`,
         `  messages per PR: exactly 1 for ${exactlyOne}/${prs}, none for ${counts.filter((c) => c === 0).length}, more than 1 for ${counts.filter((c) => c > 1).length}`,
         `  deliveries still pending in the database: ${pending < 0 ? 'unknown (Slack never went quiet)' : pending}; Slack quiet ${doneS.toFixed(1)} s after the burst began`,
+        `  CPU of the replicas and PostgreSQL together: ${cpuTotalMs.toFixed(0)} ms, ${(cpuTotalMs / burst.length).toFixed(2)} ms per delivery `
+          + `(replicas ${cpuMsSpent[0]!.toFixed(0)} ms, PostgreSQL ${cpuMsSpent[1]!.toFixed(0)} ms); idle before the burst: replicas ${idleMsPerS[0]!.toFixed(1)} ms/s, PostgreSQL ${idleMsPerS[1]!.toFixed(1)} ms/s`,
+        `  connections opened during the run: ${sessions}; statements in the database: ${allStatements} (${perDelivery(allStatements)} per delivery); most called:`,
+        ...statements.slice(0, TOP_STATEMENTS).map((st) => `    ${perDelivery(st.calls)}/delivery  ${st.query.slice(0, 110)}`),
         `  ${options.replicas} replica${options.replicas > 1 ? 's' : ''}: ${ok ? 'PASS' : 'FAIL'}`,
       ],
     }

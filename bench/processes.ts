@@ -50,14 +50,26 @@ export function spawnListening(script: string, args: string[], env: NodeJS.Proce
   })
 }
 
+/**
+ * The fields of /proc/<pid>/stat after the command name (which may contain spaces): state is [0], ppid [1],
+ * utime [11], stime [12], cutime [13], cstime [14].
+ */
+export function procStatFields(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')
+}
+
+/** Clock ticks (fields of /proc/<pid>/stat) as milliseconds. */
+export function ticksMs(ticks: string | undefined): number {
+  return (Number(ticks) / CLOCK_TICKS) * 1000
+}
+const CLOCK_TICKS = 100
+
 /** CPU time (user + system, every thread) a process has used so far, in milliseconds, read from /proc. */
 export function cpuMs(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN
-  // Fields after the command name (which may contain spaces), so utime and stime are the 12th and 13th.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')
-  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS) * 1000
+  const fields = procStatFields(pid)
+  return ticksMs(fields[11]) + ticksMs(fields[12])
 }
-const CLOCK_TICKS = 100
 
 /** Resident set size of a process in MiB, read from /proc. */
 export function rssMiB(pid: number | undefined): number {

@@ -187,12 +187,13 @@ if (only('paced')) {
   }
 }
 if (only('postgres')) {
-  const ok = await runPostgresBenches({
+  const { ok, replicaCpuVsOne } = await runPostgresBenches({
     slack, sign: signed, prs: Number(process.env.BENCH_PG_PRS ?? 400), concurrency: CONCURRENCY,
     replicas: (process.env.BENCH_REPLICAS ?? '1,3').split(',').map(Number),
     env: prheraldEnv(join(dir.path, 'burst'), 'unused.db'),
     idleTimeoutSeconds: Number(process.env.BENCH_IDLE_TIMEOUT_SECONDS ?? 90),
   })
+  figures.replicaCpuVsOne = replicaCpuVsOne
   if (!ok) process.exitCode = 1
 }
 await slack.close()

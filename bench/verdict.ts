@@ -11,6 +11,8 @@ export interface BenchTargets {
   growthMiB: number
   /** Heap used plus external memory, 30 s after the burst's end, above what it was at start. */
   idleAboveStartMiB: number
+  /** PostgreSQL: CPU per delivery (replicas and server together) of three replicas over one replica's. */
+  replicaCpuVsOne: number
 }
 
 export function benchTargets(): BenchTargets {
@@ -24,6 +26,7 @@ export interface BenchFigures {
   startMiB?: number
   growthMiB?: number
   idleAboveStartMiB?: number
+  replicaCpuVsOne?: number
 }
 
 /**
@@ -38,6 +41,7 @@ export function verdictLine(figures: BenchFigures, targets: BenchTargets = bench
     ['RSS after start', figures.startMiB, targets.startMiB, 'max', ' MiB'],
     ['burst growth', figures.growthMiB, targets.growthMiB, 'max', ' MiB'],
     ['heap used + external once idle, above start', figures.idleAboveStartMiB, targets.idleAboveStartMiB, 'max', ' MiB'],
+    ['PostgreSQL CPU per delivery, replicas / 1 replica', figures.replicaCpuVsOne, targets.replicaCpuVsOne, 'max', ''],
   ]
   const measured = checks.filter((c) => c[1] !== undefined && Number.isFinite(c[1]))
   const met = (c: (typeof checks)[number]) => (c[3] === 'min' ? c[1]! >= c[2] : c[1]! <= c[2])

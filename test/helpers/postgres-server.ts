@@ -70,9 +70,9 @@ function freePort(): Promise<number> {
 }
 
 type Embedded = typeof EmbeddedPostgres
-const options = (databaseDir: string, port: number, password: string, log: (line: unknown) => void) => ({
+const options = (databaseDir: string, port: number, password: string, log: (line: unknown) => void, extraFlags: string[] = []) => ({
   databaseDir, port, user: USER, password, authMethod: 'scram-sha-256' as const, persistent: false,
-  createPostgresUser: true, initdbFlags: INITDB_FLAGS, postgresFlags: SERVER_FLAGS, onLog: log, onError: log,
+  createPostgresUser: true, initdbFlags: INITDB_FLAGS, postgresFlags: [...SERVER_FLAGS, ...extraFlags], onLog: log, onError: log,
 })
 
 /**
@@ -145,8 +145,11 @@ function reapOrphans(root: string): void {
   }
 }
 
-/** Copies the cached cluster into a temp directory and starts it on a free port; `stop()` removes it all. */
-export async function startPostgresServer(): Promise<PostgresServer> {
+/**
+ * Copies the cached cluster into a temp directory and starts it on a free port; `stop()` removes it all.
+ * `serverFlags`: more `-c name=value` settings (the bench loads pg_stat_statements this way).
+ */
+export async function startPostgresServer(serverFlags: string[] = []): Promise<PostgresServer> {
   const root = userInfo().uid === 0
   if (root) {
     ensurePostgresUser()
@@ -170,7 +173,7 @@ export async function startPostgresServer(): Promise<PostgresServer> {
     const data = join(dir, `data-${attempt}`)
     execFileSync('cp', ['-a', template.data, data]) // keeps the owner (postgres) and the 0700 mode
     const port = await freePort()
-    const server = new Embedded(options(data, port, template.password, keep))
+    const server = new Embedded(options(data, port, template.password, keep, serverFlags))
     try {
       await server.start()
       return {
