@@ -5,7 +5,7 @@ import { controlSocketPath } from '../control/control-socket-path.ts'
 import { replayedLine } from '../mailbox/replay-parked-control.ts'
 import { commandSettings, loadEnvFile } from './load-env-file.ts'
 import { createProgress } from '../log/progress.ts'
-import { readMigrations, unusedNumbers } from '../store/migrations.ts'
+import { gapsLine, listGaps, readMigrations } from '../store/migrations.ts'
 import { migrateCopy } from './migrate-copy.ts'
 import { runCommands } from './run-commands.ts'
 import { environmentHelp } from './host-variable-lines.ts'
@@ -36,8 +36,8 @@ cli.command('status', 'List each migration as applied or pending').action(async 
   for (const s of status) {
     console.log(`${s.appliedAt ? 'applied' : 'pending'}  ${s.version}_${s.name}${s.appliedAt ? `  ${s.appliedAt.toISOString()}` : ''}`)
   }
-  const unused = unusedNumbers(status)
-  if (unused.length > 0) console.log(`numbers ${unused.join(', ')} were never used by any migration: nothing is missing`)
+  const gaps = gapsLine(listGaps(status))
+  if (gaps) console.log(gaps)
 })
 
 cli.command('copy', 'Copy every table of a SQLite database into an empty PostgreSQL one (docs/scaling.md)')

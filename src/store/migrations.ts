@@ -38,32 +38,56 @@ export function readMigrations(dir = join(packageRoot(), 'migrations'), dialect:
     .filter((m) => !isEmpty(m.sql))
 }
 
-/**
- * The numbers between consecutive migrations of `migrations` that no migration has, as `0008` or `0022-0044`.
- * Numbers are taken when work on a migration starts and some were never used, so a gap in a list of
- * migrations is a number no release ever had, never a migration that was skipped: the start-up log and
- * `prherald-migrate status` say so beside the list.
- */
-export function unusedNumbers(migrations: readonly Pick<Migration, 'version'>[]): string[] {
-  const numbers = migrations.map((m) => Number(m.version)).sort((a, b) => a - b)
-  const gaps: string[] = []
-  const pad = (n: number) => String(n).padStart(4, '0')
-  for (let i = 1; i < numbers.length; i++) {
-    const from = (numbers[i - 1] ?? 0) + 1
-    const to = (numbers[i] ?? 0) - 1
-    if (to === from) gaps.push(pad(from))
-    else if (to > from) gaps.push(`${pad(from)}-${pad(to)}`)
-  }
-  return gaps
+/** The numbers of every migration file, whichever engine's its statements are. */
+export function migrationFileNumbers(dir = join(packageRoot(), 'migrations')): Set<number> {
+  return new Set(readdirSync(dir).flatMap((f) => {
+    const [, version] = FILE.exec(f) ?? []
+    return version === undefined ? [] : [Number(version)]
+  }))
 }
 
-/** What the start-up log says of the migrations it applied: each one, and the numbers no migration has. */
-export function appliedMigrationsFields(applied: readonly Migration[]): LogFields {
-  const unused = unusedNumbers(applied)
-  return {
-    versions: applied.map((m) => `${m.version}_${m.name}`),
-    ...(unused.length > 0 ? { unused_numbers: `${unused.join(', ')} (never used by any migration; nothing was skipped)` } : {}),
+/** A run of numbers, as `0008` or `0022-0044`. */
+const runOf = (from: number, to: number) => {
+  const pad = (n: number) => String(n).padStart(4, '0')
+  return from === to ? pad(from) : `${pad(from)}-${pad(to)}`
+}
+
+/**
+ * Why a list of migrations skips a number: `unused` are numbers no migration file has (numbers are taken when
+ * work on a migration starts, and some were never used), `otherEngine` the migrations of the other database
+ * engine only (a SQLite-only one on PostgreSQL). The start-up log and `prherald-migrate status` say so beside
+ * the list, so that 0007 followed by 0009 is not read as a migration skipped.
+ */
+export function listGaps(listed: readonly Pick<Migration, 'version'>[], files = migrationFileNumbers()): { unused: string[]; otherEngine: string[] } {
+  const numbers = listed.map((m) => Number(m.version)).sort((a, b) => a - b)
+  const unused: string[] = []
+  const otherEngine: string[] = []
+  for (let i = 1; i < numbers.length; i++) {
+    let runStart: number | undefined
+    let runKind: boolean | undefined
+    for (let n = (numbers[i - 1] ?? 0) + 1; n <= (numbers[i] ?? 0); n++) {
+      const kind = n < (numbers[i] ?? 0) ? files.has(n) : undefined
+      if (kind !== runKind && runStart !== undefined) (runKind ? otherEngine : unused).push(runOf(runStart, n - 1))
+      if (kind !== runKind) runStart = n
+      runKind = kind
+    }
   }
+  return { unused, otherEngine }
+}
+
+/** `numbers 0008 were never used by any migration, and 0004 is the other engine's only: nothing is missing`. */
+export function gapsLine(gaps: { unused: string[]; otherEngine: string[] }): string | undefined {
+  const parts = [
+    ...(gaps.unused.length > 0 ? [`numbers ${gaps.unused.join(', ')} were never used by any migration`] : []),
+    ...(gaps.otherEngine.length > 0 ? [`${gaps.otherEngine.join(', ')} ${gaps.otherEngine.length === 1 && !gaps.otherEngine[0]!.includes('-') ? 'is' : 'are'} the other database engine's only`] : []),
+  ]
+  return parts.length > 0 ? `${parts.join(', and ')}: nothing is missing` : undefined
+}
+
+/** What the start-up log says of the migrations it applied: each one, and why a number is not among them. */
+export function appliedMigrationsFields(applied: readonly Migration[]): LogFields {
+  const gaps = gapsLine(listGaps(applied))
+  return { versions: applied.map((m) => `${m.version}_${m.name}`), ...(gaps ? { gaps } : {}) }
 }
 
 function ensureTable(db: SqliteDatabase): void {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import Database from 'better-sqlite3'
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { appliedMigrationsFields, migrateUp, migrationStatus, readMigrations, unusedNumbers } from '../../src/store/migrations.ts'
+import { appliedMigrationsFields, gapsLine, listGaps, migrateUp, migrationStatus, readMigrations } from '../../src/store/migrations.ts'
 import { openDatabase } from '../../src/store/open-database.ts'
 import { PrheraldError } from '../../src/errors.ts'
 import { runCli } from '../helpers/spawn-prherald.ts'
@@ -14,15 +14,19 @@ beforeEach(() => { dir = makeTempDir() })
 afterEach(() => dir.remove())
 
 describe('migrations', () => {
-  it('says which numbers no migration has, so a list that goes from 0007 to 0009 is not read as one skipped', () => {
+  it('says why a list skips a number: never used by any migration, or the other engine\'s only', () => {
     const v = (version: string) => ({ version, name: 'x', sql: '' })
-    expect(unusedNumbers([v('0001'), v('0002'), v('0007'), v('0009'), v('0021'), v('0045')]))
-      .toEqual(['0003-0006', '0008', '0010-0020', '0022-0044'])
-    expect(unusedNumbers([v('0001'), v('0002')])).toEqual([])
-    expect(appliedMigrationsFields([v('0007'), v('0009')])).toEqual({
-      versions: ['0007_x', '0009_x'], unused_numbers: '0008 (never used by any migration; nothing was skipped)',
-    })
+    const files = new Set([1, 2, 3, 4, 5, 7, 9, 21, 45])
+    expect(listGaps([v('0001'), v('0002'), v('0007'), v('0009'), v('0021'), v('0045')], files))
+      .toEqual({ unused: ['0006', '0008', '0010-0020', '0022-0044'], otherEngine: ['0003-0005'] })
+    expect(listGaps([v('0001'), v('0002')], files)).toEqual({ unused: [], otherEngine: [] })
+    expect(gapsLine({ unused: ['0008'], otherEngine: ['0004'] })).toBe('numbers 0008 were never used by any migration, and 0004 is the other database engine\'s only: nothing is missing')
+    expect(gapsLine({ unused: [], otherEngine: [] })).toBeUndefined()
     expect(appliedMigrationsFields([v('0001'), v('0002')])).toEqual({ versions: ['0001_x', '0002_x'] })
+    // The real files: 0008 is no migration at all.
+    expect(appliedMigrationsFields([v('0007'), v('0009')])).toEqual({
+      versions: ['0007_x', '0009_x'], gaps: 'numbers 0008 were never used by any migration: nothing is missing',
+    })
   })
 
   it('creates the data directory, applies every migration once, in order, and records them', () => {
