@@ -1,32 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { loadSettings } from '../../src/config/load-config.ts'
-import { PrheraldError } from '../../src/errors.ts'
+import { describe, expect, it } from 'vitest'
 import { listRoutes, resolveRoute } from '../../src/routing/resolve-route.ts'
 import { formatRoutes } from '../../src/cli/format-routes.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { configFile } from '../helpers/config-file.ts'
 
 /** `assign:` in a mapping entry: refused with every problem at once, each with its line; inherited key by key from `"*"`. */
-let dir: ReturnType<typeof makeTempDir>
-beforeEach(() => { dir = makeTempDir() })
-afterEach(() => dir.remove())
+const { load, refusal } = configFile()
 
-function load(yaml: string) {
-  writeFileSync(join(dir.path, 'config.yaml'), yaml)
-  return loadSettings({ PRHERALD_CONFIG_FILE: join(dir.path, 'config.yaml') }, dir.path)
-}
 
-/** The message of the refusal `yaml` gets. */
-function refusal(yaml: string): string {
-  try {
-    load(yaml)
-  } catch (error) {
-    expect(error).toBeInstanceOf(PrheraldError)
-    return (error as PrheraldError).message
-  }
-  throw new Error('expected the configuration to be refused')
-}
 
 describe('assign:', () => {
   it('refuses a count below 1 and an unknown strategy, both at once with their lines', () => {

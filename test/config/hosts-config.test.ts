@@ -1,29 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { loadSettings, readSecrets } from '../../src/config/load-config.ts'
+import { describe, expect, it } from 'vitest'
+import { readSecrets } from '../../src/config/load-config.ts'
 import type { Settings } from '../../src/config/settings.ts'
 import { PrheraldError } from '../../src/errors.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { configFile } from '../helpers/config-file.ts'
 
-let dir: ReturnType<typeof makeTempDir>
-beforeEach(() => { dir = makeTempDir() })
-afterEach(() => dir.remove())
+const { load, refusal } = configFile()
 
-function load(yaml: string, env: Record<string, string> = {}): Settings {
-  writeFileSync(join(dir.path, 'config.yaml'), yaml)
-  return loadSettings({ PRHERALD_CONFIG_FILE: join(dir.path, 'config.yaml'), ...env }, dir.path)
-}
 
-function refusal(yaml: string): string {
-  try {
-    load(yaml)
-  } catch (error) {
-    expect(error).toBeInstanceOf(PrheraldError)
-    return (error as PrheraldError).message
-  }
-  throw new Error('expected the configuration to be refused')
-}
 
 /** Without what a host block holds, for comparing two forms of one configuration. */
 const plain = (s: Settings) => s.hosts.map(({ id, mappings, users, teams, apiUrl }) => ({ id, mappings, users, teams, apiUrl }))

@@ -1,20 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { loadSettings } from '../../src/config/load-config.ts'
+import { describe, expect, it } from 'vitest'
 import { isPrheraldError } from '../../src/errors.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { configFile } from '../helpers/config-file.ts'
 
 /** `notify.reminders` read from config.yaml: off unless written, each span defaulted, a bad span refused with its line. */
-let dir: ReturnType<typeof makeTempDir>
-beforeEach(() => { dir = makeTempDir() })
-afterEach(() => dir.remove())
+const { load } = configFile()
 
 const MAPPINGS = 'mappings:\n  acme:\n    api:\n      channel: C0123ABC\n'
-const load = (yaml: string) => {
-  writeFileSync(join(dir.path, 'config.yaml'), yaml)
-  return loadSettings({ PRHERALD_CONFIG_FILE: join(dir.path, 'config.yaml') }, dir.path)
-}
 
 describe('notify.reminders', () => {
   it('is off unless written, and off with enabled: false', () => {

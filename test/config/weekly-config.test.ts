@@ -1,31 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { loadSettings } from '../../src/config/load-config.ts'
-import { PrheraldError } from '../../src/errors.ts'
-import { makeTempDir } from '../helpers/temp-dir.ts'
+import { describe, expect, it } from 'vitest'
+import { configFile } from '../helpers/config-file.ts'
 
 /** `insights.weekly`: one entry or a list, each refused with its line and fix, all problems at once. */
-let dir: ReturnType<typeof makeTempDir>
-beforeEach(() => { dir = makeTempDir() })
-afterEach(() => dir.remove())
+const { load, refusal } = configFile()
 
 const MAPPINGS = 'mappings:\n  acme:\n    api:\n      channel: C0123ABC\n'
 
-function load(yaml: string) {
-  writeFileSync(join(dir.path, 'config.yaml'), yaml)
-  return loadSettings({ PRHERALD_CONFIG_FILE: join(dir.path, 'config.yaml') }, dir.path)
-}
 
-function refusal(yaml: string): string {
-  try {
-    load(yaml)
-  } catch (error) {
-    expect(error).toBeInstanceOf(PrheraldError)
-    return (error as PrheraldError).message
-  }
-  throw new Error('expected the configuration to be refused')
-}
 
 describe('insights.weekly', () => {
   it('is off by default, one entry is a list of one, and `at` defaults to 09:30', () => {
