@@ -23,33 +23,40 @@ const FILE = /^(\d{4})_([a-z0-9_]+)\.sql$/
 // What is left of a migration without its comments: nothing means the engine has no such migration.
 const isEmpty = (sql: string) => sql.replace(/--.*$/gm, '').trim() === ''
 
+/** The migration files in `dir`, in order, each with its number and name, whichever engine's statements it holds. */
+function migrationFiles(dir: string): { file: string; version: string; name: string }[] {
+  return readdirSync(dir).sort().flatMap((file) => {
+    const [, version, name] = FILE.exec(file) ?? []
+    return version === undefined || name === undefined ? [] : [{ file, version, name }]
+  })
+}
+
 /**
  * The migrations, one source for both engines (docs/decisions.md), as `dialect` runs them. A file whose
  * statements are all the other engine's (`--sqlite:` lines) is not one of this engine's migrations.
  */
 export function readMigrations(dir = join(packageRoot(), 'migrations'), dialect: Dialect = 'sqlite'): Migration[] {
-  return readdirSync(dir)
-    .filter((f) => FILE.test(f))
-    .sort()
-    .map((f) => {
-      const [, version = '', name = ''] = FILE.exec(f) ?? []
-      return { version, name, sql: forDialect(readFileSync(join(dir, f), 'utf8'), dialect) }
-    })
+  return migrationFiles(dir)
+    .map(({ file, version, name }) => ({ version, name, sql: forDialect(readFileSync(join(dir, file), 'utf8'), dialect) }))
     .filter((m) => !isEmpty(m.sql))
 }
 
 /** The numbers of every migration file, whichever engine's its statements are. */
 export function migrationFileNumbers(dir = join(packageRoot(), 'migrations')): Set<number> {
-  return new Set(readdirSync(dir).flatMap((f) => {
-    const [, version] = FILE.exec(f) ?? []
-    return version === undefined ? [] : [Number(version)]
-  }))
+  return new Set(migrationFiles(dir).map((f) => Number(f.version)))
 }
 
-/** A run of numbers, as `0008` or `0022-0044`. */
-const runOf = (from: number, to: number) => {
+/** Ascending numbers as runs: [8, 22, 23, 24] is `0008`, `0022-0024`. */
+function runs(numbers: readonly number[]): string[] {
   const pad = (n: number) => String(n).padStart(4, '0')
-  return from === to ? pad(from) : `${pad(from)}-${pad(to)}`
+  const out: string[] = []
+  for (let i = 0; i < numbers.length;) {
+    let j = i
+    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j]! + 1) j++
+    out.push(i === j ? pad(numbers[i]!) : `${pad(numbers[i]!)}-${pad(numbers[j]!)}`)
+    i = j + 1
+  }
+  return out
 }
 
 /**
@@ -60,19 +67,11 @@ const runOf = (from: number, to: number) => {
  */
 export function listGaps(listed: readonly Pick<Migration, 'version'>[], files = migrationFileNumbers()): { unused: string[]; otherEngine: string[] } {
   const numbers = listed.map((m) => Number(m.version)).sort((a, b) => a - b)
-  const unused: string[] = []
-  const otherEngine: string[] = []
+  const skipped: number[] = []
   for (let i = 1; i < numbers.length; i++) {
-    let runStart: number | undefined
-    let runKind: boolean | undefined
-    for (let n = (numbers[i - 1] ?? 0) + 1; n <= (numbers[i] ?? 0); n++) {
-      const kind = n < (numbers[i] ?? 0) ? files.has(n) : undefined
-      if (kind !== runKind && runStart !== undefined) (runKind ? otherEngine : unused).push(runOf(runStart, n - 1))
-      if (kind !== runKind) runStart = n
-      runKind = kind
-    }
+    for (let n = numbers[i - 1]! + 1; n < numbers[i]!; n++) skipped.push(n)
   }
-  return { unused, otherEngine }
+  return { unused: runs(skipped.filter((n) => !files.has(n))), otherEngine: runs(skipped.filter((n) => files.has(n))) }
 }
 
 /** `numbers 0008 were never used by any migration, and 0004 is the other engine's only: nothing is missing`. */
