@@ -12,7 +12,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
  * measured by the previous run), so the slowest files of the last tier start early and the run's tail stays
  * as short as it was. A fresh clone (CI) has no previous run, and vitest would put the largest files first:
  * some of the slowest are short (npm link, the Node guard) and would start last, alone at the end. There the
- * durations recorded in test/file-durations.json (`npm run test:durations`) order each tier instead.
+ * durations recorded in test/file-durations.json (`npm run test:durations`) order each tier instead, and a file
+ * with no record yet (added since the last full run) goes first in its tier: it may be among the longest, and
+ * started last it would be the run's tail alone.
  */
 const PROCESSES = /\b(spawnServer|runCli|runCliAsync|startPostgresServer|execFile|execFileSync|spawnSync|spawn)\(/
 const IN_PROCESS = /\b(startPrherald|usePrherald|startService|startFake\w*|createTestDatabase|personalHarness|personalStores|useDirAndSlack|createServer)\(/
@@ -30,11 +32,21 @@ export class FastFirstSequencer extends BaseSequencer {
     const path = (file: TestSpecification) => relative(root, file.moduleId).split('\\').join('/')
     const tiers = new Map(ordered.map((file) => [file, tierOf(readFileSync(file.moduleId, 'utf8'))]))
     const measured = ordered.some((file) => this.ctx.cache.getFileTestResults(`${file.project.name}:${path(file)}`) !== undefined)
-    const recorded = measured ? {} : recordedDurations()
-    const seconds = (file: TestSpecification) => recorded[path(file)] ?? 0
+    const recorded = measured ? undefined : recordedDurations()
+    const seconds = (file: TestSpecification) => recorded ? recordedSeconds(recorded, path(file)) : 0
     // Array.prototype.sort is stable: vitest's order stays within a tier (and among files of equal record).
-    return ordered.sort((a, b) => tiers.get(a)! - tiers.get(b)! || seconds(b) - seconds(a))
+    return ordered.sort((a, b) => tiers.get(a)! - tiers.get(b)! || longerFirst(seconds(a), seconds(b)))
   }
+}
+
+/** A file's seconds as recorded; one with no record counts as longer than any (it goes first in its tier). */
+export function recordedSeconds(recorded: Record<string, number>, file: string): number {
+  return recorded[file] ?? Number.POSITIVE_INFINITY
+}
+
+/** A sort comparison putting the longer first; two files with no record keep their order. */
+export function longerFirst(a: number, b: number): number {
+  return a === b ? 0 : b - a
 }
 
 /** Each test file's seconds in a full run, as test/file-durations.json last recorded them. */
