@@ -18,7 +18,8 @@
  * A cron job fires only at its times: a run missed while no process was up is not made up later. An interval
  * job runs at start too when `atStart`. Either may be run now with `kick(name)` (the direct messages when one
  * is queued). One run of a job at a time: a firing while it runs is folded into one more run after it. Timers
- * are unref'd, never keeping the process alive; errors are logged and the next firing still happens.
+ * are unref'd, never keeping the process alive; errors are logged and the next firing still happens. Each run's
+ * end is a debug line (`scheduled job run ended`, with `job`): the second to end after a moment began after it.
  */
 import { Cron, type CronOptions } from 'croner'
 import { UTC } from '../config/digest-calendar.ts'
@@ -109,6 +110,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       do {
         entry.again = false
         await once(entry)
+        // Whatever the run did (or found claimed, or failed): what waits for a job's next round can see it ended.
+        logger.debug('scheduled job run ended', { job: entry.job.name })
       } while (entry.again && !stopped)
     })().finally(() => { entry.running = undefined })
     return entry.running

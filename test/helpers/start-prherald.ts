@@ -80,3 +80,14 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
     await new Promise((r) => setTimeout(r, 10))
   }
 }
+
+/**
+ * Resolves once a run of the service's timed job `job` that began after this call has ended: the scheduler
+ * logs each run's end (`scheduled job run ended`, debug) and runs a job once at a time, so the second run to
+ * end from now began after now. For a test that checks what a job did not do, after the job had its turn.
+ */
+export async function nextRunOf(service: Pick<TestService, 'entries'>, job: string, timeoutMs = 10_000): Promise<void> {
+  const ended = () => service.entries().filter((e) => e.msg === 'scheduled job run ended' && e.job === job).length
+  const before = ended()
+  await waitFor(`a run of ${job} begun after now`, () => ended() >= before + 2, timeoutMs)
+}

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { BERLIN, personalHarness, personalStores } from '../helpers/personal-setup.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { startPrherald, testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
+import { nextRunOf, startPrherald, testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
 import { conversationComment, pullRequest, review } from '../helpers/github-payloads.ts'
 
 /**
@@ -10,6 +10,8 @@ import { conversationComment, pullRequest, review } from '../helpers/github-payl
  * unknown outcome send nothing twice.
  */
 const CHANNEL = 'C0000000001'
+/** The direct messages' sender, a timed job (docs/operations.md). */
+const DIRECT_MESSAGES = 'direct-messages'
 const AUTHOR = 'U0AUTHOR'
 const AUTHOR_DM = 'D0AUTHOR'
 const DAVE = 'U0DAVE'
@@ -56,7 +58,8 @@ describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => 
     // The same delivery again (a redelivery) and the author's own comment: nothing more.
     await send('pull_request_review', review('approved', 1, 'dave'), 'review-1')
     await send('issue_comment', conversationComment(1, 'Codertocat'))
-    await new Promise((r) => setTimeout(r, 200))
+    // The sender has had a round since both were applied.
+    await nextRunOf(h.service!, DIRECT_MESSAGES)
     expect(dms(AUTHOR_DM)).toHaveLength(1)
     // dave did not opt in (notify.direct_messages: opt_in): the team request reaches erin only.
     expect(h.slack.calls.filter((c) => c.method === 'conversations.open').map((c) => c.body.users)).not.toContain(DAVE)
@@ -96,7 +99,7 @@ describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => 
     await send('pull_request', pullRequest('opened', 3))
     await send('pull_request_review', review('changes_requested', 3, 'dave'))
     await send('issue_comment', conversationComment(3, 'dave'))
-    await new Promise((r) => setTimeout(r, 300))
+    await nextRunOf(h.service!, DIRECT_MESSAGES)
     expect(dms(AUTHOR_DM)).toHaveLength(0)
     await h.service!.stop()
 
@@ -110,7 +113,7 @@ describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => 
     expect(text).toMatch(/\n• :speech_balloon: dave commented on </)
     await h.service!.stop()
     await start()
-    await new Promise((r) => setTimeout(r, 300))
+    await nextRunOf(h.service!, DIRECT_MESSAGES)
     expect(dms(AUTHOR_DM)).toHaveLength(1)
   })
 
@@ -123,7 +126,8 @@ describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => 
     merged.sender.login = 'dave'
     await send('pull_request', merged)
     await waitFor('the lookup', () => h.slack.count('conversations.history') > 0, 15_000)
-    await new Promise((r) => setTimeout(r, 300))
+    // The round that looked has ended, and the next one found nothing left to send.
+    await nextRunOf(h.service!, DIRECT_MESSAGES)
     expect(h.service!.entries()).not.toContainEqual(expect.objectContaining({ msg: 'direct message not sent; it is tried again' }))
     expect(dms(AUTHOR_DM)).toHaveLength(1)
     expect(dms(AUTHOR_DM)[0]!.text).toMatch(/merged/)
@@ -156,10 +160,11 @@ describe.each(personalStores())('direct messages ($name)', ({ databaseUrl }) => 
     // Past the dead sender's claim on the person.
     clock += 61_000
     await startSlow()
-    await waitFor('the message to land', () => dms(AUTHOR_DM).length > 0, 15_000)
-    await new Promise((r) => setTimeout(r, 1000))
+    await waitFor('the restart\'s look-up', () => h.service!.entries().some((e) => e.msg === 'interrupted direct messages looked up'), 15_000)
+    expect(h.service!.entries()).toContainEqual(expect.objectContaining({ msg: 'interrupted direct messages looked up', found: 1 }))
+    // A sender's round after the look-up: the message found is not sent again.
+    await nextRunOf(h.service!, DIRECT_MESSAGES)
     expect(dms(AUTHOR_DM)).toHaveLength(1)
     expect(h.slack.calls.filter((c) => c.method === 'chat.postMessage' && c.body.channel === AUTHOR_DM)).toHaveLength(1)
-    expect(h.service!.entries()).toContainEqual(expect.objectContaining({ msg: 'interrupted direct messages looked up', found: 1 }))
   })
 })
