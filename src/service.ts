@@ -114,7 +114,7 @@ export interface RunningService {
   /** Resolves true once every mailbox is empty (all accepted deliveries applied), false after `timeoutMs`. */
   settle(timeoutMs: number): Promise<boolean>
   /** What the service still holds: for tests that check nothing is left once it is idle. */
-  holding(): { mailboxes: number; pacer: ReturnType<SlackPacer['stats']>; sleeps: number; shutdownListeners: number }
+  holding(): { mailboxes: number; pacer: ReturnType<SlackPacer['stats']>; sleeps: number; retries: number; shutdownListeners: number }
   /** The service's parts, in the order they started (they stop in the reverse order). */
   parts(): string[]
   /** Graceful stop: every part stopped in the reverse of its start order, within the window (the listener first, then the mailboxes, the database last). */
@@ -315,7 +315,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   })())
 
   const holding = () => ({
-    mailboxes: mailboxes.active(), pacer: pacer.stats(), sleeps: sleep.pending(),
+    mailboxes: mailboxes.active(), pacer: pacer.stats(), sleeps: sleep.pending(), retries: retries.scheduled(),
     shutdownListeners: getEventListeners(shutdown.signal, 'abort').length,
   })
   return {

@@ -21,6 +21,8 @@ export interface BatchRetry {
   succeeded(prKey: string): void
   /** Counts the failure in the store, then parks the deliveries or schedules the next try. True when parked. */
   failed(prKey: string, events: readonly LifecycleEvent[], error: unknown): Promise<boolean>
+  /** Failed batches whose next try is waiting for its time (none for a parked pull request). */
+  scheduled(): number
   /** Parked deliveries as last counted (at start, at each park and every minute): for /healthz. */
   parked(): number
   refreshParked(): Promise<void>
@@ -64,11 +66,13 @@ export function createBatchRetry(deps: BatchRetryDeps): BatchRetry {
       deps.logger.error('delivery failed; it stays pending and is retried', { ...facts, retry_in_ms: delayMs })
       const timer = setTimeout(() => {
         timers.delete(timer)
+        deps.logger.debug('failed batch handed back for its retry', { pr_key: prKey, attempt: failure })
         deps.retry(events)
       }, delayMs)
       timers.add(timer)
       return false
     },
+    scheduled: () => timers.size,
     parked: () => parked,
     refreshParked,
     stop() {

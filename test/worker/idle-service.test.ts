@@ -30,7 +30,7 @@ afterEach(async () => {
   dir.remove()
 })
 
-const IDLE = { mailboxes: 0, pacer: { queued: 0, running: 0, timer: false, budgets: 0 }, sleeps: 0, shutdownListeners: 2 }
+const IDLE = { mailboxes: 0, pacer: { queued: 0, running: 0, timer: false, budgets: 0 }, sleeps: 0, retries: 0, shutdownListeners: 2 }
 
 async function burst(prs: number[]): Promise<void> {
   await Promise.all(OWNERS.flatMap((owner) => prs.map(async (n) => {
