@@ -47,7 +47,9 @@ export function createBatchRetry(deps: BatchRetryDeps): BatchRetry {
   refresher.unref()
 
   return {
-    succeeded: (prKey) => void failures.delete(prKey),
+    succeeded(prKey) {
+      if (failures.delete(prKey)) deps.logger.debug('pull request batch succeeded after a failed one', { pr_key: prKey })
+    },
     async failed(prKey, events, error) {
       const failure = (failures.get(prKey) ?? 0) + 1
       failures.set(prKey, failure)

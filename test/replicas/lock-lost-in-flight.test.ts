@@ -20,7 +20,7 @@ import { usePrherald } from '../helpers/prherald-harness.ts'
 const CHANNEL = 'C0000000001'
 const OWNER = 'Codertocat'
 const PR = 7
-const h = usePrherald({ slack: { anyChannel: true }, config: { server: { log_format: 'json' }, database: { lease_seconds: 2 }, mappings: { [OWNER]: { '*': { channel: CHANNEL } } } } })
+const h = usePrherald({ slack: { anyChannel: true }, config: { server: { log_format: 'json', log_level: 'debug' }, database: { lease_seconds: 2 }, mappings: { [OWNER]: { '*': { channel: CHANNEL } } } } })
 let database: TestDatabase
 let replicas: SpawnedServer[] = []
 
@@ -94,8 +94,8 @@ it('a reaction on its way when the lock went: the batch does not commit its olde
   const lastDelivery = async () => (await sql<{ id: string }>(`SELECT last_delivery_id AS id FROM slack_messages WHERE pr_number = ${PR}`))[0]?.id
   await waitFor('replica a to end its batch', async () => replicas[0]!.entries().some((e) => String(e.error ?? '').includes("holding this pull request's lock broke"))
     || await lastDelivery() === prDeliveries(OWNER, PR)[1]!.deliveryId, 15_000)
-  // And its retry, a second later, finds nothing to change.
-  await new Promise((resolve) => setTimeout(resolve, 2000))
+  // And its retry, a second later, finds nothing to change: the retry's batch has run (and succeeded) before the checks.
+  await waitFor('replica a\'s retry to go through', () => replicas[0]!.entries().some((e) => e.msg === 'pull request batch succeeded after a failed one'), 15_000)
   const [message] = messagesOf(h.slack, OWNER, PR)
   expect(messagesOf(h.slack, OWNER, PR)).toHaveLength(1)
   expect(statusOf(message!)).toBe(FULL_STATUS)
