@@ -91,6 +91,8 @@ export function createPublishHome(deps: {
   }
 
   return async function publishHome(user: string): Promise<void> {
+    // Before anything is awaited: a request that starts a publish has logged it by the time it is answered.
+    deps.logger.debug('home tab publish started', { slack_user: user })
     try {
       await retryTransient(() => publishOnce(user), {
         policy: deps.retry, sleep: deps.sleep, attempts: PUBLISH_TRIES,
