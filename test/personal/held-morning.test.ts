@@ -2,7 +2,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { BERLIN, personalHarness, personalStores } from '../helpers/personal-setup.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { createSlackLimitGate, type SlackLimitGate } from '../helpers/slack-limit-gate.ts'
-import { startPrherald, testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
+import { nextRunOf, startPrherald, testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
 import { pullRequest } from '../helpers/github-payloads.ts'
 
 /**
@@ -56,28 +56,29 @@ describe.each(personalStores())('a morning of held direct messages ($name)', ({ 
       expect((await deliver(h.service!.url, 'github', { event: 'pull_request', payload: asked(number) })).status).toBe(200)
       expect(await h.service!.settle(10_000)).toBe(true)
     }
-    await new Promise((r) => setTimeout(r, 300))
+    await nextRunOf(h.service!, 'direct-messages')
     expect(sent()).toBe(0)
     await h.service!.stop()
 
     clock = BERLIN.mondayStart + 60_000
     await start()
     await waitFor('the first messages of the morning', () => sent() >= 3, 20_000)
-    await h.service!.stop()
+    const stopped = h.service!
+    await stopped.stop()
     expect(sent()).toBeLessThan(PEOPLE.length)
     // The cut-off round may have opened its person's conversation but not posted: the restart opens it again.
     const openedNotSent = h.slack.count('conversations.open') - sent()
     expect(openedNotSent).toBeLessThanOrEqual(1)
-    // Stopped means stopped: the cut-off round, which was waiting on the pacer, calls Slack no more.
-    const callsAtStop = h.slack.calls.length
-    await new Promise((r) => setTimeout(r, 2000))
-    expect(h.slack.calls.slice(callsAtStop).map((c) => c.method)).toEqual([])
+    // Stopped means stopped: the cut-off round, which was waiting on the pacer, ended with the stop (a round
+    // still running a second after the window is said), so it calls Slack no more.
+    expect(stopped.entries().map((e) => e.msg)).not.toContain('timed jobs still running a second after the shutdown window; they may call Slack after the stop')
+    expect(stopped.entries().at(-1)).toMatchObject({ msg: 'stopped' })
     expect(gate.refused).toEqual([])
     // The restart comes five minutes later: the stopped server's claims (a minute) have lapsed.
     clock += 5 * 60_000
     await start()
     await waitFor('everyone\'s message', () => sent() === PEOPLE.length, 30_000)
-    await new Promise((r) => setTimeout(r, 500))
+    await nextRunOf(h.service!, 'direct-messages')
 
     for (const p of PEOPLE) {
       const messages = h.slack.messagesIn(dmOf(p.slack))
