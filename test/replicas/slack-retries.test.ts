@@ -20,7 +20,7 @@ const set = useReplicaSet({ backend: 'postgres' })
 beforeEach(() => {
   set().slack.users.set(DAVE, { tz: 'UTC' })
   writeConfig(set().dir.path, {
-    git_provider: 'github', server: { log_format: 'json' }, users: { dave: DAVE, Codertocat: 'U0AUTHOR' },
+    git_provider: 'github', server: { log_format: 'json', log_level: 'debug' }, users: { dave: DAVE, Codertocat: 'U0AUTHOR' },
     mappings: { Codertocat: { '*': { channel: CHANNEL } } },
   })
 })
@@ -40,19 +40,24 @@ it('a command, an event and a click retried to the other replica and after a res
   const command = commandForm(DAVE, 'mine', { trigger_id: 'trigger-command-1', response_url: responseUrl() })
   const event = homeOpened(DAVE, 'Ev-retried')
   const click = clickPayload({ user: DAVE, value: 'github:Codertocat/Hello-World#9', channel: message.channel, messageTs: message.ts })
-  const sendAll = async (replica: SpawnedServer) => {
-    expect((await sendSignedSlack(replica.url, '/webhook/slack/commands', command)).status).toBe(200)
+  /** Sends the three; resolves to the command's answer (its ack when acted on, `{}` when taken already). */
+  const sendAll = async (replica: SpawnedServer): Promise<unknown> => {
+    const commanded = await sendSignedSlack(replica.url, '/webhook/slack/commands', command)
+    expect(commanded.status).toBe(200)
     expect((await sendSignedSlack(replica.url, '/webhook/slack/events', event, { headers: { 'x-slack-retry-num': '1' } })).status).toBe(200)
     expect((await sendInteraction(replica.url, click)).status).toBe(200)
+    return commanded.json()
   }
-  await sendAll(a)
+  expect(await sendAll(a)).toMatchObject({ response_type: 'ephemeral' })
   await waitFor('the answer, the home tab and the marker', () => answers() === 1 && slack.count('views.publish') === 1 && reviewing())
-  await sendAll(b)
+  expect(await sendAll(b)).toEqual({})
 
   await killServer(a)
-  await sendAll(await spawn())
-  // Whatever a second action would have done has had time to show: an answer and a publish are one call each.
-  await new Promise((r) => setTimeout(r, 500))
+  const restarted = await spawn()
+  expect(await sendAll(restarted)).toEqual({})
+  // Each was decided before its answer: the command not run (no ack) and no publish started (its debug line
+  // comes before anything is awaited), so an answer and a publish are one call each.
+  expect([b, restarted].flatMap((r) => r.entries()).filter((e) => e.msg === 'home tab publish started')).toEqual([])
   expect(answers()).toBe(1)
   expect(slack.count('views.publish')).toBe(1)
   // A second click by the same person takes the marker back: still shown, so the click was applied once.
