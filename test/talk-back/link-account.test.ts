@@ -9,7 +9,7 @@ import { personalHarness } from '../helpers/personal-setup.ts'
 import { rawRequest } from '../helpers/raw-request.ts'
 import { TEST_SLACK_SIGNING_SECRET } from '../helpers/slack-interaction.ts'
 import { commandForm, homeOpened, sendSignedSlack } from '../helpers/slack-requests.ts'
-import { startPrherald, testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
+import { nextRunOf, startPrherald, testEnv, waitFor, writeConfig } from '../helpers/start-prherald.ts'
 import { ALICE, linkInSqlite, newTokenKey, talkBackEnv } from '../helpers/talk-back-setup.ts'
 
 /**
@@ -239,7 +239,8 @@ describe.each(KINDS)('linking a %s account', (kind) => {
     expect(h.slack.messagesIn('D0ALICE')[0]!.text).toMatch(/is no longer linked to prherald: .* refused to renew its access/)
     expect(await command(ALICE, 'link')).toMatch(/^No git account/)
     expect(await h.service!.settle(5000)).toBe(true)
-    await new Promise((r) => setTimeout(r, 200))
+    // The sender has had a round since the second refusal: still the one message.
+    await nextRunOf(h.service!, 'direct-messages')
     expect(h.slack.messagesIn('D0ALICE')).toHaveLength(1)
   })
 
@@ -247,8 +248,9 @@ describe.each(KINDS)('linking a %s account', (kind) => {
     expect((await linkAlice()).status).toBe(200)
     // GitHub's refresh token lives 15 811 200 s (183 days); a link nobody used for 170 days ends in 13.
     clock.now += 170 * 24 * 3_600_000
-    await new Promise((r) => setTimeout(r, 400))
-    await h.service!.settle(5000)
+    // A sweep of the idle links after the clock moved, then a round of the sender after that sweep.
+    await nextRunOf(h.service!, 'relink-sweep')
+    await nextRunOf(h.service!, 'direct-messages')
     const sent = h.slack.messagesIn('D0ALICE')
     if (kind === 'github') {
       expect(sent).toHaveLength(1)
