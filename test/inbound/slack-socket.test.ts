@@ -141,7 +141,8 @@ describe('a deaf (half-open) socket', () => {
     slack = await startFakeSocketMode({ pingEveryMs: 50 })
     const s = start({ liveness: { serverPingMs: 600, pingEveryMs: 100, pongMs: 500 } })
     await until(() => s.state() === 'open')
-    await new Promise((r) => setTimeout(r, 1200))
+    // Its own pings, one every 100 ms and each answered, until the watch has run twice past every timeout (600 ms).
+    await until(() => slack.connections[0]!.pings >= 12)
     expect(slack.connections[0]!.pings).toBeGreaterThan(3)
     expect([s.state(), s.reconnects(), slack.connections.length, deafLine()]).toEqual(['open', 0, 1, undefined])
   })

@@ -110,10 +110,12 @@ it('answers /prherald mine, a Start review click and app_home_opened over the so
   expect(await opened.store.claimSlackRequest('event:Ev-changed')).toBe(true)
 
   // Slack's retries of the three (new envelope ids, the same requests) are acknowledged and not acted on again.
-  await sockets.envelope('slash_commands', command, 'env-command-retry')
-  await sockets.envelope('interactive', click, 'env-click-retry')
-  await sockets.envelope('events_api', event, 'env-event-retry')
-  await new Promise((r) => setTimeout(r, 200))
+  // Each is decided before its acknowledgement: the command's carries no answer (not run), and an event that
+  // starts a publish has logged it by then.
+  expect(await sockets.envelope('slash_commands', command, 'env-command-retry')).toEqual({ envelope_id: 'env-command-retry' })
+  expect(await sockets.envelope('interactive', click, 'env-click-retry')).toEqual({ envelope_id: 'env-click-retry' })
+  expect(await sockets.envelope('events_api', event, 'env-event-retry')).toEqual({ envelope_id: 'env-event-retry' })
+  expect(lines.filter((l) => l.includes('"msg":"home tab publish started"'))).toHaveLength(1)
   expect(slack.calls.filter((c) => c.method === 'commands/T0ACME/1/answer')).toHaveLength(1)
   expect(handedOff).toHaveLength(1)
   expect(slack.count('views.publish')).toBe(1)
