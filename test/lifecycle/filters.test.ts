@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { deliver } from '../helpers/signed-delivery.ts'
 import { pullRequest, type PullRequestFacts } from '../helpers/github-payloads.ts'
 import { usePrherald } from '../helpers/prherald-harness.ts'
+import { waitFor } from '../helpers/start-prherald.ts'
 
 /**
  * Issue 24.4 end to end: a mapping entry's `ignore` (labels, title globs, authors, inherited from "*") keeps a
@@ -60,7 +61,7 @@ describe('ignore filters', () => {
     // store holds no message of it yet. Decided at intake it was filtered, and the message missed the merge.
     h.slack.faults.push({ method: 'chat.postMessage', fault: { delayMs: 500 } })
     const opened = deliver(h.service!.url, 'github', { event: 'pull_request', payload: pullRequest('opened', 8, { title: 'Add search' }) })
-    await new Promise((r) => setTimeout(r, 200))
+    await waitFor('the post on its way', () => h.slack.count('chat.postMessage') === 1)
     const labeled = await deliver(h.service!.url, 'github', { event: 'pull_request', payload: pullRequest('closed', 8, { labels: ['wip'], merged: true }) })
     expect(await labeled.json()).toEqual({ status: 'accepted' })
     expect((await opened).status).toBe(200)

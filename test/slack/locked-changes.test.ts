@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, expect, it } from 'vitest'
+import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { isPrheraldError } from '../../src/errors.ts'
 import { createLogger } from '../../src/log/logger.ts'
 import { createSlackClient, type SlackClient } from '../../src/slack/slack-client.ts'
@@ -36,8 +36,8 @@ it('an update that times out under a lock is not sent again by the client: the l
   const lock = new AbortController()
   const stale = update('approved', lock.signal).catch((error: unknown) => error)
   // The lock goes while the update waits for its answer; the replica now holding the pull request writes the end.
-  setTimeout(() => lock.abort(new Error('terminating connection due to administrator command')), 50)
-  await new Promise((resolve) => setTimeout(resolve, 100))
+  await vi.waitFor(() => expect(slack.count('chat.update'), 'the update on its way').toBe(1))
+  lock.abort(new Error('terminating connection due to administrator command'))
   await update('merged')
   expect(isPrheraldError(await stale, 'slack_transient')).toBe(true)
   await new Promise((resolve) => setTimeout(resolve, 200))
