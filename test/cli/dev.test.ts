@@ -76,14 +76,13 @@ describe('npm run dev', () => {
     await waitFor('the stand-in Slack to receive the post', () => slackCalls(running.output(), 'chat.postMessage').length === 1, 20_000)
     expect(slackCalls(running.output(), 'chat.postMessage')[0]).toContain('channel="C0123456789"')
 
-    // Files editors leave beside a source while saving: none of them is a reason to restart.
+    // Files editors leave beside a source while saving: none of them is a reason to restart. Written just before
+    // the source is saved, they are seen in the same burst of changes (or one before it): the one restart below
+    // names the source alone.
     const scripts = join(ROOT, 'scripts')
     const litter = ['.#dev-server.ts', 'dev-server.ts~', '.dev-server.ts.swp', 'dev-server.ts.tmp', '4913', 'notes.txt'].map((name) => join(scripts, name))
     try {
       for (const file of litter) writeFileSync(file, 'x')
-      await new Promise((resolve) => setTimeout(resolve, 1_500))
-      expect(running.output()).not.toContain('[dev] restarting')
-
       replaceByRename(join(scripts, 'dev-server.ts'))
       await waitFor('a new process to listen', () => listening(running.output()).length === 2, 30_000)
     } finally {
