@@ -155,7 +155,7 @@ export function startSlackSocket(deps: SlackSocketDeps): SlackSocket {
 
   const failed = (error: unknown) => {
     busy = false
-    if (stopped) return
+    if (stopped) return deps.logger.debug('slack socket not opened: the client was stopped meanwhile')
     failures += 1
     deps.logger.warn('slack socket could not connect; retrying', { attempt: failures, ...errorFields(error), fix: (error as { fix?: string }).fix })
     // A refresh that failed while the old socket still delivers is tried again when that one closes.
