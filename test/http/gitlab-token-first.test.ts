@@ -38,8 +38,9 @@ describe('GitLab\'s token, checked on the header', () => {
 
   it('keeps answering a correctly tokened delivery 200 while 100 tokenless 1 MiB bodies are held', async () => {
     const held = await tokenless(100, 1000)
-    // Their headers are in: before the fix 16 of them filled the large lane, 64 waited and the rest were shed.
-    await new Promise((r) => setTimeout(r, 300))
+    // Their headers are in, each answered on them while its body is still held open: before the fix 16 of them
+    // filled the large lane, 64 waited and the rest were shed.
+    await waitFor('every tokenless request answered on its headers', () => held.statuses().every((s) => s !== 0), 3_000)
     const payload = { ...mergeRequestHook('open', { iid: 7 }), padding: 'x'.repeat(100 * 1024) }
     const res = await deliver(service!.url, 'gitlab', { event: 'Merge Request Hook', payload })
     expect(res.status).toBe(200)
