@@ -106,6 +106,9 @@ export function createPostgresSharedWork(deps: PostgresSharedWorkDeps): SharedWo
     async pendingDeliveriesOf(prKey) {
       return (await deps.pool.query<DeliveryRow>(queries.pendingDeliveriesOf.postgres, [prKey])).rows.map(deliveryFromRow)
     },
+    async pendingDeliveryIdsOf(prKey) {
+      return (await deps.pool.query<{ delivery_id: string }>(queries.pendingDeliveryIdsOf.postgres, [prKey])).rows.map((r) => r.delivery_id)
+    },
     async renewLeases({ owner, leaseMs, provider, deliveryIds }) {
       if (deliveryIds.length === 0) return
       await deps.pool.query(RENEW, [owner, leaseMs, provider, deliveryIds])

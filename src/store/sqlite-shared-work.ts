@@ -41,6 +41,7 @@ export function createSqliteSharedWork(driver: StoreDriver): SharedWork {
     tryLockPullRequest: (prKey) => lockPullRequest(prKey),
     onLockReleased() {},
     pendingDeliveriesOf: async (prKey) => (await driver.read<DeliveryRow>(queries.pendingDeliveriesOf, [prKey])).map(deliveryFromRow),
+    pendingDeliveryIdsOf: async (prKey) => (await driver.read<{ delivery_id: string }>(queries.pendingDeliveryIdsOf, [prKey])).map((r) => r.delivery_id),
     async renewLeases() {},
     claimExpiredDeliveries: async () => [],
   }

@@ -438,6 +438,8 @@ export interface SharedWork {
   onLockReleased(listener: (prKey: string) => Promise<void>): void
   /** Every pending delivery of one pull request, in arrival order, whichever server accepted it. */
   pendingDeliveriesOf(prKey: string): Promise<PendingDelivery[]>
+  /** The ids of those, without reading the deliveries. */
+  pendingDeliveryIdsOf(prKey: string): Promise<string[]>
   /** Extends the leases of deliveries this server holds; never takes one another server holds (unexpired). */
   renewLeases(lease: DeliveryLease & { provider: Provider; deliveryIds: readonly string[] }): Promise<void>
   /** Claims up to `limit` pending deliveries whose lease ran out (their server died), in arrival order. */
