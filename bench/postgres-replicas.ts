@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FakeSlack } from '../test/helpers/fake-slack.ts'
-import { shuffledBurst, type Sign } from './correctness-burst.ts'
-import { runLoad } from './load.ts'
+import { pullRequestAffineBurst, shuffledBurst, type Sign } from './correctness-burst.ts'
+import { runLoad, type Delivery } from './load.ts'
 import { postgresCpuMs, resetStatements, sessionsOf, statementCounts } from './postgres-cpu.ts'
 import { cpuMs, spawnListening, type Child } from './processes.ts'
 import { queryOnce } from './query-once.ts'
@@ -13,6 +13,10 @@ export interface ReplicaBenchOptions {
   slack: FakeSlack
   sign: Sign
   prs: number
+  /** Pull requests of a burst sent first and not measured (0: none): the replicas' JIT and connections warm. */
+  warmupPrs: number
+  /** Every delivery of a pull request to the same replica, instead of round-robin (no pull request shared). */
+  affine: boolean
   concurrency: number
   /** prherald-server's environment, less PRHERALD_DATABASE_URL. */
   env: NodeJS.ProcessEnv
@@ -51,7 +55,25 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<Rep
   const servers: Child[] = []
   try {
     for (let i = 0; i < options.replicas; i++) servers.push(await spawnListening('dist/src/cli/server.js', [], env))
-    const burst = shuffledBurst(prs, options.sign)
+    // Round-robin, then done when Slack has been quiet for a second and the database holds nothing pending (bounded).
+    const sendAndSettle = async (burst: Delivery[]) => {
+      const t0 = Date.now()
+      const acks = await runLoad(servers.map((s) => `${s.url}/webhook/github`), (i) => burst[i]!, { total: burst.length, concurrency: options.concurrency, maxSeconds: 60 })
+      let pending = -1
+      let lastCalls = -1
+      let idleSince = Date.now()
+      while (Date.now() - t0 < options.idleTimeoutSeconds * 1000) {
+        await sleep(250)
+        if (slack.calls.length !== lastCalls) [lastCalls, idleSince] = [slack.calls.length, Date.now()]
+        if (Date.now() - idleSince < 1000) continue
+        pending = await pendingIn(options.databaseUrl)
+        if (pending === 0) break
+      }
+      return { acks, pending, doneS: (idleSince - t0) / 1000 }
+    }
+    // The warm-up's pull requests are numbered after the measured ones, so that its messages are not counted.
+    if (options.warmupPrs > 0) await sendAndSettle(shuffledBurst(options.warmupPrs, options.sign, prs + 1))
+    const burst = options.affine ? pullRequestAffineBurst(prs, options.sign, options.replicas) : shuffledBurst(prs, options.sign)
     slack.calls.length = 0
     slack.messages.clear()
     await resetStatements(options.adminUrl)
@@ -62,23 +84,10 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<Rep
     const idleMsPerS = [replicasCpu() - idle0[0]!, postgresCpuMs(options.postmaster) - idle0[1]!].map((ms) => (ms / IDLE_SAMPLE_MS) * 1000)
     const sessions0 = await sessionsOf(options.adminUrl, options.database)
     const cpu0 = [replicasCpu(), postgresCpuMs(options.postmaster)]
-    const t0 = Date.now()
-    const acks = await runLoad(servers.map((s) => `${s.url}/webhook/github`), (i) => burst[i]!, { total: burst.length, concurrency: options.concurrency, maxSeconds: 60 })
-    let pending = -1
-    let lastCalls = -1
-    let idleSince = Date.now()
-    // Done when Slack has been quiet for a second and the database holds nothing pending (bounded).
-    while (Date.now() - t0 < options.idleTimeoutSeconds * 1000) {
-      await sleep(250)
-      if (slack.calls.length !== lastCalls) [lastCalls, idleSince] = [slack.calls.length, Date.now()]
-      if (Date.now() - idleSince < 1000) continue
-      pending = await pendingIn(options.databaseUrl)
-      if (pending === 0) break
-    }
+    const { acks, pending, doneS } = await sendAndSettle(burst)
     // Up to the moment the run is seen done: the replicas' idle polling of that last second is counted too.
     const cpuMsSpent = [replicasCpu() - cpu0[0]!, postgresCpuMs(options.postmaster) - cpu0[1]!]
     const cpuTotalMs = cpuMsSpent[0]! + cpuMsSpent[1]!
-    const doneS = (idleSince - t0) / 1000
     const statements = await statementCounts(options.adminUrl, options.database)
     const sessions = await sessionsOf(options.adminUrl, options.database) - sessions0
     const allStatements = statements.reduce((sum, s) => sum + s.calls, 0)

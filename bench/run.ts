@@ -188,7 +188,7 @@ if (only('paced')) {
 }
 if (only('postgres')) {
   const { ok, replicaCpuVsOne } = await runPostgresBenches({
-    slack, sign: signed, prs: Number(process.env.BENCH_PG_PRS ?? 400), concurrency: CONCURRENCY,
+    slack, sign: signed, prs: Number(process.env.BENCH_PG_PRS ?? 400), warmupPrs: Number(process.env.BENCH_PG_WARMUP_PRS ?? 0), affine: process.env.BENCH_PG_AFFINE === '1', concurrency: CONCURRENCY,
     replicas: (process.env.BENCH_REPLICAS ?? '1,3').split(',').map(Number),
     env: prheraldEnv(join(dir.path, 'burst'), 'unused.db'),
     idleTimeoutSeconds: Number(process.env.BENCH_IDLE_TIMEOUT_SECONDS ?? 90),
