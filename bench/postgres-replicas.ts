@@ -147,10 +147,17 @@ async function oneAtATime(burst: Delivery[], replicas: number, sendAndSettle: (s
   return {
     acks: {
       completed: sum((run) => run.acks.completed), failed: sum((run) => run.acks.failed), seconds: sum((run) => run.acks.seconds),
+      failures: mergedFailures(runs.map((run) => run.acks.failures)),
       perSecond: sum((run) => run.acks.completed) / sum((run) => run.acks.seconds),
       p50: Math.max(...runs.map((run) => run.acks.p50)), p99: Math.max(...runs.map((run) => run.acks.p99)),
     },
     pending: runs.at(-1)!.pending,
     doneS: sum((run) => run.doneS),
   }
+}
+
+function mergedFailures(all: Array<Record<string, number>>): Record<string, number> {
+  const merged: Record<string, number> = {}
+  for (const failures of all) for (const [why, n] of Object.entries(failures)) merged[why] = (merged[why] ?? 0) + n
+  return merged
 }
