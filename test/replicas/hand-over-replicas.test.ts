@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { queryOnce } from '../../bench/query-once.ts'
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { killServer, spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
+import { usePostgresReplicas } from '../helpers/replica-set.ts'
+import type { SpawnedServer } from '../helpers/spawn-prherald.ts'
 import { waitFor } from '../helpers/start-prherald.ts'
 import { expectOneCorrectMessage, messagesOf, prDeliveries } from '../faults/pr-messages.ts'
 import { usePrherald } from '../helpers/prherald-harness.ts'
@@ -18,19 +18,7 @@ const CHANNEL = 'C0000000001'
 const OWNER = 'Codertocat'
 const PR = 7
 const h = usePrherald({ slack: { anyChannel: true }, config: { server: { log_format: 'json' }, database: { lease_seconds: 60 }, mappings: { [OWNER]: { '*': { channel: CHANNEL } } } } })
-let database: TestDatabase
-let replicas: SpawnedServer[] = []
-
-beforeEach(async () => {
-  database = await createTestDatabase()
-  const env = () => h.env({ PRHERALD_DATABASE_URL: database.url })
-  replicas = [await spawnServer(env())]
-  replicas.push(await spawnServer(env()))
-})
-afterEach(async () => {
-  await Promise.all(replicas.map((r) => killServer(r)))
-  await database.drop()
-})
+const cluster = usePostgresReplicas(h, 2)
 
 async function send(replica: SpawnedServer, delivery: ReturnType<typeof prDeliveries>[number]): Promise<void> {
   const response = await deliver(replica.url, 'github', delivery)
@@ -38,7 +26,7 @@ async function send(replica: SpawnedServer, delivery: ReturnType<typeof prDelive
   expect(await response.json()).toEqual({ status: 'accepted' })
 }
 
-const pendingCount = async () => Number((await queryOnce<{ n: string }>(database.url, 'SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL'))[0]!.n)
+const pendingCount = async () => Number((await queryOnce<{ n: string }>(cluster().database.url, 'SELECT count(*) AS n FROM deliveries WHERE applied_at IS NULL'))[0]!.n)
 
 /** The deliveries in a replica's mailboxes, waiting or being applied, from its /metrics. */
 async function queued(replica: SpawnedServer): Promise<number> {
@@ -52,7 +40,7 @@ const slackWrites = (replica: SpawnedServer) => replica.entries().filter((e) => 
 
 it('a replica that finds the pull request locked leaves its delivery to the holder at once; the holder applies it: one message, nothing pending', async () => {
   const [opened, approved, commented] = prDeliveries(OWNER, PR)
-  const [a, b] = replicas as [SpawnedServer, SpawnedServer]
+  const [a, b] = cluster().replicas as [SpawnedServer, SpawnedServer]
   await send(a, opened!)
   await waitFor('the announcement', async () => messagesOf(h.slack, OWNER, PR).length === 1 && await pendingCount() === 0)
 
