@@ -18,14 +18,25 @@ export function openedPayload(number: number): Payload {
 }
 
 /** Six deliveries per PR: opened, its retry (same delivery id), three reviews and a conversation comment. */
-/** The burst's deliveries, `prs` x 6, in random order. */
-export function shuffledBurst(prs: number, sign: Sign): Delivery[] {
-  const burst = Array.from({ length: prs }, (_, i) => deliveriesFor(i + 1, sign)).flat()
-  for (let i = burst.length - 1; i > 0; i--) {
+/** The burst's deliveries, `prs` x 6 (pull requests `first` on), in random order. */
+export function shuffledBurst(prs: number, sign: Sign, first = 1): Delivery[] {
+  return shuffled(Array.from({ length: prs }, (_, i) => deliveriesFor(first + i, sign)).flat())
+}
+
+/**
+ * The same burst, each delivery addressed to replica (pull request number mod `replicas`): every delivery of
+ * a pull request goes to the same replica, as a load balancer keyed on the pull request would send them.
+ */
+export function pullRequestAffineBurst(prs: number, sign: Sign, replicas: number): Delivery[] {
+  return shuffled(Array.from({ length: prs }, (_, i) => deliveriesFor(i + 1, sign).map((d) => ({ ...d, target: (i + 1) % replicas }))).flat())
+}
+
+function shuffled<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
     const j = Math.floor(Math.random() * (i + 1))
-    ;[burst[i], burst[j]] = [burst[j]!, burst[i]!]
+    ;[items[i], items[j]] = [items[j]!, items[i]!]
   }
-  return burst
+  return items
 }
 
 function deliveriesFor(n: number, sign: Sign): Delivery[] {

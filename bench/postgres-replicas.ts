@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FakeSlack } from '../test/helpers/fake-slack.ts'
-import { shuffledBurst, type Sign } from './correctness-burst.ts'
-import { runLoad } from './load.ts'
+import { pullRequestAffineBurst, shuffledBurst, type Sign } from './correctness-burst.ts'
+import { runLoad, type Delivery, type LoadResult } from './load.ts'
 import { postgresCpuMs, resetStatements, sessionsOf, statementCounts } from './postgres-cpu.ts'
 import { cpuMs, spawnListening, type Child } from './processes.ts'
 import { queryOnce } from './query-once.ts'
@@ -13,6 +13,15 @@ export interface ReplicaBenchOptions {
   slack: FakeSlack
   sign: Sign
   prs: number
+  /** Pull requests of a burst sent first and not measured (0: none): the replicas' JIT and connections warm. */
+  warmupPrs: number
+  /**
+   * How the burst is shared: `round-robin` (delivery i to replica i mod n, so a pull request's deliveries
+   * land on every replica), `affine` (each pull request's deliveries all to one replica: nothing shared,
+   * nothing to coordinate), `one-at-a-time` (affine, and each replica's share sent only once the one before
+   * has settled: no two replicas busy at once, as on cores of their own).
+   */
+  shares: BurstShares
   concurrency: number
   /** prherald-server's environment, less PRHERALD_DATABASE_URL. */
   env: NodeJS.ProcessEnv
@@ -21,6 +30,16 @@ export interface ReplicaBenchOptions {
   adminUrl: string
   postmaster: number
   database: string
+}
+
+export type BurstShares = 'round-robin' | 'affine' | 'one-at-a-time'
+const SHARES: readonly BurstShares[] = ['round-robin', 'affine', 'one-at-a-time']
+
+/** BENCH_PG_SHARES: round-robin when unset. */
+export function burstShares(value: string | undefined): BurstShares {
+  if (value === undefined || value === '') return 'round-robin'
+  if ((SHARES as readonly string[]).includes(value)) return value as BurstShares
+  throw new Error(`BENCH_PG_SHARES=${value}: use one of ${SHARES.join(', ')}`)
 }
 
 export interface ReplicaBenchReport {
@@ -51,7 +70,25 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<Rep
   const servers: Child[] = []
   try {
     for (let i = 0; i < options.replicas; i++) servers.push(await spawnListening('dist/src/cli/server.js', [], env))
-    const burst = shuffledBurst(prs, options.sign)
+    // Round-robin, then done when Slack has been quiet for a second and the database holds nothing pending (bounded).
+    const sendAndSettle = async (burst: Delivery[]) => {
+      const t0 = Date.now()
+      const acks = await runLoad(servers.map((s) => `${s.url}/webhook/github`), (i) => burst[i]!, { total: burst.length, concurrency: options.concurrency, maxSeconds: 60 })
+      let pending = -1
+      let lastCalls = -1
+      let idleSince = Date.now()
+      while (Date.now() - t0 < options.idleTimeoutSeconds * 1000) {
+        await sleep(250)
+        if (slack.calls.length !== lastCalls) [lastCalls, idleSince] = [slack.calls.length, Date.now()]
+        if (Date.now() - idleSince < 1000) continue
+        pending = await pendingIn(options.databaseUrl)
+        if (pending === 0) break
+      }
+      return { acks, pending, doneS: (idleSince - t0) / 1000 }
+    }
+    // The warm-up's pull requests are numbered after the measured ones, so that its messages are not counted.
+    if (options.warmupPrs > 0) await sendAndSettle(shuffledBurst(options.warmupPrs, options.sign, prs + 1))
+    const burst = options.shares === 'round-robin' ? shuffledBurst(prs, options.sign) : pullRequestAffineBurst(prs, options.sign, options.replicas)
     slack.calls.length = 0
     slack.messages.clear()
     await resetStatements(options.adminUrl)
@@ -62,23 +99,10 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<Rep
     const idleMsPerS = [replicasCpu() - idle0[0]!, postgresCpuMs(options.postmaster) - idle0[1]!].map((ms) => (ms / IDLE_SAMPLE_MS) * 1000)
     const sessions0 = await sessionsOf(options.adminUrl, options.database)
     const cpu0 = [replicasCpu(), postgresCpuMs(options.postmaster)]
-    const t0 = Date.now()
-    const acks = await runLoad(servers.map((s) => `${s.url}/webhook/github`), (i) => burst[i]!, { total: burst.length, concurrency: options.concurrency, maxSeconds: 60 })
-    let pending = -1
-    let lastCalls = -1
-    let idleSince = Date.now()
-    // Done when Slack has been quiet for a second and the database holds nothing pending (bounded).
-    while (Date.now() - t0 < options.idleTimeoutSeconds * 1000) {
-      await sleep(250)
-      if (slack.calls.length !== lastCalls) [lastCalls, idleSince] = [slack.calls.length, Date.now()]
-      if (Date.now() - idleSince < 1000) continue
-      pending = await pendingIn(options.databaseUrl)
-      if (pending === 0) break
-    }
+    const { acks, pending, doneS } = options.shares === 'one-at-a-time' ? await oneAtATime(burst, options.replicas, sendAndSettle) : await sendAndSettle(burst)
     // Up to the moment the run is seen done: the replicas' idle polling of that last second is counted too.
     const cpuMsSpent = [replicasCpu() - cpu0[0]!, postgresCpuMs(options.postmaster) - cpu0[1]!]
     const cpuTotalMs = cpuMsSpent[0]! + cpuMsSpent[1]!
-    const doneS = (idleSince - t0) / 1000
     const statements = await statementCounts(options.adminUrl, options.database)
     const sessions = await sessionsOf(options.adminUrl, options.database) - sessions0
     const allStatements = statements.reduce((sum, s) => sum + s.calls, 0)
@@ -111,4 +135,29 @@ export async function runReplicaBench(options: ReplicaBenchOptions): Promise<Rep
   } finally {
     await Promise.all(servers.map((s) => s.stop()))
   }
+}
+
+type Settled = { acks: LoadResult; pending: number; doneS: number }
+
+/** Each replica's share of an affine burst in turn, the next once the last has settled: the runs added up. */
+async function oneAtATime(burst: Delivery[], replicas: number, sendAndSettle: (share: Delivery[]) => Promise<Settled>): Promise<Settled> {
+  const runs: Settled[] = []
+  for (let r = 0; r < replicas; r++) runs.push(await sendAndSettle(burst.filter((d) => d.target === r)))
+  const sum = (f: (run: Settled) => number) => runs.reduce((total, run) => total + f(run), 0)
+  return {
+    acks: {
+      completed: sum((run) => run.acks.completed), failed: sum((run) => run.acks.failed), seconds: sum((run) => run.acks.seconds),
+      failures: mergedFailures(runs.map((run) => run.acks.failures)),
+      perSecond: sum((run) => run.acks.completed) / sum((run) => run.acks.seconds),
+      p50: Math.max(...runs.map((run) => run.acks.p50)), p99: Math.max(...runs.map((run) => run.acks.p99)),
+    },
+    pending: runs.at(-1)!.pending,
+    doneS: sum((run) => run.doneS),
+  }
+}
+
+function mergedFailures(all: Array<Record<string, number>>): Record<string, number> {
+  const merged: Record<string, number> = {}
+  for (const failures of all) for (const [why, n] of Object.entries(failures)) merged[why] = (merged[why] ?? 0) + n
+  return merged
 }

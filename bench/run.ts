@@ -12,6 +12,7 @@ import { pacedMappings, runPacedBurst } from './paced-burst.ts'
 import { createSlackLimitGate } from '../test/helpers/slack-limit-gate.ts'
 import { cpuMs, killChildren, spawnListening, type Child } from './processes.ts'
 import { runPostgresBenches } from './postgres-benches.ts'
+import { burstShares } from './postgres-replicas.ts'
 import { measureStartMemory } from './start-memory.ts'
 import { verdictLine, type BenchFigures } from './verdict.ts'
 
@@ -188,7 +189,7 @@ if (only('paced')) {
 }
 if (only('postgres')) {
   const { ok, replicaCpuVsOne } = await runPostgresBenches({
-    slack, sign: signed, prs: Number(process.env.BENCH_PG_PRS ?? 400), concurrency: CONCURRENCY,
+    slack, sign: signed, prs: Number(process.env.BENCH_PG_PRS ?? 400), warmupPrs: Number(process.env.BENCH_PG_WARMUP_PRS ?? 0), shares: burstShares(process.env.BENCH_PG_SHARES), concurrency: CONCURRENCY,
     replicas: (process.env.BENCH_REPLICAS ?? '1,3').split(',').map(Number),
     env: prheraldEnv(join(dir.path, 'burst'), 'unused.db'),
     idleTimeoutSeconds: Number(process.env.BENCH_IDLE_TIMEOUT_SECONDS ?? 90),

@@ -66,13 +66,28 @@ export function createDeliveries<B extends DeliveryBatches>(deps: DeliveriesDeps
     (key, error) => logger.error('delivery failed; it stays pending', { pr_key: key, ...errorFields(error) }),
     { foldMs: deps.foldMs, parallel: deps.parallel, acks: deps.acks, parallelWhileAcking: deps.parallelWhileAcking })
   repost = (event) => mailboxes.post(pullRequestKey(event), event)
+  const handOff = (event: LifecycleEvent) => {
+    leases.hold(event)
+    mailboxes.post(pullRequestKey(event), event)
+  }
+  // The hand-over between replicas (src/worker/run-batch.ts): once this server has given a pull request's
+  // lock back, another server's batch may have found it held and left its deliveries here. They are looked
+  // for now, after the unlock, and what is not already in this server's mailboxes joins them (the mailbox
+  // folds it into the pull request's next batch). The ids first: mostly what is pending is this server's
+  // own, queued behind the batch that just ended, and reading the deliveries themselves is for when it is
+  // not. A read that fails leaves them to the leases: their sweep takes them over once they run out. A
+  // delivery this release cannot read is skipped: the batch that reads it says why.
+  store.onLockReleased(async (prKey) => {
+    try {
+      if ((await store.pendingDeliveryIdsOf(prKey)).every((id) => leases.holds(id))) return
+      for (const left of await store.pendingDeliveriesOf(prKey)) if (left.event && !leases.holds(left.deliveryId)) handOff(left.event)
+    } catch (error) {
+      logger.warn('could not look for deliveries left to this server; the lease sweep takes them over', { pr_key: prKey, ...errorFields(error) })
+    }
+  })
 
   return {
-    retries, leases, mailboxes, batches,
-    handOff(event) {
-      leases.hold(event)
-      mailboxes.post(pullRequestKey(event), event)
-    },
+    retries, leases, mailboxes, batches, handOff,
     async stop(deadline, cutOff) {
       retries.stop()
       await leases.stop()

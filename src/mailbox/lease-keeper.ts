@@ -34,6 +34,8 @@ export interface LeaseKeeper {
   /** One round: renew what is held, then take over what expired. Run by the timer; tests call it directly. */
   tick(): Promise<void>
   held(): number
+  /** Whether the delivery is in this server's mailboxes (held and not yet done). */
+  holds(deliveryId: string): boolean
   /** Stops the timer and waits for a round under way, so that the store can close after it. */
   stop(): Promise<void>
 }
@@ -83,6 +85,7 @@ export function createLeaseKeeper(deps: LeaseKeeperDeps): LeaseKeeper {
     done: (events) => { for (const e of events) held.delete(e.deliveryId) },
     tick,
     held: () => held.size,
+    holds: (deliveryId) => held.has(deliveryId),
     async stop() {
       clearInterval(timer)
       await running

@@ -69,6 +69,8 @@ const sql = {
   deleteBodiesBefore: deleteSlice('delivery_bodies', 'received_at < ?'),
   pendingDeliveries: `${PENDING} ORDER BY seq`,
   pendingDeliveriesOf: `${PENDING} AND pr_key = ? ORDER BY seq`,
+  // Only the ids: after every release of a pull request's lock, where what is pending is mostly already this server's.
+  pendingDeliveryIdsOf: 'SELECT delivery_id FROM deliveries WHERE applied_at IS NULL AND parked_at IS NULL AND pr_key = ?',
   // The delivery ids are one JSON array: one statement however many deliveries the commit applies.
   markApplied: 'UPDATE deliveries SET applied_at = ?, event = NULL WHERE provider = ? AND delivery_id IN ({json_texts})',
   pendingDeliveryStats: `SELECT sum(CASE WHEN parked_at IS NULL THEN 1 ELSE 0 END) AS n, min(CASE WHEN parked_at IS NULL THEN received_at END) AS oldest,

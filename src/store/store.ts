@@ -421,8 +421,25 @@ export interface SharedWork {
    * called. Never a transaction: Slack calls made while it is held keep no transaction open.
    */
   lockPullRequest(prKey: string): Promise<PullRequestLock>
+  /**
+   * For a pull request's batch of `batch`'s deliveries, without waiting: 'applied' when none of them is
+   * pending any more (another server's batch applied them; no lock is taken), 'held' when another server
+   * holds the lock, else the lock. A holder finishes what a 'held' batch was for: once it has given the
+   * lock back it reads the pull request's pending deliveries (`onLockReleased`, src/mailbox/create-deliveries.ts),
+   * and src/worker/run-batch.ts says why that read cannot miss them. SQLite has no other server: this
+   * waits for this process's holder, as lockPullRequest does, and always takes the lock.
+   */
+  tryLockPullRequest(prKey: string, batch: { provider: Provider; deliveryIds: readonly string[] }): Promise<PullRequestLock | 'applied' | 'held'>
+  /**
+   * `listener` runs each time this server has given a pull request's lock back, whoever held it here (a
+   * batch, a reminder, an intent's recovery), after the release completed; the release waits for it. Only
+   * where other servers share the database (PostgreSQL); SQLite never calls it.
+   */
+  onLockReleased(listener: (prKey: string) => Promise<void>): void
   /** Every pending delivery of one pull request, in arrival order, whichever server accepted it. */
   pendingDeliveriesOf(prKey: string): Promise<PendingDelivery[]>
+  /** The ids of those, without reading the deliveries. */
+  pendingDeliveryIdsOf(prKey: string): Promise<string[]>
   /** Extends the leases of deliveries this server holds; never takes one another server holds (unexpired). */
   renewLeases(lease: DeliveryLease & { provider: Provider; deliveryIds: readonly string[] }): Promise<void>
   /** Claims up to `limit` pending deliveries whose lease ran out (their server died), in arrival order. */

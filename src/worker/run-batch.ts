@@ -84,6 +84,20 @@ export interface BatchRunner {
  * commit (`fresh`, counted once: a retry hands back the same events), and nothing else of its pull request
  * may be pending. A failed batch, a replay, or a read that found more than its batch loses that (`unsure`)
  * until a read finds only its own. At the bench's rate reading a batch back cost more than the rest of it.
+ *
+ * Where other servers share the database, a batch that finds its pull request's lock held by another server
+ * neither waits nor polls: it leaves its deliveries (committed, pending) to the holder and ends, giving up
+ * its leases. The holder cannot miss them: this batch's intake committed them before this batch tried the
+ * lock; the try failed because the holder's session held the lock, so it came before the holder's unlock;
+ * and the holder reads the pull request's pending deliveries only after its unlock has been answered
+ * (`onLockReleased`, src/mailbox/create-deliveries.ts), in a statement of its own, which under PostgreSQL's
+ * read committed sees every transaction committed before it began. It hands what it finds to its mailbox,
+ * whose fold gathers it with whatever else arrives meanwhile into its next batch. And a batch none of whose
+ * deliveries is pending any more (another server's batch read them with its own) takes no lock at all: the
+ * same statement tries the lock only while one is (`tryLockPullRequest`). So replicas sharing a pull
+ * request's deliveries do not each run a batch for their share, and none polls. If the holder dies first,
+ * its leases and the left ones run out, and any replica's sweep takes them over (src/mailbox/lease-keeper.ts).
+ * A batch that owes a repaint (below) waits for the lock instead: the repaint is this server's to make.
  */
 export function createBatchRunner(deps: BatchRunnerDeps): BatchRunner {
   const sole = deps.store.soleServer
@@ -99,9 +113,14 @@ export function createBatchRunner(deps: BatchRunnerDeps): BatchRunner {
     return known ? events : undefined
   }
 
-  const underLock = async (prKey: string, known: readonly LifecycleEvent[] | undefined): Promise<string[]> => {
+  /** The delivery ids applied (none when another server's batch applied them), or undefined when another server holds the lock and takes the batch over. */
+  const underLock = async (prKey: string, events: readonly LifecycleEvent[], known: readonly LifecycleEvent[] | undefined): Promise<string[] | undefined> => {
     await yieldToAcks()
-    const lock = await deps.store.lockPullRequest(prKey)
+    const lock = owed.has(prKey) || events.length === 0
+      ? await deps.store.lockPullRequest(prKey)
+      : await deps.store.tryLockPullRequest(prKey, { provider: events[0]!.provider, deliveryIds: events.map((e) => e.deliveryId) })
+    if (lock === 'held') return undefined
+    if (lock === 'applied') return []
     const batch: BatchContext = { prKey, lost: lock.lost, changedAfterLoss: [] }
     try {
       // A known event is applied exactly as the store would hand it back; one this release cannot read fails the batch.
@@ -128,7 +147,8 @@ export function createBatchRunner(deps: BatchRunnerDeps): BatchRunner {
     unsure: (prKey) => void (sole && unsure.add(prKey)),
     async run(prKey, events) {
       try {
-        const applied = await underLock(prKey, take(prKey, events))
+        const applied = await underLock(prKey, events, take(prKey, events))
+        if (!applied) return deps.release?.(events)
         const batch = new Set(events.map((e) => e.deliveryId))
         if (applied.every((id) => batch.has(id))) unsure.delete(prKey)
         else if (sole) unsure.add(prKey)

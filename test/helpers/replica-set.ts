@@ -86,3 +86,22 @@ export function useReplicaSet(options: ReplicaSetOptions): () => ReplicaSet {
   })
   return () => set!
 }
+
+/**
+ * `n` replicas of a harness's server (its config, its fake Slack) on a PostgreSQL database of their own for
+ * each test, started one after the other (the first migrates); killed, and the database dropped, after it.
+ */
+export function usePostgresReplicas(h: { env(extra?: Env): Env }, n: number): () => { database: TestDatabase; replicas: SpawnedServer[] } {
+  let database: TestDatabase | undefined
+  const replicas: SpawnedServer[] = []
+  beforeEach(async () => {
+    database = await createTestDatabase()
+    for (let i = 0; i < n; i++) replicas.push(await spawnServer(h.env({ PRHERALD_DATABASE_URL: database.url })))
+  })
+  afterEach(async () => {
+    await Promise.all(replicas.splice(0).map((r) => killServer(r)))
+    await database?.drop()
+    database = undefined
+  })
+  return () => ({ database: database!, replicas })
+}

@@ -1,11 +1,11 @@
-import { afterEach, beforeEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import type pg from 'pg'
 import { queryOnce } from '../../bench/query-once.ts'
 import { readStoredLifecycle } from '../../src/store/stored-json.ts'
 import { renderMessage } from '../../src/slack/render-message.ts'
-import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts'
 import { deliver } from '../helpers/signed-delivery.ts'
-import { killServer, spawnServer, type SpawnedServer } from '../helpers/spawn-prherald.ts'
+import { usePostgresReplicas } from '../helpers/replica-set.ts'
+import type { SpawnedServer } from '../helpers/spawn-prherald.ts'
 import { waitFor } from '../helpers/start-prherald.ts'
 import { FULL_REACTIONS, FULL_STATUS, messagesOf, prDeliveries, statusOf } from '../faults/pr-messages.ts'
 import { usePrherald } from '../helpers/prherald-harness.ts'
@@ -21,21 +21,9 @@ const CHANNEL = 'C0000000001'
 const OWNER = 'Codertocat'
 const PR = 7
 const h = usePrherald({ slack: { anyChannel: true }, config: { server: { log_format: 'json', log_level: 'debug' }, database: { lease_seconds: 2 }, mappings: { [OWNER]: { '*': { channel: CHANNEL } } } } })
-let database: TestDatabase
-let replicas: SpawnedServer[] = []
+const cluster = usePostgresReplicas(h, 2)
 
-beforeEach(async () => {
-  database = await createTestDatabase()
-  const env = () => h.env({ PRHERALD_DATABASE_URL: database.url })
-  replicas = [await spawnServer(env())]
-  replicas.push(await spawnServer(env()))
-})
-afterEach(async () => {
-  await Promise.all(replicas.map((r) => killServer(r)))
-  await database.drop()
-})
-
-const sql = <T extends pg.QueryResultRow>(text: string): Promise<T[]> => queryOnce<T>(database.url, text)
+const sql = <T extends pg.QueryResultRow>(text: string): Promise<T[]> => queryOnce<T>(cluster().database.url, text)
 
 async function send(replica: SpawnedServer, delivery: ReturnType<typeof prDeliveries>[number]): Promise<void> {
   const response = await deliver(replica.url, 'github', delivery)
@@ -60,7 +48,7 @@ async function endLockConnection(): Promise<void> {
 
 async function holdThenLoseLock(method: 'chat.update' | 'reactions.add'): Promise<void> {
   const [opened, approved, commented] = prDeliveries(OWNER, PR)
-  const [a, b] = replicas as [SpawnedServer, SpawnedServer]
+  const [a, b] = cluster().replicas as [SpawnedServer, SpawnedServer]
   await send(a, opened!)
   await waitFor('the announcement', () => messagesOf(h.slack, OWNER, PR).length === 1 && h.slack.calls.length > 0)
   await waitFor('nothing pending', async () => await pendingCount() === 0)
@@ -92,10 +80,10 @@ it('a reaction on its way when the lock went: the batch does not commit its olde
   await holdThenLoseLock('reactions.add')
   // Replica a either finds its lock gone, or (before the fix) saves its older state over the final one.
   const lastDelivery = async () => (await sql<{ id: string }>(`SELECT last_delivery_id AS id FROM slack_messages WHERE pr_number = ${PR}`))[0]?.id
-  await waitFor('replica a to end its batch', async () => replicas[0]!.entries().some((e) => String(e.error ?? '').includes("holding this pull request's lock broke"))
+  await waitFor('replica a to end its batch', async () => cluster().replicas[0]!.entries().some((e) => String(e.error ?? '').includes("holding this pull request's lock broke"))
     || await lastDelivery() === prDeliveries(OWNER, PR)[1]!.deliveryId, 15_000)
   // And its retry, a second later, finds nothing to change: the retry's batch has run (and succeeded) before the checks.
-  await waitFor('replica a\'s retry to go through', () => replicas[0]!.entries().some((e) => e.msg === 'pull request batch succeeded after a failed one'), 15_000)
+  await waitFor('replica a\'s retry to go through', () => cluster().replicas[0]!.entries().some((e) => e.msg === 'pull request batch succeeded after a failed one'), 15_000)
   const [message] = messagesOf(h.slack, OWNER, PR)
   expect(messagesOf(h.slack, OWNER, PR)).toHaveLength(1)
   expect(statusOf(message!)).toBe(FULL_STATUS)

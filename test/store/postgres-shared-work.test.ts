@@ -73,6 +73,50 @@ describe('per-pull-request locks across servers', () => {
   })
 })
 
+describe('a batch\'s lock, taken without waiting', () => {
+  const batchOf = (...deliveryIds: string[]) => ({ provider: 'github' as const, deliveryIds })
+
+  it('is taken while one of the batch\'s deliveries is pending, is \'held\' while another server holds it, and \'applied\' once none is pending', async () => {
+    const [a, b] = [await server(), await server()]
+    for (const id of ['d-1', 'd-2']) await a.recordDelivery(delivery(id))
+    const lock = await a.tryLockPullRequest('github:acme/api#7', batchOf('d-1'))
+    if (typeof lock === 'string') throw new Error(`not locked: ${lock}`)
+    expect(await b.tryLockPullRequest('github:acme/api#7', batchOf('d-2'))).toBe('held')
+    await a.commitOutcome({ provider: 'github', deliveryIds: ['d-1', 'd-2'], messages: [] })
+    // Nothing of b's batch is pending any more: no lock is tried, held or not.
+    expect(await b.tryLockPullRequest('github:acme/api#7', batchOf('d-2'))).toBe('applied')
+    await lock()
+    expect(await b.tryLockPullRequest('github:acme/api#7', batchOf('d-1', 'd-2'))).toBe('applied')
+    await b.recordDelivery(delivery('d-3'))
+    const again = await b.tryLockPullRequest('github:acme/api#7', batchOf('d-2', 'd-3'))
+    expect(typeof again).toBe('function')
+    if (typeof again !== 'string') await again()
+  })
+
+  it('tells the listeners after every release, once the unlock is answered: the lock is free and what was committed before is read', async () => {
+    const [a, b] = [await server(), await server()]
+    const seen: Array<{ prKey: string; free: boolean; pending: string[] }> = []
+    a.onLockReleased(async (prKey) => {
+      // b can take the lock at once: the release is over. And b's delivery, committed while a held it, is read.
+      const lock = await b.tryLockPullRequest(prKey, batchOf('d-2'))
+      seen.push({ prKey, free: typeof lock === 'function', pending: ids(await a.pendingDeliveriesOf(prKey)) })
+      if (typeof lock === 'function') await lock()
+    })
+    await a.recordDelivery(delivery('d-1'))
+    const lock = await a.tryLockPullRequest('github:acme/api#7', batchOf('d-1'))
+    if (typeof lock === 'string') throw new Error(`not locked: ${lock}`)
+    await b.recordDelivery(delivery('d-2'))
+    expect(await b.tryLockPullRequest('github:acme/api#7', batchOf('d-2'))).toBe('held')
+    await lock()
+    await lock() // a second release is no release: the listeners are not told again
+    await (await a.lockPullRequest('github:acme/api#8'))() // any holder's release, not only a batch's
+    expect(seen).toEqual([
+      { prKey: 'github:acme/api#7', free: true, pending: ['d-1', 'd-2'] },
+      { prKey: 'github:acme/api#8', free: true, pending: [] },
+    ])
+  })
+})
+
 describe('leases on pending deliveries', () => {
   it('a delivery nobody renewed is taken over once its receiver\'s lease ran out, in arrival order, by one server', async () => {
     const [a, b, c] = [await server(), await server(), await server()]

@@ -128,9 +128,8 @@ it('reads all the same where other servers may work on the database (PostgreSQL)
 
 it('hands the batch its lock\'s signal, and repaints what settled after a lost lock at the next batch under the lock', async () => {
   const lock = new AbortController()
-  const locked = Object.assign(Object.create(store) as Store, store, {
-    lockPullRequest: async () => Object.assign(async () => {}, { lost: lock.signal }),
-  })
+  const held = async () => Object.assign(async () => {}, { lost: lock.signal })
+  const locked = Object.assign(Object.create(store) as Store, store, { lockPullRequest: held, tryLockPullRequest: held })
   const repainted: string[][] = []
   const runner = createBatchRunner({
     store: locked,
