@@ -18,6 +18,8 @@ export interface OpenStoreDeps {
   lockWaitMs?: number
   /** SQLite: how often the database path is compared with the opened file. */
   checkMs?: number
+  /** SQLite: how long a commit waits inside SQLite for this process's other connection (sqlite-store.ts's busyWaitMs). */
+  busyWaitMs?: number
   /** PostgreSQL: connections for per-pull-request locks, which the batches running at once each hold. */
   lockConnections: number
 }
@@ -62,6 +64,7 @@ export async function openStore(deps: OpenStoreDeps): Promise<OpenedStore> {
   const watch = watchDatabaseFile({ path: target.path, logger, intervalMs: deps.checkMs })
   const store = createSqliteStore(db, Date.now, {
     lockWaitMs: deps.lockWaitMs,
+    busyWaitMs: deps.busyWaitMs,
     fileState: watch.verify,
     onLockWait: (writes) => logger.warn('the database is locked by another program; writes wait for it', {
       database: target.path, writes,

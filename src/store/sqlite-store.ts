@@ -21,6 +21,13 @@ export interface SqliteStoreOptions {
    * SQLite would commit into the unlinked file without a word, so every write of the batch is refused instead.
    */
   fileState?: () => 'ok' | 'deleted' | 'replaced'
+  /**
+   * How long a transaction waits inside SQLite for the write lock before it counts as busy; 0 (the default)
+   * never waits. Set when the process has a second writer of its own (the acknowledging thread's connection,
+   * src/store/open-intake-store.ts): each then waits out the other's commit, a few milliseconds, instead of
+   * taking it for another program's lock.
+   */
+  busyWaitMs?: number
 }
 
 const isBusy = (error: unknown) => String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')
@@ -47,11 +54,11 @@ function createSqliteDriver(db: SqliteDatabase, options: SqliteStoreOptions): St
   // and the batch runs again with each write in its own savepoint (a nested better-sqlite3 transaction),
   // which isolates the failure at the price of two more statements per write.
   // A write lock held by another process must never stall the event loop (SQLite's busy timeout waits
-  // synchronously, and /healthz would wait with it): the connection never waits (busy_timeout 0), each
+  // synchronously, and /healthz would wait with it): the connection never waits (busy_timeout 0; busyWaitMs with a second writer of its own), each
   // transaction takes the write lock up front (BEGIN IMMEDIATE, so a busy database fails before any statement
   // runs), and a busy batch is retried on a timer with backoff, later writes joining it, until each write's
   // own deadline (lockWaitMs after it was queued) rejects it with `database_busy`.
-  db.pragma('busy_timeout = 0')
+  db.pragma(`busy_timeout = ${options.busyWaitMs ?? 0}`)
   const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS
   type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
   type Item = { run: () => unknown; resolve: (value: never) => void; reject: (e: unknown) => void; deadline: number }
