@@ -345,12 +345,21 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   if (listeners.metrics) logger.info('serving /metrics on its own listener', { address: listeners.metrics.address, port: listeners.metrics.port })
   await parts.start('reconcile on start', () => startReconcileOnStart({ settings, hosts, store, logger, handOff, limit }), (reconcile) => reconcile.stop())
 
+  const settle = async (timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs
+    // With the acknowledging thread, what it handed off may still be on its way to the mailboxes.
+    while (!listeners.server && listeners.inTransit() > 0) {
+      if (Date.now() > deadline) return false
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    return mailboxes.drain(Math.max(0, deadline - Date.now()))
+  }
   const holding = () => ({
     mailboxes: mailboxes.active(), pacer: pacer.stats(), sleeps: sleep.pending(),
     shutdownListeners: getEventListeners(shutdown.signal, 'abort').length,
   })
   return {
-    server, port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), holding, url, stop, parts: parts.names,
+    server, port, settle, holding, url, stop, parts: parts.names,
     metricsUrl: `${listeners.metrics ? listeners.metrics.url : url}/metrics`,
   }
 }

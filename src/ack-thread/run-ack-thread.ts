@@ -89,7 +89,11 @@ export async function runAckThread(port: MessagePort, data: AckThreadData): Prom
           secrets: [own.webhookSecret],
           accept: createIntake({
             host, mappings: own.mappings, follow: followRoutes(own.follow), reviews: data.reviews, store: store.store, logger,
-            handOff: outbox.handOff, talkBack: data.talkBack,
+            handOff: (event) => {
+              Atomics.add(data.handOffs, 0, 1)
+              outbox.handOff(event)
+            },
+            talkBack: data.talkBack,
             // users: keys GitHub people by login, Bitbucket people by account id (docs/configuration.md#people).
             slackUserOf: (actor) => mappedId(own.users, host.people.keyOf(actor)),
           }),

@@ -44,6 +44,8 @@ export interface AckThread extends Omit<Listeners, 'server' | 'open'> {
   close(deadline: number): Promise<void>
   /** Since when the thread's body budget has let nothing in; undefined while it is not full. */
   bodiesFullSince(): number | undefined
+  /** Deliveries the thread committed and handed off that have not reached the mailboxes yet. */
+  inTransit(): number
 }
 
 // Built: dist/src/ack-thread/ack-thread-entry.js. From the sources (the tests): Node runs the .ts itself.
@@ -84,6 +86,7 @@ export async function startAckThread(deps: AckThreadDeps): Promise<AckThread> {
       for (const [level, msg, fields] of message.logs) logger[level](msg, fields)
       for (const observation of message.observed) served?.observe(...observation)
       for (const event of message.events) served?.handOff(event)
+      Atomics.add(deps.data.handOffs, 1, message.events.length)
     } else if (message.kind === 'request') {
       // Forwarded only once the gate is open, which is after `open` set `served`.
       const answering = served ? answerForwarded(served.app, message) : Promise.reject(new Error('a request before the start-up steps were done'))
@@ -146,6 +149,7 @@ export async function startAckThread(deps: AckThreadDeps): Promise<AckThread> {
       await metrics?.close()
     },
     bodiesFullSince: () => bodiesFullSince,
+    inTransit: () => Atomics.load(deps.data.handOffs, 0) - Atomics.load(deps.data.handOffs, 1),
   }
 }
 
@@ -153,6 +157,7 @@ export async function startAckThread(deps: AckThreadDeps): Promise<AckThread> {
 export function ackThreadData(settings: Settings, hosts: HostSet, tuning: Pick<AckThreadData, 'httpTimeouts' | 'maxConnections' | 'databaseLockWaitMs'>): AckThreadData {
   return {
     ...tuning,
+    handOffs: new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT)),
     listen: settings.listen,
     database: settings.database,
     logLevel: settings.logLevel,

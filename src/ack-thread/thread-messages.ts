@@ -20,6 +20,11 @@ export interface AckThreadData {
   reviews: ReviewSettings
   talkBack: TalkBackSettings | undefined
   logLevel: LogLevel
+  /**
+   * Two counters shared with the main thread: [0] events the thread handed off, [1] events the main thread
+   * received. Their difference is what is on its way (RunningService.settle waits for it).
+   */
+  handOffs: Int32Array
 }
 
 /** A request the thread does not answer itself, forwarded whole to the main thread's app. */
