@@ -32,7 +32,7 @@ import { createIntake } from './intake/intake.ts'
 import type { Logger } from './log/logger.ts'
 import { replicaId } from './mailbox/lease-keeper.ts'
 import { BATCHES_AT_ONCE, FOLD_MS } from './mailbox/mailboxes.ts'
-import { ACKS_QUIET_MS, createAcksInFlight } from './mailbox/acks-in-flight.ts'
+import { ACKS_QUIET_MS, acksOfThread, createAcksInFlight } from './mailbox/acks-in-flight.ts'
 import { handOffStored } from './mailbox/hand-off-stored.ts'
 import { replayParkedControlHandler } from './mailbox/replay-parked-control.ts'
 import { mappedId } from './config/people-map.ts'
@@ -216,7 +216,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const acks = createAcksInFlight({ quietMs: ACKS_QUIET_MS })
   const deliveries = await parts.start('deliveries', () => createDeliveries({
     store, logger, owner, attempts: settings.retryAttempts, backoffMs: settings.retryBackoffSeconds * 1000, leaseMs: settings.databaseLeaseSeconds * 1000,
-    batches: (server) => worker.batches(server), acks, foldMs: FOLD_MS,
+    batches: (server) => worker.batches(server), foldMs: FOLD_MS,
+    // Acks first, wherever they are answered: on this loop, or on the acknowledging thread.
+    acks: listeners.server ? acks : acksOfThread(listeners.acks, { quietMs: ACKS_QUIET_MS }),
     // Batches hold a lock connection each on PostgreSQL: no more are admitted than there are connections.
     parallel: store.soleServer ? BATCHES_AT_ONCE : PARALLEL_CALLS, parallelWhileAcking: PARALLEL_CALLS,
   }), async (own, deadline) => { drained = await own.stop(deadline, () => shutdown.abort()) })

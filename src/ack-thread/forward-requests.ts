@@ -1,7 +1,7 @@
 import type { H3Event, HTTPResponse } from 'h3'
 import { errorResponse } from '../http/respond.ts'
 import { BODY_LIMIT, readRawBody } from '../http/read-raw-body.ts'
-import type { ForwardedAnswer, ForwardedRequest } from './thread-messages.ts'
+import type { ForwardedAnswer, ForwardedRequest } from '../http/answer-forwarded.ts'
 
 export interface Forwarder {
   /** The thread app's handler for every route but the webhooks': the request goes to the main thread's app, its answer comes back. */

@@ -46,7 +46,15 @@ export async function runAckThread(port: MessagePort, data: AckThreadData): Prom
   }
 
   const gate = createStartupGate(true)
-  const server = createTimedServer(gate.handler, data.httpTimeouts)
+  // Counted for the main thread's mailboxes (acks first): in flight now, and when the last was answered.
+  const server = createTimedServer((req, res) => {
+    Atomics.add(data.requestsInFlight, 0, 1)
+    res.once('close', () => {
+      Atomics.sub(data.requestsInFlight, 0, 1)
+      data.lastAnsweredAt[0] = Date.now()
+    })
+    gate.handler(req, res)
+  }, data.httpTimeouts)
   try {
     await listenOn(server, data.listen, 'PRHERALD_LISTEN / server.listen', ':8081')
   } catch (error) {

@@ -9,7 +9,8 @@ import { startMetricsServer } from '../http/metrics-server.ts'
 import type { Logger } from '../log/logger.ts'
 import type { Metrics } from '../metrics/create-metrics.ts'
 import { HEAP_LIMITS } from '../memory/heap-limits.ts'
-import { answerForwarded } from './answer-forwarded.ts'
+import type { SharedAcks } from '../mailbox/acks-in-flight.ts'
+import { answerForwarded } from '../http/answer-forwarded.ts'
 import type { AckThreadData, FromThread, ToThread } from './thread-messages.ts'
 
 export interface AckThreadDeps {
@@ -46,6 +47,8 @@ export interface AckThread extends Omit<Listeners, 'server' | 'open'> {
   bodiesFullSince(): number | undefined
   /** Deliveries the thread committed and handed off that have not reached the mailboxes yet. */
   inTransit(): number
+  /** The thread's requests, for the mailboxes' acks first (acks-in-flight.ts's acksOfThread). */
+  acks: SharedAcks
 }
 
 // Built: dist/src/ack-thread/ack-thread-entry.js. From the sources (the tests): Node runs the .ts itself.
@@ -88,12 +91,8 @@ export async function startAckThread(deps: AckThreadDeps): Promise<AckThread> {
       for (const event of message.events) served?.handOff(event)
       Atomics.add(deps.data.handOffs, 1, message.events.length)
     } else if (message.kind === 'request') {
-      // Forwarded only once the gate is open, which is after `open` set `served`.
-      const answering = served ? answerForwarded(served.app, message) : Promise.reject(new Error('a request before the start-up steps were done'))
-      answering.then((answer) => send(answer, [answer.body]), (error: unknown) => {
-        logger.error('a forwarded request failed', { kind: error instanceof Error ? error.name : typeof error, path: message.url.split('?')[0] })
-        send({ kind: 'answer', id: message.id, status: 500, headers: [['content-type', 'application/json']], body: new TextEncoder().encode('{"error":"internal","message":"internal error; see the server log"}').buffer })
-      })
+      // Forwarded only once the gate is open, which is after `open` set `served`; answerForwarded never rejects.
+      if (served) void answerForwarded(served.app, message, logger).then((answer) => send(answer, [answer.body]))
     } else if (message.kind === 'bodies') bodiesFullSince = message.fullSince
     else settle(message)
   })
@@ -150,6 +149,7 @@ export async function startAckThread(deps: AckThreadDeps): Promise<AckThread> {
     },
     bodiesFullSince: () => bodiesFullSince,
     inTransit: () => Atomics.load(deps.data.handOffs, 0) - Atomics.load(deps.data.handOffs, 1),
+    acks: { inFlight: () => Atomics.load(deps.data.requestsInFlight, 0), lastAnsweredAt: () => deps.data.lastAnsweredAt[0]! },
   }
 }
 
@@ -158,6 +158,8 @@ export function ackThreadData(settings: Settings, hosts: HostSet, tuning: Pick<A
   return {
     ...tuning,
     handOffs: new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT)),
+    requestsInFlight: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)),
+    lastAnsweredAt: new Float64Array(new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT)),
     listen: settings.listen,
     database: settings.database,
     logLevel: settings.logLevel,

@@ -2,6 +2,7 @@ import type { PullRequestEvent, Provider } from '../../machines/pull-request-eve
 import type { Mappings } from '../config/schema.ts'
 import type { DatabaseTarget, HostSettings, ListenAddress, ReviewSettings } from '../config/settings.ts'
 import type { TalkBackSettings } from '../config/talk-back-settings.ts'
+import type { ForwardedAnswer, ForwardedRequest } from '../http/answer-forwarded.ts'
 import type { HttpTimeouts } from '../http/http-timeouts.ts'
 import type { LogFields, LogLevel } from '../log/logger.ts'
 import type { DeliveryOutcome } from '../metrics/delivery-outcome.ts'
@@ -25,25 +26,10 @@ export interface AckThreadData {
    * received. Their difference is what is on its way (RunningService.settle waits for it).
    */
   handOffs: Int32Array
-}
-
-/** A request the thread does not answer itself, forwarded whole to the main thread's app. */
-export interface ForwardedRequest {
-  kind: 'request'
-  id: number
-  method: string
-  /** Path and query, as received. */
-  url: string
-  headers: Array<[string, string]>
-  body: ArrayBuffer | undefined
-}
-
-export interface ForwardedAnswer {
-  kind: 'answer'
-  id: number
-  status: number
-  headers: Array<[string, string]>
-  body: ArrayBuffer
+  /** Shared with the main thread's mailboxes (acks-in-flight.ts's acksOfThread): [0] requests in flight on the thread. */
+  requestsInFlight: Int32Array
+  /** [0] Date.now() of the thread's last answer; written by the thread only. */
+  lastAnsweredAt: Float64Array
 }
 
 export type LogEntry = [level: 'trace' | 'debug' | 'info' | 'warn' | 'error', msg: string, fields: LogFields | undefined]
