@@ -12,6 +12,7 @@ import { listenOn } from '../http/listen-on.ts'
 import { createStartupGate } from '../http/startup-gate.ts'
 import { addWebhookRoutes } from '../http/webhook-routes.ts'
 import { createIntake } from '../intake/intake.ts'
+import { startIdleRelease } from '../memory/idle-release.ts'
 import { mappedId } from '../config/people-map.ts'
 import { followRoutes } from '../routing/route-pull-request.ts'
 import { openIntakeStore, SECOND_WRITER_WAIT_MS, type OpenedIntakeStore } from '../store/open-intake-store.ts'
@@ -82,6 +83,7 @@ export async function runAckThread(port: MessagePort, data: AckThreadData): Prom
   bodiesReport.unref()
   const forwarder = createForwarder((request, transfer) => post(request, transfer))
   let opened: OpenedIntakeStore | undefined
+  let idle: { stop(): void } | undefined
 
   const open = async () => {
     const store = opened = await openIntakeStore({
@@ -110,10 +112,13 @@ export async function runAckThread(port: MessagePort, data: AckThreadData): Prom
     })
     app.all('/**', (event) => forwarder.handler(event))
     gate.open(toNodeHandler(app))
+    // The thread's heap is its own: collected after the start and whenever the thread is idle, as the main thread's is.
+    idle = startIdleRelease({ logger })
   }
 
   const close = async (deadline: number) => {
     clearInterval(bodiesReport)
+    idle?.stop()
     await closeServer(server, deadline)
     // Every delivery acknowledged before the listener closed is handed off before the thread says it closed.
     outbox.flush()
