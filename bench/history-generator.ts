@@ -1,5 +1,6 @@
 import { decodeGithub } from '../src/hosts/github/decode.ts'
 import { initialContext, type PullRequestContext } from '../machines/pull-request.machine.ts'
+import { personKey } from '../machines/pull-request-people.ts'
 import type { PullRequestEvent } from '../machines/pull-request-event.ts'
 import { storedLifecycle } from '../src/store/stored-json.ts'
 import type { Progress } from '../src/log/progress.ts'
@@ -49,6 +50,7 @@ const HEADS = table('pull_request_heads', 'provider repository sha pr_number:n s
 const DIRECT = table('direct_messages', 'recipient dm_key pr_key body due_at:n created_at:n channel ts outcome')
 const PREFERENCES = table('person_preferences', 'slack_user direct_messages working_hours updated_at:n')
 const LINKED = table('linked_accounts', 'slack_user host login account_key key_id sealed linked_at:n updated_at:n')
+const PEOPLE = table('pull_request_people', 'provider repository pr_number:n person touched_at:n')
 const LOOKUPS = table('person_lookups', 'provider login outcome slack_user_id expires_at:n')
 
 export const repositoryName = (r: number) => `org/repo-${r}`
@@ -99,6 +101,15 @@ export async function buildHistory(target: BulkTarget, sizes: HistorySizes, now:
     return ['github', repository, number, channelOf(i), `${Math.floor(at / 1000)}.${String(i % 1e6).padStart(6, '0')}`, '[]', state,
       storedLifecycle({ state, context }), `delivery-${i}`, '[]', at, touched, touched]
   })
+  // The people of each open pull request, as the previous release kept them with its message rows: its author and
+  // the one it waits on (the same logins as the lifecycle above).
+  await chunks(sizes.open * 2, PEOPLE, (j) => {
+    const i = openFrom + (j >> 1)
+    const { repository, number } = pr(i)
+    const reviewing = i - openFrom >= STUCK && i - openFrom < STUCK + REVIEWS
+    const login = j % 2 === 0 ? `person-${i % 300}` : reviewing ? REVIEWER.login : `person-${(i + 7) % 300}`
+    return ['github', repository, number, personKey(login), Math.min(now, prAt(i) + 3 * DAY)]
+  })
   await chunks(sizes.deliveries, DELIVERIES, (i) => {
     const p = Math.floor((i / sizes.deliveries) * sizes.pullRequests)
     const { repository, number } = pr(p)
@@ -126,7 +137,7 @@ export async function buildHistory(target: BulkTarget, sizes: HistorySizes, now:
 }
 
 /** How many rows buildHistory writes, for the progress bar. */
-export const historyRows = (s: HistorySizes) => s.pullRequests * 3 + s.deliveries + s.replies + s.dmPeople * 251 + s.linked + 300
+export const historyRows = (s: HistorySizes) => s.pullRequests * 3 + s.open * 2 + s.deliveries + s.replies + s.dmPeople * 251 + s.linked + 300
 
 /** `count` applied delivery marks a year and more old, for the cleanup to delete. */
 export async function addExpiredMarks(target: BulkTarget, count: number, now: number): Promise<void> {

@@ -3,6 +3,8 @@ import { Agent, request } from 'node:http'
 export interface LoadResult {
   completed: number
   failed: number
+  /** Why each failed: the status (`503`) or the error's code (`ECONNRESET`), with how many. */
+  failures: Record<string, number>
   seconds: number
   perSecond: number
   p50: number
@@ -45,6 +47,11 @@ export async function runLoad(url: string | readonly string[], next: (i: number)
   const latencies: number[] = []
   let issued = 0
   let failed = 0
+  const failures: Record<string, number> = {}
+  const fail = (why: string) => {
+    failed++
+    failures[why] = (failures[why] ?? 0) + 1
+  }
   const started = process.hrtime.bigint()
   const deadline = started + BigInt(Math.round((options.maxSeconds ?? 60) * 1e9))
   const worker = async () => {
@@ -54,9 +61,9 @@ export async function runLoad(url: string | readonly string[], next: (i: number)
       const t0 = process.hrtime.bigint()
       try {
         const status = await post(agent, target, delivery)
-        if (status !== 200) failed++
-      } catch {
-        failed++
+        if (status !== 200) fail(String(status))
+      } catch (error) {
+        fail((error as NodeJS.ErrnoException).code ?? (error as Error).message)
       }
       latencies.push(Number(process.hrtime.bigint() - t0) / 1e6)
     }
@@ -65,5 +72,5 @@ export async function runLoad(url: string | readonly string[], next: (i: number)
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
   agent.destroy()
   latencies.sort((a, b) => a - b)
-  return { completed: latencies.length - failed, failed, seconds, perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+  return { completed: latencies.length - failed, failed, failures, seconds, perSecond: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
 }

@@ -124,7 +124,7 @@ for (let round = 1; round <= (measuredServers.length > 0 ? ROUNDS : 0); round++)
     results.set(name, [...(results.get(name) ?? []), { ...result, cpuUsPerDelivery }])
     console.log(`  round ${round} ${label[name]!.padEnd(18)} ${result.perSecond.toFixed(0).padStart(6)}/s  p50 ${result.p50.toFixed(2).padStart(6)} ms`
       + `  p99 ${result.p99.toFixed(2).padStart(6)} ms  server CPU ${cpuUsPerDelivery.toFixed(0).padStart(4)} µs/delivery`
-      + `${result.failed || result.completed < TOTAL ? `  ONLY ${result.completed}/${TOTAL} ACKNOWLEDGED` : ''}`)
+      + `${result.failed || result.completed < TOTAL ? `  ONLY ${result.completed}/${TOTAL} ACKNOWLEDGED (${JSON.stringify(result.failures)})` : ''}`)
   }
 }
 

@@ -59,6 +59,9 @@ function peopleSteps(rows: readonly PeopleSource[], at: number): Step[] {
 }
 const key = (pr: PullRequestRef, channel: string): Param[] => [pr.provider, pr.repository, pr.prNumber, channel]
 // A pull request's rows, oldest first, then by channel id byte-wise (as SQLite orders text, whatever PostgreSQL's locale).
+/** By repository, compared as UTF-8 bytes (what `COLLATE "C"` and SQLite's default compare), then by number. */
+const byRepositoryAndNumber = (a: PullRequestRow, b: PullRequestRow) =>
+  Buffer.compare(Buffer.from(a.repository), Buffer.from(b.repository)) || Number(a.pr_number) - Number(b.pr_number)
 const oldestFirst = (a: StoredMessage, b: StoredMessage) =>
   a.createdAt - b.createdAt || Buffer.compare(Buffer.from(a.channel), Buffer.from(b.channel))
 const headStep = (pr: PullRequestRef, sha: string, at: number): Step => [q.saveHead, [pr.provider, pr.repository, sha, pr.prNumber, at]]
@@ -95,7 +98,10 @@ export function createStore({ driver, sharedWork, now }: StoreDeps): Store {
     },
     async openPullRequests(filter) {
       const repository = filter.repository ?? null
-      return (await driver.read<PullRequestRow>(q.openPullRequests, [filter.provider, repository, repository, filter.touchedSince ?? 0])).map(refFromRow)
+      const rows = await driver.read<PullRequestRow>(q.openPullRequests, [filter.provider, repository, repository, filter.touchedSince ?? 0])
+      // One per pull request (a row per channel), by repository (bytewise, as both engines sorted it before) and number.
+      const unique = new Map(rows.map((r) => [`${r.repository}\n${r.pr_number}`, r]))
+      return [...unique.values()].sort(byRepositoryAndNumber).map(refFromRow)
     },
     saveMessage(m) {
       const at = now()
