@@ -112,6 +112,9 @@ describe('the acknowledging thread', () => {
     // A request Slack did not sign is refused on the main thread, as before.
     const unsigned = await sendSignedSlack(h.service!.url, '/webhook/slack/commands', commandForm('U0000ALICE', 'help'), { secret: 'not-the-secret' })
     expect(unsigned.status).toBe(401)
+    // A body over 1 MiB is refused by the thread before anything is forwarded.
+    const huge = await fetch(`${h.service!.url}/webhook/slack/commands`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'x'.repeat(1024 * 1024 + 1) })
+    expect(huge.status).toBe(413)
   })
 
   it('answers deliveries and /readyz 503 until the start-up steps are done, then takes them', async () => {
