@@ -20,7 +20,6 @@ import { DEFAULT_RETRY, type RetryPolicy } from './slack/retry-transient.ts'
 import type { SlackPacer } from './slack/slack-pacer.ts'
 import { bindListeners } from './http/bind-listeners.ts'
 import { ackThreadData, startAckThread } from './ack-thread/start-ack-thread.ts'
-import { SECOND_WRITER_WAIT_MS } from './store/open-intake-store.ts'
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/http-timeouts.ts'
 import { BODY_BUDGET, createBodyBudget, type BodyBudget } from './http/body-budget.ts'
 import { limitConnections } from './http/connection-limit.ts'
@@ -163,11 +162,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // server.ack_thread: the webhook listener and its intake run on a thread of their own (src/ack-thread/), every
   // other request is forwarded to this thread's app; off: both on this event loop.
   const mayWaitMs = options.httpTimeouts?.requestMs ?? HTTP_TIMEOUTS.requestMs
-  const listeners = settings.ackThread
+  const threadData = settings.ackThread ? ackThreadData(settings, hosts, {
+    httpTimeouts: { ...HTTP_TIMEOUTS, ...options.httpTimeouts }, maxConnections: options.maxConnections, databaseLockWaitMs: options.databaseLockWaitMs,
+  }) : undefined
+  const listeners = threadData
     ? await parts.start('listeners', () => startAckThread({
-      data: ackThreadData(settings, hosts, {
-        httpTimeouts: { ...HTTP_TIMEOUTS, ...options.httpTimeouts }, maxConnections: options.maxConnections, databaseLockWaitMs: options.databaseLockWaitMs,
-      }),
+      data: threadData,
       logger, metricsListen: settings.metricsListen, onWorker: options.onAckThread,
       onDeath: () => void stop().then(() => options.onFailure?.()),
     }), (bound, deadline) => bound.close(deadline))
@@ -178,8 +178,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   const database = await parts.start('database', () => openStore({
     settings, logger, lockWaitMs: options.databaseLockWaitMs, checkMs: options.databaseCheckMs, lockConnections: PARALLEL_CALLS,
-    // The acknowledging thread's connection is a second writer of this process: each waits out the other's commit.
-    busyWaitMs: settings.ackThread ? SECOND_WRITER_WAIT_MS : undefined,
+    // SQLite: the thread's connection is a second writer of this process; the two take one write turn (write-turn.ts).
+    writeTurn: threadData?.writeTurn,
   }), (opened) => opened.close())
   const { store } = database
   const slackToken = createSlackTokenState(logger)

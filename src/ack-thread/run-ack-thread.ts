@@ -15,7 +15,7 @@ import { createIntake } from '../intake/intake.ts'
 import { startIdleRelease } from '../memory/idle-release.ts'
 import { mappedId } from '../config/people-map.ts'
 import { followRoutes } from '../routing/route-pull-request.ts'
-import { openIntakeStore, SECOND_WRITER_WAIT_MS, type OpenedIntakeStore } from '../store/open-intake-store.ts'
+import { openIntakeStore, type OpenedIntakeStore } from '../store/open-intake-store.ts'
 import { createForwarder } from './forward-requests.ts'
 import type { AckThreadData, FromThread, ToThread } from './thread-messages.ts'
 import { createThreadOutbox } from './thread-outbox.ts'
@@ -87,7 +87,7 @@ export async function runAckThread(port: MessagePort, data: AckThreadData): Prom
 
   const open = async () => {
     const store = opened = await openIntakeStore({
-      database: data.database, logger, env: process.env, lockWaitMs: data.databaseLockWaitMs, busyWaitMs: SECOND_WRITER_WAIT_MS,
+      database: data.database, logger, env: process.env, lockWaitMs: data.databaseLockWaitMs, writeTurn: data.writeTurn,
     })
     const app = new H3({ onError: answerAppError(logger) })
     addWebhookRoutes(app, {

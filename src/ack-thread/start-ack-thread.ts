@@ -9,6 +9,7 @@ import { startMetricsServer } from '../http/metrics-server.ts'
 import type { Logger } from '../log/logger.ts'
 import type { Metrics } from '../metrics/create-metrics.ts'
 import { HEAP_LIMITS } from '../memory/heap-limits.ts'
+import { createWriteTurn } from '../store/write-turn.ts'
 import type { SharedAcks } from '../mailbox/acks-in-flight.ts'
 import { answerForwarded } from '../http/answer-forwarded.ts'
 import type { AckThreadData, FromThread, ToThread } from './thread-messages.ts'
@@ -160,6 +161,7 @@ export function ackThreadData(settings: Settings, hosts: HostSet, tuning: Pick<A
     handOffs: new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT)),
     requestsInFlight: new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT)),
     lastAnsweredAt: new Float64Array(new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT)),
+    writeTurn: createWriteTurn(),
     listen: settings.listen,
     database: settings.database,
     logLevel: settings.logLevel,

@@ -5,6 +5,7 @@ import type { TalkBackSettings } from '../config/talk-back-settings.ts'
 import type { ForwardedAnswer, ForwardedRequest } from '../http/answer-forwarded.ts'
 import type { HttpTimeouts } from '../http/http-timeouts.ts'
 import type { LogFields, LogLevel } from '../log/logger.ts'
+import type { WriteTurn } from '../store/write-turn.ts'
 import type { DeliveryOutcome } from '../metrics/delivery-outcome.ts'
 
 /**
@@ -30,6 +31,8 @@ export interface AckThreadData {
   requestsInFlight: Int32Array
   /** [0] Date.now() of the thread's last answer; written by the thread only. */
   lastAnsweredAt: Float64Array
+  /** SQLite: the process's one write turn, shared by the thread's connection and the main thread's (write-turn.ts). */
+  writeTurn: WriteTurn
 }
 
 export type LogEntry = [level: 'trace' | 'debug' | 'info' | 'warn' | 'error', msg: string, fields: LogFields | undefined]

@@ -5,6 +5,7 @@ import { databaseSecrets } from './database-secrets.ts'
 import { openDatabase } from './open-database.ts'
 import { createSqliteStore } from './sqlite-store.ts'
 import type { DeliveryStore, MessageStore, SharedWork } from './store.ts'
+import type { WriteTurn } from './write-turn.ts'
 
 /** What the acknowledging thread's intake reads and writes: deliveries, and the messages its filter looks at. */
 export type IntakeStore = DeliveryStore & MessageStore & Pick<SharedWork, 'soleServer' | 'pendingDeliveriesOf'>
@@ -16,28 +17,20 @@ export interface OpenedIntakeStore {
   close(): Promise<void>
 }
 
-/**
- * SQLite, with the acknowledging thread: how long each of the process's two connections waits inside SQLite
- * for the other's commit (one fsync, a few milliseconds) before its write counts as busy. Well past any
- * commit of the other; an outside program's lock outlasts it and is then handled as before (lockWaitMs).
- */
-export const SECOND_WRITER_WAIT_MS = 100
-
 export interface OpenIntakeStoreDeps {
   database: DatabaseTarget
   logger: Logger
   env: Record<string, string | undefined>
   /** SQLite: how long a write may wait for another program's lock before the delivery gets a 503. */
   lockWaitMs?: number
-  /** SQLite: how long a commit waits inside SQLite for the process's other connection to finish its own. */
-  busyWaitMs: number
+  /** SQLite: the process's write turn, shared with the main thread's connection (write-turn.ts). */
+  writeTurn: WriteTurn
 }
 
 /**
  * A second connection to the database the server already opened (and migrated, and on SQLite locked against
  * other servers): the acknowledging thread's own, so that its group commit never waits for the processing
- * loop's turn. SQLite: the same WAL file, two writers of one process, each waiting `busyWaitMs` for the other
- * inside SQLite. PostgreSQL: a small pool of its own. `soleServer` is false for this store whatever the
+ * loop's turn. SQLite: the same WAL file, two writers of one process taking one write turn (write-turn.ts). PostgreSQL: a small pool of its own. `soleServer` is false for this store whatever the
  * database: the thread cannot see the processing loop's mailboxes, so its filter asks the store whether a
  * pull request has pending deliveries, as a replica does (src/intake/filter-intake.ts).
  */
@@ -60,7 +53,7 @@ export async function openIntakeStore(deps: OpenIntakeStoreDeps): Promise<Opened
   const db = openDatabase(database.path)
   const watch = watchDatabaseFile({ path: database.path, logger })
   const store = createSqliteStore(db, Date.now, {
-    lockWaitMs: deps.lockWaitMs, busyWaitMs: deps.busyWaitMs, fileState: watch.verify,
+    lockWaitMs: deps.lockWaitMs, writeTurn: deps.writeTurn, fileState: watch.verify,
     onLockWait: (writes) => logger.warn('the database is locked by another program; writes wait for it', {
       database: database.path, writes,
       fix: 'end the other program\'s write transaction (a sqlite3 shell, a backup tool); deliveries that wait too long get a 503',

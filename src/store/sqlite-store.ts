@@ -7,6 +7,7 @@ import { queries } from './queries.ts'
 import { createSqliteSharedWork } from './sqlite-shared-work.ts'
 import type { Param, Step, StoreDriver } from './store-driver.ts'
 import type { Store } from './store.ts'
+import { takeWriteTurn, type WriteTurn } from './write-turn.ts'
 
 /** How long a write waits for another program's write lock: the delivery behind it still gets its 5xx well inside the git hosts' 10 s. */
 export const LOCK_WAIT_MS = 5000
@@ -22,13 +23,15 @@ export interface SqliteStoreOptions {
    */
   fileState?: () => 'ok' | 'deleted' | 'replaced'
   /**
-   * How long a transaction waits inside SQLite for the write lock before it counts as busy; 0 (the default)
-   * never waits. Set when the process has a second writer of its own (the acknowledging thread's connection,
-   * src/store/open-intake-store.ts): each then waits out the other's commit, a few milliseconds, instead of
-   * taking it for another program's lock.
+   * The process's write turn, when it has a second writer of its own (the acknowledging thread's connection,
+   * src/store/open-intake-store.ts): each commit takes it first, so that the two wait out each other's commit
+   * instead of taking it for another program's lock (write-turn.ts).
    */
-  busyWaitMs?: number
+  writeTurn?: WriteTurn
 }
+
+/** How long a commit waits for the process's other connection's commit before it goes ahead anyway (write-turn.ts). */
+export const WRITE_TURN_WAIT_MS = 100
 
 const isBusy = (error: unknown) => String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')
 
@@ -54,11 +57,11 @@ function createSqliteDriver(db: SqliteDatabase, options: SqliteStoreOptions): St
   // and the batch runs again with each write in its own savepoint (a nested better-sqlite3 transaction),
   // which isolates the failure at the price of two more statements per write.
   // A write lock held by another process must never stall the event loop (SQLite's busy timeout waits
-  // synchronously, and /healthz would wait with it): the connection never waits (busy_timeout 0; busyWaitMs with a second writer of its own), each
+  // synchronously, and /healthz would wait with it): the connection never waits (busy_timeout 0), each
   // transaction takes the write lock up front (BEGIN IMMEDIATE, so a busy database fails before any statement
   // runs), and a busy batch is retried on a timer with backoff, later writes joining it, until each write's
   // own deadline (lockWaitMs after it was queued) rejects it with `database_busy`.
-  db.pragma(`busy_timeout = ${options.busyWaitMs ?? 0}`)
+  db.pragma('busy_timeout = 0')
   const lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS
   type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
   type Item = { run: () => unknown; resolve: (value: never) => void; reject: (e: unknown) => void; deadline: number }
@@ -74,11 +77,14 @@ function createSqliteDriver(db: SqliteDatabase, options: SqliteStoreOptions): St
       }
     }))
   const commit = (items: Item[]): Outcome[] => {
+    const release = options.writeTurn && takeWriteTurn(options.writeTurn, WRITE_TURN_WAIT_MS)
     try {
       return commitAll.immediate(items)
     } catch (error) {
       if (isBusy(error)) throw error
       return commitEach.immediate(items)
+    } finally {
+      release?.()
     }
   }
   const busyError = (cause: unknown) => new PrheraldError('database_busy', `the database ${db.name} stayed locked by another program for ${lockWaitMs} ms`, {
