@@ -39,6 +39,8 @@ const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 30)
 // the burst's growth and its catch-up in about a third of the whole run.
 const ONLY = process.env.BENCH_ONLY?.split(',').filter(Boolean)
 const only = (part: string) => !ONLY || ONLY.includes(part)
+// Parts that run only when BENCH_ONLY names them.
+const onlyNamed = (part: string) => ONLY?.includes(part) === true
 const started = Date.now()
 // The whole run must stay well under 3 minutes; anything stuck past this is reported, not waited for.
 const hardStop = setTimeout(() => {
@@ -66,8 +68,13 @@ const mappings = { Codertocat: { '*': { channel: 'C0000000001' } } }
 // Throughput rounds measure acknowledgements only: at the end of a round prherald gets 2 s to drain its
 // mailboxes, and what is left stays pending in that round's own database, which no later round opens.
 writeConfig(dir.path, { git_provider: 'github', server: { log_format: 'json', log_level: 'info', shutdown_timeout_seconds: 2 }, mappings })
+// The same server with server.ack_thread on: its own throughput rounds (`prherald-thread`), in turn with the others.
+mkdirSync(join(dir.path, 'thread'))
+writeConfig(join(dir.path, 'thread'), { git_provider: 'github', server: { log_format: 'json', log_level: 'info', shutdown_timeout_seconds: 2, ack_thread: true }, mappings })
+// BENCH_ACK_THREAD=1: the correctness burst (and the start memory) with server.ack_thread on.
+const ACK_THREAD = process.env.BENCH_ACK_THREAD === '1'
 mkdirSync(join(dir.path, 'burst'))
-writeConfig(join(dir.path, 'burst'), { git_provider: 'github', server: { log_format: 'json', log_level: 'info' }, mappings })
+writeConfig(join(dir.path, 'burst'), { git_provider: 'github', server: { log_format: 'json', log_level: 'info', ...(ACK_THREAD ? { ack_thread: true } : {}) }, mappings })
 mkdirSync(join(dir.path, 'paced'))
 writeConfig(join(dir.path, 'paced'), {
   git_provider: 'github', server: { log_format: 'json', log_level: 'info' }, slack: { pacing: 'published' }, mappings: pacedMappings(PACED_CHANNELS),
@@ -90,6 +97,8 @@ const next = (): Delivery => {
 
 const servers: Array<[name: string, start: (round: number) => Promise<Child>]> = [
   ['prherald', (round) => spawnListening('dist/src/cli/server.js', [], prheraldEnv(dir.path, `round-${round}.db`))],
+  // Not run unless BENCH_ONLY names it: prherald with server.ack_thread on.
+  ['prherald-thread', (round) => spawnListening('dist/src/cli/server.js', [], prheraldEnv(join(dir.path, 'thread'), `round-thread-${round}.db`))],
   ['bare', () => spawnListening('dist/bench/serve-baseline.js', ['bare', SECRET], process.env)],
   ['octokit', () => spawnListening('dist/bench/serve-baseline.js', ['octokit', SECRET], process.env)],
   // Not one of the three the issue compares: prherald's acknowledgement path with no mailbox behind it.
@@ -97,11 +106,11 @@ const servers: Array<[name: string, start: (round: number) => Promise<Child>]> =
   // Nor this one: the same h3 app, signature check and decoding, with nothing written.
   ['h3-only', () => spawnListening('dist/bench/serve-intake.js', [SECRET, '', 'none'], process.env)],
 ]
-const label: Record<string, string> = { prherald: 'prherald', bare: 'bare node:http', octokit: '@octokit/webhooks', 'intake-only': 'prherald ack only', 'h3-only': 'prherald, no store' }
+const label: Record<string, string> = { prherald: 'prherald', 'prherald-thread': 'prherald, ack thread', bare: 'bare node:http', octokit: '@octokit/webhooks', 'intake-only': 'prherald ack only', 'h3-only': 'prherald, no store' }
 
 type Measured = LoadResult & { cpuUsPerDelivery: number }
 const results = new Map<string, Measured[]>()
-const measuredServers = servers.filter(([n]) => only(n))
+const measuredServers = servers.filter(([n]) => (n === 'prherald-thread' ? onlyNamed(n) : only(n)))
 if (measuredServers.length > 0) console.log(`throughput: ${TOTAL} signed deliveries of ~${Math.round(signed('pull_request', payloads[0]).body.length / 1024)} KB per run after ${WARMUP} to warm up, `
   + `${CONCURRENCY} keep-alive connections on 127.0.0.1, fake Slack answering after ${slack.latencyMs} ms; servers in turn, ${ROUNDS} rounds`)
 for (let round = 1; round <= (measuredServers.length > 0 ? ROUNDS : 0); round++) {
@@ -140,6 +149,19 @@ const bareRuns = results.get('bare')
 if (prheraldRuns && bareRuns) {
   const ratio = (pick: (r: Measured) => number) => mean(prheraldRuns.map((r, i) => pick(r) / pick(bareRuns[i]!)))
   Object.assign(figures, { throughputVsBare: ratio((r) => r.perSecond), ackP99VsBare: ratio((r) => r.p99), cpuVsBare: ratio((r) => r.cpuUsPerDelivery) })
+}
+const threadRuns = results.get('prherald-thread')
+if (threadRuns && bareRuns) {
+  // Round by round against the bare server of the same round, like the figures above.
+  const ratios = (pick: (r: Measured) => number) => threadRuns.map((r, i) => pick(r) / pick(bareRuns[i]!))
+  const list = (xs: number[]) => `${xs.map((x) => x.toFixed(2)).join(', ')} (mean ${mean(xs).toFixed(2)})`
+  console.log(`prherald, ack thread / bare node:http: throughput ${list(ratios((r) => r.perSecond))}; ack p99 ${list(ratios((r) => r.p99))}; `
+    + `CPU per delivery ${list(ratios((r) => r.cpuUsPerDelivery))}`)
+  if (prheraldRuns) {
+    const plain = (pick: (r: Measured) => number) => prheraldRuns.map((r, i) => pick(r) / pick(bareRuns[i]!))
+    console.log(`prherald / bare node:http, same rounds: throughput ${list(plain((r) => r.perSecond))}; ack p99 ${list(plain((r) => r.p99))}; `
+      + `CPU per delivery ${list(plain((r) => r.cpuUsPerDelivery))}`)
+  }
 }
 if (!ONLY) {
   compare('prherald', 'bare')
@@ -199,7 +221,10 @@ if (only('postgres')) {
 }
 await slack.close()
 dir.remove()
-if (!ONLY) figures.startMiB = (await measureStartMemory()).prherald
+if (!ONLY) {
+  const start = await measureStartMemory(3, ACK_THREAD)
+  figures.startMiB = ACK_THREAD ? start.ackThread : start.prherald
+}
 console.log(`\n${verdictLine(figures)}`)
 console.log(`\nbench finished in ${((Date.now() - started) / 1000).toFixed(0)} s`)
 clearTimeout(hardStop)

@@ -41,6 +41,7 @@ export type ErrorCode =
   | 'control' // the server's control channel failed a command or could not be reached
   | 'stored_version' // a stored event or lifecycle written by a newer prherald
   | 'tunnel' // npm run dev --tunnel: cloudflared could not be installed or open a public URL
+  | 'ack_thread' // the acknowledging thread (server.ack_thread) ended, or answered out of turn
 
 export class PrheraldError extends Error {
   override readonly name = 'PrheraldError'

@@ -1,11 +1,9 @@
-import { H3, type H3Event, type HTTPResponse } from 'h3'
-import type { Provider } from '../machines/pull-request-event.ts'
-import type { Intake } from './intake/intake.ts'
-import { errorFields, type Logger } from './log/logger.ts'
+import { H3, type HTTPResponse } from 'h3'
+import type { Logger } from './log/logger.ts'
 import { healthz, readyz, type HealthSources } from './http/health-routes.ts'
-import type { GitHost } from './hosts/contract.ts'
-import { createWebhookHandler, type WebhookRouteDeps } from './http/webhook-route.ts'
-import { clientErrorResponse, errorResponse, json } from './http/respond.ts'
+import { allowMethods as only } from './http/allow-methods.ts'
+import { addWebhookRoutes, type HostWebhook, type WebhookRoutesDeps } from './http/webhook-routes.ts'
+import { answerAppError } from './http/app-errors.ts'
 import { createSlackRoute, SLACK_PATHS, SLACK_REQUEST_LIMIT, type SlackRouteKind } from './http/slack-route.ts'
 import type { SlackInbound } from './inbound/slack-inbound.ts'
 import { createBodyBudget, type BodyBudget } from './http/body-budget.ts'
@@ -13,13 +11,6 @@ import { createSlackBodyLane, inSlackLane, type SlackBodyLane } from './http/sla
 import { BODY_LIMIT } from './http/read-raw-body.ts'
 import type { TalkBack } from './talk-back/create-talk-back.ts'
 import { oauthRoutes } from './http/oauth-routes.ts'
-
-/** One configured host's webhook route, `/webhook/<id>`: its own secrets and its own intake. */
-export interface HostWebhook {
-  host: GitHost
-  secrets: readonly string[]
-  accept: Intake
-}
 
 export interface AppDeps {
   /** A route per configured host. */
@@ -33,7 +24,7 @@ export interface AppDeps {
   /** What /healthz and /readyz report; everything is ok when absent. */
   health?: HealthSources
   /** Told what each delivery came to, and on which host's route (the metrics). */
-  observe?: (provider: Provider, ...outcome: Parameters<NonNullable<WebhookRouteDeps['observe']>>) => void
+  observe?: WebhookRoutesDeps['observe']
   /** `GET /metrics`, when it is served on this port (not when `server.metrics_listen` gives it its own). */
   metrics?: () => Promise<HTTPResponse>
   /**
@@ -47,40 +38,18 @@ export interface AppDeps {
 
 const ALWAYS_OK: HealthSources = { database: () => 'ok', slack: () => 'ok' }
 
-/**
- * A route that exists answers any other method with 405 and the `Allow` header (RFC 9110), not 404: the
- * path is right, and the status says what to change.
- */
-function only(allow: readonly string[], handler: (event: H3Event) => HTTPResponse | Promise<HTTPResponse>) {
-  return (event: H3Event) => allow.includes(event.req.method)
-    ? handler(event)
-    : json(405, { error: 'method_not_allowed', message: `${event.req.method} is not allowed here; use ${allow.join(' or ')}` }, { allow: allow.join(', ') })
-}
-
 /** The HTTP surface. Building it has no side effects; only the configured hosts' routes exist. */
 export function createApp(deps: AppDeps): H3 {
-  const app = new H3({
-    onError(error, event) {
-      // h3's own HTTP errors (404 for an unknown route) keep their status, in our body's shape.
-      if (error.status < 500) return clientErrorResponse(error, event)
-      deps.logger.error('unhandled request error', { kind: error.name, ...errorFields(error), status: error.status })
-      return errorResponse(error)
-    },
-  })
+  const app = new H3({ onError: answerAppError(deps.logger) })
   const health = deps.health ?? ALWAYS_OK
   app.all('/healthz', only(['GET', 'HEAD'], () => healthz(health)))
   app.all('/readyz', only(['GET', 'HEAD'], () => readyz(health)))
   if (deps.metrics) app.all('/metrics', only(['GET', 'HEAD'], deps.metrics))
   // Git-host routes only, and one budget for all of them: Slack's are never shed or kept waiting (it turns event delivery off at 5 % failures).
-  const budget = deps.budget ?? createBodyBudget()
-  for (const { host, secrets, accept } of deps.webhooks) {
-    const observe = deps.observe
-    app.all(webhookPath(host), only(['POST'], createWebhookHandler({
-      host, secrets, accept, logger: deps.logger, bodyLimit: deps.bodyLimit, budget,
-      ready: () => health.database() === 'ok',
-      observe: observe && ((outcome, seconds) => observe(host.id, outcome, seconds)),
-    })))
-  }
+  addWebhookRoutes(app, {
+    webhooks: deps.webhooks, logger: deps.logger, bodyLimit: deps.bodyLimit, budget: deps.budget ?? createBodyBudget(),
+    ready: () => health.database() === 'ok', observe: deps.observe,
+  })
   // Talk-back's OAuth pages, for the hosts people can link here only (an unknown host is h3's 404).
   if (deps.talkBack) {
     const oauth = oauthRoutes({ talkBack: deps.talkBack.service, logger: deps.logger, linked: deps.talkBack.linked })
@@ -101,9 +70,4 @@ export function createApp(deps: AppDeps): H3 {
     app.all(SLACK_PATHS.event, route('event', SLACK_REQUEST_LIMIT))
   }
   return app
-}
-
-/** Where a host's deliveries are sent. */
-export function webhookPath(host: Pick<GitHost, 'id'>): string {
-  return `/webhook/${host.id}`
 }

@@ -1,5 +1,6 @@
 import { getEventListeners } from 'node:events'
 import type { RequestListener, Server } from 'node:http'
+import type { Worker } from 'node:worker_threads'
 import { toNodeHandler } from 'h3/node'
 import type { RetryOptions } from '@slack/web-api'
 import type { Secrets, Settings } from './config/settings.ts'
@@ -18,6 +19,7 @@ import type { PacerClock } from './slack/pacer-clock.ts'
 import { DEFAULT_RETRY, type RetryPolicy } from './slack/retry-transient.ts'
 import type { SlackPacer } from './slack/slack-pacer.ts'
 import { bindListeners } from './http/bind-listeners.ts'
+import { ackThreadData, startAckThread } from './ack-thread/start-ack-thread.ts'
 import { HTTP_TIMEOUTS, type HttpTimeouts } from './http/http-timeouts.ts'
 import { BODY_BUDGET, createBodyBudget, type BodyBudget } from './http/body-budget.ts'
 import { limitConnections } from './http/connection-limit.ts'
@@ -29,7 +31,7 @@ import { createIntake } from './intake/intake.ts'
 import type { Logger } from './log/logger.ts'
 import { replicaId } from './mailbox/lease-keeper.ts'
 import { BATCHES_AT_ONCE, FOLD_MS } from './mailbox/mailboxes.ts'
-import { ACKS_QUIET_MS, createAcksInFlight } from './mailbox/acks-in-flight.ts'
+import { ACKS_QUIET_MS, acksOfThread, createAcksInFlight } from './mailbox/acks-in-flight.ts'
 import { handOffStored } from './mailbox/hand-off-stored.ts'
 import { replayParkedControlHandler } from './mailbox/replay-parked-control.ts'
 import { mappedId } from './config/people-map.ts'
@@ -41,7 +43,8 @@ import { createMetrics } from './metrics/create-metrics.ts'
 import { metricsRoute } from './metrics/metrics-route.ts'
 import type { HostSet } from './config/connect-hosts.ts'
 import { hostMappings } from './routing/resolve-route.ts'
-import { createApp, webhookPath, type AppDeps } from './server.ts'
+import { createApp, type AppDeps } from './server.ts'
+import { webhookPath } from './http/webhook-routes.ts'
 import { createSlackInbound } from './inbound/slack-inbound.ts'
 import { startSocketMode } from './inbound/start-socket-mode.ts'
 import type { SlackSocketDeps } from './inbound/slack-socket.ts'
@@ -103,10 +106,18 @@ export interface ServiceOptions {
   relinkSweepMs?: number
   /** Socket Mode's backoff and timeouts (a deaf socket is found by its pings); tests shorten them. */
   socketTimeouts?: Pick<SlackSocketDeps, 'backoffMs' | 'helloMs' | 'liveness'>
+  /**
+   * The service stopped itself: with `server.ack_thread`, the acknowledging thread ended without being asked
+   * (docs/decisions.md). prherald-server exits non-zero, so that its supervisor starts it again.
+   */
+  onFailure?: () => void
+  /** With `server.ack_thread`, tests: the acknowledging thread's worker, to end it as a crash would. */
+  onAckThread?: (worker: Worker) => void
 }
 
 export interface RunningService {
-  server: Server
+  /** The webhook listener's Node server; undefined with `server.ack_thread` (it is the acknowledging thread's). */
+  server: Server | undefined
   port: number
   url: string
   /** Where `GET /metrics` answers: on `url`, or on `server.metrics_listen`'s own listener. */
@@ -138,14 +149,37 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   // A token key that is set must be a good one, whether or not talk-back is on: a config error names it, never its value.
   const tokenCipher = readTokenCipher({ [TOKEN_KEY]: secrets.tokenKeys?.current, [PREVIOUS_TOKEN_KEY]: secrets.tokenKeys?.previous })
   const parts = createServiceParts(logger)
+  // The stop, from the list of parts: on SIGTERM, and when the acknowledging thread ended on its own.
+  let drained = true
+  let stopping: Promise<{ drained: boolean }> | undefined
+  const stop = () => (stopping ??= (async () => {
+    logger.info('shutting down', { window_seconds: settings.shutdownTimeoutSeconds })
+    await parts.stop(Date.now() + settings.shutdownTimeoutSeconds * 1000)
+    logger.info('stopped', { drained, pending_left: drained ? 0 : undefined })
+    return { drained }
+  })())
 
-  const listeners = await parts.start('listeners', () => bindListeners({ settings, listen: options.listen, httpTimeouts: options.httpTimeouts }),
-    (bound, deadline) => bound.close(deadline))
+  // server.ack_thread: the webhook listener and its intake run on a thread of their own (src/ack-thread/), every
+  // other request is forwarded to this thread's app; off: both on this event loop.
+  const mayWaitMs = options.httpTimeouts?.requestMs ?? HTTP_TIMEOUTS.requestMs
+  const threadData = settings.ackThread ? ackThreadData(settings, hosts, {
+    httpTimeouts: { ...HTTP_TIMEOUTS, ...options.httpTimeouts }, maxConnections: options.maxConnections, databaseLockWaitMs: options.databaseLockWaitMs,
+  }) : undefined
+  const listeners = threadData
+    ? await parts.start('listeners', () => startAckThread({
+      data: threadData,
+      logger, metricsListen: settings.metricsListen, onWorker: options.onAckThread,
+      onDeath: () => void stop().then(() => options.onFailure?.()),
+    }), (bound, deadline) => bound.close(deadline))
+    : await parts.start('listeners', () => bindListeners({ settings, listen: options.listen, httpTimeouts: options.httpTimeouts }),
+      (bound, deadline) => bound.close(deadline))
   logger.info('accepting connections; deliveries get 503 until the start-up steps are done', { address: listeners.address, port: listeners.port })
-  limitConnections({ server: listeners.server, logger, max: options.maxConnections })
+  if (listeners.server) limitConnections({ server: listeners.server, logger, max: options.maxConnections })
 
   const database = await parts.start('database', () => openStore({
     settings, logger, lockWaitMs: options.databaseLockWaitMs, checkMs: options.databaseCheckMs, lockConnections: PARALLEL_CALLS,
+    // SQLite: the thread's connection is a second writer of this process; the two take one write turn (write-turn.ts).
+    writeTurn: threadData?.writeTurn,
   }), (opened) => opened.close())
   const { store } = database
   const slackToken = createSlackTokenState(logger)
@@ -180,10 +214,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   // Acks first: while requests are being answered, no more batches run than Slack has call slots.
   const acks = createAcksInFlight({ quietMs: ACKS_QUIET_MS })
-  let drained = true
   const deliveries = await parts.start('deliveries', () => createDeliveries({
     store, logger, owner, attempts: settings.retryAttempts, backoffMs: settings.retryBackoffSeconds * 1000, leaseMs: settings.databaseLeaseSeconds * 1000,
-    batches: (server) => worker.batches(server), acks, foldMs: FOLD_MS,
+    batches: (server) => worker.batches(server), foldMs: FOLD_MS,
+    // Acks first, wherever they are answered: on this loop, or on the acknowledging thread.
+    acks: listeners.server ? acks : acksOfThread(listeners.acks, { quietMs: ACKS_QUIET_MS }),
     // Batches hold a lock connection each on PostgreSQL: no more are admitted than there are connections.
     parallel: store.soleServer ? BATCHES_AT_ONCE : PARALLEL_CALLS, parallelWhileAcking: PARALLEL_CALLS,
   }), async (own, deadline) => { drained = await own.stop(deadline, () => shutdown.abort()) })
@@ -226,7 +261,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   })
   const digestCommand = startDigest({ scheduler, store, outbox: worker.outbox, pacer, logger, mappings: hostMappings(settings.hosts), digest: settings.digest, onRun: metrics.digestRun })
 
-  const webhooks = [...hosts.values()].map((own) => ({
+  // With the acknowledging thread, its intakes take the deliveries (run-ack-thread.ts); this app has no webhook route.
+  const webhooks = settings.ackThread ? [] : [...hosts.values()].map((own) => ({
     host: own.host,
     secrets: [own.webhookSecret],
     accept: createIntake({
@@ -259,14 +295,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const socketState = createSocketState()
   metrics.watch({ slackSocket: () => ({ open: socketState.state() === 'open', reconnects: socketState.reconnects() }) })
   // A delivery waits for the budget no longer than Node gives a request (requestTimeout); full for longer is a wedge.
-  const mayWaitMs = options.httpTimeouts?.requestMs ?? HTTP_TIMEOUTS.requestMs
   const budget = options.bodyBudget ?? createBodyBudget({ ...BODY_BUDGET, maxWaitMs: mayWaitMs })
+  // The acknowledging thread's budget is its own: it says since when it has been full.
+  const bodiesFullFor = () => listeners.server ? budget.fullFor() : Date.now() - (listeners.bodiesFullSince() ?? Date.now())
   const appDeps: AppDeps = {
     webhooks, logger, budget,
     slackLane,
     health: {
       database: database.state, slack: slackToken.current, parked: retries.parked,
-      bodies: () => (budget.fullFor() > mayWaitMs ? 'full' : 'ok'),
+      bodies: () => (bodiesFullFor() > mayWaitMs ? 'full' : 'ok'),
       ...(settings.socketMode ? { socket: socketState.state, socketRefused: socketState.refused } : {}),
       missing: () => missing,
       ...(talkBack ? { talkBack: talkBack.clientTroubles } : {}),
@@ -276,7 +313,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     slack: receive && secrets.slackSigningSecret !== undefined ? { signingSecret: secrets.slackSigningSecret, receive } : undefined,
     talkBack: talkBack && { service: talkBack, linked: personal?.publishHome },
   }
-  const handler = acks.counted(toNodeHandler(createApp(appDeps)))
+  const app = createApp(appDeps)
 
   // Commands that change messages hand their work to this server instead of racing it (docs/control-channel.md).
   const controlPath = controlSocketPath(settings)
@@ -291,8 +328,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   // Ready: from here on the listeners serve the app (`listening` keeps meaning "deliveries are taken") and the
   // jobs run. Stopped first of these: no new request is taken while the parts behind it finish.
-  await parts.start('serve', () => {
-    listeners.open(handler, metrics)
+  await parts.start('serve', async () => {
+    if (listeners.server) listeners.open(acks.counted(toNodeHandler(app)), metrics)
+    else await listeners.open({ app, handOff: handOffFresh, observe: metrics.delivery }, metrics)
     scheduler.start()
   }, (_serving, deadline) => listeners.close(deadline))
   // Socket Mode connects once the gate is open: an envelope is acted on, and acknowledged, only from here on; stopped
@@ -302,24 +340,28 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       () => socketState.stop())
   }
   const { server, port, url } = listeners
-  logger.info('listening', { address: listeners.address, hosts: providers, routes: webhooks.map((w) => webhookPath(w.host)), port })
+  logger.info('listening', {
+    address: listeners.address, hosts: providers, routes: [...hosts.values()].map((own) => webhookPath(own.host)), port,
+    ...(settings.ackThread ? { acknowledging: 'own thread' } : {}),
+  })
   if (listeners.metrics) logger.info('serving /metrics on its own listener', { address: listeners.metrics.address, port: listeners.metrics.port })
   await parts.start('reconcile on start', () => startReconcileOnStart({ settings, hosts, store, logger, handOff, limit }), (reconcile) => reconcile.stop())
 
-  let stopping: Promise<{ drained: boolean }> | undefined
-  const stop = () => (stopping ??= (async () => {
-    logger.info('shutting down', { window_seconds: settings.shutdownTimeoutSeconds })
-    await parts.stop(Date.now() + settings.shutdownTimeoutSeconds * 1000)
-    logger.info('stopped', { drained, pending_left: drained ? 0 : undefined })
-    return { drained }
-  })())
-
+  const settle = async (timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs
+    // With the acknowledging thread, what it handed off may still be on its way to the mailboxes.
+    while (!listeners.server && listeners.inTransit() > 0) {
+      if (Date.now() > deadline) return false
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    return mailboxes.drain(Math.max(0, deadline - Date.now()))
+  }
   const holding = () => ({
     mailboxes: mailboxes.active(), pacer: pacer.stats(), sleeps: sleep.pending(), retries: retries.scheduled(),
     shutdownListeners: getEventListeners(shutdown.signal, 'abort').length,
   })
   return {
-    server, port, settle: (timeoutMs) => mailboxes.drain(timeoutMs), holding, url, stop, parts: parts.names,
+    server, port, settle, holding, url, stop, parts: parts.names,
     metricsUrl: `${listeners.metrics ? listeners.metrics.url : url}/metrics`,
   }
 }

@@ -42,6 +42,9 @@ cli.command('list', 'Show the mapping entries, with values inherited from "*" an
   }
   const routes = loaded.hosts.flatMap((own) => listRoutes(own.mappings))
   print(formatMetricsListen(loaded))
+  print(`server.ack_thread: ${loaded.ackThread}${loaded.ackThread
+    ? ' (webhook deliveries are read, verified, stored and acknowledged on a thread of their own; the main event loop processes them)'
+    : ' (one event loop acknowledges and processes deliveries)'}`)
   print(`slack.socket_mode: ${loaded.socketMode}${loaded.socketMode ? " (Slack's requests over Socket Mode's WebSocket with SLACK_APP_TOKEN; no public URL needed for them)" : ' (Slack\'s requests at the HTTP routes, with SLACK_SIGNING_SECRET)'}`)
   print(`slack.pacing: ${loaded.slackPacing}${loaded.slackPacing === 'off' ? ' (only 429 Retry-After is honoured)' : " (Slack's published rate limits)"}`)
   for (const line of formatThreads(loaded.threadUpdates, routes, loaded.notifyReviewRequests)) print(line)

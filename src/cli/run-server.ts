@@ -47,7 +47,8 @@ async function main(force: boolean): Promise<void> {
   await validateAtStartup({ settings, secrets, hosts, logger, force })
   // Nothing is open yet, so a signal received during validation needs no drain.
   if (pendingSignal) process.exit(0)
-  service = await startService({ settings, secrets, hosts, logger })
+  // A service that stopped itself (its acknowledging thread ended) exits non-zero: the supervisor starts it again.
+  service = await startService({ settings, secrets, hosts, logger, onFailure: () => process.exit(1) })
   if (pendingSignal) void stop(service)
   else startIdleRelease({ logger })
 }

@@ -135,6 +135,7 @@ export function loadSettings(env: Env, cwd = process.cwd()): Settings {
     logFormat: doc.server?.log_format ?? DEFAULTS.logFormat,
     logLevel: doc.server?.log_level ?? DEFAULTS.logLevel,
     shutdownTimeoutSeconds: doc.server?.shutdown_timeout_seconds ?? DEFAULTS.shutdownTimeoutSeconds,
+    ackThread: doc.server?.ack_thread ?? DEFAULTS.ackThread,
     databaseUrl,
     database,
     databaseLeaseSeconds: doc.database?.lease_seconds ?? DEFAULTS.databaseLeaseSeconds,

@@ -275,6 +275,8 @@ export const configSchema = object({
     log_level: optional(enums(LOG_LEVELS)),
     // At most an hour: Node's timers cannot wait longer than about 24.8 days and would fire at once instead.
     shutdown_timeout_seconds: optional(positiveInteger('use a whole number of seconds from 1 to 3600, e.g. 25', 3600)),
+    // The webhook listener and the intake on a thread of their own (docs/architecture.md, "The acknowledging thread").
+    ack_thread: optional(boolean()),
   })),
   database: optional(object({
     url: optional(string()),

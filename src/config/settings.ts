@@ -79,6 +79,11 @@ export interface Settings {
   listen: ListenAddress
   /** `server.metrics_listen`: /metrics on a listener of its own; undefined serves it on `listen`. */
   metricsListen: ListenAddress | undefined
+  /**
+   * `server.ack_thread`: the webhook listener, its intake and the acknowledgement run on a thread of their own,
+   * beside the event loop that processes (src/ack-thread/); off: one event loop does both.
+   */
+  ackThread: boolean
   logFormat: LogFormat
   logLevel: LogLevel
   shutdownTimeoutSeconds: number
@@ -201,6 +206,7 @@ export const DEFAULTS = {
   logFormat: 'pretty',
   logLevel: 'info',
   shutdownTimeoutSeconds: 25,
+  ackThread: false,
   databaseUrl: 'file:./data/prherald.db',
   databaseLeaseSeconds: 15,
   retryAttempts: 10,
@@ -227,7 +233,7 @@ export const DEFAULTS = {
     checks_failed: 'red_circle',
   },
   api: { slack: 'https://slack.com/api/' },
-} as const satisfies Pick<Settings, 'logFormat' | 'logLevel' | 'shutdownTimeoutSeconds' | 'databaseUrl' | 'databaseLeaseSeconds' | 'retryAttempts'
+} as const satisfies Pick<Settings, 'logFormat' | 'logLevel' | 'shutdownTimeoutSeconds' | 'ackThread' | 'databaseUrl' | 'databaseLeaseSeconds' | 'retryAttempts'
   | 'retryBackoffSeconds' | 'messageTtlDays' | 'insights' | 'digest' | 'slackPacing' | 'threadUpdates' | 'notifyReviewRequests' | 'api'> & {
   listen: string
   reviews: Pick<ReviewSettings, 'ignoreBotReviews' | 'dependencyBots'>

@@ -8,9 +8,13 @@ export interface GateClock {
 }
 
 /** Thrown by a call whose answer says the budget is spent: when it is worth trying again. */
+// A plain field, not a parameter property: the acknowledging thread loads this file (through the host registry)
+// as TypeScript in the tests, and Node's type stripping has no parameter properties.
 export class RateLimited extends Error {
-  constructor(readonly resumeAt: number) {
+  readonly resumeAt: number
+  constructor(resumeAt: number) {
     super('rate limited')
+    this.resumeAt = resumeAt
   }
 }
 

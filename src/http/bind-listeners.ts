@@ -66,7 +66,7 @@ export async function bindListeners(options: BindOptions): Promise<Listeners> {
 }
 
 /** Stops accepting, lets in-flight requests finish, and cuts what is still open at the deadline. */
-async function closeServer(server: Server, deadline: number): Promise<void> {
+export async function closeServer(server: Server, deadline: number): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()))
   const idleSweeper = setInterval(() => server.closeIdleConnections(), 50)
   const timer = setTimeout(() => server.closeAllConnections(), Math.max(0, deadline - Date.now()))

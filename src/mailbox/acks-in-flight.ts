@@ -52,3 +52,35 @@ export function createAcksInFlight(options: { quietMs: number; now?: () => numbe
     onQuiet: (listener) => void listeners.push(listener),
   }
 }
+
+/** Requests another thread answers, as it counts them in memory shared with this one (the acknowledging thread's). */
+export interface SharedAcks {
+  inFlight(): number
+  /** Date.now() of the last answer: both threads' clock, unlike performance.now, whose origin is each thread's own. */
+  lastAnsweredAt(): number
+}
+
+/**
+ * The same signal for requests answered on another thread (server.ack_thread): batches still give the
+ * acknowledgements the cores first, now that they no longer share one event loop. Nothing here hears the
+ * requests end, so while they are busy a timer looks again every `quietMs` for the quiet.
+ */
+export function acksOfThread(shared: SharedAcks, options: { quietMs: number; now?: () => number }): Pick<AcksInFlight, 'busy' | 'onQuiet'> {
+  const { quietMs, now = Date.now } = options
+  const listeners: Array<() => void> = []
+  let timer: NodeJS.Timeout | undefined
+  const quiet = () => shared.inFlight() === 0 && now() - shared.lastAnsweredAt() >= quietMs
+  const check = () => {
+    timer = undefined
+    if (quiet()) for (const listener of listeners) listener()
+    else timer = setTimeout(check, quietMs).unref()
+  }
+  return {
+    busy() {
+      if (quiet()) return false
+      timer ??= setTimeout(check, quietMs).unref()
+      return true
+    },
+    onQuiet: (listener) => void listeners.push(listener),
+  }
+}

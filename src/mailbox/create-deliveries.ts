@@ -27,7 +27,7 @@ export interface DeliveriesDeps<B extends DeliveryBatches> {
   parallel: number
   parallelWhileAcking: number
   foldMs: number
-  acks: AcksInFlight
+  acks: Pick<AcksInFlight, 'busy' | 'onQuiet'>
 }
 
 export interface Deliveries<B extends DeliveryBatches> {

@@ -7,6 +7,7 @@ import { acquireServerLock } from './server-lock.ts'
 import { createSqliteStore } from './sqlite-store.ts'
 import { keepPeople } from './keep-people.ts'
 import type { Store } from './store.ts'
+import type { WriteTurn } from './write-turn.ts'
 import type { SharedPacingBudget } from './shared-pacing-budget.ts'
 
 export interface OpenStoreDeps {
@@ -18,6 +19,8 @@ export interface OpenStoreDeps {
   lockWaitMs?: number
   /** SQLite: how often the database path is compared with the opened file. */
   checkMs?: number
+  /** SQLite: the process's write turn, shared with the acknowledging thread's connection (write-turn.ts). */
+  writeTurn?: WriteTurn | undefined
   /** PostgreSQL: connections for per-pull-request locks, which the batches running at once each hold. */
   lockConnections: number
 }
@@ -62,6 +65,7 @@ export async function openStore(deps: OpenStoreDeps): Promise<OpenedStore> {
   const watch = watchDatabaseFile({ path: target.path, logger, intervalMs: deps.checkMs })
   const store = createSqliteStore(db, Date.now, {
     lockWaitMs: deps.lockWaitMs,
+    writeTurn: deps.writeTurn,
     fileState: watch.verify,
     onLockWait: (writes) => logger.warn('the database is locked by another program; writes wait for it', {
       database: target.path, writes,

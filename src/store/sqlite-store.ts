@@ -7,6 +7,7 @@ import { queries } from './queries.ts'
 import { createSqliteSharedWork } from './sqlite-shared-work.ts'
 import type { Param, Step, StoreDriver } from './store-driver.ts'
 import type { Store } from './store.ts'
+import { takeWriteTurn, type WriteTurn } from './write-turn.ts'
 
 /** How long a write waits for another program's write lock: the delivery behind it still gets its 5xx well inside the git hosts' 10 s. */
 export const LOCK_WAIT_MS = 5000
@@ -21,7 +22,16 @@ export interface SqliteStoreOptions {
    * SQLite would commit into the unlinked file without a word, so every write of the batch is refused instead.
    */
   fileState?: () => 'ok' | 'deleted' | 'replaced'
+  /**
+   * The process's write turn, when it has a second writer of its own (the acknowledging thread's connection,
+   * src/store/open-intake-store.ts): each commit takes it first, so that the two wait out each other's commit
+   * instead of taking it for another program's lock (write-turn.ts).
+   */
+  writeTurn?: WriteTurn
 }
+
+/** How long a commit waits for the process's other connection's commit before it goes ahead anyway (write-turn.ts). */
+export const WRITE_TURN_WAIT_MS = 100
 
 const isBusy = (error: unknown) => String((error as { code?: unknown }).code ?? '').startsWith('SQLITE_BUSY')
 
@@ -67,11 +77,14 @@ function createSqliteDriver(db: SqliteDatabase, options: SqliteStoreOptions): St
       }
     }))
   const commit = (items: Item[]): Outcome[] => {
+    const release = options.writeTurn && takeWriteTurn(options.writeTurn, WRITE_TURN_WAIT_MS)
     try {
       return commitAll.immediate(items)
     } catch (error) {
       if (isBusy(error)) throw error
       return commitEach.immediate(items)
+    } finally {
+      release?.()
     }
   }
   const busyError = (cause: unknown) => new PrheraldError('database_busy', `the database ${db.name} stayed locked by another program for ${lockWaitMs} ms`, {

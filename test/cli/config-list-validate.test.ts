@@ -48,6 +48,7 @@ describe('prherald-config list', () => {
       'teams: none',
       'slack.lookup_users_by_email: false',
       'server.metrics_listen: not set (GET /metrics on the webhook listener 127.0.0.1:0; keep your reverse proxy from forwarding it)',
+      'server.ack_thread: false (one event loop acknowledges and processes deliveries)',
       "slack.socket_mode: false (Slack's requests at the HTTP routes, with SLACK_SIGNING_SECRET)",
       'slack.pacing: off (only 429 Retry-After is honoured)', // the tests' environment sets PRHERALD_SLACK_PACING=off
       'slack.thread_updates: false',
@@ -84,7 +85,7 @@ describe('prherald-config list', () => {
   it('prints several channels, per-channel mentions and the effective emoji per repository', async () => {
     writeConfig(dir.path, {
       git_provider: 'github',
-      server: { metrics_listen: '127.0.0.1:9464' },
+      server: { metrics_listen: '127.0.0.1:9464', ack_thread: true },
       slack: { reactions: { merged: 'rocket' }, lookup_users_by_email: true, thread_updates: true, talk_back: { thread_replies: 'linked', mirror: 'comments' } },
       reviews: { ignore_bot_reviews: true, dependency_bots: 'standard', dependency_bot_logins: ['Acme-Renovate[bot]'] },
       digest: { schedule: '30 8 * * 1-5', timezone: 'Europe/Berlin', holidays: 'DE-BY', mention: true, include_dependency_bots: true },
@@ -117,6 +118,7 @@ describe('prherald-config list', () => {
       '  backend  S0123ABCD',
       'slack.lookup_users_by_email: true (unmapped people found by their public GitHub email)',
       'server.metrics_listen: 127.0.0.1:9464 (GET /metrics there only; the webhook listener answers it 404)',
+      'server.ack_thread: true (webhook deliveries are read, verified, stored and acknowledged on a thread of their own; the main event loop processes them)',
       "slack.socket_mode: false (Slack's requests at the HTTP routes, with SLACK_SIGNING_SECRET)",
       'slack.pacing: off (only 429 Retry-After is honoured)',
       'slack.thread_updates: true (false for acme/docs)',

@@ -61,9 +61,9 @@ const SMALL = { headersMs: 300, requestMs: 600, keepAliveMs: 200, checkIntervalM
 describe('slow and stalled clients', () => {
   it('uses the git hosts\' 10 s for the header and request timeouts', async () => {
     service = await start()
-    expect(service.server.headersTimeout).toBe(10_000)
-    expect(service.server.requestTimeout).toBe(10_000)
-    expect(service.server.keepAliveTimeout).toBe(5_000)
+    expect(service.server?.headersTimeout).toBe(10_000)
+    expect(service.server?.requestTimeout).toBe(10_000)
+    expect(service.server?.keepAliveTimeout).toBe(5_000)
   })
 
   it('drops a client that trickles its headers with 408', async () => {

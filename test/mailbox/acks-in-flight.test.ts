@@ -1,7 +1,8 @@
 import { createServer, request, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createAcksInFlight } from '../../src/mailbox/acks-in-flight.ts'
+import { acksOfThread, createAcksInFlight } from '../../src/mailbox/acks-in-flight.ts'
+import { waitFor } from '../helpers/start-prherald.ts'
 
 let server: Server | undefined
 afterEach(async () => {
@@ -66,5 +67,26 @@ describe('acks in flight', () => {
     now = 10
     await quiet
     expect(acks.busy()).toBe(false)
+  })
+})
+
+describe('acks answered on another thread', () => {
+  it('is busy while the thread counts a request in flight and for quietMs after its last answer, then tells its listeners once', async () => {
+    const inFlight = new Int32Array(new SharedArrayBuffer(4))
+    const last = new Float64Array(new SharedArrayBuffer(8))
+    last[0] = Number.NEGATIVE_INFINITY
+    const acks = acksOfThread({ inFlight: () => Atomics.load(inFlight, 0), lastAnsweredAt: () => last[0]! }, { quietMs: 20 })
+    let quiet = 0
+    acks.onQuiet(() => quiet++)
+    expect(acks.busy()).toBe(false)
+    Atomics.add(inFlight, 0, 1)
+    expect(acks.busy()).toBe(true)
+    Atomics.sub(inFlight, 0, 1)
+    last[0] = Date.now()
+    expect(acks.busy()).toBe(true)
+    // No request ends on this thread: its own timer finds the quiet.
+    await waitFor('the quiet', () => quiet > 0)
+    expect(acks.busy()).toBe(false)
+    expect(quiet).toBe(1)
   })
 })
