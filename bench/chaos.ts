@@ -14,7 +14,7 @@ import { killChildren } from './processes.ts'
 import { queryOnce as sql } from './query-once.ts'
 
 /**
- * `npm run bench:chaos [postgres|sqlite]` (issue 23.9): a continuous stream of signed GitHub deliveries to
+ * `npm run bench:chaos [postgres|sqlite]`: a continuous stream of signed GitHub deliveries to
  * prherald while replicas are SIGKILLed and restarted, PostgreSQL restarts and the fake Slack fails at
  * random; faults and traffic stop before a settle window, then the run checks that nothing acknowledged was
  * lost or duplicated and every message is final. Everything is on 127.0.0.1; docs/reliability.md ("Chaos run").

@@ -10,7 +10,7 @@ import { makeTempDir } from '../test/helpers/temp-dir.ts'
  * against the YAML library parsing the same text with its own duplicate-key check off, the floor any loader
  * built on it pays. One owner holds every repository, the worst case for a per-map duplicate check; one in
  * 250 reuses a shared `mentions` list through an alias, as a script-written config does. Prints the median
- * of BENCH_CONFIG_RUNS runs of each, and the ratio (issue 11 asks for at most 2).
+ * of BENCH_CONFIG_RUNS runs of each, and the ratio (the target is at most 2).
  */
 const REPOS = Number(process.env.BENCH_CONFIG_REPOS ?? 75_000)
 const RUNS = Number(process.env.BENCH_CONFIG_RUNS ?? 5)

@@ -61,7 +61,7 @@ export interface BurstReport {
   growthMiB: number
   /** Acknowledged deliveries per second over the burst (the issue's own mix: processing with a Slack call per change). */
   perSecond: number
-  /** Heap used plus external memory `settleSeconds` after the burst less before it, MiB (issue 25's idle target). */
+  /** Heap used plus external memory `settleSeconds` after the burst less before it, MiB (the idle target). */
   idleAboveStartMiB: number
 }
 

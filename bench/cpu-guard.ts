@@ -60,7 +60,7 @@ async function measure(): Promise<boolean> {
       }),
     }],
   })
-  // Every delivery a body of its own: the same bytes under a new id are refused as a replay (issue 23), which
+  // Every delivery a body of its own: the same bytes under a new id are refused as a replay, which
   // would measure the refusal instead of the durable acknowledgement. Made before each round's clock starts.
   let made = 0
   const makeRound = () => Array.from({ length: PER_ROUND }, () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { packageRoot } from '../src/package-root.ts'
 
-/** The targets of issue 25, stored in the repository (bench/targets.json) so a change to them is reviewed. */
+/** The bench's targets, stored in the repository (bench/targets.json) so a change to them is reviewed. */
 export interface BenchTargets {
   throughputVsBare: number
   ackP99VsBare: number

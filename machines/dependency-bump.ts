@@ -1,5 +1,5 @@
 /**
- * Dependency-bot pull requests (issue 13.2): who counts as a dependency bot, and whether a bump is a security
+ * Dependency-bot pull requests: who counts as a dependency bot, and whether a bump is a security
  * update. Pure. The security check fails safe: it looks only for the markers the bots themselves write, and
  * anything it cannot recognise is a routine bump, so a channel is never alarmed by a guess.
  */

@@ -16,7 +16,7 @@ const scope: AnyActorScope = {
 /**
  * What XState's `transition(pullRequestMachine, snapshot, event)` returns: the next snapshot and the actions to
  * carry out. That builds an actor and an actor system for every call, to have a scope to run in: most of a
- * delivery's time in the machine (issue 25). The machine spawns and invokes nothing, schedules nothing and is
+ * delivery's time in the machine. The machine spawns and invokes nothing, schedules nothing and is
  * pure, so one inert scope serves every call; transitions are synchronous, so each call's action collector is
  * the scope's until it returns.
  */

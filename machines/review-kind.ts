@@ -1,5 +1,5 @@
 /**
- * What a person can do to a pull request from Slack (issue 33.3): the message's review actions, the form the
+ * What a person can do to a pull request from Slack: the message's review actions, the form the
  * store keeps, the host's review call. One list, so the three never disagree.
  */
 export const REVIEW_KINDS = ['approve', 'request_changes', 'comment'] as const

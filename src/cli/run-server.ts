@@ -17,7 +17,7 @@ import { startIdleRelease } from '../memory/idle-release.ts'
  * mapping entries (exit 1 on any FAIL), then the service.
  */
 async function main(force: boolean): Promise<void> {
-  // The server's own heap sizing, so that no operator has to pass node flags for a lean process (issue 25).
+  // The server's own heap sizing, so that no operator has to pass node flags for a lean process.
   limitHeapGrowth()
   const settings = commandSettings()
   const secrets = readSecrets(process.env, settings.hosts)

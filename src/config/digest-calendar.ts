@@ -3,7 +3,7 @@ import type HolidaysClass from 'date-holidays'
 
 /**
  * date-holidays, loaded on first use: its tables of every country take about 35 MiB, and only a
- * `digest.holidays` calendar needs them (issue 25). A synchronous require (its CommonJS build) keeps the config
+ * `digest.holidays` calendar needs them. A synchronous require (its CommonJS build) keeps the config
  * check synchronous and exact, regions included, which a list of our own would not stay.
  */
 export function loadHolidays(): typeof HolidaysClass {
@@ -39,7 +39,7 @@ export function holidayCalendarProblem(value: string): string | undefined {
 
 /**
  * The default zone. Naming it needs no time zone database: the first `Intl.DateTimeFormat` with a `timeZone`
- * maps about 6 MiB of ICU's tables (issue 25), which a start with the default zone never needs.
+ * maps about 6 MiB of ICU's tables, which a start with the default zone never needs.
  */
 export const UTC = 'UTC'
 

@@ -2,7 +2,7 @@ import type { ReviewKind } from '../../machines/review-kind.ts'
 import type { Env, PullRequestAddress } from './contract.ts'
 
 /**
- * A host's part of talk-back (issue 33, docs/talk-back.md): a person links their own account with the host's
+ * A host's part of talk-back (docs/talk-back.md): a person links their own account with the host's
  * OAuth, and prherald then comments and reviews as them. Optional on `GitHost`: a host without it offers no
  * linking. Every call that carries a person's token answers a refusal as a PrheraldError whose `hostSays` is
  * the host's own words (src/hosts/git-host-error.ts); no token ever reaches a message or a log.

@@ -1,14 +1,14 @@
 import { PrheraldError } from '../errors.ts'
 
 /**
- * What every unauthenticated request body may hold in memory together (issue 23.2). A git host's body must be
+ * What every unauthenticated request body may hold in memory together. A git host's body must be
  * read whole before its signature can be checked, so without a bound 300 unsigned 960 KiB bodies cost 300 MiB.
  * A body is admitted before it is read, for its declared Content-Length (a chunked body: the whole body
  * limit), and gives its room back once it is authenticated or refused: a verified delivery holds nothing
  * here. Until admitted its socket is not read (TCP holds the sender back); when too many wait already, it is
  * shed. Small bodies (every real pull-request event) have a lane of their own, so a flood of large unsigned
  * bodies does not keep the host's deliveries waiting behind it. A waiter whose client goes away (or is dropped
- * at Node's requestTimeout) leaves the queue at once (issue 30.1): otherwise it would be admitted for a body
+ * at Node's requestTimeout) leaves the queue at once: otherwise it would be admitted for a body
  * nobody sends. Slack's routes use their own lane (slack-body-lane.ts).
  */
 export interface BodyBudget {

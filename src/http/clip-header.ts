@@ -1,6 +1,6 @@
 /**
  * The longest an unauthenticated header value (a delivery id, an event name) may be in a log line: real ones
- * are UUIDs and short names; 500 unsigned requests with a 15 KB X-GitHub-Delivery added 7.6 MiB to the log (issue 30.6).
+ * are UUIDs and short names; 500 unsigned requests with a 15 KB X-GitHub-Delivery added 7.6 MiB to the log.
  */
 export const LOGGED_HEADER_MAX = 100
 

@@ -2,7 +2,7 @@ import type { Server } from 'node:http'
 import type { Logger } from '../log/logger.ts'
 
 /**
- * Open connections the webhook listener keeps at once (issue 30.2): each held connection costs a socket, a
+ * Open connections the webhook listener keeps at once: each held connection costs a socket, a
  * file descriptor and whatever its unread body holds, so a flood of them must end somewhere. The git hosts
  * and Slack open a few at a time; a thousand is far above any real load.
  */

@@ -10,7 +10,7 @@ export interface HealthSources {
   parked?(): number
   /**
    * 'full' while the unauthenticated body budget has let no body in for longer than a delivery may wait
-   * (body-budget.ts fullFor): deliveries are not being read, whatever else says ok (issue 30.1).
+   * (body-budget.ts fullFor): deliveries are not being read, whatever else says ok.
    */
   bodies?(): 'ok' | 'full'
   /** With slack.socket_mode: the socket's state (slack-socket.ts); anything but `open` means Slack's requests are not arriving. */

@@ -36,7 +36,7 @@ export async function readRawBody(event: H3Event, limit = BODY_LIMIT): Promise<B
 
 export function readNodeBody(req: Readable, limit: number): Promise<Buffer> {
   // A request closed before this read began (its client went away while it waited for the budget, or Node
-  // dropped it at requestTimeout) emits nothing more: without this the promise would never settle (issue 30.1).
+  // dropped it at requestTimeout) emits nothing more: without this the promise would never settle.
   if (req.destroyed || req.readableEnded) return Promise.reject(aborted())
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = []

@@ -1,7 +1,7 @@
 import { PerformanceObserver } from 'node:perf_hooks'
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8'
 
-/** What the server sets for itself; `docs/performance.md` (issue 25) has the bursts these were measured with. */
+/** What the server sets for itself; `docs/performance.md` has the bursts these were measured with. */
 export interface HeapLimits {
   /** The young generation (both semi-spaces) stops growing near this size, in MiB. Node's default lets it reach 64. */
   youngMiB: number
@@ -18,7 +18,7 @@ const OPERATOR_FLAG = /^--(max[-_]semi[-_]space[-_]size|semi[-_]space[-_]growth[
 const NODE_ARGS = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]
 
 /**
- * Keeps a burst from growing the heap by hundreds of MiB that V8 then keeps while idle (issue 12's finding:
+ * Keeps a burst from growing the heap by hundreds of MiB that V8 then keeps while idle (what the idle-memory measurements found:
  * the garbage of deliveries that wait for a commit is promoted and dies in the old generation). Only flags V8
  * reads at every collection can be set once the process runs: the old generation's growing factor directly;
  * the young generation's size by letting it double (V8's default) until it reaches the cap, and not after.

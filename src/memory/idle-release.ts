@@ -24,7 +24,7 @@ const inUse = () => {
 /**
  * Gives memory back when the server has nothing to do. V8 collects the old generation only when allocation
  * pushes it to its limit, and an idle process allocates nothing, so the garbage of a burst stayed for minutes
- * (issue 12). One full collection right after start (the start's own garbage: the config, migrations, the
+ *. One full collection right after start (the start's own garbage: the config, migrations, the
  * checks), then one whenever an interval passed idle and memory in use is more than a few MiB above what the
  * last collection left. A collection blocks for tens of milliseconds, never while deliveries are flowing.
  */

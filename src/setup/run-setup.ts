@@ -93,7 +93,7 @@ async function setup(options: SetupOptions, io: SetupIo): Promise<boolean> {
   const answers: SetupAnswers = io.env.SLACK_API_URL?.trim() ? { ...asked, slackApiUrl: io.env.SLACK_API_URL.trim() } : asked
   const create = await askCreateWebhook(answers, options.createWebhook ?? (interactive ? undefined : false), ask)
 
-  // A valid configuration for other hosts gets this host added beside them, not overwritten (issue 34); --force still replaces it.
+  // A valid configuration for other hosts gets this host added beside them, not overwritten; --force still replaces it.
   const hosts = options.force ? undefined : existingHosts(configFile)
   const adding = hosts !== undefined && !hosts.includes(answers.provider)
   const configText = adding ? addHostToConfig(readText(configFile), answers) : renderConfig(answers)

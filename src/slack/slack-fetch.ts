@@ -5,8 +5,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https'
  * The `fetch` the Slack Web API client is given (its `fetch` option): the one request it makes, a POST of a
  * form with a small JSON answer, over node:http(s) with a keep-alive agent. Node's own `fetch` (undici)
  * builds a Request, Headers, a web stream for each body and an abort chain per call: about 0.3 ms of CPU per
- * Slack call on the bench's two cores, more than the rest of a batch's processing (docs/performance.md,
- * issue 25). Anything else (a body that is not a string or bytes: a file upload's form; headers that are not
+ * Slack call on the bench's two cores, more than the rest of a batch's processing (docs/performance.md).
+ * Anything else (a body that is not a string or bytes: a file upload's form; headers that are not
  * a plain object; a URL with credentials in it, which `fetch` refuses) goes to `fetch`.
  *
  * It keeps what the classification of failures reads (src/slack/post-outcome.ts): a network failure is a

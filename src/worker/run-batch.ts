@@ -30,7 +30,7 @@ let sliceStart = performance.now()
  * event loop for SLICE_MS, it waits for the next turn (setImmediate runs after the loop's I/O phase), so that
  * reading, verifying and committing a delivery never waits behind more than a slice of processing. On SQLite
  * a batch whose Slack calls answer at once is otherwise one chain of resolved promises, and 64 of them ran
- * back to back while deliveries queued in the socket (ack p99 3.6-4.4 x bare in the load run, issue 31).
+ * back to back while deliveries queued in the socket (ack p99 3.6-4.4 x bare in the load run).
  */
 export async function yieldToAcks(): Promise<void> {
   if (performance.now() - sliceStart < SLICE_MS) return

@@ -24,7 +24,7 @@ export function createGithubClient(options: GithubClientOptions): GithubClient {
     return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout })
   }
   // Loaded on the first connect(), not with the host registry: a server of another host, or one without
-  // GITHUB_TOKEN, never needs Octokit's 9 MiB (issue 25). Synchronous (require of an ES module), so connect() stays so.
+  // GITHUB_TOKEN, never needs Octokit's 9 MiB. Synchronous (require of an ES module), so connect() stays so.
   const { Octokit: OctokitClass } = createRequire(import.meta.url)('@octokit/rest') as typeof import('@octokit/rest')
   return new OctokitClass({
     baseUrl: options.baseUrl,
