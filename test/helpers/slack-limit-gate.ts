@@ -9,6 +9,8 @@ export interface SlackLimitGate {
   refused: Array<{ method: string; channel: string | undefined }>
   /** Stops measuring stalls (`stalls: true`). */
   close(): void
+  /** Moves Slack's clock on by `ms` (of the gate's time): a test whose scenario lets minutes pass lets them pass for Slack's budgets too. */
+  advance(ms: number): void
 }
 
 /** How far back a stall is forgiven: longer than any one budget's gap between two calls (1.2 s at 50 a minute). */
@@ -28,7 +30,8 @@ export function createSlackLimitGate(options: { scale?: number; jitterMs?: numbe
   const scale = options.scale ?? 1
   const limits = options.limits ?? SLACK_PUBLISHED_LIMITS
   const start = performance.now()
-  const now = () => (performance.now() - start) * scale
+  let advanced = 0
+  const now = () => (performance.now() - start) * scale + advanced
   const loop = options.stalls ? monitorEventLoopDelay({ resolution: 10 }) : undefined
   loop?.enable()
   // Each check's stall: the longest loop delay since the check before it, kept for STALL_WINDOW_MS.
@@ -46,6 +49,7 @@ export function createSlackLimitGate(options: { scale?: number; jitterMs?: numbe
   return {
     refused,
     close: () => loop?.disable(),
+    advance: (ms) => { advanced += ms },
     check(method, channel) {
       const own = Object.hasOwn(limits, method) ? limits[method] : undefined
       if (!own) return undefined
