@@ -1,9 +1,9 @@
 import type { DatabaseTarget } from '../config/settings.ts'
 import type { Logger } from '../log/logger.ts'
-import { watchDatabaseFile, type DatabaseState } from './database-watch.ts'
+import type { DatabaseState } from './database-watch.ts'
 import { databaseSecrets } from './database-secrets.ts'
 import { openDatabase } from './open-database.ts'
-import { createSqliteStore } from './sqlite-store.ts'
+import { sqliteStoreOf } from './sqlite-store-of.ts'
 import type { DeliveryStore, MessageStore, SharedWork } from './store.ts'
 import type { WriteTurn } from './write-turn.ts'
 
@@ -50,15 +50,7 @@ export async function openIntakeStore(deps: OpenIntakeStoreDeps): Promise<Opened
     const store = createPostgresStore({ pool, lockPool })
     return { store: { ...store, soleServer: false }, state: () => 'ok', close: () => store.close() }
   }
-  const db = openDatabase(database.path)
-  const watch = watchDatabaseFile({ path: database.path, logger })
-  const store = createSqliteStore(db, Date.now, {
-    lockWaitMs: deps.lockWaitMs, writeTurn: deps.writeTurn, fileState: watch.verify,
-    onLockWait: (writes) => logger.warn('the database is locked by another program; writes wait for it', {
-      database: database.path, writes,
-      fix: 'end the other program\'s write transaction (a sqlite3 shell, a backup tool); deliveries that wait too long get a 503',
-    }),
-  })
+  const { store, watch } = sqliteStoreOf(openDatabase(database.path), database.path, { logger, lockWaitMs: deps.lockWaitMs, writeTurn: deps.writeTurn })
   return {
     store: { ...store, soleServer: false },
     state: watch.state,

@@ -1,10 +1,10 @@
 import type { Settings } from '../config/settings.ts'
 import type { Logger } from '../log/logger.ts'
-import { watchDatabaseFile, type DatabaseState } from './database-watch.ts'
+import type { DatabaseState } from './database-watch.ts'
 import { appliedMigrationsFields, migrateUp } from './migrations.ts'
 import { openDatabase } from './open-database.ts'
 import { acquireServerLock } from './server-lock.ts'
-import { createSqliteStore } from './sqlite-store.ts'
+import { sqliteStoreOf } from './sqlite-store-of.ts'
 import { keepPeople } from './keep-people.ts'
 import type { Store } from './store.ts'
 import type { WriteTurn } from './write-turn.ts'
@@ -61,17 +61,7 @@ export async function openStore(deps: OpenStoreDeps): Promise<OpenedStore> {
     lock.release()
     throw error
   }
-  // Read right after the file was opened: the identity every commit compares the path with.
-  const watch = watchDatabaseFile({ path: target.path, logger, intervalMs: deps.checkMs })
-  const store = createSqliteStore(db, Date.now, {
-    lockWaitMs: deps.lockWaitMs,
-    writeTurn: deps.writeTurn,
-    fileState: watch.verify,
-    onLockWait: (writes) => logger.warn('the database is locked by another program; writes wait for it', {
-      database: target.path, writes,
-      fix: 'end the other program\'s write transaction (a sqlite3 shell, a backup tool); deliveries that wait too long get a 503',
-    }),
-  })
+  const { store, watch } = sqliteStoreOf(db, target.path, { logger, lockWaitMs: deps.lockWaitMs, checkMs: deps.checkMs, writeTurn: deps.writeTurn })
   const close = async () => {
     watch.stop()
     await store.close()
@@ -85,4 +75,5 @@ export async function openStore(deps: OpenStoreDeps): Promise<OpenedStore> {
   }
   return { store, state: watch.state, close }
 }
+
 
